@@ -1,0 +1,55 @@
+/* gcscope.c — the umbrella command: `gcscope <command> [args]`. It only
+ * dispatches; every command lives in the library that owns its feature. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct gcs_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct gcs_command commands[] = {
+  { "record",   gcs_cmd_record,   "Run or attach to a program and record its GC events with LTTng" },
+  { "import",   gcs_cmd_import,   "Load LTTng traces (.trace.zip, directories) or .nettrace files into SQLite" },
+  { "stats",    gcs_cmd_stats,    "PerfView's GCStats: summary, generation rollup, every GC" },
+  { "events",   gcs_cmd_events,   "GC events in time order, like PerfView's Events view" },
+  { "sql",      gcs_cmd_sql,      "Query the database (read-only unless --write)" },
+  { "impact",   gcs_cmd_impact,   "How GC pauses explain request tail latency" },
+  { "triggers", gcs_cmd_triggers, "Which GCs would have fired the recorder's stop triggers" },
+  { "allocs",   gcs_cmd_allocs,   "Top allocating types from AllocationTick samples" },
+  { "handles",  gcs_cmd_handles,  "GC handles and pinning over time" },
+  { "heaps",    gcs_cmd_heaps,    "Per-heap detail: promoted bytes by root kind, balance" },
+  { "advise",   gcs_cmd_advise,   "Findings from the memory-analysis decision tree" },
+  { "top",      gcs_cmd_top,      "Live terminal view of GC behaviour" },
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: gcscope <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n'gcscope <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { usage(stderr); return 2; }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    if (argc > 2) {
+      for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, argv[2])) {
+          char *a[] = { argv[2], "--help", NULL };
+          return commands[i].run(2, a);
+        }
+    }
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(commands[i].name, cmd)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "gcscope: '%s' is not a gcscope command. See 'gcscope help'.\n", cmd);
+  return 2;
+}

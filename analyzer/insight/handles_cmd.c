@@ -1,0 +1,11 @@
+/* Placeholder until the feature lands (see the issue tracker). */
+#include <stdio.h>
+
+#include "commands.h"
+
+int gcs_cmd_handles(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  fprintf(stderr, "gcscope handles: not implemented yet\n");
+  return 1;
+}

@@ -1,0 +1,11 @@
+/* Placeholder until the feature lands (see the issue tracker). */
+#include <stdio.h>
+
+#include "commands.h"
+
+int gcs_cmd_impact(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  fprintf(stderr, "gcscope impact: not implemented yet\n");
+  return 1;
+}

@@ -1,0 +1,392 @@
+/* gcs_events.c — descriptor tables generated from gc_events.def / gc_enums.def,
+ * name and ID look-ups, generic field access and the ETW payload decoder. */
+#include "gcs_events.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- field descriptor tables ------------------------------------------- */
+
+/* Each event's table lives in its own function so that the field-index
+ * enumerators (used for array count fields) are block-scoped: several events
+ * have a field named Count. */
+#define GCS_IDX2_F(Name, Type, Since, Unit, Doc) gcs_fidx_##Name,
+#define GCS_IDX2_A(Name, Type, CountField, Since, Unit, Doc) gcs_fidx_##Name,
+#define GCS_FN_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS)          \
+  static const struct gcs_field_desc *gcs_fields_of_##Name(void) {                     \
+    enum { FIELDS(GCS_IDX2_F, GCS_IDX2_A) gcs_fidx__end };                             \
+    typedef struct gcs_ev_##Name gcs_ev_cur_t;                                         \
+    static const struct gcs_field_desc t[] = { FIELDS(GCS_DESC2_F, GCS_DESC2_A) };     \
+    return t;                                                                          \
+  }
+#define GCS_DESC2_F(Name, Type, Since, Unit, Doc) \
+  { #Name, GCS_T_##Type, Since, 0, -1, (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
+#define GCS_DESC2_A(Name, Type, CountField, Since, Unit, Doc) \
+  { #Name, GCS_T_##Type, Since, 1, gcs_fidx_##CountField, (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
+GCS_EVENT_LIST(GCS_FN_EV)
+#undef GCS_FN_EV
+
+#define GCS_COUNT_F(Name, Type, Since, Unit, Doc) +1
+#define GCS_COUNT_A(Name, Type, CountField, Since, Unit, Doc) +1
+#define GCS_DESC_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) \
+  { #Name, #Symbol, GCS_PROV_##Provider, EtwId, Version, GCS_##Where, Doc, NULL, \
+    0 FIELDS(GCS_COUNT_F, GCS_COUNT_A), sizeof(struct gcs_ev_##Name) },
+static const struct gcs_event_desc gcs_event_descs_proto[GCS_KIND_COUNT] = {
+  GCS_EVENT_LIST(GCS_DESC_EV)
+};
+#undef GCS_DESC_EV
+
+static const struct gcs_field_desc *gcs_fields_table(enum gcs_kind k) {
+  switch (k) {
+#define GCS_CASE_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) \
+  case gcs_kind_##Name: return gcs_fields_of_##Name();
+    GCS_EVENT_LIST(GCS_CASE_EV)
+#undef GCS_CASE_EV
+  default: return NULL;
+  }
+}
+
+/* The public table: the proto above with the field pointers filled in at
+ * load time (a pointer to a function-local static cannot appear in a file-scope
+ * constant initialiser). */
+static struct gcs_event_desc gcs_event_descs_rt[GCS_KIND_COUNT];
+const struct gcs_event_desc *const gcs_event_descs = gcs_event_descs_rt;
+
+__attribute__((constructor)) static void gcs_events_init(void) {
+  for (int k = 0; k < GCS_KIND_COUNT; k++) {
+    gcs_event_descs_rt[k] = gcs_event_descs_proto[k];
+    gcs_event_descs_rt[k].fields = gcs_fields_table((enum gcs_kind)k);
+  }
+}
+
+/* ---- name and ID look-ups ---------------------------------------------- */
+
+int gcs_kind_from_lttng_name(const char *full, int *version, int *origin) {
+  const char *colon = strchr(full, ':');
+  if (!colon) return -1;
+  size_t plen = (size_t)(colon - full);
+  const char *ev = colon + 1;
+  int org, prov;
+  if (plen == 3 && memcmp(full, GCS_RGC_PROVIDER, 3) == 0) {
+    org = GCS_ORIGIN_RGC; prov = -1;
+  } else if (plen == strlen(GCS_CLR_RUNTIME_PROVIDER) && memcmp(full, GCS_CLR_RUNTIME_PROVIDER, plen) == 0) {
+    org = GCS_ORIGIN_CLR; prov = GCS_PROV_RUNTIME;
+  } else if (plen == strlen(GCS_CLR_PRIVATE_PROVIDER) && memcmp(full, GCS_CLR_PRIVATE_PROVIDER, plen) == 0) {
+    org = GCS_ORIGIN_CLR; prov = GCS_PROV_PRIVATE;
+  } else {
+    return -1;
+  }
+  /* Split "<Name>_V<n>" into name and version. */
+  size_t nlen = strlen(ev);
+  int ver = 0;
+  const char *v = strstr(ev, "_V");
+  if (v && v[2] >= '0' && v[2] <= '9') {
+    char *end;
+    long n = strtol(v + 2, &end, 10);
+    if (*end == '\0') { ver = (int)n; nlen = (size_t)(v - ev); }
+  }
+  for (int k = 0; k < GCS_KIND_COUNT; k++) {
+    const struct gcs_event_desc *d = &gcs_event_descs_proto[k];
+    if (strlen(d->name) != nlen || memcmp(d->name, ev, nlen) != 0) continue;
+    if (org == GCS_ORIGIN_RGC) {
+      if (d->where == GCS_CLR_ONLY) return -1;
+      ver = d->version;
+    } else {
+      if (d->where == GCS_RGC_ONLY || (int)d->provider != prov) continue;
+      /* CoreCLR's private GCPerHeapHistory is version 2 without suffix; it
+       * carries no data, so it is not decoded. */
+    }
+    if (version) *version = ver;
+    if (origin) *origin = org;
+    return k;
+  }
+  return -1;
+}
+
+int gcs_kind_from_etw(enum gcs_provider provider, int etw_id, int version) {
+  (void)version;
+  for (int k = 0; k < GCS_KIND_COUNT; k++) {
+    const struct gcs_event_desc *d = &gcs_event_descs_proto[k];
+    if (d->where != GCS_RGC_ONLY && d->provider == provider && d->etw_id == etw_id) return k;
+  }
+  return -1;
+}
+
+const struct gcs_field_desc *gcs_field_find(enum gcs_kind kind, const char *name) {
+  if ((int)kind < 0 || kind >= GCS_KIND_COUNT) return NULL;
+  const struct gcs_event_desc *d = &gcs_event_descs[kind];
+  for (int i = 0; i < d->nfields; i++)
+    if (strcmp(d->fields[i].name, name) == 0) return &d->fields[i];
+  return NULL;
+}
+
+/* ---- generic field access ----------------------------------------------- */
+
+static size_t gcs_type_size(enum gcs_type t) {
+  switch (t) {
+  case GCS_T_U8: return 1;
+  case GCS_T_U16: return 2;
+  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: return 4;
+  case GCS_T_U64: case GCS_T_PTR: return 8;
+  case GCS_T_STR: return sizeof(const char *);
+  case GCS_T_GUID: return 16;
+  }
+  return 0;
+}
+
+static void gcs_store_int(void *p, enum gcs_type t, uint64_t v) {
+  switch (t) {
+  case GCS_T_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+  case GCS_T_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+  case GCS_T_U64: case GCS_T_PTR: memcpy(p, &v, 8); break;
+  default: break;
+  }
+}
+
+static uint64_t gcs_load_int(const void *p, enum gcs_type t) {
+  switch (t) {
+  case GCS_T_U8: { uint8_t x; memcpy(&x, p, 1); return x; }
+  case GCS_T_U16: { uint16_t x; memcpy(&x, p, 2); return x; }
+  case GCS_T_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
+  case GCS_T_I32: case GCS_T_BOOL: { int32_t x; memcpy(&x, p, 4); return (uint64_t)(int64_t)x; }
+  case GCS_T_U64: case GCS_T_PTR: { uint64_t x; memcpy(&x, p, 8); return x; }
+  default: return 0;
+  }
+}
+
+void gcs_field_set_int(struct gcs_event *ev, const struct gcs_field_desc *f, uint64_t v) {
+  gcs_store_int((char *)&ev->u + f->offset, f->type, v);
+}
+
+void gcs_field_set_array_int(struct gcs_event *ev, const struct gcs_field_desc *f,
+                             unsigned idx, uint64_t v) {
+  if (idx >= GCS_MAX_ARRAY) { ev->truncated = 1; return; }
+  gcs_store_int((char *)&ev->u + f->offset + idx * gcs_type_size(f->type), f->type, v);
+}
+
+void gcs_field_set_str(struct gcs_event *ev, const struct gcs_field_desc *f, const char *s) {
+  memcpy((char *)&ev->u + f->offset, &s, sizeof s);
+}
+
+uint64_t gcs_field_get_int(const struct gcs_event *ev, const struct gcs_field_desc *f) {
+  return gcs_load_int((const char *)&ev->u + f->offset, f->type);
+}
+
+uint64_t gcs_field_get_array_int(const struct gcs_event *ev, const struct gcs_field_desc *f,
+                                 unsigned idx) {
+  if (idx >= GCS_MAX_ARRAY) return 0;
+  return gcs_load_int((const char *)&ev->u + f->offset + idx * gcs_type_size(f->type), f->type);
+}
+
+const char *gcs_field_get_str(const struct gcs_event *ev, const struct gcs_field_desc *f) {
+  const char *s;
+  memcpy(&s, (const char *)&ev->u + f->offset, sizeof s);
+  return s;
+}
+
+/* ---- ETW payload decoder ------------------------------------------------ */
+
+/* UTF-16LE NUL-terminated string at data[*pos] -> UTF-8 in strbuf. */
+static const char *gcs_utf16z(const uint8_t *data, size_t len, size_t *pos,
+                              char *strbuf, size_t strbuf_len, size_t *used, int *ok) {
+  char *out = strbuf + *used;
+  size_t cap = strbuf_len > *used ? strbuf_len - *used : 0;
+  size_t o = 0;
+  int terminated = 0;
+  while (*pos + 2 <= len) {
+    uint32_t c = (uint32_t)data[*pos] | ((uint32_t)data[*pos + 1] << 8);
+    *pos += 2;
+    if (c == 0) { terminated = 1; break; }
+    if (c >= 0xD800 && c < 0xDC00 && *pos + 2 <= len) {
+      uint32_t c2 = (uint32_t)data[*pos] | ((uint32_t)data[*pos + 1] << 8);
+      if (c2 >= 0xDC00 && c2 < 0xE000) { *pos += 2; c = 0x10000 + ((c - 0xD800) << 10) + (c2 - 0xDC00); }
+    }
+    char enc[4]; size_t n;
+    if (c < 0x80) { enc[0] = (char)c; n = 1; }
+    else if (c < 0x800) { enc[0] = (char)(0xC0 | (c >> 6)); enc[1] = (char)(0x80 | (c & 0x3F)); n = 2; }
+    else if (c < 0x10000) { enc[0] = (char)(0xE0 | (c >> 12)); enc[1] = (char)(0x80 | ((c >> 6) & 0x3F)); enc[2] = (char)(0x80 | (c & 0x3F)); n = 3; }
+    else { enc[0] = (char)(0xF0 | (c >> 18)); enc[1] = (char)(0x80 | ((c >> 12) & 0x3F)); enc[2] = (char)(0x80 | ((c >> 6) & 0x3F)); enc[3] = (char)(0x80 | (c & 0x3F)); n = 4; }
+    if (o + n + 1 <= cap) { memcpy(out + o, enc, n); o += n; }
+  }
+  if (!terminated) *ok = 0;
+  if (cap == 0) return "";
+  out[o] = '\0';
+  *used += o + 1;
+  return out;
+}
+
+static size_t gcs_wire_size(enum gcs_type t, int ptr_size) {
+  if (t == GCS_T_PTR) return (size_t)ptr_size;
+  if (t == GCS_T_STR) return 0;
+  return gcs_type_size(t);
+}
+
+int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
+                   const uint8_t *data, size_t len, int ptr_size,
+                   char *strbuf, size_t strbuf_len) {
+  if ((int)kind < 0 || kind >= GCS_KIND_COUNT || (ptr_size != 4 && ptr_size != 8)) return -1;
+  const struct gcs_event_desc *d = &gcs_event_descs[kind];
+  memset(&ev->u, 0, d->struct_size);
+  ev->kind = kind;
+  ev->version = (uint8_t)version;
+  ev->truncated = 0;
+  size_t pos = 0, used = 0;
+  int ok = 1;
+
+  /* GCStart v0 is Count, Reason only (not a prefix of later versions). */
+  if (kind == gcs_kind_GCStart && version == 0) {
+    if (len < 8) { ev->truncated = 1; return len == 0 ? -1 : 0; }
+    ev->u.GCStart.Count = (uint32_t)gcs_load_int(data, GCS_T_U32);
+    ev->u.GCStart.Reason = (uint32_t)gcs_load_int(data + 4, GCS_T_U32);
+    return 0;
+  }
+
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (f->since > version) continue;
+    /* Version-0 oddities: GCEnd.Depth and GCSuspendEEBegin.Reason were u16. */
+    enum gcs_type wt = f->type;
+    if (version == 0 && ((kind == gcs_kind_GCEnd && strcmp(f->name, "Depth") == 0) ||
+                         (kind == gcs_kind_GCSuspendEEBegin && strcmp(f->name, "Reason") == 0)))
+      wt = GCS_T_U16;
+    if (f->is_array) {
+      /* A struct array: this and the following A() fields with the same
+       * count field, interleaved element by element. */
+      int first = i, last = i;
+      while (last + 1 < d->nfields && d->fields[last + 1].is_array &&
+             d->fields[last + 1].count_field == f->count_field && d->fields[last + 1].since <= version)
+        last++;
+      uint64_t count = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      for (uint64_t e = 0; e < count; e++) {
+        for (int j = first; j <= last; j++) {
+          size_t sz = gcs_wire_size(d->fields[j].type, ptr_size);
+          if (pos + sz > len) { ev->truncated = 1; return 0; }
+          uint64_t v = ptr_size == 4 && d->fields[j].type == GCS_T_PTR
+                           ? gcs_load_int(data + pos, GCS_T_U32)
+                           : gcs_load_int(data + pos, d->fields[j].type);
+          gcs_field_set_array_int(ev, &d->fields[j], (unsigned)e, v);
+          pos += sz;
+        }
+      }
+      if (count > GCS_MAX_ARRAY) {
+        ev->truncated = 1;
+        gcs_field_set_int(ev, &d->fields[f->count_field], GCS_MAX_ARRAY);
+      }
+      i = last;
+      continue;
+    }
+    if (f->type == GCS_T_STR) {
+      if (pos >= len) { gcs_field_set_str(ev, f, ""); continue; } /* NULL string: no bytes */
+      gcs_field_set_str(ev, f, gcs_utf16z(data, len, &pos, strbuf, strbuf_len, &used, &ok));
+      if (!ok) { ev->truncated = 1; return 0; }
+      continue;
+    }
+    if (f->type == GCS_T_GUID) {
+      if (pos + 16 > len) { ev->truncated = 1; return 0; }
+      memcpy((char *)&ev->u + f->offset, data + pos, 16);
+      pos += 16;
+      continue;
+    }
+    size_t sz = wt == GCS_T_PTR ? (size_t)ptr_size : gcs_type_size(wt);
+    if (pos + sz > len) { ev->truncated = 1; return 0; }
+    uint64_t v = (wt == GCS_T_PTR && ptr_size == 4) ? gcs_load_int(data + pos, GCS_T_U32)
+                                                     : gcs_load_int(data + pos, wt);
+    gcs_field_set_int(ev, f, v);
+    pos += sz;
+  }
+  return 0;
+}
+
+/* ---- value maps ---------------------------------------------------------- */
+
+#define GCS_MAP_V(Value, Name) { Value, #Name },
+#define GCS_MAP_TABLE(Map, IsFlags, Doc) \
+  static const struct gcs_map_entry gcs_map_entries_##Map[] = { GCS_MAP_##Map(GCS_MAP_V) };
+GCS_MAP_LIST(GCS_MAP_TABLE)
+#undef GCS_MAP_TABLE
+
+#define GCS_MAP_DESC(Map, IsFlags, Doc) \
+  { #Map, IsFlags, Doc, gcs_map_entries_##Map, \
+    (int)(sizeof gcs_map_entries_##Map / sizeof gcs_map_entries_##Map[0]) },
+static const struct gcs_map_desc gcs_maps[] = { GCS_MAP_LIST(GCS_MAP_DESC) };
+#undef GCS_MAP_DESC
+
+const struct gcs_map_desc *gcs_map_find(const char *map) {
+  for (size_t i = 0; i < sizeof gcs_maps / sizeof gcs_maps[0]; i++)
+    if (strcmp(gcs_maps[i].name, map) == 0) return &gcs_maps[i];
+  return NULL;
+}
+
+const char *gcs_map_name(const char *map, uint32_t value) {
+  const struct gcs_map_desc *m = gcs_map_find(map);
+  if (!m) return NULL;
+  for (int i = 0; i < m->nentries; i++)
+    if (m->entries[i].value == value) return m->entries[i].name;
+  return NULL;
+}
+
+const char *gcs_reason_name(uint32_t reason) {
+  const char *n = gcs_map_name("gc_reason", reason);
+  return n ? n : "Unknown";
+}
+
+const char *gcs_gc_type_name(uint32_t type) {
+  const char *n = gcs_map_name("gc_type", type);
+  return n ? n : "Unknown";
+}
+
+/* ---- payload text -------------------------------------------------------- */
+
+__attribute__((format(printf, 4, 5)))
+static void gcs_appendf(char *buf, size_t bufsz, size_t *o, const char *fmt, ...) {
+  if (*o + 1 >= bufsz) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + *o, bufsz - *o, fmt, ap);
+  va_end(ap);
+  if (n > 0) *o = (size_t)n >= bufsz - *o ? bufsz - 1 : *o + (size_t)n;
+}
+
+size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
+  if (bufsz == 0) return 0;
+  buf[0] = '\0';
+  if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return 0;
+  const struct gcs_event_desc *d = &gcs_event_descs[ev->kind];
+  size_t o = 0;
+#define GCS_APPEND(...) gcs_appendf(buf, bufsz, &o, __VA_ARGS__)
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (ev->origin == GCS_ORIGIN_CLR && f->since > ev->version) continue;
+    if (strcmp(f->name, "ClrInstanceID") == 0) continue;
+    GCS_APPEND("%s%s=", o ? " " : "", f->name);
+    if (f->is_array) {
+      uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      GCS_APPEND("[");
+      for (uint64_t e = 0; e < n; e++)
+        GCS_APPEND("%s%llu", e ? "," : "", (unsigned long long)gcs_field_get_array_int(ev, f, (unsigned)e));
+      GCS_APPEND("]");
+    } else if (f->type == GCS_T_STR) {
+      const char *s = gcs_field_get_str(ev, f);
+      GCS_APPEND("\"%s\"", s ? s : "");
+    } else if (f->type == GCS_T_GUID) {
+      const uint8_t *g = (const uint8_t *)&ev->u + f->offset;
+      for (int b = 0; b < 16; b++) GCS_APPEND("%02x", g[b]);
+    } else {
+      uint64_t v = gcs_field_get_int(ev, f);
+      const char *name = NULL;
+      if (strncmp(f->unit, "enum:", 5) == 0) name = gcs_map_name(f->unit + 5, (uint32_t)v);
+      if (name) GCS_APPEND("%s", name);
+      else if (f->type == GCS_T_I32 || f->type == GCS_T_BOOL) GCS_APPEND("%lld", (long long)(int64_t)v);
+      else if (strcmp(f->unit, "addr") == 0 || strncmp(f->unit, "flags:", 6) == 0 ||
+               strncmp(f->unit, "condemn:", 8) == 0)
+        GCS_APPEND("0x%llx", (unsigned long long)v);
+      else GCS_APPEND("%llu", (unsigned long long)v);
+    }
+  }
+#undef GCS_APPEND
+  return o;
+}

@@ -1,0 +1,40 @@
+/*
+ * gcs_tables.h — C view of the database schema defined in schemas/tables_*.def.
+ *
+ * Table definition format (X-macro):
+ *   TABLE(Name, Doc, KeyColumn, COLUMNS)
+ *     KeyColumn  a string literal with the first column and its constraint,
+ *                e.g. "id INTEGER PRIMARY KEY"
+ *     COLUMNS    a macro taking (C): C(Name, SqlType, Unit, Doc), SqlType a string
+ *                literal ("INTEGER", "REAL NOT NULL", "TEXT" ...), Unit as in
+ *                gc_events.def plus "ms" (milliseconds since the trace start,
+ *                PerfView's time base), "mb" (10^6 bytes), "pct".
+ *   VIEW(Name, Doc, SelectSql)
+ *   INDEX(Name, Table, ColumnsSql)  created after a bulk load
+ *
+ * The lists: GCS_TABLES_RAW (tables_raw.def: traces, processes, events and
+ * the other raw histories import writes) and GCS_TABLES_GC (tables_gc.def: the
+ * reconstructed GCs and their per-generation / per-heap figures), and
+ * GCS_VIEWS, GCS_INDEXES.
+ *
+ * Threading/ownership: the strings are static constants.
+ */
+#ifndef GCS_TABLES_H
+#define GCS_TABLES_H
+
+#include "tables_raw.def"
+#include "tables_gc.def"
+
+#define GCS_SQL_COL(Name, SqlType, Unit, Doc) ",\n  " #Name " " SqlType
+#define GCS_SQL_TABLE(Name, Doc, KeyColumn, COLUMNS) \
+  "CREATE TABLE IF NOT EXISTS " #Name " (\n  " KeyColumn COLUMNS(GCS_SQL_COL) "\n);\n"
+#define GCS_SQL_VIEW(Name, Doc, SelectSql) "CREATE VIEW IF NOT EXISTS " #Name " AS " SelectSql ";\n"
+#define GCS_SQL_INDEX(Name, Table, ColumnsSql) \
+  "CREATE INDEX IF NOT EXISTS " #Name " ON " #Table "(" ColumnsSql ");\n"
+
+/* Whole schema as one SQL script (tables and views; indexes separately). */
+#define GCS_SCHEMA_SQL \
+  GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_VIEWS(GCS_SQL_VIEW)
+#define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX)
+
+#endif /* GCS_TABLES_H */
