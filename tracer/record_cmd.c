@@ -1,11 +1,366 @@
-/* Placeholder until the feature lands (see the issue tracker). */
+/*
+ * record_cmd.c — `gcscope record`: record GC events with LTTng, and
+ * PerfView's stop-on-long-pause triggers (docs/tracer.md, issue 4).
+ *
+ * One thread, one loop ticking every millisecond: drain the trigger watcher's
+ * notifications into the PerfView trigger machine (trc_match), take due
+ * captures, and watch the command, the --pid process, --duration and signals.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "gcs_db.h"
+#include "trc_child.h"
+#include "trc_lttng.h"
+#include "trc_match.h"
+#include "trc_opts.h"
+#include "trc_profile.h"
+#include "trc_watch.h"
+
+#define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
+#define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
+
+static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
+
+static void on_signal(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  g_sig = sig;
+  g_nsig++;
+  /* A terminal's Ctrl-C already reaches the command (same process group);
+   * forward only signals sent to us by kill(). */
+  g_sig_forward = si && si->si_code != SI_KERNEL;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void tick(void) {
+  struct timespec ts = { 0, 1000000L };
+  nanosleep(&ts, NULL);
+}
+
+struct rec {
+  struct trc_opts o;
+  char outdir[PATH_MAX];
+  char session[64];
+  int snapshot, triggers, session_live;
+  struct trc_daemon d;
+  struct trc_child child;
+  int child_status, child_done;
+  struct trc_watch *w;
+  struct trc_match *m;
+  int captures;
+  char capture_paths[16][PATH_MAX + 32];
+  int pending;
+  struct trc_fire fire;
+  uint64_t due_ns;
+  char err[512];
+};
+
+static void on_event(const struct gcs_event *ev, void *ud) {
+  struct rec *r = ud;
+  struct trc_fire f;
+  if (!trc_match_feed(r->m, ev, &f)) return;
+  if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) return;
+  r->pending = 1;
+  r->fire = f;
+  r->due_ns = f.ts_ns + (uint64_t)(r->o.delay_after_sec * 1e9);
+  if (r->o.delay_after_sec > 0)
+    printf("gcscope record: trigger %s fired (pid %d GC #%u, %.1f ms); capturing in %g s\n",
+           trc_trigger_name(f.kind), f.pid, f.gc_index, f.ms, r->o.delay_after_sec);
+  fflush(stdout);
+}
+
+static int mkdir_p(const char *path) {
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  if (stat(buf, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) { errno = ENOTDIR; return -1; }
+  return access(buf, W_OK | X_OK);
+}
+
+static int prepare_outdir(struct rec *r) {
+  char def[64];
+  const char *out = r->o.output;
+  if (!out) {
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(def, sizeof def, "gcscope-record-%Y%m%d-%H%M%S", &tm);
+    out = def;
+  }
+  if (mkdir_p(out) != 0 || !realpath(out, r->outdir)) {
+    fprintf(stderr, "gcscope record: cannot write to output directory '%s': %s\n", out, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+static void take_capture(struct rec *r) {
+  int k = r->captures + 1;
+  char name[32], path[PATH_MAX + 32];
+  snprintf(name, sizeof name, "capture-%d", k);
+  snprintf(path, sizeof path, "%s/%s", r->outdir, name);
+  int gen = r->fire.gen, type = r->fire.type;
+  if (gen < 0) trc_match_gc_info(r->m, r->fire.pid, r->fire.gc_index, &gen, &type);
+  if (trc_snapshot_record(r->session, name, r->o.relayd ? NULL : path, r->o.relayd, r->err, sizeof r->err)) {
+    fprintf(stderr, "gcscope record: %s\n", r->err);
+    r->pending = 0;
+    return;
+  }
+  char genbuf[32];
+  if (gen >= 0) snprintf(genbuf, sizeof genbuf, "gen%d %s", gen, gcs_gc_type_name((uint32_t)type));
+  else snprintf(genbuf, sizeof genbuf, "gen?");
+  printf("gcscope record: trigger %s %g ms: pid %d GC #%u %s: %.1f ms -> %s\n",
+         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid,
+         r->fire.gc_index, genbuf, r->fire.ms, r->o.relayd ? r->o.relayd : path);
+  fflush(stdout);
+  if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
+  r->captures++;
+  r->pending = 0;
+  trc_match_reset(r->m);   /* re-arm: PerfView re-creates its triggers */
+}
+
+static int target_alive(const struct rec *r) {
+  if (r->o.pid) return !(kill(r->o.pid, 0) != 0 && errno == ESRCH);
+  return 1;
+}
+
+static void end_session(struct rec *r) {
+  if (!r->session_live) return;
+  if (trc_session_stop(r->session, r->err, sizeof r->err) ||
+      trc_session_destroy(r->session, r->err, sizeof r->err))
+    fprintf(stderr, "gcscope record: %s\n", r->err);
+  r->session_live = 0;
+}
+
+static void drain(struct rec *r, int ms) {
+  for (int i = 0; i < ms; i++) {
+    if (trc_watch_poll(r->w, on_event, r) < 0) break;
+    tick();
+  }
+}
+
+static void print_summary(struct rec *r) {
+  uint64_t gcs = 0;
+  double maxp = 0;
+  int32_t maxpid = 0;
+  uint32_t maxgc = 0;
+  int n = trc_match_nprocs(r->m);
+  for (int i = 0; i < n; i++) {
+    const struct trc_proc_stats *p = trc_match_proc(r->m, i);
+    gcs += p->gcs;
+    if (p->max_pause_ms > maxp) { maxp = p->max_pause_ms; maxpid = p->pid; maxgc = p->max_pause_gc; }
+  }
+  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)gcs, n, n == 1 ? "" : "es");
+  if (maxp > 0) printf(", max pause %.1f ms (pid %d GC #%u)", maxp, (int)maxpid, maxgc);
+  if (trc_watch_dropped(r->w)) printf(" (approximate: %llu notifications dropped)",
+                                      (unsigned long long)trc_watch_dropped(r->w));
+  printf("\n");
+}
+
+static int run(struct rec *r) {
+  struct trc_opts *o = &r->o;
+  const char *events[TRC_MAX_EVENTS];
+  int nevents = trc_profile_events(o->profile, o->dotnet, events);
+  r->triggers = trc_opts_any_trigger(o);
+  r->snapshot = r->triggers || o->circular_mb > 0;
+  uint64_t subbuf = o->subbuf_size, num = o->num_subbuf;
+  if (r->snapshot) {
+    uint64_t s, n;
+    trc_circular_geometry(o->circular_mb > 0 ? o->circular_mb : DEFAULT_TRIGGER_CIRCULAR_MB,
+                          sysconf(_SC_NPROCESSORS_CONF), &s, &n);
+    if (!subbuf) subbuf = s;
+    if (!num) num = n;
+  }
+  snprintf(r->session, sizeof r->session, "gcscope-record-%d", (int)getpid());
+  /* The command is forked first (it waits before exec) so that the session
+   * and the watcher can be restricted to its PID, like --pid. */
+  if (o->command && trc_child_spawn(&r->child, o->command, o->dotnet, r->err, sizeof r->err)) goto fail;
+  pid_t only = o->command ? r->child.pid : o->pid;
+  struct trc_session_cfg cfg = {
+    .name = r->session, .path = r->outdir, .relayd = o->relayd, .snapshot = r->snapshot,
+    .subbuf_size = subbuf, .num_subbuf = num, .events = events, .nevents = nevents, .pid = only,
+  };
+  if (trc_session_create(&cfg, r->err, sizeof r->err)) goto fail;
+  r->session_live = 1;
+  r->w = trc_watch_start(o->dotnet, only, r->err, sizeof r->err);
+  if (!r->w) goto fail;
+  if (trc_session_start(r->session, r->err, sizeof r->err)) goto fail;
+  if (o->command && trc_child_release(&r->child, r->err, sizeof r->err)) goto fail;
+
+  if (r->triggers)
+    printf("gcscope record: watching for long pauses (flight recorder %s, captures in %s)\n",
+           r->o.relayd ? "to relayd" : "in memory", r->o.relayd ? r->o.relayd : r->outdir);
+  else
+    printf("gcscope record: recording to %s%s\n", r->o.relayd ? r->o.relayd : r->outdir,
+           r->snapshot ? " (flight recorder: written at the end)" : "");
+  fflush(stdout);
+
+  uint64_t start = now_ns();
+  uint64_t end = o->duration_sec > 0 ? start + (uint64_t)(o->duration_sec * 1e9) : 0;
+  int stop = 0;
+  while (!stop) {
+    if (trc_watch_poll(r->w, on_event, r) < 0) {
+      fprintf(stderr, "gcscope record: lost the connection to the session daemon\n");
+      break;
+    }
+    uint64_t t = now_ns();
+    if (r->pending && t >= r->due_ns) {
+      int gen, type;
+      if (r->fire.gen >= 0 || trc_match_gc_info(r->m, r->fire.pid, r->fire.gc_index, &gen, &type) ||
+          t >= r->due_ns + GEN_WAIT_NS) {
+        take_capture(r);
+        if (r->captures >= o->collect_multiple) {
+          end_session(r);
+          if (!o->command) stop = 1;
+          else if (!r->child_done)
+            printf("gcscope record: all %d capture%s taken; waiting for the command to exit\n",
+                   r->captures, r->captures == 1 ? "" : "s");
+          fflush(stdout);
+        }
+      }
+    }
+    if (o->command && !r->child_done && waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid)
+      r->child_done = 1, stop = 1;
+    if (!target_alive(r)) {
+      printf("gcscope record: process %d exited\n", (int)o->pid);
+      stop = 1;
+    }
+    if (end && t >= end) {
+      /* --duration: like timeout(1), the command is asked to stop too. */
+      if (o->command && !r->child_done) kill(r->child.pid, SIGTERM);
+      stop = 1;
+    }
+    if (g_sig) {
+      if (g_sig_forward && o->command && !r->child_done) kill(r->child.pid, g_sig);
+      stop = 1;
+    }
+    if (!stop) tick();
+  }
+  /* The last notifications trail the events by a fraction of a millisecond. */
+  drain(r, 50);
+  if (r->session_live && r->pending) take_capture(r);
+  if (r->session_live && r->snapshot && !r->triggers) {
+    if (trc_snapshot_record(r->session, "flight", r->o.relayd ? NULL : r->outdir, r->o.relayd,
+                            r->err, sizeof r->err))
+      fprintf(stderr, "gcscope record: %s\n", r->err);
+  }
+  end_session(r);
+  /* After a signal the command got it too: wait for it (a second signal stops waiting). */
+  if (o->command && !r->child_done) {
+    int nsig = g_nsig;
+    while (!r->child_done) {
+      if (waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid) r->child_done = 1;
+      else if (g_nsig != nsig && g_nsig > 1) break;
+      else tick();
+    }
+  }
+  if (r->triggers) {
+    if (r->captures)
+      printf("gcscope record: %d capture%s in %s\n", r->captures, r->captures == 1 ? "" : "s",
+             r->o.relayd ? r->o.relayd : r->outdir);
+    else
+      printf("gcscope record: no trigger fired; nothing written\n");
+  } else {
+    printf("gcscope record: trace in %s\n", r->o.relayd ? r->o.relayd : r->outdir);
+  }
+  print_summary(r);
+  if (o->command && r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))
+    printf("gcscope record: the command exited with status %d\n", WEXITSTATUS(r->child_status));
+  else if (o->command && r->child_done && WIFSIGNALED(r->child_status))
+    printf("gcscope record: the command was killed by signal %d\n", WTERMSIG(r->child_status));
+  fflush(stdout);
+  return 0;
+fail:
+  fprintf(stderr, "gcscope record: %s\n", r->err);
+  return 1;
+}
+
+static int do_import(struct rec *r) {
+  const char *paths[16];
+  int n = 0;
+  if (r->triggers) {
+    for (int i = 0; i < r->captures && i < 16; i++) paths[n++] = r->capture_paths[i];
+  } else {
+    paths[n++] = r->outdir;
+  }
+  if (!n) return 0;
+  char err[512];
+  if (gcs_import_paths(r->o.db ? r->o.db : GCS_DB_DEFAULT_PATH, paths, n, NULL, err, sizeof err)) {
+    fprintf(stderr, "gcscope record: import failed: %s\n", err);
+    return 1;
+  }
+  return 0;
+}
 
 int gcs_cmd_record(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gcscope record: not implemented yet\n");
-  return 1;
+  static struct rec rec;      /* large; one recording per process */
+  struct rec *r = &rec;
+  memset(r, 0, sizeof *r);
+  r->child.pid = -1;
+  int rc = trc_opts_parse(argc, argv, &r->o);
+  if (rc) return rc == 1 ? 0 : rc;
+  if (!r->o.relayd && prepare_outdir(r)) return 1;
+  if (r->o.relayd) snprintf(r->outdir, sizeof r->outdir, "%s", r->o.relayd);
+
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  g_sig = g_nsig = 0;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  if (trc_daemon_ensure(&r->d, r->err, sizeof r->err)) {
+    fprintf(stderr, "gcscope record: %s\n", r->err);
+    rc = 1;
+    goto out;
+  }
+  r->m = trc_match_new(r->o.trigger_on, r->o.trigger_ms);
+  if (!r->m) {
+    fprintf(stderr, "gcscope record: out of memory\n");
+    rc = 1;
+  } else {
+    rc = run(r);
+  }
+  if (rc) {
+    /* setup failed part-way: undo what exists */
+    trc_child_abort(&r->child);
+    if (r->session_live) {
+      trc_session_destroy(r->session, r->err, sizeof r->err);
+      r->session_live = 0;
+    }
+  }
+  trc_watch_stop(r->w);
+  r->w = NULL;
+  trc_daemon_stop(&r->d);
+  if (rc == 0 && r->o.import) rc = do_import(r);
+  trc_match_free(r->m);
+  r->m = NULL;
+out:
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  return rc;
 }

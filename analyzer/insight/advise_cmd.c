@@ -1,11 +1,197 @@
-/* Placeholder until the feature lands (see the issue tracker). */
+/*
+ * advise_cmd.c — `gcscope advise DB|TRACE`: per process, the advisor's
+ * findings (ins_advise.h), then GC overhead over time: the worst window's
+ * % paused and the MMU curve (ins_overhead.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "ins_advise.h"
+#include "ins_db.h"
+#include "ins_out.h"
+#include "ins_overhead.h"
+
+#define CMD "advise"
+
+static void usage(void) {
+  fprintf(stderr, "usage: gcscope advise DB|TRACE [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS]\n"
+                  "                      [--gen2-frag-pct P] [--format text|json]\n");
+}
+
+struct overhead {
+  int have;
+  struct ins_window worst;
+  double mmu[INS_MMU_N];
+};
+
+/* Run span: the process's first..last event, widened to cover every pause. */
+static int overhead_for(const struct ins_proc_key *k, const struct ins_pause *p, size_t n, int64_t window_ns,
+                        struct overhead *o) {
+  memset(o, 0, sizeof *o);
+  if (n == 0) return 0;
+  int64_t t0 = k->first_ns, t1 = k->last_ns;
+  for (size_t i = 0; i < n; i++) {
+    if (t0 == 0 || p[i].start_ns < t0) t0 = p[i].start_ns;
+    if (p[i].end_ns > t1) t1 = p[i].end_ns;
+  }
+  struct ins_timeline tl;
+  if (ins_timeline_build(&tl, p, n) != 0) return -1;
+  struct ins_window *w = NULL;
+  size_t nw = 0;
+  int rc = ins_overhead_windows(&tl, t0, t1, window_ns, &w, &nw, &o->worst);
+  free(w);
+  if (rc == 0) {
+    o->have = 1;
+    o->worst.start_ns -= k->trace_start_ns;
+    o->worst.end_ns -= k->trace_start_ns;
+    for (int i = 0; i < INS_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
+  }
+  ins_timeline_free(&tl);
+  return 0;
+}
+
+static const char *win_name(int i) {
+  static const char *const n[INS_MMU_N] = {"1ms", "2ms", "5ms", "10ms", "20ms", "50ms", "100ms",
+                                           "200ms", "500ms", "1s", "2s", "5s", "10s"};
+  return n[i];
+}
+
+static void print_text(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
+                       double window_s) {
+  printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
+         k->trace_id);
+  if (a->n == 0) printf("  No findings: none of the rules applies.\n");
+  for (size_t i = 0; i < a->n; i++) {
+    const struct ins_finding *f = &a->f[i];
+    printf("  [%s] %s\n    Evidence: %s\n    Next: %s\n", f->rule, f->finding, f->evidence, f->next);
+  }
+  if (ov->have) {
+    printf("  GC overhead over time: worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)\n", window_s,
+           ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, (double)ov->worst.start_ns / 1e6);
+    printf("  MMU:");
+    for (int i = 0; i < INS_MMU_N; i++) {
+      if (isnan(ov->mmu[i])) continue;
+      printf(" %s %.3f", win_name(i), ov->mmu[i]);
+    }
+    printf("\n");
+  }
+  printf("\n");
+}
+
+static void print_json(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
+                       double window_s, int first) {
+  printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
+  ins_json_str(stdout, k->name);
+  printf(", \"findings\": [");
+  for (size_t i = 0; i < a->n; i++) {
+    const struct ins_finding *f = &a->f[i];
+    printf("%s\n    {\"rule\": \"%s\", \"finding\": ", i ? "," : "", f->rule);
+    ins_json_str(stdout, f->finding);
+    printf(", \"evidence\": ");
+    ins_json_str(stdout, f->evidence);
+    printf(", \"next\": ");
+    ins_json_str(stdout, f->next);
+    printf(", \"gc_count\": %zu, \"gcs\": [", f->n_gcs_total);
+    for (size_t j = 0; j < f->n_gcs; j++) printf("%s%u", j ? ", " : "", f->gcs[j]);
+    printf("]}");
+  }
+  printf("]");
+  if (ov->have) {
+    printf(", \"overhead\": {\"window_s\": %.3f, \"worst_window_pct\": ", window_s);
+    ins_num(stdout, INS_JSON, ov->worst.paused_pct);
+    printf(", \"worst_window_start_ms\": ");
+    ins_num(stdout, INS_JSON, (double)ov->worst.start_ns / 1e6);
+    printf(", \"mmu\": [");
+    for (int i = 0; i < INS_MMU_N; i++) {
+      printf("%s{\"window_ms\": %.3f, \"mmu\": ", i ? ", " : "", (double)ins_mmu_windows_ns[i] / 1e6);
+      ins_num(stdout, INS_JSON, ov->mmu[i]);
+      printf("}");
+    }
+    printf("]}");
+  }
+  printf("}");
+}
 
 int gcs_cmd_advise(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gcscope advise: not implemented yet\n");
-  return 1;
+  const char *input = NULL;
+  long pid = -1;
+  double window_s = 60;
+  enum ins_format fmt = INS_TEXT;
+  struct ins_advise_opts ao;
+  ins_advise_default_opts(&ao);
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int r;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 0; }
+    if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--pid", v, &pid)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--window", &v))) {
+      if (r < 0 || ins_opt_double(CMD, "--window", v, &window_s)) return 2;
+      if (!(window_s >= 0.001)) { fprintf(stderr, "gcscope %s: --window: at least 0.001 s\n", CMD); return 2; }
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--pause-pct", &v))) {
+      if (r < 0 || ins_opt_double(CMD, "--pause-pct", v, &ao.pause_pct)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--suspend-ms", &v))) {
+      if (r < 0 || ins_opt_double(CMD, "--suspend-ms", v, &ao.suspend_ms)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--gen2-frag-pct", &v))) {
+      if (r < 0 || ins_opt_double(CMD, "--gen2-frag-pct", v, &ao.gen2_frag_pct)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
+      int f = r < 0 ? -1 : ins_parse_format(v);
+      if (f < 0 || f == INS_CSV) { fprintf(stderr, "gcscope %s: --format: text or json\n", CMD); return 2; }
+      fmt = (enum ins_format)f;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "gcscope %s: unknown option '%s'\n", CMD, argv[i]);
+      return 2;
+    } else if (!input) input = argv[i];
+    else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]); return 2; }
+  }
+  if (!input) { usage(); return 2; }
+  sqlite3 *db = ins_db_open_input(CMD, input);
+  if (!db) return 1;
+  struct ins_proc_key *procs = NULL;
+  size_t np = 0, shown = 0;
+  int rc = 1;
+  if (ins_db_processes(CMD, db, 0, &procs, &np) != 0) goto out;
+  if (fmt == INS_JSON) printf("{\"processes\": [");
+  for (size_t i = 0; i < np; i++) {
+    if (pid >= 0 && procs[i].pid != pid) continue;
+    struct ins_gc *g = NULL;
+    struct ins_pause *p = NULL;
+    size_t ng = 0, npz = 0;
+    struct ins_proc_summary ps;
+    struct overhead ov;
+    if (ins_db_gcs(CMD, db, &procs[i], &g, &ng) != 0 || ins_db_pauses(CMD, db, &procs[i], &p, &npz) != 0 ||
+        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+      free(g);
+      free(p);
+      goto out;
+    }
+    int have_ps = ins_db_summary(db, &procs[i], &ps) == 0;
+    if (have_ps && ov.have) {
+      ps.worst_window_pct = ov.worst.paused_pct;
+      ps.worst_window_start_ms = (double)ov.worst.start_ns / 1e6;
+      ps.window_s = window_s;
+    }
+    struct ins_advice a;
+    ins_advise(g, ng, have_ps ? &ps : NULL, &ao, &a);
+    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s);
+    else print_json(&procs[i], &a, &ov, window_s, shown == 0);
+    shown++;
+    free(g);
+    free(p);
+  }
+  rc = 0;
+out:
+  if (fmt == INS_JSON) printf("\n]}\n");
+  if (rc == 0 && shown == 0) {
+    fprintf(stderr, "gcscope %s: no GCs in %s\n", CMD, input);
+    rc = 1;
+  }
+  free(procs);
+  sqlite3_close(db);
+  return rc;
 }

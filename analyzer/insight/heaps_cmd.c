@@ -1,11 +1,54 @@
-/* Placeholder until the feature lands (see the issue tracker). */
+/*
+ * heaps_cmd.c — `gcscope heaps DB|TRACE`: per GC and heap, bytes promoted by
+ * root kind (GCMarkWithType: stack, finalize queue, handles, older
+ * generation, other) and how unbalanced the heaps are (largest heap's total /
+ * mean heap total; 1.000 is perfectly even). A GCMarkWithType belongs to the
+ * GC of its process whose GCStart..GCEnd contains it (the latest such GC).
+ */
+#include <sqlite3.h>
 #include <stdio.h>
 
 #include "commands.h"
+#include "ins_db.h"
+#include "ins_sqlview.h"
+
+#define CMD "heaps"
+
+static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--pid PID] [--format text|csv]\n";
+
+/* Payload "HeapNum=N Type=Name Bytes=B" (gcs_event_format). */
+#define FIELD(name, next)                                                                                 \
+  "substr(e.payload, instr(e.payload, '" name "=') + length('" name "='), "                               \
+  "instr(e.payload, '" next "') - instr(e.payload, '" name "=') - length('" name "=') - 1)"
+
+static const char SQL[] =
+    "WITH m AS (SELECT e.trace_id, e.pid, e.ts_ns, CAST(" FIELD("HeapNum", "Type=") " AS INTEGER) AS heap, "
+    " " FIELD("Type", "Bytes=") " AS kind, CAST(substr(e.payload, instr(e.payload, 'Bytes=') + 6) AS INTEGER) "
+    " AS bytes FROM events e WHERE e.name = 'GCMarkWithType' AND (?1 < 0 OR e.pid = ?1)), "
+    "a AS (SELECT (SELECT g.gc_index FROM gcs g WHERE g.trace_id = m.trace_id AND g.pid = m.pid AND "
+    " g.start_ns <= m.ts_ns AND (g.end_ns IS NULL OR g.end_ns >= m.ts_ns) ORDER BY g.start_ns DESC LIMIT 1) "
+    " AS gc_index, m.* FROM m), "
+    "h AS (SELECT trace_id, pid, gc_index, heap, sum(CASE WHEN kind = 'Stack' THEN bytes ELSE 0 END) AS stack, "
+    " sum(CASE WHEN kind IN ('Finalizer', 'NewFQ') THEN bytes ELSE 0 END) AS finalize_queue, "
+    " sum(CASE WHEN kind IN ('Handle', 'DependentHandle', 'SizedRef') THEN bytes ELSE 0 END) AS handles, "
+    " sum(CASE WHEN kind = 'Older' THEN bytes ELSE 0 END) AS older, "
+    " sum(CASE WHEN kind NOT IN ('Stack', 'Finalizer', 'NewFQ', 'Handle', 'DependentHandle', 'SizedRef', "
+    "  'Older') THEN bytes ELSE 0 END) AS other, sum(bytes) AS total FROM a WHERE gc_index IS NOT NULL "
+    " GROUP BY trace_id, pid, gc_index, heap) "
+    "SELECT trace_id, pid, gc_index, heap, stack, finalize_queue, handles, older, other, total, "
+    " round(max(total) OVER w * 1.0 / nullif(avg(total) OVER w, 0), 3) AS imbalance "
+    "FROM h WINDOW w AS (PARTITION BY trace_id, pid, gc_index) ORDER BY trace_id, pid, gc_index, heap";
 
 int gcs_cmd_heaps(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gcscope heaps: not implemented yet\n");
-  return 1;
+  struct ins_view_opts o;
+  int a = ins_view_args(CMD, USAGE, argc, argv, &o);
+  if (a) return a == 1 ? 0 : 2;
+  sqlite3 *db = ins_db_open_input(CMD, o.input);
+  if (!db) return 1;
+  long rows = ins_view_print(CMD, db,
+                             "Bytes promoted by root kind, per GC and heap (imbalance = largest heap / mean heap)",
+                             SQL, &o);
+  sqlite3_close(db);
+  if (rows == 0) fprintf(stderr, "gcscope %s: no GCMarkWithType events in %s\n", CMD, o.input);
+  return rows > 0 ? 0 : 1;
 }

@@ -1,11 +1,441 @@
-/* Placeholder until the feature lands (see the issue tracker). */
+/*
+ * impact_cmd.c — `gcscope impact DB|TRACE`: GC pause impact on request
+ * latency per process (ins_impact.h), requests taken from the requests table
+ * (librgc RequestStart/RequestStop), a CSV of spans (--requests FILE), or any
+ * pair of recorded events (--begin EVENT --end EVENT [--key FIELD]).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "ins_db.h"
+#include "ins_impact.h"
+#include "ins_out.h"
+
+#define CMD "impact"
+#define MAX_CUTS 16
+
+struct csv_req {
+  int32_t pid;       /* -1: not given */
+  struct ins_request r;
+};
+
+struct impact_opts {
+  const char *input, *requests_file, *begin, *end, *key;
+  int64_t offset_ns;
+  long pid;          /* -1: all */
+  double cuts[MAX_CUTS];
+  size_t n_cuts;
+  long slowest;
+  enum ins_format fmt;
+  struct csv_req *csv;
+  size_t n_csv;
+};
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: gcscope impact DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]]\n"
+          "                      [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json]\n");
+}
+
+/* CSV lines "id,start_ns,end_ns[,pid]"; blank lines, '#' comments and a
+ * header line (first field not a number) are skipped. */
+static int read_csv(struct impact_opts *o) {
+  FILE *f = fopen(o->requests_file, "r");
+  if (!f) {
+    fprintf(stderr, "gcscope %s: %s: %s\n", CMD, o->requests_file, strerror(errno));
+    return -1;
+  }
+  char line[512];
+  size_t cap = 0;
+  long lineno = 0;
+  int rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0') continue;
+    if (lineno == 1 && !(*p >= '0' && *p <= '9')) continue; /* header */
+    long long v[4];
+    int nf = 0;
+    char *s = p;
+    for (; nf < 4;) {
+      char *end;
+      errno = 0;
+      v[nf] = strtoll(s, &end, 10);
+      if (end == s || errno) break;
+      nf++;
+      while (*end == ' ' || *end == '\t') end++;
+      if (*end != ',') { s = end; break; }
+      s = end + 1;
+    }
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+    if (nf < 3 || *s != '\0') {
+      fprintf(stderr, "gcscope %s: %s:%ld: expected id,start_ns,end_ns[,pid]\n", CMD, o->requests_file, lineno);
+      rc = -1;
+      break;
+    }
+    if (o->n_csv == cap) {
+      size_t nc = cap ? cap * 2 : 256;
+      struct csv_req *nr = realloc(o->csv, nc * sizeof *nr);
+      if (!nr) { rc = -1; break; }
+      o->csv = nr;
+      cap = nc;
+    }
+    o->csv[o->n_csv++] = (struct csv_req){nf == 4 ? (int32_t)v[3] : -1,
+                                          {(uint64_t)v[0], v[1] + o->offset_ns, v[2] + o->offset_ns}};
+  }
+  fclose(f);
+  return rc;
+}
+
+/* Pairs begin/end events of one process by (key field value | thread id).
+ * A begin overwrites an open one with the same key; an end without one is ignored. */
+static int event_requests(sqlite3 *db, const struct impact_opts *o, const struct ins_proc_key *k,
+                          struct ins_request **out, size_t *n) {
+  sqlite3_stmt *st;
+  *out = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT ts_ns, name = ?3, tid, payload FROM events WHERE trace_id = ?1 AND pid = ?2 "
+                         "AND name IN (?3, ?4) ORDER BY ts_ns",
+                         -1, &st, NULL) != SQLITE_OK) {
+    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+    return -1;
+  }
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  sqlite3_bind_text(st, 3, o->begin, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, o->end, -1, SQLITE_STATIC);
+  struct open { char key[64]; int64_t ts; } *open = NULL;
+  size_t n_open = 0, cap_open = 0, cap = 0;
+  int rc = 0;
+  uint64_t seq = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    char key[64];
+    if (o->key) {
+      if (ins_payload_field((const char *)sqlite3_column_text(st, 3), o->key, key, sizeof key) != 0) continue;
+    } else {
+      snprintf(key, sizeof key, "%d", sqlite3_column_int(st, 2));
+    }
+    int64_t ts = sqlite3_column_int64(st, 0);
+    size_t i = 0;
+    while (i < n_open && strcmp(open[i].key, key) != 0) i++;
+    if (sqlite3_column_int(st, 1)) {            /* begin */
+      if (i == n_open) {
+        if (n_open == cap_open) {
+          size_t nc = cap_open ? cap_open * 2 : 16;
+          struct open *no = realloc(open, nc * sizeof *no);
+          if (!no) { rc = -1; break; }
+          open = no;
+          cap_open = nc;
+        }
+        n_open++;
+        snprintf(open[i].key, sizeof open[i].key, "%s", key);
+      }
+      open[i].ts = ts;
+    } else if (i < n_open) {                   /* end with an open begin */
+      if (*n == cap) {
+        size_t nc = cap ? cap * 2 : 256;
+        struct ins_request *nr = realloc(*out, nc * sizeof *nr);
+        if (!nr) { rc = -1; break; }
+        *out = nr;
+        cap = nc;
+      }
+      char *end;
+      uint64_t id = strtoull(key, &end, 10);
+      (*out)[(*n)++] = (struct ins_request){*end ? ++seq : id, open[i].ts, ts};
+      open[i] = open[--n_open];
+    }
+  }
+  sqlite3_finalize(st);
+  free(open);
+  return rc;
+}
+
+static int requests_for(sqlite3 *db, const struct impact_opts *o, const struct ins_proc_key *k, int32_t csv_pid,
+                        struct ins_request **out, size_t *n) {
+  if (o->requests_file) {
+    *n = 0;
+    *out = malloc((o->n_csv ? o->n_csv : 1) * sizeof **out);
+    if (!*out) return -1;
+    for (size_t i = 0; i < o->n_csv; i++) {
+      int32_t pid = o->csv[i].pid >= 0 ? o->csv[i].pid : csv_pid;
+      if (pid == k->pid) (*out)[(*n)++] = o->csv[i].r;
+    }
+    return 0;
+  }
+  if (o->begin) return event_requests(db, o, k, out, n);
+  return ins_db_requests(CMD, db, k, out, n);
+}
+
+static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
+  if (b->lo_pct < 0) snprintf(buf, cap, csv ? "le_p%g" : "<= P%g", b->hi_pct);
+  else if (b->hi_pct > 100) snprintf(buf, cap, csv ? "gt_p%g" : "> P%g", b->lo_pct);
+  else snprintf(buf, cap, csv ? "p%g_p%g" : "P%g-P%g", b->lo_pct, b->hi_pct);
+}
+
+static void print_text(const struct ins_proc_key *k, const struct ins_impact *r) {
+  printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
+         k->trace_id);
+  printf("  Requests: %zu", r->requests);
+  if (r->invalid) printf(" (%zu with end before start left out)", r->invalid);
+  printf("\n  Latency ms:");
+  for (int i = 0; i < INS_N_PCTS; i++) {
+    printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
+    ins_num(stdout, INS_TEXT, r->pct_ms[i]);
+  }
+  printf("\n  Affected by GC: %zu (", r->affected);
+  ins_num(stdout, INS_TEXT, r->affected_pct);
+  printf(" %%)   GC impact in them: ");
+  ins_num(stdout, INS_TEXT, r->gc_impact_pct);
+  printf(" %% (");
+  ins_num(stdout, INS_TEXT, r->affected_gc_ms);
+  printf(" ms of ");
+  ins_num(stdout, INS_TEXT, r->affected_latency_ms);
+  printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
+  printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
+         "GC share %");
+  for (size_t b = 0; b < r->n_bands; b++) {
+    const struct ins_band *bd = &r->bands[b];
+    char lbl[48], range[48];
+    band_label(lbl, sizeof lbl, bd, 0);
+    if (bd->lo_pct < 0) snprintf(range, sizeof range, "<= %.3f", bd->hi_ms);
+    else if (bd->hi_pct > 100) snprintf(range, sizeof range, "> %.3f", bd->lo_ms);
+    else snprintf(range, sizeof range, "%.3f-%.3f", bd->lo_ms, bd->hi_ms);
+    printf("  %-14s %20s %9zu %13.3f %10.3f ", lbl, range, bd->requests, bd->latency_ms, bd->gc_ms);
+    if (isnan(bd->gc_share_pct)) printf("%11s\n", "-");
+    else printf("%11.3f\n", bd->gc_share_pct);
+  }
+  if (r->n_slowest) {
+    printf("  Slowest %zu requests:\n  %20s %14s %12s %10s  %s\n", r->n_slowest, "Id", "Start ms", "Latency ms",
+           "GC ms", "GCs");
+    for (size_t i = 0; i < r->n_slowest; i++) {
+      const struct ins_slow_request *s = &r->slowest[i];
+      printf("  %20" PRIu64 " %14.3f %12.3f %10.3f  ", s->id, (double)(s->start_ns - k->trace_start_ns) / 1e6,
+             s->latency_ms, s->gc_ms);
+      if (!s->n_gcs) printf("-");
+      for (size_t j = 0; j < s->n_gcs; j++) printf("%s#%u", j ? " " : "", s->gcs[j]);
+      printf("\n");
+    }
+  }
+  printf("\n");
+}
+
+static void print_csv_header(const struct ins_impact *r) {
+  printf("trace_id,pid,process,requests,affected,affected_pct,gc_impact_pct,multi_gc_requests");
+  for (int i = 0; i < INS_N_PCTS; i++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "%s", ins_impact_pct_names[i]);
+    for (char *c = nm; *c; c++) if (*c == '.') *c = '_';
+    printf(",%s_ms", nm);
+  }
+  for (size_t b = 0; b < r->n_bands; b++) {
+    char lbl[48];
+    band_label(lbl, sizeof lbl, &r->bands[b], 1);
+    for (char *c = lbl; *c; c++) if (*c == '.') *c = '_';
+    printf(",%s_requests,%s_gc_share_pct", lbl, lbl);
+  }
+  printf("\n");
+}
+
+static void print_csv(const struct ins_proc_key *k, const struct ins_impact *r) {
+  printf("%" PRId64 ",%d,%s,%zu,%zu,", k->trace_id, k->pid, k->name, r->requests, r->affected);
+  ins_num(stdout, INS_CSV, r->affected_pct);
+  putchar(',');
+  ins_num(stdout, INS_CSV, r->gc_impact_pct);
+  printf(",%zu", r->multi_gc);
+  for (int i = 0; i < INS_N_PCTS; i++) {
+    putchar(',');
+    ins_num(stdout, INS_CSV, r->pct_ms[i]);
+  }
+  for (size_t b = 0; b < r->n_bands; b++) {
+    printf(",%zu,", r->bands[b].requests);
+    ins_num(stdout, INS_CSV, r->bands[b].gc_share_pct);
+  }
+  printf("\n");
+}
+
+static void json_kv(const char *k, double v, int comma) {
+  printf("%s\"%s\": ", comma ? ", " : "", k);
+  ins_num(stdout, INS_JSON, v);
+}
+
+static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first) {
+  printf("%s\n    {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
+  ins_json_str(stdout, k->name);
+  printf(", \"requests\": %zu, \"invalid_requests\": %zu, \"affected\": %zu", r->requests, r->invalid, r->affected);
+  json_kv("affected_pct", r->affected_pct, 1);
+  json_kv("gc_impact_pct", r->gc_impact_pct, 1);
+  json_kv("affected_latency_ms", r->affected_latency_ms, 1);
+  json_kv("affected_gc_ms", r->affected_gc_ms, 1);
+  printf(", \"multi_gc_requests\": %zu, \"percentiles\": {", r->multi_gc);
+  for (int i = 0; i < INS_N_PCTS; i++) json_kv(ins_impact_pct_names[i], r->pct_ms[i], i > 0);
+  printf("}, \"bands\": [");
+  for (size_t b = 0; b < r->n_bands; b++) {
+    const struct ins_band *bd = &r->bands[b];
+    char lbl[48];
+    band_label(lbl, sizeof lbl, bd, 0);
+    printf("%s{\"band\": ", b ? ", " : "");
+    ins_json_str(stdout, lbl);
+    json_kv("lo_pct", bd->lo_pct < 0 ? NAN : bd->lo_pct, 1);
+    json_kv("hi_pct", bd->hi_pct > 100 ? NAN : bd->hi_pct, 1);
+    json_kv("lo_ms", bd->lo_ms, 1);
+    json_kv("hi_ms", bd->hi_ms, 1);
+    printf(", \"requests\": %zu", bd->requests);
+    json_kv("latency_ms", bd->latency_ms, 1);
+    json_kv("gc_ms", bd->gc_ms, 1);
+    json_kv("gc_share_pct", bd->gc_share_pct, 1);
+    printf("}");
+  }
+  printf("], \"slowest\": [");
+  for (size_t i = 0; i < r->n_slowest; i++) {
+    const struct ins_slow_request *s = &r->slowest[i];
+    printf("%s{\"id\": %" PRIu64, i ? ", " : "", s->id);
+    json_kv("start_ms", (double)(s->start_ns - k->trace_start_ns) / 1e6, 1);
+    json_kv("latency_ms", s->latency_ms, 1);
+    json_kv("gc_ms", s->gc_ms, 1);
+    printf(", \"gcs\": [");
+    for (size_t j = 0; j < s->n_gcs; j++) printf("%s%u", j ? ", " : "", s->gcs[j]);
+    printf("]}");
+  }
+  printf("]}");
+}
+
+static int parse_args(int argc, char **argv, struct impact_opts *o) {
+  *o = (struct impact_opts){.pid = -1, .slowest = 10, .fmt = INS_TEXT};
+  memcpy(o->cuts, ins_default_cuts, sizeof ins_default_cuts);
+  o->n_cuts = 3;
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int r;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 1; }
+    if ((r = ins_opt(CMD, argc, argv, &i, "--requests", &v))) { if (r < 0) return -1; o->requests_file = v; }
+    else if ((r = ins_opt(CMD, argc, argv, &i, "--begin", &v))) { if (r < 0) return -1; o->begin = v; }
+    else if ((r = ins_opt(CMD, argc, argv, &i, "--end", &v))) { if (r < 0) return -1; o->end = v; }
+    else if ((r = ins_opt(CMD, argc, argv, &i, "--key", &v))) { if (r < 0) return -1; o->key = v; }
+    else if ((r = ins_opt(CMD, argc, argv, &i, "--offset", &v))) {
+      char *end;
+      errno = 0;
+      if (r < 0) return -1;
+      o->offset_ns = strtoll(v, &end, 10);
+      if (end == v || *end || errno) { fprintf(stderr, "gcscope %s: --offset: not an integer: '%s'\n", CMD, v); return -1; }
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--pid", v, &o->pid)) return -1;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--slowest", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--slowest", v, &o->slowest)) return -1;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--bands", &v))) {
+      if (r < 0) return -1;
+      int n = ins_parse_cuts(v, o->cuts, MAX_CUTS);
+      if (n < 0) {
+        fprintf(stderr, "gcscope %s: --bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'\n", CMD, v);
+        return -1;
+      }
+      o->n_cuts = (size_t)n;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
+      if (r < 0) return -1;
+      int f = ins_parse_format(v);
+      if (f < 0) { fprintf(stderr, "gcscope %s: --format: text, csv or json, not '%s'\n", CMD, v); return -1; }
+      o->fmt = (enum ins_format)f;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "gcscope %s: unknown option '%s'\n", CMD, argv[i]);
+      return -1;
+    } else if (!o->input) {
+      o->input = argv[i];
+    } else {
+      fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]);
+      return -1;
+    }
+  }
+  if (!o->input) { usage(); return -1; }
+  if ((o->begin != NULL) != (o->end != NULL)) {
+    fprintf(stderr, "gcscope %s: --begin and --end go together\n", CMD);
+    return -1;
+  }
+  if (o->key && !o->begin) { fprintf(stderr, "gcscope %s: --key needs --begin and --end\n", CMD); return -1; }
+  if (o->begin && o->requests_file) {
+    fprintf(stderr, "gcscope %s: --requests and --begin/--end are exclusive\n", CMD);
+    return -1;
+  }
+  return 0;
+}
 
 int gcs_cmd_impact(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gcscope impact: not implemented yet\n");
-  return 1;
+  struct impact_opts o;
+  int pr = parse_args(argc, argv, &o);
+  if (pr) return pr > 0 ? 0 : 2;
+  if (o.requests_file && read_csv(&o) != 0) { free(o.csv); return 1; }
+  sqlite3 *db = ins_db_open_input(CMD, o.input);
+  if (!db) { free(o.csv); return 1; }
+
+  int rc = 1;
+  struct ins_proc_key *procs = NULL;
+  size_t np = 0;
+  if (ins_db_processes(CMD, db, 1, &procs, &np) != 0) goto out;
+  /* CSV rows without a pid belong to --pid, or to the only process. */
+  int32_t csv_pid = (int32_t)o.pid;
+  if (o.requests_file && o.pid < 0) {
+    int need = 0;
+    for (size_t i = 0; i < o.n_csv; i++) need |= o.csv[i].pid < 0;
+    if (need && np != 1) {
+      fprintf(stderr, "gcscope %s: %s has no pid column and the database has %zu processes: give --pid\n", CMD,
+              o.requests_file, np);
+      goto out;
+    }
+    if (need) csv_pid = procs[0].pid;
+  }
+
+  size_t shown = 0;
+  int header = 0;
+  if (o.fmt == INS_JSON) printf("{\"processes\": [");
+  for (size_t i = 0; i < np; i++) {
+    if (o.pid >= 0 && procs[i].pid != o.pid) continue;
+    struct ins_request *req = NULL;
+    struct ins_pause *pauses = NULL;
+    size_t nr = 0, npz = 0;
+    if (requests_for(db, &o, &procs[i], csv_pid, &req, &nr) != 0 ||
+        ins_db_pauses(CMD, db, &procs[i], &pauses, &npz) != 0) {
+      free(req);
+      free(pauses);
+      goto out_json;
+    }
+    if (nr > 0) {
+      struct ins_impact r;
+      if (ins_impact_compute(req, nr, pauses, npz, o.cuts, o.n_cuts, (size_t)o.slowest, &r) != 0) {
+        fprintf(stderr, "gcscope %s: out of memory\n", CMD);
+        free(req);
+        free(pauses);
+        goto out_json;
+      }
+      if (o.fmt == INS_TEXT) print_text(&procs[i], &r);
+      else if (o.fmt == INS_CSV) {
+        if (!header++) print_csv_header(&r);
+        print_csv(&procs[i], &r);
+      } else print_json(&procs[i], &r, shown == 0);
+      shown++;
+      ins_impact_free(&r);
+    }
+    free(req);
+    free(pauses);
+  }
+  rc = 0;
+out_json:
+  if (o.fmt == INS_JSON) printf("\n]}\n");
+  if (rc == 0 && shown == 0) {
+    fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
+            o.requests_file ? "none of the CSV's rows match a process of the trace"
+            : o.begin       ? "no begin/end event pairs"
+                            : "record RequestStart/RequestStop events, or give --requests FILE or --begin/--end");
+    rc = 1;
+  }
+out:
+  free(procs);
+  free(o.csv);
+  sqlite3_close(db);
+  return rc;
 }

@@ -24,6 +24,7 @@
 #ifndef GCS_RECON_H
 #define GCS_RECON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gcs_events.h"
@@ -52,6 +53,39 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t c
 void gcs_recon_finish(struct gcs_recon *r);
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 void gcs_recon_free(struct gcs_recon *r);
+
+/* ---- additions (analysis half of issue 3) -------------------------------- */
+
+/* Time origin for every *_msec figure (PerfView's "relative to the trace
+ * start"): call before feeding with the trace's first timestamp. Without it
+ * the first event fed is the origin. */
+void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns);
+
+/* Per-process GCStats summary over complete GCs (valid after finish). */
+struct gcs_proc_summary {
+  int32_t pid;
+  uint16_t clr_instance;
+  int gc_count, incomplete_count, induced_count;
+  double total_pause_msec, max_pause_msec, mean_pause_msec, max_suspend_msec;
+  double total_alloc_mb, max_alloc_rate_mb_sec, max_heap_mb, total_promoted_mb;
+  double process_duration_msec, pct_pause_time;
+  int heap_count;               /* -1 if unknown */
+  double total_gc_cpu_msec;     /* NaN if no GCCpuTime */
+  double first_event_msec, last_event_msec;
+  uint64_t lost_events;
+  uint32_t startup_flags;       /* RuntimeInformationStart.StartupFlags (rgc: SERVER_GC/CONCURRENT_GC bits) */
+  int server_gc;                /* 1 server, 0 workstation, -1 unknown */
+};
+
+/* Processes seen, in first-seen order; and every GC (all processes, each
+ * process's GCs in list order), complete or not. Pointers owned by r. */
+int gcs_recon_process_count(const struct gcs_recon *r);
+const struct gcs_proc_summary *gcs_recon_process(const struct gcs_recon *r, int i);
+int gcs_recon_gc_count(const struct gcs_recon *r, int process);
+const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i);
+
+/* Text for gcs_gc.incomplete bits ("trace ended inside; events lost"). */
+const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,592 @@
-/* Placeholder: the GC reconstruction library (issue 3). */
-#include "gcs_events.h"
-int gcs_recon_placeholder(void);
-int gcs_recon_placeholder(void) { return GCS_KIND_COUNT; }
+/*
+ * recon.c — the GC reconstruction state machine: TraceEvent's GCStats event
+ * handlers (perfview-gcstats.md §2, §3.2), one state per (pid, ClrInstanceID).
+ *
+ * Departures from PerfView, all to avoid guessing:
+ *  - a GCStart without the suspension before it (trace began inside the GC,
+ *    or events missing) is kept as an incomplete GC instead of being dropped,
+ *    so its GCEnd/GCHeapStats cannot be attributed to a running BGC;
+ *  - a GCEnd whose Count names another GC goes to that GC (or nowhere);
+ *  - a GC open while events were lost in its process is never complete;
+ *  - server GC is also recognised from the start-up flags / heap count, so
+ *    server BGC history events arriving after GCHeapStats are kept;
+ *  - a BGC's initial pause (bgc_pause1) ends at the first RestartEEEnd even
+ *    when an ephemeral GC ran at the BGC start (PerfView's combined pause keeps
+ *    its own rule).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recon_internal.h"
+
+/* ---- allocation helpers ------------------------------------------------- */
+
+static int grow(void **arr, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int nc = *cap ? *cap * 2 : 8;
+  while (nc < need) nc *= 2;
+  void *p = realloc(*arr, (size_t)nc * elem);
+  if (!p) return -1;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud) {
+  struct gcs_recon *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  if (cb) r->cb = *cb;
+  r->ud = ud;
+  return r;
+}
+
+void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns) {
+  r->origin = ts_ns;
+  r->has_origin = 1;
+}
+
+static void free_gc(struct rgc *gc) {
+  free(gc->g.heaps);
+  free(gc->g.loh_waits);
+  free(gc->pin_ids);
+  free(gc->pin_sizes);
+  free(gc);
+}
+
+void gcs_recon_free(struct gcs_recon *r) {
+  if (!r) return;
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    for (int j = 0; j < p->ngcs; j++) free_gc(p->gcs[j]);
+    free(p->gcs);
+    free(p);
+  }
+  free(r->procs);
+  free(r);
+}
+
+static struct rproc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr, uint16_t clr) {
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    if (p->sum.pid == pid && (!has_clr || p->sum.clr_instance == clr)) return p;
+  }
+  if (grow((void **)&r->procs, &r->cap, r->nprocs + 1, sizeof *r->procs)) return NULL;
+  struct rproc *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->sum.pid = pid;
+  p->sum.clr_instance = has_clr ? clr : 0;
+  p->sum.heap_count = -1;
+  p->sum.server_gc = -1;
+  p->sum.total_gc_cpu_msec = NAN;
+  p->susp_tid_gc = p->susp_tid_bgc = p->susp_tid_other = -1;
+  p->current_bgc = p->last_completed = -1;
+  p->heap_count = -1;
+  p->sum.lost_events = r->lost_unattributed;
+  r->procs[r->nprocs++] = p;
+  return p;
+}
+
+/* ---- PerfView's current-GC look-ups -------------------------------------- */
+
+static struct rgc *current_gc(struct rproc *p) {
+  if (p->ngcs > 0 && !p->gcs[p->ngcs - 1]->g.complete && !p->gcs[p->ngcs - 1]->reported)
+    return p->gcs[p->ngcs - 1];
+  if (p->current_bgc >= 0) return p->gcs[p->current_bgc];
+  return NULL;
+}
+
+static int is_server(const struct rproc *p) {
+  return p->sum.server_gc == 1 || p->heap_count > 1;
+}
+
+static struct rgc *last_gc(struct rproc *p) {
+  struct rgc *g = current_gc(p);
+  if (!g && is_server(p) && p->last_completed >= 0) g = p->gcs[p->last_completed];
+  return g;
+}
+
+static struct rgc *last_bgc(struct rproc *p) {
+  if (p->current_bgc >= 0) return p->gcs[p->current_bgc];
+  for (int i = p->ngcs - 1; i >= 0; i--)
+    if (p->gcs[i]->g.type == 1 && p->gcs[i]->g.complete) return p->gcs[i];
+  for (int i = p->ngcs - 1; i >= 0; i--)
+    if (p->gcs[i]->g.type == 1) return p->gcs[i];
+  return NULL;
+}
+
+/* ---- completion ----------------------------------------------------------- */
+
+static void report(struct gcs_recon *r, struct rgc *gc) {
+  if (gc->reported) return;
+  gc->reported = 1;
+  if (r->cb.gc_done) r->cb.gc_done(&gc->g, r->ud);
+}
+
+/* PerfView's OnEnd: the GC is complete (unless events were lost during it). */
+static void on_end(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
+  if (gc->reported) return;
+  if (gc->lost) {
+    gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+  } else {
+    gc->g.complete = 1;
+    gc->g.incomplete = 0;
+  }
+  p->last_completed = gc->g.list_index;
+  if (p->current_bgc == gc->g.list_index) p->current_bgc = -1;
+  recon_calc_gc(r, p, gc);
+  report(r, gc);
+}
+
+/* ---- handlers ------------------------------------------------------------- */
+
+static void on_suspend_begin(struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  const struct gcs_ev_GCSuspendEEBegin *e = &ev->u.GCSuspendEEBegin;
+  if (e->Reason == 1) {
+    p->susp_tid_gc = ev->tid;
+  } else if (e->Reason == 6) {
+    p->susp_tid_bgc = ev->tid;
+    if (p->current_bgc >= 0) p->gcs[p->current_bgc]->g.bgc_prep_suspend_begin_ns = ev->ts_ns;
+  } else {
+    p->susp_tid_other = ev->tid;
+    return;
+  }
+  p->last_susp_reason = e->Reason;
+  p->last_susp_count = e->Count;
+  p->susp_time = t;
+  p->has_susp_time = 1;
+}
+
+static void on_suspend_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  if (p->susp_tid_bgc > 0 && p->current_bgc >= 0 && p->has_susp_time)
+    p->gcs[p->current_bgc]->suspend_ns += t - p->susp_time;
+  p->susp_end = t;
+  p->has_susp_end = 1;
+  if (r->cb.suspend_done && p->has_susp_time)
+    r->cb.suspend_done(p->sum.pid, p->last_susp_count, p->last_susp_reason,
+                       (uint64_t)(t - p->susp_time), ev->ts_ns, r->ud);
+}
+
+static void gen_name(struct gcs_gc *g) {
+  const char *t = g->type == 1 ? "B" : g->type == 2 ? "F" : "N";
+  const char *ind = g->reason == 1 ? "I" : g->reason == 7 ? "i" : "";
+  snprintf(g->gen_name, sizeof g->gen_name, "%u%s%s", g->gen > 9 ? 9 : g->gen, t, ind);
+}
+
+static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  const struct gcs_ev_GCStart *e = &ev->u.GCStart;
+  struct rgc *last = p->ngcs ? p->gcs[p->ngcs - 1] : NULL;
+  if (last && last->g.number == e->Count) return; /* duplicate GCStart filter */
+  int tracked = p->susp_tid_gc > 0 || p->susp_tid_other > 0;
+
+  if (grow((void **)&p->gcs, &p->cap, p->ngcs + 1, sizeof *p->gcs)) return;
+  struct rgc *gc = calloc(1, sizeof *gc);
+  if (!gc) return;
+  struct gcs_gc *g = &gc->g;
+  g->pid = p->sum.pid;
+  g->clr_instance = p->sum.clr_instance;
+  g->number = e->Count;
+  g->list_index = p->ngcs;
+  g->gen = ev->version >= 1 ? e->Depth : 0;
+  g->type = ev->version >= 1 ? e->Type : 0;
+  g->reason = e->Reason;
+  g->heap_count = p->heap_count;
+  g->start_ns = ev->ts_ns;
+  g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
+  g->gc_cpu_msec = NAN;
+  gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
+  gc->start_version = ev->version;
+  gc->start_ns_rel = t;
+  gen_name(g);
+
+  if (!tracked) {
+    /* PerfView drops this GCStart; we keep it, marked, so that its later
+     * events are not attributed to another GC. */
+    g->incomplete = GCS_INC_BEGAN_BEFORE_TRACE;
+    gc->pause_start_ns = t;
+    p->gcs[p->ngcs++] = gc;
+    return;
+  }
+
+  int ephemeral_at_bgc = last && last->g.type == 1 && !last->g.complete && !last->reported &&
+                         g->type == 0;
+  if (ephemeral_at_bgc || g->reason == 12 /* PMFullGC */) {
+    if (g->reason == 12) {
+      struct rgc *cur = current_gc(p);
+      if (cur) on_end(r, p, cur);
+    }
+    gc->pause_start_ns = t;
+    gc->suspend_ns = 0;
+    gc->ephemeral_at_bgc_start = ephemeral_at_bgc;
+  } else {
+    gc->pause_start_ns = p->has_susp_time ? p->susp_time : t;
+    if (!p->has_susp_end) {
+      p->susp_end = t;
+      p->has_susp_end = 1;
+    }
+    gc->suspend_ns = p->has_susp_time ? p->susp_end - p->susp_time : 0;
+    if (p->has_susp_time) g->suspend_begin_ns = p->origin_abs + (uint64_t)p->susp_time;
+    g->suspend_end_ns = p->origin_abs + (uint64_t)p->susp_end;
+  }
+  if (g->type == 1) {
+    p->current_bgc = g->list_index;
+    gc->pause_ns = gc->suspend_ns;
+  }
+  p->gcs[p->ngcs++] = gc;
+}
+
+/* PerfView's AddConcurrentPauseTime. */
+static void add_concurrent_pause(struct rproc *p, struct rgc *gc, int64_t t, uint64_t ts_abs) {
+  if (p->susp_tid_bgc > 0) {
+    int64_t pause = t - p->susp_time;
+    gc->pause_ns += pause;
+    if (p->last_susp_reason == 6) {
+      gc->bgc_pause2_ns = pause;
+      gc->g.bgc_prep_restart_end_ns = ts_abs;
+    }
+  } else {
+    gc->pause_ns = t - gc->pause_start_ns;
+    if (gc->bgc_pause1_ns < 0) {
+      gc->bgc_pause1_ns = gc->pause_ns;
+      gc->g.restart_end_ns = ts_abs;
+    }
+  }
+}
+
+static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  if (ev->tid == p->susp_tid_other) p->susp_tid_other = -1;
+  if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  struct rgc *gc = current_gc(p);
+  if (gc && !(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) {
+    if (gc->g.type == 1) {
+      add_concurrent_pause(p, gc, t, ev->ts_ns);
+    } else if (!gc->has_end && gc->start_version == 0) {
+      gc->is_concurrent = 1; /* .NET 2.0 concurrent GC */
+      add_concurrent_pause(p, gc, t, ev->ts_ns);
+    } else {
+      gc->pause_ns = t - gc->pause_start_ns;
+      gc->g.restart_end_ns = ev->ts_ns;
+      if (gc->ephemeral_at_bgc_start && p->current_bgc >= 0) {
+        /* The BGC's real initial pause ends here (not in PerfView's figure). */
+        struct rgc *bgc = p->gcs[p->current_bgc];
+        if (bgc->bgc_pause1_ns < 0) {
+          bgc->bgc_pause1_ns = t - bgc->pause_start_ns;
+          bgc->g.restart_end_ns = ev->ts_ns;
+        }
+      }
+      if (gc->g.has_heap_stats) on_end(r, p, gc);
+      else gc->g.incomplete |= GCS_INC_NO_HEAP_STATS;
+    }
+  }
+  p->has_susp_time = 0;
+  p->susp_tid_bgc = p->susp_tid_gc = -1;
+}
+
+static void on_restart_begin(struct rproc *p, const struct gcs_event *ev) {
+  if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  struct rgc *gc = current_gc(p);
+  if (gc && !gc->g.restart_begin_ns) gc->g.restart_begin_ns = ev->ts_ns;
+}
+
+static struct rgc *find_open_by_number(struct rproc *p, uint32_t number) {
+  for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--)
+    if (p->gcs[i]->g.number == number && !p->gcs[i]->reported) return p->gcs[i];
+  return NULL;
+}
+
+static void on_gc_end(struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  struct rgc *gc = current_gc(p);
+  uint32_t count = ev->u.GCEnd.Count;
+  if (gc && count != 0 && gc->g.number != count) gc = find_open_by_number(p, count);
+  if (!gc) return;
+  gc->duration_ns = t - gc->start_ns_rel;
+  gc->has_end = 1;
+  gc->g.end_ns = ev->ts_ns;
+}
+
+static void on_heap_stats(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  struct rgc *gc = current_gc(p);
+  if (gc) {
+    gc->g.heap_stats = ev->u.GCHeapStats;
+    if (ev->version < 2) {
+      gc->g.heap_stats.GenerationSize4 = 0;
+      gc->g.heap_stats.TotalPromotedSize4 = 0;
+    }
+    gc->g.has_heap_stats = 1;
+    gc->g.heap_stats_ns = ev->ts_ns;
+    int64_t prev = p->has_last_heap_stats ? p->last_heap_stats : 0;
+    if (gc->g.type == 1) gc->g.since_last_restart_msec = ns_to_ms(t - prev);
+    else gc->g.since_last_restart_msec = ns_to_ms(gc->pause_start_ns - prev);
+    if (p->seen_tick)
+      for (int k = 0; k < 3; k++) gc->g.alloc_tick_mb[k] = p->tick_cur[k] - p->tick_at_last[k];
+    gc->g.incomplete &= ~(unsigned)GCS_INC_NO_HEAP_STATS;
+    if (gc->g.type == 1 || gc->is_concurrent) {
+      if (!(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) on_end(r, p, gc);
+    }
+  }
+  memcpy(p->tick_at_last, p->tick_cur, sizeof p->tick_cur);
+  p->last_heap_stats = t;
+  p->has_last_heap_stats = 1;
+}
+
+static void on_alloc_tick(struct rproc *p, const struct gcs_event *ev) {
+  const struct gcs_ev_GCAllocationTick *e = &ev->u.GCAllocationTick;
+  double amount = (double)(int64_t)e->AllocationAmount64;
+  if (ev->version < 2 || e->AllocationAmount64 == 0) amount = (double)(int32_t)e->AllocationAmount;
+  if (amount < 0) p->neg_tick = 1;
+  uint32_t kind = e->AllocationKind;
+  if (p->neg_tick) {
+    double hi = kind == 0 ? 110 * 1024.0 : 2 * 1024 * 1024.0;
+    if (amount < 90 * 1024.0) amount = 90 * 1024.0;
+    if (amount > hi) amount = hi;
+  }
+  if (kind > 2) return;
+  p->tick_cur[kind] += amount / 1e6;
+  p->seen_tick = 1;
+}
+
+static void on_global_history(struct rproc *p, const struct gcs_event *ev) {
+  const struct gcs_ev_GCGlobalHeapHistory *e = &ev->u.GCGlobalHeapHistory;
+  if (p->heap_count == -1) {
+    p->heap_count = e->NumHeaps;
+    p->sum.heap_count = e->NumHeaps;
+  }
+  struct rgc *gc = last_gc(p);
+  if (!gc) return;
+  gc->g.global = *e;
+  gc->g.global_version = ev->version;
+  gc->g.has_global_history = 1;
+  if (gc->g.heap_count == -1) gc->g.heap_count = e->NumHeaps;
+}
+
+static void on_per_heap_history(struct rproc *p, const struct gcs_event *ev) {
+  if (ev->version < 3) return; /* only the V3+ layout is decoded */
+  struct rgc *gc = last_gc(p);
+  if (!gc) return;
+  struct gcs_gc *g = &gc->g;
+  if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
+  const struct gcs_ev_GCPerHeapHistory *e = &ev->u.GCPerHeapHistory;
+  struct gcs_gc_heap *h = &g->heaps[g->nheaps++];
+  memset(h, 0, sizeof *h);
+  h->heap_index = e->HeapIndex;
+  h->condemn_reasons0 = e->CondemnReasons0;
+  h->condemn_reasons1 = e->CondemnReasons1;
+  h->compact_mechanisms = e->CompactMechanisms;
+  h->expand_mechanisms = e->ExpandMechanisms;
+  h->running_free_list_efficiency = e->RunningFreeListEfficiency;
+  h->free_list_allocated = e->FreeListAllocated;
+  h->free_list_rejected = e->FreeListRejected;
+  h->end_of_seg_allocated = e->EndOfSegAllocated;
+  h->condemned_allocated = e->CondemnedAllocated;
+  h->pinned_allocated = e->PinnedAllocated;
+  h->pinned_allocated_advance = e->PinnedAllocatedAdvance;
+  h->extra_gen0_commit = e->ExtraGen0Commit;
+  h->gen_count = e->Count < GCS_GENS ? e->Count : GCS_GENS;
+  for (uint32_t i = 0; i < h->gen_count; i++) {
+    h->gen[i].size_before = e->SizeBefore[i];
+    h->gen[i].free_list_before = e->FreeListBefore[i];
+    h->gen[i].free_obj_before = e->FreeObjBefore[i];
+    h->gen[i].size_after = e->SizeAfter[i];
+    h->gen[i].free_list_after = e->FreeListAfter[i];
+    h->gen[i].free_obj_after = e->FreeObjAfter[i];
+    h->gen[i].in = e->In[i];
+    h->gen[i].pinned_surv = e->PinnedSurv[i];
+    h->gen[i].non_pinned_surv = e->NonePinnedSurv[i];
+    h->gen[i].new_allocation = e->NewAllocation[i];
+  }
+}
+
+static void on_pin_object(struct rproc *p, const struct gcs_event *ev) {
+  struct rgc *gc = current_gc(p);
+  if (!gc) return;
+  uint64_t id = ev->u.PinObjectAtGCTime.ObjectID;
+  for (int i = 0; i < gc->npins; i++)
+    if (gc->pin_ids[i] == id) return; /* first report wins */
+  int cap = gc->pins_cap;
+  if (grow((void **)&gc->pin_ids, &cap, gc->npins + 1, sizeof *gc->pin_ids)) return;
+  cap = gc->pins_cap;
+  if (grow((void **)&gc->pin_sizes, &cap, gc->npins + 1, sizeof *gc->pin_sizes)) return;
+  gc->pins_cap = cap;
+  gc->pin_ids[gc->npins] = id;
+  gc->pin_sizes[gc->npins++] = ev->u.PinObjectAtGCTime.ObjectSize;
+  gc->g.pinned_obj_events = (uint32_t)gc->npins;
+  gc->g.pinned_obj_bytes += ev->u.PinObjectAtGCTime.ObjectSize;
+}
+
+static void on_pin_plug(struct rproc *p, const struct gcs_event *ev) {
+  struct rgc *gc = current_gc(p);
+  if (!gc) return;
+  const struct gcs_ev_PinPlugAtGCTime *e = &ev->u.PinPlugAtGCTime;
+  if (e->PlugEnd > e->PlugStart) gc->g.pinned_plug_bytes += e->PlugEnd - e->PlugStart;
+}
+
+static struct gcs_loh_wait *wait_for(struct rgc *gc, int32_t tid, int create) {
+  for (int i = 0; i < gc->g.nloh_waits; i++)
+    if (gc->g.loh_waits[i].tid == tid) return &gc->g.loh_waits[i];
+  if (!create) return NULL;
+  if (grow((void **)&gc->g.loh_waits, &gc->waits_cap, gc->g.nloh_waits + 1, sizeof *gc->g.loh_waits))
+    return NULL;
+  struct gcs_loh_wait *w = &gc->g.loh_waits[gc->g.nloh_waits++];
+  memset(w, 0, sizeof *w);
+  w->tid = tid;
+  return w;
+}
+
+static void on_bgc_alloc_wait(struct rproc *p, const struct gcs_event *ev, int begin, int64_t t) {
+  uint32_t reason = ev->u.BGCAllocWaitBegin.Reason;
+  if (reason < 9 || reason > 11) return;
+  if (begin) {
+    if (p->current_bgc < 0) return;
+    struct rgc *gc = p->gcs[p->current_bgc];
+    if (wait_for(gc, ev->tid, 0)) return; /* a second Start is ignored */
+    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    if (!w) return;
+    w->reason = reason;
+    w->start_msec = ns_to_ms(t);
+  } else {
+    struct rgc *gc = last_bgc(p);
+    if (!gc) return;
+    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    if (!w) return;
+    if (!w->reason) w->reason = reason;
+    w->stop_msec = ns_to_ms(t);
+  }
+}
+
+static void on_cpu_time(struct rproc *p, const struct gcs_event *ev) {
+  struct rgc *gc = find_open_by_number(p, ev->u.GCCpuTime.Count);
+  if (!gc) {
+    for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--)
+      if (p->gcs[i]->g.number == ev->u.GCCpuTime.Count) gc = p->gcs[i];
+  }
+  if (gc) gc->g.gc_cpu_msec = (double)ev->u.GCCpuTime.CpuNsec / 1e6;
+}
+
+/* ---- feeding -------------------------------------------------------------- */
+
+static int clr_instance_of(const struct gcs_event *ev, uint16_t *clr) {
+  const struct gcs_field_desc *f = gcs_field_find(ev->kind, "ClrInstanceID");
+  if (!f || ev->version < f->since) return 0;
+  *clr = (uint16_t)gcs_field_get_int(ev, f);
+  return 1;
+}
+
+void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
+  if (!r->has_origin) gcs_recon_set_time_origin(r, ev->ts_ns);
+  uint16_t clr = 0;
+  int has_clr = clr_instance_of(ev, &clr);
+  struct rproc *p = get_proc(r, ev->pid, has_clr, clr);
+  if (!p) return;
+  p->origin_abs = r->origin;
+  int64_t t = (int64_t)(ev->ts_ns - r->origin);
+  if (!p->has_first_event) {
+    p->first_event = t;
+    p->has_first_event = 1;
+  }
+  p->last_event = t;
+  switch (ev->kind) {
+  case gcs_kind_GCSuspendEEBegin: on_suspend_begin(p, ev, t); break;
+  case gcs_kind_GCSuspendEEEnd: on_suspend_end(r, p, ev, t); break;
+  case gcs_kind_GCStart: on_gc_start(r, p, ev, t); break;
+  case gcs_kind_GCEnd: on_gc_end(p, ev, t); break;
+  case gcs_kind_GCHeapStats: on_heap_stats(r, p, ev, t); break;
+  case gcs_kind_GCRestartEEBegin: on_restart_begin(p, ev); break;
+  case gcs_kind_GCRestartEEEnd: on_restart_end(r, p, ev, t); break;
+  case gcs_kind_GCAllocationTick: on_alloc_tick(p, ev); break;
+  case gcs_kind_GCGlobalHeapHistory: on_global_history(p, ev); break;
+  case gcs_kind_GCPerHeapHistory: on_per_heap_history(p, ev); break;
+  case gcs_kind_PinObjectAtGCTime: on_pin_object(p, ev); break;
+  case gcs_kind_PinPlugAtGCTime: on_pin_plug(p, ev); break;
+  case gcs_kind_BGCAllocWaitBegin: on_bgc_alloc_wait(p, ev, 1, t); break;
+  case gcs_kind_BGCAllocWaitEnd: on_bgc_alloc_wait(p, ev, 0, t); break;
+  case gcs_kind_GCCpuTime: on_cpu_time(p, ev); break;
+  case gcs_kind_RuntimeInformationStart:
+    p->sum.startup_flags = ev->u.RuntimeInformationStart.StartupFlags;
+    p->sum.server_gc = (p->sum.startup_flags & 0x1000) ? 1 : 0;
+    break;
+  case gcs_kind_RuntimeInformation:
+    p->sum.server_gc = ev->u.RuntimeInformation.ServerGC ? 1 : 0;
+    p->sum.startup_flags = (ev->u.RuntimeInformation.ServerGC ? 0x1000u : 0) |
+                           (ev->u.RuntimeInformation.Concurrent ? 0x1u : 0);
+    break;
+  default: break;
+  }
+}
+
+/* Events lost in a process (pid < 0: anywhere): every GC open in it can no
+ * longer be trusted. */
+void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t count) {
+  (void)ts_ns;
+  if (pid < 0) r->lost_unattributed += count;
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    if (pid >= 0 && p->sum.pid != pid) continue;
+    p->sum.lost_events += count;
+    for (int j = 0; j < p->ngcs; j++) {
+      struct rgc *gc = p->gcs[j];
+      if (!gc->reported && !gc->g.complete) {
+        gc->lost = 1;
+        gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+      }
+    }
+  }
+}
+
+void gcs_recon_finish(struct gcs_recon *r) {
+  if (r->finished) return;
+  r->finished = 1;
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    for (int j = 0; j < p->ngcs; j++) {
+      struct rgc *gc = p->gcs[j];
+      if (gc->g.complete) continue;
+      if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
+      else if (j == p->ngcs - 1 && !gc->g.restart_end_ns &&
+               !(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE))
+        gc->g.incomplete |= GCS_INC_TRACE_ENDED;
+    }
+  }
+  recon_calc_all(r);
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    for (int j = 0; j < p->ngcs; j++) report(r, p->gcs[j]);
+  }
+}
+
+/* ---- accessors ------------------------------------------------------------- */
+
+int gcs_recon_process_count(const struct gcs_recon *r) { return r->nprocs; }
+
+const struct gcs_proc_summary *gcs_recon_process(const struct gcs_recon *r, int i) {
+  return i >= 0 && i < r->nprocs ? &r->procs[i]->sum : NULL;
+}
+
+int gcs_recon_gc_count(const struct gcs_recon *r, int process) {
+  return process >= 0 && process < r->nprocs ? r->procs[process]->ngcs : 0;
+}
+
+const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i) {
+  if (process < 0 || process >= r->nprocs) return NULL;
+  struct rproc *p = r->procs[process];
+  return i >= 0 && i < p->ngcs ? &p->gcs[i]->g : NULL;
+}
+
+const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz) {
+  static const struct { unsigned bit; const char *text; } t[] = {
+    { GCS_INC_BEGAN_BEFORE_TRACE, "no suspension before its GCStart (trace began inside it)" },
+    { GCS_INC_TRACE_ENDED, "trace ended inside it" },
+    { GCS_INC_EVENTS_LOST, "events lost during it" },
+    { GCS_INC_NO_HEAP_STATS, "no GCHeapStats" },
+  };
+  size_t n = 0;
+  if (bufsz) buf[0] = 0;
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    if (!(bits & t[i].bit)) continue;
+    int w = snprintf(buf + n, n < bufsz ? bufsz - n : 0, "%s%s", n ? "; " : "", t[i].text);
+    if (w > 0) n += (size_t)w;
+    if (n >= bufsz) break;
+  }
+  return buf;
+}

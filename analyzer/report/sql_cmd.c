@@ -1,11 +1,143 @@
-/* Placeholder until the feature lands (see the issue tracker). */
+/* sql_cmd.c — `gcscope sql DB [QUERY] [--write] [--csv|--json]`: run SQL on a
+ * gcscope database (read-only unless --write: SQLITE_OPEN_READONLY) and print
+ * an aligned table, CSV or JSON. Without QUERY, statements are read from
+ * stdin (a prompt is shown when stdin is a terminal). */
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "rpt_util.h"
+
+enum { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
+  int n = sqlite3_column_count(s);
+  struct rpt_table t;
+  const char **cells = calloc((size_t)(n ? n : 1), sizeof *cells);
+  char **bufs = calloc((size_t)(n ? n : 1), sizeof *bufs);
+  if (!cells || !bufs) { free(cells); free(bufs); return -1; }
+  if (n) {
+    for (int c = 0; c < n; c++) cells[c] = sqlite3_column_name(s, c);
+    if (mode == OUT_TABLE) rpt_table_init(&t, n, cells);
+    else if (mode == OUT_CSV) {
+      for (int c = 0; c < n; c++) { if (c) fputc(',', o); rpt_csv_str(o, cells[c]); }
+      fputc('\n', o);
+    } else fputc('[', o);
+  }
+  int rc, rows = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (mode == OUT_JSON) fprintf(o, "%s\n {", rows ? "," : "");
+    for (int c = 0; c < n; c++) {
+      int ty = sqlite3_column_type(s, c);
+      const char *txt = (const char *)sqlite3_column_text(s, c);
+      if (mode == OUT_TABLE) {
+        cells[c] = ty == SQLITE_NULL ? "NULL" : txt;
+        if (c == 0 && rows == 0) for (int k = 0; k < n; k++) t.right[k] = 0;
+        if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) t.right[c] = 1;
+      } else if (mode == OUT_CSV) {
+        if (c) fputc(',', o);
+        if (ty != SQLITE_NULL) rpt_csv_str(o, txt);
+      } else {
+        fprintf(o, "%s", c ? ", " : "");
+        rpt_json_str(o, sqlite3_column_name(s, c));
+        fputs(": ", o);
+        if (ty == SQLITE_NULL) fputs("null", o);
+        else if (ty == SQLITE_INTEGER) fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c));
+        else if (ty == SQLITE_FLOAT) rpt_json_num(o, sqlite3_column_double(s, c));
+        else rpt_json_str(o, txt);
+      }
+    }
+    if (mode == OUT_TABLE) rpt_table_add(&t, cells);
+    if (mode == OUT_JSON) fputc('}', o);
+    if (mode == OUT_CSV) fputc('\n', o);
+    rows++;
+  }
+  if (n) {
+    if (mode == OUT_TABLE) { rpt_table_print(&t, o, 0); rpt_table_free(&t); }
+    else if (mode == OUT_JSON) fputs("]\n", o);
+  }
+  free(cells);
+  free(bufs);
+  if (rc != SQLITE_DONE) {
+    fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+    return -1;
+  }
+  return 0;
+}
+
+static int run_sql(sqlite3 *db, const char *sql, int mode) {
+  const char *tail = sql;
+  while (tail && *tail) {
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK) {
+      fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+      return -1;
+    }
+    if (!s) continue; /* whitespace or comment */
+    int rc = run_one(db, s, mode, stdout);
+    sqlite3_finalize(s);
+    if (rc) return -1;
+  }
+  return 0;
+}
 
 int gcs_cmd_sql(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gcscope sql: not implemented yet\n");
-  return 1;
+  const char *path = NULL, *query = NULL;
+  int write = 0, mode = OUT_TABLE;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--write") == 0) write = 1;
+    else if (strcmp(a, "--csv") == 0) mode = OUT_CSV;
+    else if (strcmp(a, "--json") == 0) mode = OUT_JSON;
+    else if (a[0] == '-' && a[1] == '-') { fprintf(stderr, "gcscope sql: unknown option '%s'\n", a); return 2; }
+    else if (!path) path = a;
+    else if (!query) query = a;
+    else { fprintf(stderr, "gcscope sql: give the query as one argument (quote it)\n"); return 2; }
+  }
+  if (!path) {
+    fprintf(stderr, "usage: gcscope sql DB [QUERY] [--write] [--csv|--json]\n");
+    return 2;
+  }
+  char err[600];
+  sqlite3 *db = rpt_open(path, 0, write && query, err, sizeof err);
+  if (!db) {
+    fprintf(stderr, "gcscope sql: %s\n", err);
+    return 1;
+  }
+  int rc = 0;
+  if (query) {
+    rc = run_sql(db, query, mode) ? 1 : 0;
+  } else {
+    int tty = isatty(STDIN_FILENO);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap), line[4096];
+    if (!buf) { sqlite3_close(db); return 1; }
+    buf[0] = 0;
+    if (tty) { fputs("gcscope> ", stdout); fflush(stdout); }
+    while (fgets(line, sizeof line, stdin)) {
+      size_t l = strlen(line);
+      if (len + l + 1 > cap) {
+        while (len + l + 1 > cap) cap *= 2;
+        char *nb = realloc(buf, cap);
+        if (!nb) break;
+        buf = nb;
+      }
+      memcpy(buf + len, line, l + 1);
+      len += l;
+      if (sqlite3_complete(buf)) {
+        if (run_sql(db, buf, mode)) rc = 1;
+        len = 0;
+        buf[0] = 0;
+      }
+      if (tty) { fputs(len ? "   ...> " : "gcscope> ", stdout); fflush(stdout); }
+    }
+    if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode)) rc = 1;
+    if (tty) fputc('\n', stdout);
+    free(buf);
+  }
+  sqlite3_close(db);
+  return rc;
 }

@@ -1,0 +1,434 @@
+/* gcs_ctf_reader.c — babeltrace2 graph (src.ctf.fs → muxer → our simple sink)
+ * decoding GC events into struct gcs_event (see gcs_ctf_reader.h).
+ *
+ * Speed: member look-ups by name are done once per event class and cached
+ * (a small open-addressing table keyed by the event class pointer); per event
+ * we only walk the payload by index. */
+#include "gcs_ctf_reader.h"
+
+#include <babeltrace2/babeltrace.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How a payload member is read. */
+enum mtype { M_SKIP, M_UINT, M_SINT, M_STR, M_ARRAY, M_GUID };
+
+struct member {
+  const struct gcs_field_desc *desc;  /* schema field, NULL: not ours */
+  enum mtype mt;
+};
+
+struct cls_info {
+  const bt_event_class *key;
+  char *name;
+  int kind;            /* -1: not a schema event */
+  int version, origin;
+  int data_idx;        /* packed: index of `__data__`, else -1 */
+  int nmembers;
+  struct member *members;
+  int ctx_vpid, ctx_vtid, ctx_procname;  /* common-context member indexes, -1 */
+  int pkt_cpu;         /* packet-context member index of cpu_id, -1 */
+};
+
+struct reader {
+  const struct gcs_rd_callbacks *cb;
+  void *ud;
+  const volatile int *cancel;
+  struct gcs_rd_stats *st;
+  int stopped;
+  int failed;
+  char *err;
+  size_t errlen;
+  /* event-class cache */
+  struct cls_info *tab;
+  size_t tabcap, tabn;
+  /* scratch */
+  struct gcs_rd_event rec;
+  uint8_t *data;
+  size_t datacap;
+  char strbuf[65536];
+};
+
+static int member_index(const bt_field_class *st, const char *name) {
+  if (!st) return -1;
+  uint64_t n = bt_field_class_structure_get_member_count(st);
+  for (uint64_t i = 0; i < n; i++) {
+    const bt_field_class_structure_member *m = bt_field_class_structure_borrow_member_by_index_const(st, i);
+    if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0) return (int)i;
+  }
+  return -1;
+}
+
+static enum mtype member_type(const bt_field_class *fc, const struct gcs_field_desc *d) {
+  bt_field_class_type t = bt_field_class_get_type(fc);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) return M_UINT;
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) return M_SINT;
+  if (t == BT_FIELD_CLASS_TYPE_STRING) return d && d->type == GCS_T_STR ? M_STR : M_SKIP;
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
+    if (d && d->type == GCS_T_GUID) return M_GUID;
+    if (d && d->is_array) return M_ARRAY;
+    if (!d) return M_ARRAY; /* `__data__` */
+  }
+  return M_SKIP;
+}
+
+static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
+  memset(ci, 0, sizeof *ci);
+  ci->key = ec;
+  ci->data_idx = -1;
+  ci->ctx_vpid = ci->ctx_vtid = ci->ctx_procname = ci->pkt_cpu = -1;
+  const char *name = bt_event_class_get_name(ec);
+  ci->name = strdup(name ? name : "");
+  if (!ci->name) return -1;
+  int ver = 0, org = 0;
+  ci->kind = gcs_kind_from_lttng_name(ci->name, &ver, &org);
+  ci->version = ver;
+  ci->origin = org;
+
+  const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+  const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+  ci->ctx_vpid = member_index(ctx, "vpid");
+  ci->ctx_vtid = member_index(ctx, "vtid");
+  ci->ctx_procname = member_index(ctx, "procname");
+  if (ci->ctx_procname >= 0 &&
+      bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(
+          bt_field_class_structure_borrow_member_by_index_const(ctx, (uint64_t)ci->ctx_procname))) !=
+          BT_FIELD_CLASS_TYPE_STRING)
+    ci->ctx_procname = -1;
+  ci->pkt_cpu = member_index(bt_stream_class_borrow_packet_context_field_class_const(sc), "cpu_id");
+
+  if (ci->kind < 0) return 0;
+  const bt_field_class *pl = bt_event_class_borrow_payload_field_class_const(ec);
+  if (!pl) return 0;
+  uint64_t n = bt_field_class_structure_get_member_count(pl);
+  ci->members = calloc(n ? n : 1, sizeof *ci->members);
+  if (!ci->members) return -1;
+  ci->nmembers = (int)n;
+  for (uint64_t i = 0; i < n; i++) {
+    const bt_field_class_structure_member *m = bt_field_class_structure_borrow_member_by_index_const(pl, i);
+    const char *mn = bt_field_class_structure_member_get_name(m);
+    const bt_field_class *fc = bt_field_class_structure_member_borrow_field_class_const(m);
+    if (ci->origin == GCS_ORIGIN_CLR && strcmp(mn, "__data__") == 0) {
+      ci->data_idx = (int)i;
+      ci->members[i].mt = member_type(fc, NULL);
+      continue;
+    }
+    const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)ci->kind, mn);
+    ci->members[i].desc = d;
+    ci->members[i].mt = d ? member_type(fc, d) : M_SKIP;
+  }
+  return 0;
+}
+
+static struct cls_info *cls_get(struct reader *r, const bt_event_class *ec) {
+  if (r->tabn * 2 >= r->tabcap) {
+    size_t ncap = r->tabcap ? r->tabcap * 2 : 64;
+    struct cls_info *nt = calloc(ncap, sizeof *nt);
+    if (!nt) return NULL;
+    for (size_t i = 0; i < r->tabcap; i++) {
+      if (!r->tab[i].key) continue;
+      size_t h = ((uintptr_t)r->tab[i].key >> 4) & (ncap - 1);
+      while (nt[h].key) h = (h + 1) & (ncap - 1);
+      nt[h] = r->tab[i];
+    }
+    free(r->tab);
+    r->tab = nt;
+    r->tabcap = ncap;
+  }
+  size_t h = ((uintptr_t)ec >> 4) & (r->tabcap - 1);
+  while (r->tab[h].key) {
+    if (r->tab[h].key == ec) return &r->tab[h];
+    h = (h + 1) & (r->tabcap - 1);
+  }
+  if (cls_init(&r->tab[h], ec) != 0) {
+    free(r->tab[h].name);
+    free(r->tab[h].members);
+    memset(&r->tab[h], 0, sizeof r->tab[h]);
+    return NULL;
+  }
+  r->tabn++;
+  return &r->tab[h];
+}
+
+static uint64_t int_value(const bt_field *f) {
+  bt_field_class_type t = bt_field_get_class_type(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    return (uint64_t)bt_field_integer_signed_get_value(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+    return bt_field_integer_unsigned_get_value(f);
+  return 0;
+}
+
+/* Fill r->rec.ev.u from the payload of a schema event. */
+static void decode_payload(struct reader *r, const struct cls_info *ci, const bt_field *pl) {
+  struct gcs_event *ev = &r->rec.ev;
+  const struct gcs_event_desc *d = &gcs_event_descs[ci->kind];
+  ev->kind = (enum gcs_kind)ci->kind;
+  ev->version = (uint8_t)ci->version;
+  ev->origin = (uint8_t)ci->origin;
+  ev->truncated = 0;
+  if (ci->data_idx >= 0) {
+    const bt_field *a = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->data_idx);
+    uint64_t n = bt_field_array_get_length(a);
+    if (n > r->datacap) {
+      uint8_t *nd = realloc(r->data, n);
+      if (!nd) { memset(&ev->u, 0, d->struct_size); ev->truncated = 1; return; }
+      r->data = nd;
+      r->datacap = n;
+    }
+    for (uint64_t i = 0; i < n; i++)
+      r->data[i] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(a, i));
+    if (gcs_etw_decode(ev, ev->kind, ci->version, r->data, (size_t)n, 8, r->strbuf, sizeof r->strbuf) != 0) {
+      memset(&ev->u, 0, d->struct_size);
+      ev->truncated = 1;
+    }
+    ev->version = (uint8_t)ci->version;
+    return;
+  }
+  memset(&ev->u, 0, d->struct_size);
+  for (int i = 0; i < ci->nmembers; i++) {
+    const struct member *m = &ci->members[i];
+    if (m->mt == M_SKIP) continue;
+    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)i);
+    switch (m->mt) {
+    case M_UINT: gcs_field_set_int(ev, m->desc, bt_field_integer_unsigned_get_value(f)); break;
+    case M_SINT: gcs_field_set_int(ev, m->desc, (uint64_t)bt_field_integer_signed_get_value(f)); break;
+    case M_STR: gcs_field_set_str(ev, m->desc, bt_field_string_get_value(f)); break;
+    case M_ARRAY: {
+      uint64_t n = bt_field_array_get_length(f);
+      for (uint64_t e = 0; e < n; e++)
+        gcs_field_set_array_int(ev, m->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY),
+                                int_value(bt_field_array_borrow_element_field_by_index_const(f, e)));
+      break;
+    }
+    case M_GUID: {
+      uint64_t n = bt_field_array_get_length(f);
+      uint8_t *g = (uint8_t *)&ev->u + m->desc->offset;
+      for (uint64_t e = 0; e < n && e < 16; e++)
+        g[e] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(f, e));
+      break;
+    }
+    default: break;
+    }
+  }
+  /* A string field missing from the CTF payload must not stay NULL. */
+  for (int i = 0; i < d->nfields; i++)
+    if (d->fields[i].type == GCS_T_STR && !gcs_field_get_str(ev, &d->fields[i]))
+      gcs_field_set_str(ev, &d->fields[i], "");
+}
+
+static int on_event(struct reader *r, const bt_message *msg) {
+  const bt_event *e = bt_message_event_borrow_event_const(msg);
+  struct cls_info *ci = cls_get(r, bt_event_borrow_class_const(e));
+  if (!ci) { snprintf(r->err, r->errlen, "out of memory"); r->failed = 1; return -1; }
+  struct gcs_rd_event *rec = &r->rec;
+  struct gcs_event *ev = &rec->ev;
+  ev->ts_ns = 0;
+  if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
+    int64_t ns;
+    if (bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) ==
+            BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
+      ev->ts_ns = (uint64_t)ns;
+  }
+  ev->pid = ev->tid = ev->cpu = -1;
+  rec->procname = "";
+  const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
+  if (ctx) {
+    if (ci->ctx_vpid >= 0)
+      ev->pid = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_vpid));
+    if (ci->ctx_vtid >= 0)
+      ev->tid = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_vtid));
+    if (ci->ctx_procname >= 0)
+      rec->procname = bt_field_string_get_value(
+          bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_procname));
+  }
+  if (ci->pkt_cpu >= 0) {
+    const bt_packet *p = bt_event_borrow_packet_const(e);
+    const bt_field *pc = p ? bt_packet_borrow_context_field_const(p) : NULL;
+    if (pc) ev->cpu = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(pc, (uint64_t)ci->pkt_cpu));
+  }
+  rec->name = ci->name;
+  rec->decoded = 0;
+  if (ci->kind >= 0) {
+    const bt_field *pl = bt_event_borrow_payload_field_const(e);
+    if (pl) {
+      decode_payload(r, ci, pl);
+      rec->decoded = 1;
+      r->st->decoded++;
+    }
+  }
+  r->st->events++;
+  if (ev->ts_ns) {
+    if (!r->st->first_ns) r->st->first_ns = ev->ts_ns;
+    r->st->last_ns = ev->ts_ns;
+  }
+  if (r->cb->event && r->cb->event(rec, r->ud) != 0) { r->stopped = 1; return 1; }
+  return 0;
+}
+
+static int on_discarded(struct reader *r, const bt_message *msg) {
+  uint64_t count = 0;
+  if (bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+    count = 1; /* LTTng always knows the count; be conservative otherwise */
+  const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
+  struct gcs_rd_lost l = { count, 0, NULL };
+  char sname[64];
+  l.stream = bt_stream_get_name(s);
+  if (!l.stream) { snprintf(sname, sizeof sname, "stream %llu", (unsigned long long)bt_stream_get_id(s)); l.stream = sname; }
+  if (bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s))) {
+    int64_t ns;
+    if (bt_clock_snapshot_get_ns_from_origin(bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg), &ns) ==
+            BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
+      l.ts_ns = (uint64_t)ns;
+  }
+  r->st->discarded += count;
+  if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }
+  return 0;
+}
+
+static void on_stream_begin(struct reader *r, const bt_message *msg) {
+  if (r->st->hostname[0]) return;
+  const bt_trace *t = bt_stream_borrow_trace_const(bt_message_stream_beginning_borrow_stream_const(msg));
+  const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(t, "hostname");
+  if (v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING)
+    snprintf(r->st->hostname, sizeof r->st->hostname, "%s", bt_value_string_get(v));
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
+  struct reader *r = ud;
+  if (r->cancel && *r->cancel) { r->stopped = 1; return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END; }
+  bt_message_array_const msgs;
+  uint64_t count;
+  switch (bt_message_iterator_next(it, &msgs, &count)) {
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK: break;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+  default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+  }
+  int stop = 0;
+  for (uint64_t i = 0; i < count; i++) {
+    const bt_message *m = msgs[i];
+    if (!stop) {
+      switch (bt_message_get_type(m)) {
+      case BT_MESSAGE_TYPE_EVENT: stop = on_event(r, m); break;
+      case BT_MESSAGE_TYPE_DISCARDED_EVENTS: stop = on_discarded(r, m); break;
+      case BT_MESSAGE_TYPE_STREAM_BEGINNING: on_stream_begin(r, m); break;
+      default: break;
+      }
+    }
+    bt_message_put_ref(m);
+  }
+  return stop ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END
+              : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* Turn the thread's babeltrace2 error into one line (its root cause, the
+ * most specific message) and clear it. */
+static void take_error(char *err, size_t errlen, const char *what) {
+  const bt_error *e = bt_current_thread_take_error();
+  const char *msg = NULL;
+  if (e) {
+    uint64_t n = bt_error_get_cause_count(e);
+    /* Cause 0 is the root cause (the component that failed first). */
+    if (n > 0) msg = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
+  }
+  char one[512];
+  snprintf(one, sizeof one, "%s", msg ? msg : "unknown error");
+  for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+  snprintf(err, errlen, "%s: %s", what, one);
+  if (e) bt_error_release(e);
+}
+
+int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                 void *ud, const volatile int *cancel, struct gcs_rd_stats *stats,
+                 char *err, size_t errlen) {
+  struct gcs_rd_stats st_local;
+  if (!stats) stats = &st_local;
+  memset(stats, 0, sizeof *stats);
+  struct reader *r = calloc(1, sizeof *r);
+  if (!r) { snprintf(err, errlen, "out of memory"); return -1; }
+  r->cb = cb; r->ud = ud; r->cancel = cancel; r->st = stats; r->err = err; r->errlen = errlen;
+
+  int rc = -1;
+  const bt_plugin *ctf = NULL, *utils = NULL;
+  bt_graph *g = NULL;
+  bt_value *params = NULL;
+  if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
+      bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) != BT_PLUGIN_FIND_STATUS_OK) {
+    bt_current_thread_clear_error();
+    snprintf(err, errlen, "babeltrace2 plugins ctf/utils not found");
+    goto out;
+  }
+  g = bt_graph_create(0);
+  const bt_component_filter *mux;
+  const bt_component_sink *sink;
+  if (!g) { bt_current_thread_clear_error(); snprintf(err, errlen, "out of memory"); goto out; }
+  /* Babeltrace's own logging stays quiet: its errors come back through the
+   * error API and we print one line. */
+  if (bt_graph_add_filter_component(g, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "mux",
+                                    NULL, BT_LOGGING_LEVEL_NONE, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+      bt_graph_add_simple_sink_component(g, "gcscope", NULL, consume, NULL, r, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+    take_error(err, errlen, "babeltrace2 graph");
+    goto out;
+  }
+  /* One src.ctf.fs per trace directory: babeltrace2 2.0 merges several
+   * inputs in one component only when their UUIDs match (a session's kernel
+   * and user-space traces differ). */
+  uint64_t nmux = 0;
+  for (int i = 0; i < ndirs; i++) {
+    bt_value *arr = NULL;
+    params = bt_value_map_create();
+    if (!params || bt_value_map_insert_empty_array_entry(params, "inputs", &arr) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+        bt_value_array_append_string_element(arr, dirs[i]) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+      bt_current_thread_clear_error();
+      snprintf(err, errlen, "out of memory");
+      goto out;
+    }
+    char cname[32];
+    snprintf(cname, sizeof cname, "src%d", i);
+    const bt_component_source *src;
+    if (bt_graph_add_source_component(g, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), cname,
+                                      params, BT_LOGGING_LEVEL_NONE, &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+      take_error(err, errlen, dirs[i]);
+      goto out;
+    }
+    bt_value_put_ref(params);
+    params = NULL;
+    uint64_t nout = bt_component_source_get_output_port_count(src);
+    for (uint64_t p = 0; p < nout; p++, nmux++) {
+      if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src, p),
+                                 bt_component_filter_borrow_input_port_by_index_const(mux, nmux), NULL) !=
+          BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+        take_error(err, errlen, "babeltrace2 graph");
+        goto out;
+      }
+    }
+  }
+  if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+                             bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL) !=
+      BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+    take_error(err, errlen, "babeltrace2 graph");
+    goto out;
+  }
+  bt_graph_run_status s;
+  do { s = bt_graph_run(g); } while (s == BT_GRAPH_RUN_STATUS_AGAIN);
+  if (r->failed) { bt_current_thread_clear_error(); goto out; }
+  if (s != BT_GRAPH_RUN_STATUS_OK) {
+    take_error(err, errlen, ndirs == 1 ? dirs[0] : "trace");
+    goto out;
+  }
+  rc = r->stopped ? GCS_RD_STOPPED : 0;
+out:
+  bt_value_put_ref(params);
+  bt_graph_put_ref(g);
+  bt_plugin_put_ref(ctf);
+  bt_plugin_put_ref(utils);
+  for (size_t i = 0; i < r->tabcap; i++) { free(r->tab[i].name); free(r->tab[i].members); }
+  free(r->tab);
+  free(r->data);
+  free(r);
+  return rc;
+}

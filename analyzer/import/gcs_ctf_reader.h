@@ -1,0 +1,76 @@
+/*
+ * gcs_ctf_reader.h — read LTTng CTF traces with libbabeltrace2 and decode the
+ * GC events of gc_events.def into struct gcs_event.
+ *
+ * One call reads a set of CTF trace directories (those holding `metadata`,
+ * see gcs_ctf_find.h) through a babeltrace2 graph: src.ctf.fs → flt.utils.muxer
+ * → a sink of ours. Every event, in time order, is handed to a callback:
+ *   - rgc:* events and CoreCLR's per-field DotNETRuntime:* /
+ *     DotNETRuntimePrivate:* events are decoded field by field by name
+ *     (schema-driven: gcs_field_find + gcs_field_set_*); arrays are CTF
+ *     sequences;
+ *   - packed CoreCLR events (`length` + `__data__`) go through
+ *     gcs_etw_decode with the event's version (pointer size 8);
+ *   - any other event is still reported (decoded = 0) with its name, time
+ *     and process, so a caller can count events and processes.
+ * Discarded-event counts (babeltrace2 discarded-events messages) go to a
+ * second callback. The trace environment's `hostname` is reported in the
+ * stats.
+ *
+ * Ownership: everything a callback receives (the record, its strings, the
+ * STR fields of ev) is owned by the reader and valid only during the call.
+ * Threading: a call runs entirely in the calling thread; callbacks run in
+ * that thread. Independent calls may run in parallel threads.
+ * Errors: returns 0 at the end of the traces, GCS_RD_STOPPED when a callback
+ * returned non-zero, -1 on a read error with a one-line message in err
+ * (babeltrace2's root cause, e.g. a truncated stream file).
+ */
+#ifndef GCS_CTF_READER_H
+#define GCS_CTF_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_events.h"
+
+#define GCS_RD_STOPPED 1
+
+/* One event as read. ev.ts_ns/pid/tid/cpu are always set (pid/tid -1 when
+ * the trace has no vpid/vtid context, cpu -1 without cpu_id); ev.kind,
+ * version, origin, truncated and u only when decoded is 1. */
+struct gcs_rd_event {
+  struct gcs_event ev;
+  int decoded;
+  const char *name;      /* full CTF event name, "DotNETRuntime:GCStart_V2" */
+  const char *procname;  /* procname context, "" if absent */
+};
+
+/* Discarded events reported by a stream: count, the stream's name and the
+ * end of the gap (ns since the epoch, 0 if the trace does not say). */
+struct gcs_rd_lost {
+  uint64_t count;
+  uint64_t ts_ns;
+  const char *stream;
+};
+
+struct gcs_rd_callbacks {
+  int (*event)(const struct gcs_rd_event *e, void *ud);      /* non-zero: stop */
+  int (*lost)(const struct gcs_rd_lost *l, void *ud);        /* may be NULL */
+};
+
+struct gcs_rd_stats {
+  uint64_t events;        /* every event read */
+  uint64_t decoded;       /* events decoded into struct gcs_event */
+  uint64_t discarded;     /* sum of discarded-event counts */
+  uint64_t first_ns, last_ns;  /* first/last event time, 0 if no event */
+  char hostname[256];     /* trace environment `hostname`, "" if absent */
+};
+
+/* Read the CTF traces in dirs (each holds a `metadata` file) merged in time
+ * order. stats may be NULL. cancel, if not NULL, is polled between message
+ * batches; when it becomes non-zero the read stops with GCS_RD_STOPPED. */
+int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                 void *ud, const volatile int *cancel, struct gcs_rd_stats *stats,
+                 char *err, size_t errlen);
+
+#endif /* GCS_CTF_READER_H */

@@ -1,0 +1,72 @@
+/*
+ * gcs_db.h — the gcscope SQLite database: open/create it with the schema of
+ * schemas/gcs_tables.h, build its indexes, and import traces into it.
+ *
+ * gcs_import_paths is the one entry point every importer uses: `gcscope
+ * import`, `gcscope stats TRACE` (import, then report), the tracer's
+ * `--import` and the TUI. Each path may be an LTTng trace directory at any
+ * level (session directory, perfcollect folder, ust/uid/...), a perfcollect
+ * `.trace.zip`, or a `.nettrace` file. Each trace found is imported in its own
+ * transaction: the traces row, the raw rows (tables_raw.def) and the GC
+ * tables (tables_gc.def, via gcs_recon_store) are committed together or not
+ * at all. A trace already in the database (same content identity) adds
+ * nothing and is reported as "already imported". Indexes are built once the
+ * rows are in.
+ *
+ * Ownership: the caller owns the sqlite3 handle from gcs_db_open and closes
+ * it with sqlite3_close. Threading: gcs_import_paths uses one extra thread
+ * internally (trace decoding runs beside the SQLite writer); a database
+ * handle is used by one caller thread at a time. Errors: functions return 0
+ * on success, -1 with a one-line message (no newline, no program prefix) in
+ * err; nothing is printed except the per-trace summary lines of
+ * gcs_import_paths, written to opts->out.
+ */
+#ifndef GCS_DB_H
+#define GCS_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct sqlite3 sqlite3;
+
+/* Default database path of every command (like perf's perf.data). */
+#define GCS_DB_DEFAULT_PATH "gcscope.db"
+
+/* Open (and create, with every table and view, if missing) the database at
+ * path, configured for bulk loading. NULL on failure. */
+sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
+
+/* Create the indexes of GCS_INDEX_SQL (if missing). */
+int gcs_db_create_indexes(sqlite3 *db, char *err, size_t errlen);
+
+struct gcs_import_opts {
+  FILE *out;                    /* summary lines and notes; NULL: stdout */
+  int quiet;                    /* 1: print nothing */
+  const volatile int *cancel;   /* if not NULL and set (e.g. by a SIGINT handler),
+                                   the trace being imported is rolled back and
+                                   gcs_import_paths fails with "interrupted" */
+  uint64_t fail_after_events;   /* testing hook: fail the import after this many
+                                   GC events (0: never), to exercise the rollback */
+};
+
+/* Totals over every path of one call. */
+struct gcs_import_totals {
+  int traces_imported;          /* traces committed by this call */
+  int traces_skipped;           /* already in the database */
+  uint64_t events, gcs, discarded;
+};
+
+/* Import paths into the database at db_path (created if missing). opts and
+ * totals may be NULL. Stops at the first failing path: traces committed
+ * before it stay, the failing one leaves nothing. "No GC events" is a
+ * warning (in the summary line), not an error. */
+int gcs_import_paths(const char *db_path, const char *const *paths, int npaths,
+                     const struct gcs_import_opts *opts, char *err, size_t errlen);
+
+/* Same, into an open database, with totals. */
+int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths,
+                        const struct gcs_import_opts *opts, struct gcs_import_totals *totals,
+                        char *err, size_t errlen);
+
+#endif /* GCS_DB_H */

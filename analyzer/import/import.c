@@ -1,0 +1,501 @@
+/* import.c — gcs_import_paths: find the traces behind each path, and import
+ * each one in its own transaction (see gcs_db.h).
+ *
+ * CTF traces are decoded by libbabeltrace2 on a second thread that packs
+ * decoded GC events into batches (import_queue.h); this thread writes them to
+ * SQLite (import_writer.h). Decoding and inserting then overlap, which is
+ * what keeps the import rate close to babeltrace2's own decode rate. */
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "gcs_ctf_find.h"
+#include "gcs_ctf_reader.h"
+#include "gcs_db.h"
+#include "gcs_zip.h"
+#include "import_identity.h"
+#include "import_queue.h"
+#include "import_writer.h"
+#ifdef GCS_IMPORT_HAVE_NETTRACE
+#include "gcs_nettrace.h"
+#endif
+
+#define MAX_STR_COPY (16 * 1024)  /* longest string field carried to the writer */
+
+struct import_ctx {
+  sqlite3 *db;
+  const struct gcs_import_opts *opts;
+  struct gcs_import_totals *tot;
+  FILE *out;
+};
+
+/* ---- decoder thread -------------------------------------------------------- */
+
+struct dec_proc { int32_t pid; char name[64]; uint64_t first, last, events, gc_events; };
+
+struct decoder {
+  const char *const *dirs;
+  int ndirs;
+  const volatile int *cancel;
+  struct imq *q;
+  struct imq_batch *cur;
+  struct gcs_rd_stats stats;
+  int rc;
+  char err[1024];
+  struct dec_proc *procs;
+  size_t nprocs, capprocs, last;
+};
+
+static struct dec_proc *dec_proc(struct decoder *d, int32_t pid) {
+  if (d->last < d->nprocs && d->procs[d->last].pid == pid) return &d->procs[d->last];
+  for (size_t i = 0; i < d->nprocs; i++)
+    if (d->procs[i].pid == pid) { d->last = i; return &d->procs[i]; }
+  if (d->nprocs == d->capprocs) {
+    size_t cap = d->capprocs ? d->capprocs * 2 : 16;
+    struct dec_proc *np = realloc(d->procs, cap * sizeof *np);
+    if (!np) return NULL;
+    d->procs = np;
+    d->capprocs = cap;
+  }
+  struct dec_proc *p = &d->procs[d->nprocs];
+  memset(p, 0, sizeof *p);
+  p->pid = pid;
+  d->last = d->nprocs++;
+  return p;
+}
+
+/* Room for size bytes in the current batch, handing full batches over. */
+static void *dec_reserve(struct decoder *d, size_t size) {
+  void *p = d->cur ? imq_reserve(d->cur, size) : NULL;
+  if (p) return p;
+  if (d->cur) imq_push(d->q, d->cur);
+  d->cur = imq_get_empty(d->q);
+  return d->cur ? imq_reserve(d->cur, size) : NULL;
+}
+
+static size_t str_copy_len(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  return n > MAX_STR_COPY ? MAX_STR_COPY : n;
+}
+
+static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
+  struct decoder *d = ud;
+  struct dec_proc *p = dec_proc(d, e->ev.pid);
+  if (p) {
+    if (e->ev.ts_ns && (!p->first || e->ev.ts_ns < p->first)) p->first = e->ev.ts_ns;
+    if (e->ev.ts_ns > p->last) p->last = e->ev.ts_ns;
+    p->events++;
+    if (e->decoded) p->gc_events++;
+    if (e->procname[0] && strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
+  }
+  if (!e->decoded) return 0;
+  const struct gcs_event_desc *desc = &gcs_event_descs[e->ev.kind];
+  size_t evsize = (offsetof(struct gcs_event, u) + desc->struct_size + 7) & ~(size_t)7;
+  size_t strsize = 0;
+  for (int i = 0; i < desc->nfields; i++)
+    if (desc->fields[i].type == GCS_T_STR) strsize += str_copy_len(gcs_field_get_str(&e->ev, &desc->fields[i])) + 1;
+  size_t total = sizeof(struct imq_rec) + evsize + strsize;
+  struct imq_rec *r = dec_reserve(d, total);
+  if (!r) return 1;  /* the writer gave up */
+  r->type = IMQ_EVENT;
+  r->size = (uint32_t)((total + 7) & ~(size_t)7);
+  struct gcs_event *ev = (struct gcs_event *)(r + 1);
+  memcpy(ev, &e->ev, offsetof(struct gcs_event, u) + desc->struct_size);
+  char *s = (char *)ev + evsize;
+  for (int i = 0; i < desc->nfields; i++) {
+    if (desc->fields[i].type != GCS_T_STR) continue;
+    const char *src = gcs_field_get_str(&e->ev, &desc->fields[i]);
+    size_t n = str_copy_len(src);
+    if (n) memcpy(s, src, n);
+    s[n] = '\0';
+    gcs_field_set_str(ev, &desc->fields[i], s);
+    s += n + 1;
+  }
+  return 0;
+}
+
+struct lost_rec { uint64_t count, ts_ns; char stream[]; };
+
+static int dec_on_lost(const struct gcs_rd_lost *l, void *ud) {
+  struct decoder *d = ud;
+  size_t n = str_copy_len(l->stream);
+  size_t total = sizeof(struct imq_rec) + sizeof(struct lost_rec) + n + 1;
+  struct imq_rec *r = dec_reserve(d, total);
+  if (!r) return 1;
+  r->type = IMQ_LOST;
+  r->size = (uint32_t)((total + 7) & ~(size_t)7);
+  struct lost_rec *lr = (struct lost_rec *)(r + 1);
+  lr->count = l->count;
+  lr->ts_ns = l->ts_ns;
+  if (n) memcpy(lr->stream, l->stream, n);
+  lr->stream[n] = '\0';
+  return 0;
+}
+
+static void *decoder_main(void *arg) {
+  struct decoder *d = arg;
+  static const struct gcs_rd_callbacks cb = { dec_on_event, dec_on_lost };
+  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &cb, d, d->cancel, &d->stats, d->err, sizeof d->err);
+  if (d->cur) { imq_push(d->q, d->cur); d->cur = NULL; }
+  imq_close(d->q);
+  return NULL;
+}
+
+/* ---- transaction helpers ----------------------------------------------------- */
+
+static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
+  char *msg = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    snprintf(err, errlen, "database: %s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return -1;
+  }
+  return 0;
+}
+
+static void rollback(sqlite3 *db) {
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Start the trace's transaction. Returns 1 if the identity is already in the
+ * database (transaction closed), 0 with *trace_id set, -1 on error. */
+static int begin_trace(struct import_ctx *c, const char *label, const char *identity, const char *source,
+                       int64_t *trace_id, char *err, size_t errlen) {
+  if (exec(c->db, "BEGIN IMMEDIATE", err, errlen) != 0) return -1;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(c->db, "SELECT id FROM traces WHERE identity = ?", -1, &s, NULL) != SQLITE_OK) goto fail;
+  sqlite3_bind_text(s, 1, identity, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(s);
+  int64_t old = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+  sqlite3_finalize(s);
+  if (rc == SQLITE_ROW) {
+    rollback(c->db);
+    if (!c->opts->quiet)
+      fprintf(c->out, "%s: already imported (trace %lld), nothing added\n", label, (long long)old);
+    c->tot->traces_skipped++;
+    return 1;
+  }
+  if (rc != SQLITE_DONE) goto fail;
+  if (sqlite3_prepare_v2(c->db,
+                         "INSERT INTO traces(path, identity, source, event_count, gc_event_count, discarded, imported_ns) "
+                         "VALUES(?,?,?,0,0,0,?)", -1, &s, NULL) != SQLITE_OK)
+    goto fail;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  sqlite3_bind_text(s, 1, label, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 2, identity, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 3, source, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(s, 4, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+  rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) goto fail;
+  *trace_id = sqlite3_last_insert_rowid(c->db);
+  return 0;
+fail:
+  snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
+  rollback(c->db);
+  return -1;
+}
+
+struct trace_result {
+  const char *hostname;
+  uint64_t start_ns, end_ns, events, gc_events, discarded;
+};
+
+/* Finish the writer, update the traces row, commit and print the summary. */
+static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, const char *label,
+                     const struct trace_result *tr, char *err, size_t errlen) {
+  if (imw_finish(w, tr->hostname, err, errlen) != 0) return -1;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(c->db,
+                         "UPDATE traces SET hostname=?, start_ns=?, end_ns=?, event_count=?, gc_event_count=?, "
+                         "discarded=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
+    return -1;
+  }
+  if (tr->hostname && *tr->hostname) sqlite3_bind_text(s, 1, tr->hostname, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(s, 1);
+  if (tr->start_ns) sqlite3_bind_int64(s, 2, (int64_t)tr->start_ns); else sqlite3_bind_null(s, 2);
+  if (tr->end_ns) sqlite3_bind_int64(s, 3, (int64_t)tr->end_ns); else sqlite3_bind_null(s, 3);
+  sqlite3_bind_int64(s, 4, (int64_t)tr->events);
+  sqlite3_bind_int64(s, 5, (int64_t)tr->gc_events);
+  sqlite3_bind_int64(s, 6, (int64_t)tr->discarded);
+  sqlite3_bind_int64(s, 7, trace_id);
+  int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) { snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db)); return -1; }
+  if (c->opts->cancel && *c->opts->cancel) { snprintf(err, errlen, "interrupted"); return -1; }
+  if (exec(c->db, "COMMIT", err, errlen) != 0) return -1;
+  uint64_t gcs = imw_gcs(w);
+  c->tot->traces_imported++;
+  c->tot->events += tr->events;
+  c->tot->gcs += gcs;
+  c->tot->discarded += tr->discarded;
+  if (!c->opts->quiet) {
+    fprintf(c->out, "%s: trace %lld: %llu events (%llu GC events), %d processes, %llu GCs, %llu discarded%s%s\n",
+            label, (long long)trace_id, (unsigned long long)tr->events, (unsigned long long)tr->gc_events,
+            imw_process_count(w), (unsigned long long)gcs, (unsigned long long)tr->discarded,
+            tr->hostname && *tr->hostname ? ", host " : "", tr->hostname ? tr->hostname : "");
+    if (tr->gc_events == 0)
+      fprintf(c->out, "%s: warning: no GC events in this trace (0 GCs imported)\n", label);
+    if (tr->discarded)
+      fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
+              label, (unsigned long long)tr->discarded);
+  }
+  return 0;
+}
+
+static int cancelled(const struct gcs_import_opts *o) { return o->cancel && *o->cancel; }
+
+/* ---- one CTF session ----------------------------------------------------------- */
+
+static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_ctf_session *s, char *err,
+                      size_t errlen) {
+  char identity[IMPORT_IDENTITY_LEN];
+  if (import_identity_dirs(s->root, (const char *const *)s->dirs, s->ndirs, identity, err, errlen) != 0) return -1;
+  int64_t trace_id;
+  int rc = begin_trace(c, label, identity, "lttng", &trace_id, err, errlen);
+  if (rc != 0) return rc > 0 ? 0 : -1;
+
+  struct imw *w = imw_open(c->db, trace_id, err, errlen);
+  if (!w) { rollback(c->db); return -1; }
+  struct imq q;
+  struct decoder *d = calloc(1, sizeof *d);
+  if (!d || imq_init(&q) != 0) {
+    free(d);
+    imw_close(w);
+    rollback(c->db);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  d->dirs = (const char *const *)s->dirs;
+  d->ndirs = s->ndirs;
+  d->cancel = c->opts->cancel;
+  d->q = &q;
+  pthread_t th;
+  if (pthread_create(&th, NULL, decoder_main, d) != 0) {
+    imq_free(&q); free(d); imw_close(w); rollback(c->db);
+    snprintf(err, errlen, "cannot start the decoding thread");
+    return -1;
+  }
+  /* Writer loop: this thread owns the database. */
+  int failed = 0;
+  uint64_t n = 0;
+  const uint64_t fail_after = c->opts->fail_after_events;
+  static _Thread_local struct gcs_event ev;  /* full-size copy: records hold only the event's own struct */
+  struct imq_batch *b;
+  while ((b = imq_pop(&q)) != NULL) {
+    if (!failed && cancelled(c->opts)) { snprintf(err, errlen, "interrupted"); failed = 1; imq_abort(&q); }
+    for (size_t off = 0; !failed && off < b->used;) {
+      const struct imq_rec *r = (const struct imq_rec *)(b->buf + off);
+      off += r->size;
+      if (r->type == IMQ_EVENT) {
+        const struct gcs_event *src = (const struct gcs_event *)(r + 1);
+        memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
+        if (fail_after && ++n > fail_after) {
+          snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
+          failed = 1;
+        } else if (imw_event(w, &ev, err, errlen) != 0) {
+          failed = 1;
+        }
+      } else if (r->type == IMQ_LOST) {
+        const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
+        if (imw_lost(w, lr->stream, lr->ts_ns, lr->count, err, errlen) != 0) failed = 1;
+      }
+      if (failed) imq_abort(&q);
+    }
+    imq_release(&q, b);
+  }
+  pthread_join(th, NULL);
+  if (!failed && d->rc < 0) {
+    snprintf(err, errlen, "%s", d->err);
+    failed = 1;
+  }
+  if (!failed && (d->rc == GCS_RD_STOPPED || cancelled(c->opts))) {
+    snprintf(err, errlen, "interrupted");
+    failed = 1;
+  }
+  if (!failed) {
+    for (size_t i = 0; i < d->nprocs; i++) {
+      struct imw_proc *p = imw_proc(w, d->procs[i].pid);
+      if (!p) { snprintf(err, errlen, "out of memory"); failed = 1; break; }
+      snprintf(p->name, sizeof p->name, "%s", d->procs[i].name);
+      p->first_ns = d->procs[i].first;
+      p->last_ns = d->procs[i].last;
+      p->events = d->procs[i].events;
+      p->gc_events = d->procs[i].gc_events;
+    }
+  }
+  if (!failed) {
+    struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
+                               d->stats.decoded, d->stats.discarded };
+    if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
+  }
+  if (failed) rollback(c->db);
+  imw_close(w);
+  imq_free(&q);
+  free(d->procs);
+  free(d);
+  return failed ? -1 : 0;
+}
+
+/* Import every CTF session under dir; label_base names them. */
+static int import_ctf_tree(struct import_ctx *c, const char *label_base, const char *dir, char *err, size_t errlen) {
+  struct gcs_ctf_session *s;
+  int n;
+  if (gcs_ctf_find(dir, &s, &n, err, errlen) != 0) return -1;
+  if (n == 0) {
+    snprintf(err, errlen, "%s: no LTTng/CTF trace found (no `metadata` file under it)", label_base);
+    gcs_ctf_sessions_free(s, n);
+    return -1;
+  }
+  int rc = 0;
+  size_t dl = strlen(dir);
+  for (int i = 0; i < n && rc == 0; i++) {
+    char label[4096];
+    const char *rel = strncmp(s[i].root, dir, dl) == 0 ? s[i].root + dl : s[i].root;
+    if (n == 1) snprintf(label, sizeof label, "%s", label_base);
+    else snprintf(label, sizeof label, "%s%s%s", label_base, *rel == '/' ? "" : "/", rel);
+    rc = import_ctf(c, label, &s[i], err, errlen);
+  }
+  gcs_ctf_sessions_free(s, n);
+  return rc;
+}
+
+/* ---- nettrace ---------------------------------------------------------------------- */
+
+#ifdef GCS_IMPORT_HAVE_NETTRACE
+struct nt_ctx { struct imw *w; const struct gcs_import_opts *opts; uint64_t n; int failed; char *err; size_t errlen; };
+
+static int nt_on_event(const struct gcs_event *ev, void *ud) {
+  struct nt_ctx *x = ud;
+  if (cancelled(x->opts)) { snprintf(x->err, x->errlen, "interrupted"); x->failed = 1; return 1; }
+  if (x->opts->fail_after_events && ++x->n > x->opts->fail_after_events) {
+    snprintf(x->err, x->errlen, "simulated failure after %llu events", (unsigned long long)x->opts->fail_after_events);
+    x->failed = 1;
+    return 1;
+  }
+  imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
+  if (imw_event(x->w, ev, x->err, x->errlen) != 0) { x->failed = 1; return 1; }
+  return 0;
+}
+
+static int import_nettrace(struct import_ctx *c, const char *path, char *err, size_t errlen) {
+  char identity[IMPORT_IDENTITY_LEN];
+  if (import_identity_file(path, identity, err, errlen) != 0) return -1;
+  int64_t trace_id;
+  int rc = begin_trace(c, path, identity, "nettrace", &trace_id, err, errlen);
+  if (rc != 0) return rc > 0 ? 0 : -1;
+  struct imw *w = imw_open(c->db, trace_id, err, errlen);
+  if (!w) { rollback(c->db); return -1; }
+  struct nt_ctx x = { w, c->opts, 0, 0, err, errlen };
+  struct gcs_nettrace_info info;
+  memset(&info, 0, sizeof info);
+  char nerr[1024];
+  int failed = 0;
+  if (gcs_nettrace_read(path, nt_on_event, &x, &info, nerr, sizeof nerr) != 0) {
+    if (!x.failed) snprintf(err, errlen, "%s", nerr);
+    failed = 1;
+  } else if (x.failed) {
+    failed = 1;
+  }
+  if (!failed) {
+    struct imw_proc *p = imw_proc(w, info.pid);
+    if (p && info.command_line[0] && !p->command_line) p->command_line = strdup(info.command_line);
+    if (p && !p->first_ns) p->first_ns = info.start_ns;
+    if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;
+  }
+  if (!failed) {
+    struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
+                               info.events_lost };
+    if (end_trace(c, w, trace_id, path, &tr, err, errlen) != 0) failed = 1;
+  }
+  if (failed) rollback(c->db);
+  imw_close(w);
+  return failed ? -1 : 0;
+}
+#endif
+
+/* ---- paths ------------------------------------------------------------------------- */
+
+static int starts_with_magic(const char *path, const char *magic, size_t n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char b[16];
+  int ok = fread(b, 1, n, f) == n && memcmp(b, magic, n) == 0;
+  fclose(f);
+  return ok;
+}
+
+static int import_path(struct import_ctx *c, const char *path, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+  if (S_ISDIR(st.st_mode)) return import_ctf_tree(c, path, path, err, errlen);
+  if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a file or directory", path); return -1; }
+  if (starts_with_magic(path, "Nettrace", 8)) {
+#ifdef GCS_IMPORT_HAVE_NETTRACE
+    return import_nettrace(c, path, err, errlen);
+#else
+    snprintf(err, errlen, "%s: .nettrace input is not supported yet in this build", path);
+    return -1;
+#endif
+  }
+  if (gcs_zip_is_zip(path)) {
+    char *tmp;
+    if (gcs_zip_extract(path, &tmp, err, errlen) != 0) return -1;
+    int rc = import_ctf_tree(c, path, tmp, err, errlen);
+    gcs_zip_cleanup(tmp);
+    return rc;
+  }
+  if (strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") == 0) {
+    /* The user pointed at a trace's metadata file: read its directory. */
+    char *dir = strdup(path);
+    if (!dir) { snprintf(err, errlen, "out of memory"); return -1; }
+    char *sl = strrchr(dir, '/');
+    if (sl) *sl = '\0'; else strcpy(dir, ".");
+    int rc = import_ctf_tree(c, path, dir, err, errlen);
+    free(dir);
+    return rc;
+  }
+  snprintf(err, errlen, "%s: not a trace (expected an LTTng trace directory, a perfcollect .trace.zip or a .nettrace file)",
+           path);
+  return -1;
+}
+
+int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const struct gcs_import_opts *opts,
+                        struct gcs_import_totals *totals, char *err, size_t errlen) {
+  static const struct gcs_import_opts defaults;
+  struct gcs_import_totals tot_local;
+  if (!opts) opts = &defaults;
+  if (!totals) totals = &tot_local;
+  memset(totals, 0, sizeof *totals);
+  struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout };
+  for (int i = 0; i < npaths; i++) {
+    if (cancelled(opts)) { snprintf(err, errlen, "interrupted"); return -1; }
+    if (import_path(&c, paths[i], err, errlen) != 0) {
+      /* Name the file in every message. */
+      if (strncmp(err, paths[i], strlen(paths[i])) != 0) {
+        char tmp[1024];
+        snprintf(tmp, sizeof tmp, "%s", err);
+        snprintf(err, errlen, "%s: %s", paths[i], tmp);
+      }
+      return -1;
+    }
+  }
+  if (totals->traces_imported > 0 && gcs_db_create_indexes(db, err, errlen) != 0) return -1;
+  return 0;
+}
+
+int gcs_import_paths(const char *db_path, const char *const *paths, int npaths, const struct gcs_import_opts *opts,
+                     char *err, size_t errlen) {
+  sqlite3 *db = gcs_db_open(db_path, err, errlen);
+  if (!db) return -1;
+  int rc = gcs_import_paths_db(db, paths, npaths, opts, NULL, err, errlen);
+  sqlite3_close(db);
+  return rc;
+}

@@ -1,0 +1,475 @@
+/* import_writer.c — raw-table rows, process facts and GC reconstruction for
+ * one trace (see import_writer.h). */
+#include "import_writer.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef GCS_IMPORT_HAVE_RECON
+#include "gcs_recon.h"
+#endif
+
+enum { S_EVENT, S_TICK, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+
+static const char *const stmt_sql[S_COUNT] = {
+  "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES(?,?,?,?,?,?,?,?)",
+  "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES(?,?,?,?,?,?,?,?,?)",
+  "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
+  "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
+  "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+  "INSERT INTO lost_events(trace_id, stream, ts_ns, count) VALUES(?,?,?,?)",
+  "INSERT OR IGNORE INTO types(name) VALUES(?)",
+  "SELECT id FROM types WHERE name = ?",
+  "INSERT INTO processes(trace_id, pid, name, host, command_line, server_gc, concurrent_gc, heap_count, "
+  "runtime_version, origin, first_ns, last_ns, event_count, gc_event_count) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+struct type_slot { char *name; int64_t id; uint64_t hash; };
+struct req_slot { int used; int32_t pid, tid; uint64_t id, start_ns; };
+
+struct imw {
+  sqlite3 *db;
+  int64_t trace_id;
+  sqlite3_stmt *st[S_COUNT];
+  struct type_slot *types; size_t ntypes, captypes;
+  struct req_slot *reqs; size_t nreqs, capreqs;
+  struct imw_proc *procs; size_t nprocs, capprocs;
+  int last_proc;          /* index of the last process looked up */
+  uint64_t gc_events, lost, gcs;
+#ifdef GCS_IMPORT_HAVE_RECON
+  struct gcs_recon *recon;
+#endif
+  char fmt[16384];
+};
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+static uint64_t hash_u64(uint64_t x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+  return x;
+}
+
+static int sql_fail(struct imw *w, char *err, size_t errlen) {
+  snprintf(err, errlen, "database: %s", sqlite3_errmsg(w->db));
+  return -1;
+}
+
+#ifdef GCS_IMPORT_HAVE_RECON
+static void on_gc_done(const struct gcs_gc *gc, void *ud) {
+  (void)gc;
+  ((struct imw *)ud)->gcs++;
+}
+#endif
+
+struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
+  struct imw *w = calloc(1, sizeof *w);
+  if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
+  w->db = db;
+  w->trace_id = trace_id;
+  w->last_proc = -1;
+  for (int i = 0; i < S_COUNT; i++)
+    if (sqlite3_prepare_v3(db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
+      sql_fail(w, err, errlen);
+      imw_close(w);
+      return NULL;
+    }
+#ifdef GCS_IMPORT_HAVE_RECON
+  static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
+  w->recon = gcs_recon_new(&cb, w);
+  if (!w->recon) { snprintf(err, errlen, "out of memory"); imw_close(w); return NULL; }
+#endif
+  return w;
+}
+
+void imw_close(struct imw *w) {
+  if (!w) return;
+  for (int i = 0; i < S_COUNT; i++) sqlite3_finalize(w->st[i]);
+  for (size_t i = 0; i < w->captypes; i++) free(w->types[i].name);
+  free(w->types);
+  free(w->reqs);
+  for (size_t i = 0; i < w->nprocs; i++) { free(w->procs[i].command_line); free(w->procs[i].runtime_version); }
+  free(w->procs);
+#ifdef GCS_IMPORT_HAVE_RECON
+  gcs_recon_free(w->recon);
+#endif
+  free(w);
+}
+
+static int step(struct imw *w, sqlite3_stmt *s, char *err, size_t errlen) {
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return sql_fail(w, err, errlen);
+  return 0;
+}
+
+/* ---- processes ----------------------------------------------------------- */
+
+struct imw_proc *imw_proc(struct imw *w, int32_t pid) {
+  if (w->last_proc >= 0 && w->procs[w->last_proc].pid == pid) return &w->procs[w->last_proc];
+  for (size_t i = 0; i < w->nprocs; i++)
+    if (w->procs[i].pid == pid) { w->last_proc = (int)i; return &w->procs[i]; }
+  if (w->nprocs == w->capprocs) {
+    size_t cap = w->capprocs ? w->capprocs * 2 : 16;
+    struct imw_proc *np = realloc(w->procs, cap * sizeof *np);
+    if (!np) return NULL;
+    w->procs = np;
+    w->capprocs = cap;
+  }
+  struct imw_proc *p = &w->procs[w->nprocs];
+  memset(p, 0, sizeof *p);
+  p->pid = pid;
+  p->server_gc = p->concurrent_gc = p->heap_count = p->origin = -1;
+  w->last_proc = (int)w->nprocs++;
+  return p;
+}
+
+void imw_count_event(struct imw *w, int32_t pid, uint64_t ts_ns, const char *procname, int gc) {
+  struct imw_proc *p = imw_proc(w, pid);
+  if (!p) return;
+  if (ts_ns && (!p->first_ns || ts_ns < p->first_ns)) p->first_ns = ts_ns;
+  if (ts_ns > p->last_ns) p->last_ns = ts_ns;
+  p->events++;
+  if (gc) p->gc_events++;
+  if (procname && procname[0] && strcmp(p->name, procname) != 0)
+    snprintf(p->name, sizeof p->name, "%s", procname);
+}
+
+static void set_str(char **dst, const char *s) {
+  if (!s || !*s) return;
+  char *c = strdup(s);
+  if (!c) return;
+  free(*dst);
+  *dst = c;
+}
+
+/* "/usr/share/dotnet/shared/Microsoft.NETCore.App/3.1.1/libcoreclr.so" -> "3.1.1":
+ * the directory holding the runtime library, if it starts with a digit. */
+static void version_from_dll_path(struct imw_proc *p, const char *path) {
+  if (!path) return;
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return;
+  const char *start = slash - 1;
+  while (start > path && *(start - 1) != '/') start--;
+  if (*start < '0' || *start > '9') return;
+  char v[64];
+  size_t n = (size_t)(slash - start);
+  if (n >= sizeof v) return;
+  memcpy(v, start, n);
+  v[n] = '\0';
+  set_str(&p->runtime_version, v);
+}
+
+static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
+  struct imw_proc *p = imw_proc(w, ev->pid);
+  if (!p) return;
+  if (p->origin < 0) p->origin = ev->origin;
+  switch (ev->kind) {
+  case gcs_kind_RuntimeInformationStart: {
+    const struct gcs_ev_RuntimeInformationStart *r = &ev->u.RuntimeInformationStart;
+    set_str(&p->command_line, r->CommandLine);
+    version_from_dll_path(p, r->RuntimeDllPath);
+    if (r->StartupFlags & 0x1000) p->server_gc = 1;  /* SERVER_GC */
+    if (r->StartupFlags & 0x1) p->concurrent_gc = 1; /* CONCURRENT_GC */
+    break;
+  }
+  case gcs_kind_RuntimeInformation: {
+    const struct gcs_ev_RuntimeInformation *r = &ev->u.RuntimeInformation;
+    set_str(&p->command_line, r->CommandLine);
+    set_str(&p->runtime_version, r->Version);
+    p->server_gc = r->ServerGC ? 1 : 0;
+    p->concurrent_gc = r->Concurrent ? 1 : 0;
+    p->heap_count = (int)r->HeapCount;
+    break;
+  }
+  case gcs_kind_GCGlobalHeapHistory:
+    if (ev->u.GCGlobalHeapHistory.NumHeaps > p->heap_count) p->heap_count = ev->u.GCGlobalHeapHistory.NumHeaps;
+    break;
+  case gcs_kind_GCStart:
+    if (ev->u.GCStart.Type == 1) p->concurrent_gc = 1;  /* a background GC ran */
+    break;
+  default: break;
+  }
+}
+
+/* ---- types (interned) ---------------------------------------------------- */
+
+static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size_t errlen) {
+  if (w->ntypes * 2 >= w->captypes) {
+    size_t cap = w->captypes ? w->captypes * 2 : 1024;
+    struct type_slot *nt = calloc(cap, sizeof *nt);
+    if (!nt) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t i = 0; i < w->captypes; i++) {
+      if (!w->types[i].name) continue;
+      size_t h = w->types[i].hash & (cap - 1);
+      while (nt[h].name) h = (h + 1) & (cap - 1);
+      nt[h] = w->types[i];
+    }
+    free(w->types);
+    w->types = nt;
+    w->captypes = cap;
+  }
+  uint64_t hv = hash_str(name);
+  size_t h = hv & (w->captypes - 1);
+  while (w->types[h].name) {
+    if (w->types[h].hash == hv && strcmp(w->types[h].name, name) == 0) { *id = w->types[h].id; return 0; }
+    h = (h + 1) & (w->captypes - 1);
+  }
+  sqlite3_stmt *s = w->st[S_TYPE_INS];
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  if (step(w, s, err, errlen) != 0) return -1;
+  if (sqlite3_changes(w->db) > 0) {
+    *id = sqlite3_last_insert_rowid(w->db);
+  } else {
+    s = w->st[S_TYPE_SEL];
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_ROW) { sqlite3_reset(s); return sql_fail(w, err, errlen); }
+    *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+  }
+  char *copy = strdup(name);
+  if (!copy) { snprintf(err, errlen, "out of memory"); return -1; }
+  w->types[h].name = copy;
+  w->types[h].hash = hv;
+  w->types[h].id = *id;
+  w->ntypes++;
+  return 0;
+}
+
+/* ---- requests (paired) ---------------------------------------------------- */
+
+static int req_insert(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint64_t start, uint64_t end,
+                      char *err, size_t errlen) {
+  sqlite3_stmt *s = w->st[S_REQ];
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  sqlite3_bind_int(s, 2, pid);
+  sqlite3_bind_int64(s, 3, (int64_t)id);
+  sqlite3_bind_int(s, 4, tid);
+  if (start) sqlite3_bind_int64(s, 5, (int64_t)start); else sqlite3_bind_null(s, 5);
+  if (end) sqlite3_bind_int64(s, 6, (int64_t)end); else sqlite3_bind_null(s, 6);
+  return step(w, s, err, errlen);
+}
+
+static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int create) {
+  if (create && w->nreqs * 2 >= w->capreqs) {
+    size_t cap = w->capreqs ? w->capreqs * 2 : 256;
+    struct req_slot *nt = calloc(cap, sizeof *nt);
+    if (!nt) return NULL;
+    for (size_t i = 0; i < w->capreqs; i++) {
+      if (!w->reqs[i].used) continue;
+      size_t h = hash_u64(w->reqs[i].id ^ ((uint64_t)(uint32_t)w->reqs[i].pid << 32)) & (cap - 1);
+      while (nt[h].used) h = (h + 1) & (cap - 1);
+      nt[h] = w->reqs[i];
+    }
+    free(w->reqs);
+    w->reqs = nt;
+    w->capreqs = cap;
+  }
+  if (!w->capreqs) return NULL;
+  size_t h = hash_u64(id ^ ((uint64_t)(uint32_t)pid << 32)) & (w->capreqs - 1);
+  while (w->reqs[h].used == 1 || w->reqs[h].used == 2) {
+    if (w->reqs[h].used == 1 && w->reqs[h].pid == pid && w->reqs[h].id == id) return &w->reqs[h];
+    h = (h + 1) & (w->capreqs - 1);
+  }
+  if (!create) return NULL;
+  /* used: 0 empty, 1 open request, 2 closed (tombstone keeps probe chains intact) */
+  w->reqs[h].used = 1;
+  w->reqs[h].pid = pid;
+  w->reqs[h].id = id;
+  w->nreqs++;
+  return &w->reqs[h];
+}
+
+static int on_request(struct imw *w, const struct gcs_event *ev, int start, char *err, size_t errlen) {
+  uint64_t id = ev->u.RequestStart.Id;
+  struct req_slot *r = req_find(w, ev->pid, id, 0);
+  if (start) {
+    if (r) { /* a second start for an open id: close the first as unfinished */
+      if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
+    } else if (!(r = req_find(w, ev->pid, id, 1))) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    r->tid = ev->tid;
+    r->start_ns = ev->ts_ns;
+    return 0;
+  }
+  if (!r) return req_insert(w, ev->pid, id, ev->tid, 0, ev->ts_ns, err, errlen);
+  r->used = 2;
+  return req_insert(w, r->pid, r->id, r->tid, r->start_ns, ev->ts_ns, err, errlen);
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static int write_tick(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  const struct gcs_ev_GCAllocationTick *t = &ev->u.GCAllocationTick;
+  sqlite3_stmt *s = w->st[S_TICK];
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
+  sqlite3_bind_int(s, 3, ev->pid);
+  sqlite3_bind_int(s, 4, ev->tid);
+  sqlite3_bind_int(s, 5, (int)t->AllocationKind);
+  int v = ev->version;
+  sqlite3_bind_int64(s, 6, (int64_t)(v >= 2 ? t->AllocationAmount64 : t->AllocationAmount));
+  if (v >= 2 && t->TypeName) {
+    int64_t id;
+    if (type_id(w, t->TypeName, &id, err, errlen) != 0) return -1;
+    sqlite3_bind_int64(s, 7, id);
+    sqlite3_bind_int(s, 8, (int)t->HeapIndex);
+  } else {
+    sqlite3_bind_null(s, 7);
+    sqlite3_bind_null(s, 8);
+  }
+  if (v >= 4) sqlite3_bind_int64(s, 9, (int64_t)t->ObjectSize); else sqlite3_bind_null(s, 9);
+  return step(w, s, err, errlen);
+}
+
+static int write_handle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  sqlite3_stmt *s = w->st[S_HANDLE];
+  int set = ev->kind == gcs_kind_SetGCHandle;
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
+  sqlite3_bind_int(s, 3, ev->pid);
+  sqlite3_bind_int(s, 4, ev->tid);
+  sqlite3_bind_text(s, 5, set ? "set" : "destroy", -1, SQLITE_STATIC);
+  if (set) {
+    const struct gcs_ev_SetGCHandle *h = &ev->u.SetGCHandle;
+    sqlite3_bind_int64(s, 6, (int64_t)h->HandleID);
+    sqlite3_bind_int64(s, 7, (int64_t)h->ObjectID);
+    sqlite3_bind_int(s, 8, (int)h->Kind);
+    sqlite3_bind_int(s, 9, (int)h->Generation);
+  } else {
+    sqlite3_bind_int64(s, 6, (int64_t)ev->u.DestroyGCHandle.HandleID);
+    sqlite3_bind_null(s, 7);
+    sqlite3_bind_null(s, 8);
+    sqlite3_bind_null(s, 9);
+  }
+  return step(w, s, err, errlen);
+}
+
+static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  const struct gcs_ev_PinObjectAtGCTime *p = &ev->u.PinObjectAtGCTime;
+  sqlite3_stmt *s = w->st[S_PIN];
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
+  sqlite3_bind_int(s, 3, ev->pid);
+  sqlite3_bind_int64(s, 4, (int64_t)p->HandleID);
+  sqlite3_bind_int64(s, 5, (int64_t)p->ObjectID);
+  sqlite3_bind_int64(s, 6, (int64_t)p->ObjectSize);
+  int64_t id;
+  if (type_id(w, p->TypeName ? p->TypeName : "", &id, err, errlen) != 0) return -1;
+  sqlite3_bind_int64(s, 7, id);
+  return step(w, s, err, errlen);
+}
+
+static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  sqlite3_stmt *s = w->st[S_EVENT];
+  size_t n = gcs_event_format(ev, w->fmt, sizeof w->fmt);
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
+  sqlite3_bind_int(s, 3, ev->pid);
+  sqlite3_bind_int(s, 4, ev->tid);
+  sqlite3_bind_int(s, 5, ev->cpu);
+  sqlite3_bind_text(s, 6, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 7, ev->version);
+  sqlite3_bind_text(s, 8, w->fmt, (int)n, SQLITE_STATIC);
+  return step(w, s, err, errlen);
+}
+
+int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  w->gc_events++;
+#ifdef GCS_IMPORT_HAVE_RECON
+  gcs_recon_feed(w->recon, ev);
+#endif
+  switch (ev->kind) {
+  case gcs_kind_GCAllocationTick:
+    return write_tick(w, ev, err, errlen);  /* alloc_ticks only: too many for events */
+  case gcs_kind_SetGCHandle:
+  case gcs_kind_DestroyGCHandle:
+    if (write_handle(w, ev, err, errlen) != 0) return -1;
+    break;
+  case gcs_kind_PinObjectAtGCTime:
+    if (write_pin(w, ev, err, errlen) != 0) return -1;
+    break;
+  case gcs_kind_RequestStart:
+  case gcs_kind_RequestStop:
+    if (on_request(w, ev, ev->kind == gcs_kind_RequestStart, err, errlen) != 0) return -1;
+    break;
+  case gcs_kind_RuntimeInformationStart:
+  case gcs_kind_RuntimeInformation:
+  case gcs_kind_GCGlobalHeapHistory:
+  case gcs_kind_GCStart:
+    note_process_facts(w, ev);
+    break;
+  default: break;
+  }
+  struct imw_proc *p = imw_proc(w, ev->pid);
+  if (p && p->origin < 0) p->origin = ev->origin;
+  return write_event_row(w, ev, err, errlen);
+}
+
+int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err, size_t errlen) {
+  w->lost += count;
+#ifdef GCS_IMPORT_HAVE_RECON
+  gcs_recon_lost(w->recon, -1, ts_ns, count);
+#endif
+  sqlite3_stmt *s = w->st[S_LOST];
+  sqlite3_bind_int64(s, 1, w->trace_id);
+  if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
+  if (ts_ns) sqlite3_bind_int64(s, 3, (int64_t)ts_ns); else sqlite3_bind_null(s, 3);
+  sqlite3_bind_int64(s, 4, (int64_t)count);
+  return step(w, s, err, errlen);
+}
+
+static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
+  if (v < 0) sqlite3_bind_null(s, i); else sqlite3_bind_int(s, i, v);
+}
+
+int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
+  /* Requests still open at the end of the trace. */
+  for (size_t i = 0; i < w->capreqs; i++)
+    if (w->reqs[i].used == 1) {
+      struct req_slot *r = &w->reqs[i];
+      if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
+      r->used = 2;
+    }
+  sqlite3_stmt *s = w->st[S_PROC];
+  for (size_t i = 0; i < w->nprocs; i++) {
+    struct imw_proc *p = &w->procs[i];
+    if (p->server_gc < 0 && p->heap_count > 0) p->server_gc = p->heap_count > 1;
+    sqlite3_bind_int64(s, 1, w->trace_id);
+    sqlite3_bind_int(s, 2, p->pid);
+    if (p->name[0]) sqlite3_bind_text(s, 3, p->name, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 3);
+    if (host && *host) sqlite3_bind_text(s, 4, host, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 4);
+    if (p->command_line) sqlite3_bind_text(s, 5, p->command_line, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 5);
+    bind_opt_int(s, 6, p->server_gc);
+    bind_opt_int(s, 7, p->concurrent_gc);
+    bind_opt_int(s, 8, p->heap_count);
+    if (p->runtime_version) sqlite3_bind_text(s, 9, p->runtime_version, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 9);
+    if (p->origin < 0) sqlite3_bind_null(s, 10);
+    else sqlite3_bind_text(s, 10, p->origin == GCS_ORIGIN_RGC ? "rgc" : "clr", -1, SQLITE_STATIC);
+    if (p->first_ns) sqlite3_bind_int64(s, 11, (int64_t)p->first_ns); else sqlite3_bind_null(s, 11);
+    if (p->last_ns) sqlite3_bind_int64(s, 12, (int64_t)p->last_ns); else sqlite3_bind_null(s, 12);
+    sqlite3_bind_int64(s, 13, (int64_t)p->events);
+    sqlite3_bind_int64(s, 14, (int64_t)p->gc_events);
+    if (step(w, s, err, errlen) != 0) return -1;
+  }
+#ifdef GCS_IMPORT_HAVE_RECON
+  gcs_recon_finish(w->recon);
+  int rc = gcs_recon_store(w->recon, w->db, w->trace_id);
+  if (rc != 0) {
+    snprintf(err, errlen, "database: storing GCs: %s", sqlite3_errstr(rc));
+    return -1;
+  }
+#endif
+  return 0;
+}
+
+uint64_t imw_gc_events(const struct imw *w) { return w->gc_events; }
+uint64_t imw_gcs(const struct imw *w) { return w->gcs; }
+uint64_t imw_lost_total(const struct imw *w) { return w->lost; }
+int imw_process_count(const struct imw *w) { return (int)w->nprocs; }

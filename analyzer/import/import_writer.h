@@ -1,0 +1,59 @@
+/*
+ * import_writer.h — writes one trace's decoded events into the raw tables
+ * (tables_raw.def) with prepared statements, feeds them to the GC
+ * reconstruction, and keeps what the processes row needs (internal to
+ * gcs_import).
+ *
+ * Threading: used by one thread (the one holding the database). Ownership:
+ * the writer owns its statements, caches and recon object; imw_close frees
+ * them. The caller owns the transaction (BEGIN/COMMIT/ROLLBACK).
+ * Errors: -1 with a one-line message in err.
+ */
+#ifndef IMPORT_WRITER_H
+#define IMPORT_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_events.h"
+
+typedef struct sqlite3 sqlite3;
+struct imw;
+
+/* What is known about one process of the trace. */
+struct imw_proc {
+  int32_t pid;
+  int used;
+  char name[64];          /* procname, "" if unknown */
+  uint64_t first_ns, last_ns;
+  uint64_t events, gc_events;
+  char *command_line;     /* NULL if unknown */
+  char *runtime_version;  /* NULL if unknown */
+  int server_gc, concurrent_gc, heap_count;  /* -1 if unknown */
+  int origin;             /* GCS_ORIGIN_*, -1 if no GC event */
+};
+
+struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
+void imw_close(struct imw *w);
+
+/* One decoded GC event (time order). */
+int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen);
+/* Discarded events reported by the source. */
+int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err,
+             size_t errlen);
+
+/* The process record for pid (created if new); NULL on allocation failure. */
+struct imw_proc *imw_proc(struct imw *w, int32_t pid);
+/* Count one event (any provider) of pid at ts for the processes table. */
+void imw_count_event(struct imw *w, int32_t pid, uint64_t ts_ns, const char *procname, int gc);
+
+/* End of the trace: unmatched requests, processes rows (host may be NULL),
+ * reconstruction finish + store. */
+int imw_finish(struct imw *w, const char *host, char *err, size_t errlen);
+
+uint64_t imw_gc_events(const struct imw *w);
+uint64_t imw_gcs(const struct imw *w);     /* GCs reconstructed (after finish) */
+uint64_t imw_lost_total(const struct imw *w);
+int imw_process_count(const struct imw *w);
+
+#endif /* IMPORT_WRITER_H */

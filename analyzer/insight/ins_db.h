@@ -1,0 +1,56 @@
+/*
+ * ins_db.h — what the insight commands read from the gcscope database
+ * (tables_raw.def, tables_gc.def), converted to the inputs of the pure
+ * analyses (ins_impact.h, ins_advise.h, ins_triggers.h).
+ *
+ * Ownership: arrays returned through pointers are malloc'ed; free() them.
+ * Threading: one database handle per thread. Errors: functions return 0, or -1
+ * after printing one line "gcscope <cmd>: ..." on stderr.
+ */
+#ifndef INS_DB_H
+#define INS_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ins_advise.h"
+#include "ins_impact.h"
+
+typedef struct sqlite3 sqlite3;
+
+/* Opens DB (an existing gcscope database) or imports TRACE (anything
+ * `gcscope import` accepts) into an in-memory database. NULL on error. */
+sqlite3 *ins_db_open_input(const char *cmd, const char *path);
+
+struct ins_proc_key {
+  int64_t trace_id;
+  int32_t pid;
+  char name[64];            /* process name, "" if unknown */
+  int64_t first_ns, last_ns;/* first/last event of the process, 0 if unknown */
+  int64_t trace_start_ns;   /* traces.start_ns (PerfView's time base) */
+};
+
+/* Processes having GCs (or requests when with_requests), ordered by trace and pid. */
+int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n);
+
+/* The pauses of one process: per GC [suspend begin (GCStart when none), restart
+ * end]; for a BGC also its final pause [GCPrep suspend begin, restart end]. */
+int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n);
+
+/* Complete request pairs of one process (requests table). */
+int ins_db_requests(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out,
+                    size_t *n);
+
+/* Complete GCs of one process in GC order, as the advisor sees them. */
+int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n);
+
+/* PerfView's per-process duration and total pause (gc_process_summary);
+ * worst-window fields are left NaN. Returns -1 without printing if the
+ * process has no summary row. */
+int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s);
+
+/* One "Name=value" token of a payload text (gcs_event_format); copies the
+ * value into buf. Returns 0 if found. */
+int ins_payload_field(const char *payload, const char *name, char *buf, size_t cap);
+
+#endif /* INS_DB_H */

@@ -1,0 +1,27 @@
+/*
+ * ins_sqlview.h — shared plumbing of the SQL-backed views (allocs, handles):
+ * parse "DB|TRACE [--pid PID] [--format text|csv] [--top N]" and print a query's
+ * rows as an aligned text table or CSV. Errors: one line on stderr.
+ */
+#ifndef INS_SQLVIEW_H
+#define INS_SQLVIEW_H
+
+#include "ins_out.h"
+
+typedef struct sqlite3 sqlite3;
+
+struct ins_view_opts {
+  const char *input;
+  long pid;            /* -1: all */
+  long top;
+  double bucket_s;
+  enum ins_format fmt;
+};
+
+/* Returns 0 ok, 1 help shown, 2 usage error. */
+int ins_view_args(const char *cmd, const char *usage, int argc, char **argv, struct ins_view_opts *o);
+/* Prints the rows of sql (parameters: ?1 pid or -1, ?2 top, ?3 bucket ns) under
+ * a title line (text only). Returns the row count, or -1 after a message. */
+long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char *sql, const struct ins_view_opts *o);
+
+#endif /* INS_SQLVIEW_H */

@@ -1,0 +1,19 @@
+/*
+ * nt_internal.h — entry points shared inside analyzer/nettrace and with its
+ * tests and fuzzer; not part of the public API.
+ */
+#ifndef NT_INTERNAL_H
+#define NT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_nettrace.h"
+
+/* gcs_nettrace_read over a buffer already in memory; name is used in error
+ * messages. The buffer must stay valid and unchanged during the call. */
+int nt_read_buffer(const char *name, const uint8_t *buf, size_t len,
+                   gcs_nettrace_event_cb cb, void *ud,
+                   struct gcs_nettrace_info *info, char *err, size_t errlen);
+
+#endif /* NT_INTERNAL_H */

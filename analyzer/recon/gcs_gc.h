@@ -1,0 +1,132 @@
+/*
+ * gcs_gc.h — one reconstructed GC with all of PerfView's GCStats figures
+ * (../shared/reference/perfview-gcstats.md, names in comments), as produced by
+ * gcs_recon (gcs_recon.h) and stored in the `gcs`, `gc_gens`, `gc_heaps`,
+ * `gc_heap_gens` and `gc_loh_waits` tables (schemas/tables_gc.def).
+ *
+ * Units: *_ns fields are absolute times (ns since the Unix epoch; 0 = event
+ * not seen). *_msec are milliseconds (points in time relative to the trace
+ * start, the recon's time origin); *_mb are 10^6 bytes; *_pct percent.
+ * A figure PerfView prints as NaN/Infinity is NaN here (check with isnan /
+ * isfinite); the store writes NULL for it.
+ *
+ * Ownership: the recon object owns every struct gcs_gc and its arrays; they
+ * live until gcs_recon_free(). Read-only for users.
+ * Figures are final only after gcs_recon_finish() (PerfView's Calculate()
+ * pass); inside a gc_done callback they are the values known at completion.
+ */
+#ifndef GCS_GC_H
+#define GCS_GC_H
+
+#include <stdint.h>
+
+#include "gcs_events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GCS_GENS 5 /* gen0, gen1, gen2, LOH (3), POH (4) */
+
+/* Why a GC is not complete (bit flags, gcs_gc.incomplete). */
+enum gcs_gc_incomplete {
+  GCS_INC_BEGAN_BEFORE_TRACE = 0x1, /* GCStart without the suspension before it */
+  GCS_INC_TRACE_ENDED = 0x2,        /* still running at the end of the input */
+  GCS_INC_EVENTS_LOST = 0x4,        /* events were lost in the process during it */
+  GCS_INC_NO_HEAP_STATS = 0x8       /* restarted (or superseded) without GCHeapStats */
+};
+
+/* One GCPerHeapHistory (V3+ layout), as received. */
+struct gcs_gc_heap {
+  uint32_t heap_index;          /* the event's HeapIndex */
+  uint32_t condemn_reasons0, condemn_reasons1;
+  uint32_t compact_mechanisms, expand_mechanisms;
+  uint32_t running_free_list_efficiency;
+  uint64_t free_list_allocated, free_list_rejected, end_of_seg_allocated;
+  uint64_t condemned_allocated, pinned_allocated, pinned_allocated_advance;
+  uint64_t extra_gen0_commit;
+  uint32_t gen_count;           /* min(Count, GCS_GENS) */
+  struct {
+    uint64_t size_before, free_list_before, free_obj_before;
+    uint64_t size_after, free_list_after, free_obj_after;
+    uint64_t in, pinned_surv, non_pinned_surv, new_allocation;
+  } gen[GCS_GENS];
+};
+
+/* An LOH allocation that waited for this background GC. */
+struct gcs_loh_wait {
+  int32_t tid;
+  uint32_t reason;              /* 9 GetLOHSeg, 10 AllocDuringSweep, 11 AllocDuringBGC */
+  double start_msec, stop_msec; /* 0 = not seen (PerfView's convention) */
+};
+
+struct gcs_gc {
+  /* identity */
+  int32_t pid;
+  uint16_t clr_instance;
+  uint32_t number;              /* GC Index: GCStart.Count */
+  int list_index;               /* position in the process's list (GCStart order) */
+  uint32_t gen;                 /* GCStart.Depth */
+  uint32_t type;                /* 0 NonConcurrent, 1 Background, 2 Foreground */
+  uint32_t reason;              /* GCStart.Reason */
+  char gen_name[8];             /* "0N", "2B", "1F", "2NI", "2Bi" */
+  int complete;                 /* PerfView's IsComplete and nothing lost */
+  unsigned incomplete;          /* enum gcs_gc_incomplete bits (0 when complete) */
+
+  /* event times (absolute ns, 0 = not seen) */
+  uint64_t suspend_begin_ns, suspend_end_ns, start_ns, end_ns;
+  uint64_t restart_begin_ns, restart_end_ns, heap_stats_ns;
+  uint64_t bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns;
+
+  /* timing (ms) */
+  double pause_start_msec;      /* PauseStartRelativeMSec */
+  double start_msec;            /* StartRelativeMSec */
+  double suspend_msec;          /* SuspendDurationMSec */
+  double pause_msec;            /* PauseDurationMSec */
+  double duration_msec;         /* DurationMSec (GCStart -> GCEnd), 0 before GCEnd */
+  double bgc_pause1_msec;       /* BGC initial pause; NaN for non-BGCs */
+  double bgc_pause2_msec;       /* BGC final pause (BGCFinalPauseMSec); NaN if none */
+  double since_last_restart_msec; /* DurationSinceLastRestartMSec */
+  double pct_pause_time;        /* PauseTimePercentageSinceLastGC */
+  double pct_gc;                /* PercentTimeInGC (NaN without CPU data) */
+  double gc_cpu_msec;           /* rgc GCCpuTime; NaN if not provided */
+
+  /* allocations (MB) */
+  double alloc_tick_mb[3];      /* AllocedSinceLastGCBasedOnAllocTickMB: Small, Large, Pinned */
+  double user_alloc_mb[GCS_GENS]; /* UserAllocated[g] for g = 0, 3, 4 (others 0) */
+  double total_alloc_mb;        /* AllocedSinceLastGCMB */
+  double alloc_rate_mb_sec;     /* AllocRateMBSec */
+  double gen0_alloc_rate_mb_sec;
+
+  /* sizes (MB) */
+  int has_heap_stats;
+  struct gcs_ev_GCHeapStats heap_stats;
+  double before_mb, peak_mb, after_mb, ratio_peak_after, promoted_mb;
+  double gen_before_mb[GCS_GENS], gen_after_mb[GCS_GENS], gen_promoted_mb[GCS_GENS];
+  double gen_survival_pct[GCS_GENS], gen_frag_mb[GCS_GENS], gen_frag_pct[GCS_GENS];
+  double gen_in_mb[GCS_GENS], gen_out_mb[GCS_GENS], gen_budget_mb[GCS_GENS];
+  double gen_obj_size_after_mb[GCS_GENS];
+  double finalizable_surv_mb;
+
+  /* heap history */
+  int heap_count;               /* -1 if unknown */
+  int has_global_history;
+  struct gcs_ev_GCGlobalHeapHistory global;
+  int global_version;
+  struct gcs_gc_heap *heaps;    /* PerHeapHistory in arrival order */
+  int nheaps;
+  uint8_t condemned[30];        /* PerfView's condemned-reasons row (tables_gc.def groups) */
+
+  /* pinning */
+  uint32_t pinned_obj_events;   /* distinct pinned objects reported */
+  uint64_t pinned_obj_bytes, pinned_plug_bytes;
+
+  /* LOH allocation waits (background GCs only) */
+  struct gcs_loh_wait *loh_waits;
+  int nloh_waits;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GCS_GC_H */

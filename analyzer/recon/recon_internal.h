@@ -1,0 +1,64 @@
+/*
+ * recon_internal.h — private state of the GC reconstruction, shared by
+ * recon.c (the event state machine), recon_calc.c (PerfView's Calculate():
+ * derived figures) and recon_store.c (SQLite). Not a public header.
+ */
+#ifndef GCS_RECON_INTERNAL_H
+#define GCS_RECON_INTERNAL_H
+
+#include <stdint.h>
+
+#include "gcs_gc.h"
+#include "gcs_recon.h"
+
+/* A GC plus the raw state the state machine needs (times kept as integer ns
+ * relative to the origin, so differences are exact). */
+struct rgc {
+  struct gcs_gc g;              /* first member: &rgc->g == (struct gcs_gc *)rgc */
+  int64_t pause_start_ns, start_ns_rel, suspend_ns, pause_ns, duration_ns;
+  int64_t bgc_pause1_ns, bgc_pause2_ns; /* -1 = none */
+  int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
+  int start_version;
+  uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
+  int npins, pins_cap;
+  int heaps_cap, waits_cap;
+};
+
+struct rproc {
+  struct gcs_proc_summary sum;
+  /* PerfView's GCStats private state (perfview-gcstats.md §1.2) */
+  int32_t susp_tid_gc, susp_tid_bgc, susp_tid_other;
+  int has_susp_time, has_susp_end;
+  int64_t susp_time, susp_end;  /* relative ns */
+  uint32_t last_susp_reason, last_susp_count;
+  int has_last_heap_stats;
+  int64_t last_heap_stats;      /* relative ns of the last GCHeapStats */
+  double tick_cur[3], tick_at_last[3];
+  int seen_tick, neg_tick;
+  int current_bgc, last_completed; /* list indices, -1 = none */
+  int heap_count;
+  struct rgc **gcs;
+  int ngcs, cap;
+  uint64_t origin_abs;           /* the recon's origin, for absolute times */
+  int has_first_event;
+  int64_t first_event, last_event;
+};
+
+struct gcs_recon {
+  struct gcs_recon_callbacks cb;
+  void *ud;
+  int has_origin;
+  uint64_t origin;
+  struct rproc **procs;
+  int nprocs, cap;
+  uint64_t lost_unattributed;   /* lost with pid < 0: applied to every process */
+  int finished;
+};
+
+static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
+
+/* recon_calc.c */
+void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc);
+void recon_calc_all(struct gcs_recon *r);
+
+#endif /* GCS_RECON_INTERNAL_H */

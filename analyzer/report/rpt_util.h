@@ -1,0 +1,47 @@
+/*
+ * rpt_util.h — helpers shared by the report commands (stats, events, sql):
+ * opening a gcscope database (or importing a trace first), number text in
+ * PerfView's style, an aligned text table, and CSV/JSON escaping.
+ *
+ * Errors: functions that can fail print nothing and return NULL / -1 with a
+ * one-line message in err; the commands print it as "gcscope <cmd>: ...".
+ * Ownership: rpt_table owns copies of every cell; free with rpt_table_free.
+ * Threading: none of this is shared between threads.
+ */
+#ifndef RPT_UTIL_H
+#define RPT_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct sqlite3 sqlite3;
+
+/* Open path as a gcscope database. If path is a trace (a directory, a .zip,
+ * a .nettrace, anything that is not an SQLite file), import it first into the
+ * default database ./gcscope.db and open that. writable: open read-write.
+ * Checks the database has the gcscope tables. */
+sqlite3 *rpt_open(const char *path, int allow_import, int writable, char *err, size_t errlen);
+
+/* PerfView's numeric text: thousands separators, fixed decimals; NaN and
+ * infinities as "NaN", "Infinity", "-Infinity". Returns buf. */
+char *rpt_num(char *buf, size_t n, double v, int decimals);
+
+/* Aligned text table. */
+struct rpt_table {
+  int ncols, nrows, cap;
+  char **cells;                  /* nrows+1 rows (row 0 = header) x ncols */
+  unsigned char *right;          /* per column: 1 = right aligned */
+  unsigned char *mark;           /* per row: 1 = highlight (tty only) */
+};
+void rpt_table_init(struct rpt_table *t, int ncols, const char *const *headers);
+/* Appends a row; cells[i] may be NULL (printed empty). Returns the row index. */
+int rpt_table_add(struct rpt_table *t, const char *const *cells);
+void rpt_table_print(const struct rpt_table *t, FILE *out, int color);
+void rpt_table_free(struct rpt_table *t);
+
+void rpt_csv_str(FILE *out, const char *s);
+void rpt_json_str(FILE *out, const char *s);
+void rpt_json_num(FILE *out, double v); /* NaN/inf -> null */
+void rpt_html_str(FILE *out, const char *s);
+
+#endif /* RPT_UTIL_H */

@@ -1,0 +1,119 @@
+/*
+ * stats_model.h — GCStats data as read from a gcscope database (tables
+ * gc_process_summary, gcs, gc_loh_waits, processes, traces), plus the
+ * figures computed at report time: rollup by generation, pause percentiles
+ * per kind, pause histogram. Shared by the text, html, csv and json writers.
+ * Ownership: st_load allocates everything; st_free releases it.
+ */
+#ifndef STATS_MODEL_H
+#define STATS_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gcs_tables.h"
+
+typedef struct sqlite3 sqlite3;
+
+/* Per-GC table columns, PerfView's order: X(column, header, short header, decimals, wide_only).
+ * decimals < 0: text column. */
+#define ST_GC_COLS(X) \
+  X(gc_index, "GC Index", "GC#", 0, 0) \
+  X(pause_start_msec, "Pause Start", "Pause Start", 3, 0) \
+  X(reason_name, "Trigger Reason", "Reason", -1, 0) \
+  X(gen_name, "Gen", "Gen", -1, 0) \
+  X(suspend_msec, "Suspend Msec", "Suspend", 3, 0) \
+  X(pause_msec, "Pause MSec", "Pause", 3, 0) \
+  X(pct_pause_time, "% Pause Time", "%Pause", 1, 0) \
+  X(pct_gc, "% GC", "%GC", 1, 1) \
+  X(gen0_alloc_mb, "Gen0 Alloc MB", "Gen0 Alloc", 3, 0) \
+  X(gen0_alloc_rate_mb_sec, "Gen0 Alloc Rate MB/sec", "Gen0 MB/s", 2, 1) \
+  X(peak_mb, "Peak MB", "Peak MB", 3, 0) \
+  X(after_mb, "After MB", "After MB", 3, 0) \
+  X(ratio_peak_after, "Ratio Peak/After", "Pk/Af", 2, 0) \
+  X(promoted_mb, "Promoted MB", "Promoted", 3, 0) \
+  X(gen0_mb, "Gen0 MB", "Gen0 MB", 3, 1) \
+  X(gen0_survival_pct, "Gen0 Survival Rate %", "G0 Surv%", 0, 1) \
+  X(gen0_frag_pct, "Gen0 Frag %", "G0 Frag%", 2, 1) \
+  X(gen1_mb, "Gen1 MB", "Gen1 MB", 3, 1) \
+  X(gen1_survival_pct, "Gen1 Survival Rate %", "G1 Surv%", 0, 1) \
+  X(gen1_frag_pct, "Gen1 Frag %", "G1 Frag%", 2, 1) \
+  X(gen2_mb, "Gen2 MB", "Gen2 MB", 3, 1) \
+  X(gen2_survival_pct, "Gen2 Survival Rate %", "G2 Surv%", 0, 1) \
+  X(gen2_frag_pct, "Gen2 Frag %", "G2 Frag%", 2, 1) \
+  X(loh_mb, "LOH MB", "LOH MB", 3, 1) \
+  X(loh_survival_pct, "LOH Survival Rate %", "LOH Surv%", 0, 1) \
+  X(loh_frag_pct, "LOH Frag %", "LOH Frag%", 2, 1) \
+  X(finalizable_surv_mb, "Finalizable Surv MB", "Fin MB", 2, 1) \
+  X(pinned_obj, "Pinned Obj", "Pinned", 0, 1) \
+  X(bgc_pause1_msec, "BGC Initial Pause", "BGC P1", 3, 1) \
+  X(bgc_pause2_msec, "BGC Final Pause", "BGC P2", 3, 1)
+
+#define ST_ENUM(Col, H, S, D, W) STC_##Col,
+enum { ST_GC_COLS(ST_ENUM) STC_COUNT };
+#undef ST_ENUM
+
+struct st_col { const char *name, *header, *short_header; int decimals, wide; };
+extern const struct st_col st_cols[STC_COUNT];
+
+struct st_gc {
+  double v[STC_COUNT];            /* numeric columns (NaN = NULL) */
+  char reason[24], gen_name[8];
+  int gen, type, complete;
+  double duration_msec;
+  uint8_t cr[GCS_CONDEMN_GROUP_COUNT];
+  int phh_count;
+};
+
+/* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
+enum { ST_K_GEN0, ST_K_GEN1, ST_K_BGC, ST_K_GEN2N, ST_KINDS };
+extern const char *const st_kind_names[ST_KINDS];
+
+struct st_pausestat { int count; double total, mean, max, p50, p95, p99; };
+
+struct st_rollup {              /* PerfView's rollup row: ALL (gen -1), 0, 1, 2 */
+  int count, induced;
+  double max_pause, max_peak, max_alloc_rate, total_pause, total_alloc, total_promoted, mean_pause;
+  double gc_cpu;                /* NaN if unknown */
+};
+
+#define ST_HIST_BUCKETS 11
+extern const double st_hist_edges[ST_HIST_BUCKETS]; /* lower bounds, ms */
+
+struct st_wait { uint32_t bgc_index; int tid; double start, pause; int reason; };
+
+struct st_proc {
+  int64_t trace_id;
+  int pid;
+  char *name, *cmdline, *runtime_version, *trace_path;
+  int server_gc, concurrent_gc, heap_count; /* -1 unknown */
+  int gc_count, incomplete_count, induced_count;
+  double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
+  double max_suspend, total_gc_cpu;
+  int64_t lost_events, trace_discarded;
+  struct st_gc *gcs;
+  int ngcs;
+  struct st_wait *waits;
+  int nwaits;
+  struct st_rollup roll[4];
+  struct st_pausestat kinds[ST_KINDS];
+  int hist[ST_HIST_BUCKETS];
+  int has_phh;
+};
+
+struct st_model { struct st_proc *procs; int nprocs; };
+
+/* pid < 0: every process. Returns 0 or -1 with err. */
+int st_load(sqlite3 *db, int pid, struct st_model *m, char *err, size_t errlen);
+void st_free(struct st_model *m);
+
+/* Linear-interpolation percentile of sorted values (numpy's default). */
+double st_percentile(const double *sorted, int n, double p);
+
+void st_write_text(FILE *out, const struct st_model *m, int wide, int color);
+void st_write_html(FILE *out, const struct st_model *m);
+void st_write_json(FILE *out, const struct st_model *m);
+int st_write_csv(FILE *out, sqlite3 *db, int pid);
+void st_warnings(FILE *out, const struct st_model *m, const char *prefix);
+
+#endif /* STATS_MODEL_H */

@@ -1,0 +1,319 @@
+/* stats_out.c — `gcscope stats --format json|csv|html`. */
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "rpt_util.h"
+#include "stats_model.h"
+
+static const char *const cr_cols[GCS_CONDEMN_GROUP_COUNT] = {
+#define CRC(Idx, Col, Hdr) #Col,
+  GCS_CONDEMN_GROUPS(CRC)
+};
+static const char *const roll_names[4] = { "ALL", "0", "1", "2" };
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void jkv(FILE *o, const char *k, double v, int comma) {
+  fprintf(o, "%s\"%s\": ", comma ? ", " : "", k);
+  rpt_json_num(o, v);
+}
+
+void st_write_json(FILE *o, const struct st_model *m) {
+  fprintf(o, "{\"warnings\": [");
+  int nw = 0;
+  for (int i = 0; i < m->nprocs; i++) {
+    const struct st_proc *p = &m->procs[i];
+    int seen = 0;
+    for (int j = 0; j < i; j++) seen |= m->procs[j].trace_id == p->trace_id;
+    if (p->trace_discarded > 0 && !seen) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "trace %lld (%s): %lld events were discarded by the tracer", (long long)p->trace_id,
+               p->trace_path ? p->trace_path : "?", (long long)p->trace_discarded);
+      fprintf(o, "%s", nw++ ? ", " : "");
+      rpt_json_str(o, msg);
+    }
+  }
+  fprintf(o, "],\n \"processes\": [");
+  for (int i = 0; i < m->nprocs; i++) {
+    const struct st_proc *p = &m->procs[i];
+    fprintf(o, "%s\n  {\"pid\": %d, \"trace_id\": %lld, \"name\": ", i ? "," : "", p->pid, (long long)p->trace_id);
+    rpt_json_str(o, p->name);
+    fprintf(o, ", \"command_line\": ");
+    rpt_json_str(o, p->cmdline);
+    fprintf(o, ", \"runtime_version\": ");
+    rpt_json_str(o, p->runtime_version);
+    fprintf(o, ", \"server_gc\": %s, \"concurrent_gc\": %s",
+            p->server_gc < 0 ? "null" : p->server_gc ? "true" : "false",
+            p->concurrent_gc < 0 ? "null" : p->concurrent_gc ? "true" : "false");
+    fprintf(o, ",\n   \"summary\": {\"gc_count\": %d, \"incomplete_count\": %d, \"induced_count\": %d", p->gc_count,
+            p->incomplete_count, p->induced_count);
+    jkv(o, "total_pause_msec", p->total_pause, 1);
+    jkv(o, "max_pause_msec", p->max_pause, 1);
+    jkv(o, "pct_pause_time", p->pct_pause, 1);
+    jkv(o, "max_heap_mb", p->max_heap, 1);
+    jkv(o, "total_alloc_mb", p->total_alloc, 1);
+    jkv(o, "total_promoted_mb", p->total_promoted, 1);
+    jkv(o, "max_suspend_msec", p->max_suspend, 1);
+    jkv(o, "process_duration_msec", p->process_duration, 1);
+    jkv(o, "total_gc_cpu_msec", p->total_gc_cpu, 1);
+    fprintf(o, ", \"heap_count\": %d, \"lost_events\": %lld", p->heap_count, (long long)p->lost_events);
+    fprintf(o, ", \"pause_percentiles\": {");
+    for (int k = 0; k < ST_KINDS; k++) {
+      const struct st_pausestat *s = &p->kinds[k];
+      fprintf(o, "%s\"%s\": {\"count\": %d", k ? ", " : "", st_kind_names[k], s->count);
+      jkv(o, "total_msec", s->total, 1);
+      jkv(o, "mean_msec", s->mean, 1);
+      jkv(o, "max_msec", s->max, 1);
+      jkv(o, "p50_msec", s->p50, 1);
+      jkv(o, "p95_msec", s->p95, 1);
+      jkv(o, "p99_msec", s->p99, 1);
+      fputc('}', o);
+    }
+    fprintf(o, "}, \"pause_histogram\": [");
+    for (int b = 0; b < ST_HIST_BUCKETS; b++) {
+      fprintf(o, "%s{\"from_msec\": %g, \"to_msec\": ", b ? ", " : "", st_hist_edges[b]);
+      if (b + 1 < ST_HIST_BUCKETS) fprintf(o, "%g", st_hist_edges[b + 1]);
+      else fputs("null", o);
+      fprintf(o, ", \"count\": %d}", p->hist[b]);
+    }
+    fprintf(o, "]},\n   \"generations\": [");
+    for (int r = 0; r < 4; r++) {
+      const struct st_rollup *ro = &p->roll[r];
+      fprintf(o, "%s{\"gen\": \"%s\", \"count\": %d, \"induced\": %d", r ? ", " : "", roll_names[r], ro->count,
+              ro->induced);
+      jkv(o, "max_pause_msec", ro->max_pause, 1);
+      jkv(o, "max_peak_mb", ro->max_peak, 1);
+      jkv(o, "max_alloc_rate_mb_sec", ro->max_alloc_rate, 1);
+      jkv(o, "total_pause_msec", ro->total_pause, 1);
+      jkv(o, "total_alloc_mb", ro->total_alloc, 1);
+      jkv(o, "mean_pause_msec", ro->mean_pause, 1);
+      jkv(o, "total_promoted_mb", ro->total_promoted, 1);
+      fputc('}', o);
+    }
+    fprintf(o, "],\n   \"loh_waits\": [");
+    for (int w = 0; w < p->nwaits; w++) {
+      fprintf(o, "%s{\"bgc_index\": %u, \"tid\": %d, \"reason\": %d", w ? ", " : "", p->waits[w].bgc_index,
+              p->waits[w].tid, p->waits[w].reason);
+      jkv(o, "start_msec", p->waits[w].start, 1);
+      jkv(o, "pause_msec", p->waits[w].pause, 1);
+      fputc('}', o);
+    }
+    fprintf(o, "],\n   \"gcs\": [");
+    for (int i2 = 0; i2 < p->ngcs; i2++) {
+      const struct st_gc *g = &p->gcs[i2];
+      fprintf(o, "%s\n    {\"index\": %.0f, \"gen\": %d, \"type\": \"%s\", \"reason\": ", i2 ? "," : "",
+              g->v[STC_gc_index], g->gen, g->type == 1 ? "B" : g->type == 2 ? "F" : "N");
+      rpt_json_str(o, g->reason);
+      fprintf(o, ", \"gen_name\": ");
+      rpt_json_str(o, g->gen_name);
+      fprintf(o, ", \"complete\": %s", g->complete ? "true" : "false");
+      for (int c = 0; c < STC_COUNT; c++) {
+        if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
+        jkv(o, st_cols[c].name, g->v[c], 1);
+      }
+      jkv(o, "duration_msec", g->duration_msec, 1);
+      fprintf(o, ", \"phh_count\": %d, \"condemned\": {", g->phh_count);
+      int n = 0;
+      for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
+        if (g->cr[k]) fprintf(o, "%s\"%s\": %d", n++ ? ", " : "", cr_cols[k] + 3, g->cr[k]);
+      fprintf(o, "}}");
+    }
+    fprintf(o, "]}");
+  }
+  fprintf(o, "]}\n");
+}
+
+/* ---- CSV: every column of the gcs table, complete or not --------------------- */
+
+int st_write_csv(FILE *o, sqlite3 *db, int pid) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
+                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE ?1 < 0 OR g.pid = ?1 "
+                         "ORDER BY g.trace_id, g.pid, g.list_index",
+                         -1, &s, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int(s, 1, pid);
+  int n = sqlite3_column_count(s);
+  for (int c = 0; c < n; c++) fprintf(o, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
+  fputc('\n', o);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < n; c++) {
+      if (c) fputc(',', o);
+      switch (sqlite3_column_type(s, c)) {
+      case SQLITE_NULL: break;
+      case SQLITE_INTEGER: fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c)); break;
+      case SQLITE_FLOAT: fprintf(o, "%.15g", sqlite3_column_double(s, c)); break;
+      default: rpt_csv_str(o, (const char *)sqlite3_column_text(s, c));
+      }
+    }
+    fputc('\n', o);
+  }
+  sqlite3_finalize(s);
+  return 0;
+}
+
+/* ---- HTML: self-contained, inline SVG ---------------------------------------- */
+
+static void svg_chart(FILE *o, const struct st_proc *p, const char *title, int series, const char *const *names,
+                      const int *cols, const char *const *colors, int bars) {
+  const double W = 900, H = 220, L = 60, B = 30, T = 20;
+  double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+  for (int i = 0; i < p->ngcs; i++) {
+    const struct st_gc *g = &p->gcs[i];
+    if (!g->complete) continue;
+    double x = g->v[STC_pause_start_msec];
+    if (x < xmin) xmin = x;
+    if (x > xmax) xmax = x;
+    for (int s = 0; s < series; s++)
+      if (isfinite(g->v[cols[s]]) && g->v[cols[s]] > ymax) ymax = g->v[cols[s]];
+  }
+  fprintf(o, "<h4>%s</h4>\n", title);
+  if (!isfinite(xmin)) {
+    fprintf(o, "<p>No complete GC.</p>\n");
+    return;
+  }
+  if (xmax <= xmin) xmax = xmin + 1;
+  if (ymax <= 0) ymax = 1;
+  fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" style=\"background:#fff;border:1px solid #ccc\">\n", W, H);
+  fprintf(o, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#000\"/>", L, H - B, W - 10, H - B);
+  fprintf(o, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#000\"/>\n", L, T, L, H - B);
+  fprintf(o, "<text x=\"5\" y=\"%g\" font-size=\"10\">%.4g</text><text x=\"5\" y=\"%g\" font-size=\"10\">0</text>\n", T + 8, ymax, H - B);
+  fprintf(o, "<text x=\"%g\" y=\"%g\" font-size=\"10\">%.1f ms</text><text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"end\">%.1f ms</text>\n",
+          L, H - 10, xmin, W - 10, H - 10, xmax);
+  for (int s = 0; s < series; s++) {
+    fprintf(o, "<text x=\"%g\" y=\"12\" font-size=\"11\" fill=\"%s\">%s</text>\n", L + 10 + s * 120, colors[s], names[s]);
+    if (!bars) fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" points=\"", colors[s]);
+    for (int i = 0; i < p->ngcs; i++) {
+      const struct st_gc *g = &p->gcs[i];
+      double v = g->v[cols[s]];
+      if (!g->complete || !isfinite(v)) continue;
+      double x = L + (g->v[STC_pause_start_msec] - xmin) / (xmax - xmin) * (W - L - 20);
+      double y = (H - B) - v / ymax * (H - B - T);
+      if (bars)
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>GC %.0f: %.3f ms</title></line>\n",
+                x, H - B, x, y, g->v[STC_pause_msec] > 200 ? "#d00" : colors[s], g->v[STC_gc_index], v);
+      else
+        fprintf(o, "%.1f,%.1f ", x, y);
+    }
+    if (!bars) fprintf(o, "\"/>\n");
+  }
+  fprintf(o, "</svg>\n");
+}
+
+static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, int min_gen) {
+  fprintf(o, "<table><tr>");
+  for (int c = 0; c < STC_COUNT; c++) fprintf(o, "<th>%s</th>", st_cols[c].header);
+  fprintf(o, "</tr>\n");
+  for (int i = 0; i < p->ngcs; i++) {
+    const struct st_gc *g = &p->gcs[i];
+    if (!g->complete || g->gen < min_gen || !(g->v[STC_pause_msec] > min_pause)) continue;
+    fprintf(o, "<tr class=\"g%d%s\">", g->gen, g->v[STC_pause_msec] > 200 ? " long" : "");
+    for (int c = 0; c < STC_COUNT; c++) {
+      char b[48];
+      const char *s = c == STC_reason_name ? g->reason
+                      : c == STC_gen_name ? g->gen_name
+                      : ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c]))
+                          ? ""
+                          : rpt_num(b, sizeof b, g->v[c], st_cols[c].decimals);
+      fprintf(o, "<td>");
+      rpt_html_str(o, s);
+      fprintf(o, "</td>");
+    }
+    fprintf(o, "</tr>\n");
+  }
+  fprintf(o, "</table>\n");
+}
+
+void st_write_html(FILE *o, const struct st_model *m) {
+  fprintf(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope GCStats</title>\n"
+             "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
+             "td,th{border:1px solid #bbb;padding:2px 5px;text-align:right}th{background:#eee}"
+             "tr.g2{background:#fde2c8}tr.g1{background:#fff3d6}tr.long td{color:#c00;font-weight:bold}"
+             ".warn{color:#a00;font-weight:bold}</style></head><body>\n<h2>GCStats</h2>\n");
+  fprintf(o, "<pre class=\"warn\">");
+  FILE *tmp = o;
+  st_warnings(tmp, m, "");
+  fprintf(o, "</pre>\n");
+  for (int i = 0; i < m->nprocs; i++) {
+    const struct st_proc *p = &m->procs[i];
+    char a[48], b[48];
+    fprintf(o, "<h3>GC Stats for Process %d: ", p->pid);
+    rpt_html_str(o, p->name ? p->name : "?");
+    fprintf(o, "</h3>\n<ul>");
+    if (p->cmdline) {
+      fprintf(o, "<li>CommandLine: ");
+      rpt_html_str(o, p->cmdline);
+      fprintf(o, "</li>");
+    }
+    fprintf(o, "<li>Runtime: %s GC, concurrent GC %s</li>",
+            p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
+            p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
+    fprintf(o, "<li>Total Allocs: %s MB</li><li>Number of Heaps: %d</li>", rpt_num(a, sizeof a, p->total_alloc, 3),
+            p->heap_count);
+    fprintf(o, "<li>GCs: %d complete, %d incomplete</li>", p->gc_count, p->incomplete_count);
+    fprintf(o, "<li>Total GC Pause: %s msec</li><li>%% Time paused for Garbage Collection: %s%%</li>",
+            rpt_num(a, sizeof a, p->total_pause, 1), rpt_num(b, sizeof b, p->pct_pause, 1));
+    fprintf(o, "<li>Max GC Heap Size: %s MB</li></ul>\n", rpt_num(a, sizeof a, p->max_heap, 3));
+    fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
+    for (int k = 0; k < ST_KINDS; k++) {
+      const struct st_pausestat *s = &p->kinds[k];
+      char c[5][32];
+      fprintf(o, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+              st_kind_names[k], s->count, rpt_num(c[0], 32, s->mean, 3), rpt_num(c[1], 32, s->max, 3),
+              rpt_num(c[2], 32, s->p50, 3), rpt_num(c[3], 32, s->p95, 3), rpt_num(c[4], 32, s->p99, 3));
+    }
+    fprintf(o, "</table>\n<table><tr><th>Pause (ms)</th><th>GCs</th></tr>\n");
+    for (int h = 0; h < ST_HIST_BUCKETS; h++)
+      fprintf(o, "<tr><td>%g%s</td><td>%d</td></tr>\n", st_hist_edges[h], h + 1 < ST_HIST_BUCKETS ? "+" : "+", p->hist[h]);
+    fprintf(o, "</table>\n<h4>GC Rollup By Generation</h4><table><tr><th>Gen</th><th>Count</th><th>Max Pause</th>"
+               "<th>Max Peak MB</th><th>Total Pause</th><th>Total Alloc MB</th><th>Mean Pause</th><th>Induced</th></tr>\n");
+    for (int r = 0; r < 4; r++) {
+      const struct st_rollup *ro = &p->roll[r];
+      char c[5][32];
+      fprintf(o, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td></tr>\n",
+              roll_names[r], ro->count, rpt_num(c[0], 32, ro->max_pause, 1), rpt_num(c[1], 32, ro->max_peak, 1),
+              rpt_num(c[2], 32, ro->total_pause, 1), rpt_num(c[3], 32, ro->total_alloc, 1),
+              rpt_num(c[4], 32, ro->mean_pause, 1), ro->induced);
+    }
+    fprintf(o, "</table>\n");
+    static const int pc[] = { STC_pause_msec };
+    static const char *const pn[] = { "Pause MSec" }, *const pcol[] = { "#2a6fdb" };
+    svg_chart(o, p, "Pause per GC over time", 1, pn, pc, pcol, 1);
+    static const int hc[] = { STC_peak_mb, STC_after_mb };
+    static const char *const hn[] = { "Peak MB", "After MB" }, *const hcol[] = { "#d05a00", "#2a9d3a" };
+    svg_chart(o, p, "Heap size (MB) over time", 2, hn, hc, hcol, 0);
+    fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");
+    html_gc_table(o, p, 200, 0);
+    fprintf(o, "<h4>LOH Allocation Pause (due to background GC) &gt; 200 Msec</h4>\n<table><tr><th>BGC Index</th>"
+               "<th>Thread ID</th><th>Pause Start</th><th>Pause MSec</th><th>Pause Reason</th></tr>\n");
+    for (int w = 0; w < p->nwaits; w++)
+      fprintf(o, "<tr><td>%u</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", p->waits[w].bgc_index,
+              p->waits[w].tid, rpt_num(a, sizeof a, p->waits[w].start, 3), rpt_num(b, sizeof b, p->waits[w].pause, 3),
+              p->waits[w].reason == 11 ? "Allocated too much during BGC, waiting for BGC to finish"
+                                       : "Waiting for BGC to thread free lists");
+    fprintf(o, "</table>\n<h4>Gen 2</h4>\n");
+    html_gc_table(o, p, -INFINITY, 2);
+    fprintf(o, "<h4>All GC Events</h4>\n");
+    html_gc_table(o, p, -INFINITY, 0);
+    if (p->has_phh) {
+      fprintf(o, "<h4>Condemned reasons for GCs</h4>\n<table><tr><th>GC Index</th>");
+      for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) fprintf(o, "<th>%s</th>", cr_cols[k] + 3);
+      fprintf(o, "</tr>\n");
+      for (int i2 = 0; i2 < p->ngcs; i2++) {
+        if (!p->gcs[i2].complete) continue;
+        fprintf(o, "<tr><td>%.0f</td>", p->gcs[i2].v[STC_gc_index]);
+        for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) {
+          int v = p->gcs[i2].cr[k];
+          if (!v) fprintf(o, "<td></td>");
+          else if (k == 4) fprintf(o, "<td>%s</td>", v == 1 ? "Blocking" : "NotForced");
+          else fprintf(o, "<td>%d</td>", v);
+        }
+        fprintf(o, "</tr>\n");
+      }
+      fprintf(o, "</table>\n");
+    }
+  }
+  fprintf(o, "</body></html>\n");
+}

@@ -1,0 +1,225 @@
+/* stats_text.c — `gcscope stats --format text`: PerfView's GCStats sections as
+ * aligned tables that fit 120 columns (--wide: every column). */
+#include <math.h>
+#include <string.h>
+
+#include "rpt_util.h"
+#include "stats_model.h"
+
+#define NUM(buf, v, d) rpt_num(buf, sizeof buf, v, d)
+
+static const char *const cr_headers[GCS_CONDEMN_GROUP_COUNT] = {
+#define CRH(Idx, Col, Hdr) Hdr,
+  GCS_CONDEMN_GROUPS(CRH)
+};
+
+static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, double min_pause, int min_gen) {
+  int idx[STC_COUNT], n = 0;
+  const char *hdr[STC_COUNT];
+  for (int c = 0; c < STC_COUNT; c++)
+    if (wide || !st_cols[c].wide) {
+      idx[n] = c;
+      hdr[n++] = wide ? st_cols[c].header : st_cols[c].short_header;
+    }
+  struct rpt_table t;
+  rpt_table_init(&t, n, hdr);
+  for (int i = 0; i < n; i++) t.right[i] = st_cols[idx[i]].decimals >= 0;
+  char cells[STC_COUNT][48];
+  const char *row[STC_COUNT];
+  int rows = 0;
+  for (int i = 0; i < p->ngcs; i++) {
+    const struct st_gc *g = &p->gcs[i];
+    if (!g->complete || g->gen < min_gen || !(g->v[STC_pause_msec] > min_pause)) continue;
+    for (int k = 0; k < n; k++) {
+      int c = idx[k];
+      if (c == STC_reason_name) row[k] = g->reason;
+      else if (c == STC_gen_name) row[k] = g->gen_name;
+      else if ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c])) row[k] = "";
+      else row[k] = rpt_num(cells[k], sizeof cells[k], g->v[c], st_cols[c].decimals);
+    }
+    int r = rpt_table_add(&t, row);
+    if (r > 0 && g->v[STC_pause_msec] > 200) t.mark[r] = 1;
+    rows++;
+  }
+  if (rows) rpt_table_print(&t, out, color);
+  else fprintf(out, "(none)\n");
+  rpt_table_free(&t);
+}
+
+static void summary(FILE *out, const struct st_proc *p) {
+  char a[48], b[48];
+  if (p->cmdline && *p->cmdline) fprintf(out, "  CommandLine: %s\n", p->cmdline);
+  fprintf(out, "  Runtime: %s%s, %s GC, concurrent GC %s\n",
+          p->runtime_version ? "version " : "version unknown", p->runtime_version ? p->runtime_version : "",
+          p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
+          p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
+  fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
+  fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
+  fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
+  fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
+          NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
+  if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
+  fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
+  if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
+
+  fprintf(out, "\nPause statistics (msec, complete GCs; linear-interpolation percentiles)\n");
+  const char *h[] = { "Kind", "Count", "Total", "Mean", "Max", "P50", "P95", "P99" };
+  struct rpt_table t;
+  rpt_table_init(&t, 8, h);
+  for (int i = 1; i < 8; i++) t.right[i] = 1;
+  for (int k = 0; k < ST_KINDS; k++) {
+    const struct st_pausestat *s = &p->kinds[k];
+    char c[7][32];
+    snprintf(c[0], sizeof c[0], "%d", s->count);
+    NUM(c[1], s->total, 3);
+    NUM(c[2], s->mean, 3);
+    NUM(c[3], s->max, 3);
+    NUM(c[4], s->p50, 3);
+    NUM(c[5], s->p95, 3);
+    NUM(c[6], s->p99, 3);
+    const char *row[] = { st_kind_names[k], c[0], c[1], c[2], c[3], c[4], c[5], c[6] };
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+
+  fprintf(out, "\nPause histogram (complete GCs)\n");
+  int maxc = 0;
+  for (int b2 = 0; b2 < ST_HIST_BUCKETS; b2++) if (p->hist[b2] > maxc) maxc = p->hist[b2];
+  for (int b2 = 0; b2 < ST_HIST_BUCKETS; b2++) {
+    char range[32];
+    if (b2 + 1 < ST_HIST_BUCKETS) snprintf(range, sizeof range, "%g - %g ms", st_hist_edges[b2], st_hist_edges[b2 + 1]);
+    else snprintf(range, sizeof range, ">= %g ms", st_hist_edges[b2]);
+    int bar = maxc ? (p->hist[b2] * 50 + maxc - 1) / maxc : 0;
+    fprintf(out, "  %-14s %7d  ", range, p->hist[b2]);
+    for (int i = 0; i < bar; i++) fputc('#', out);
+    fputc('\n', out);
+  }
+}
+
+static void rollup(FILE *out, const struct st_proc *p) {
+  fprintf(out, "\nGC Rollup By Generation (all times in msec)\n");
+  /* PerfView's columns: Max Pause, Max Peak MB, Max Alloc MB/sec, Total Pause, Total Alloc MB,
+   * Alloc MB/MSec GC, Survived MB/MSec GC, Mean Pause, Induced (short headers to fit 120 columns). */
+  const char *h[] = { "Gen", "Count", "MaxPause", "MaxPeakMB", "MaxMB/s", "TotPause",
+                      "TotAllocMB", "AllocMB/msGC", "SurvMB/msGC", "MeanPause", "Induced" };
+  struct rpt_table t;
+  rpt_table_init(&t, 11, h);
+  for (int i = 1; i < 11; i++) t.right[i] = 1;
+  static const char *const names[4] = { "ALL", "0", "1", "2" };
+  for (int r = 0; r < 4; r++) {
+    const struct st_rollup *ro = &p->roll[r];
+    char c[10][32];
+    snprintf(c[0], sizeof c[0], "%d", ro->count);
+    NUM(c[1], ro->max_pause, 1);
+    NUM(c[2], ro->max_peak, 1);
+    NUM(c[3], ro->max_alloc_rate, 3);
+    NUM(c[4], ro->total_pause, 1);
+    NUM(c[5], ro->total_alloc, 1);
+    /* QUIRK (PerfView): every row divides the process-wide allocations. */
+    NUM(c[6], p->roll[0].total_alloc / ro->total_pause, 3);
+    NUM(c[7], ro->total_promoted / (isnan(ro->gc_cpu) ? 0 : ro->gc_cpu), 3);
+    NUM(c[8], ro->mean_pause, 1);
+    snprintf(c[9], sizeof c[9], "%d", ro->induced);
+    const char *row[] = { names[r], c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+}
+
+static void bgc_table(FILE *out, const struct st_proc *p) {
+  const char *h[] = { "GC#", "Pause Start", "Initial Pause", "Final Pause", "PerfView Pause", "Duration" };
+  struct rpt_table t;
+  rpt_table_init(&t, 6, h);
+  for (int i = 0; i < 6; i++) t.right[i] = 1;
+  int n = 0;
+  for (int i = 0; i < p->ngcs; i++) {
+    const struct st_gc *g = &p->gcs[i];
+    if (!g->complete || g->type != 1) continue;
+    char c[6][32];
+    const char *row[] = { NUM(c[0], g->v[STC_gc_index], 0), NUM(c[1], g->v[STC_pause_start_msec], 3),
+                          NUM(c[2], g->v[STC_bgc_pause1_msec], 3), NUM(c[3], g->v[STC_bgc_pause2_msec], 3),
+                          NUM(c[4], g->v[STC_pause_msec], 3), NUM(c[5], g->duration_msec, 3) };
+    rpt_table_add(&t, row);
+    n++;
+  }
+  if (n) {
+    fprintf(out, "\nBackground GC pauses (msec): initial = SuspendEEBegin -> first RestartEEEnd; final = "
+                 "SuspendEEBegin(SuspendForGCPrep) -> RestartEEEnd; PerfView's Pause MSec combines them\n");
+    rpt_table_print(&t, out, 0);
+  }
+  rpt_table_free(&t);
+}
+
+static void condemned(FILE *out, const struct st_proc *p) {
+  if (!p->has_phh) return;
+  int used[GCS_CONDEMN_GROUP_COUNT] = { 0 }, any = 0;
+  for (int i = 0; i < p->ngcs; i++)
+    if (p->gcs[i].complete)
+      for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
+        if (p->gcs[i].cr[k]) used[k] = any = 1;
+  fprintf(out, "\nCondemned reasons for GCs\n");
+  if (!any) {
+    fprintf(out, "The trace contains events for the condemned reason but there is none.\n");
+    return;
+  }
+  const char *hdr[GCS_CONDEMN_GROUP_COUNT + 1];
+  int map[GCS_CONDEMN_GROUP_COUNT], n = 0;
+  hdr[n] = "GC#";
+  for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
+    if (used[k]) {
+      map[n] = k;
+      hdr[++n] = cr_headers[k];
+    }
+  struct rpt_table t;
+  rpt_table_init(&t, n + 1, hdr);
+  for (int i = 0; i <= n; i++) t.right[i] = 1;
+  for (int i = 0; i < p->ngcs; i++) {
+    const struct st_gc *g = &p->gcs[i];
+    if (!g->complete) continue;
+    char c[GCS_CONDEMN_GROUP_COUNT + 1][24];
+    const char *row[GCS_CONDEMN_GROUP_COUNT + 1];
+    row[0] = NUM(c[0], g->v[STC_gc_index], 0);
+    for (int j = 0; j < n; j++) {
+      int k = map[j], v = g->cr[k];
+      if (!v) c[j + 1][0] = 0;
+      else if (k == 4) snprintf(c[j + 1], sizeof c[j + 1], "%s", v == 1 ? "Blocking" : "NotForced");
+      else snprintf(c[j + 1], sizeof c[j + 1], "%d", v);
+      row[j + 1] = c[j + 1];
+    }
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+}
+
+void st_write_text(FILE *out, const struct st_model *m, int wide, int color) {
+  st_warnings(out, m, "");
+  if (m->nprocs == 0) fprintf(out, "No process with GC events.\n");
+  for (int i = 0; i < m->nprocs; i++) {
+    const struct st_proc *p = &m->procs[i];
+    char a[48];
+    fprintf(out, "%sGC Stats for Process %5d: %s\n", i ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    summary(out, p);
+    rollup(out, p);
+    fprintf(out, "\nPause > 200 Msec GC Events\n");
+    gc_table(out, p, wide, color, 200, 0);
+    fprintf(out, "\nLOH Allocation Pause (due to background GC) > 200 Msec\n");
+    if (!p->nwaits) fprintf(out, "(none)\n");
+    for (int w = 0; w < p->nwaits; w++) {
+      const struct st_wait *lw = &p->waits[w];
+      fprintf(out, "  BGC %u  thread %d  start %s", lw->bgc_index, lw->tid, NUM(a, lw->start, 3));
+      fprintf(out, "  pause %s msec  %s\n", NUM(a, lw->pause, 3),
+              lw->reason == 11 ? "Allocated too much during BGC, waiting for BGC to finish"
+                               : "Waiting for BGC to thread free lists");
+    }
+    fprintf(out, "\nGen 2 GCs\n");
+    gc_table(out, p, wide, color, -INFINITY, 2);
+    bgc_table(out, p);
+    fprintf(out, "\nAll GC Events (msec; MB = 10^6 bytes)%s\n", wide ? "" : " -- --wide shows every column");
+    gc_table(out, p, wide, color, -INFINITY, 0);
+    condemned(out, p);
+  }
+}

@@ -1,0 +1,348 @@
+/*
+ * rgc_internal.h — librgc's internal data structures, shared by its source
+ * files. Not installed.
+ *
+ * Heap layout: one big virtual reservation carved into 2 MB region slots. A
+ * region (one slot, or several for a large LOH/POH object) belongs to one
+ * generation of one heap: 0, 1, 2 (small object heap, SOH), 3 (LOH) or 4
+ * (POH). SOH regions are filled by bump allocation (allocation contexts for
+ * mutators, promotion during compaction); swept regions carry free objects,
+ * the big ones threaded on per-generation free lists. Generations are
+ * promoted or demoted a region at a time when a GC sweeps, object by object
+ * when it compacts (evacuation into destination regions).
+ *
+ * Object layout: a 16-byte header {type word, size, flags} then the payload;
+ * arrays start their payload with a 64-bit length. The user sees the payload
+ * address. Sizes are multiples of 8; the header's size is the block size.
+ *
+ * The card table has one byte per 256 heap bytes over the whole reservation;
+ * the write barrier sets the card of a written slot when the holder is not in
+ * gen0 (relaxed atomic byte store).
+ */
+#ifndef RGC_INTERNAL_H
+#define RGC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gcs_events.h"
+#include "rgc.h"
+
+#define RGC_REGION_SHIFT 21
+#define RGC_REGION_SIZE ((size_t)1 << RGC_REGION_SHIFT)
+#define RGC_CARD_SHIFT 8
+#define RGC_HDR 16
+#define RGC_MIN_OBJ 16
+#define RGC_GRAIN 16               /* object sizes are multiples of 16: every gap can hold a free object */
+#define RGC_ALLOC_QUANTUM (8 * 1024)
+#define RGC_FREE_LIST_MIN 256       /* smaller free objects are free-object space */
+#define RGC_NBUCKETS 12              /* free-list buckets: [256<<i, 512<<i) */
+#define RGC_NGEN 5                   /* gen0, gen1, gen2, LOH, POH */
+#define RGC_LOH 3
+#define RGC_POH 4
+#define RGC_TICK_BYTES (100 * 1024)  /* AllocationTick threshold, as CoreCLR */
+#define RGC_MAX_HEAPS 1
+#define RGC_REGION_CACHE 32
+
+/* Header flags. */
+#define OF_MARK 0x1u
+#define OF_PINNED 0x2u      /* pinned during the current GC */
+#define OF_FWD 0x4u         /* type word holds the forwarding address */
+#define OF_FREE 0x8u        /* a free object (type word: free-list link) */
+#define OF_FINAL 0x10u      /* registered for finalization */
+#define OF_SUPPRESS 0x20u   /* finalization suppressed */
+
+struct rgc_hdr {
+  uintptr_t tw;           /* type pointer, forwarding address or free-list link */
+  uint32_t size;          /* block size including this header */
+  _Atomic uint32_t flags; /* mutators touch OF_SUPPRESS only; GC the rest */
+};
+
+static inline struct rgc_hdr *hdr_of(const void *obj) {
+  return (struct rgc_hdr *)((uintptr_t)obj - RGC_HDR);
+}
+static inline void *obj_of(const struct rgc_hdr *h) { return (void *)((uintptr_t)h + RGC_HDR); }
+static inline uint32_t hflags(const struct rgc_hdr *h) {
+  return atomic_load_explicit(&((struct rgc_hdr *)h)->flags, memory_order_relaxed);
+}
+static inline void hset(struct rgc_hdr *h, uint32_t f) {
+  atomic_store_explicit(&h->flags, f, memory_order_relaxed);
+}
+
+struct rgc_type {
+  char *name;
+  enum rgc_type_kind kind;
+  size_t size;
+  uint32_t *ref_offsets;
+  size_t nrefs;
+  size_t elem_size;
+  rgc_finalizer_fn finalizer;
+  struct rgc_type *next;  /* registry list */
+};
+
+struct rgc_region {
+  uint8_t *start, *top, *end;
+  int gen;                /* 0..4, -1 when free */
+  int new_gen;            /* planned generation after this GC */
+  int nslots;
+  int heap;
+  bool condemned, evacuate, has_pinned, fresh;
+  size_t live_bytes, pinned_bytes;  /* marked during this GC */
+  size_t fl_bytes, fo_bytes;        /* free-list and free-object bytes in the region */
+  struct rgc_region *next;
+};
+
+/* Per-heap state (workstation GC: one heap; server GC later: one per core). */
+struct rgc_heap {
+  int index;
+  pthread_mutex_t lock;               /* allocation: regions, free lists, budgets */
+  struct rgc_region *gens[RGC_NGEN];  /* region lists per generation */
+  struct rgc_region *alloc_region[RGC_NGEN]; /* where bump allocation happens */
+  struct rgc_hdr *free_lists[RGC_NGEN][RGC_NBUCKETS];
+  int64_t new_alloc[RGC_NGEN];        /* remaining allocation budget */
+  int64_t desired[RGC_NGEN];          /* budget set at the last GC of the generation */
+  uint64_t tick_bytes[3];             /* since the last AllocationTick, per kind */
+  uint64_t total_allocated;
+  /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
+  void **fin_objs; size_t fin_n, fin_cap;
+};
+
+enum { TS_COOP = 0, TS_PREEMPT = 1 };
+
+struct rgc_thread {
+  struct rgc_runtime *rt;
+  struct rgc_heap *heap;
+  uint8_t *alloc_ptr, *alloc_limit;
+  _Atomic int state;
+  void ***roots; size_t nroots, roots_cap;
+  pid_t tid;
+  struct rgc_thread *next;
+};
+
+struct rgc_handle_slot {
+  _Atomic(void *) obj;
+  uint32_t kind;
+  uint32_t in_use;
+  struct rgc_handle_slot *next_free;
+};
+#define RGC_HANDLE_CHUNK 512
+struct rgc_handle_chunk {
+  struct rgc_handle_slot slots[RGC_HANDLE_CHUNK];
+  struct rgc_handle_chunk *next;
+};
+
+/* A pending GC request (merged when several threads ask). */
+struct rgc_request {
+  int gen;
+  uint32_t reason;      /* gc_reason */
+  unsigned mode;
+  bool induced;
+};
+
+/* Everything one GC measured: feeds the events and rgc_get_memory_info. */
+struct rgc_gc_record {
+  uint32_t index, gen, reason;
+  bool compacted, demoted, promoted_any;
+  uint32_t r0, r1, compact_mech;
+  uint64_t size_before[RGC_NGEN], fl_before[RGC_NGEN], fo_before[RGC_NGEN];
+  uint64_t size_after[RGC_NGEN], fl_after[RGC_NGEN], fo_after[RGC_NGEN];
+  uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
+  uint64_t mark_bytes[4];
+  uint64_t fin_promoted_bytes, fin_promoted_count;
+  uint64_t pinned_count;
+  uint64_t fl_allocated, eos_allocated, condemned_allocated;
+  uint64_t phase_us[3];
+  uint64_t pause_ns, suspend_ns;
+};
+
+struct rgc_runtime {
+  struct rgc_config cfg;
+  uint64_t gen0_min, gen0_max;
+
+  /* reservation */
+  uint8_t *base; size_t reserve, nslots;
+  int32_t *slot_owner;            /* region index owning each slot, -1 free */
+  struct rgc_region *regions;     /* descriptor per slot (valid at owner index) */
+  _Atomic uint8_t *cards;
+  size_t committed;               /* bytes of regions in use (under region_lock) */
+  size_t region_cache[32];        /* released one-slot regions kept committed */
+  size_t cache_n;
+  pthread_mutex_t region_lock;
+
+  struct rgc_heap heaps[RGC_MAX_HEAPS];
+  int nheaps;
+
+  /* types */
+  pthread_mutex_t type_lock;
+  struct rgc_type *types;
+  struct rgc_type free_type;
+
+  /* threads and suspension */
+  pthread_mutex_t thread_lock;
+  pthread_cond_t suspended_cv, resume_cv;
+  _Atomic int suspend_flag;
+  struct rgc_thread *threads;
+  int nthreads;
+
+  /* handles */
+  pthread_mutex_t handle_lock;
+  struct rgc_handle_chunk *handle_chunks;
+  struct rgc_handle_slot *handle_free;
+  _Atomic uint32_t handle_count;
+
+  /* GC thread and requests */
+  pthread_t gc_thread;
+  pthread_mutex_t req_lock;
+  pthread_cond_t req_cv, done_cv;
+  bool req_pending, gc_running, stopping;
+  struct rgc_request req;
+  _Atomic uint64_t gc_index;      /* GCs started */
+  uint64_t gc_done;               /* GCs finished (under req_lock) */
+  _Atomic uint64_t counts[3];
+  _Atomic uint64_t client_seq;
+
+  /* finalization */
+  pthread_t fin_thread;
+  pthread_mutex_t fin_lock;
+  pthread_cond_t fin_cv, fin_done_cv;
+  void **fq; size_t fq_head, fq_n, fq_cap;  /* f-reachable queue (ring) */
+  uint64_t fin_enqueued, fin_finished;
+  bool fin_stop;
+
+  /* GC scratch (GC thread only) */
+  void **mark_stack; size_t ms_n, ms_cap;
+  void **copied; size_t copied_n, copied_cap;
+  struct rgc_handle_slot **pins; size_t pins_n, pins_cap;
+  int condemned_gen;
+  uint8_t *card_snapshot;
+
+  /* statistics */
+  pthread_mutex_t info_lock;
+  struct rgc_memory_info info[3];   /* last GC of kind Any, Ephemeral, FullBlocking */
+  uint64_t start_ns, total_pause_ns;
+  struct rgc_gc_record rec;
+
+  rgc_gc_callback gc_cb;
+  void *gc_cb_ctx;
+  char *cmdline;
+};
+
+/* ---- rgc_util.c ---- */
+uint64_t rgc_now_ns(void);
+uint64_t rgc_thread_cpu_ns(void);
+void rgc_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void *rgc_xrealloc(void *p, size_t n);
+#define RGC_VEC_PUSH(vec, n, cap, val) do { \
+    if ((n) == (cap)) { (cap) = (cap) ? (cap) * 2 : 256; \
+      (vec) = rgc_xrealloc((vec), (cap) * sizeof(*(vec))); } \
+    (vec)[(n)++] = (val); } while (0)
+uint64_t rgc_memory_load_percent(struct rgc_runtime *rt, uint64_t *total_avail);
+
+/* ---- rgc_region.c ---- */
+int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen);
+void rgc_unreserve(struct rgc_runtime *rt);
+struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, int gen, size_t bytes);
+void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r);
+static inline struct rgc_region *rgc_region_of(struct rgc_runtime *rt, const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  if (a < (uintptr_t)rt->base || a >= (uintptr_t)rt->base + rt->reserve) return NULL;
+  int32_t o = rt->slot_owner[(a - (uintptr_t)rt->base) >> RGC_REGION_SHIFT];
+  return o < 0 ? NULL : &rt->regions[o];
+}
+static inline size_t rgc_card_index(struct rgc_runtime *rt, const void *p) {
+  return ((uintptr_t)p - (uintptr_t)rt->base) >> RGC_CARD_SHIFT;
+}
+static inline void rgc_card_set(struct rgc_runtime *rt, const void *slot) {
+  _Atomic uint8_t *c = &rt->cards[rgc_card_index(rt, slot)];
+  if (!atomic_load_explicit(c, memory_order_relaxed))
+    atomic_store_explicit(c, 1, memory_order_relaxed);
+}
+static inline bool rgc_card_get(struct rgc_runtime *rt, const void *slot) {
+  return atomic_load_explicit(&rt->cards[rgc_card_index(rt, slot)], memory_order_relaxed) != 0;
+}
+/* Effective generation for the old-to-young rule: LOH/POH count as gen2. */
+static inline int rgc_eff_gen(int g) { return g > 2 ? 2 : g; }
+
+/* ---- objects (rgc_object.c) ---- */
+size_t rgc_size_for(const struct rgc_type *ty, size_t length);
+/* Visit each reference slot of an object. */
+#define RGC_FOR_EACH_SLOT(h, slotvar, BODY) do { \
+    const struct rgc_type *ty__ = (const struct rgc_type *)(h)->tw; \
+    uint8_t *p__ = (uint8_t *)obj_of(h); \
+    if (ty__->kind == RGC_KIND_OBJECT) { \
+      for (size_t i__ = 0; i__ < ty__->nrefs; i__++) { \
+        void **slotvar = (void **)(p__ + ty__->ref_offsets[i__]); BODY } \
+    } else if (ty__->kind == RGC_KIND_REF_ARRAY) { \
+      uint64_t n__ = *(uint64_t *)p__; void **a__ = (void **)(p__ + 8); \
+      for (uint64_t i__ = 0; i__ < n__; i__++) { void **slotvar = &a__[i__]; BODY } \
+    } } while (0)
+void rgc_make_free(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r,
+                   uint8_t *p, size_t size, bool list);
+void rgc_free_lists_drop_region_gen(struct rgc_heap *h, int gen);
+struct rgc_hdr *rgc_free_list_take(struct rgc_runtime *rt, struct rgc_heap *h, int gen, size_t size);
+
+/* ---- rgc_alloc.c ---- */
+void rgc_retire_context(struct rgc_thread *t);
+
+/* ---- rgc_threads.c ---- */
+void rgc_suspend_all(struct rgc_runtime *rt);
+void rgc_resume_all(struct rgc_runtime *rt);
+void rgc_park_for_gc(struct rgc_thread *t);
+
+/* ---- rgc_runtime.c: GC requests ---- */
+/* Ask for a GC and wait for it. seen = gc_done observed when the need was
+ * detected (an allocation-triggered request is dropped if a GC finished
+ * since). Returns 1 if a GC ran for the request. */
+int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_t seen);
+uint64_t rgc_gc_done(struct rgc_runtime *rt);
+
+/* ---- rgc_collect.c ---- */
+void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq);
+
+/* ---- rgc_mark.c ---- */
+void rgc_mark_phase(struct rgc_runtime *rt);
+
+/* ---- rgc_finalize.c ---- */
+void rgc_fin_register(struct rgc_heap *h, void *obj);
+int rgc_fin_start(struct rgc_runtime *rt);
+void rgc_fin_stop(struct rgc_runtime *rt);
+void rgc_fq_push(struct rgc_runtime *rt, void *obj);
+
+/* ---- rgc_verify.c ---- */
+void rgc_verify_heap(struct rgc_runtime *rt);
+
+/* ---- rgc_stats.c ---- */
+void rgc_gen_stats(struct rgc_runtime *rt, uint64_t size[RGC_NGEN], uint64_t fl[RGC_NGEN],
+                   uint64_t fo[RGC_NGEN]);
+void rgc_record_info(struct rgc_runtime *rt);
+
+/* ---- rgc_trace.c ---- */
+void rgc_trace_init(void);
+void rgc_trace_fini(void);
+void rgc_ev_runtime_info(struct rgc_runtime *rt);
+void rgc_ev_suspend_begin(uint32_t count);
+void rgc_ev_suspend_end(void);
+void rgc_ev_triggered(uint32_t reason);
+void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint64_t seq);
+void rgc_ev_mark(uint32_t heap, uint32_t type, uint64_t bytes);
+void rgc_ev_pin(struct rgc_runtime *rt, struct rgc_handle_slot *s);
+void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
+void rgc_ev_gc_end(uint32_t count, uint32_t depth);
+void rgc_ev_cpu(uint32_t count, uint64_t ns);
+void rgc_ev_heap_stats(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
+void rgc_ev_restart_begin(void);
+void rgc_ev_restart_end(void);
+void rgc_ev_fin_begin(void);
+void rgc_ev_fin_end(uint32_t count);
+void rgc_ev_alloc_tick(uint32_t kind, uint64_t amount, const struct rgc_type *ty,
+                       uint32_t heap, void *obj, uint64_t size);
+void rgc_ev_set_handle(void *h, void *obj, uint32_t kind, uint32_t gen);
+void rgc_ev_destroy_handle(void *h);
+void rgc_ev_segment(int create, void *addr, uint64_t size, uint32_t type);
+void rgc_ev_request(int start, uint64_t id);
+
+#endif /* RGC_INTERNAL_H */

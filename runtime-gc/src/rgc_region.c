@@ -1,0 +1,139 @@
+/* rgc_region.c — the virtual reservation, region slots, commit/release and
+ * the card table. Regions are carved from one reservation so that the region
+ * of an address and its card are found by arithmetic. */
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "rgc_internal.h"
+
+int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
+  /* 16 GB of address space (more with a large hard limit); nothing is
+   * committed until a region is made. */
+  size_t reserve = (size_t)16 << 30;
+  if (rt->cfg.heap_hard_limit && rt->cfg.heap_hard_limit * 2 > reserve)
+    reserve = (rt->cfg.heap_hard_limit * 2 + RGC_REGION_SIZE - 1) & ~(RGC_REGION_SIZE - 1);
+  size_t extra = RGC_REGION_SIZE; /* for alignment */
+  void *m = mmap(NULL, reserve + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    if (err) snprintf(err, errlen, "cannot reserve %zu bytes of address space", reserve);
+    return -1;
+  }
+  uintptr_t a = ((uintptr_t)m + RGC_REGION_SIZE - 1) & ~(uintptr_t)(RGC_REGION_SIZE - 1);
+  /* give back the unaligned head and tail */
+  if (a > (uintptr_t)m) munmap(m, a - (uintptr_t)m);
+  uintptr_t tail = (uintptr_t)m + reserve + extra - (a + reserve);
+  if (tail) munmap((void *)(a + reserve), tail);
+  rt->base = (uint8_t *)a;
+  rt->reserve = reserve;
+  rt->nslots = reserve >> RGC_REGION_SHIFT;
+  size_t ncards = reserve >> RGC_CARD_SHIFT;
+  void *c = mmap(NULL, ncards, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (c == MAP_FAILED) {
+    munmap(rt->base, reserve);
+    if (err) snprintf(err, errlen, "cannot reserve the card table (%zu bytes)", ncards);
+    return -1;
+  }
+  rt->cards = c;
+  rt->slot_owner = malloc(rt->nslots * sizeof *rt->slot_owner);
+  rt->regions = calloc(rt->nslots, sizeof *rt->regions);
+  rt->card_snapshot = malloc(RGC_REGION_SIZE >> RGC_CARD_SHIFT);
+  if (!rt->slot_owner || !rt->regions || !rt->card_snapshot) {
+    if (err) snprintf(err, errlen, "out of memory for region tables");
+    return -1;
+  }
+  for (size_t i = 0; i < rt->nslots; i++) rt->slot_owner[i] = -1, rt->regions[i].gen = -1;
+  return 0;
+}
+
+void rgc_unreserve(struct rgc_runtime *rt) {
+  if (rt->base) munmap(rt->base, rt->reserve);
+  if (rt->cards) munmap((void *)rt->cards, rt->reserve >> RGC_CARD_SHIFT);
+  free(rt->slot_owner);
+  free(rt->regions);
+  free(rt->card_snapshot);
+}
+
+static uint32_t segment_type(int gen) {
+  return gen == RGC_LOH ? 1 : gen == RGC_POH ? 3 : 0;
+}
+
+/* A new region of at least `bytes` for generation gen of heap h, appended to
+ * the generation's list. NULL when the hard limit or the reservation is
+ * exhausted. Memory is zero (fresh pages). */
+struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, int gen, size_t bytes) {
+  size_t n = (bytes + RGC_REGION_SIZE - 1) >> RGC_REGION_SHIFT;
+  if (!n) n = 1;
+  pthread_mutex_lock(&rt->region_lock);
+  if (rt->cfg.heap_hard_limit && rt->committed + n * RGC_REGION_SIZE > rt->cfg.heap_hard_limit) {
+    pthread_mutex_unlock(&rt->region_lock);
+    return NULL;
+  }
+  size_t run = 0, i, first;
+  uint8_t *start;
+  if (n == 1 && rt->cache_n) {
+    /* a recently released region, still committed: no page faults */
+    first = i = rt->region_cache[--rt->cache_n];
+    start = rt->base + (first << RGC_REGION_SHIFT);
+    goto take;
+  }
+  for (i = 0; i < rt->nslots; i++) {
+    run = rt->slot_owner[i] == -1 ? run + 1 : 0;
+    if (run == n) break;
+  }
+  if (i == rt->nslots) {
+    pthread_mutex_unlock(&rt->region_lock);
+    return NULL;
+  }
+  first = i + 1 - n;
+  start = rt->base + (first << RGC_REGION_SHIFT);
+  if (mprotect(start, n * RGC_REGION_SIZE, PROT_READ | PROT_WRITE)) {
+    pthread_mutex_unlock(&rt->region_lock);
+    return NULL;
+  }
+take:
+  for (size_t k = first; k <= i; k++) rt->slot_owner[k] = (int32_t)first;
+  rt->committed += n * RGC_REGION_SIZE;
+  pthread_mutex_unlock(&rt->region_lock);
+
+  struct rgc_region *r = &rt->regions[first];
+  memset(r, 0, sizeof *r);
+  r->start = r->top = start;
+  r->end = start + n * RGC_REGION_SIZE;
+  r->gen = r->new_gen = gen;
+  r->nslots = (int)n;
+  r->heap = h->index;
+  r->fresh = true;
+  /* append: bump allocation prefers the newest region */
+  struct rgc_region **pp = &h->gens[gen];
+  while (*pp) pp = &(*pp)->next;
+  *pp = r;
+  rgc_ev_segment(1, start, n * RGC_REGION_SIZE, segment_type(gen));
+  return r;
+}
+
+/* Return a region's memory (zeroed on next use) and its cards. The caller has
+ * already unlinked it from its generation list. */
+void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r) {
+  size_t first = (size_t)(r->start - rt->base) >> RGC_REGION_SHIFT;
+  size_t bytes = (size_t)(r->end - r->start);
+  rgc_ev_segment(0, r->start, bytes, 0);
+  memset((void *)&rt->cards[rgc_card_index(rt, r->start)], 0, bytes >> RGC_CARD_SHIFT);
+  pthread_mutex_lock(&rt->region_lock);
+  rt->committed -= bytes;
+  if (r->nslots == 1 && rt->cache_n < RGC_REGION_CACHE) {
+    /* keep it committed for reuse (slot marked -2: neither free nor owned);
+     * its contents are stale, every user of a region overwrites or zeroes */
+    rt->slot_owner[first] = -2;
+    rt->region_cache[rt->cache_n++] = first;
+    pthread_mutex_unlock(&rt->region_lock);
+  } else {
+    pthread_mutex_unlock(&rt->region_lock);
+    madvise(r->start, bytes, MADV_DONTNEED);
+    mprotect(r->start, bytes, PROT_NONE);
+    pthread_mutex_lock(&rt->region_lock);
+    for (size_t k = 0; k < (size_t)r->nslots; k++) rt->slot_owner[first + k] = -1;
+    pthread_mutex_unlock(&rt->region_lock);
+  }
+  r->gen = -1;
+  r->start = r->top = r->end = NULL;
+}

@@ -1,0 +1,253 @@
+/* rgc_runtime.c — runtime creation and destruction, type registration, the
+ * GC thread and GC requests (allocation-triggered and induced), request
+ * spans. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rgc_internal.h"
+
+int rgc_config_check(const struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
+                     char *err, size_t errlen);
+
+static char *read_cmdline(void) {
+  int fd = open("/proc/self/cmdline", O_RDONLY);
+  if (fd < 0) return NULL;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return NULL;
+  for (ssize_t i = 0; i < n - 1; i++) if (!buf[i]) buf[i] = ' ';
+  buf[n] = 0;
+  return strdup(buf);
+}
+
+static void *gc_main(void *arg) {
+  struct rgc_runtime *rt = arg;
+  pthread_mutex_lock(&rt->req_lock);
+  for (;;) {
+    while (!rt->req_pending && !rt->stopping) pthread_cond_wait(&rt->req_cv, &rt->req_lock);
+    if (rt->stopping && !rt->req_pending) break;
+    struct rgc_request rq = rt->req;
+    rt->req_pending = false;
+    rt->gc_running = true;
+    pthread_mutex_unlock(&rt->req_lock);
+    rgc_do_gc(rt, &rq);
+    pthread_mutex_lock(&rt->req_lock);
+    rt->gc_running = false;
+    rt->gc_done++;
+    pthread_cond_broadcast(&rt->done_cv);
+  }
+  pthread_mutex_unlock(&rt->req_lock);
+  return NULL;
+}
+
+uint64_t rgc_gc_done(struct rgc_runtime *rt) {
+  pthread_mutex_lock(&rt->req_lock);
+  uint64_t d = rt->gc_done;
+  pthread_mutex_unlock(&rt->req_lock);
+  return d;
+}
+
+int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_t seen) {
+  struct rgc_thread *t = rgc_current_thread();
+  if (t && t->rt != rt) t = NULL;
+  pthread_mutex_lock(&rt->req_lock);
+  if (!rq->induced && rt->gc_done != seen) {  /* a GC finished since: just retry */
+    pthread_mutex_unlock(&rt->req_lock);
+    return 0;
+  }
+  uint64_t target;
+  if (!rq->induced && (rt->req_pending || rt->gc_running)) {
+    /* join the pending or running GC */
+    target = rt->gc_done + (rt->gc_running ? 1 : 0) + (rt->req_pending ? 1 : 0);
+    if (rt->req_pending && rq->gen > rt->req.gen) rt->req.gen = rq->gen;
+  } else if (rt->req_pending) {
+    /* merge an induced request into the pending one */
+    if (rq->gen > rt->req.gen) rt->req.gen = rq->gen;
+    rt->req.reason = rq->reason;
+    rt->req.mode |= rq->mode;
+    rt->req.induced = true;
+    target = rt->gc_done + (rt->gc_running ? 2 : 1);
+  } else {
+    rt->req = *rq;
+    rt->req_pending = true;
+    target = rt->gc_done + (rt->gc_running ? 2 : 1);
+    pthread_cond_signal(&rt->req_cv);
+  }
+  pthread_mutex_unlock(&rt->req_lock);
+  /* wait in "native": the GC must not wait for this thread */
+  if (t) rgc_enter_native(t);
+  pthread_mutex_lock(&rt->req_lock);
+  while (rt->gc_done < target && !rt->stopping) pthread_cond_wait(&rt->done_cv, &rt->req_lock);
+  pthread_mutex_unlock(&rt->req_lock);
+  if (t) rgc_leave_native(t);
+  return 1;
+}
+
+int rgc_collect(rgc_runtime *rt, int generation, unsigned mode) {
+  if (generation < 0 || generation > 2) generation = 2;
+  if (mode & RGC_COLLECT_OPTIMIZED) {
+    struct rgc_heap *h = &rt->heaps[0];
+    pthread_mutex_lock(&h->lock);
+    bool exhausted = h->new_alloc[generation] <= 0;
+    pthread_mutex_unlock(&h->lock);
+    if (!exhausted) return 0;
+  }
+  struct rgc_request rq = {.gen = generation, .mode = mode | RGC_COLLECT_BLOCKING, .induced = true};
+  rq.reason = (mode & RGC_COLLECT_COMPACTING) ? 10 : (mode & RGC_COLLECT_OPTIMIZED) ? 7 : 1;
+  atomic_fetch_add(&rt->client_seq, 1);
+  return rgc_request_gc(rt, &rq, 0);
+}
+
+const rgc_type *rgc_register_type(rgc_runtime *rt, const struct rgc_type_desc *d) {
+  if (!d || !d->name || (unsigned)d->kind > RGC_KIND_REF_ARRAY) return NULL;
+  if (d->kind == RGC_KIND_OBJECT) {
+    if (d->size > ((size_t)1 << 30) || (d->nrefs && !d->ref_offsets)) return NULL;
+    for (size_t i = 0; i < d->nrefs; i++)
+      if (d->ref_offsets[i] % 8 || d->ref_offsets[i] + 8 > d->size) return NULL;
+  }
+  if (d->kind == RGC_KIND_VALUE_ARRAY && !d->elem_size) return NULL;
+  struct rgc_type *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->name = strdup(d->name);
+  t->kind = d->kind;
+  t->size = d->size;
+  t->nrefs = d->kind == RGC_KIND_OBJECT ? d->nrefs : 0;
+  t->elem_size = d->elem_size;
+  t->finalizer = d->finalizer;
+  if (t->nrefs) {
+    t->ref_offsets = malloc(t->nrefs * sizeof *t->ref_offsets);
+    if (t->ref_offsets) memcpy(t->ref_offsets, d->ref_offsets, t->nrefs * sizeof *t->ref_offsets);
+  }
+  if (!t->name || (t->nrefs && !t->ref_offsets)) {
+    free(t->name); free(t->ref_offsets); free(t);
+    return NULL;
+  }
+  pthread_mutex_lock(&rt->type_lock);
+  t->next = rt->types;
+  rt->types = t;
+  pthread_mutex_unlock(&rt->type_lock);
+  return t;
+}
+
+rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errlen) {
+  struct rgc_config cfg;
+  if (cfg_in) {
+    cfg = *cfg_in;
+  } else {
+    rgc_config_default(&cfg);
+    if (rgc_config_from_env(&cfg, err, errlen)) return NULL;
+  }
+  uint64_t g0min, g0max;
+  if (rgc_config_check(&cfg, &g0min, &g0max, err, errlen)) return NULL;
+  struct rgc_runtime *rt = calloc(1, sizeof *rt);
+  if (!rt) {
+    if (err) snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  rt->cfg = cfg;
+  rt->gen0_min = g0min;
+  rt->gen0_max = g0max;
+  if (rgc_reserve(rt, err, errlen)) {
+    rgc_unreserve(rt);
+    free(rt);
+    return NULL;
+  }
+  pthread_mutex_init(&rt->region_lock, NULL);
+  pthread_mutex_init(&rt->type_lock, NULL);
+  pthread_mutex_init(&rt->thread_lock, NULL);
+  pthread_cond_init(&rt->suspended_cv, NULL);
+  pthread_cond_init(&rt->resume_cv, NULL);
+  pthread_mutex_init(&rt->handle_lock, NULL);
+  pthread_mutex_init(&rt->req_lock, NULL);
+  pthread_cond_init(&rt->req_cv, NULL);
+  pthread_cond_init(&rt->done_cv, NULL);
+  pthread_mutex_init(&rt->fin_lock, NULL);
+  pthread_cond_init(&rt->fin_cv, NULL);
+  pthread_cond_init(&rt->fin_done_cv, NULL);
+  pthread_mutex_init(&rt->info_lock, NULL);
+  rt->nheaps = 1;
+  for (int i = 0; i < rt->nheaps; i++) {
+    struct rgc_heap *h = &rt->heaps[i];
+    h->index = i;
+    pthread_mutex_init(&h->lock, NULL);
+    h->desired[0] = h->new_alloc[0] = (int64_t)g0min;
+    h->desired[1] = h->new_alloc[1] = 256 * 1024;
+    h->desired[2] = h->new_alloc[2] = 256 * 1024;
+    h->desired[RGC_LOH] = h->new_alloc[RGC_LOH] = 3 * 1024 * 1024;
+    h->desired[RGC_POH] = h->new_alloc[RGC_POH] = 3 * 1024 * 1024;
+  }
+  rt->cmdline = read_cmdline();
+  rt->start_ns = rgc_now_ns();
+  rgc_trace_init();
+  rgc_ev_runtime_info(rt);
+  if (pthread_create(&rt->gc_thread, NULL, gc_main, rt)) {
+    if (err) snprintf(err, errlen, "cannot start the GC thread");
+    rgc_unreserve(rt);
+    free(rt->cmdline);
+    free(rt);
+    return NULL;
+  }
+  if (rgc_fin_start(rt)) {
+    if (err) snprintf(err, errlen, "cannot start the finalizer thread");
+    pthread_mutex_lock(&rt->req_lock);
+    rt->stopping = true;
+    pthread_cond_broadcast(&rt->req_cv);
+    pthread_mutex_unlock(&rt->req_lock);
+    pthread_join(rt->gc_thread, NULL);
+    rgc_unreserve(rt);
+    free(rt->cmdline);
+    free(rt);
+    return NULL;
+  }
+  return rt;
+}
+
+void rgc_destroy(rgc_runtime *rt) {
+  if (!rt) return;
+  rgc_fin_stop(rt);
+  pthread_mutex_lock(&rt->req_lock);
+  rt->stopping = true;
+  pthread_cond_broadcast(&rt->req_cv);
+  pthread_cond_broadcast(&rt->done_cv);
+  pthread_mutex_unlock(&rt->req_lock);
+  pthread_join(rt->gc_thread, NULL);
+  for (struct rgc_type *t = rt->types, *n; t; t = n) {
+    n = t->next;
+    free(t->name);
+    free(t->ref_offsets);
+    free(t);
+  }
+  for (struct rgc_handle_chunk *c = rt->handle_chunks, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  for (int i = 0; i < rt->nheaps; i++) {
+    free(rt->heaps[i].fin_objs);
+    pthread_mutex_destroy(&rt->heaps[i].lock);
+  }
+  free(rt->fq);
+  free(rt->mark_stack);
+  free(rt->copied);
+  free(rt->pins);
+  free(rt->cmdline);
+  rgc_unreserve(rt);
+  pthread_mutex_destroy(&rt->region_lock);
+  pthread_mutex_destroy(&rt->type_lock);
+  pthread_mutex_destroy(&rt->thread_lock);
+  pthread_cond_destroy(&rt->suspended_cv);
+  pthread_cond_destroy(&rt->resume_cv);
+  pthread_mutex_destroy(&rt->handle_lock);
+  pthread_mutex_destroy(&rt->req_lock);
+  pthread_cond_destroy(&rt->req_cv);
+  pthread_cond_destroy(&rt->done_cv);
+  pthread_mutex_destroy(&rt->fin_lock);
+  pthread_cond_destroy(&rt->fin_cv);
+  pthread_cond_destroy(&rt->fin_done_cv);
+  pthread_mutex_destroy(&rt->info_lock);
+  free(rt);
+}
+
+void rgc_request_begin(rgc_runtime *rt, uint64_t id) { (void)rt; rgc_ev_request(1, id); }
+void rgc_request_end(rgc_runtime *rt, uint64_t id) { (void)rt; rgc_ev_request(0, id); }

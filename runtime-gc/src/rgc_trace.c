@@ -1,0 +1,160 @@
+/* rgc_trace.c — librgc's tracepoints. librgc does not link liblttng-ust: the
+ * tracepoints are defined here with dynamic probe linkage and the probes live
+ * in librgc-tp.so, dlopen()ed at start-up (found next to librgc.so, or named
+ * by RGC_TP_LIBRARY). If it cannot be loaded, tracing is off, silently.
+ * Every emitter fills its event struct only when the tracepoint is enabled. */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#define TRACEPOINT_DEFINE
+#define TRACEPOINT_PROBE_DYNAMIC_LINKAGE
+#include "rgc_tp.h"
+
+#include "rgc_internal.h"
+
+static void *tp_handle;
+
+void rgc_trace_init(void) {
+  if (tp_handle) return;
+  const char *lib = getenv("RGC_TP_LIBRARY");
+  char path[PATH_MAX];
+  if (!lib) {
+    Dl_info info;
+    if (!dladdr((void *)rgc_trace_init, &info) || !info.dli_fname) return;
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", info.dli_fname);
+    snprintf(path, sizeof path, "%s/librgc-tp.so", dirname(tmp));
+    lib = path;
+  }
+  if (!*lib) return;
+  tp_handle = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+}
+
+void rgc_trace_fini(void) {
+  /* The probe provider stays loaded: unloading it while another runtime
+   * instance or lttng-ust's threads may still reference it is not safe. */
+}
+
+#define EMIT(sym, Name, FILL) do { \
+    if (tracepoint_enabled(rgc, sym)) { \
+      struct gcs_ev_##Name e; memset(&e, 0, sizeof e); FILL; \
+      do_tracepoint(rgc, sym, &e); } } while (0)
+
+void rgc_ev_runtime_info(struct rgc_runtime *rt) {
+  EMIT(RuntimeInformation, RuntimeInformation, {
+    e.ServerGC = (uint32_t)rt->cfg.server; e.Concurrent = (uint32_t)rt->cfg.concurrent;
+    e.HeapCount = (uint32_t)rt->nheaps; e.LOHThreshold = rt->cfg.loh_threshold;
+    e.Gen0Budget = rt->gen0_min; e.HeapHardLimit = rt->cfg.heap_hard_limit;
+    e.Version = RGC_VERSION; e.CommandLine = rt->cmdline ? rt->cmdline : "";
+  });
+}
+void rgc_ev_suspend_begin(uint32_t count) {
+  EMIT(GCSuspendEEBegin_V1, GCSuspendEEBegin, { e.Reason = 1; e.Count = count; });
+}
+void rgc_ev_suspend_end(void) { EMIT(GCSuspendEEEnd_V1, GCSuspendEEEnd, {}); }
+void rgc_ev_triggered(uint32_t reason) { EMIT(GCTriggered, GCTriggered, { e.Reason = reason; }); }
+void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint64_t seq) {
+  EMIT(GCStart_V2, GCStart, {
+    e.Count = count; e.Depth = depth; e.Reason = reason; e.Type = 0; e.ClientSequenceNumber = seq;
+  });
+}
+void rgc_ev_mark(uint32_t heap, uint32_t type, uint64_t bytes) {
+  EMIT(GCMarkWithType, GCMarkWithType, { e.HeapNum = heap; e.Type = type; e.Bytes = bytes; });
+}
+void rgc_ev_pin(struct rgc_runtime *rt, struct rgc_handle_slot *s) {
+  (void)rt;
+  EMIT(PinObjectAtGCTime, PinObjectAtGCTime, {
+    void *o = atomic_load_explicit(&s->obj, memory_order_relaxed);
+    struct rgc_hdr *h = hdr_of(o);
+    e.HandleID = (uint64_t)(uintptr_t)s; e.ObjectID = (uint64_t)(uintptr_t)o;
+    e.ObjectSize = h->size; e.TypeName = ((const struct rgc_type *)h->tw)->name;
+  });
+}
+void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
+  const struct rgc_heap *h = &rt->heaps[0];
+  EMIT(GCGlobalHeapHistory_V4, GCGlobalHeapHistory, {
+    e.FinalYoungestDesired = (uint64_t)h->desired[0]; e.NumHeaps = rt->nheaps;
+    e.CondemnedGeneration = rec->gen; e.Gen0ReductionCount = 0; e.Reason = rec->reason;
+    e.GlobalMechanisms = (rec->compacted ? 0x2u : 0) | (rec->promoted_any ? 0x4u : 0) |
+                         (rec->demoted ? 0x8u : 0);
+    e.PauseMode = 0; /* Batch: non-concurrent */
+    e.MemoryPressure = (uint32_t)rgc_memory_load_percent(rt, NULL);
+    e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
+    e.Count = 3;  /* Times: mark, plan+relocate+fix-up, sweep (microseconds) */
+    for (int i = 0; i < 3; i++) e.Times[i] = (uint32_t)rec->phase_us[i];
+  });
+  EMIT(GCPerHeapHistory_V3, GCPerHeapHistory, {
+    e.FreeListAllocated = rec->fl_allocated; e.FreeListRejected = 0;
+    e.EndOfSegAllocated = rec->eos_allocated; e.CondemnedAllocated = rec->condemned_allocated;
+    e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
+    e.CompactMechanisms = rec->compact_mech; e.ExpandMechanisms = 0; e.HeapIndex = 0;
+    e.Count = RGC_NGEN;
+    for (int g = 0; g < RGC_NGEN; g++) {
+      e.SizeBefore[g] = rec->size_before[g]; e.FreeListBefore[g] = rec->fl_before[g];
+      e.FreeObjBefore[g] = rec->fo_before[g]; e.SizeAfter[g] = rec->size_after[g];
+      e.FreeListAfter[g] = rec->fl_after[g]; e.FreeObjAfter[g] = rec->fo_after[g];
+      e.In[g] = rec->in[g]; e.PinnedSurv[g] = rec->pinned_surv[g];
+      e.NonePinnedSurv[g] = rec->surv[g] - rec->pinned_surv[g];
+      e.NewAllocation[g] = h->new_alloc[g] > 0 ? (uint64_t)h->new_alloc[g] : 0;
+    }
+  });
+}
+void rgc_ev_gc_end(uint32_t count, uint32_t depth) {
+  EMIT(GCEnd_V1, GCEnd, { e.Count = count; e.Depth = depth; });
+}
+void rgc_ev_cpu(uint32_t count, uint64_t ns) {
+  EMIT(GCCpuTime, GCCpuTime, { e.Count = count; e.CpuNsec = ns; });
+}
+void rgc_ev_heap_stats(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
+  EMIT(GCHeapStats_V2, GCHeapStats, {
+    e.GenerationSize0 = rec->size_after[0]; e.GenerationSize1 = rec->size_after[1];
+    e.GenerationSize2 = rec->size_after[2]; e.GenerationSize3 = rec->size_after[3];
+    e.GenerationSize4 = rec->size_after[4];
+    e.TotalPromotedSize0 = rec->surv[0];
+    if (rec->gen >= 1) e.TotalPromotedSize1 = rec->surv[1];
+    if (rec->gen >= 2) {
+      e.TotalPromotedSize2 = rec->surv[2]; e.TotalPromotedSize3 = rec->surv[3];
+      e.TotalPromotedSize4 = rec->surv[4];
+    }
+    e.FinalizationPromotedSize = rec->fin_promoted_bytes;
+    e.FinalizationPromotedCount = rec->fin_promoted_count;
+    e.PinnedObjectCount = (uint32_t)rec->pinned_count; e.SinkBlockCount = 0;
+    e.GCHandleCount = atomic_load(&rt->handle_count);
+  });
+}
+void rgc_ev_restart_begin(void) { EMIT(GCRestartEEBegin_V1, GCRestartEEBegin, {}); }
+void rgc_ev_restart_end(void) { EMIT(GCRestartEEEnd_V1, GCRestartEEEnd, {}); }
+void rgc_ev_fin_begin(void) { EMIT(GCFinalizersBegin_V1, GCFinalizersBegin, {}); }
+void rgc_ev_fin_end(uint32_t count) { EMIT(GCFinalizersEnd_V1, GCFinalizersEnd, { e.Count = count; }); }
+void rgc_ev_alloc_tick(uint32_t kind, uint64_t amount, const struct rgc_type *ty, uint32_t heap,
+                       void *obj, uint64_t size) {
+  EMIT(GCAllocationTick_V4, GCAllocationTick, {
+    e.AllocationAmount = amount > UINT32_MAX ? UINT32_MAX : (uint32_t)amount;
+    e.AllocationKind = kind; e.AllocationAmount64 = amount;
+    e.TypeID = (uint64_t)(uintptr_t)ty; e.TypeName = ty->name; e.HeapIndex = heap;
+    e.Address = (uint64_t)(uintptr_t)obj; e.ObjectSize = size;
+  });
+}
+void rgc_ev_set_handle(void *h, void *obj, uint32_t kind, uint32_t gen) {
+  EMIT(SetGCHandle, SetGCHandle, {
+    e.HandleID = (uint64_t)(uintptr_t)h; e.ObjectID = (uint64_t)(uintptr_t)obj;
+    e.Kind = kind; e.Generation = gen;
+  });
+}
+void rgc_ev_destroy_handle(void *h) {
+  EMIT(DestroyGCHandle, DestroyGCHandle, { e.HandleID = (uint64_t)(uintptr_t)h; });
+}
+void rgc_ev_segment(int create, void *addr, uint64_t size, uint32_t type) {
+  if (create)
+    EMIT(GCCreateSegment_V1, GCCreateSegment, {
+      e.Address = (uint64_t)(uintptr_t)addr; e.Size = size; e.Type = type;
+    });
+  else
+    EMIT(GCFreeSegment_V1, GCFreeSegment, { e.Address = (uint64_t)(uintptr_t)addr; });
+}
+void rgc_ev_request(int start, uint64_t id) {
+  if (start) EMIT(RequestStart, RequestStart, { e.Id = id; });
+  else EMIT(RequestStop, RequestStop, { e.Id = id; });
+}

@@ -1,0 +1,165 @@
+/* The insight commands' database inputs: builds a small database with the
+ * importer's schema (gcs_db_open) and SQL inserts, checks what ins_db reads
+ * and which advisor rules fire; leaves the file (argv[1]) for the command
+ * tests (CMakeLists: insight_cli_*). A second database with a healthy
+ * history (argv[2]) must give no finding. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "gcs_db.h"
+#include "ins_advise.h"
+#include "ins_check.h"
+#include "ins_db.h"
+
+static void exec(sqlite3 *db, const char *sql) {
+  char *msg = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    fprintf(stderr, "SQL error: %s\n  in: %s\n", msg, sql);
+    sqlite3_free(msg);
+    ins_failures++;
+  }
+}
+
+#define GC_COLS "trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, reason, reason_name, " \
+                "complete, suspend_begin_ns, start_ns, end_ns, restart_end_ns, bgc_prep_suspend_begin_ns, "   \
+                "bgc_prep_restart_end_ns, pause_start_msec, pause_msec, suspend_msec, promoted_mb, peak_mb, "  \
+                "after_mb, gen0_frag_pct, pinned_obj"
+
+static void common(sqlite3 *db) {
+  exec(db, "INSERT INTO traces (id, path, start_ns, end_ns, identity, event_count, gc_event_count, discarded, "
+           "source, imported_ns) VALUES (1, 'hand-built', 0, 10000000000, 'x', 0, 0, 0, 'lttng', 0)");
+  exec(db, "INSERT INTO processes (trace_id, pid, name, first_ns, last_ns, event_count, gc_event_count) "
+           "VALUES (1, 10, 'app', 0, 10000000000, 0, 0)");
+}
+
+/* GC 1: gen0, pause [1000, 1002] ms. GC 2: induced full blocking gen2 [3000, 3010],
+ * condemned for induced_fullgc_p (bit 0) on heap 0 and max_high_frag_p (bit 7)
+ * on heap 1. GC 3: BGC, pauses [5000, 5001] and [5500, 5503]; gen2 before it:
+ * heap 0 size 1000 free 150+50, heap 1 size 1000 free 100+50 -> 17.5 %. */
+static void build_problem(const char *path) {
+  char err[256];
+  unlink(path);
+  sqlite3 *db = gcs_db_open(path, err, sizeof err);
+  CHECK(db != NULL);
+  if (!db) return;
+  common(db);
+  exec(db, "INSERT INTO gcs (" GC_COLS ") VALUES "
+           "(1, 10, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
+           " NULL, NULL, 1000, 2, 0.05, 1, 12, 8, 10, 0),"
+           "(1, 10, 0, 2, 1, 2, 0, '2NI', 1, 'Induced', 1, 3000000000, 3000500000, 3009500000, 3010000000, "
+           " NULL, NULL, 3000, 10, 0.05, 20, 40, 30, 5, 0),"
+           "(1, 10, 0, 3, 2, 2, 1, '2B', 0, 'AllocSmall', 1, 5000000000, 5000500000, 5600000000, 5001000000, "
+           " 5500000000, 5503000000, 5000, 4, 0.1, 20, 40, 30, 5, 0)");
+  exec(db, "INSERT INTO gc_heaps (gc_id, trace_id, pid, gc_index, heap_slot, heap_index, condemn_reasons1) "
+           "VALUES (2, 1, 10, 2, 0, 0, 1), (2, 1, 10, 2, 1, 1, 128)");
+  exec(db, "INSERT INTO gc_heap_gens (gc_id, trace_id, pid, gc_index, heap_slot, gen, size_before, "
+           "free_list_before, free_obj_before) VALUES (3, 1, 10, 3, 0, 2, 1000, 150, 50), "
+           "(3, 1, 10, 3, 1, 2, 1000, 100, 50)");
+  exec(db, "INSERT INTO gc_process_summary (trace_id, pid, clr_instance, gc_count, incomplete_count, "
+           "induced_count, total_pause_msec, total_alloc_mb, total_promoted_mb, process_duration_msec, "
+           "pct_pause_time, lost_events) VALUES (1, 10, 0, 3, 0, 1, 16, 0, 41, 10000, 0.16, 0)");
+  /* Requests: [999, 1003] (GC 1: 2 of 4 ms), [5501, 5505] (GC 3's final
+   * pause: 2 of 4 ms), [7000, 7002] (none). */
+  exec(db, "INSERT INTO requests (trace_id, pid, request_id, tid, start_ns, end_ns) VALUES "
+           "(1, 10, 1, 5, 999000000, 1003000000), (1, 10, 2, 5, 5501000000, 5505000000), "
+           "(1, 10, 3, 5, 7000000000, 7002000000), (1, 10, 4, 5, 8000000000, NULL)");
+  /* Events for triggers: GC 1 GCStart->GCEnd 1 ms; the BGC's final pause
+   * SuspendEEBegin(SuspendForGCPrep) -> RestartEEEnd 3 ms (suspension 0.1 ms). */
+  exec(db, "INSERT INTO events (trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES "
+           "(1, 1000500000, 10, 5, 0, 'GCStart', 2, 'Count=1 Depth=0 Reason=AllocSmall Type=NonConcurrentGC ClientSequenceNumber=0'),"
+           "(1, 1001500000, 10, 5, 0, 'GCEnd', 1, 'Count=1 Depth=0'),"
+           "(1, 5500000000, 10, 6, 0, 'GCSuspendEEBegin', 1, 'Reason=SuspendForGCPrep Count=3'),"
+           "(1, 5500100000, 10, 6, 0, 'GCSuspendEEEnd', 1, ''),"
+           "(1, 5503000000, 10, 6, 0, 'GCRestartEEEnd', 1, '')");
+  sqlite3_close(db);
+}
+
+static void build_healthy(const char *path) {
+  char err[256];
+  unlink(path);
+  sqlite3 *db = gcs_db_open(path, err, sizeof err);
+  CHECK(db != NULL);
+  if (!db) return;
+  common(db);
+  exec(db, "INSERT INTO gcs (" GC_COLS ") VALUES "
+           "(1, 10, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
+           " NULL, NULL, 1000, 2, 0.05, 1, 12, 8, 10, 0),"
+           "(1, 10, 0, 2, 1, 2, 1, '2B', 0, 'AllocSmall', 1, 5000000000, 5000500000, 5600000000, 5001000000, "
+           " 5500000000, 5503000000, 5000, 4, 0.1, 20, 40, 30, 5, 0)");
+  exec(db, "INSERT INTO gc_heap_gens (gc_id, trace_id, pid, gc_index, heap_slot, gen, size_before, "
+           "free_list_before, free_obj_before) VALUES (2, 1, 10, 2, 0, 2, 1000, 100, 50)");   /* 15 %: not above */
+  exec(db, "INSERT INTO gc_process_summary (trace_id, pid, clr_instance, gc_count, incomplete_count, "
+           "induced_count, total_pause_msec, total_alloc_mb, total_promoted_mb, process_duration_msec, "
+           "pct_pause_time, lost_events) VALUES (1, 10, 0, 2, 0, 0, 6, 0, 21, 10000, 0.06, 0)");
+  sqlite3_close(db);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: test_insight_db PROBLEM.db HEALTHY.db\n"); return 2; }
+  build_problem(argv[1]);
+  build_healthy(argv[2]);
+
+  sqlite3 *db = ins_db_open_input("test", argv[1]);
+  CHECK(db != NULL);
+  if (!db) CHECK_DONE();
+  struct ins_proc_key *procs;
+  size_t np;
+  CHECK_INT(ins_db_processes("test", db, 1, &procs, &np), 0);
+  CHECK_INT(np, 1);
+  CHECK_INT(procs[0].pid, 10);
+
+  struct ins_pause *p;
+  size_t n;
+  CHECK_INT(ins_db_pauses("test", db, &procs[0], &p, &n), 0);
+  CHECK_INT(n, 4);   /* 3 first pauses + the BGC's final pause */
+  int64_t total = 0;
+  for (size_t i = 0; i < n; i++) total += p[i].end_ns - p[i].start_ns;
+  CHECK_INT(total, 2000000 + 10000000 + 1000000 + 3000000);
+  free(p);
+
+  struct ins_request *r;
+  CHECK_INT(ins_db_requests("test", db, &procs[0], &r, &n), 0);
+  CHECK_INT(n, 3);   /* the open request is left out */
+  free(r);
+
+  struct ins_gc *g;
+  CHECK_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_INT(n, 3);
+  if (n == 3) {
+    CHECK_INT(g[1].condemn_conditions, 129);      /* 1 | 128 over the two heaps */
+    CHECK_NEAR(g[2].gen2_frag_before_pct, 17.5);  /* 350 / 2000 */
+    CHECK(isnan(g[0].gen2_frag_before_pct));
+  }
+  struct ins_proc_summary ps;
+  CHECK_INT(ins_db_summary(db, &procs[0], &ps), 0);
+  CHECK_NEAR(ps.duration_ms, 10000);
+  struct ins_advise_opts o;
+  ins_advise_default_opts(&o);
+  struct ins_advice a;
+  CHECK_INT(ins_advise(g, n, &ps, &o, &a), 3);
+  CHECK(ins_advice_find(&a, "induced") != NULL);
+  CHECK(ins_advice_find(&a, "gen2-frag-bgc") != NULL);
+  const struct ins_finding *f = ins_advice_find(&a, "full-blocking-gen2");
+  CHECK(f != NULL);
+  if (f) {
+    CHECK_STR_HAS(f->evidence, "induced_fullgc_p max_high_frag_p");
+    CHECK_STR_HAS(f->next, "fragmentation");
+  }
+  free(g);
+  free(procs);
+  sqlite3_close(db);
+
+  db = ins_db_open_input("test", argv[2]);
+  CHECK(db != NULL);
+  if (!db) CHECK_DONE();
+  CHECK_INT(ins_db_processes("test", db, 0, &procs, &np), 0);
+  CHECK_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_INT(ins_db_summary(db, &procs[0], &ps), 0);
+  CHECK_INT(ins_advise(g, n, &ps, &o, &a), 0);
+  free(g);
+  free(procs);
+  sqlite3_close(db);
+  CHECK_DONE();
+}

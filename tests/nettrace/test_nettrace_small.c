@@ -1,0 +1,143 @@
+/*
+ * test_nettrace_small.c — reads the hand-made corpus/valid-small.nettrace
+ * (written by tools/make_corpus.py) whose every byte is known:
+ *  Trace: 2024-01-02 03:04:05.678 UTC (1704164645 s, from `date -u`), QPC
+ *    1000 at that instant, 1e9 ticks/s, pid 4242, pointer size 8.
+ *  MetadataBlock: 10 records; GCStart_V2 carries a V5 opcode tag.
+ *  EventBlock 1 (compressed headers), in file order:
+ *    SuspendEEBegin ts 2000 thr 100 seq 1 | sampler event ts 1500 thr 200 |
+ *    GCStart(1) ts 2500 | GCEnd ts 3000 | RestartEEEnd ts 3500 (thr 100,
+ *    seq 2..4) | GCTriggered(AllocLarge) ts 2400 thr 300 cpu 0.
+ *  StackBlock, then SPBlock: thr 100 at seq 4, thr 200 at 3 (2 lost), 300 at 1.
+ *  EventBlock 2 (uncompressed headers), thr 100: GCStart(2) ts 5000 seq 7
+ *    (5 and 6 lost) | ProcessInfo "app --gc" ts 5100 | rundown
+ *    RuntimeInformation ts 5200 | GCHeapStats_V1 ts 5050 | GCPerHeapHistory_V3
+ *    ts 5040 (Count 4, gen g field i = 1000*(g+1)+i).
+ * Usage: test_nettrace_small FILE
+ */
+#include "gcs_nettrace.h"
+#include "nt_check.h"
+
+#define T0 1704164645678000000ull  /* SyncTimeUTC in ns */
+
+struct seen { enum gcs_kind kind; uint64_t ts; int32_t tid, cpu; };
+
+struct state {
+  struct seen v[16];
+  int n;
+  struct gcs_event start2, heap, perheap, rinfo, suspend, triggered;
+  char cmdline[64], dllpath[128];
+};
+
+static int on_event(const struct gcs_event *ev, void *ud) {
+  struct state *s = ud;
+  if (s->n < 16) s->v[s->n] = (struct seen){ ev->kind, ev->ts_ns, ev->tid, ev->cpu };
+  s->n++;
+  switch (ev->kind) {
+  case gcs_kind_GCStart: if (ev->u.GCStart.Count == 2) s->start2 = *ev; break;
+  case gcs_kind_GCHeapStats: s->heap = *ev; break;
+  case gcs_kind_GCPerHeapHistory: s->perheap = *ev; break;
+  case gcs_kind_GCSuspendEEBegin: s->suspend = *ev; break;
+  case gcs_kind_GCTriggered: s->triggered = *ev; break;
+  case gcs_kind_RuntimeInformationStart:
+    s->rinfo = *ev;
+    snprintf(s->cmdline, sizeof s->cmdline, "%s", ev->u.RuntimeInformationStart.CommandLine);
+    snprintf(s->dllpath, sizeof s->dllpath, "%s", ev->u.RuntimeInformationStart.RuntimeDllPath);
+    break;
+  default: break;
+  }
+  if (ev->pid != 4242 || ev->origin != GCS_ORIGIN_CLR) nt_failures++;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) { fprintf(stderr, "usage: %s FILE\n", argv[0]); return 2; }
+  static struct state s;
+  struct gcs_nettrace_info info;
+  char err[512];
+  int rc = gcs_nettrace_read(argv[1], on_event, &s, &info, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "%s\n", err);
+  CHECK_EQ(rc, 0);
+
+  CHECK_EQ(info.pid, 4242);
+  CHECK_EQ(info.pointer_size, 8);
+  CHECK_EQ(info.format_version, 5);
+  CHECK_EQ(info.start_ns, T0);
+  CHECK_EQ(info.end_ns, T0 + 4200);
+  CHECK_EQ(info.events_total, 11);
+  CHECK_EQ(info.events_decoded, 9);
+  CHECK_EQ(info.events_lost, 4);
+  CHECK_STR(info.command_line, "app --gc");  /* ProcessInfo wins over RuntimeInformation */
+  CHECK_STR(info.hostname, "");
+
+  /* Timestamp order inside each region; the sampler and ProcessInfo events
+   * are not delivered. */
+  const struct seen want[9] = {
+    { gcs_kind_GCSuspendEEBegin, T0 + 1000, 100, 1 },
+    { gcs_kind_GCTriggered, T0 + 1400, 300, 0 },
+    { gcs_kind_GCStart, T0 + 1500, 100, 1 },
+    { gcs_kind_GCEnd, T0 + 2000, 100, 1 },
+    { gcs_kind_GCRestartEEEnd, T0 + 2500, 100, 1 },
+    { gcs_kind_GCStart, T0 + 4000, 100, 1 },
+    { gcs_kind_GCPerHeapHistory, T0 + 4040, 100, 1 },
+    { gcs_kind_GCHeapStats, T0 + 4050, 100, 1 },
+    { gcs_kind_RuntimeInformationStart, T0 + 4200, 100, 1 },
+  };
+  CHECK_EQ(s.n, 9);
+  for (int i = 0; i < 9 && i < s.n; i++) {
+    CHECK_EQ(s.v[i].kind, want[i].kind);
+    CHECK_EQ(s.v[i].ts, want[i].ts);
+    CHECK_EQ(s.v[i].tid, want[i].tid);
+    CHECK_EQ(s.v[i].cpu, want[i].cpu);
+  }
+
+  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.Reason, 1);
+  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.Count, 0);
+  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.ClrInstanceID, 3);
+  CHECK_EQ(s.triggered.u.GCTriggered.Reason, 4);
+  CHECK_EQ(s.start2.version, 2);
+  CHECK_EQ(s.start2.u.GCStart.Depth, 1);
+  CHECK_EQ(s.start2.u.GCStart.Reason, 4);
+
+  const struct gcs_ev_GCHeapStats *h = &s.heap.u.GCHeapStats;
+  CHECK_EQ(s.heap.version, 1);
+  CHECK_EQ(h->GenerationSize0, 100);
+  CHECK_EQ(h->TotalPromotedSize0, 10);
+  CHECK_EQ(h->GenerationSize3, 400);
+  CHECK_EQ(h->TotalPromotedSize3, 40);
+  CHECK_EQ(h->FinalizationPromotedSize, 5);
+  CHECK_EQ(h->FinalizationPromotedCount, 6);
+  CHECK_EQ(h->PinnedObjectCount, 7);
+  CHECK_EQ(h->SinkBlockCount, 8);
+  CHECK_EQ(h->GCHandleCount, 9);
+  CHECK_EQ(h->ClrInstanceID, 3);
+
+  const struct gcs_ev_GCPerHeapHistory *p = &s.perheap.u.GCPerHeapHistory;
+  CHECK_EQ(p->FreeListAllocated, 1);
+  CHECK_EQ(p->PinnedAllocatedAdvance, 6);
+  CHECK_EQ(p->RunningFreeListEfficiency, 7);
+  CHECK_EQ(p->CondemnReasons0, 0x80000002u);
+  CHECK_EQ(p->CompactMechanisms, 0x10);
+  CHECK_EQ(p->ExtraGen0Commit, 99);
+  CHECK_EQ(p->Count, 4);
+  CHECK_EQ(p->SizeBefore[0], 1000);
+  CHECK_EQ(p->FreeObjAfter[0], 1005);
+  CHECK_EQ(p->In[2], 3006);
+  CHECK_EQ(p->NewAllocation[3], 4009);
+
+  const struct gcs_ev_RuntimeInformationStart *ri = &s.rinfo.u.RuntimeInformationStart;
+  CHECK_EQ(ri->ClrInstanceID, 3);
+  CHECK_EQ(ri->Sku, 2);
+  CHECK_EQ(ri->BclMajorVersion, 8);
+  CHECK_EQ(ri->BclBuildNumber, 1);
+  CHECK_EQ(ri->VMMajorVersion, 8);
+  CHECK_EQ(ri->VMBuildNumber, 1);
+  CHECK_EQ(ri->StartupFlags, 0x1001);
+  CHECK_EQ(ri->StartupMode, 2);
+  CHECK_EQ(ri->ComObjectGuid.b[15], 0x11);
+  CHECK_STR(s.cmdline, "ignored-cmd");
+  CHECK_STR(s.dllpath, "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so");
+
+  if (nt_failures) fprintf(stderr, "%d check(s) failed\n", nt_failures);
+  return nt_failures != 0;
+}

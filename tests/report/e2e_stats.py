@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""End-to-end test of `gcscope stats|events|sql` on a real CoreCLR trace.
+
+Expected figures are computed here, independently of gcscope, from the text
+output of `babeltrace2 --clock-seconds TRACE`: for each blocking GC, its pause
+is RestartEEEnd - SuspendEEBegin and its suspension SuspendEEEnd -
+SuspendEEBegin (ns, compared to the microsecond), its generation and reason
+come from GCStart, and After MB is the sum of the GCHeapStats generation sizes
+decoded from the event's __data__ bytes (ETW layout, little endian).
+
+usage: e2e_stats.py GCSCOPE TRACE_DIR WORK_DIR
+"""
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+GCSCOPE, TRACE, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+REASONS = {0: "AllocSmall", 1: "Induced", 2: "LowMemory", 3: "Empty", 4: "AllocLarge",
+           5: "OutOfSpaceSOH", 6: "OutOfSpaceLOH", 7: "InducedNotForced"}
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(args, cwd=None, ok=True):
+    p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    if ok and p.returncode != 0:
+        print("command failed:", args, p.stderr, file=sys.stderr)
+        sys.exit(1)
+    return p
+
+
+def expected_from_babeltrace():
+    out = subprocess.run(["babeltrace2", "--clock-seconds", TRACE], capture_output=True, text=True,
+                         check=True).stdout
+    line_re = re.compile(r"^\[(\d+)\.(\d{9})\].*? DotNETRuntime:(\w+?)(?:_V\d+)?: .*?vpid = (\d+), vtid = (\d+).*?\}, \{ (.*) \}$")
+    procs = {}
+    for line in out.splitlines():
+        m = line_re.match(line)
+        if not m:
+            continue
+        ts = int(m.group(1)) * 10**9 + int(m.group(2))
+        name, pid, payload = m.group(3), int(m.group(4)), m.group(6)
+        st = procs.setdefault(pid, {"gcs": [], "susp": None, "susp_end": None, "cur": None,
+                                    "starts": 0, "ends": 0})
+        if name == "GCSuspendEEBegin":
+            st["susp"] = ts
+        elif name == "GCSuspendEEEnd":
+            st["susp_end"] = ts
+        elif name == "GCStart":
+            f = dict(re.findall(r"(\w+) = (\d+)", payload))
+            assert int(f["Type"]) == 0, "this test expects blocking GCs only"
+            st["cur"] = {"index": int(f["Count"]), "gen": int(f["Depth"]), "reason": REASONS[int(f["Reason"])],
+                         "susp": st["susp"], "suspend_ns": st["susp_end"] - st["susp"]}
+            st["starts"] += 1
+        elif name == "GCEnd":
+            st["ends"] += 1
+        elif name == "GCHeapStats":
+            data = [int(x) & 0xFF for x in re.findall(r"\[\d+\] = (-?\d+)", payload)]
+            size = lambda off: int.from_bytes(bytes(data[off:off + 8]), "little")
+            st["cur"]["after_bytes"] = sum(size(o) for o in (0, 16, 32, 48)) + (size(94) if len(data) >= 102 else 0)
+        elif name == "GCRestartEEEnd" and st["cur"] is not None:
+            st["cur"]["pause_ns"] = ts - st["cur"]["susp"]
+            st["gcs"].append(st["cur"])
+            st["cur"] = None
+    return procs
+
+
+exp = expected_from_babeltrace()
+db = os.path.join(WORK, "e2e.db")
+for f in (db, os.path.join(WORK, "gcscope.db")):
+    if os.path.exists(f):
+        os.remove(f)
+run(["import", TRACE, "-d", db])
+js = json.loads(run(["stats", db, "--format", "json"]).stdout)
+
+# 11 GCs in two of the trace's three processes.
+procs = {p["pid"]: p for p in js["processes"]}
+check(len(procs) == 3, "3 processes, got %d" % len(procs))
+with_gcs = [pid for pid, p in procs.items() if p["summary"]["gc_count"] > 0]
+check(len(with_gcs) == 2, "2 processes with GCs")
+check(sum(p["summary"]["gc_count"] for p in procs.values()) == 11, "11 GCs in all")
+check(sum(len(e["gcs"]) for e in exp.values()) == 11, "babeltrace2 shows 11 GCs")
+
+for key in ("pid", "name", "summary", "generations", "gcs"):
+    for p in procs.values():
+        check(key in p, "process key " + key)
+for key in ("gc_count", "total_pause_msec", "max_pause_msec", "pct_pause_time", "max_heap_mb", "total_alloc_mb"):
+    check(all(key in p["summary"] for p in procs.values()), "summary key " + key)
+GC_KEYS = ("index", "gen", "type", "reason", "pause_start_msec", "suspend_msec", "pause_msec", "bgc_pause1_msec",
+           "bgc_pause2_msec", "peak_mb", "after_mb", "promoted_mb", "gen0_alloc_mb", "complete")
+
+for pid, e in exp.items():
+    if not e["gcs"]:
+        continue
+    p = procs.get(pid)
+    check(p is not None, "process %d in the report" % pid)
+    if p is None:
+        continue
+    gcs = p["gcs"]
+    check(len(gcs) == len(e["gcs"]), "pid %d: %d GCs" % (pid, len(e["gcs"])))
+    total = 0.0
+    for g, x in zip(gcs, e["gcs"]):
+        for k in GC_KEYS:
+            check(k in g, "gc key " + k)
+        tag = "pid %d GC %d" % (pid, x["index"])
+        check(g["index"] == x["index"], tag + " index")
+        check(g["gen"] == x["gen"], tag + " gen")
+        check(g["type"] == "N", tag + " type N")
+        check(g["reason"] == x["reason"], tag + " reason")
+        check(g["complete"] is True, tag + " complete")
+        check(abs(g["pause_msec"] - x["pause_ns"] / 1e6) < 0.001, tag + " pause %.6f vs %.6f" % (g["pause_msec"], x["pause_ns"] / 1e6))
+        check(abs(g["suspend_msec"] - x["suspend_ns"] / 1e6) < 0.001, tag + " suspend")
+        check(abs(g["after_mb"] - x["after_bytes"] / 1e6) < 1e-9, tag + " after MB %r vs %r" % (g["after_mb"], x["after_bytes"] / 1e6))
+        check(g["bgc_pause1_msec"] is None and g["bgc_pause2_msec"] is None, tag + " no BGC pauses")
+        total += x["pause_ns"] / 1e6
+    check(abs(p["summary"]["total_pause_msec"] - total) < 0.001, "pid %d total pause" % pid)
+    check(abs(p["summary"]["max_pause_msec"] - max(x["pause_ns"] for x in e["gcs"]) / 1e6) < 0.001, "pid %d max pause" % pid)
+    check(p["generations"][0]["count"] == len(e["gcs"]), "pid %d rollup ALL count" % pid)
+
+    # events: GCStart|GCEnd of that process, in time order.
+    ev = run(["events", db, "--filter", "GCStart|GCEnd", "--pid", str(pid)]).stdout.splitlines()[1:]
+    check(len(ev) == e["starts"] + e["ends"], "pid %d events GCStart|GCEnd: %d lines" % (pid, len(ev)))
+    check(all(l.split()[0] in ("GCStart", "GCEnd") for l in ev), "events filter")
+
+# text, html, csv
+txt = run(["stats", db]).stdout
+for pid in with_gcs:
+    check(("GC Stats for Process %5d" % pid) in txt, "text section for %d" % pid)
+check(max(len(l) for l in txt.splitlines()) <= 120, "text fits 120 columns")
+check("\033[" not in txt, "no colour when stdout is not a tty")
+html = run(["stats", db, "--format", "html"]).stdout
+check(html.count("<svg") == 2 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
+      "html self-contained with 2 charts per process")
+csv = run(["stats", db, "--format", "csv"]).stdout.splitlines()
+check(len(csv) == 12 and "gc_index" in csv[0].split(","), "csv: header + 11 rows")
+
+# sql: read-only unless --write
+out = run(["sql", db, "SELECT count(*) AS n FROM gcs WHERE complete = 1", "--csv"]).stdout
+check(out == "n\n11\n", "sql count: %r" % out)
+p = run(["sql", db, "DELETE FROM gcs"], ok=False)
+check(p.returncode != 0 and p.stderr.count("\n") == 1 and p.stderr.startswith("gcscope sql:"), "sql read-only")
+out = json.loads(run(["sql", db, "SELECT gc_index FROM gcs WHERE pid = %d ORDER BY gc_index LIMIT 2" % with_gcs[0], "--json"]).stdout)
+check([r["gc_index"] for r in out] == [1, 2], "sql --json")
+
+# stats on a trace path imports into ./gcscope.db first
+cwd = os.path.join(WORK, "cwd")
+shutil.rmtree(cwd, ignore_errors=True)
+os.makedirs(cwd)
+js2 = json.loads(run(["stats", TRACE, "--format", "json"], cwd=cwd).stdout)
+check(os.path.exists(os.path.join(cwd, "gcscope.db")), "default database created")
+check(sum(p["summary"]["gc_count"] for p in js2["processes"]) == 11, "stats TRACE: 11 GCs")
+
+# bad inputs: one line on stderr, non-zero exit
+other = os.path.join(WORK, "other.db")
+if os.path.exists(other):
+    os.remove(other)
+c = sqlite3.connect(other)
+c.execute("CREATE TABLE t (x)")
+c.commit()
+c.close()
+for args, what in (([ "stats", other], "not a gcscope DB"),
+                   (["stats", os.path.join(WORK, "missing.db")], "missing file"),
+                   (["stats", db, "--format", "xml"], "bad --format"),
+                   (["events", other], "events on a non-gcscope DB"),
+                   (["sql", os.path.join(WORK, "missing.db"), "SELECT 1"], "sql missing file")):
+    p = run(args, ok=False)
+    check(p.returncode != 0 and p.stderr.count("\n") == 1 and p.stderr.startswith("gcscope "),
+          what + ": %d %r" % (p.returncode, p.stderr))
+
+if failures:
+    print("%d failure(s)" % failures, file=sys.stderr)
+    sys.exit(1)
+print("ok")

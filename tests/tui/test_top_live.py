@@ -1,0 +1,213 @@
+"""test_top_live.py — `gcscope top` on live LTTng sessions, driven in tmux.
+
+usage: test_top_live.py GCSCOPE RGC_DEMO WORKDIR
+
+1. `gcscope top -- rgc-demo` with no relayd listening: top starts one, shows
+   the demo's GCs, and stops it (by PID) when it quits.
+2. With a relayd of the test's own (-o WORKDIR/relayd-out), `gcscope top --
+   rgc-demo` again; after the demo exits, the header's GC counts per
+   generation, the newest GC number and the max pause must equal what
+   babeltrace2 reads from the trace the relayd wrote (computed here from its
+   text output: per GCStart Depth; pause = GCRestartEEEnd - GCSuspendEEBegin,
+   PerfView's pause of a blocking GC).
+3. `gcscope top --session NAME` on a live session made with the lttng CLI;
+   a second reader is refused with a plain message; an unknown session too.
+Every process started here is stopped by its PID.
+"""
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tmux_top import Screen  # noqa: E402
+
+GCSCOPE, DEMO, WORK = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what, text=""):
+    if not cond:
+        failures.append(what)
+        print("FAIL: %s\n%s" % (what, text), file=sys.stderr)
+
+
+def port_open(port=5344):
+    import socket
+    s = socket.socket()
+    try:
+        s.settimeout(0.5)
+        s.connect(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def stable_screen(s, needle, settle=1.5, timeout=20):
+    """The screen once needle is shown and the header stopped changing."""
+    s.wait_for(needle, timeout=timeout)
+    prev = None
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        t = s.text()
+        head = "\n".join(t.split("\n")[1:4])
+        if head == prev:
+            return t
+        prev = head
+        time.sleep(settle)
+    return s.text()
+
+
+def header_figures(t):
+    m = re.search(r"GCs 0:(\d+) 1:(\d+) 2:(\d+)", t)
+    counts = tuple(int(x) for x in m.groups()) if m else None
+    m = re.search(r"max pause ([0-9.]+) ms", t)
+    maxp = float(m.group(1)) if m else None
+    rows = [int(x) for x in re.findall(r"^\s+(\d+)\??\s+\d+\.\d+ ", t, re.M)]
+    return counts, maxp, rows[0] if rows else None
+
+
+def trace_figures(trace_dir, procname="rgc-demo"):
+    """GC counts per generation (complete GCs), newest GC number and max
+    blocking pause in ms, from babeltrace2's text output."""
+    out = subprocess.run(["babeltrace2", "--clock-seconds", trace_dir], capture_output=True, text=True,
+                         check=True).stdout
+    starts, ended, bgc = {}, set(), False
+    pause_ns, susp, maxpause = {}, None, 0
+    for line in out.split("\n"):
+        if ('procname = "%s"' % procname) not in line:
+            continue
+        m = re.match(r"\[(\d+)\.(\d{9})\]", line)
+        if not m:
+            continue
+        ts = int(m.group(1)) * 10**9 + int(m.group(2))
+        if "rgc:GCStart_V2:" in line:
+            c = re.search(r"Count = (\d+), Depth = (\d+)", line)
+            starts[int(c.group(1))] = int(c.group(2))
+            if re.search(r"Type = \( \"BackgroundGC\"|Type = 1\b", line):
+                bgc = True
+        elif "rgc:GCEnd_V1:" in line:
+            ended.add(int(re.search(r"Count = (\d+)", line).group(1)))
+        elif "rgc:GCSuspendEEBegin_V1:" in line:
+            susp = ts
+        elif "rgc:GCRestartEEEnd_V1:" in line and susp is not None:
+            maxpause = max(maxpause, ts - susp)
+            susp = None
+    counts = [0, 0, 0]
+    for n, d in starts.items():
+        if n in ended:
+            counts[d] += 1
+    return tuple(counts), (max(starts) if starts else None), maxpause / 1e6, bgc
+
+
+def lttng(*args):
+    return subprocess.run(["lttng"] + list(args), capture_output=True, text=True)
+
+
+os.makedirs(WORK, exist_ok=True)
+relayd = None
+s = None
+demo = None
+session = "gcs-tui-test-%d" % os.getpid()
+try:
+    # --- 1: top starts and stops its own relayd ----------------------------
+    if not port_open():
+        t_start = time.time()
+        s = Screen("%s top -- %s --seconds 2" % (GCSCOPE, DEMO))
+        t = s.wait_until(lambda ls: any(re.match(r"PID \d+ rgc-demo", x) for x in ls), "live header", timeout=20)
+        t = s.wait_for("command exited (status 0", timeout=20)
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+        check(not port_open(), "the relayd top started is stopped when it quits")
+        check("gcscope-top-" not in lttng("list").stdout, "top's live session destroyed")
+        s.close()
+        s = None
+        # the trace that relayd wrote in its default place: not ours to keep
+        for d in glob.glob(os.path.expanduser("~/lttng-traces/*/gcscope-top-*")):
+            if os.path.getmtime(d) >= t_start - 1:
+                shutil.rmtree(d, ignore_errors=True)
+    else:
+        print("a relayd already listens: part 1 skipped")
+
+    # --- 2: figures against the trace the relayd wrote ------------------------
+    out_dir = os.path.join(WORK, "relayd-out")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    if not port_open():
+        relayd = subprocess.Popen(["lttng-relayd", "-o", out_dir], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(100):
+            if port_open():
+                break
+            time.sleep(0.05)
+    s = Screen("%s top -- %s --seconds 3" % (GCSCOPE, DEMO))
+    t = stable_screen(s, "command exited (status 0")
+    counts, maxp, newest = header_figures(t)
+    s.keys("q")
+    s.wait_for("EXIT=0", timeout=20)
+    s.close()
+    s = None
+    if relayd is not None:
+        traces = [d for d in glob.glob(os.path.join(out_dir, "*", "gcscope-top-*"))]
+        check(len(traces) == 1, "one trace written by the relayd: %r" % traces)
+        if traces:
+            tc, tnewest, tmax, bgc = trace_figures(traces[0])
+            print("screen: counts %r newest %r max pause %r; trace: %r %r %.4f" % (counts, newest, maxp, tc, tnewest, tmax))
+            check(counts == tc, "GC counts per generation: screen %r, trace %r" % (counts, tc), t)
+            check(newest == tnewest, "newest GC: screen %r, trace %r" % (newest, tnewest), t)
+            if not bgc:
+                check(maxp is not None and abs(maxp - tmax) < 0.0011,
+                      "max pause: screen %r, trace %.4f" % (maxp, tmax), t)
+    else:
+        print("the relayd is not ours: its trace is not checked")
+
+    # --- 3: --session, one reader only --------------------------------------------
+    if port_open():
+        r = lttng("create", session, "--live=100000", "--set-url=net://127.0.0.1")
+        check(r.returncode == 0, "lttng create: %s" % r.stderr)
+        lttng("enable-event", "-u", "rgc:*", "-s", session)
+        lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
+        lttng("start", session)
+        demo = subprocess.Popen([DEMO, "--seconds", "6"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        s = Screen("%s top --session %s" % (GCSCOPE, session))
+        t = s.wait_for("rgc-demo", timeout=20)
+        check(("PID %d rgc-demo" % demo.pid) in t, "attached view shows the demo", t)
+        check(("live session %s" % session) in t.split("\n")[0], "title names the session", t)
+        r = subprocess.run([GCSCOPE, "top", "--session", session], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=30)
+        check(r.returncode == 1 and r.stderr ==
+              "gcscope top: session '%s' is already being read by another live viewer (LTTng allows one per "
+              "session and relayd): close it first\n" % session, "second reader refused: %r" % r.stderr)
+        r = subprocess.run([GCSCOPE, "top", "--session", session + "-none"], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=30)
+        check(r.returncode == 1 and "no live session '%s-none'" % session in r.stderr,
+              "unknown session: %r" % r.stderr)
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+finally:
+    if s is not None:
+        s.close()
+    if demo is not None:
+        try:
+            demo.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            demo.kill()
+            demo.wait()
+    lttng("destroy", session)
+    if relayd is not None:
+        os.kill(relayd.pid, signal.SIGTERM)
+        try:
+            relayd.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            relayd.kill()
+            relayd.wait()
+
+if failures:
+    print("%d check(s) failed" % len(failures), file=sys.stderr)
+    sys.exit(1)
+print("all checks passed")

@@ -1,0 +1,182 @@
+/* test_tui_model.c — the model behind `gcscope top`, fed by hand (no terminal).
+ * Expected values are computed by hand in the comments. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_model.h"
+
+static int failures;
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+#define NEAR(a, b) CHECK(fabs((a) - (b)) < 1e-9)
+
+static struct tui_gc mk(int64_t n, int gen, int type, int reason, double pause_start, double start,
+                        double dur, double pause, double peak, double after, double alloc) {
+  struct tui_gc g;
+  tui_gc_init(&g);
+  g.trace_id = 1;
+  g.pid = 77;
+  g.number = n;
+  g.gen = gen;
+  g.type = type;
+  g.reason = reason;
+  g.pause_start_ms = pause_start;
+  g.start_ms = start;
+  g.duration_ms = dur;
+  g.pause_ms = pause;
+  g.peak_mb = peak;
+  g.after_mb = after;
+  g.alloc_mb = alloc;
+  g.alloc_rate_mbs = alloc * 10;
+  return g;
+}
+
+static void test_buckets(void) {
+  CHECK(tui_pause_bucket(0.05) == 0);
+  CHECK(tui_pause_bucket(0.1) == 1);      /* lower edge belongs to the bucket */
+  CHECK(tui_pause_bucket(0.19) == 1);
+  CHECK(tui_pause_bucket(0.2) == 2);
+  CHECK(tui_pause_bucket(4.99) == 5);     /* [2,5) */
+  CHECK(tui_pause_bucket(5) == 6);
+  CHECK(tui_pause_bucket(999.9) == 12);   /* [500,1000) */
+  CHECK(tui_pause_bucket(1000) == 13);
+  CHECK(tui_pause_bucket(1e6) == 13);
+  CHECK(!strcmp(tui_bucket_label(0), "<.1") && !strcmp(tui_bucket_label(13), ">=1s"));
+}
+
+static void test_gen_names(void) {
+  char b[16];
+  struct tui_gc g = mk(1, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+  CHECK(!strcmp(tui_gc_gen_name(&g, b, sizeof b), "2NI"));
+  g.type = 1; g.reason = 7;
+  CHECK(!strcmp(tui_gc_gen_name(&g, b, sizeof b), "2Bi"));
+  g.gen = 1; g.type = 2; g.reason = 0;
+  CHECK(!strcmp(tui_gc_gen_name(&g, b, sizeof b), "1F"));
+  CHECK(tui_gc_matches(&g, "1") && !tui_gc_matches(&g, "11"));      /* number, exact */
+  CHECK(tui_gc_matches(&g, "allocsm") && tui_gc_matches(&g, "1f"));  /* reason substring, Gen */
+  CHECK(!tui_gc_matches(&g, "Induced") && !tui_gc_matches(&g, ""));
+}
+
+static void test_figures(void) {
+  struct tui_model *m = tui_model_new();
+  /*        #  gen type reason pauseStart start  dur   pause  peak after alloc */
+  struct tui_gc g1 = mk(1, 0, 0, 0, 10.0, 10.5, 1.0, 2.0, 8.0, 3.0, 5.0);
+  struct tui_gc g2 = mk(2, 2, 1, 0, 30.0, 30.2, 40.0, 4.0, 12.0, 6.0, 7.0);
+  struct tui_gc g3 = mk(3, 1, 2, 0, 45.0, 45.1, 2.0, 3.0, 11.0, 9.0, 2.0);
+  struct tui_gc g4 = mk(4, 2, 0, 1, 100.0, 100.5, 19.5, 21.0, 20.0, 4.0, 6.0);
+  struct tui_gc g5 = mk(5, 0, 0, 0, 150.0, 150.1, NAN, NAN, NAN, NAN, NAN);
+  g5.complete = 0;
+  struct tui_gc *all[] = { &g1, &g2, &g3, &g4, &g5 };
+  for (int i = 0; i < 5; i++) CHECK(tui_model_add_gc(m, all[i]) == 0);
+  CHECK(tui_model_nprocs(m) == 1);
+  struct tui_proc *p = tui_model_proc(m, 1, 77, 0);
+  CHECK(p && p->ngcs == 5);
+
+  struct tui_summary s;
+  tui_proc_summary(p, &s);
+  CHECK(s.count[0] == 1 && s.count[1] == 1 && s.count[2] == 2);
+  CHECK(s.nbgc == 1 && s.nfgc == 1 && s.nincomplete == 1);
+  NEAR(s.total_pause_ms, 30.0);            /* 2 + 4 + 3 + 21 */
+  NEAR(s.max_pause_ms, 21.0);
+  /* duration: last end = max(11.5, 70.2, 47.1, 120.0) - first pause start 10 = 110 */
+  NEAR(s.process_duration_ms, 110.0);
+  NEAR(s.pct_paused, 30.0 * 100 / 110);
+  NEAR(s.heap_now_mb, 4.0);                /* After of #4, the newest complete */
+  NEAR(s.heap_max_mb, 20.0);
+  NEAR(s.total_alloc_mb, 20.0);            /* 5 + 7 + 2 + 6 */
+  NEAR(s.alloc_rate_mbs, 20.0 * 1000 / 110);
+  /* extent: first = 10 (pause start of #1), last = 150.1 (start of #5) */
+  NEAR(s.uptime_ms, 140.1);
+  CHECK(s.last && s.last->number == 5);
+
+  struct tui_rollup r[4];
+  tui_proc_rollup(p, r);
+  CHECK(r[0].count == 4 && r[0].induced == 1);
+  NEAR(r[0].mean_pause_ms, 7.5);
+  NEAR(r[0].max_alloc_rate_mbs, 70.0);
+  CHECK(r[3].count == 2);
+  NEAR(r[3].total_pause_ms, 25.0);
+  NEAR(r[3].mean_pause_ms, 12.5);
+  NEAR(r[3].max_peak_mb, 20.0);
+  NEAR(r[3].total_alloc_mb, 13.0);
+  CHECK(r[2].count == 1 && r[1].count == 1);
+  NEAR(r[1].mean_pause_ms, 2.0);
+
+  unsigned h[TUI_NBUCKETS];
+  tui_proc_histogram(p, h);
+  /* 2 -> [2,5) #5; 4 -> #5; 3 -> #5; 21 -> [20,50) #8 */
+  CHECK(h[5] == 3 && h[8] == 1);
+  unsigned tot = 0;
+  for (int b = 0; b < TUI_NBUCKETS; b++) tot += h[b];
+  CHECK(tot == 4);
+
+  /* table rows */
+  size_t *rows;
+  long n = tui_proc_rows(p, TUI_FILTER_ALL, TUI_COL_INDEX, 0, &rows);
+  CHECK(n == 5 && p->gcs[rows[0]].number == 5 && p->gcs[rows[4]].number == 1);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_ALL, TUI_COL_PAUSE, 0, &rows);   /* desc, unknown last */
+  CHECK(n == 5);
+  int64_t want[] = { 4, 2, 3, 1, 5 };
+  for (int i = 0; i < 5 && i < n; i++) CHECK(p->gcs[rows[i]].number == want[i]);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_ALL, TUI_COL_PAUSE, 1, &rows);   /* asc, unknown still last */
+  int64_t want_asc[] = { 1, 3, 2, 4, 5 };
+  for (int i = 0; i < 5 && i < n; i++) CHECK(p->gcs[rows[i]].number == want_asc[i]);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_GEN2, TUI_COL_INDEX, 0, &rows);
+  CHECK(n == 2 && p->gcs[rows[0]].number == 4 && p->gcs[rows[1]].number == 2);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_BLOCKING_GEN2, TUI_COL_INDEX, 0, &rows);
+  CHECK(n == 1 && p->gcs[rows[0]].number == 4);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_FGC, TUI_COL_INDEX, 0, &rows);
+  CHECK(n == 1 && p->gcs[rows[0]].number == 3);
+  free(rows);
+  n = tui_proc_rows(p, TUI_FILTER_INDUCED, TUI_COL_INDEX, 0, &rows);
+  CHECK(n == 1 && p->gcs[rows[0]].number == 4);
+  free(rows);
+
+  /* A GC reported again (live: completed after being closed) replaces the old one. */
+  uint64_t gen_before = tui_model_generation(m);
+  struct tui_gc g5b = mk(5, 0, 0, 0, 150.0, 150.1, 1.0, 1.5, 9.0, 5.0, 3.0);
+  CHECK(tui_model_add_gc(m, &g5b) == 0);
+  CHECK(p->ngcs == 5 && p->gcs[4].complete == 1 && tui_model_generation(m) != gen_before);
+  tui_proc_summary(p, &s);
+  CHECK(s.count[0] == 2 && s.nincomplete == 0);
+  NEAR(s.heap_now_mb, 5.0);
+
+  /* The same pid in another trace is another process. */
+  struct tui_gc other = mk(1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1);
+  other.trace_id = 2;
+  CHECK(tui_model_add_gc(m, &other) == 0);
+  CHECK(tui_model_nprocs(m) == 2 && tui_model_proc(m, 2, 77, 0)->ngcs == 1 && p->ngcs == 5);
+  tui_model_free(m);
+}
+
+static void test_empty(void) {
+  struct tui_model *m = tui_model_new();
+  CHECK(tui_model_touch(m, 0, 9, 5.0) == 0);
+  struct tui_proc *p = tui_model_proc(m, 0, 9, 0);
+  struct tui_summary s;
+  tui_proc_summary(p, &s);
+  CHECK(s.last == NULL && s.pct_paused == 0 && s.process_duration_ms == 0);
+  struct tui_rollup r[4];
+  tui_proc_rollup(p, r);
+  CHECK(r[0].count == 0 && isnan(r[0].mean_pause_ms));
+  size_t *rows;
+  CHECK(tui_proc_rows(p, TUI_FILTER_ALL, TUI_COL_INDEX, 0, &rows) == 0);
+  free(rows);
+  tui_model_free(m);
+}
+
+int main(void) {
+  test_buckets();
+  test_gen_names();
+  test_figures();
+  test_empty();
+  if (failures) { fprintf(stderr, "%d failure(s)\n", failures); return 1; }
+  printf("ok\n");
+  return 0;
+}

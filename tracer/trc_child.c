@@ -1,0 +1,70 @@
+/* trc_child.c — spawn the traced command (trc_child.h). */
+#include "trc_child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int trc_child_spawn(struct trc_child *c, char *const *argv, int dotnet, char *err, size_t errlen) {
+  int go[2], ep[2];
+  c->pid = -1;
+  if (pipe2(go, O_CLOEXEC) != 0) goto fail;
+  if (pipe2(ep, O_CLOEXEC) != 0) { close(go[0]); close(go[1]); goto fail; }
+  pid_t pid = fork();
+  if (pid < 0) { close(go[0]); close(go[1]); close(ep[0]); close(ep[1]); goto fail; }
+  if (pid == 0) {
+    close(go[1]);
+    close(ep[0]);
+    char b;
+    ssize_t r;
+    do r = read(go[0], &b, 1); while (r < 0 && errno == EINTR);
+    if (r != 1) _exit(127);           /* gcscope went away before the start */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (dotnet) setenv("DOTNET_EnableEventLog", "1", 1);
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(ep[1], &e, sizeof e) < 0) {}
+    _exit(127);
+  }
+  close(go[0]);
+  close(ep[1]);
+  c->pid = pid;
+  c->go_fd = go[1];
+  c->err_fd = ep[0];
+  return 0;
+fail:
+  snprintf(err, errlen, "cannot start the command: %s", strerror(errno));
+  return -1;
+}
+
+int trc_child_release(struct trc_child *c, char *err, size_t errlen) {
+  char b = 'g';
+  ssize_t r = write(c->go_fd, &b, 1);
+  close(c->go_fd);
+  c->go_fd = -1;
+  int e = 0;
+  ssize_t n;
+  do n = read(c->err_fd, &e, sizeof e); while (n < 0 && errno == EINTR);
+  close(c->err_fd);
+  c->err_fd = -1;
+  if (r == 1 && n == 0) return 0;
+  waitpid(c->pid, NULL, 0);
+  c->pid = -1;
+  snprintf(err, errlen, "cannot run the command: %s", n == (ssize_t)sizeof e ? strerror(e) : "it exited at once");
+  return -1;
+}
+
+void trc_child_abort(struct trc_child *c) {
+  if (c->pid <= 0) return;
+  if (c->go_fd >= 0) close(c->go_fd);   /* EOF: the child exits on its own */
+  if (c->err_fd >= 0) close(c->err_fd);
+  c->go_fd = c->err_fd = -1;
+  waitpid(c->pid, NULL, 0);
+  c->pid = -1;
+}

@@ -1,0 +1,227 @@
+/* trc_lttng.c — liblttng-ctl wrappers for `gcscope record` (trc_lttng.h). */
+#include "trc_lttng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lttng/lttng.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHANNEL "gcscope"
+
+static void sleep_ms(long ms) {
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+  nanosleep(&ts, NULL);
+}
+
+static int lterr(char *err, size_t n, const char *what, int code) {
+  snprintf(err, n, "%s: %s", what, lttng_strerror(code < 0 ? code : -code));
+  return -1;
+}
+
+/* Find an executable in PATH (then the usual system dirs). */
+static int find_exe(const char *name, char *out, size_t n) {
+  const char *path = getenv("PATH");
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s:/usr/local/bin:/usr/bin:/bin:/usr/sbin", path ? path : "");
+  for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+    if (!*dir) continue;
+    snprintf(out, n, "%s/%s", dir, name);
+    if (access(out, X_OK) == 0) return 0;
+  }
+  return -1;
+}
+
+int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
+  d->pid = 0;
+  if (lttng_session_daemon_alive() == 1) return 0;
+  char exe[4096];
+  if (find_exe("lttng-sessiond", exe, sizeof exe) != 0) {
+    snprintf(err, errlen, "LTTng is not installed (no lttng-sessiond in PATH); install lttng-tools");
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, errlen, "cannot start lttng-sessiond: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) { dup2(fd, 0); dup2(fd, 1); dup2(fd, 2); }
+    execl(exe, "lttng-sessiond", (char *)NULL);
+    _exit(127);
+  }
+  d->pid = pid;
+  for (int i = 0; i < 500; i++) {       /* up to 10 s */
+    if (lttng_session_daemon_alive() == 1) return 0;
+    int st;
+    if (waitpid(pid, &st, WNOHANG) == pid) {
+      d->pid = 0;
+      snprintf(err, errlen, "lttng-sessiond could not start (exit status %d); "
+               "is this user allowed to trace?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+      return -1;
+    }
+    sleep_ms(20);
+  }
+  trc_daemon_stop(d);
+  snprintf(err, errlen, "lttng-sessiond did not answer within 10 s");
+  return -1;
+}
+
+void trc_daemon_stop(struct trc_daemon *d) {
+  if (d->pid <= 0) return;
+  kill(d->pid, SIGTERM);
+  for (int i = 0; i < 250; i++) {
+    if (waitpid(d->pid, NULL, WNOHANG) == d->pid) { d->pid = 0; return; }
+    sleep_ms(20);
+  }
+  kill(d->pid, SIGKILL);
+  waitpid(d->pid, NULL, 0);
+  d->pid = 0;
+}
+
+static void fill_domain(struct lttng_domain *dom) {
+  memset(dom, 0, sizeof *dom);
+  dom->type = LTTNG_DOMAIN_UST;
+  dom->buf_type = LTTNG_BUFFER_PER_UID;
+}
+
+static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h,
+                         char *err, size_t errlen) {
+  struct lttng_domain dom;
+  fill_domain(&dom);
+  struct lttng_channel *ch = lttng_channel_create(&dom);
+  if (!ch) { snprintf(err, errlen, "out of memory"); return -1; }
+  snprintf(ch->name, sizeof ch->name, "%s", CHANNEL);
+  if (c->subbuf_size) ch->attr.subbuf_size = c->subbuf_size;
+  if (c->num_subbuf) ch->attr.num_subbuf = c->num_subbuf;
+  if (c->snapshot) {
+    ch->attr.overwrite = 1;
+    ch->attr.output = LTTNG_EVENT_MMAP;
+  }
+  int r = lttng_enable_channel(h, ch);
+  lttng_channel_destroy(ch);
+  if (r < 0) return lterr(err, errlen, "cannot create the channel", r);
+
+  static const enum lttng_event_context_type ctxs[] = {
+    LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME,
+  };
+  for (size_t i = 0; i < sizeof ctxs / sizeof ctxs[0]; i++) {
+    struct lttng_event_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.ctx = ctxs[i];
+    if ((r = lttng_add_context(h, &ctx, NULL, CHANNEL)) < 0)
+      return lterr(err, errlen, "cannot add a context", r);
+  }
+  for (int i = 0; i < c->nevents; i++) {
+    struct lttng_event *ev = lttng_event_create();
+    if (!ev) { snprintf(err, errlen, "out of memory"); return -1; }
+    ev->type = LTTNG_EVENT_TRACEPOINT;
+    ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+    ev->loglevel = -1;
+    snprintf(ev->name, sizeof ev->name, "%s", c->events[i]);
+    r = lttng_enable_event(h, ev, CHANNEL);
+    lttng_event_destroy(ev);
+    if (r < 0) {
+      char what[400];
+      snprintf(what, sizeof what, "cannot enable event %s", c->events[i]);
+      return lterr(err, errlen, what, r);
+    }
+  }
+  if (c->pid > 0) {
+    struct lttng_process_attr_tracker_handle *th = NULL;
+    enum lttng_error_code ec = lttng_session_get_tracker_handle(
+        c->name, LTTNG_DOMAIN_UST, LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+    if (ec != LTTNG_OK) return lterr(err, errlen, "cannot get the vpid tracker", (int)ec);
+    enum lttng_process_attr_tracker_handle_status ts =
+        lttng_process_attr_tracker_handle_set_tracking_policy(th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+    if (ts == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+      ts = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, c->pid);
+    lttng_process_attr_tracker_handle_destroy(th);
+    if (ts != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+      snprintf(err, errlen, "cannot track vpid %d (tracker status %d)", (int)c->pid, (int)ts);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
+  struct lttng_session_descriptor *desc;
+  if (c->snapshot)
+    desc = c->relayd ? lttng_session_descriptor_snapshot_network_create(c->name, c->relayd, NULL)
+                     : lttng_session_descriptor_snapshot_create(c->name);
+  else
+    desc = c->relayd ? lttng_session_descriptor_network_create(c->name, c->relayd, NULL)
+                     : lttng_session_descriptor_local_create(c->name, c->path);
+  if (!desc) {
+    snprintf(err, errlen, c->relayd ? "invalid relayd URL '%s' (expected net://HOST[:CTRL[:DATA]])"
+                                    : "invalid output path '%s'", c->relayd ? c->relayd : c->path);
+    return -1;
+  }
+  enum lttng_error_code ec = lttng_create_session_ext(desc);
+  lttng_session_descriptor_destroy(desc);
+  if (ec != LTTNG_OK) return lterr(err, errlen, "cannot create the LTTng session", (int)ec);
+
+  struct lttng_domain dom;
+  fill_domain(&dom);
+  struct lttng_handle *h = lttng_create_handle(c->name, &dom);
+  if (!h) {
+    lttng_destroy_session(c->name);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int r = setup_session(c, h, err, errlen);
+  lttng_destroy_handle(h);
+  if (r) lttng_destroy_session(c->name);
+  return r;
+}
+
+int trc_session_start(const char *name, char *err, size_t errlen) {
+  int r = lttng_start_tracing(name);
+  return r < 0 ? lterr(err, errlen, "cannot start tracing", r) : 0;
+}
+
+int trc_session_stop(const char *name, char *err, size_t errlen) {
+  int r = lttng_stop_tracing(name);
+  if (r < 0 && r != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
+    return lterr(err, errlen, "cannot stop tracing", r);
+  return 0;
+}
+
+int trc_session_destroy(const char *name, char *err, size_t errlen) {
+  struct lttng_destruction_handle *dh = NULL;
+  enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
+  if (ec != LTTNG_OK) return lterr(err, errlen, "cannot destroy the session", (int)ec);
+  lttng_destruction_handle_wait_for_completion(dh, -1);
+  lttng_destruction_handle_destroy(dh);
+  return 0;
+}
+
+int trc_snapshot_record(const char *session, const char *snap_name, const char *path,
+                        const char *url, char *err, size_t errlen) {
+  struct lttng_snapshot_output *o = lttng_snapshot_output_create();
+  if (!o) { snprintf(err, errlen, "out of memory"); return -1; }
+  int r = lttng_snapshot_output_set_name(snap_name, o);
+  if (r == 0) r = url ? lttng_snapshot_output_set_network_url(url, o)
+                      : lttng_snapshot_output_set_local_path(path, o);
+  if (r == 0) r = lttng_snapshot_record(session, o, 0);
+  lttng_snapshot_output_destroy(o);
+  return r < 0 ? lterr(err, errlen, "cannot record the snapshot", r) : 0;
+}
+
+void trc_circular_geometry(double total_mb, long ncpus, uint64_t *subbuf, uint64_t *num) {
+  if (ncpus < 1) ncpus = 1;
+  double per_cpu = total_mb * 1e6 / (double)ncpus / 4.0;
+  uint64_t s = 4096;
+  while ((double)(s * 2) <= per_cpu) s *= 2;
+  *subbuf = s;
+  *num = 4;
+}

@@ -1,0 +1,53 @@
+/*
+ * trc_lttng.h — the LTTng side of `gcscope record`, through liblttng-ctl only:
+ * a session daemon started on demand, a recording session (local, relayd or
+ * snapshot/flight-recorder), its channel, contexts, events and vpid tracker.
+ *
+ * Errors: functions return 0 on success, -1 with a one-line reason in err.
+ * Threading: call from one thread. Ownership: plain structs owned by the
+ * caller; trc_daemon_stop / trc_session_destroy release what they hold.
+ */
+#ifndef TRC_LTTNG_H
+#define TRC_LTTNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct trc_daemon {
+  pid_t pid;        /* the lttng-sessiond we started, 0 if one already ran */
+};
+
+/* Make sure a session daemon answers: use the running one, or fork/exec
+ * lttng-sessiond (in its own process group, so a Ctrl-C meant for the traced
+ * command does not kill it) and wait until it answers. */
+int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen);
+/* Stop the daemon we started (SIGTERM, then SIGKILL after 5 s), by PID. */
+void trc_daemon_stop(struct trc_daemon *d);
+
+struct trc_session_cfg {
+  const char *name;
+  const char *path;            /* absolute local output dir (normal sessions) */
+  const char *relayd;          /* net:// URL instead of path, or NULL */
+  int snapshot;                /* flight-recorder session: overwrite, mmap */
+  uint64_t subbuf_size, num_subbuf;  /* 0 = LTTng's defaults */
+  const char *const *events;
+  int nevents;
+  pid_t pid;                   /* vpid tracker, 0 = every process */
+};
+
+int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen);
+int trc_session_start(const char *name, char *err, size_t errlen);
+/* Stop (waits until the data is flushed) and destroy (waits too). Both are
+ * safe to call on a session that is already stopped. */
+int trc_session_stop(const char *name, char *err, size_t errlen);
+int trc_session_destroy(const char *name, char *err, size_t errlen);
+/* Write a snapshot of a snapshot session to a local dir or relayd URL. */
+int trc_snapshot_record(const char *session, const char *snap_name, const char *path,
+                        const char *url, char *err, size_t errlen);
+
+/* Sub-buffer size and count for a ring of total_mb (10^6 bytes) over all
+ * CPUs: 4 sub-buffers per CPU, size a power of two >= 4 KiB. */
+void trc_circular_geometry(double total_mb, long ncpus, uint64_t *subbuf, uint64_t *num);
+
+#endif

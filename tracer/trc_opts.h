@@ -1,0 +1,42 @@
+/*
+ * trc_opts.h — the command line of `gcscope record`, parsed and validated.
+ *
+ * Ownership: strings in struct trc_opts point into argv (not copied).
+ * Errors: trc_opts_parse prints one line "gcscope record: ..." on stderr and
+ * returns 2 for a usage error, 1 for --help (usage printed on stdout), 0 ok.
+ */
+#ifndef TRC_OPTS_H
+#define TRC_OPTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+enum trc_profile { TRC_PROFILE_GC, TRC_PROFILE_ALLOC, TRC_PROFILE_HANDLES, TRC_PROFILE_VERBOSE };
+
+/* The three PerfView stop triggers (perfview-gcstats.md §6.2). */
+enum trc_trigger_kind { TRC_GC_OVER, TRC_SUSPEND_OVER, TRC_BGC_FINAL_OVER, TRC_NKINDS };
+
+struct trc_opts {
+  const char *output;            /* -o DIR; NULL = ./gcscope-record-YYYYMMDD-HHMMSS */
+  enum trc_profile profile;
+  uint64_t subbuf_size;          /* --buffer-size, bytes; 0 = default */
+  uint64_t num_subbuf;           /* --num-subbuf; 0 = default */
+  double duration_sec;           /* --duration; 0 = until the command ends / Ctrl-C */
+  pid_t pid;                     /* --pid; 0 = none */
+  int dotnet;                    /* --dotnet */
+  int import;                    /* --import */
+  const char *db;                /* -d DB (with --import) */
+  const char *relayd;            /* --relayd URL */
+  int trigger_on[TRC_NKINDS];    /* --stop-on-... given */
+  double trigger_ms[TRC_NKINDS]; /* their thresholds (ms, >= 0) */
+  double delay_after_sec;        /* --delay-after-trigger, PerfView's default 5 */
+  int collect_multiple;          /* --collect-multiple, >= 1 */
+  double circular_mb;            /* --circular-mb; 0 = not given */
+  char **command;                /* COMMAND [ARGS], NULL-terminated; NULL = none */
+};
+
+int trc_opts_parse(int argc, char **argv, struct trc_opts *o);
+int trc_opts_any_trigger(const struct trc_opts *o);
+const char *trc_trigger_name(enum trc_trigger_kind k);   /* "gc-over" ... */
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * trc_profile.h — which LTTng tracepoints a `gcscope record` profile enables.
+ *
+ * rgc names come from schemas/gc_events.def (every event librgc emits, minus
+ * the high-volume ones the profile leaves out); CoreCLR names (--dotnet) are
+ * perfcollect's GCCollectOnly lists plus the versions current runtimes fire and
+ * the sentinel tracepoints CoreCLR checks before it emits at all
+ * (coreclr-lttng-events.md §2.8, §3).
+ * Ownership: the returned names are static strings. Threading: reentrant.
+ */
+#ifndef TRC_PROFILE_H
+#define TRC_PROFILE_H
+
+#include "trc_opts.h"
+
+#define TRC_MAX_EVENTS 256
+
+/* Fills names[] (capacity TRC_MAX_EVENTS) and returns how many. */
+int trc_profile_events(enum trc_profile p, int dotnet, const char **names);
+
+#endif

@@ -1,0 +1,223 @@
+/* trc_watch.c — triggers with notify actions and field captures (trc_watch.h). */
+#include "trc_watch.h"
+
+#include <lttng/lttng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TRIGGERS 10
+#define MAX_CAPTURES 6
+
+/* One watched event: its kind, the name pattern per provider, the payload
+ * fields captured after vpid and vtid. */
+struct watched {
+  enum gcs_kind kind;
+  const char *rgc, *clr;
+  const char *fields[MAX_CAPTURES];
+};
+
+static const struct watched watched[] = {
+  { gcs_kind_GCSuspendEEBegin, "rgc:GCSuspendEEBegin_V1", "DotNETRuntime:GCSuspendEEBegin*", { "Reason", "Count" } },
+  { gcs_kind_GCSuspendEEEnd, "rgc:GCSuspendEEEnd_V1", "DotNETRuntime:GCSuspendEEEnd*", { 0 } },
+  { gcs_kind_GCStart, "rgc:GCStart_V2", "DotNETRuntime:GCStart*", { "Count", "Depth", "Type" } },
+  { gcs_kind_GCEnd, "rgc:GCEnd_V1", "DotNETRuntime:GCEnd*", { "Count", "Depth" } },
+  { gcs_kind_GCRestartEEEnd, "rgc:GCRestartEEEnd_V1", "DotNETRuntime:GCRestartEEEnd*", { 0 } },
+};
+#define NWATCHED ((int)(sizeof watched / sizeof watched[0]))
+
+struct trig {
+  struct lttng_trigger *t;
+  const struct lttng_condition *cond;   /* owned by t */
+  const struct watched *w;
+  int origin;
+  char name[96];
+  int registered, subscribed;
+};
+
+struct trc_watch {
+  struct lttng_notification_channel *ch;
+  pid_t pid;                      /* only this process's events, 0 = all */
+  struct trig trig[MAX_TRIGGERS];
+  int ntrig;
+  uint64_t dropped;
+};
+
+static int add_trigger(struct trc_watch *w, const struct watched *wd, const char *pattern,
+                       int origin, char *err, size_t errlen) {
+  struct trig *t = &w->trig[w->ntrig];
+  snprintf(t->name, sizeof t->name, "gcscope-%d-%s-%s", (int)getpid(),
+           gcs_event_descs[wd->kind].name, origin == GCS_ORIGIN_RGC ? "rgc" : "clr");
+  t->w = wd;
+  t->origin = origin;
+  struct lttng_event_rule *rule = lttng_event_rule_user_tracepoint_create();
+  if (!rule) goto oom;
+  if (lttng_event_rule_user_tracepoint_set_name_pattern(rule, pattern) != LTTNG_EVENT_RULE_STATUS_OK) {
+    lttng_event_rule_destroy(rule);
+    goto oom;
+  }
+  /* No vpid filter on the rule: with a filter, liblttng-ctl 2.13.9 leaks every
+   * notification's trigger copy; decode() drops other processes instead. */
+  struct lttng_condition *cond = lttng_condition_event_rule_matches_create(rule);
+  lttng_event_rule_destroy(rule);     /* the condition holds a reference */
+  if (!cond) goto oom;
+  lttng_condition_event_rule_matches_append_capture_descriptor(
+      cond, lttng_event_expr_channel_context_field_create("vpid"));
+  lttng_condition_event_rule_matches_append_capture_descriptor(
+      cond, lttng_event_expr_channel_context_field_create("vtid"));
+  for (int i = 0; i < MAX_CAPTURES && wd->fields[i]; i++)
+    lttng_condition_event_rule_matches_append_capture_descriptor(
+        cond, lttng_event_expr_event_payload_field_create(wd->fields[i]));
+  struct lttng_action *notify = lttng_action_notify_create();
+  if (notify) t->t = lttng_trigger_create(cond, notify);
+  lttng_action_destroy(notify);       /* both are reference counted */
+  lttng_condition_destroy(cond);
+  if (!t->t) goto oom;
+  t->cond = lttng_trigger_get_const_condition(t->t);
+  w->ntrig++;
+  enum lttng_error_code ec = lttng_register_trigger_with_name(t->t, t->name);
+  if (ec != LTTNG_OK) {
+    snprintf(err, errlen, "cannot register trigger %s: %s", t->name, lttng_strerror(-(int)ec));
+    return -1;
+  }
+  t->registered = 1;
+  if (lttng_notification_channel_subscribe(w->ch, t->cond) != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
+    snprintf(err, errlen, "cannot subscribe to trigger %s", t->name);
+    return -1;
+  }
+  t->subscribed = 1;
+  return 0;
+oom:
+  snprintf(err, errlen, "cannot build trigger %s (out of memory?)", t->name);
+  return -1;
+}
+
+struct trc_watch *trc_watch_start(int dotnet, pid_t pid, char *err, size_t errlen) {
+  struct trc_watch *w = calloc(1, sizeof *w);
+  if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
+  w->pid = pid;
+  w->ch = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
+  if (!w->ch) {
+    snprintf(err, errlen, "cannot open an LTTng notification channel");
+    free(w);
+    return NULL;
+  }
+  for (int i = 0; i < NWATCHED; i++) {
+    if (add_trigger(w, &watched[i], watched[i].rgc, GCS_ORIGIN_RGC, err, errlen) ||
+        (dotnet && add_trigger(w, &watched[i], watched[i].clr, GCS_ORIGIN_CLR, err, errlen))) {
+      trc_watch_stop(w);
+      return NULL;
+    }
+  }
+  return w;
+}
+
+static int get_uint(const struct lttng_event_field_value *arr, unsigned i, uint64_t *out) {
+  const struct lttng_event_field_value *v;
+  if (lttng_event_field_value_array_get_element_at_index(arr, i, &v) != LTTNG_EVENT_FIELD_VALUE_STATUS_OK)
+    return -1;
+  switch (lttng_event_field_value_get_type(v)) {
+  case LTTNG_EVENT_FIELD_VALUE_TYPE_UNSIGNED_INT:
+  case LTTNG_EVENT_FIELD_VALUE_TYPE_UNSIGNED_ENUM:
+    return lttng_event_field_value_unsigned_int_get_value(v, out) == LTTNG_EVENT_FIELD_VALUE_STATUS_OK ? 0 : -1;
+  case LTTNG_EVENT_FIELD_VALUE_TYPE_SIGNED_INT:
+  case LTTNG_EVENT_FIELD_VALUE_TYPE_SIGNED_ENUM: {
+    int64_t s;
+    if (lttng_event_field_value_signed_int_get_value(v, &s) != LTTNG_EVENT_FIELD_VALUE_STATUS_OK) return -1;
+    *out = (uint64_t)s;
+    return 0;
+  }
+  default:
+    return -1;
+  }
+}
+
+/* Notification -> event; 0 if it is one of ours. */
+static int decode(struct trc_watch *w, struct lttng_notification *n, struct gcs_event *ev) {
+  const struct lttng_trigger *lt = lttng_notification_get_trigger(n);
+  const char *name = NULL;
+  if (!lt || lttng_trigger_get_name(lt, &name) != LTTNG_TRIGGER_STATUS_OK || !name) return -1;
+  const struct trig *t = NULL;
+  for (int i = 0; i < w->ntrig; i++)
+    if (!strcmp(w->trig[i].name, name)) { t = &w->trig[i]; break; }
+  if (!t) return -1;      /* an identical condition of someone else's trigger */
+  const struct lttng_event_field_value *arr = NULL;
+  if (lttng_evaluation_event_rule_matches_get_captured_values(lttng_notification_get_evaluation(n), &arr) !=
+      LTTNG_EVALUATION_EVENT_RULE_MATCHES_STATUS_OK)
+    return -1;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  memset(ev, 0, sizeof *ev);
+  ev->kind = t->w->kind;
+  ev->origin = (uint8_t)t->origin;
+  ev->version = gcs_event_descs[t->w->kind].version;
+  ev->ts_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+  ev->cpu = -1;
+  uint64_t v;
+  ev->pid = get_uint(arr, 0, &v) == 0 ? (int32_t)v : -1;
+  ev->tid = get_uint(arr, 1, &v) == 0 ? (int32_t)v : -1;
+  if (w->pid > 0 && ev->pid != (int32_t)w->pid) return -1;
+  for (unsigned i = 0; i < MAX_CAPTURES && t->w->fields[i]; i++) {
+    const struct gcs_field_desc *f = gcs_field_find(t->w->kind, t->w->fields[i]);
+    if (f && get_uint(arr, 2 + i, &v) == 0) gcs_field_set_int(ev, f, v);
+    /* an older CoreCLR version without the field leaves it 0 */
+  }
+  return 0;
+}
+
+int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud) {
+  int delivered = 0;
+  for (;;) {
+    bool pending = false;
+    if (lttng_notification_channel_has_pending_notification(w->ch, &pending) !=
+        LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
+      return -1;
+    if (!pending) return delivered;
+    struct lttng_notification *n = NULL;
+    enum lttng_notification_channel_status st = lttng_notification_channel_get_next_notification(w->ch, &n);
+    if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED) { w->dropped++; continue; }
+    if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_INTERRUPTED) continue;
+    if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) return -1;
+    struct gcs_event ev;
+    if (decode(w, n, &ev) == 0) {
+      fn(&ev, ud);
+      delivered++;
+    }
+    lttng_notification_destroy(n);
+  }
+}
+
+uint64_t trc_watch_dropped(const struct trc_watch *w) { return w->dropped; }
+
+/* Destroy every notification already queued: liblttng-ctl 2.13.9 does not
+ * free the ones still queued when the channel is destroyed. */
+static void discard_pending(struct trc_watch *w) {
+  for (;;) {
+    bool pending = false;
+    struct lttng_notification *n = NULL;
+    if (lttng_notification_channel_has_pending_notification(w->ch, &pending) !=
+            LTTNG_NOTIFICATION_CHANNEL_STATUS_OK || !pending)
+      return;
+    enum lttng_notification_channel_status st = lttng_notification_channel_get_next_notification(w->ch, &n);
+    if (n) lttng_notification_destroy(n);
+    if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && st != LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED)
+      return;
+  }
+}
+
+void trc_watch_stop(struct trc_watch *w) {
+  if (!w) return;
+  for (int i = 0; i < w->ntrig; i++)
+    if (w->trig[i].registered) lttng_unregister_trigger(w->trig[i].t);
+  discard_pending(w);
+  for (int i = 0; i < w->ntrig; i++) {
+    struct trig *t = &w->trig[i];
+    if (t->subscribed) lttng_notification_channel_unsubscribe(w->ch, t->cond);
+    discard_pending(w);
+    lttng_trigger_destroy(t->t);
+  }
+  lttng_notification_channel_destroy(w->ch);
+  free(w);
+}

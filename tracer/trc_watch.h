@@ -1,0 +1,38 @@
+/*
+ * trc_watch.h — live GC lifecycle events through LTTng triggers.
+ *
+ * For each of GCSuspendEEBegin, GCSuspendEEEnd, GCStart, GCEnd and
+ * GCRestartEEEnd (rgc, and with dotnet CoreCLR's DotNETRuntime versions) it
+ * registers a trigger "event-rule-matches -> notify" capturing $ctx.vpid,
+ * $ctx.vtid and the fields the trigger machine needs, subscribes to them on a
+ * notification channel, and turns each notification into a struct gcs_event
+ * (ts_ns = the time the notification was received, CLOCK_REALTIME; measured
+ * here ~0.2 ms after the tracepoint). Independent of recording sessions: the
+ * triggers see the events whether or not a session records them.
+ *
+ * Ownership: trc_watch_start returns an object released by trc_watch_stop,
+ * which also unregisters the triggers. Threading: one thread.
+ * Errors: trc_watch_start returns NULL with a one-line reason in err;
+ * trc_watch_poll returns -1 when the session daemon went away.
+ */
+#ifndef TRC_WATCH_H
+#define TRC_WATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gcs_events.h"
+
+struct trc_watch;
+typedef void (*trc_watch_fn)(const struct gcs_event *ev, void *ud);
+
+struct trc_watch *trc_watch_start(int dotnet, pid_t pid_filter, char *err, size_t errlen);
+/* Deliver every notification already received, without blocking. Returns the
+ * number of events delivered, or -1. */
+int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud);
+/* Notifications the daemon dropped because we read too slowly. */
+uint64_t trc_watch_dropped(const struct trc_watch *w);
+void trc_watch_stop(struct trc_watch *w);
+
+#endif

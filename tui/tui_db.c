@@ -1,0 +1,304 @@
+/* tui_db.c — `gcscope top DB`: read the gcs table of a gcscope database
+ * (schemas/tables_gc.def) into the model, and follow it: every poll reads the
+ * rows whose rowid is above the last one seen, so GCs an import adds later
+ * appear on screen. The database is opened read-only. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tui_source.h"
+
+struct tui_db {
+  struct tui_source base;
+  sqlite3 *db;
+  sqlite3_int64 last_rowid;
+  int have_gcs;                /* the gcs table exists (an import may create it later) */
+};
+
+/* Columns of the gcs row, in the SELECT's order. */
+static const char gcs_select[] =
+  "SELECT rowid, trace_id, pid, gc_index, gen, type, reason, complete,"
+  " start_ns, end_ns, suspend_begin_ns, restart_end_ns, bgc_prep_restart_end_ns, heap_stats_ns,"
+  " pause_start_msec, start_msec, duration_msec, suspend_msec, pause_msec,"
+  " bgc_pause1_msec, bgc_pause2_msec, pct_pause_time, gen0_alloc_mb, total_alloc_mb,"
+  " alloc_rate_mb_sec, peak_mb, after_mb, promoted_mb,"
+  " gen0_mb, gen1_mb, gen2_mb, loh_mb, poh_mb"
+  " FROM gcs WHERE rowid > ? ORDER BY rowid LIMIT 20000";
+
+static double col_real(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+static uint64_t col_u64(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, i);
+}
+
+static int table_exists(sqlite3 *db, const char *name) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Does table have column? (PRAGMA table_info: the raw tables are owned by the
+ * importer; the TUI uses what is there.) */
+static int has_column(sqlite3 *db, const char *table, const char *col) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
+  int found = 0;
+  while (!found && sqlite3_step(st) == SQLITE_ROW)
+    found = !strcmp((const char *)sqlite3_column_text(st, 1), col);
+  sqlite3_finalize(st);
+  return found;
+}
+
+static const char *first_column(sqlite3 *db, const char *table, const char *const *cands) {
+  for (; *cands; cands++)
+    if (has_column(db, table, *cands)) return *cands;
+  return NULL;
+}
+
+/* Name and flavour of a process, from whatever the processes table holds. */
+static void load_process_info(struct tui_db *d, struct tui_proc *p) {
+  if (table_exists(d->db, "processes") != 1) return;
+  static const char *const name_cols[] = { "procname", "name", "process_name", "command", NULL };
+  const char *name = first_column(d->db, "processes", name_cols);
+  int by_trace = has_column(d->db, "processes", "trace_id");
+  char sql[256];
+  if (name) {
+    snprintf(sql, sizeof sql, "SELECT %s FROM processes WHERE pid = ?%s LIMIT 1", name,
+             by_trace ? " AND trace_id = ?" : "");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK) {
+      sqlite3_bind_int(st, 1, p->pid);
+      if (by_trace) sqlite3_bind_int64(st, 2, p->trace_id);
+      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(p->name, sizeof p->name, "%s", (const char *)sqlite3_column_text(st, 0));
+      sqlite3_finalize(st);
+    }
+  }
+  /* Flavour: workstation/server (heaps) and concurrent, if the importer knew them. */
+  int srv = has_column(d->db, "processes", "server_gc");
+  int conc = has_column(d->db, "processes", "concurrent_gc");
+  int heaps = has_column(d->db, "processes", "heap_count");
+  if (srv || conc) {
+    snprintf(sql, sizeof sql, "SELECT %s, %s, %s FROM processes WHERE pid = ?%s LIMIT 1",
+             srv ? "server_gc" : "NULL", conc ? "concurrent_gc" : "NULL", heaps ? "heap_count" : "NULL",
+             by_trace ? " AND trace_id = ?" : "");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK) {
+      sqlite3_bind_int(st, 1, p->pid);
+      if (by_trace) sqlite3_bind_int64(st, 2, p->trace_id);
+      if (sqlite3_step(st) == SQLITE_ROW) {
+        int known_srv = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        int is_srv = known_srv && sqlite3_column_int(st, 0);
+        int known_conc = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        int nheaps = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 2);
+        char h[32] = "";
+        if (is_srv && nheaps > 0) snprintf(h, sizeof h, " %d heaps", nheaps);
+        snprintf(p->flavour, sizeof p->flavour, "%s%s%s%s", known_srv ? (is_srv ? "Server" : "Workstation") : "",
+                 h, known_srv && known_conc ? " " : "",
+                 known_conc ? (sqlite3_column_int(st, 1) ? "concurrent" : "non-concurrent") : "");
+      }
+      sqlite3_finalize(st);
+    }
+  }
+}
+
+/* Process extent (first/last event) from gc_process_summary, when present. */
+static void load_process_extent(struct tui_db *d, struct tui_model *m, struct tui_proc *p) {
+  if (table_exists(d->db, "gc_process_summary") != 1) return;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db,
+                         "SELECT first_event_msec, last_event_msec, heap_count FROM gc_process_summary"
+                         " WHERE trace_id = ? AND pid = ? LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, p->trace_id);
+  sqlite3_bind_int(st, 2, p->pid);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    tui_model_touch(m, p->trace_id, p->pid, col_real(st, 0));
+    tui_model_touch(m, p->trace_id, p->pid, col_real(st, 1));
+    if (!p->flavour[0] && sqlite3_column_type(st, 2) != SQLITE_NULL)
+      snprintf(p->flavour, sizeof p->flavour, "%d heap%s", sqlite3_column_int(st, 2),
+               sqlite3_column_int(st, 2) == 1 ? "" : "s");
+  }
+  sqlite3_finalize(st);
+}
+
+static int db_poll(struct tui_source *src, struct tui_model *m) {
+  struct tui_db *d = (struct tui_db *)src;
+  src->note[0] = '\0';
+  if (!d->have_gcs) {
+    int e = table_exists(d->db, "gcs");
+    if (e < 0) { src->note[0] = '\0'; snprintf(src->note, sizeof src->note, "database busy"); return 0; }
+    if (e == 0) { snprintf(src->note, sizeof src->note, "no GCs yet: waiting for an import"); return 0; }
+    d->have_gcs = 1;
+  }
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(d->db, gcs_select, -1, &st, NULL);
+  if (rc != SQLITE_OK) {
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return 0;   /* an import holds it: next time */
+    snprintf(src->err, sizeof src->err, "%.100s: cannot read the gcs table: %.100s", src->desc,
+             sqlite3_errmsg(d->db));
+    return -1;
+  }
+  sqlite3_bind_int64(st, 1, d->last_rowid);
+  size_t nprocs_before = tui_model_nprocs(m);
+  int changed = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    struct tui_gc gc;
+    tui_gc_init(&gc);
+    int c = 0;
+    gc.db_id = sqlite3_column_int64(st, c++);
+    gc.trace_id = sqlite3_column_int64(st, c++);
+    gc.pid = sqlite3_column_int(st, c++);
+    gc.number = sqlite3_column_int64(st, c++);
+    gc.gen = sqlite3_column_int(st, c++);
+    gc.type = sqlite3_column_int(st, c++);
+    gc.reason = sqlite3_column_int(st, c++);
+    gc.complete = sqlite3_column_int(st, c++);
+    gc.start_ns = col_u64(st, c++);
+    uint64_t ends[4];
+    ends[0] = col_u64(st, c++);
+    gc.pause_start_ns = col_u64(st, c++);
+    for (int k = 1; k < 4; k++) ends[k] = col_u64(st, c++);
+    for (int k = 0; k < 4; k++) if (ends[k] > gc.end_ns) gc.end_ns = ends[k];
+    if (!gc.pause_start_ns) gc.pause_start_ns = gc.start_ns;
+    double *reals[] = {
+      &gc.pause_start_ms, &gc.start_ms, &gc.duration_ms, &gc.suspend_ms, &gc.pause_ms,
+      &gc.bgc_pause1_ms, &gc.bgc_pause2_ms, &gc.pct_pause, &gc.gen0_alloc_mb, &gc.alloc_mb,
+      &gc.alloc_rate_mbs, &gc.peak_mb, &gc.after_mb, &gc.promoted_mb,
+    };
+    for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++) *reals[k] = col_real(st, c++);
+    for (int g = 0; g < TUI_NGENS; g++) gc.gen_after_mb[g] = col_real(st, c++);
+    d->last_rowid = gc.db_id;
+    if (tui_model_add_gc(m, &gc) < 0) {
+      sqlite3_finalize(st);
+      snprintf(src->err, sizeof src->err, "out of memory");
+      return -1;
+    }
+    changed = 1;
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE && rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
+    snprintf(src->err, sizeof src->err, "%.100s: reading gcs: %.100s", src->desc, sqlite3_errmsg(d->db));
+    return -1;
+  }
+  if (changed) {
+    /* New processes: their names/flavour; every touched process: its extent. */
+    for (size_t i = 0; i < tui_model_nprocs(m); i++) {
+      struct tui_proc *p = tui_model_proc_at(m, i);
+      if (i >= nprocs_before) load_process_info(d, p);
+      load_process_extent(d, m, p);
+    }
+  }
+  return changed;
+}
+
+/* Per-generation sizes before/after from gc_gens (summed over heaps). */
+static void load_gens(struct tui_db *d, struct tui_gc *gc) {
+  if (table_exists(d->db, "gc_gens") != 1) return;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db, "SELECT gen, size_before_mb, size_after_mb FROM gc_gens WHERE gc_id = ?",
+                         -1, &st, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, gc->db_id);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    int g = sqlite3_column_int(st, 0);
+    if (g < 0 || g >= TUI_NGENS) continue;
+    gc->gen_before_mb[g] = col_real(st, 1);
+    double after = col_real(st, 2);
+    if (!isnan(after)) gc->gen_after_mb[g] = after;
+  }
+  sqlite3_finalize(st);
+}
+
+/* The GC's events from the events table: from its pause start to its last
+ * restart. Column names are looked up (the raw tables belong to the importer). */
+static long db_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_evline **out) {
+  struct tui_db *d = (struct tui_db *)src;
+  *out = NULL;
+  load_gens(d, gc);
+  if (!gc->pause_start_ns || !gc->end_ns || table_exists(d->db, "events") != 1) return 0;
+  static const char *const ts_cols[] = { "ts_ns", "ts", "time_ns", "timestamp", NULL };
+  static const char *const name_cols[] = { "name", "event", "event_name", NULL };
+  static const char *const text_cols[] = { "payload", "fields", "text", "args", NULL };
+  const char *ts = first_column(d->db, "events", ts_cols);
+  const char *name = first_column(d->db, "events", name_cols);
+  const char *text = first_column(d->db, "events", text_cols);
+  if (!ts || !name) return 0;
+  int by_trace = has_column(d->db, "events", "trace_id");
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT %s, %s, %s FROM events WHERE pid = ? AND %s BETWEEN ? AND ?%s ORDER BY %s LIMIT 500",
+           ts, name, text ? text : "''", ts, by_trace ? " AND trace_id = ?" : "", ts);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
+  sqlite3_bind_int(st, 1, gc->pid);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)gc->pause_start_ns);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)gc->end_ns);
+  if (by_trace) sqlite3_bind_int64(st, 4, gc->trace_id);
+  /* Trace origin from this GC's own absolute and relative start. */
+  double origin_ms = (double)gc->start_ns / 1e6 - gc->start_ms;
+  size_t n = 0, cap = 0;
+  struct tui_evline *v = NULL;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 32;
+      struct tui_evline *nv = realloc(v, cap * sizeof *nv);
+      if (!nv) { free(v); sqlite3_finalize(st); return -1; }
+      v = nv;
+    }
+    struct tui_evline *e = &v[n++];
+    e->ms = (double)sqlite3_column_int64(st, 0) / 1e6 - origin_ms;
+    const unsigned char *nm = sqlite3_column_text(st, 1), *tx = sqlite3_column_text(st, 2);
+    snprintf(e->name, sizeof e->name, "%s", nm ? (const char *)nm : "?");
+    snprintf(e->text, sizeof e->text, "%s", tx ? (const char *)tx : "");
+  }
+  sqlite3_finalize(st);
+  *out = v;
+  return (long)n;
+}
+
+static void db_close(struct tui_source *src) {
+  struct tui_db *d = (struct tui_db *)src;
+  sqlite3_close(d->db);
+  free(d);
+}
+
+static const struct tui_source_ops db_ops = { db_poll, db_gc_events, db_close };
+
+struct tui_source *tui_db_open(const char *path, char *err, size_t errlen) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) { snprintf(err, errlen, "%s: no such database", path); return NULL; }
+  if (!S_ISREG(sb.st_mode)) { snprintf(err, errlen, "%s: not a database file", path); return NULL; }
+  struct tui_db *d = calloc(1, sizeof *d);
+  if (!d) { snprintf(err, errlen, "out of memory"); return NULL; }
+  if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "%s: cannot open: %s", path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+    sqlite3_close(d->db);
+    free(d);
+    return NULL;
+  }
+  sqlite3_busy_timeout(d->db, 50);
+  /* Reading the schema catches "file is not a database" now, not on screen. */
+  if (sqlite3_exec(d->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "%s: not a gcscope database: %s", path, sqlite3_errmsg(d->db));
+    sqlite3_close(d->db);
+    free(d);
+    return NULL;
+  }
+  d->base.ops = &db_ops;
+  d->base.poll_ms = 500;
+  const char *base = strrchr(path, '/');
+  snprintf(d->base.desc, sizeof d->base.desc, "DB %s", base && base[1] ? base + 1 : path);
+  return &d->base;
+}

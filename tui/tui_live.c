@@ -1,0 +1,487 @@
+/* tui_live.c — live sources of `gcscope top` (see tui_live.h).
+ *
+ * A babeltrace2 graph src.ctf.lttng-live → a simple sink of ours. The screen
+ * loop polls it: bt_graph_run_once until it says AGAIN (no data yet) or a
+ * time slice is used up, so reading never blocks the screen. Each GC event is
+ * decoded into struct gcs_event (by field name, or through gcs_etw_decode for
+ * CoreCLR's packed `__data__` events) and fed to gcs_recon; its gc_done
+ * callback adds the GC to the model. The last events are kept in a ring for
+ * the detail view. */
+#include "tui_live.h"
+
+#include <babeltrace2/babeltrace.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gcs_gc.h"
+#include "gcs_recon.h"
+#include "tui_live_session.h"
+
+#define RING_CAP 8192
+
+struct ring_ev {
+  uint64_t ts_ns;
+  int32_t pid;
+  enum gcs_kind kind;
+  char text[200];
+};
+
+struct tui_live {
+  struct tui_source base;
+  bt_graph *graph;
+  const bt_plugin *ctf;
+  struct gcs_recon *recon;
+  struct tui_model *model;     /* the model being fed (set by poll) */
+  int changed;
+  int ended;
+  int failed;
+  char session[128], url[512];
+  uint64_t origin_ns;
+  int have_origin;
+  struct ring_ev *ring;        /* recent GC events (detail view) */
+  size_t ring_head, ring_n;
+  struct tui_lsess lsess;      /* `-- COMMAND` only */
+  int own_session;
+  int child_done;
+  uint64_t discarded;
+  struct gcs_event ev;
+  uint8_t *data;
+  size_t datacap;
+  char strbuf[65536];
+};
+
+/* ---- gcs_gc -> the model ------------------------------------------------ */
+
+static double ms_of(const struct tui_live *l, uint64_t ns) {
+  return ns && l->have_origin ? ((double)ns - (double)l->origin_ns) / 1e6 : NAN;
+}
+
+static void flavour_of(struct tui_live *l, struct tui_proc *p) {
+  for (int i = 0; i < gcs_recon_process_count(l->recon); i++) {
+    const struct gcs_proc_summary *s = gcs_recon_process(l->recon, i);
+    if (s->pid != p->pid) continue;
+    const char *kind = s->server_gc == 1 ? "Server" : s->server_gc == 0 ? "Workstation" : "";
+    const char *conc = s->startup_flags ? ((s->startup_flags & 0x1) ? " concurrent" : " non-concurrent") : "";
+    if (s->heap_count > 1 && s->server_gc == 1)
+      snprintf(p->flavour, sizeof p->flavour, "%s %d heaps%s", kind, s->heap_count, conc);
+    else
+      snprintf(p->flavour, sizeof p->flavour, "%s%s", kind, conc);
+    return;
+  }
+}
+
+static void on_gc_done(const struct gcs_gc *g, void *ud) {
+  struct tui_live *l = ud;
+  struct tui_gc t;
+  tui_gc_init(&t);
+  t.trace_id = 0;
+  t.pid = g->pid;
+  t.number = g->number;
+  t.gen = (int)g->gen;
+  t.type = (int)g->type;
+  t.reason = (int)g->reason;
+  t.complete = g->complete;
+  t.start_ms = g->start_msec;
+  t.pause_start_ms = g->pause_start_msec;
+  t.duration_ms = g->duration_msec;
+  t.suspend_ms = g->suspend_msec;
+  t.pause_ms = g->pause_msec;
+  t.bgc_pause1_ms = g->bgc_pause1_msec;
+  t.bgc_pause2_ms = g->bgc_pause2_msec;
+  t.pct_pause = g->pct_pause_time;
+  t.gen0_alloc_mb = g->user_alloc_mb[0];
+  t.alloc_mb = g->total_alloc_mb;
+  t.alloc_rate_mbs = g->alloc_rate_mb_sec;
+  t.peak_mb = g->peak_mb;
+  t.after_mb = g->after_mb;
+  t.promoted_mb = g->promoted_mb;
+  for (int k = 0; k < TUI_NGENS && k < GCS_GENS; k++) {
+    t.gen_before_mb[k] = g->gen_before_mb[k];
+    t.gen_after_mb[k] = g->gen_after_mb[k];
+  }
+  t.start_ns = g->start_ns;
+  t.pause_start_ns = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
+  uint64_t ends[] = { g->end_ns, g->restart_end_ns, g->bgc_prep_restart_end_ns, g->heap_stats_ns };
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) if (ends[i] > t.end_ns) t.end_ns = ends[i];
+  if (!l->model) return;
+  int fresh = tui_model_proc(l->model, 0, g->pid, 0) == NULL;
+  tui_model_add_gc(l->model, &t);
+  struct tui_proc *p = tui_model_proc(l->model, 0, g->pid, 0);
+  if (p && (fresh || !p->flavour[0])) flavour_of(l, p);
+  l->changed = 1;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static uint64_t int_value(const bt_field *f) {
+  bt_field_class_type t = bt_field_get_class_type(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    return (uint64_t)bt_field_integer_signed_get_value(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+    return bt_field_integer_unsigned_get_value(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_BOOL)) return bt_field_bool_get_value(f);
+  return 0;
+}
+
+static int is_int(const bt_field *f) {
+  bt_field_class_type t = bt_field_get_class_type(f);
+  return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER) || bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_BOOL);
+}
+
+/* Decode the payload of a GC event into l->ev. Returns 0 or -1. */
+static int decode(struct tui_live *l, const bt_field *pl, int kind, int version) {
+  struct gcs_event *ev = &l->ev;
+  const bt_field *data = bt_field_structure_borrow_member_field_by_name_const(pl, "__data__");
+  if (data) {
+    /* CoreCLR packs ETW-layout payloads into a byte sequence. */
+    uint64_t n = bt_field_array_get_length(data);
+    if (n > l->datacap) {
+      uint8_t *nd = realloc(l->data, n);
+      if (!nd) return -1;
+      l->data = nd;
+      l->datacap = n;
+    }
+    for (uint64_t i = 0; i < n; i++)
+      l->data[i] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(data, i));
+    return gcs_etw_decode(ev, (enum gcs_kind)kind, version, l->data, n, 8, l->strbuf, sizeof l->strbuf);
+  }
+  const bt_field_class *fc = bt_field_borrow_class_const(pl);
+  uint64_t nm = bt_field_class_structure_get_member_count(fc);
+  size_t strpos = 0;
+  for (uint64_t i = 0; i < nm; i++) {
+    const char *name = bt_field_class_structure_member_get_name(
+      bt_field_class_structure_borrow_member_by_index_const(fc, i));
+    const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)kind, name);
+    if (!d) continue;
+    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, i);
+    bt_field_class_type t = bt_field_get_class_type(f);
+    if (d->is_array && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
+      uint64_t n = bt_field_array_get_length(f);
+      if (n > GCS_MAX_ARRAY) { n = GCS_MAX_ARRAY; ev->truncated = 1; }
+      for (uint64_t k = 0; k < n; k++) {
+        const bt_field *e = bt_field_array_borrow_element_field_by_index_const(f, k);
+        if (is_int(e)) gcs_field_set_array_int(ev, d, (unsigned)k, int_value(e));
+      }
+    } else if (d->type == GCS_T_STR && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_STRING)) {
+      const char *s = bt_field_string_get_value(f);
+      size_t len = strlen(s);
+      if (strpos + len + 1 > sizeof l->strbuf) continue;
+      memcpy(l->strbuf + strpos, s, len + 1);
+      gcs_field_set_str(ev, d, l->strbuf + strpos);
+      strpos += len + 1;
+    } else if (is_int(f)) {
+      gcs_field_set_int(ev, d, int_value(f));
+    }
+  }
+  return 0;
+}
+
+static int ctx_int(const bt_field *ctx, const char *name, int32_t *out) {
+  if (!ctx) return -1;
+  const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(ctx, name);
+  if (!f || !is_int(f)) return -1;
+  *out = (int32_t)int_value(f);
+  return 0;
+}
+
+static int is_bulky(enum gcs_kind k) {
+  return k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
+         k == gcs_kind_PinObjectAtGCTime || k == gcs_kind_PinPlugAtGCTime;
+}
+
+static void on_event(struct tui_live *l, const bt_message *m) {
+  const bt_event *e = bt_message_event_borrow_event_const(m);
+  const char *name = bt_event_class_get_name(bt_event_borrow_class_const(e));
+  int version = 0, origin = 0;
+  int kind = name ? gcs_kind_from_lttng_name(name, &version, &origin) : -1;
+  if (kind < 0) return;
+  uint64_t ts = 0;
+  int64_t ns;
+  const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(m);
+  if (cs && bt_clock_snapshot_get_ns_from_origin(cs, &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+    ts = (uint64_t)ns;
+  memset(&l->ev, 0, sizeof l->ev);
+  l->ev.kind = (enum gcs_kind)kind;
+  l->ev.version = (uint8_t)version;
+  l->ev.origin = (uint8_t)origin;
+  l->ev.ts_ns = ts;
+  l->ev.pid = l->ev.tid = l->ev.cpu = -1;
+  const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
+  ctx_int(ctx, "vpid", &l->ev.pid);
+  ctx_int(ctx, "vtid", &l->ev.tid);
+  const bt_field *pl = bt_event_borrow_payload_field_const(e);
+  if (pl && decode(l, pl, kind, version) < 0) return;
+  if (!l->have_origin) {
+    l->origin_ns = ts;
+    l->have_origin = 1;
+    gcs_recon_set_time_origin(l->recon, ts);
+  }
+  if (l->model) {
+    tui_model_touch(l->model, 0, l->ev.pid, ms_of(l, ts));
+    struct tui_proc *p = tui_model_proc(l->model, 0, l->ev.pid, 0);
+    const bt_field *pn = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "procname") : NULL;
+    if (p && !p->name[0] && pn && bt_field_class_type_is(bt_field_get_class_type(pn), BT_FIELD_CLASS_TYPE_STRING))
+      snprintf(p->name, sizeof p->name, "%s", bt_field_string_get_value(pn));
+  }
+  if (!is_bulky((enum gcs_kind)kind)) {
+    struct ring_ev *r = &l->ring[(l->ring_head + l->ring_n) % RING_CAP];
+    if (l->ring_n == RING_CAP) l->ring_head = (l->ring_head + 1) % RING_CAP;
+    else l->ring_n++;
+    r->ts_ns = ts;
+    r->pid = l->ev.pid;
+    r->kind = (enum gcs_kind)kind;
+    gcs_event_format(&l->ev, r->text, sizeof r->text);
+  }
+  gcs_recon_feed(l->recon, &l->ev);
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
+  struct tui_live *l = ud;
+  bt_message_array_const msgs;
+  uint64_t count;
+  switch (bt_message_iterator_next(it, &msgs, &count)) {
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK: break;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+  case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+  default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+  }
+  for (uint64_t i = 0; i < count; i++) {
+    const bt_message *m = msgs[i];
+    if (bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT) {
+      on_event(l, m);
+    } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
+      uint64_t n = 0;
+      if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE && n) {
+        l->discarded += n;
+        gcs_recon_lost(l->recon, -1, 0, n);
+      }
+    }
+    bt_message_put_ref(m);
+  }
+  return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* babeltrace2's error as one line: every cause's message (root cause
+ * first), so explain() can recognise the relayd's answer; then cleared. */
+static void take_error(char *out, size_t len) {
+  const bt_error *e = bt_current_thread_take_error();
+  size_t pos = 0;
+  out[0] = '\0';
+  uint64_t n = e ? bt_error_get_cause_count(e) : 0;
+  for (uint64_t i = 0; i < n && pos + 1 < len; i++) {
+    const char *msg = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, i));
+    int w = snprintf(out + pos, len - pos, "%s%s", i ? " / " : "", msg ? msg : "");
+    if (w < 0) break;
+    pos += (size_t)w;
+  }
+  if (!out[0]) snprintf(out, len, "unknown babeltrace2 error");
+  for (char *p = out; *p; p++) if (*p == '\n') *p = ' ';
+  if (e) bt_error_release(e);
+}
+
+static int build_graph(struct tui_live *l, int fail_if_missing, char *err, size_t errlen) {
+  if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &l->ctf) != BT_PLUGIN_FIND_STATUS_OK) {
+    bt_current_thread_clear_error();
+    snprintf(err, errlen, "babeltrace2's ctf plugin is not installed");
+    return -1;
+  }
+  l->graph = bt_graph_create(0);
+  bt_value *params = bt_value_map_create();
+  bt_value *arr = NULL;
+  if (!l->graph || !params ||
+      bt_value_map_insert_empty_array_entry(params, "inputs", &arr) != BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+      bt_value_array_append_string_element(arr, l->url) != BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
+      bt_value_map_insert_string_entry(params, "session-not-found-action", fail_if_missing ? "fail" : "continue") !=
+        BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
+    bt_current_thread_clear_error();
+    bt_value_put_ref(params);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  const bt_component_source *src;
+  const bt_component_sink *sink;
+  if (bt_graph_add_source_component(l->graph, bt_plugin_borrow_source_component_class_by_name_const(l->ctf, "lttng-live"),
+                                    "live", params, BT_LOGGING_LEVEL_NONE, &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+      bt_graph_add_simple_sink_component(l->graph, "gcscope-top", NULL, consume, NULL, l, &sink) !=
+        BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+      bt_graph_connect_ports(l->graph, bt_component_source_borrow_output_port_by_index_const(src, 0),
+                             bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL) !=
+        BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+    char why[256];
+    take_error(why, sizeof why);
+    bt_value_put_ref(params);
+    snprintf(err, errlen, "%.200s: %.200s", l->url, why);
+    return -1;
+  }
+  bt_value_put_ref(params);
+  return 0;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Turn a failed live read into one plain line. The messages are those of
+ * babeltrace2 2.0's lttng-live component. */
+static void explain(struct tui_live *l, const char *why) {
+  if (strstr(why, "already a viewer"))
+    snprintf(l->base.err, sizeof l->base.err,
+             "session '%.60s' is already being read by another live viewer (LTTng allows one per session "
+             "and relayd): close it first", l->session);
+  else if (strstr(why, "requested live viewer session") || strstr(why, "session-not-found"))
+    snprintf(l->base.err, sizeof l->base.err, "no live session '%.60s' on %.100s (create it with "
+             "`lttng create %.60s --live`)", l->session, l->url, l->session);
+  else if (strstr(why, "onnect") || strstr(why, "refused"))
+    snprintf(l->base.err, sizeof l->base.err, "cannot reach lttng-relayd at %.100s: %.200s", l->url, why);
+  else
+    snprintf(l->base.err, sizeof l->base.err, "%.100s: %.300s", l->url, why);
+}
+
+static int live_poll(struct tui_source *src, struct tui_model *m) {
+  struct tui_live *l = (struct tui_live *)src;
+  l->model = m;
+  l->changed = 0;
+  if (l->own_session && !l->child_done && tui_lsess_child_exited(&l->lsess)) {
+    l->child_done = 1;
+    int st = l->lsess.child_status;
+    snprintf(src->note, sizeof src->note, "command exited (%s %d, output in %.60s); q quits",
+             WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+             l->lsess.out_path);
+  }
+  if (l->ended || l->failed) return 0;
+  double t0 = now_ms();
+  /* Read what is there, at most ~40 ms per poll, so keys stay responsive. */
+  while (now_ms() - t0 < 40) {
+    bt_graph_run_once_status s = bt_graph_run_once(l->graph);
+    if (s == BT_GRAPH_RUN_ONCE_STATUS_OK) continue;
+    if (s == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) break;
+    if (s == BT_GRAPH_RUN_ONCE_STATUS_END) {
+      l->ended = 1;
+      gcs_recon_finish(l->recon);
+      snprintf(src->note, sizeof src->note, "the live session ended; q quits");
+      break;
+    }
+    char why[2048];
+    take_error(why, sizeof why);
+    explain(l, why);
+    l->failed = 1;
+    return -1;
+  }
+  if (l->discarded && !src->note[0])
+    snprintf(src->note, sizeof src->note, "%llu events lost: GCs open then are marked incomplete",
+             (unsigned long long)l->discarded);
+  return l->changed;
+}
+
+static long live_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_evline **out) {
+  struct tui_live *l = (struct tui_live *)src;
+  *out = NULL;
+  if (!gc->pause_start_ns || !gc->end_ns) return 0;
+  struct tui_evline *v = calloc(l->ring_n ? l->ring_n : 1, sizeof *v);
+  if (!v) return -1;
+  long n = 0;
+  for (size_t i = 0; i < l->ring_n; i++) {
+    const struct ring_ev *r = &l->ring[(l->ring_head + i) % RING_CAP];
+    if (r->pid != gc->pid || r->ts_ns < gc->pause_start_ns || r->ts_ns > gc->end_ns) continue;
+    v[n].ms = ms_of(l, r->ts_ns);
+    snprintf(v[n].name, sizeof v[n].name, "%s", gcs_event_descs[r->kind].name);
+    snprintf(v[n].text, sizeof v[n].text, "%s", r->text);
+    n++;
+  }
+  *out = v;
+  return n;
+}
+
+static void live_close(struct tui_source *src) {
+  struct tui_live *l = (struct tui_live *)src;
+  /* The reader first (it holds the relayd's viewer slot), then the session. */
+  bt_graph_put_ref(l->graph);
+  bt_plugin_put_ref(l->ctf);
+  bt_current_thread_clear_error();
+  if (l->own_session) tui_lsess_close(&l->lsess);
+  gcs_recon_free(l->recon);
+  free(l->ring);
+  free(l->data);
+  free(l);
+}
+
+static const struct tui_source_ops live_ops = { live_poll, live_gc_events, live_close };
+
+static struct tui_live *live_new(char *err, size_t errlen) {
+  struct tui_live *l = calloc(1, sizeof *l);
+  if (l) l->ring = calloc(RING_CAP, sizeof *l->ring);
+  static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
+  if (l && l->ring) l->recon = gcs_recon_new(&cb, l);
+  if (!l || !l->ring || !l->recon) {
+    if (l) { free(l->ring); free(l); }
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  l->base.ops = &live_ops;
+  l->base.poll_ms = 100;
+  return l;
+}
+
+/* "net://HOST[:PORT]" + "/host/TARGET/SESSION". NAME may be "TARGETHOST/SESSION". */
+static void make_url(struct tui_live *l, const char *relayd, const char *host, const char *session) {
+  const char *slash = strchr(session, '/');
+  char target[256];
+  if (slash) {
+    snprintf(target, sizeof target, "%.*s", (int)(slash - session), session);
+    session = slash + 1;
+  } else {
+    snprintf(target, sizeof target, "%s", host);
+  }
+  snprintf(l->session, sizeof l->session, "%s", session);
+  size_t n = strlen(relayd);
+  while (n && relayd[n - 1] == '/') n--;
+  snprintf(l->url, sizeof l->url, "%.*s/host/%s/%s", (int)n, relayd, target, session);
+}
+
+struct tui_source *tui_live_attach(const char *session, const char *relayd_url, char *err, size_t errlen) {
+  if (!*session) { snprintf(err, errlen, "--session needs a session name"); return NULL; }
+  const char *relayd = relayd_url ? relayd_url : "net://127.0.0.1";
+  if (strncmp(relayd, "net://", 6) && strncmp(relayd, "net4://", 7) && strncmp(relayd, "net6://", 7)) {
+    snprintf(err, errlen, "--relayd wants net://HOST[:PORT], not '%s'", relayd);
+    return NULL;
+  }
+  if (!relayd_url && !tui_port_listening(5344)) {
+    snprintf(err, errlen, "no lttng-relayd listens on 127.0.0.1:5344 (start `lttng-relayd -d`, "
+                          "and create the session with `lttng create %s --live`)", session);
+    return NULL;
+  }
+  struct tui_live *l = live_new(err, errlen);
+  if (!l) return NULL;
+  char host[256] = "localhost";
+  gethostname(host, sizeof host);
+  host[sizeof host - 1] = '\0';
+  make_url(l, relayd, host, session);
+  snprintf(l->base.desc, sizeof l->base.desc, "live session %s", l->session);
+  if (build_graph(l, 1, err, errlen) < 0) { live_close(&l->base); return NULL; }
+  return &l->base;
+}
+
+struct tui_source *tui_live_run(char **command, const char *relayd_url, long live_timer_us,
+                                char *err, size_t errlen) {
+  if (relayd_url) {
+    snprintf(err, errlen, "--relayd is for --session; -- COMMAND uses a local relayd");
+    return NULL;
+  }
+  struct tui_live *l = live_new(err, errlen);
+  if (!l) return NULL;
+  l->own_session = 1;
+  if (tui_lsess_open(&l->lsess, command, live_timer_us, err, errlen) < 0) { live_close(&l->base); return NULL; }
+  make_url(l, "net://127.0.0.1", l->lsess.host, l->lsess.name);
+  snprintf(l->base.desc, sizeof l->base.desc, "live: %s", command[0]);
+  if (build_graph(l, 0, err, errlen) < 0) { live_close(&l->base); return NULL; }
+  return &l->base;
+}

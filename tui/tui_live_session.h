@@ -1,0 +1,44 @@
+/*
+ * tui_live_session.h — the LTTng side of `gcscope top -- COMMAND`: a session
+ * daemon (the tracer's trc_daemon_ensure), an lttng-relayd if none listens on
+ * the live port (started here, stopped by its PID), a live session streaming
+ * to it (liblttng-ctl: live timer, the tracer's "gc" profile events, vpid/
+ * vtid/procname contexts), and COMMAND itself (the tracer's trc_child: held
+ * until tracing runs, so its first GC is recorded).
+ *
+ * Ownership: struct tui_lsess is owned by the caller; tui_lsess_close undoes
+ * everything tui_lsess_open did, in reverse, and is safe after a failed open.
+ * Errors: tui_lsess_open returns -1 with one line in err.
+ * Threading: one thread.
+ */
+#ifndef TUI_LIVE_SESSION_H
+#define TUI_LIVE_SESSION_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "trc_child.h"
+#include "trc_lttng.h"
+
+struct tui_lsess {
+  char name[64];               /* session name: gcscope-top-<pid> */
+  char host[256];              /* this host's name (the relayd's /host/ part) */
+  int session_created;
+  struct trc_daemon daemon;
+  pid_t relayd_pid;            /* the relayd we started, 0 if one already listened */
+  struct trc_child child;
+  pid_t child_pid;             /* COMMAND, 0 once reaped */
+  int child_released;          /* exec'd (else still held on its pipe) */
+  int child_status;            /* wait status once reaped */
+  char out_path[300];          /* COMMAND's stdout/stderr go here, not to the screen */
+};
+
+int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, char *err, size_t errlen);
+/* Has COMMAND exited? Reaps it; returns 1 once (and after), 0 while it runs. */
+int tui_lsess_child_exited(struct tui_lsess *s);
+void tui_lsess_close(struct tui_lsess *s);
+
+/* Is something accepting TCP connections on 127.0.0.1:port? */
+int tui_port_listening(int port);
+
+#endif /* TUI_LIVE_SESSION_H */

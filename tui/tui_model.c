@@ -1,0 +1,292 @@
+/* tui_model.c — per-process GC lists and the GCStats figures `gcscope top`
+ * shows. Definitions follow perfview-gcstats.md; see tui_model.h. */
+#include "tui_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gcs_events.h"
+
+struct tui_model {
+  struct tui_proc *procs;
+  size_t nprocs, cap;
+  uint64_t generation;
+};
+
+/* 1-2-5 steps from 0.1 ms to 1 s. */
+const double tui_bucket_edges_ms[TUI_NBUCKETS - 1] = {
+  0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000
+};
+static const char *const bucket_labels[TUI_NBUCKETS] = {
+  "<.1", ".1", ".2", ".5", "1", "2", "5", "10", "20", "50", "100", "200", "500", ">=1s"
+};
+
+int tui_pause_bucket(double pause_ms) {
+  int b = 0;
+  while (b < TUI_NBUCKETS - 1 && !(pause_ms < tui_bucket_edges_ms[b])) b++;
+  return b;
+}
+
+const char *tui_bucket_label(int bucket) {
+  return bucket >= 0 && bucket < TUI_NBUCKETS ? bucket_labels[bucket] : "?";
+}
+
+struct tui_model *tui_model_new(void) { return calloc(1, sizeof(struct tui_model)); }
+
+void tui_model_free(struct tui_model *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->nprocs; i++) free(m->procs[i].gcs);
+  free(m->procs);
+  free(m);
+}
+
+struct tui_proc *tui_model_proc(struct tui_model *m, int64_t trace_id, int32_t pid, int create) {
+  for (size_t i = 0; i < m->nprocs; i++)
+    if (m->procs[i].pid == pid && m->procs[i].trace_id == trace_id) return &m->procs[i];
+  if (!create) return NULL;
+  if (m->nprocs == m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 4;
+    struct tui_proc *np = realloc(m->procs, cap * sizeof *np);
+    if (!np) return NULL;
+    m->procs = np;
+    m->cap = cap;
+  }
+  struct tui_proc *p = &m->procs[m->nprocs++];
+  memset(p, 0, sizeof *p);
+  p->pid = pid;
+  p->trace_id = trace_id;
+  p->first_ms = NAN;
+  p->last_ms = NAN;
+  m->generation++;
+  return p;
+}
+
+size_t tui_model_nprocs(const struct tui_model *m) { return m->nprocs; }
+struct tui_proc *tui_model_proc_at(struct tui_model *m, size_t i) {
+  return i < m->nprocs ? &m->procs[i] : NULL;
+}
+uint64_t tui_model_generation(const struct tui_model *m) { return m->generation; }
+
+static void extend(struct tui_proc *p, double ms) {
+  if (isnan(ms)) return;
+  if (isnan(p->first_ms) || ms < p->first_ms) p->first_ms = ms;
+  if (isnan(p->last_ms) || ms > p->last_ms) p->last_ms = ms;
+}
+
+int tui_model_touch(struct tui_model *m, int64_t trace_id, int32_t pid, double ms) {
+  struct tui_proc *p = tui_model_proc(m, trace_id, pid, 1);
+  if (!p) return -1;
+  extend(p, ms);
+  return 0;
+}
+
+int tui_model_add_gc(struct tui_model *m, const struct tui_gc *gc) {
+  struct tui_proc *p = tui_model_proc(m, gc->trace_id, gc->pid, 1);
+  if (!p) return -1;
+  /* A live GC can be reported again (e.g. closed incomplete, then superseded):
+   * the newest report of a number wins. Search from the end: it is recent. */
+  for (size_t i = p->ngcs; i-- > 0 && i + 64 >= p->ngcs;)
+    if (p->gcs[i].number == gc->number && p->gcs[i].start_ms == gc->start_ms) {
+      p->gcs[i] = *gc;
+      m->generation++;
+      return 0;
+    }
+  if (p->ngcs == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 64;
+    struct tui_gc *ng = realloc(p->gcs, cap * sizeof *ng);
+    if (!ng) return -1;
+    p->gcs = ng;
+    p->cap = cap;
+  }
+  p->gcs[p->ngcs++] = *gc;
+  extend(p, gc->pause_start_ms);
+  extend(p, gc->start_ms);
+  if (!isnan(gc->duration_ms)) extend(p, gc->start_ms + gc->duration_ms);
+  m->generation++;
+  return 0;
+}
+
+void tui_gc_init(struct tui_gc *gc) {
+  memset(gc, 0, sizeof *gc);
+  gc->db_id = -1;
+  gc->complete = 1;
+  double *nan_fields[] = {
+    &gc->start_ms, &gc->pause_start_ms, &gc->duration_ms, &gc->suspend_ms, &gc->pause_ms,
+    &gc->bgc_pause1_ms, &gc->bgc_pause2_ms, &gc->pct_pause, &gc->gen0_alloc_mb,
+    &gc->alloc_mb, &gc->alloc_rate_mbs, &gc->peak_mb, &gc->after_mb, &gc->promoted_mb,
+  };
+  for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; i++) *nan_fields[i] = NAN;
+  for (int g = 0; g < TUI_NGENS; g++) gc->gen_before_mb[g] = gc->gen_after_mb[g] = NAN;
+}
+
+int tui_gc_is_induced(const struct tui_gc *gc) { return gc->reason == 1 || gc->reason == 7; }
+
+const char *tui_gc_gen_name(const struct tui_gc *gc, char *buf, size_t len) {
+  static const char letters[] = "NBF";
+  char t = gc->type >= 0 && gc->type <= 2 ? letters[gc->type] : '?';
+  const char *ind = gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "";
+  snprintf(buf, len, "%d%c%s", gc->gen, t, ind);
+  return buf;
+}
+
+/* NaN-tolerant helpers: unknown figures never poison a sum or a max. */
+static double nz(double v) { return isnan(v) ? 0 : v; }
+static double maxd(double a, double b) { return isnan(b) || b <= a ? a : b; }
+
+void tui_proc_summary(const struct tui_proc *p, struct tui_summary *s) {
+  memset(s, 0, sizeof *s);
+  double first_pause = NAN, last_end = NAN;
+  for (size_t i = 0; i < p->ngcs; i++) {
+    const struct tui_gc *gc = &p->gcs[i];
+    s->last = gc;
+    if (!gc->complete) { s->nincomplete++; continue; }
+    if (gc->gen >= 0 && gc->gen <= 2) s->count[gc->gen]++;
+    if (gc->type == 1) s->nbgc++;
+    if (gc->type == 2) s->nfgc++;
+    s->total_pause_ms += nz(gc->pause_ms);
+    s->max_pause_ms = maxd(s->max_pause_ms, gc->pause_ms);
+    s->heap_max_mb = maxd(s->heap_max_mb, gc->peak_mb);
+    s->total_alloc_mb += nz(gc->alloc_mb);
+    if (!isnan(gc->after_mb)) s->heap_now_mb = gc->after_mb;
+    if (isnan(first_pause)) first_pause = gc->pause_start_ms;
+    double end = gc->start_ms + gc->duration_ms;   /* GCEnd: HeapStats follows it */
+    if (!isnan(end) && (isnan(last_end) || end > last_end)) last_end = end;
+  }
+  if (!isnan(first_pause) && !isnan(last_end) && last_end > first_pause)
+    s->process_duration_ms = last_end - first_pause;
+  if (s->process_duration_ms > 0) {
+    s->pct_paused = s->total_pause_ms * 100 / s->process_duration_ms;
+    s->alloc_rate_mbs = s->total_alloc_mb * 1000 / s->process_duration_ms;
+  }
+  if (!isnan(p->first_ms) && !isnan(p->last_ms)) s->uptime_ms = p->last_ms - p->first_ms;
+}
+
+void tui_proc_rollup(const struct tui_proc *p, struct tui_rollup out[4]) {
+  memset(out, 0, 4 * sizeof *out);
+  for (size_t i = 0; i < p->ngcs; i++) {
+    const struct tui_gc *gc = &p->gcs[i];
+    if (!gc->complete) continue;
+    for (int k = 0; k < 2; k++) {
+      struct tui_rollup *r = k == 0 ? &out[0] : (gc->gen >= 0 && gc->gen <= 2 ? &out[1 + gc->gen] : NULL);
+      if (!r) continue;
+      r->count++;
+      if (tui_gc_is_induced(gc)) r->induced++;
+      r->max_pause_ms = maxd(r->max_pause_ms, gc->pause_ms);
+      r->max_peak_mb = maxd(r->max_peak_mb, gc->peak_mb);
+      r->max_alloc_rate_mbs = maxd(r->max_alloc_rate_mbs, gc->alloc_rate_mbs);
+      r->total_pause_ms += nz(gc->pause_ms);
+      r->total_alloc_mb += nz(gc->alloc_mb);
+    }
+  }
+  for (int k = 0; k < 4; k++)
+    out[k].mean_pause_ms = out[k].count ? out[k].total_pause_ms / out[k].count : NAN;
+}
+
+void tui_proc_histogram(const struct tui_proc *p, unsigned counts[TUI_NBUCKETS]) {
+  memset(counts, 0, TUI_NBUCKETS * sizeof counts[0]);
+  for (size_t i = 0; i < p->ngcs; i++)
+    if (p->gcs[i].complete && !isnan(p->gcs[i].pause_ms))
+      counts[tui_pause_bucket(p->gcs[i].pause_ms)]++;
+}
+
+static const char *const filter_names[TUI_FILTER_COUNT] = {
+  "all", "gen0", "gen1", "gen2", "background", "foreground", "blocking gen2", "induced"
+};
+const char *tui_filter_name(enum tui_filter f) {
+  return (unsigned)f < TUI_FILTER_COUNT ? filter_names[f] : "?";
+}
+
+int tui_filter_match(enum tui_filter f, const struct tui_gc *gc) {
+  switch (f) {
+  case TUI_FILTER_ALL: return 1;
+  case TUI_FILTER_GEN0: return gc->gen == 0;
+  case TUI_FILTER_GEN1: return gc->gen == 1;
+  case TUI_FILTER_GEN2: return gc->gen == 2;
+  case TUI_FILTER_BGC: return gc->type == 1;
+  case TUI_FILTER_FGC: return gc->type == 2;
+  case TUI_FILTER_BLOCKING_GEN2: return gc->gen == 2 && gc->type == 0;
+  case TUI_FILTER_INDUCED: return tui_gc_is_induced(gc);
+  default: return 0;
+  }
+}
+
+static const char *const col_names[TUI_COL_COUNT] = {
+  "GC#", "Start ms", "Gen", "Reason", "Susp ms", "Pause ms", "Peak MB", "After MB",
+  "Prom MB", "%Pause", "Alloc MB"
+};
+const char *tui_col_name(enum tui_col c) {
+  return (unsigned)c < TUI_COL_COUNT ? col_names[c] : "?";
+}
+
+/* qsort has no context argument: the comparison reads these (one thread). */
+static const struct tui_gc *sort_gcs;
+static enum tui_col sort_col;
+static int sort_asc;
+
+static double col_value(const struct tui_gc *gc, enum tui_col c) {
+  switch (c) {
+  case TUI_COL_INDEX: return (double)gc->number;
+  case TUI_COL_START: return gc->pause_start_ms;
+  case TUI_COL_GEN: return gc->gen * 4 + gc->type;
+  case TUI_COL_REASON: return gc->reason;
+  case TUI_COL_SUSPEND: return gc->suspend_ms;
+  case TUI_COL_PAUSE: return gc->pause_ms;
+  case TUI_COL_PEAK: return gc->peak_mb;
+  case TUI_COL_AFTER: return gc->after_mb;
+  case TUI_COL_PROMOTED: return gc->promoted_mb;
+  case TUI_COL_PCT: return gc->pct_pause;
+  case TUI_COL_ALLOC: return gc->alloc_mb;
+  default: return 0;
+  }
+}
+
+static int cmp_rows(const void *a, const void *b) {
+  const struct tui_gc *x = &sort_gcs[*(const size_t *)a], *y = &sort_gcs[*(const size_t *)b];
+  int r = 0;
+  if (sort_col == TUI_COL_REASON) {
+    r = strcmp(gcs_reason_name((uint32_t)x->reason), gcs_reason_name((uint32_t)y->reason));
+  } else {
+    double vx = col_value(x, sort_col), vy = col_value(y, sort_col);
+    /* unknown values sort last whatever the direction */
+    if (isnan(vx) != isnan(vy)) return isnan(vx) ? 1 : -1;
+    r = vx < vy ? -1 : vx > vy ? 1 : 0;
+  }
+  if (!sort_asc) r = -r;
+  if (r == 0) r = x->number < y->number ? 1 : x->number > y->number ? -1 : 0;
+  return r;
+}
+
+long tui_proc_rows(const struct tui_proc *p, enum tui_filter f, enum tui_col sort,
+                   int ascending, size_t **out) {
+  *out = malloc((p->ngcs ? p->ngcs : 1) * sizeof **out);
+  if (!*out) return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < p->ngcs; i++)
+    if (tui_filter_match(f, &p->gcs[i])) (*out)[n++] = i;
+  sort_gcs = p->gcs;
+  sort_col = sort;
+  sort_asc = ascending;
+  qsort(*out, n, sizeof **out, cmp_rows);
+  return (long)n;
+}
+
+static int contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (!strncasecmp(hay, needle, n)) return 1;
+  return n == 0;
+}
+
+int tui_gc_matches(const struct tui_gc *gc, const char *text) {
+  while (*text == ' ' || *text == '#') text++;
+  if (!*text) return 0;
+  char *end;
+  long long v = strtoll(text, &end, 10);
+  if (end != text && *end == '\0') return v == gc->number;
+  char gen[16];
+  return contains_ci(gcs_reason_name((uint32_t)gc->reason), text) ||
+         !strcasecmp(tui_gc_gen_name(gc, gen, sizeof gen), text);
+}
