@@ -97,7 +97,7 @@ int gcs_ctf_find(const char *path, struct gcs_ctf_session **out, int *nout, char
     strvec_free(&found); free(base);
     return -1;
   }
-  qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
+  if (found.n > 1) qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
 
   struct gcs_ctf_session *s = calloc((size_t)(found.n ? found.n : 1), sizeof *s);
   int ns = 0, rc = 0;

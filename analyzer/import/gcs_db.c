@@ -11,7 +11,7 @@ static const char index_sql[] = GCS_INDEX_SQL;
 
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   sqlite3 *db = NULL;
-  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK) {
     snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);

@@ -70,7 +70,7 @@ static int h_dir(struct h2 *h, const char *dir, char *err, size_t errlen) {
     n++;
   }
   closedir(d);
-  if (rc == 0) qsort(names, n, sizeof *names, cmp_str);
+  if (rc == 0 && n > 1) qsort(names, n, sizeof *names, cmp_str);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);

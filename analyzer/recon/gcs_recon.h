@@ -41,8 +41,12 @@ struct gcs_recon_callbacks {
   /* A GC became complete (PerfView's OnEnd), or was closed as incomplete at
    * gcs_recon_finish / because events were lost. May be NULL. */
   void (*gc_done)(const struct gcs_gc *gc, void *ud);
-  /* A suspension ended (SuspendEEEnd): pid, GC index it belongs to (0 if
-   * unknown), suspend reason and its duration. For live stop triggers. */
+  /* A suspension ended (SuspendEEEnd on the suspending thread): pid, the
+   * SuspendEEBegin's Count for GC suspensions (reasons 1 and 6; CoreCLR
+   * writes the previous GC's index there, librgc the coming one) or 0 for
+   * other reasons, the suspend reason and SuspendEEBegin -> SuspendEEEnd
+   * (PerfView's /StopOnGCSuspendOverMSec, which counts every reason); ts_ns
+   * is the SuspendEEEnd's. For live stop triggers. */
   void (*suspend_done)(int32_t pid, uint32_t gc_index, uint32_t reason,
                        uint64_t suspend_ns, uint64_t ts_ns, void *ud);
 };
@@ -83,6 +87,30 @@ int gcs_recon_process_count(const struct gcs_recon *r);
 const struct gcs_proc_summary *gcs_recon_process(const struct gcs_recon *r, int i);
 int gcs_recon_gc_count(const struct gcs_recon *r, int process);
 const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i);
+
+/* ---- live hooks (the tracer's stop triggers, issue 4) ---------------------
+ * Pairs measured by the state machine above, reported when they close, so the
+ * tracer's triggers use the same pairing as import and the TUI. A separate
+ * struct (not fields appended to gcs_recon_callbacks) because existing users
+ * initialise that one positionally and -Wmissing-field-initializers would
+ * break them. Callbacks get the ud given to gcs_recon_new; any may be NULL.
+ * Times: ts_ns is the closing event's timestamp; durations are differences of
+ * the events' ts_ns. Set before feeding; the struct is copied. */
+struct gcs_recon_live_callbacks {
+  /* GCEnd of a GC whose GCStart was seen (including one whose suspension was
+   * not seen): GCStart -> GCEnd, PerfView's DurationMSec and what
+   * /StopOnGCOverMSec measures. Reported for every type; PerfView's trigger
+   * ignores type 1 (BackgroundGC), which the caller must do. */
+  void (*gc_end)(int32_t pid, uint32_t gc_index, uint32_t gen, uint32_t type,
+                 uint64_t duration_ns, uint64_t ts_ns, void *ud);
+  /* RestartEEEnd closing a SuspendForGCPrep (reason 6) suspension:
+   * SuspendEEBegin -> RestartEEEnd, PerfView's BGCFinalPauseMSec and what
+   * /StopOnBGCFinalPauseOverMsec measures. gc_index is the running BGC's
+   * GCStart Count, or the SuspendEEBegin's Count if no BGC is known. */
+  void (*bgc_final_pause)(int32_t pid, uint32_t gc_index, uint64_t pause_ns,
+                          uint64_t ts_ns, void *ud);
+};
+void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb);
 
 /* Text for gcs_gc.incomplete bits ("trace ended inside; events lost"). */
 const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz);

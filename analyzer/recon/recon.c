@@ -42,6 +42,11 @@ struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud) 
   return r;
 }
 
+void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb) {
+  if (cb) r->live = *cb;
+  else memset(&r->live, 0, sizeof r->live);
+}
+
 void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns) {
   r->origin = ts_ns;
   r->has_origin = 1;
@@ -150,6 +155,9 @@ static void on_suspend_begin(struct rproc *p, const struct gcs_event *ev, int64_
     if (p->current_bgc >= 0) p->gcs[p->current_bgc]->g.bgc_prep_suspend_begin_ns = ev->ts_ns;
   } else {
     p->susp_tid_other = ev->tid;
+    p->has_other_susp = 1;          /* for suspend_done only */
+    p->other_susp_time = t;
+    p->other_susp_reason = e->Reason;
     return;
   }
   p->last_susp_reason = e->Reason;
@@ -159,12 +167,20 @@ static void on_suspend_begin(struct rproc *p, const struct gcs_event *ev, int64_
 }
 
 static void on_suspend_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+  if (p->has_other_susp && ev->tid == p->susp_tid_other) {
+    /* A non-GC suspension (PerfView's suspend trigger counts those too). */
+    p->has_other_susp = 0;
+    if (r->cb.suspend_done && t >= p->other_susp_time)
+      r->cb.suspend_done(p->sum.pid, 0, p->other_susp_reason, (uint64_t)(t - p->other_susp_time),
+                         ev->ts_ns, r->ud);
+    return;
+  }
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
   if (p->susp_tid_bgc > 0 && p->current_bgc >= 0 && p->has_susp_time)
     p->gcs[p->current_bgc]->suspend_ns += t - p->susp_time;
   p->susp_end = t;
   p->has_susp_end = 1;
-  if (r->cb.suspend_done && p->has_susp_time)
+  if (r->cb.suspend_done && p->has_susp_time && t >= p->susp_time)
     r->cb.suspend_done(p->sum.pid, p->last_susp_count, p->last_susp_reason,
                        (uint64_t)(t - p->susp_time), ev->ts_ns, r->ud);
 }
@@ -256,8 +272,16 @@ static void add_concurrent_pause(struct rproc *p, struct rgc *gc, int64_t t, uin
 }
 
 static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
-  if (ev->tid == p->susp_tid_other) p->susp_tid_other = -1;
+  if (ev->tid == p->susp_tid_other) {
+    p->susp_tid_other = -1;
+    p->has_other_susp = 0;
+  }
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  /* Live hook: this RestartEEEnd closes a SuspendForGCPrep suspension. */
+  int bgc_final = p->has_susp_time && p->last_susp_reason == 6 && ev->tid == p->susp_tid_bgc &&
+                  t >= p->susp_time;
+  int64_t final_pause = t - p->susp_time;
+  uint32_t final_index = p->current_bgc >= 0 ? p->gcs[p->current_bgc]->g.number : p->last_susp_count;
   struct rgc *gc = current_gc(p);
   if (gc && !(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) {
     if (gc->g.type == 1) {
@@ -282,6 +306,8 @@ static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gc
   }
   p->has_susp_time = 0;
   p->susp_tid_bgc = p->susp_tid_gc = -1;
+  if (bgc_final && r->live.bgc_final_pause)
+    r->live.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
 }
 
 static void on_restart_begin(struct rproc *p, const struct gcs_event *ev) {
@@ -296,14 +322,18 @@ static struct rgc *find_open_by_number(struct rproc *p, uint32_t number) {
   return NULL;
 }
 
-static void on_gc_end(struct rproc *p, const struct gcs_event *ev, int64_t t) {
+static void on_gc_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
   struct rgc *gc = current_gc(p);
   uint32_t count = ev->u.GCEnd.Count;
   if (gc && count != 0 && gc->g.number != count) gc = find_open_by_number(p, count);
   if (!gc) return;
+  int first = !gc->has_end;       /* a repeated GCEnd is an orphan for the live hook */
   gc->duration_ns = t - gc->start_ns_rel;
   gc->has_end = 1;
   gc->g.end_ns = ev->ts_ns;
+  if (first && r->live.gc_end && gc->duration_ns >= 0)
+    r->live.gc_end(p->sum.pid, gc->g.number, gc->g.gen, gc->g.type, (uint64_t)gc->duration_ns,
+                   ev->ts_ns, r->ud);
 }
 
 static void on_heap_stats(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
@@ -490,7 +520,7 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCSuspendEEBegin: on_suspend_begin(p, ev, t); break;
   case gcs_kind_GCSuspendEEEnd: on_suspend_end(r, p, ev, t); break;
   case gcs_kind_GCStart: on_gc_start(r, p, ev, t); break;
-  case gcs_kind_GCEnd: on_gc_end(p, ev, t); break;
+  case gcs_kind_GCEnd: on_gc_end(r, p, ev, t); break;
   case gcs_kind_GCHeapStats: on_heap_stats(r, p, ev, t); break;
   case gcs_kind_GCRestartEEBegin: on_restart_begin(p, ev); break;
   case gcs_kind_GCRestartEEEnd: on_restart_end(r, p, ev, t); break;

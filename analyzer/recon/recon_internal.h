@@ -31,6 +31,9 @@ struct rproc {
   int has_susp_time, has_susp_end;
   int64_t susp_time, susp_end;  /* relative ns */
   uint32_t last_susp_reason, last_susp_count;
+  int has_other_susp;           /* a non-GC suspension is open (live hooks) */
+  int64_t other_susp_time;      /* relative ns of its SuspendEEBegin */
+  uint32_t other_susp_reason;
   int has_last_heap_stats;
   int64_t last_heap_stats;      /* relative ns of the last GCHeapStats */
   double tick_cur[3], tick_at_last[3];
@@ -46,6 +49,7 @@ struct rproc {
 
 struct gcs_recon {
   struct gcs_recon_callbacks cb;
+  struct gcs_recon_live_callbacks live;
   void *ud;
   int has_origin;
   uint64_t origin;

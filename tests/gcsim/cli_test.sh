@@ -27,7 +27,7 @@ help)
   done
   for o in --seconds --threads --alloc-mb --survival --lifetime --size-min --size-max --loh-fraction \
            --poh-fraction --pin-fraction --finalizable-fraction --induce-every --requests --request-kb --check; do
-    grep -qe "  $o" "$WORK/out" || fail "--help does not document $o"
+    grep -qE -- "(^| )$o( |$)" "$WORK/out" || fail "--help does not document $o"
   done
   ;;
 bad)

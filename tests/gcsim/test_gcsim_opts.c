@@ -47,7 +47,7 @@ static void test_presets(void) {
   CHECK(parse(&o, err, 0) == 0);
   CHECK(o.scenario == GCSIM_SC_CUSTOM && o.threads == 2 && o.size_min == 100 && o.size_max == 4000);
   CHECK(o.loh_size_min == 102400 && o.loh_size_max == 204800 && o.survival == 0.03);
-  CHECK(parse(&o, err, 6, "--lifetime", "forever", "--requests", "--request-kb", "12.5") == 0);
+  CHECK(parse(&o, err, 5, "--lifetime", "forever", "--requests", "--request-kb", "12.5") == 0);
   CHECK(o.lifetime == 0 && o.requests == 1 && o.request_kb == 12.5);
   for (int s = 1; s < GCSIM_SC_COUNT; s++) {
     CHECK(gcsim_apply_preset(gcsim_scenario_name((enum gcsim_scenario)s), &o) == 0);

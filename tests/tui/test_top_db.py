@@ -21,6 +21,7 @@ Expected figures, derived by hand from fixture.sql (pid 4242, complete GCs
 """
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -239,6 +240,21 @@ try:
     check("gcscope top |" not in t, "screen restored after Ctrl-C", t)
 finally:
     s.close()
+
+# SIGTERM quits cleanly; a crash (SIGSEGV) still gives the terminal back.
+for sig, status in ((signal.SIGTERM, "EXIT=0"), (signal.SIGSEGV, "EXIT=139")):
+    s = Screen("%s top %s" % (GCSCOPE, DB))
+    try:
+        s.wait_for("PID 4242")
+        os.kill(s.command_pid(), sig)
+        t = s.wait_for(status)
+        check("gcscope top |" not in t, "screen restored after signal %d" % sig, t)
+        # the tty is back in cooked mode with echo: what is typed shows up
+        # (the pane's shell is in `sleep`, so the tty itself echoes it)
+        s.literal("typed-after-exit")
+        s.wait_for("typed-after-exit")
+    finally:
+        s.close()
 
 if failures:
     print("%d check(s) failed" % len(failures), file=sys.stderr)

@@ -55,6 +55,13 @@ class Screen:
                                      (needle, "still" if absent else "not", timeout, t))
             time.sleep(0.05)
 
+    def command_pid(self):
+        """PID of the command the pane's shell runs (the shell's only child)."""
+        shell = int(self._tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip())
+        with open("/proc/%d/task/%d/children" % (shell, shell)) as f:
+            kids = [int(x) for x in f.read().split()]
+        return kids[0] if kids else None
+
     def wait_until(self, pred, what, timeout=10.0):
         """Wait until pred(screen lines) is true."""
         deadline = time.time() + timeout
