@@ -3,8 +3,9 @@
  * PerfView's stop-on-long-pause triggers (docs/tracer.md, issue 4).
  *
  * One thread, one loop ticking every millisecond: drain the trigger watcher's
- * notifications into the PerfView trigger machine (trc_match), take due
- * captures, and watch the command, the --pid process, --duration and signals.
+ * notifications into the GC reconstruction behind the stop triggers
+ * (trc_trigger, on analyzer/recon), take due captures, and watch the command,
+ * the --pid process, --duration and signals.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,13 +22,14 @@
 #include "gcs_db.h"
 #include "trc_child.h"
 #include "trc_lttng.h"
-#include "trc_match.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
+#include "trc_trigger.h"
 #include "trc_watch.h"
 
 #define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
 #define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
+#define DROP_REPORT_NS 1000000000ull /* at most one "notifications lost" line a second */
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
 
@@ -60,7 +62,9 @@ struct rec {
   struct trc_child child;
   int child_status, child_done;
   struct trc_watch *w;
-  struct trc_match *m;
+  struct trc_trigger *m;
+  uint64_t dropped_seen;       /* trc_watch_dropped already passed to m */
+  uint64_t drop_reported_ns;
   int captures;
   char capture_paths[16][PATH_MAX + 32];
   int pending;
@@ -72,14 +76,18 @@ struct rec {
 static void on_event(const struct gcs_event *ev, void *ud) {
   struct rec *r = ud;
   struct trc_fire f;
-  if (!trc_match_feed(r->m, ev, &f)) return;
+  if (!trc_trigger_feed(r->m, ev, &f)) return;
   if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) return;
   r->pending = 1;
   r->fire = f;
   r->due_ns = f.ts_ns + (uint64_t)(r->o.delay_after_sec * 1e9);
-  if (r->o.delay_after_sec > 0)
-    printf("gcscope record: trigger %s fired (pid %d GC #%u, %.1f ms); capturing in %g s\n",
-           trc_trigger_name(f.kind), f.pid, f.gc_index, f.ms, r->o.delay_after_sec);
+  if (r->o.delay_after_sec > 0) {
+    /* An unresolved suspension's Count is not the GC's index on CoreCLR. */
+    char gc[32] = "suspension";
+    if (f.resolved || f.kind != TRC_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
+    printf("gcscope record: trigger %s fired (pid %d %s, %.1f ms); capturing in %g s\n",
+           trc_trigger_name(f.kind), f.pid, gc, f.ms, r->o.delay_after_sec);
+  }
   fflush(stdout);
 }
 
@@ -121,24 +129,32 @@ static void take_capture(struct rec *r) {
   char name[32], path[PATH_MAX + 32];
   snprintf(name, sizeof name, "capture-%d", k);
   snprintf(path, sizeof path, "%s/%s", r->outdir, name);
+  trc_trigger_resolve(r->m, &r->fire);
   int gen = r->fire.gen, type = r->fire.type;
-  if (gen < 0) trc_match_gc_info(r->m, r->fire.pid, r->fire.gc_index, &gen, &type);
   if (trc_snapshot_record(r->session, name, r->o.relayd ? NULL : path, r->o.relayd, r->err, sizeof r->err)) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
     r->pending = 0;
     return;
   }
-  char genbuf[32];
-  if (gen >= 0) snprintf(genbuf, sizeof genbuf, "gen%d %s", gen, gcs_gc_type_name((uint32_t)type));
-  else snprintf(genbuf, sizeof genbuf, "gen?");
-  printf("gcscope record: trigger %s %g ms: pid %d GC #%u %s: %.1f ms -> %s\n",
-         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid,
-         r->fire.gc_index, genbuf, r->fire.ms, r->o.relayd ? r->o.relayd : path);
+  char what[96];
+  if (r->fire.kind == TRC_SUSPEND_OVER && r->fire.reason != 1 && r->fire.reason != 6) {
+    const char *rn = gcs_map_name("suspend_reason", r->fire.reason);
+    snprintf(what, sizeof what, "suspension (%s, no GC)", rn ? rn : "reason ?");
+  } else if (gen >= 0) {
+    snprintf(what, sizeof what, "GC #%u gen%d %s", r->fire.gc_index, gen, gcs_gc_type_name((uint32_t)type));
+  } else if (r->fire.kind == TRC_SUSPEND_OVER) {
+    snprintf(what, sizeof what, "suspension with Count %u (its GCStart not seen)", r->fire.gc_index);
+  } else {
+    snprintf(what, sizeof what, "GC #%u gen?", r->fire.gc_index);
+  }
+  printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> %s\n",
+         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms,
+         r->o.relayd ? r->o.relayd : path);
   fflush(stdout);
   if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
   r->pending = 0;
-  trc_match_reset(r->m);   /* re-arm: PerfView re-creates its triggers */
+  trc_trigger_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
 }
 
 static int target_alive(const struct rec *r) {
@@ -154,26 +170,37 @@ static void end_session(struct rec *r) {
   r->session_live = 0;
 }
 
+/* Deliver pending notifications; tell the reconstruction about drops.
+ * Returns -1 when the daemon went away. */
+static int poll_watch(struct rec *r) {
+  int n = trc_watch_poll(r->w, on_event, r);
+  uint64_t d = trc_watch_dropped(r->w);
+  if (d > r->dropped_seen) {
+    uint64_t t = now_ns();
+    trc_trigger_lost(r->m, t, d - r->dropped_seen);
+    r->dropped_seen = d;
+    if (t >= r->drop_reported_ns + DROP_REPORT_NS) {
+      fprintf(stderr, "gcscope record: the session daemon dropped trigger notifications; "
+                      "re-armed (pauses in progress are not measured)\n");
+      r->drop_reported_ns = t;
+    }
+  }
+  return n;
+}
+
 static void drain(struct rec *r, int ms) {
   for (int i = 0; i < ms; i++) {
-    if (trc_watch_poll(r->w, on_event, r) < 0) break;
+    if (poll_watch(r) < 0) break;
     tick();
   }
 }
 
 static void print_summary(struct rec *r) {
-  uint64_t gcs = 0;
-  double maxp = 0;
-  int32_t maxpid = 0;
-  uint32_t maxgc = 0;
-  int n = trc_match_nprocs(r->m);
-  for (int i = 0; i < n; i++) {
-    const struct trc_proc_stats *p = trc_match_proc(r->m, i);
-    gcs += p->gcs;
-    if (p->max_pause_ms > maxp) { maxp = p->max_pause_ms; maxpid = p->pid; maxgc = p->max_pause_gc; }
-  }
-  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)gcs, n, n == 1 ? "" : "es");
-  if (maxp > 0) printf(", max pause %.1f ms (pid %d GC #%u)", maxp, (int)maxpid, maxgc);
+  struct trc_summary s;
+  trc_trigger_summary(r->m, &s);
+  int n = s.nprocs;
+  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s.gcs, n, n == 1 ? "" : "es");
+  if (s.max_pause_ms > 0) printf(", max pause %.1f ms (pid %d GC #%u)", s.max_pause_ms, (int)s.max_pid, s.max_gc);
   if (trc_watch_dropped(r->w)) printf(" (approximate: %llu notifications dropped)",
                                       (unsigned long long)trc_watch_dropped(r->w));
   printf("\n");
@@ -221,15 +248,13 @@ static int run(struct rec *r) {
   uint64_t end = o->duration_sec > 0 ? start + (uint64_t)(o->duration_sec * 1e9) : 0;
   int stop = 0;
   while (!stop) {
-    if (trc_watch_poll(r->w, on_event, r) < 0) {
+    if (poll_watch(r) < 0) {
       fprintf(stderr, "gcscope record: lost the connection to the session daemon\n");
       break;
     }
     uint64_t t = now_ns();
     if (r->pending && t >= r->due_ns) {
-      int gen, type;
-      if (r->fire.gen >= 0 || trc_match_gc_info(r->m, r->fire.pid, r->fire.gc_index, &gen, &type) ||
-          t >= r->due_ns + GEN_WAIT_NS) {
+      if (trc_trigger_resolve(r->m, &r->fire) || t >= r->due_ns + GEN_WAIT_NS) {
         take_capture(r);
         if (r->captures >= o->collect_multiple) {
           end_session(r);
@@ -338,7 +363,7 @@ int gcs_cmd_record(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  r->m = trc_match_new(r->o.trigger_on, r->o.trigger_ms);
+  r->m = trc_trigger_new(r->o.trigger_on, r->o.trigger_ms);
   if (!r->m) {
     fprintf(stderr, "gcscope record: out of memory\n");
     rc = 1;
@@ -357,7 +382,7 @@ int gcs_cmd_record(int argc, char **argv) {
   r->w = NULL;
   trc_daemon_stop(&r->d);
   if (rc == 0 && r->o.import) rc = do_import(r);
-  trc_match_free(r->m);
+  trc_trigger_free(r->m);
   r->m = NULL;
 out:
   sigaction(SIGINT, &old_int, NULL);

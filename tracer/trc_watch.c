@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_TRIGGERS 10
+#define MAX_TRIGGERS 12
 #define MAX_CAPTURES 6
 
 /* One watched event: its kind, the name pattern per provider, the payload
@@ -22,8 +22,11 @@ struct watched {
 static const struct watched watched[] = {
   { gcs_kind_GCSuspendEEBegin, "rgc:GCSuspendEEBegin_V1", "DotNETRuntime:GCSuspendEEBegin*", { "Reason", "Count" } },
   { gcs_kind_GCSuspendEEEnd, "rgc:GCSuspendEEEnd_V1", "DotNETRuntime:GCSuspendEEEnd*", { 0 } },
-  { gcs_kind_GCStart, "rgc:GCStart_V2", "DotNETRuntime:GCStart*", { "Count", "Depth", "Type" } },
+  { gcs_kind_GCStart, "rgc:GCStart_V2", "DotNETRuntime:GCStart*", { "Count", "Depth", "Type", "Reason" } },
   { gcs_kind_GCEnd, "rgc:GCEnd_V1", "DotNETRuntime:GCEnd*", { "Count", "Depth" } },
+  /* No fields: the reconstruction completes a blocking GC at RestartEEEnd
+   * only once its GCHeapStats was seen (for the summary's pause figures). */
+  { gcs_kind_GCHeapStats, "rgc:GCHeapStats_V2", "DotNETRuntime:GCHeapStats*", { 0 } },
   { gcs_kind_GCRestartEEEnd, "rgc:GCRestartEEEnd_V1", "DotNETRuntime:GCRestartEEEnd*", { 0 } },
 };
 #define NWATCHED ((int)(sizeof watched / sizeof watched[0]))

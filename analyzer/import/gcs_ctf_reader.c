@@ -17,7 +17,12 @@ enum mtype { M_SKIP, M_UINT, M_SINT, M_STR, M_ARRAY, M_GUID };
 struct member {
   const struct gcs_field_desc *desc;  /* schema field, NULL: not ours */
   enum mtype mt;
+  uint32_t offset;     /* M_UINT/M_SINT: where the value goes in ev->u */
+  uint8_t width;       /* and its size in bytes */
 };
+
+/* An integer member of a context structure: index (-1 if absent) and sign. */
+struct ctx_int { int idx; int is_signed; };
 
 struct cls_info {
   const bt_event_class *key;
@@ -27,9 +32,18 @@ struct cls_info {
   int data_idx;        /* packed: index of `__data__`, else -1 */
   int nmembers;
   struct member *members;
-  int ctx_vpid, ctx_vtid, ctx_procname;  /* common-context member indexes, -1 */
-  int pkt_cpu;         /* packet-context member index of cpu_id, -1 */
+  int nmissing_str;    /* schema string fields absent from the payload: set to "" */
+  const struct gcs_field_desc **missing_str;
+  struct ctx_int ctx_vpid, ctx_vtid;     /* common-context members */
+  int ctx_procname;                      /* common-context member index, -1 */
+  struct ctx_int pkt_cpu;                /* packet-context cpu_id */
 };
+
+/* cpu_id of recently seen packets. A packet object may be recycled by
+ * babeltrace2 once it ended, but a new packet always announces itself with a
+ * packet-beginning message first: the cache is emptied on each of those. */
+#define CPU_CACHE 8
+struct cpu_slot { const bt_packet *packet; int32_t cpu; };
 
 struct reader {
   const struct gcs_rd_callbacks *cb;
@@ -43,6 +57,8 @@ struct reader {
   /* event-class cache */
   struct cls_info *tab;
   size_t tabcap, tabn;
+  struct cpu_slot cpus[CPU_CACHE];
+  unsigned ncpus;
   /* scratch */
   struct gcs_rd_event rec;
   uint8_t *data;
@@ -58,6 +74,42 @@ static int member_index(const bt_field_class *st, const char *name) {
     if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0) return (int)i;
   }
   return -1;
+}
+
+static struct ctx_int ctx_int_member(const bt_field_class *st, const char *name) {
+  struct ctx_int c = { member_index(st, name), 0 };
+  if (c.idx < 0) return c;
+  bt_field_class_type t = bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(
+      bt_field_class_structure_borrow_member_by_index_const(st, (uint64_t)c.idx)));
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) c.is_signed = 1;
+  else if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) c.idx = -1;  /* not an integer */
+  return c;
+}
+
+static int64_t ctx_int_value(const bt_field *st, struct ctx_int c) {
+  const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(st, (uint64_t)c.idx);
+  return c.is_signed ? bt_field_integer_signed_get_value(f) : (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static uint8_t type_width(enum gcs_type t) {
+  switch (t) {
+  case GCS_T_U8: return 1;
+  case GCS_T_U16: return 2;
+  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: return 4;
+  case GCS_T_U64: case GCS_T_PTR: return 8;
+  default: return 0;
+  }
+}
+
+static void store_int(struct gcs_event *ev, const struct member *m, uint64_t v) {
+  char *p = (char *)&ev->u + m->offset;
+  switch (m->width) {
+  case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+  case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+  case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+  case 8: memcpy(p, &v, 8); break;
+  default: gcs_field_set_int(ev, m->desc, v); break;
+  }
 }
 
 static enum mtype member_type(const bt_field_class *fc, const struct gcs_field_desc *d) {
@@ -77,7 +129,7 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
   memset(ci, 0, sizeof *ci);
   ci->key = ec;
   ci->data_idx = -1;
-  ci->ctx_vpid = ci->ctx_vtid = ci->ctx_procname = ci->pkt_cpu = -1;
+  ci->ctx_procname = -1;
   const char *name = bt_event_class_get_name(ec);
   ci->name = strdup(name ? name : "");
   if (!ci->name) return -1;
@@ -88,15 +140,15 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
 
   const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
   const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-  ci->ctx_vpid = member_index(ctx, "vpid");
-  ci->ctx_vtid = member_index(ctx, "vtid");
+  ci->ctx_vpid = ctx_int_member(ctx, "vpid");
+  ci->ctx_vtid = ctx_int_member(ctx, "vtid");
   ci->ctx_procname = member_index(ctx, "procname");
   if (ci->ctx_procname >= 0 &&
       bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(
           bt_field_class_structure_borrow_member_by_index_const(ctx, (uint64_t)ci->ctx_procname))) !=
           BT_FIELD_CLASS_TYPE_STRING)
     ci->ctx_procname = -1;
-  ci->pkt_cpu = member_index(bt_stream_class_borrow_packet_context_field_class_const(sc), "cpu_id");
+  ci->pkt_cpu = ctx_int_member(bt_stream_class_borrow_packet_context_field_class_const(sc), "cpu_id");
 
   if (ci->kind < 0) return 0;
   const bt_field_class *pl = bt_event_class_borrow_payload_field_class_const(ec);
@@ -117,6 +169,22 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
     const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)ci->kind, mn);
     ci->members[i].desc = d;
     ci->members[i].mt = d ? member_type(fc, d) : M_SKIP;
+    if (d) {
+      ci->members[i].offset = d->offset;
+      ci->members[i].width = type_width(d->type);
+    }
+  }
+  if (ci->data_idx >= 0) return 0;
+  /* String fields of the schema the payload lacks must not stay NULL. */
+  const struct gcs_event_desc *ed = &gcs_event_descs[ci->kind];
+  ci->missing_str = calloc((size_t)ed->nfields + 1, sizeof *ci->missing_str);
+  if (!ci->missing_str) return -1;
+  for (int f = 0; f < ed->nfields; f++) {
+    if (ed->fields[f].type != GCS_T_STR) continue;
+    int present = 0;
+    for (int i = 0; i < ci->nmembers; i++)
+      if (ci->members[i].desc == &ed->fields[f] && ci->members[i].mt == M_STR) present = 1;
+    if (!present) ci->missing_str[ci->nmissing_str++] = &ed->fields[f];
   }
   return 0;
 }
@@ -144,6 +212,7 @@ static struct cls_info *cls_get(struct reader *r, const bt_event_class *ec) {
   if (cls_init(&r->tab[h], ec) != 0) {
     free(r->tab[h].name);
     free(r->tab[h].members);
+    free(r->tab[h].missing_str);
     memset(&r->tab[h], 0, sizeof r->tab[h]);
     return NULL;
   }
@@ -192,8 +261,8 @@ static void decode_payload(struct reader *r, const struct cls_info *ci, const bt
     if (m->mt == M_SKIP) continue;
     const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)i);
     switch (m->mt) {
-    case M_UINT: gcs_field_set_int(ev, m->desc, bt_field_integer_unsigned_get_value(f)); break;
-    case M_SINT: gcs_field_set_int(ev, m->desc, (uint64_t)bt_field_integer_signed_get_value(f)); break;
+    case M_UINT: store_int(ev, m, bt_field_integer_unsigned_get_value(f)); break;
+    case M_SINT: store_int(ev, m, (uint64_t)bt_field_integer_signed_get_value(f)); break;
     case M_STR: gcs_field_set_str(ev, m->desc, bt_field_string_get_value(f)); break;
     case M_ARRAY: {
       uint64_t n = bt_field_array_get_length(f);
@@ -212,10 +281,21 @@ static void decode_payload(struct reader *r, const struct cls_info *ci, const bt
     default: break;
     }
   }
-  /* A string field missing from the CTF payload must not stay NULL. */
-  for (int i = 0; i < d->nfields; i++)
-    if (d->fields[i].type == GCS_T_STR && !gcs_field_get_str(ev, &d->fields[i]))
-      gcs_field_set_str(ev, &d->fields[i], "");
+  for (int i = 0; i < ci->nmissing_str; i++) gcs_field_set_str(ev, ci->missing_str[i], "");
+}
+
+static int32_t packet_cpu(struct reader *r, const struct cls_info *ci, const bt_event *e) {
+  const bt_packet *p = bt_event_borrow_packet_const(e);
+  if (!p) return -1;
+  for (unsigned i = 0; i < r->ncpus; i++)
+    if (r->cpus[i].packet == p) return r->cpus[i].cpu;
+  const bt_field *pc = bt_packet_borrow_context_field_const(p);
+  int32_t cpu = pc ? (int32_t)ctx_int_value(pc, ci->pkt_cpu) : -1;
+  if (r->ncpus == CPU_CACHE) r->ncpus = 0;  /* more streams than slots: start over */
+  r->cpus[r->ncpus].packet = p;
+  r->cpus[r->ncpus].cpu = cpu;
+  r->ncpus++;
+  return cpu;
 }
 
 static int on_event(struct reader *r, const bt_message *msg) {
@@ -235,19 +315,13 @@ static int on_event(struct reader *r, const bt_message *msg) {
   rec->procname = "";
   const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
   if (ctx) {
-    if (ci->ctx_vpid >= 0)
-      ev->pid = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_vpid));
-    if (ci->ctx_vtid >= 0)
-      ev->tid = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_vtid));
+    if (ci->ctx_vpid.idx >= 0) ev->pid = (int32_t)ctx_int_value(ctx, ci->ctx_vpid);
+    if (ci->ctx_vtid.idx >= 0) ev->tid = (int32_t)ctx_int_value(ctx, ci->ctx_vtid);
     if (ci->ctx_procname >= 0)
       rec->procname = bt_field_string_get_value(
           bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_procname));
   }
-  if (ci->pkt_cpu >= 0) {
-    const bt_packet *p = bt_event_borrow_packet_const(e);
-    const bt_field *pc = p ? bt_packet_borrow_context_field_const(p) : NULL;
-    if (pc) ev->cpu = (int32_t)int_value(bt_field_structure_borrow_member_field_by_index_const(pc, (uint64_t)ci->pkt_cpu));
-  }
+  if (ci->pkt_cpu.idx >= 0) ev->cpu = packet_cpu(r, ci, e);
   rec->name = ci->name;
   rec->decoded = 0;
   if (ci->kind >= 0) {
@@ -316,6 +390,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       case BT_MESSAGE_TYPE_EVENT: stop = on_event(r, m); break;
       case BT_MESSAGE_TYPE_DISCARDED_EVENTS: stop = on_discarded(r, m); break;
       case BT_MESSAGE_TYPE_STREAM_BEGINNING: on_stream_begin(r, m); break;
+      case BT_MESSAGE_TYPE_PACKET_BEGINNING: r->ncpus = 0; break;
       default: break;
       }
     }
@@ -426,7 +501,7 @@ out:
   bt_graph_put_ref(g);
   bt_plugin_put_ref(ctf);
   bt_plugin_put_ref(utils);
-  for (size_t i = 0; i < r->tabcap; i++) { free(r->tab[i].name); free(r->tab[i].members); }
+  for (size_t i = 0; i < r->tabcap; i++) { free(r->tab[i].name); free(r->tab[i].members); free(r->tab[i].missing_str); }
   free(r->tab);
   free(r->data);
   free(r);

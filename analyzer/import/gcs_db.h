@@ -48,6 +48,8 @@ struct gcs_import_opts {
                                    gcs_import_paths fails with "interrupted" */
   uint64_t fail_after_events;   /* testing hook: fail the import after this many
                                    GC events (0: never), to exercise the rollback */
+  int verbose;                  /* 1: after each trace's summary, a line with the
+                                   CPU time of the decoding and writing threads */
 };
 
 /* Totals over every path of one call. */
@@ -55,6 +57,7 @@ struct gcs_import_totals {
   int traces_imported;          /* traces committed by this call */
   int traces_skipped;           /* already in the database */
   uint64_t events, gcs, discarded;
+  double decode_cpu_s, write_cpu_s;  /* CPU time of the two import threads (LTTng traces) */
 };
 
 /* Import paths into the database at db_path (created if missing). opts and

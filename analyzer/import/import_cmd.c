@@ -19,7 +19,7 @@ static void on_sigint(int sig) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: gcscope import TRACE... [-d DB] [-q]\n"
+          "usage: gcscope import TRACE... [-d DB] [-q] [-v]\n"
           "\n"
           "Import GC traces into an SQLite database (default ./" GCS_DB_DEFAULT_PATH ").\n"
           "TRACE is an LTTng trace directory (session directory, perfcollect lttngTrace/,\n"
@@ -29,12 +29,13 @@ static void usage(FILE *f) {
           "\n"
           "  -d, --db DB    database file (created if missing)\n"
           "  -q, --quiet    no per-trace summary lines\n"
+          "  -v, --verbose  also the CPU time of the decoding and writing threads\n"
           "  -h, --help     this help\n");
 }
 
 int gcs_cmd_import(int argc, char **argv) {
   const char *db = GCS_DB_DEFAULT_PATH;
-  int quiet = 0;
+  int quiet = 0, verbose = 0;
   const char **paths = calloc((size_t)argc + 1, sizeof *paths);
   int npaths = 0, only_paths = 0;
   if (!paths) { fprintf(stderr, "gcscope import: out of memory\n"); return 1; }
@@ -44,6 +45,7 @@ int gcs_cmd_import(int argc, char **argv) {
     if (strcmp(a, "--") == 0) { only_paths = 1; continue; }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); free(paths); return 0; }
     if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { quiet = 1; continue; }
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) { verbose = 1; continue; }
     if (strcmp(a, "-d") == 0 || strcmp(a, "--db") == 0) {
       if (i + 1 >= argc) { fprintf(stderr, "gcscope import: %s needs a database path\n", a); free(paths); return 2; }
       db = argv[++i];
@@ -65,7 +67,7 @@ int gcs_cmd_import(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old);
 
-  struct gcs_import_opts opts = { stdout, quiet, &cancel_flag, 0 };
+  struct gcs_import_opts opts = { .out = stdout, .quiet = quiet, .cancel = &cancel_flag, .verbose = verbose };
   char err[2048];
   int rc = gcs_import_paths(db, paths, npaths, &opts, err, sizeof err);
   sigaction(SIGINT, &old, NULL);

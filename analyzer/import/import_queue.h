@@ -21,7 +21,9 @@
 #define IMPORT_QUEUE_BATCHES 8
 #define IMPORT_BATCH_BYTES (256 * 1024)
 
-enum imq_rec_type { IMQ_EVENT = 1, IMQ_LOST = 2 };
+/* IMQ_ORIGIN (payload: uint64_t ns) is the trace's first timestamp, sent
+ * before any event record. */
+enum imq_rec_type { IMQ_EVENT = 1, IMQ_LOST = 2, IMQ_ORIGIN = 3 };
 
 /* Record header; the payload follows, 8-byte aligned. */
 struct imq_rec {

@@ -7,15 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef GCS_IMPORT_HAVE_RECON
 #include "gcs_recon.h"
-#endif
 
-enum { S_EVENT, S_TICK, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+/* Every statement's parameter 1 is the trace id, bound once in imw_open
+ * (sqlite3_reset keeps bindings). */
+enum { S_EVENT, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+
+/* Allocation ticks are the bulk of a trace (one per ~100 KB allocated):
+ * they are inserted TICK_ROWS rows per statement execution, which shares the
+ * per-statement cost (cursor, journal and halt bookkeeping) between rows. */
+#define TICK_ROWS 64
+#define TICK_COLS 8  /* per row, after the shared ?1 */
+#define TICK_ROW_SQL "(?1,?,?,?,?,?,?,?,?)"
 
 static const char *const stmt_sql[S_COUNT] = {
   "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES(?,?,?,?,?,?,?,?)",
-  "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES(?,?,?,?,?,?,?,?,?)",
+  "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES" TICK_ROW_SQL,
+  NULL, /* S_TICKS: TICK_ROWS rows, built in imw_open */
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
   "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
   "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
@@ -27,6 +35,8 @@ static const char *const stmt_sql[S_COUNT] = {
 };
 
 struct type_slot { char *name; int64_t id; uint64_t hash; };
+/* One buffered alloc_ticks row; -1 stands for NULL in the optional columns. */
+struct tick_row { int64_t ts, amount, type_id, heap, object_size; int32_t pid, tid, kind; };
 struct req_slot { int used; int32_t pid, tid; uint64_t id, start_ns; };
 
 struct imw {
@@ -38,9 +48,9 @@ struct imw {
   struct imw_proc *procs; size_t nprocs, capprocs;
   int last_proc;          /* index of the last process looked up */
   uint64_t gc_events, lost, gcs;
-#ifdef GCS_IMPORT_HAVE_RECON
+  struct tick_row ticks[TICK_ROWS];
+  int nticks;
   struct gcs_recon *recon;
-#endif
   char fmt[16384];
 };
 
@@ -59,12 +69,10 @@ static int sql_fail(struct imw *w, char *err, size_t errlen) {
   return -1;
 }
 
-#ifdef GCS_IMPORT_HAVE_RECON
 static void on_gc_done(const struct gcs_gc *gc, void *ud) {
   (void)gc;
   ((struct imw *)ud)->gcs++;
 }
-#endif
 
 struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
   struct imw *w = calloc(1, sizeof *w);
@@ -72,19 +80,28 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
   w->db = db;
   w->trace_id = trace_id;
   w->last_proc = -1;
-  for (int i = 0; i < S_COUNT; i++)
-    if (sqlite3_prepare_v3(db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
+  char ticks_sql[sizeof "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES" +
+                 TICK_ROWS * sizeof "," TICK_ROW_SQL];
+  int n = snprintf(ticks_sql, sizeof ticks_sql, "%s", "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, "
+                                                     "type_id, heap, object_size) VALUES");
+  for (int r = 0; r < TICK_ROWS; r++)
+    n += snprintf(ticks_sql + n, sizeof ticks_sql - (size_t)n, "%s" TICK_ROW_SQL, r ? "," : "");
+  for (int i = 0; i < S_COUNT; i++) {
+    if (sqlite3_prepare_v3(db, i == S_TICKS ? ticks_sql : stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
+                           NULL) != SQLITE_OK) {
       sql_fail(w, err, errlen);
       imw_close(w);
       return NULL;
     }
-#ifdef GCS_IMPORT_HAVE_RECON
+    if (sqlite3_bind_parameter_count(w->st[i]) > 0) sqlite3_bind_int64(w->st[i], 1, trace_id);
+  }
   static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
   w->recon = gcs_recon_new(&cb, w);
   if (!w->recon) { snprintf(err, errlen, "out of memory"); imw_close(w); return NULL; }
-#endif
   return w;
 }
+
+void imw_set_time_origin(struct imw *w, uint64_t ts_ns) { gcs_recon_set_time_origin(w->recon, ts_ns); }
 
 void imw_close(struct imw *w) {
   if (!w) return;
@@ -94,9 +111,7 @@ void imw_close(struct imw *w) {
   free(w->reqs);
   for (size_t i = 0; i < w->nprocs; i++) { free(w->procs[i].command_line); free(w->procs[i].runtime_version); }
   free(w->procs);
-#ifdef GCS_IMPORT_HAVE_RECON
   gcs_recon_free(w->recon);
-#endif
   free(w);
 }
 
@@ -245,7 +260,6 @@ static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size
 static int req_insert(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint64_t start, uint64_t end,
                       char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_REQ];
-  sqlite3_bind_int64(s, 1, w->trace_id);
   sqlite3_bind_int(s, 2, pid);
   sqlite3_bind_int64(s, 3, (int64_t)id);
   sqlite3_bind_int(s, 4, tid);
@@ -305,33 +319,56 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
 
 /* ---- events ---------------------------------------------------------------- */
 
+/* Bind one buffered tick to columns base+1 .. base+TICK_COLS. */
+static void bind_tick(sqlite3_stmt *s, int base, const struct tick_row *t) {
+  sqlite3_bind_int64(s, base + 1, t->ts);
+  sqlite3_bind_int(s, base + 2, t->pid);
+  sqlite3_bind_int(s, base + 3, t->tid);
+  sqlite3_bind_int(s, base + 4, t->kind);
+  sqlite3_bind_int64(s, base + 5, t->amount);
+  if (t->type_id >= 0) sqlite3_bind_int64(s, base + 6, t->type_id); else sqlite3_bind_null(s, base + 6);
+  if (t->heap >= 0) sqlite3_bind_int64(s, base + 7, t->heap); else sqlite3_bind_null(s, base + 7);
+  if (t->object_size >= 0) sqlite3_bind_int64(s, base + 8, t->object_size); else sqlite3_bind_null(s, base + 8);
+}
+
+/* Write the buffered ticks (in order: alloc_ticks rowids follow time). */
+static int flush_ticks(struct imw *w, char *err, size_t errlen) {
+  if (w->nticks == TICK_ROWS) {
+    sqlite3_stmt *s = w->st[S_TICKS];
+    for (int r = 0; r < TICK_ROWS; r++) bind_tick(s, 1 + r * TICK_COLS, &w->ticks[r]);
+    w->nticks = 0;
+    return step(w, s, err, errlen);
+  }
+  for (int r = 0; r < w->nticks; r++) {
+    bind_tick(w->st[S_TICK], 1, &w->ticks[r]);
+    if (step(w, w->st[S_TICK], err, errlen) != 0) return -1;
+  }
+  w->nticks = 0;
+  return 0;
+}
+
 static int write_tick(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   const struct gcs_ev_GCAllocationTick *t = &ev->u.GCAllocationTick;
-  sqlite3_stmt *s = w->st[S_TICK];
-  sqlite3_bind_int64(s, 1, w->trace_id);
-  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
-  sqlite3_bind_int(s, 3, ev->pid);
-  sqlite3_bind_int(s, 4, ev->tid);
-  sqlite3_bind_int(s, 5, (int)t->AllocationKind);
+  struct tick_row *row = &w->ticks[w->nticks];
   int v = ev->version;
-  sqlite3_bind_int64(s, 6, (int64_t)(v >= 2 ? t->AllocationAmount64 : t->AllocationAmount));
+  row->ts = (int64_t)ev->ts_ns;
+  row->pid = ev->pid;
+  row->tid = ev->tid;
+  row->kind = (int32_t)t->AllocationKind;
+  row->amount = (int64_t)(v >= 2 ? t->AllocationAmount64 : t->AllocationAmount);
+  row->type_id = row->heap = -1;
   if (v >= 2 && t->TypeName) {
-    int64_t id;
-    if (type_id(w, t->TypeName, &id, err, errlen) != 0) return -1;
-    sqlite3_bind_int64(s, 7, id);
-    sqlite3_bind_int(s, 8, (int)t->HeapIndex);
-  } else {
-    sqlite3_bind_null(s, 7);
-    sqlite3_bind_null(s, 8);
+    if (type_id(w, t->TypeName, &row->type_id, err, errlen) != 0) return -1;
+    row->heap = (int64_t)t->HeapIndex;
   }
-  if (v >= 4) sqlite3_bind_int64(s, 9, (int64_t)t->ObjectSize); else sqlite3_bind_null(s, 9);
-  return step(w, s, err, errlen);
+  row->object_size = v >= 4 ? (int64_t)t->ObjectSize : -1;
+  if (++w->nticks == TICK_ROWS) return flush_ticks(w, err, errlen);
+  return 0;
 }
 
 static int write_handle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_HANDLE];
   int set = ev->kind == gcs_kind_SetGCHandle;
-  sqlite3_bind_int64(s, 1, w->trace_id);
   sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
   sqlite3_bind_int(s, 3, ev->pid);
   sqlite3_bind_int(s, 4, ev->tid);
@@ -354,7 +391,6 @@ static int write_handle(struct imw *w, const struct gcs_event *ev, char *err, si
 static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   const struct gcs_ev_PinObjectAtGCTime *p = &ev->u.PinObjectAtGCTime;
   sqlite3_stmt *s = w->st[S_PIN];
-  sqlite3_bind_int64(s, 1, w->trace_id);
   sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
   sqlite3_bind_int(s, 3, ev->pid);
   sqlite3_bind_int64(s, 4, (int64_t)p->HandleID);
@@ -369,7 +405,6 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
 static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_EVENT];
   size_t n = gcs_event_format(ev, w->fmt, sizeof w->fmt);
-  sqlite3_bind_int64(s, 1, w->trace_id);
   sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
   sqlite3_bind_int(s, 3, ev->pid);
   sqlite3_bind_int(s, 4, ev->tid);
@@ -382,9 +417,7 @@ static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err,
 
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   w->gc_events++;
-#ifdef GCS_IMPORT_HAVE_RECON
   gcs_recon_feed(w->recon, ev);
-#endif
   switch (ev->kind) {
   case gcs_kind_GCAllocationTick:
     return write_tick(w, ev, err, errlen);  /* alloc_ticks only: too many for events */
@@ -414,11 +447,8 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
 
 int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err, size_t errlen) {
   w->lost += count;
-#ifdef GCS_IMPORT_HAVE_RECON
   gcs_recon_lost(w->recon, -1, ts_ns, count);
-#endif
   sqlite3_stmt *s = w->st[S_LOST];
-  sqlite3_bind_int64(s, 1, w->trace_id);
   if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
   if (ts_ns) sqlite3_bind_int64(s, 3, (int64_t)ts_ns); else sqlite3_bind_null(s, 3);
   sqlite3_bind_int64(s, 4, (int64_t)count);
@@ -430,6 +460,7 @@ static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
 }
 
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
+  if (flush_ticks(w, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)
     if (w->reqs[i].used == 1) {
@@ -441,8 +472,7 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   for (size_t i = 0; i < w->nprocs; i++) {
     struct imw_proc *p = &w->procs[i];
     if (p->server_gc < 0 && p->heap_count > 0) p->server_gc = p->heap_count > 1;
-    sqlite3_bind_int64(s, 1, w->trace_id);
-    sqlite3_bind_int(s, 2, p->pid);
+      sqlite3_bind_int(s, 2, p->pid);
     if (p->name[0]) sqlite3_bind_text(s, 3, p->name, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 3);
     if (host && *host) sqlite3_bind_text(s, 4, host, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 4);
     if (p->command_line) sqlite3_bind_text(s, 5, p->command_line, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 5);
@@ -458,14 +488,12 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
     sqlite3_bind_int64(s, 14, (int64_t)p->gc_events);
     if (step(w, s, err, errlen) != 0) return -1;
   }
-#ifdef GCS_IMPORT_HAVE_RECON
   gcs_recon_finish(w->recon);
   int rc = gcs_recon_store(w->recon, w->db, w->trace_id);
   if (rc != 0) {
     snprintf(err, errlen, "database: storing GCs: %s", sqlite3_errstr(rc));
     return -1;
   }
-#endif
   return 0;
 }
 

@@ -36,6 +36,10 @@ struct imw_proc {
 struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
 void imw_close(struct imw *w);
 
+/* Time origin of the GC figures (*_msec): the trace start. Call before the
+ * first imw_event; without it the first GC event is the origin. */
+void imw_set_time_origin(struct imw *w, uint64_t ts_ns);
+
 /* One decoded GC event (time order). */
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen);
 /* Discarded events reported by the source. */

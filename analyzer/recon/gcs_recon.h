@@ -112,6 +112,13 @@ struct gcs_recon_live_callbacks {
 };
 void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb);
 
+/* For long live sessions (the tracer's watch): free each process's oldest
+ * GCs, keeping the last `keep` (at least 16) and the running BGC. A dropped
+ * GC that was not reported yet is reported first (gc_done, incomplete). The
+ * accessors and summaries then cover the kept GCs only, renumbered from
+ * list_index 0; pointers to dropped GCs become invalid. Not for import. */
+void gcs_recon_forget_old(struct gcs_recon *r, int keep);
+
 /* Text for gcs_gc.incomplete bits ("trace ended inside; events lost"). */
 const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz);
 

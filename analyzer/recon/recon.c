@@ -585,6 +585,34 @@ void gcs_recon_finish(struct gcs_recon *r) {
   }
 }
 
+/* Only the last GC (current_gc), the running BGC and the last 8 GCs
+ * (find_open_by_number, GCCpuTime) can still receive events, so with
+ * keep >= 16 a dropped GC is final. */
+void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
+  if (keep < 16) keep = 16;
+  for (int i = 0; i < r->nprocs; i++) {
+    struct rproc *p = r->procs[i];
+    int drop = p->ngcs - keep;
+    if (drop <= 0) continue;
+    if (p->current_bgc >= 0 && p->current_bgc < drop) drop = p->current_bgc;
+    if (drop <= 0) continue;
+    for (int j = 0; j < drop; j++) {
+      struct rgc *gc = p->gcs[j];
+      if (!gc->reported) {
+        if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
+        recon_calc_gc(r, p, gc);
+        report(r, gc);
+      }
+    }
+    for (int j = 0; j < drop; j++) free_gc(p->gcs[j]);
+    memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
+    p->ngcs -= drop;
+    for (int j = 0; j < p->ngcs; j++) p->gcs[j]->g.list_index = j;
+    if (p->current_bgc >= 0) p->current_bgc -= drop;
+    p->last_completed = p->last_completed >= drop ? p->last_completed - drop : -1;
+  }
+}
+
 /* ---- accessors ------------------------------------------------------------- */
 
 int gcs_recon_process_count(const struct gcs_recon *r) { return r->nprocs; }

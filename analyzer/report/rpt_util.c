@@ -1,4 +1,5 @@
-/* rpt_util.c — see rpt_util.h. */
+/* rpt_util.c — see rpt_util.h: opening a database, CSV/JSON/HTML escaping
+ * (number text: rpt_num.c; the aligned table: rpt_table.c). */
 #include "rpt_util.h"
 
 #include <errno.h>
@@ -42,7 +43,9 @@ sqlite3 *rpt_open(const char *path, int allow_import, int writable, char *err, s
     db_path = GCS_DB_DEFAULT_PATH;
   }
   sqlite3 *db = NULL;
-  int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+  /* NOMUTEX: the connection is used by one thread only, and per-call mutex
+   * traffic was a tenth of the time to read 100,000 GC rows. */
+  int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(db_path, &db, flags, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "%s: %s", db_path, db ? sqlite3_errmsg(db) : "cannot open");
     sqlite3_close(db);
@@ -62,110 +65,6 @@ sqlite3 *rpt_open(const char *path, int allow_import, int writable, char *err, s
   }
   sqlite3_busy_timeout(db, 2000);
   return db;
-}
-
-char *rpt_num(char *buf, size_t n, double v, int decimals) {
-  if (isnan(v)) {
-    snprintf(buf, n, "NaN");
-    return buf;
-  }
-  if (isinf(v)) {
-    snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
-    return buf;
-  }
-  char raw[64];
-  snprintf(raw, sizeof raw, "%.*f", decimals, v);
-  if (strcmp(raw, "-0") == 0 || strncmp(raw, "-0.", 3) == 0) {
-    int zero = 1;
-    for (const char *p = raw + 1; *p; p++)
-      if (*p != '0' && *p != '.') zero = 0;
-    if (zero) memmove(raw, raw + 1, strlen(raw));
-  }
-  const char *s = raw;
-  size_t o = 0;
-  if (*s == '-') buf[o++] = *s++;
-  const char *dot = strchr(s, '.');
-  size_t intlen = dot ? (size_t)(dot - s) : strlen(s);
-  for (size_t i = 0; i < intlen && o + 2 < n; i++) {
-    buf[o++] = s[i];
-    size_t left = intlen - i - 1;
-    if (left && left % 3 == 0) buf[o++] = ',';
-  }
-  if (dot)
-    for (const char *p = dot; *p && o + 1 < n; p++) buf[o++] = *p;
-  buf[o] = 0;
-  return buf;
-}
-
-void rpt_table_init(struct rpt_table *t, int ncols, const char *const *headers) {
-  memset(t, 0, sizeof *t);
-  t->ncols = ncols;
-  t->right = calloc((size_t)ncols, 1);
-  t->nrows = -1;
-  rpt_table_add(t, headers);
-}
-
-int rpt_table_add(struct rpt_table *t, const char *const *cells) {
-  int row = t->nrows + 1;
-  if (row + 1 > t->cap) {
-    int nc = t->cap ? t->cap * 2 : 64;
-    char **c = realloc(t->cells, (size_t)nc * (size_t)t->ncols * sizeof *c);
-    unsigned char *m = realloc(t->mark, (size_t)nc);
-    if (!c || !m) {
-      if (c) t->cells = c;
-      if (m) t->mark = m;
-      return -1;
-    }
-    t->cells = c;
-    t->mark = m;
-    t->cap = nc;
-  }
-  for (int i = 0; i < t->ncols; i++)
-    t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] = strdup(cells[i] ? cells[i] : "");
-  t->mark[row] = 0;
-  t->nrows = row;
-  return row;
-}
-
-void rpt_table_print(const struct rpt_table *t, FILE *out, int color) {
-  int *w = calloc((size_t)t->ncols, sizeof *w);
-  if (!w) return;
-  for (int r = 0; r <= t->nrows; r++)
-    for (int c = 0; c < t->ncols; c++) {
-      int l = (int)strlen(t->cells[(size_t)r * (size_t)t->ncols + (size_t)c]);
-      if (l > w[c]) w[c] = l;
-    }
-  for (int r = 0; r <= t->nrows; r++) {
-    int hl = color && t->mark[r];
-    if (hl) fputs("\033[1;31m", out);
-    for (int c = 0; c < t->ncols; c++) {
-      const char *s = t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
-      int last = c == t->ncols - 1;
-      if (t->right[c]) fprintf(out, "%*s", w[c], s);
-      else if (last) fputs(s, out);
-      else fprintf(out, "%-*s", w[c], s);
-      if (!last) fputs("  ", out);
-    }
-    if (hl) fputs("\033[0m", out);
-    fputc('\n', out);
-    if (r == 0) {
-      int total = 0;
-      for (int c = 0; c < t->ncols; c++) total += w[c] + (c ? 2 : 0);
-      for (int i = 0; i < total; i++) fputc('-', out);
-      fputc('\n', out);
-    }
-  }
-  free(w);
-}
-
-void rpt_table_free(struct rpt_table *t) {
-  if (t->cells)
-    for (int r = 0; r <= t->nrows; r++)
-      for (int c = 0; c < t->ncols; c++) free(t->cells[(size_t)r * (size_t)t->ncols + (size_t)c]);
-  free(t->cells);
-  free(t->right);
-  free(t->mark);
-  memset(t, 0, sizeof *t);
 }
 
 void rpt_csv_str(FILE *out, const char *s) {

@@ -6,7 +6,8 @@
  * Errors: functions that can fail print nothing and return NULL / -1 with a
  * one-line message in err; the commands print it as "gcscope <cmd>: ...".
  * Ownership: rpt_table owns copies of every cell; free with rpt_table_free.
- * Threading: none of this is shared between threads.
+ * Threading: none of this is shared between threads; rpt_open's connection is
+ * opened SQLITE_OPEN_NOMUTEX, so use it from one thread at a time.
  */
 #ifndef RPT_UTIL_H
 #define RPT_UTIL_H
@@ -26,16 +27,23 @@ sqlite3 *rpt_open(const char *path, int allow_import, int writable, char *err, s
  * infinities as "NaN", "Infinity", "-Infinity". Returns buf. */
 char *rpt_num(char *buf, size_t n, double v, int decimals);
 
-/* Aligned text table. */
+/* Aligned text table: columns separated by two spaces, right- or left-aligned
+ * to the widest cell (the last column, if left-aligned, is not padded), a dash
+ * line under the header row. Callers set right[] and mark[]; the rest is private. */
 struct rpt_table {
   int ncols, nrows, cap;
-  char **cells;                  /* nrows+1 rows (row 0 = header) x ncols */
   unsigned char *right;          /* per column: 1 = right aligned */
   unsigned char *mark;           /* per row: 1 = highlight (tty only) */
+  char *text;                    /* every cell, NUL-terminated, back to back */
+  size_t text_len, text_cap;
+  size_t *off;                   /* (nrows+1) rows (row 0 = header) x ncols offsets into text */
+  int *width;                    /* per column: widest cell so far */
 };
 void rpt_table_init(struct rpt_table *t, int ncols, const char *const *headers);
-/* Appends a row; cells[i] may be NULL (printed empty). Returns the row index. */
+/* Appends a copy of a row; cells[i] may be NULL (printed empty). Returns the
+ * row index, or -1 when out of memory. */
 int rpt_table_add(struct rpt_table *t, const char *const *cells);
+const char *rpt_table_cell(const struct rpt_table *t, int row, int col);
 void rpt_table_print(const struct rpt_table *t, FILE *out, int color);
 void rpt_table_free(struct rpt_table *t);
 

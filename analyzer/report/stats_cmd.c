@@ -61,7 +61,7 @@ int gcs_cmd_stats(int argc, char **argv) {
   int rc = 0;
   if (strcmp(format, "csv") == 0) {
     struct st_model m;
-    if (st_load(db, pid, &m, err, sizeof err) == 0) {
+    if (st_load(db, pid, ST_LOAD_PROCS, &m, err, sizeof err) == 0) {
       st_warnings(stderr, &m, "gcscope stats: ");
       st_free(&m);
     }
@@ -71,7 +71,8 @@ int gcs_cmd_stats(int argc, char **argv) {
     }
   } else {
     struct st_model m;
-    if (st_load(db, pid, &m, err, sizeof err)) {
+    int what = strcmp(format, "text") == 0 && !wide ? ST_LOAD_TEXT : ST_LOAD_ALL;
+    if (st_load(db, pid, what, &m, err, sizeof err)) {
       fprintf(stderr, "gcscope stats: %s\n", err);
       rc = 1;
     } else {

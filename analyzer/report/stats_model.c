@@ -22,6 +22,14 @@ static double dcol(sqlite3_stmt *s, int i) {
 static int icol(sqlite3_stmt *s, int i, int dflt) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int(s, i);
 }
+/* Column i's text into buf (truncated to fit; "" for NULL or i < 0). */
+static void text_col(sqlite3_stmt *s, int i, char *buf, size_t n) {
+  const unsigned char *t = i >= 0 ? sqlite3_column_text(s, i) : NULL;
+  size_t l = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
+  if (l >= n) l = n - 1;
+  if (l) memcpy(buf, t, l);
+  buf[l] = 0;
+}
 
 double st_percentile(const double *x, int n, double p) {
   if (n <= 0) return NAN;
@@ -50,7 +58,6 @@ static void derive(struct st_proc *p) {
   for (int k = 0; k < ST_KINDS; k++) vals[k] = malloc(sizeof(double) * (size_t)(p->ngcs ? p->ngcs : 1));
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
-    if (g->phh_count > 0 && g->complete) p->has_phh = 1;
     if (!g->complete) continue;
     double pause = g->v[STC_pause_msec];
     for (int r = 0; r < 4; r++) {
@@ -89,20 +96,129 @@ static void derive(struct st_proc *p) {
   }
 }
 
-#define ST_SEL(Col, H, S, D, W) ", " #Col
-static const char *const gc_sql =
-    "SELECT gen, type, complete, duration_msec, phh_count" ST_GC_COLS(ST_SEL)
-#define ST_CR(Idx, Col, Hdr) ", " #Col
-    GCS_CONDEMN_GROUPS(ST_CR)
-    " FROM gcs WHERE trace_id = ? AND pid = ? ORDER BY list_index";
+/* Does the report need column c? ST_LOAD_TEXT: the 120-column text report (its
+ * GC tables, the background GC table and the derived figures). */
+static int col_needed(int c, int what) {
+  return what == ST_LOAD_ALL || !st_cols[c].wide || c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec;
+}
 
-static int load_gcs(sqlite3 *db, struct st_proc *p) {
+/* Builds "SELECT gen, type, complete, duration_msec, phh_count, <the allocation
+ * rollup's columns>, <needed columns> [, <condemned reasons>] FROM gcs ..." and
+ * records where each column landed. */
+enum { Q_GEN, Q_TYPE, Q_COMPLETE, Q_DURATION, Q_PHH, Q_ALLOC, Q_RATE, Q_CPU, Q_FIRST_COL }; /* result columns */
+
+static char *gc_select(int what, int col_at[STC_COUNT], int *cr_at) {
+  static const char *const cr_names[GCS_CONDEMN_GROUP_COUNT] = {
+#define ST_CR(Idx, Col, Hdr) #Col,
+    GCS_CONDEMN_GROUPS(ST_CR)
+#undef ST_CR
+  };
+  size_t cap = 4096, len = 0;
+  char *sql = malloc(cap);
+  if (!sql) return NULL;
+  len += (size_t)snprintf(sql, cap, "SELECT gen, type, complete, duration_msec, phh_count, "
+                                    "total_alloc_mb, alloc_rate_mb_sec, gc_cpu_msec");
+  int at = Q_FIRST_COL;
+  for (int c = 0; c < STC_COUNT; c++) {
+    col_at[c] = -1;
+    if (!col_needed(c, what)) continue;
+    col_at[c] = at++;
+    len += (size_t)snprintf(sql + len, cap - len, ", %s", st_cols[c].name);
+  }
+  *cr_at = -1;
+  if (what == ST_LOAD_ALL) {
+    *cr_at = at;
+    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) len += (size_t)snprintf(sql + len, cap - len, ", %s", cr_names[i]);
+  }
+  snprintf(sql + len, cap - len, " FROM gcs WHERE trace_id = ? AND pid = ? ORDER BY list_index, id");
+  return sql;
+}
+
+/* The condemned-reasons columns sit at the end of the widest table row; the
+ * text report reads them in a second pass, only for a process that has them. */
+static int load_condemned(sqlite3 *db, struct st_proc *p) {
+  char sql[2048];
+  size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT 0");
+#define ST_CR(Idx, Col, Hdr) len += (size_t)snprintf(sql + len, sizeof sql - len, ", %s", #Col);
+  GCS_CONDEMN_GROUPS(ST_CR)
+#undef ST_CR
+  snprintf(sql + len, sizeof sql - len, " FROM gcs WHERE trace_id = ? AND pid = ? ORDER BY list_index, id");
   sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, gc_sql, -1, &s, NULL) != SQLITE_OK) return -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return -1;
   sqlite3_bind_int64(s, 1, p->trace_id);
   sqlite3_bind_int(s, 2, p->pid);
-  int cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  int i = 0, rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW && i < p->ngcs) {
+    struct st_gc *g = &p->gcs[i++];
+    for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) g->cr[k] = (uint8_t)icol(s, 1 + k, 0);
+  }
+  sqlite3_finalize(s);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* PerfView's allocation rollup per generation, over complete GCs: what
+ * "SELECT gen, sum(total_alloc_mb), max(alloc_rate_mb_sec), sum(gc_cpu_msec)
+ * ... GROUP BY gen" returns, summed in the same (list_index) order so the sums
+ * are bit-identical (SQLite's GROUP BY sort keeps ties in input order), without
+ * a second pass and a sort over every GC. n_*: non-NULL values seen. */
+struct alloc_acc {
+  int rows, n_alloc, n_rate, n_cpu;
+  double alloc, rate, cpu;
+};
+
+static void alloc_add(struct alloc_acc acc[3], const struct st_gc *g, sqlite3_stmt *s) {
+  if (g->complete != 1 || g->gen < 0 || g->gen > 2) return;
+  struct alloc_acc *a = &acc[g->gen];
+  a->rows++;
+  if (sqlite3_column_type(s, Q_ALLOC) != SQLITE_NULL) {
+    a->alloc += sqlite3_column_double(s, Q_ALLOC);
+    a->n_alloc++;
+  }
+  if (sqlite3_column_type(s, Q_RATE) != SQLITE_NULL) {
+    double r = sqlite3_column_double(s, Q_RATE);
+    if (!a->n_rate++ || r > a->rate) a->rate = r;
+  }
+  if (sqlite3_column_type(s, Q_CPU) != SQLITE_NULL) {
+    a->cpu += sqlite3_column_double(s, Q_CPU);
+    a->n_cpu++;
+  }
+}
+
+/* Into the rollup rows (after derive()), generations in order as the GROUP BY returned them. */
+static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[3]) {
+  for (int r = 0; r < 4; r++) p->roll[r].total_alloc = 0;
+  struct st_rollup *all = &p->roll[0];
+  for (int gen = 0; gen < 3; gen++) {
+    const struct alloc_acc *a = &acc[gen];
+    if (!a->rows) continue;
+    struct st_rollup *ro = &p->roll[gen + 1];
+    ro->total_alloc = a->n_alloc ? a->alloc : 0;
+    all->total_alloc += ro->total_alloc;
+    ro->max_alloc_rate = a->n_rate ? a->rate : NAN;
+    all->max_alloc_rate = maxd(all->max_alloc_rate, ro->max_alloc_rate);
+    ro->gc_cpu = a->n_cpu ? a->cpu : NAN;
+    if (!isnan(ro->gc_cpu)) all->gc_cpu = (isnan(all->gc_cpu) ? 0 : all->gc_cpu) + ro->gc_cpu;
+  }
+}
+
+static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3]) {
+  int col_at[STC_COUNT], cr_at;
+  char *sql = gc_select(what, col_at, &cr_at);
+  if (!sql) return -1;
+  sqlite3_stmt *s;
+  int prc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  free(sql);
+  if (prc != SQLITE_OK) return -1;
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int cap = 0, rc;
+  int64_t expect = (int64_t)p->gc_count + p->incomplete_count; /* the summary's count: usually exact */
+  if (expect > 0 && expect < (1 << 26)) {
+    cap = (int)expect;
+    p->gcs = malloc(sizeof *p->gcs * (size_t)cap);
+    if (!p->gcs) cap = 0;
+  }
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (p->ngcs == cap) {
       cap = cap ? cap * 2 : 64;
       struct st_gc *n = realloc(p->gcs, sizeof *n * (size_t)cap);
@@ -110,20 +226,23 @@ static int load_gcs(sqlite3 *db, struct st_proc *p) {
       p->gcs = n;
     }
     struct st_gc *g = &p->gcs[p->ngcs++];
-    memset(g, 0, sizeof *g);
-    g->gen = icol(s, 0, 0);
-    g->type = icol(s, 1, 0);
-    g->complete = icol(s, 2, 0);
-    g->duration_msec = dcol(s, 3);
-    g->phh_count = icol(s, 4, 0);
-    for (int c = 0; c < STC_COUNT; c++) g->v[c] = st_cols[c].decimals >= 0 ? dcol(s, 5 + c) : NAN;
-    const unsigned char *t = sqlite3_column_text(s, 5 + STC_reason_name);
-    snprintf(g->reason, sizeof g->reason, "%s", t ? (const char *)t : "");
-    t = sqlite3_column_text(s, 5 + STC_gen_name);
-    snprintf(g->gen_name, sizeof g->gen_name, "%s", t ? (const char *)t : "");
-    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->cr[i] = (uint8_t)icol(s, 5 + STC_COUNT + i, 0);
+    memset(g->cr, 0, sizeof g->cr);
+    g->gen = icol(s, Q_GEN, 0);
+    g->type = icol(s, Q_TYPE, 0);
+    g->complete = icol(s, Q_COMPLETE, 0);
+    g->duration_msec = dcol(s, Q_DURATION);
+    g->phh_count = icol(s, Q_PHH, 0);
+    for (int c = 0; c < STC_COUNT; c++) g->v[c] = col_at[c] >= 0 && st_cols[c].decimals >= 0 ? dcol(s, col_at[c]) : NAN;
+    text_col(s, col_at[STC_reason_name], g->reason, sizeof g->reason);
+    text_col(s, col_at[STC_gen_name], g->gen_name, sizeof g->gen_name);
+    if (cr_at >= 0)
+      for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->cr[i] = (uint8_t)icol(s, cr_at + i, 0);
+    if (g->phh_count > 0 && g->complete) p->has_phh = 1;
+    alloc_add(acc, g, s);
   }
   sqlite3_finalize(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return -1;
+  if (cr_at < 0 && p->has_phh && load_condemned(db, p)) return -1;
   if (sqlite3_prepare_v2(db,
                          "SELECT bgc_index, tid, start_msec, pause_msec, reason FROM gc_loh_waits "
                          "WHERE trace_id = ? AND pid = ? AND pause_msec > 200 ORDER BY start_msec",
@@ -150,7 +269,7 @@ static int load_gcs(sqlite3 *db, struct st_proc *p) {
   return 0;
 }
 
-int st_load(sqlite3 *db, int pid, struct st_model *m, char *err, size_t errlen) {
+int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   const char *sql =
       "SELECT s.trace_id, s.pid, s.gc_count, s.incomplete_count, s.induced_count, s.total_pause_msec, "
@@ -204,35 +323,17 @@ int st_load(sqlite3 *db, int pid, struct st_model *m, char *err, size_t errlen) 
     p->runtime_version = dup_col(s, 22);
   }
   sqlite3_finalize(s);
+  if (what == ST_LOAD_PROCS) return 0;
   for (int i = 0; i < m->nprocs; i++) {
-    if (load_gcs(db, &m->procs[i])) {
+    struct alloc_acc acc[3];
+    memset(acc, 0, sizeof acc);
+    if (load_gcs(db, &m->procs[i], what, acc)) {
       snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
+      st_free(m);
       return -1;
     }
     derive(&m->procs[i]);
-    for (int r = 0; r < 4; r++) m->procs[i].roll[r].total_alloc = 0;
-  }
-  /* Allocation rollup: PerfView's TotalAllocatedMB per generation bucket. */
-  sql = "SELECT gen, sum(total_alloc_mb), max(alloc_rate_mb_sec), sum(gc_cpu_msec) FROM gcs "
-        "WHERE trace_id = ? AND pid = ? AND complete = 1 GROUP BY gen";
-  for (int i = 0; i < m->nprocs; i++) {
-    struct st_proc *p = &m->procs[i];
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) continue;
-    sqlite3_bind_int64(s, 1, p->trace_id);
-    sqlite3_bind_int(s, 2, p->pid);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      int gen = sqlite3_column_int(s, 0);
-      if (gen < 0 || gen > 2) continue;
-      double alloc = dcol(s, 1), rate = dcol(s, 2), cpu = dcol(s, 3);
-      struct st_rollup *all = &p->roll[0], *ro = &p->roll[gen + 1];
-      ro->total_alloc = isnan(alloc) ? 0 : alloc;
-      all->total_alloc += ro->total_alloc;
-      ro->max_alloc_rate = rate;
-      all->max_alloc_rate = maxd(all->max_alloc_rate, rate);
-      ro->gc_cpu = cpu;
-      if (!isnan(cpu)) all->gc_cpu = (isnan(all->gc_cpu) ? 0 : all->gc_cpu) + cpu;
-    }
-    sqlite3_finalize(s);
+    alloc_apply(&m->procs[i], acc);
   }
   return 0;
 }

@@ -103,8 +103,14 @@ struct st_proc {
 
 struct st_model { struct st_proc *procs; int nprocs; };
 
+/* What st_load reads. ST_LOAD_PROCS: the processes and their summary only (no
+ * GCs, rollups or percentiles: enough for st_warnings); ST_LOAD_TEXT: per GC,
+ * only what the 120-column text report shows (the other numeric columns of
+ * st_gc.v are NaN); ST_LOAD_ALL: every column (text --wide, html, json). */
+enum { ST_LOAD_PROCS, ST_LOAD_TEXT, ST_LOAD_ALL };
+
 /* pid < 0: every process. Returns 0 or -1 with err. */
-int st_load(sqlite3 *db, int pid, struct st_model *m, char *err, size_t errlen);
+int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_t errlen);
 void st_free(struct st_model *m);
 
 /* Linear-interpolation percentile of sorted values (numpy's default). */

@@ -2,6 +2,10 @@
  * stats-bench: time to print GCStats (`gcscope stats DB`, text) for a database
  * holding N GCs (default 100,000; target < 1 s), against a baseline measured
  * in the same run: one plain `SELECT count(*), sum(pause_msec) FROM gcs` pass.
+ * The database is opened and read as `gcscope stats DB` does (rpt_open,
+ * st_load, st_write_text to /dev/null); each pass is timed RUNS times and the
+ * fastest counts. The last line is the result:
+ *   stats 100000 GCs: 0.41 s (ratio to count(*) pass 9.8)
  * The database is built by feeding synthetic blocking/background GC event
  * sequences through gcs_recon and gcs_recon_store.
  * usage: stats-bench [NGCS] [DB_PATH]
@@ -15,6 +19,7 @@
 
 #include "gcs_recon.h"
 #include "gcs_tables.h"
+#include "rpt_util.h"
 #include "stats_model.h"
 
 static double cpu_now(void) {
@@ -89,34 +94,55 @@ int main(int argc, char **argv) {
   }
   printf("built %ld GCs in %.3f s\n", n, now() - t0);
 
-  sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-  double b0 = now();
-  sqlite3_stmt *s;
-  sqlite3_prepare_v2(db, "SELECT count(*), sum(pause_msec) FROM gcs", -1, &s, NULL);
-  sqlite3_step(s);
-  long cnt = (long)sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  double base = now() - b0;
-
-  FILE *devnull = fopen("/dev/null", "w");
-  double s0 = now(), c0 = cpu_now();
-  struct st_model m;
-  char lerr[256];
-  if (st_load(db, -1, &m, lerr, sizeof lerr) != 0) {
-    fprintf(stderr, "stats-bench: %s\n", lerr);
+  /* Open as `gcscope stats` does. Each pass runs RUNS times and the fastest
+   * counts: the baseline is a few tens of ms, and a single run is noisy. */
+  char oerr[512];
+  db = rpt_open(path, 0, 0, oerr, sizeof oerr);
+  if (!db) {
+    fprintf(stderr, "stats-bench: %s\n", oerr);
     return 1;
   }
-  double l1 = now();
-  st_write_text(devnull, &m, 0, 0);
-  printf("  (load %.4f s, text %.4f s)\n", l1 - s0, now() - l1);
-  double stats = now() - s0, stats_cpu = cpu_now() - c0;
-  st_free(&m);
+  enum { RUNS = 3 };
+  double base = 1e9, stats = 1e9, stats_cpu = 1e9, load = 0, text = 0;
+  long cnt = 0;
+  for (int run = 0; run < RUNS; run++) {
+    double b0 = now();
+    sqlite3_stmt *s;
+    sqlite3_prepare_v2(db, "SELECT count(*), sum(pause_msec) FROM gcs", -1, &s, NULL);
+    sqlite3_step(s);
+    cnt = (long)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    double b = now() - b0;
+    if (b < base) base = b;
+  }
+  FILE *devnull = fopen("/dev/null", "w");
+  if (!devnull) return 1;
+  for (int run = 0; run < RUNS; run++) {
+    double s0 = now(), c0 = cpu_now();
+    struct st_model m;
+    char lerr[256];
+    if (st_load(db, -1, ST_LOAD_TEXT, &m, lerr, sizeof lerr) != 0) {
+      fprintf(stderr, "stats-bench: %s\n", lerr);
+      return 1;
+    }
+    double l1 = now();
+    st_write_text(devnull, &m, 0, 0);
+    fflush(devnull);
+    double s1 = now(), c1 = cpu_now();
+    st_free(&m);
+    if (s1 - s0 < stats) {
+      stats = s1 - s0;
+      load = l1 - s0;
+      text = s1 - l1;
+    }
+    if (c1 - c0 < stats_cpu) stats_cpu = c1 - c0;
+  }
   fclose(devnull);
   sqlite3_close(db);
   if (!getenv("STATS_BENCH_KEEP")) unlink(path);
-  printf("baseline SELECT count(*) pass over %ld GCs: %.4f s\n", cnt, base);
-  printf("gcscope stats (text) over %ld GCs: %.4f s (target < 1 s)\n", cnt, stats);
-  printf("gcscope stats CPU time: %.4f s\n", stats_cpu);
-  printf("ratio stats/baseline: %.1f\n", base > 0 ? stats / base : 0.0);
+  printf("baseline SELECT count(*) pass over %ld GCs: %.4f s (fastest of %d)\n", cnt, base, RUNS);
+  printf("gcscope stats (text) over %ld GCs: %.4f s wall (load %.4f s, text %.4f s), %.4f s CPU (fastest of %d)\n",
+         cnt, stats, load, text, stats_cpu, RUNS);
+  printf("stats %ld GCs: %.2f s (ratio to count(*) pass %.1f)\n", cnt, stats, base > 0 ? stats / base : 0.0);
   return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * rgc.h — librgc, a precise generational garbage collector modelled on the
- * .NET (CoreCLR) workstation GC, emitting CoreCLR-named LTTng tracepoints
+ * .NET (CoreCLR) GC (workstation or server, blocking or background), emitting CoreCLR-named LTTng tracepoints
  * (provider `rgc`). This is librgc's one public header.
  *
  * Model
@@ -29,7 +29,10 @@
  *    how a long suspension can be reproduced. Between rgc_enter_native and
  *    rgc_leave_native a thread must not touch managed objects; it does not hold
  *    up suspension and rgc_leave_native blocks while a GC runs.
- *  - GCs run on a dedicated GC thread; finalizers run on a finalizer thread.
+ *  - GCs run on a dedicated GC thread (server GC: plus one helper thread per
+ *    additional heap, marking in parallel); background GCs run their
+ *    concurrent phases and second pause on a background GC thread;
+ *    finalizers run on a finalizer thread.
  *  - Functions taking an rgc_runtime only (collect, counts, memory info, dump,
  *    request spans) may be called from any thread, attached or not.
  *
@@ -66,9 +69,10 @@ typedef struct rgc_handle_slot *rgc_handle;
 /* ---- Configuration -------------------------------------------------------
  * Environment knobs (read by rgc_config_from_env, which rgc_create applies on
  * top of the struct when cfg is NULL): values are decimal or 0x-hex integers.
- *   RGC_gcServer=0          server GC (only 0 is implemented)
- *   RGC_gcConcurrent=0      background GC (only 0 is implemented)
- *   RGC_GCHeapCount=1       heaps (1 for workstation GC)
+ *   RGC_gcServer=0          1: server GC (one heap and GC thread per core)
+ *   RGC_gcConcurrent=1      background GC for gen2 (0: gen2 GCs block)
+ *   RGC_GCHeapCount=0       heaps for server GC (0: one per core, max 64);
+ *                           workstation GC has exactly 1
  *   RGC_GCgen0size=N        initial/minimum gen0 budget in bytes
  *   RGC_GCgen0MaxBudget=N   maximum gen0 budget in bytes
  *   RGC_GCLOHThreshold=N    objects of N bytes or more go to the LOH
@@ -83,8 +87,8 @@ enum rgc_compact_mode { RGC_COMPACT_AUTO = 0, RGC_COMPACT_ALWAYS = 1, RGC_COMPAC
 
 struct rgc_config {
   int server;                /* 0 */
-  int concurrent;            /* 0 */
-  unsigned heap_count;       /* 1 */
+  int concurrent;            /* 1 */
+  unsigned heap_count;       /* 0 = automatic (1, or one per core for server GC) */
   size_t gen0_size;          /* 0 = from the L3 cache size, as CoreCLR */
   size_t gen0_max_budget;    /* 0 = 6 MB or gen0_size if larger */
   size_t loh_threshold;      /* 85000 */
@@ -196,12 +200,33 @@ void rgc_wait_for_pending_finalizers(rgc_runtime *rt);
 enum rgc_collect_mode {
   RGC_COLLECT_FORCED = 0,       /* always collect (GCCollectionMode.Forced/Default) */
   RGC_COLLECT_OPTIMIZED = 1,    /* collect only if the generation's budget is used up */
-  RGC_COLLECT_BLOCKING = 2,     /* always set for now: there is no background GC */
-  RGC_COLLECT_COMPACTING = 4    /* force compaction */
+  RGC_COLLECT_BLOCKING = 2,     /* blocking (the default; kept for clarity) */
+  RGC_COLLECT_COMPACTING = 4,   /* force compaction (implies blocking) */
+  RGC_COLLECT_NON_BLOCKING = 8  /* gen2: a background GC if background GC is on
+                                   (GC.Collect(2, mode, blocking: false)) */
 };
 /* Collect generations 0..generation (clamped to 0..2; -1 = 2). Waits for the
- * GC to finish. Returns 1 if a GC ran, 0 if an optimized request declined. */
+ * GC to finish; for a background GC, only until its first pause is over. A
+ * blocking gen2 request made while a background GC runs waits for it first.
+ * Returns 1 if a GC ran, 0 if an optimized request declined. */
 int rgc_collect(rgc_runtime *rt, int generation, unsigned mode);
+
+/* 1 while a background GC is between its first pause and its end. */
+int rgc_background_gc_in_progress(rgc_runtime *rt);
+
+/* ---- Latency modes (GCSettings.LatencyMode) ------------------------------- */
+enum rgc_latency_mode {
+  RGC_LATENCY_BATCH = 0,            /* no background GC: every gen2 GC blocks */
+  RGC_LATENCY_INTERACTIVE = 1,      /* default with background GC on */
+  RGC_LATENCY_LOW_LATENCY = 2,      /* no gen2 GC unless induced or memory is short */
+  RGC_LATENCY_SUSTAINED_LOW_LATENCY = 3 /* background gen2 GCs; full blocking
+                                           ones only when they must happen */
+};
+/* Returns 0, or -1 for an unknown mode or Interactive/SustainedLowLatency
+ * while background GC is off (as .NET, the mode is then unchanged). Shows
+ * in GCGlobalHeapHistory.PauseMode of the following GCs. Any thread. */
+int rgc_set_latency_mode(rgc_runtime *rt, enum rgc_latency_mode mode);
+enum rgc_latency_mode rgc_get_latency_mode(rgc_runtime *rt);
 
 /* Number of GCs that collected generation gen (a gen-N GC counts for every
  * generation <= N, as GC.CollectionCount). */
@@ -237,7 +262,8 @@ struct rgc_memory_info {
 };
 int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memory_info *out);
 
-/* Called on the GC thread after every GC (mutators already restarted) with
+/* Called on the GC thread (the background GC thread for a BGC) after every
+ * GC (mutators already restarted) with
  * that GC's record (the same as rgc_get_memory_info(ANY) then). Must not
  * allocate or call back into the runtime except the read-only queries. NULL
  * removes it. Set it before starting mutator threads. */

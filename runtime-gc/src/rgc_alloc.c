@@ -95,6 +95,20 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
   for (;;) {
     rgc_safepoint(t);
     pthread_mutex_lock(&h->lock);
+    bool bgc = atomic_load(&rt->bgc_active) != 0;
+    if (h->new_alloc[gen] <= 0 && gcs == 0 && bgc) {
+      /* allocated too much during a BGC: wait for it to end (as CoreCLR's
+       * LOH allocations during a BGC), in native so its pause can proceed */
+      uint32_t why = atomic_load(&rt->bgc_phase) == RGC_BGC_SWEEPING ? 10 /* AllocDuringSweep */
+                                                                     : 11 /* AllocDuringBGC */;
+      pthread_mutex_unlock(&h->lock);
+      rgc_ev_bgc_alloc_wait(1, why);
+      rgc_enter_native(t);
+      rgc_bgc_wait_done(rt);
+      rgc_leave_native(t);
+      rgc_ev_bgc_alloc_wait(0, why);
+      continue;
+    }
     if (h->new_alloc[gen] <= 0 && gcs == 0) {
       uint64_t seen = rgc_gc_done(rt);
       pthread_mutex_unlock(&h->lock);
@@ -103,7 +117,8 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
       continue;
     }
     uint8_t *p = NULL;
-    struct rgc_hdr *item = rgc_free_list_take(rt, h, gen, size);
+    /* during a BGC the old free lists are being rebuilt: fresh regions only */
+    struct rgc_hdr *item = bgc ? NULL : rgc_free_list_take(rt, h, gen, size);
     if (item) {
       struct rgc_region *r = rgc_region_of(rt, item);
       p = (uint8_t *)item;

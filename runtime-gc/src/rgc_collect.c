@@ -36,8 +36,9 @@ static uint64_t clamp_u64(double v, uint64_t lo, uint64_t hi) {
 /* ---- evacuation ---------------------------------------------------------- */
 
 static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest, size_t size) {
-  struct rgc_gc_record *rec = &rt->rec;
-  if (dest > rt->condemned_gen) {
+  struct rgc_heap_rec *rec = &rt->rec.heap[h->index];
+  /* During a BGC, old free lists are being rebuilt: only fresh regions. */
+  if (dest > rt->condemned_gen && !atomic_load_explicit(&rt->bgc_active, memory_order_relaxed)) {
     struct rgc_hdr *item = rgc_free_list_take(rt, h, dest, size);
     if (item) {
       struct rgc_region *r = rgc_region_of(rt, item);
@@ -74,7 +75,7 @@ static void evacuate_region(struct rgc_runtime *rt, struct rgc_heap *h, struct r
     hset(n, f & ~(OF_MARK | OF_PINNED));
     o->tw = (uintptr_t)obj_of(n);
     hset(o, f | OF_FWD);
-    if (dest != r->gen) rt->rec.in[dest] += size;
+    if (dest != r->gen) rt->rec.heap[h->index].in[dest] += size;
     RGC_VEC_PUSH(rt->copied, rt->copied_n, rt->copied_cap, obj_of(n));
   }
 }
@@ -185,7 +186,7 @@ static void sweep_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_
     uint32_t f = hflags(o);
     if (!(f & OF_FREE) && (f & OF_MARK)) {
       if (run) { rgc_make_free(rt, h, r, run, (size_t)(p - run), true); run = NULL; }
-      hset(o, f & ~(OF_MARK | OF_PINNED));
+      atomic_fetch_and_explicit(&o->flags, ~(OF_MARK | OF_PINNED), memory_order_relaxed);
       (void)hg;
     } else if (!run) {
       run = p;
@@ -197,129 +198,240 @@ static void sweep_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_
 
 /* ---- the GC -------------------------------------------------------------- */
 
-static int choose_generation(struct rgc_runtime *rt, const struct rgc_request *rq,
+void rgc_lock_heaps(struct rgc_runtime *rt) {
+  for (int i = 0; i < rt->nheaps; i++) pthread_mutex_lock(&rt->heaps[i].lock);
+}
+void rgc_unlock_heaps(struct rgc_runtime *rt) {
+  for (int i = rt->nheaps - 1; i >= 0; i--) pthread_mutex_unlock(&rt->heaps[i].lock);
+}
+
+/* Any heap whose budget for generation g is used up (server GC: one heap
+ * exhausting its budget triggers the GC for all). */
+static bool any_exhausted(struct rgc_runtime *rt, int g) {
+  for (int i = 0; i < rt->nheaps; i++)
+    if (rt->heaps[i].new_alloc[g] <= 0) return true;
+  return false;
+}
+
+#define C_INDUCED_FULLGC (1u << 0)
+#define C_HIGH_MEM (1u << 2)
+#define C_VERY_HIGH_MEM (1u << 3)
+#define C_MAX_HIGH_FRAG (1u << 7)
+#define C_MAX_GEN1 (1u << 11)
+#define C_BEFORE_OOM (1u << 12)
+#define C_INDUCED_NOFORCE (1u << 14)
+
+static int choose_generation(struct rgc_runtime *rt, const struct rgc_request *rq, bool during_bgc,
                              uint32_t *r0, uint32_t *r1) {
-  struct rgc_heap *h = &rt->heaps[0];
   int n = rq->gen < 0 || rq->gen > 2 ? 2 : rq->gen;
   int initial = n, alloc = 0;
   *r1 = 0;
   if (rq->induced) {
-    if (n == 2) *r1 |= (rq->mode & RGC_COLLECT_OPTIMIZED) ? 1u << 14 : 1u << 0;
+    if (n == 2 && (rq->mode & RGC_COLLECT_OPTIMIZED)) *r1 |= C_INDUCED_NOFORCE;
+    else if (n == 2 && !(rq->mode & RGC_COLLECT_NON_BLOCKING)) *r1 |= C_INDUCED_FULLGC;
   } else {
-    if (h->new_alloc[RGC_LOH] <= 0 || h->new_alloc[RGC_POH] <= 0) alloc = 2;
+    if (any_exhausted(rt, RGC_LOH) || any_exhausted(rt, RGC_POH)) alloc = 2;
     int b = 0;
-    while (b < 2 && h->new_alloc[b + 1] <= 0) b++;
+    while (b < 2 && any_exhausted(rt, b + 1)) b++;
     if (b > alloc) alloc = b;
     if (alloc > n) {
-      if (n < 1 && alloc == 2 && h->new_alloc[2] <= 0) *r1 |= 1u << 11; /* max_gen1 */
+      if (n < 1 && alloc == 2 && any_exhausted(rt, 2)) *r1 |= C_MAX_GEN1;
       n = alloc;
     }
     uint64_t load = rgc_memory_load_percent(rt, NULL);
     if (load >= rt->cfg.high_mem_percent) {
-      *r1 |= 1u << 2;
-      if (load >= 97) *r1 |= 1u << 3;
+      *r1 |= C_HIGH_MEM;
+      if (load >= 97) *r1 |= C_VERY_HIGH_MEM;
       n = 2;
     }
-    if (rq->reason == 5 || rq->reason == 6) { *r1 |= 1u << 12; n = 2; } /* before_oom */
+    if (rq->reason == 5 || rq->reason == 6) { *r1 |= C_BEFORE_OOM; n = 2; }
+    /* LowLatency: no gen2 GC unless memory forces one */
+    if (n == 2 && atomic_load(&rt->latency_mode) == RGC_LATENCY_LOW_LATENCY &&
+        !(*r1 & (C_HIGH_MEM | C_BEFORE_OOM)))
+      n = 1;
+    /* a BGC is running: the GC that interrupts it is ephemeral */
+    if (during_bgc && n == 2) n = 1;
   }
   *r0 = (uint32_t)initial | (uint32_t)n << 2 | (uint32_t)alloc << 4;
   return n;
 }
 
-static void set_budgets(struct rgc_runtime *rt, struct rgc_heap *h, int n) {
-  struct rgc_gc_record *rec = &rt->rec;
-  for (int g = 0; g <= n; g++) {
-    double begin = (double)(rec->size_before[g] - rec->fl_before[g] - rec->fo_before[g]);
-    double surv = (double)rec->surv[g];
-    double cst = begin > 0 ? surv / begin : 0;
-    if (cst > 1) cst = 1;
-    double f = surv_to_growth(cst, gen_static[g].limit, gen_static[g].max_limit);
-    uint64_t b;
-    if (g == 0) b = clamp_u64(f * surv, rt->gen0_min, rt->gen0_max);
-    else if (g == 1) b = clamp_u64(f * surv, gen_static[1].min_size, gen_static[1].max_size);
-    else {
-      double cur = (double)rec->size_after[2];
-      uint64_t ns = clamp_u64(f * cur, gen_static[2].min_size, UINT64_MAX);
-      b = ns > rec->size_after[2] + gen_static[2].min_size ? ns - rec->size_after[2] : gen_static[2].min_size;
-    }
-    h->desired[g] = h->new_alloc[g] = (int64_t)b;
+/* A gen2 GC runs in the background unless something requires blocking
+ * (gc-runtime-anchors §5.5/5.6): background GC off, latency mode Batch or
+ * LowLatency, induced blocking or compacting, last GC before OOM, and (not
+ * in SustainedLowLatency) high memory load or a too fragmented gen2. */
+static bool want_background(struct rgc_runtime *rt, const struct rgc_request *rq,
+                            const struct rgc_gc_record *rec, uint32_t *r1) {
+  int mode = atomic_load(&rt->latency_mode);
+  if (!rt->cfg.concurrent) return false;
+  if (mode != RGC_LATENCY_INTERACTIVE && mode != RGC_LATENCY_SUSTAINED_LOW_LATENCY) return false;
+  if (rq->induced && !(rq->mode & RGC_COLLECT_NON_BLOCKING)) return false;
+  if (rq->mode & RGC_COLLECT_COMPACTING) return false;
+  if (*r1 & C_BEFORE_OOM) return false;
+  if (mode == RGC_LATENCY_SUSTAINED_LOW_LATENCY) return true;
+  if (*r1 & C_HIGH_MEM) return false;
+  uint64_t size = rec->size_before[2], frag = rec->fl_before[2] + rec->fo_before[2];
+  if (size && frag >= gen_static[2].frag_limit && (double)frag >= 0.65 * (double)size) {
+    *r1 |= C_MAX_HIGH_FRAG;
+    return false;
   }
-  if (n == 2) {
-    for (int g = RGC_LOH; g <= RGC_POH; g++) {
-      double begin = (double)(rec->size_before[g] - rec->fl_before[g] - rec->fo_before[g]);
-      double cst = begin > 0 ? (double)rec->surv[g] / begin : 0;
+  return true;
+}
+
+void rgc_set_budgets(struct rgc_runtime *rt, struct rgc_gc_record *rec, int n, bool bgc) {
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    struct rgc_heap *h = &rt->heaps[hi];
+    struct rgc_heap_rec *hr = &rec->heap[hi];
+    for (int g = bgc ? 2 : 0; g <= n; g++) {
+      double begin = (double)(hr->size_before[g] - hr->fl_before[g] - hr->fo_before[g]);
+      double surv = (double)hr->surv[g];
+      double cst = begin > 0 ? surv / begin : 0;
       if (cst > 1) cst = 1;
       double f = surv_to_growth(cst, gen_static[g].limit, gen_static[g].max_limit);
-      uint64_t cur = rec->size_after[g];
-      uint64_t ns = clamp_u64(f * (double)cur, gen_static[g].min_size, UINT64_MAX);
-      uint64_t b = ns > cur + gen_static[g].min_size ? ns - cur : gen_static[g].min_size;
+      uint64_t b;
+      if (g == 0) b = clamp_u64(f * surv, rt->gen0_min, rt->gen0_max);
+      else if (g == 1) b = clamp_u64(f * surv, gen_static[1].min_size, gen_static[1].max_size);
+      else {
+        double cur = (double)hr->size_after[2];
+        uint64_t ns = clamp_u64(f * cur, gen_static[2].min_size, UINT64_MAX);
+        b = ns > hr->size_after[2] + gen_static[2].min_size ? ns - hr->size_after[2] : gen_static[2].min_size;
+      }
       h->desired[g] = h->new_alloc[g] = (int64_t)b;
     }
-  } else {
-    /* survivors consume the next generation's budget */
-    h->new_alloc[n + 1] -= (int64_t)rec->in[n + 1];
+    if (n == 2) {
+      for (int g = RGC_LOH; g <= RGC_POH; g++) {
+        double begin = (double)(hr->size_before[g] - hr->fl_before[g] - hr->fo_before[g]);
+        double cst = begin > 0 ? (double)hr->surv[g] / begin : 0;
+        if (cst > 1) cst = 1;
+        double f = surv_to_growth(cst, gen_static[g].limit, gen_static[g].max_limit);
+        uint64_t cur = hr->size_after[g];
+        uint64_t ns = clamp_u64(f * (double)cur, gen_static[g].min_size, UINT64_MAX);
+        uint64_t b = ns > cur + gen_static[g].min_size ? ns - cur : gen_static[g].min_size;
+        h->desired[g] = h->new_alloc[g] = (int64_t)b;
+      }
+    } else {
+      /* survivors consume the next generation's budget */
+      h->new_alloc[n + 1] -= (int64_t)hr->in[n + 1];
+    }
+  }
+  /* server GC: the ephemeral budgets are equalised across heaps */
+  if (rt->nheaps > 1 && !bgc) {
+    for (int g = 0; g <= n && g <= 1; g++) {
+      int64_t sum = 0;
+      for (int hi = 0; hi < rt->nheaps; hi++) sum += rt->heaps[hi].desired[g];
+      int64_t avg = sum / rt->nheaps;
+      for (int hi = 0; hi < rt->nheaps; hi++) rt->heaps[hi].desired[g] = rt->heaps[hi].new_alloc[g] = avg;
+    }
+  }
+}
+
+/* Totals of the per-heap counters. */
+static void sum_heaps(struct rgc_gc_record *rec) {
+  for (int g = 0; g < RGC_NGEN; g++) rec->in[g] = rec->surv[g] = rec->pinned_surv[g] = 0;
+  rec->fl_allocated = rec->eos_allocated = rec->condemned_allocated = 0;
+  for (int hi = 0; hi < rec->nheaps; hi++) {
+    const struct rgc_heap_rec *hr = &rec->heap[hi];
+    for (int g = 0; g < RGC_NGEN; g++) {
+      rec->in[g] += hr->in[g];
+      rec->surv[g] += hr->surv[g];
+      rec->pinned_surv[g] += hr->pinned_surv[g];
+    }
+    rec->fl_allocated += hr->fl_allocated;
+    rec->eos_allocated += hr->eos_allocated;
+    rec->condemned_allocated += hr->condemned_allocated;
   }
 }
 
 void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   struct rgc_gc_record *rec = &rt->rec;
+  /* A gen2 GC that must block waits for the running BGC to finish. */
+  if (atomic_load(&rt->bgc_active) &&
+      ((rq->induced && (rq->gen < 0 || rq->gen >= 2)) || rq->reason == 5 || rq->reason == 6))
+    rgc_bgc_wait_done(rt);
+  bool during_bgc = rgc_bgc_hold(rt);
+
   uint64_t t_begin = rgc_now_ns();
   uint64_t cpu0 = rgc_thread_cpu_ns();
+  atomic_store(&rt->work_cpu_ns, 0);
   uint32_t count = (uint32_t)atomic_load(&rt->gc_index) + 1;
 
-  rgc_ev_suspend_begin(count);
+  rgc_ev_suspend_begin(count, 1 /* SuspendForGC */);
   rgc_suspend_all(rt);
   uint64_t t_suspended = rgc_now_ns();
   rgc_ev_suspend_end();
 
-  struct rgc_heap *h = &rt->heaps[0];
-  pthread_mutex_lock(&h->lock);
+  rgc_lock_heaps(rt);
   atomic_store(&rt->gc_index, count);
   memset(rec, 0, sizeof *rec);
   rec->index = count;
   rec->reason = rq->reason;
+  rec->nheaps = rt->nheaps;
+  rec->pause_mode = (uint32_t)atomic_load(&rt->latency_mode);
   rec->suspend_ns = t_suspended - t_begin;
   for (struct rgc_thread *t = rt->threads; t; t = t->next) rgc_retire_context(t);
+  rgc_gen_stats(rt, rec, 0);
 
   uint32_t r0, r1;
-  int n = choose_generation(rt, rq, &r0, &r1);
+  int n = choose_generation(rt, rq, during_bgc, &r0, &r1);
+  bool background = !during_bgc && n == 2 && want_background(rt, rq, rec, &r1);
   rt->condemned_gen = n;
   rec->gen = (uint32_t)n;
   rec->r0 = r0;
   rec->r1 = r1;
+  rec->type = background ? 1 : during_bgc ? 2 : 0;
   uint64_t seq = rq->induced ? atomic_load(&rt->client_seq) : 0;
   rgc_ev_triggered(rq->reason);
-  rgc_ev_gc_start(count, (uint32_t)n, rq->reason, seq);
+  rgc_ev_gc_start(count, (uint32_t)n, rq->reason, rec->type, seq);
 
-  rgc_gen_stats(rt, rec->size_before, rec->fl_before, rec->fo_before);
+  if (background) {
+    struct rgc_gc_record *b = &rt->bgc_rec;
+    memcpy(b, rec, sizeof *b);
+    rt->bgc_t_begin = t_begin;
+    rgc_bgc_pause1(rt, b);
+    rgc_unlock_heaps(rt);
+    rgc_ev_restart_begin();
+    rgc_resume_all(rt);
+    rgc_ev_restart_end();
+    b->pause_ns = rgc_now_ns() - t_begin;
+    rt->bgc_cpu_pause1 = rgc_thread_cpu_ns() - cpu0;
+    rgc_bgc_launch(rt);
+    return;
+  }
 
   /* Detach the condemned regions: their generation lists restart empty (they
    * receive survivors) and their free lists are rebuilt by the sweep. */
-  struct rgc_region *condemned = NULL;
-  for (int g = 0; g < RGC_NGEN; g++) {
-    if (rgc_eff_gen(g) > n) continue;
-    for (struct rgc_region *r = h->gens[g], *nx; r; r = nx) {
-      nx = r->next;
-      r->condemned = true;
-      r->evacuate = r->has_pinned = false;
-      r->live_bytes = r->pinned_bytes = 0;
-      r->new_gen = r->gen;
-      r->next = condemned;
-      condemned = r;
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    struct rgc_heap *h = &rt->heaps[hi];
+    h->condemned = NULL;
+    for (int g = 0; g < RGC_NGEN; g++) {
+      if (rgc_eff_gen(g) > n) continue;
+      for (struct rgc_region *r = h->gens[g], *nx; r; r = nx) {
+        nx = r->next;
+        r->condemned = true;
+        r->evacuate = r->has_pinned = false;
+        r->live_bytes = 0;
+        r->pinned_bytes = 0;
+        r->new_gen = r->gen;
+        r->next = h->condemned;
+        h->condemned = r;
+      }
+      h->gens[g] = NULL;
+      h->alloc_region[g] = NULL;
+      rgc_free_lists_drop_region_gen(h, g);
     }
-    h->gens[g] = NULL;
-    h->alloc_region[g] = NULL;
-    rgc_free_lists_drop_region_gen(h, g);
   }
 
   uint64_t t0 = rgc_now_ns();
   rt->pins_n = 0;
   rgc_mark_phase(rt);
-  for (struct rgc_region *r = condemned; r; r = r->next) {
-    rec->surv[r->gen] += r->live_bytes;
-    rec->pinned_surv[r->gen] += r->pinned_bytes;
-  }
-  for (int i = 0; i < 4; i++) rgc_ev_mark(0, (uint32_t)i, rec->mark_bytes[i]);
+  for (int hi = 0; hi < rt->nheaps; hi++)
+    for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next) {
+      rec->heap[hi].surv[r->gen] += r->live_bytes;
+      rec->heap[hi].pinned_surv[r->gen] += r->pinned_bytes;
+    }
+  sum_heaps(rec);
+  for (int hi = 0; hi < rt->nheaps; hi++)
+    for (int i = 0; i < 4; i++) rgc_ev_mark((uint32_t)hi, (uint32_t)i, rec->heap[hi].mark_bytes[i]);
   for (size_t i = 0; i < rt->pins_n; i++) rgc_ev_pin(rt, rt->pins[i]);
   uint64_t t1 = rgc_now_ns();
 
@@ -327,7 +439,7 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   uint32_t mech = 0;
   if (rq->mode & RGC_COLLECT_COMPACTING) mech |= 0x20;
   if (rq->reason == 5 || rq->reason == 6) mech |= 0x10;
-  if (r1 & (1u << 2)) mech |= 0x80;
+  if (r1 & C_HIGH_MEM) mech |= 0x80;
   for (int g = 0; g <= n; g++) {
     uint64_t sz = rec->size_before[g];
     uint64_t frag = sz - rec->surv[g];
@@ -340,96 +452,107 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
     /* evacuation needs room for the survivors before the old regions go */
     uint64_t need = 0;
     for (int g = 0; g <= n && g <= 2; g++) need += rec->surv[g];
-    need += 3 * RGC_REGION_SIZE;
+    need += 3 * RGC_REGION_SIZE * (uint64_t)rt->nheaps;
     if (rt->committed + need > rt->cfg.heap_hard_limit) mech = 0;
   }
   bool compact = mech != 0;
   rec->compacted = compact;
   rec->compact_mech = mech;
 
-  /* Plan each condemned region's fate. */
-  for (struct rgc_region *r = condemned; r; r = r->next) {
-    if (r->gen > 2) { r->new_gen = r->gen; continue; }  /* LOH/POH: swept */
-    if (compact && !r->has_pinned) { r->evacuate = true; continue; }
-    if (compact) {  /* pinned: kept in place; ephemeral ones demoted to gen0 */
-      r->new_gen = r->gen < 2 ? 0 : 2;
-      if (r->gen < 2 && r->live_bytes) rec->demoted = true;
-    } else {
-      r->new_gen = r->gen < 2 ? r->gen + 1 : 2;
-      if (r->new_gen != r->gen) rec->in[r->new_gen] += r->live_bytes;
-    }
-  }
+  /* Plan each condemned region's fate; evacuate (into the same heap). */
   rt->copied_n = 0;
-  if (compact)
-    for (struct rgc_region *r = condemned; r; r = r->next)
-      if (r->evacuate) evacuate_region(rt, h, r);
-  for (struct rgc_region *r = condemned; r; r = r->next) {
-    if (r->evacuate) continue;
-    r->gen = r->new_gen;
-    clear_cards(rt, r);
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    struct rgc_heap *h = &rt->heaps[hi];
+    for (struct rgc_region *r = h->condemned; r; r = r->next) {
+      if (r->gen > 2) { r->new_gen = r->gen; continue; }  /* LOH/POH: swept */
+      if (compact && !r->has_pinned) { r->evacuate = true; continue; }
+      if (compact) {  /* pinned: kept in place; ephemeral ones demoted to gen0 */
+        r->new_gen = r->gen < 2 ? 0 : 2;
+        if (r->gen < 2 && r->live_bytes) rec->demoted = true;
+      } else {
+        r->new_gen = r->gen < 2 ? r->gen + 1 : 2;
+        if (r->new_gen != r->gen) rec->heap[hi].in[r->new_gen] += r->live_bytes;
+      }
+    }
+    if (compact)
+      for (struct rgc_region *r = h->condemned; r; r = r->next)
+        if (r->evacuate) evacuate_region(rt, h, r);
+    for (struct rgc_region *r = h->condemned; r; r = r->next) {
+      if (r->evacuate) continue;
+      r->gen = r->new_gen;
+      clear_cards(rt, r);
+    }
   }
 
   /* Fix-up: roots, older regions' dirty cards, copied objects, kept regions. */
   fix_roots(rt);
   if (n < 2)
-    for (int g = 1; g < RGC_NGEN; g++)
-      for (struct rgc_region *r = h->gens[g]; r; r = r->next)
-        if (!r->fresh) fix_older_region(rt, r);
+    for (int hi = 0; hi < rt->nheaps; hi++)
+      for (int g = 1; g < RGC_NGEN; g++)
+        for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next)
+          if (!r->fresh) fix_older_region(rt, r);
   for (size_t i = 0; i < rt->copied_n; i++) {
     void *o = rt->copied[i];
     struct rgc_region *r = rgc_region_of(rt, o);
     fix_object(rt, hdr_of(o), rgc_eff_gen(r->gen));
   }
-  for (struct rgc_region *r = condemned; r; r = r->next) {
-    if (r->evacuate) continue;
-    int hg = rgc_eff_gen(r->gen);
-    for (uint8_t *p = r->start; p < r->top;) {
-      struct rgc_hdr *o = (struct rgc_hdr *)p;
-      p += o->size;
-      uint32_t f = hflags(o);
-      if (!(f & OF_FREE) && (f & OF_MARK)) fix_object(rt, o, hg);
+  for (int hi = 0; hi < rt->nheaps; hi++)
+    for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next) {
+      if (r->evacuate) continue;
+      int hg = rgc_eff_gen(r->gen);
+      for (uint8_t *p = r->start; p < r->top;) {
+        struct rgc_hdr *o = (struct rgc_hdr *)p;
+        p += o->size;
+        uint32_t f = hflags(o);
+        if (!(f & OF_FREE) && (f & OF_MARK)) fix_object(rt, o, hg);
+      }
     }
-  }
   uint64_t t2 = rgc_now_ns();
 
   /* Sweep kept regions, release evacuated and empty ones, relink. */
-  for (struct rgc_region *r = condemned, *nx; r; r = nx) {
-    nx = r->next;
-    r->condemned = false;
-    if (r->evacuate || (r->gen >= RGC_LOH && r->live_bytes == 0)) {
-      rgc_region_release(rt, r);
-      continue;
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    struct rgc_heap *h = &rt->heaps[hi];
+    for (struct rgc_region *r = h->condemned, *nx; r; r = nx) {
+      nx = r->next;
+      r->condemned = false;
+      if (r->evacuate || (r->gen >= RGC_LOH && r->live_bytes == 0)) {
+        rgc_region_release(rt, r);
+        continue;
+      }
+      sweep_region(rt, h, r);
+      if (r->gen < RGC_LOH && r->top == r->start) {
+        rgc_region_release(rt, r);
+        continue;
+      }
+      r->next = h->gens[r->gen];
+      h->gens[r->gen] = r;
+      if (r->gen >= RGC_LOH && (!h->alloc_region[r->gen] ||
+          r->end - r->top > h->alloc_region[r->gen]->end - h->alloc_region[r->gen]->top))
+        h->alloc_region[r->gen] = r;
     }
-    sweep_region(rt, h, r);
-    if (r->gen < RGC_LOH && r->top == r->start) {
-      rgc_region_release(rt, r);
-      continue;
-    }
-    r->next = h->gens[r->gen];
-    h->gens[r->gen] = r;
-    if (r->gen >= RGC_LOH && (!h->alloc_region[r->gen] ||
-        r->end - r->top > h->alloc_region[r->gen]->end - h->alloc_region[r->gen]->top))
-      h->alloc_region[r->gen] = r;
+    h->condemned = NULL;
+    for (int g = 0; g < RGC_NGEN; g++)
+      for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
+    h->alloc_region[0] = NULL;
   }
-  for (int g = 0; g < RGC_NGEN; g++)
-    for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
-  h->alloc_region[0] = NULL;
   uint64_t t3 = rgc_now_ns();
 
-  rgc_gen_stats(rt, rec->size_after, rec->fl_after, rec->fo_after);
+  rgc_gen_stats(rt, rec, 1);
   rec->phase_us[0] = (t1 - t0) / 1000;
   rec->phase_us[1] = (t2 - t1) / 1000;
   rec->phase_us[2] = (t3 - t2) / 1000;
-  set_budgets(rt, h, n);
+  rgc_set_budgets(rt, rec, n, false);
+  sum_heaps(rec);
   for (int g = 0; g < 3; g++) if (rec->in[g]) rec->promoted_any = true;
 
   rgc_ev_history(rt, rec);
   rgc_ev_gc_end(count, (uint32_t)n);
   for (int g = 0; g <= n; g++) atomic_fetch_add(&rt->counts[g], 1);
   if (rt->cfg.verify_heap) rgc_verify_heap(rt);
-  pthread_mutex_unlock(&h->lock);
+  rgc_unlock_heaps(rt);
 
-  rgc_ev_cpu(count, rgc_thread_cpu_ns() - cpu0);
+  rec->cpu_ns = rgc_thread_cpu_ns() - cpu0 + atomic_load(&rt->work_cpu_ns);
+  rgc_ev_cpu(count, rec->cpu_ns);
   rgc_ev_heap_stats(rt, rec);
   /* wake the finalizer thread if this GC found finalizable garbage */
   pthread_mutex_lock(&rt->fin_lock);
@@ -440,5 +563,6 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   rgc_resume_all(rt);
   rgc_ev_restart_end();
   rec->pause_ns = rgc_now_ns() - t_begin;
-  rgc_record_info(rt);
+  if (during_bgc) rgc_bgc_release(rt);
+  rgc_record_info(rt, rec);
 }

@@ -8,7 +8,8 @@
 
 void rgc_config_default(struct rgc_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
-  cfg->heap_count = 1;
+  cfg->concurrent = 1;
+  cfg->heap_count = 0;
   cfg->loh_threshold = 85000;
   cfg->high_mem_percent = 90;
   cfg->compact_mode = RGC_COMPACT_AUTO;
@@ -68,14 +69,15 @@ int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
 }
 
 /* Validate and derive the budgets. Returns 0 or -1 with err. */
-int rgc_config_check(const struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
+int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
                      char *err, size_t errlen);
-int rgc_config_check(const struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
+int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
                      char *err, size_t errlen) {
 #define FAIL(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-  if (cfg->server) FAIL("RGC_gcServer=1: server GC is not implemented yet (use 0)");
-  if (cfg->concurrent) FAIL("RGC_gcConcurrent=1: background GC is not implemented yet (use 0)");
-  if (cfg->heap_count != 1) FAIL("RGC_GCHeapCount=%u: workstation GC has exactly 1 heap", cfg->heap_count);
+  if (!cfg->server && cfg->heap_count > 1)
+    FAIL("RGC_GCHeapCount=%u: workstation GC has exactly 1 heap (RGC_gcServer=1 for more)", cfg->heap_count);
+  if (cfg->heap_count > RGC_MAX_HEAPS)
+    FAIL("RGC_GCHeapCount=%u: at most %d heaps", cfg->heap_count, RGC_MAX_HEAPS);
   if (cfg->loh_threshold < 1024 || cfg->loh_threshold > RGC_REGION_SIZE / 4)
     FAIL("RGC_GCLOHThreshold=%zu: must be between 1024 and %zu bytes", cfg->loh_threshold,
          RGC_REGION_SIZE / 4);
@@ -87,6 +89,12 @@ int rgc_config_check(const struct rgc_config *cfg, uint64_t *gen0_min, uint64_t 
   if (cfg->high_mem_percent < 1 || cfg->high_mem_percent > 100)
     FAIL("RGC_GCHighMemPercent=%u: must be between 1 and 100", cfg->high_mem_percent);
   uint64_t g0 = cfg->gen0_size;
+  if (!cfg->heap_count) {
+    long ncpu = cfg->server ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    if (ncpu < 1) ncpu = 1;
+    if (ncpu > RGC_MAX_HEAPS) ncpu = RGC_MAX_HEAPS;
+    cfg->heap_count = (unsigned)ncpu;
+  }
   if (!g0) {
     /* CoreCLR (WKS): max(4/5 of the largest cache, 256 KB) * 5/8. Capped at
      * 6 MB: VMs often report implausible cache sizes. */

@@ -35,7 +35,19 @@ rgc_handle rgc_handle_new(rgc_thread *t, void *obj, enum rgc_handle_kind kind) {
   return s;
 }
 
-void *rgc_handle_get(rgc_handle h) { return atomic_load_explicit(&h->obj, memory_order_relaxed); }
+/* While a BGC marks, a weak handle's target that the mutator takes may be
+ * an old object not marked yet: shade it (read barrier), or the BGC could
+ * free an object the mutator now holds. */
+void *rgc_handle_get(rgc_handle h) {
+  void *o = atomic_load_explicit(&h->obj, memory_order_relaxed);
+  if (o && h->kind <= RGC_HANDLE_WEAK_LONG) {
+    struct rgc_thread *t = rgc_current_thread();
+    if (t && atomic_load_explicit(&t->rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING &&
+        rgc_bgc_needs_shade(t->rt, o))
+      rgc_satb_log(t->rt, o);
+  }
+  return o;
+}
 void rgc_handle_set(rgc_handle h, void *obj) { atomic_store_explicit(&h->obj, obj, memory_order_relaxed); }
 enum rgc_handle_kind rgc_handle_kind_of(rgc_handle h) { return (enum rgc_handle_kind)h->kind; }
 

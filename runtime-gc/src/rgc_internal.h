@@ -45,7 +45,7 @@
 #define RGC_LOH 3
 #define RGC_POH 4
 #define RGC_TICK_BYTES (100 * 1024)  /* AllocationTick threshold, as CoreCLR */
-#define RGC_MAX_HEAPS 1
+#define RGC_MAX_HEAPS 64
 #define RGC_REGION_CACHE 32
 
 /* Header flags. */
@@ -55,6 +55,7 @@
 #define OF_FREE 0x8u        /* a free object (type word: free-list link) */
 #define OF_FINAL 0x10u      /* registered for finalization */
 #define OF_SUPPRESS 0x20u   /* finalization suppressed */
+#define OF_BMARK 0x40u      /* marked by the background GC (old objects) */
 
 struct rgc_hdr {
   uintptr_t tw;           /* type pointer, forwarding address or free-list link */
@@ -91,12 +92,23 @@ struct rgc_region {
   int nslots;
   int heap;
   bool condemned, evacuate, has_pinned, fresh;
-  size_t live_bytes, pinned_bytes;  /* marked during this GC */
+  bool bgc_condemned;               /* old region the running BGC will sweep */
+  _Atomic size_t live_bytes;        /* marked during this GC (parallel markers add) */
+  size_t pinned_bytes;
   size_t fl_bytes, fo_bytes;        /* free-list and free-object bytes in the region */
   struct rgc_region *next;
 };
 
-/* Per-heap state (workstation GC: one heap; server GC later: one per core). */
+/* What one GC measured on one heap (GCPerHeapHistory). */
+struct rgc_heap_rec {
+  uint64_t size_before[RGC_NGEN], fl_before[RGC_NGEN], fo_before[RGC_NGEN];
+  uint64_t size_after[RGC_NGEN], fl_after[RGC_NGEN], fo_after[RGC_NGEN];
+  uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
+  uint64_t mark_bytes[4];
+  uint64_t fl_allocated, eos_allocated, condemned_allocated;
+};
+
+/* Per-heap state (workstation GC: one heap; server GC: one per core). */
 struct rgc_heap {
   int index;
   pthread_mutex_t lock;               /* allocation: regions, free lists, budgets */
@@ -107,6 +119,7 @@ struct rgc_heap {
   int64_t desired[RGC_NGEN];          /* budget set at the last GC of the generation */
   uint64_t tick_bytes[3];             /* since the last AllocationTick, per kind */
   uint64_t total_allocated;
+  struct rgc_region *condemned;       /* regions the running GC condemned */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
   void **fin_objs; size_t fin_n, fin_cap;
 };
@@ -145,7 +158,8 @@ struct rgc_request {
 
 /* Everything one GC measured: feeds the events and rgc_get_memory_info. */
 struct rgc_gc_record {
-  uint32_t index, gen, reason;
+  uint32_t index, gen, reason, type;  /* type: 0 blocking, 1 background, 2 foreground */
+  uint32_t pause_mode;
   bool compacted, demoted, promoted_any;
   uint32_t r0, r1, compact_mech;
   uint64_t size_before[RGC_NGEN], fl_before[RGC_NGEN], fo_before[RGC_NGEN];
@@ -157,6 +171,17 @@ struct rgc_gc_record {
   uint64_t fl_allocated, eos_allocated, condemned_allocated;
   uint64_t phase_us[3];
   uint64_t pause_ns, suspend_ns;
+  uint64_t pause2_ns;                 /* BGC: the second pause */
+  uint64_t cpu_ns;                    /* CPU time of the GC threads */
+  int nheaps;
+  struct rgc_heap_rec heap[RGC_MAX_HEAPS];  /* the totals above are their sums */
+};
+
+/* A marker: one per GC worker (parallel marking in server GC). */
+struct rgc_marker {
+  void **ms; size_t n, cap;           /* local mark stack */
+  uint64_t counter;                   /* bytes newly marked */
+  bool share;                         /* give surplus work to the shared pool */
 };
 
 struct rgc_runtime {
@@ -175,6 +200,43 @@ struct rgc_runtime {
 
   struct rgc_heap heaps[RGC_MAX_HEAPS];
   int nheaps;
+  int next_heap;                  /* round-robin heap assignment (thread_lock) */
+  _Atomic int latency_mode;       /* enum rgc_latency_mode */
+
+  /* GC workers (server GC): worker 0 is the GC thread, 1..nheaps-1 helpers */
+  pthread_t *workers;
+  pthread_mutex_t work_lock;
+  pthread_cond_t work_cv, work_done_cv;
+  void (*work_fn)(struct rgc_runtime *, int);
+  uint64_t work_epoch;
+  int work_done, work_stop;
+  _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
+  struct rgc_marker markers[RGC_MAX_HEAPS];
+  /* shared mark pool (balanced marking) */
+  pthread_mutex_t pool_lock;
+  pthread_cond_t pool_cv;
+  void **pool; size_t pool_n, pool_cap;
+  _Atomic size_t pool_hint;
+  int pool_idle, pool_nworkers;
+
+  /* background GC (rgc_bgc.c) */
+  pthread_t bgc_thread;
+  bool bgc_thread_started;
+  pthread_mutex_t bgc_lock;       /* held by the BGC thread while it works */
+  pthread_cond_t bgc_yield_cv;
+  _Atomic int bgc_yield;          /* the GC thread wants to run a foreground GC */
+  pthread_mutex_t bgc_mu;         /* BGC state below */
+  pthread_cond_t bgc_cv, bgc_done_cv;
+  bool bgc_pending, bgc_stop;
+  uint64_t bgc_done_count;
+  _Atomic int bgc_active;         /* a BGC is between its first pause and its end */
+  _Atomic int bgc_phase;          /* RGC_BGC_* */
+  struct rgc_gc_record bgc_rec;
+  struct rgc_region **bgc_regions; size_t bgc_nregions, bgc_cap;
+  void **bgc_stack; size_t bgc_n, bgc_scap;
+  pthread_mutex_t satb_lock;      /* the SATB log of the write barrier */
+  void **satb; size_t satb_n, satb_cap;
+  uint64_t bgc_t_begin, bgc_cpu_pause1;
 
   /* types */
   pthread_mutex_t type_lock;
@@ -214,7 +276,6 @@ struct rgc_runtime {
   bool fin_stop;
 
   /* GC scratch (GC thread only) */
-  void **mark_stack; size_t ms_n, ms_cap;
   void **copied; size_t copied_n, copied_cap;
   struct rgc_handle_slot **pins; size_t pins_n, pins_cap;
   int condemned_gen;
@@ -222,7 +283,7 @@ struct rgc_runtime {
 
   /* statistics */
   pthread_mutex_t info_lock;
-  struct rgc_memory_info info[3];   /* last GC of kind Any, Ephemeral, FullBlocking */
+  struct rgc_memory_info info[4];   /* last GC of kind Any, Ephemeral, FullBlocking, Background */
   uint64_t start_ns, total_pause_ns;
   struct rgc_gc_record rec;
 
@@ -230,6 +291,8 @@ struct rgc_runtime {
   void *gc_cb_ctx;
   char *cmdline;
 };
+
+enum { RGC_BGC_IDLE = 0, RGC_BGC_MARKING = 1, RGC_BGC_SWEEPING = 2 };
 
 /* ---- rgc_util.c ---- */
 uint64_t rgc_now_ns(void);
@@ -302,9 +365,44 @@ uint64_t rgc_gc_done(struct rgc_runtime *rt);
 
 /* ---- rgc_collect.c ---- */
 void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq);
+void rgc_set_budgets(struct rgc_runtime *rt, struct rgc_gc_record *rec, int n, bool bgc);
+void rgc_lock_heaps(struct rgc_runtime *rt);
+void rgc_unlock_heaps(struct rgc_runtime *rt);
 
 /* ---- rgc_mark.c ---- */
 void rgc_mark_phase(struct rgc_runtime *rt);
+
+/* ---- rgc_par.c: GC worker threads (fork-join) and the shared mark pool ---- */
+int rgc_workers_start(struct rgc_runtime *rt);
+void rgc_workers_stop(struct rgc_runtime *rt);
+/* Run fn(rt, w) for every worker w in 0..nheaps-1 (0 on the calling GC
+ * thread) and wait for all of them. */
+void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+void rgc_pool_reset(struct rgc_runtime *rt, int nworkers);
+void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m);
+/* Take work from the pool into m; false when every worker is idle and the
+ * pool is empty (marking is over). */
+bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m);
+
+/* ---- rgc_bgc.c: background GC ---- */
+int rgc_bgc_start_thread(struct rgc_runtime *rt);
+void rgc_bgc_stop_thread(struct rgc_runtime *rt);
+/* GC thread, before suspending for a GC: if a BGC is running, stop its
+ * thread at its next yield point. Returns true if a BGC is running (then
+ * rgc_bgc_release must follow the GC). */
+bool rgc_bgc_hold(struct rgc_runtime *rt);
+void rgc_bgc_release(struct rgc_runtime *rt);
+void rgc_bgc_wait_done(struct rgc_runtime *rt);
+/* GC thread, EE suspended, heaps locked: the BGC's first pause (after
+ * GCStart). The caller restarts the EE, then calls rgc_bgc_launch. */
+void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec);
+void rgc_bgc_launch(struct rgc_runtime *rt);
+/* Write barrier / weak handle read barrier slow path: shade obj for the BGC. */
+void rgc_satb_log(struct rgc_runtime *rt, void *obj);
+static inline bool rgc_bgc_needs_shade(struct rgc_runtime *rt, const void *obj) {
+  struct rgc_region *r = rgc_region_of(rt, obj);
+  return r && r->bgc_condemned && !(hflags(hdr_of(obj)) & OF_BMARK);
+}
 
 /* ---- rgc_finalize.c ---- */
 void rgc_fin_register(struct rgc_heap *h, void *obj);
@@ -316,18 +414,22 @@ void rgc_fq_push(struct rgc_runtime *rt, void *obj);
 void rgc_verify_heap(struct rgc_runtime *rt);
 
 /* ---- rgc_stats.c ---- */
-void rgc_gen_stats(struct rgc_runtime *rt, uint64_t size[RGC_NGEN], uint64_t fl[RGC_NGEN],
-                   uint64_t fo[RGC_NGEN]);
-void rgc_record_info(struct rgc_runtime *rt);
+/* Sizes per generation of every heap into rec->heap[*].<which>_* and the
+ * totals into rec->size_<which> (after = 1: the *_after fields). */
+void rgc_gen_stats(struct rgc_runtime *rt, struct rgc_gc_record *rec, int after);
+void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
 
 /* ---- rgc_trace.c ---- */
 void rgc_trace_init(void);
 void rgc_trace_fini(void);
 void rgc_ev_runtime_info(struct rgc_runtime *rt);
-void rgc_ev_suspend_begin(uint32_t count);
+void rgc_ev_suspend_begin(uint32_t count, uint32_t reason);
 void rgc_ev_suspend_end(void);
 void rgc_ev_triggered(uint32_t reason);
-void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint64_t seq);
+void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t type, uint64_t seq);
+void rgc_ev_bgc(int which);  /* 0 BGCBegin, 1 1stNonConEnd, 2 1stConEnd, 3 2ndNonConBegin,
+                                4 2ndNonConEnd, 5 2ndConBegin, 6 2ndConEnd, 7 1stSweepEnd */
+void rgc_ev_bgc_alloc_wait(int begin, uint32_t reason);
 void rgc_ev_mark(uint32_t heap, uint32_t type, uint64_t bytes);
 void rgc_ev_pin(struct rgc_runtime *rt, struct rgc_handle_slot *s);
 void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec);

@@ -3,27 +3,29 @@
  * finalization scan. Runs on the GC thread with every mutator stopped. */
 #include "rgc_internal.h"
 
-static uint64_t mark_counter;  /* bytes newly marked, per root kind (GC thread only) */
-
-static void mark_obj(struct rgc_runtime *rt, void *p) {
+/* Mark p if it lies in a condemned region; push it if it has references.
+ * Several workers may race for the same object: the mark bit is claimed
+ * with an atomic or. */
+static inline void mark_obj(struct rgc_runtime *rt, struct rgc_marker *m, void *p) {
   struct rgc_region *r = rgc_region_of(rt, p);
   if (!r || !r->condemned) return;
   struct rgc_hdr *h = hdr_of(p);
-  uint32_t f = hflags(h);
-  if (f & OF_MARK) return;
-  hset(h, f | OF_MARK);
-  r->live_bytes += h->size;
-  mark_counter += h->size;
+  if (hflags(h) & OF_MARK) return;
+  if (atomic_fetch_or_explicit(&h->flags, OF_MARK, memory_order_relaxed) & OF_MARK) return;
+  atomic_fetch_add_explicit(&r->live_bytes, h->size, memory_order_relaxed);
+  m->counter += h->size;
   const struct rgc_type *ty = (const struct rgc_type *)h->tw;
-  if (ty->kind == RGC_KIND_REF_ARRAY || ty->nrefs)
-    RGC_VEC_PUSH(rt->mark_stack, rt->ms_n, rt->ms_cap, p);
+  if (ty->kind == RGC_KIND_REF_ARRAY || ty->nrefs) RGC_VEC_PUSH(m->ms, m->n, m->cap, p);
 }
 
-static void drain(struct rgc_runtime *rt) {
-  while (rt->ms_n) {
-    void *p = rt->mark_stack[--rt->ms_n];
+/* Mark everything reachable from the local stack; share surplus work. */
+static void drain(struct rgc_runtime *rt, struct rgc_marker *m) {
+  while (m->n) {
+    if (m->share && m->n >= 64 && !atomic_load_explicit(&rt->pool_hint, memory_order_relaxed))
+      rgc_pool_give(rt, m);
+    void *p = m->ms[--m->n];
     struct rgc_hdr *h = hdr_of(p);
-    RGC_FOR_EACH_SLOT(h, slot, { if (*slot) mark_obj(rt, *slot); });
+    RGC_FOR_EACH_SLOT(h, slot, { if (*slot) mark_obj(rt, m, *slot); });
   }
 }
 
@@ -34,8 +36,8 @@ static bool cards_dirty(struct rgc_runtime *rt, const uint8_t *a, const uint8_t 
   return false;
 }
 
-static void mark_older(struct rgc_runtime *rt) {
-  for (int hi = 0; hi < rt->nheaps; hi++) {
+static void mark_older(struct rgc_runtime *rt, struct rgc_marker *m, int hi) {
+  {
     struct rgc_heap *hp = &rt->heaps[hi];
     for (int g = 1; g < RGC_NGEN; g++) {
       for (struct rgc_region *r = hp->gens[g]; r; r = r->next) {
@@ -46,7 +48,7 @@ static void mark_older(struct rgc_runtime *rt) {
           if (hflags(h) & OF_FREE) continue;
           if (!cards_dirty(rt, (uint8_t *)h, p)) continue;
           RGC_FOR_EACH_SLOT(h, slot, {
-            if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, *slot); drain(rt); }
+            if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, m, *slot); drain(rt, m); }
           });
         }
       }
@@ -69,60 +71,95 @@ static void clear_weak(struct rgc_runtime *rt, uint32_t kind) {
     }
 }
 
-void rgc_mark_phase(struct rgc_runtime *rt) {
-  struct rgc_gc_record *rec = &rt->rec;
-  /* Stack (per-thread root slots) */
-  mark_counter = 0;
-  for (struct rgc_thread *t = rt->threads; t; t = t->next)
+/* Worker w's share of the roots, by kind (bytes per kind go to its heap's
+ * record: GCMarkWithType per heap), then the shared drain. */
+static void mark_worker(struct rgc_runtime *rt, int w) {
+  struct rgc_marker *m = &rt->markers[w];
+  struct rgc_heap_rec *hr = &rt->rec.heap[w];
+  int nw = rt->nheaps;
+  m->n = 0;
+  m->share = nw > 1;
+  /* Stack: root slots of the threads assigned to this worker's heap */
+  m->counter = 0;
+  for (struct rgc_thread *t = rt->threads; t; t = t->next) {
+    if (t->heap->index != w) continue;
     for (size_t i = 0; i < t->nroots; i++)
-      if (*t->roots[i]) { mark_obj(rt, *t->roots[i]); drain(rt); }
-  rec->mark_bytes[0] = mark_counter;
+      if (*t->roots[i]) { mark_obj(rt, m, *t->roots[i]); drain(rt, m); }
+  }
+  hr->mark_bytes[0] = m->counter;
 
   /* Finalizer: objects already f-reachable, waiting for the finalizer thread */
-  mark_counter = 0;
-  pthread_mutex_lock(&rt->fin_lock);
-  for (size_t i = 0; i < rt->fq_n; i++) {
-    mark_obj(rt, rt->fq[(rt->fq_head + i) % rt->fq_cap]);
-    drain(rt);
+  m->counter = 0;
+  if (w == 0) {
+    pthread_mutex_lock(&rt->fin_lock);
+    for (size_t i = 0; i < rt->fq_n; i++) {
+      mark_obj(rt, m, rt->fq[(rt->fq_head + i) % rt->fq_cap]);
+      drain(rt, m);
+    }
+    pthread_mutex_unlock(&rt->fin_lock);
   }
-  pthread_mutex_unlock(&rt->fin_lock);
-  rec->mark_bytes[1] = mark_counter;
+  hr->mark_bytes[1] = m->counter;
 
-  /* Handles: strong and pinned */
-  mark_counter = 0;
-  for (struct rgc_handle_chunk *c = rt->handle_chunks; c; c = c->next)
+  /* Handles: strong and pinned, chunks dealt round-robin */
+  m->counter = 0;
+  int ci = 0;
+  for (struct rgc_handle_chunk *c = rt->handle_chunks; c; c = c->next, ci++) {
+    if (ci % nw != w) continue;
     for (int i = 0; i < RGC_HANDLE_CHUNK; i++) {
       struct rgc_handle_slot *s = &c->slots[i];
       void *o = atomic_load_explicit(&s->obj, memory_order_relaxed);
       if (!s->in_use || !o || (s->kind != RGC_HANDLE_STRONG && s->kind != RGC_HANDLE_PINNED)) continue;
-      if (s->kind == RGC_HANDLE_PINNED) {
-        struct rgc_region *r = rgc_region_of(rt, o);
-        if (r && r->condemned && r->gen <= 2) {
-          struct rgc_hdr *h = hdr_of(o);
-          if (!(hflags(h) & OF_PINNED)) {
-            hset(h, hflags(h) | OF_PINNED);
-            r->has_pinned = true;
-            r->pinned_bytes += h->size;
-            rec->pinned_count++;
-          }
-          RGC_VEC_PUSH(rt->pins, rt->pins_n, rt->pins_cap, s);
-        }
-      }
-      mark_obj(rt, o);
-      drain(rt);
+      mark_obj(rt, m, o);
+      drain(rt, m);
     }
-  rec->mark_bytes[2] = mark_counter;
+  }
+  hr->mark_bytes[2] = m->counter;
 
-  /* Older generations: dirty cards */
-  mark_counter = 0;
-  if (rt->condemned_gen < 2) mark_older(rt);
-  rec->mark_bytes[3] = mark_counter;
+  /* Older generations of this heap: dirty cards; then help until done */
+  m->counter = 0;
+  if (rt->condemned_gen < 2) mark_older(rt, m, w);
+  for (;;) {
+    drain(rt, m);
+    if (nw == 1 || !rgc_pool_take(rt, m)) break;
+  }
+  hr->mark_bytes[3] = m->counter;
+  m->share = false;
+}
 
+/* Pinned handles: flag their condemned targets before marking (serial). */
+static void pin_targets(struct rgc_runtime *rt) {
+  struct rgc_gc_record *rec = &rt->rec;
+  for (struct rgc_handle_chunk *c = rt->handle_chunks; c; c = c->next)
+    for (int i = 0; i < RGC_HANDLE_CHUNK; i++) {
+      struct rgc_handle_slot *s = &c->slots[i];
+      void *o = atomic_load_explicit(&s->obj, memory_order_relaxed);
+      if (!s->in_use || !o || s->kind != RGC_HANDLE_PINNED) continue;
+      struct rgc_region *r = rgc_region_of(rt, o);
+      if (!r || !r->condemned || r->gen > 2) continue;
+      struct rgc_hdr *h = hdr_of(o);
+      if (!(hflags(h) & OF_PINNED)) {
+        hset(h, hflags(h) | OF_PINNED);
+        r->has_pinned = true;
+        r->pinned_bytes += h->size;
+        rec->pinned_count++;
+      }
+      RGC_VEC_PUSH(rt->pins, rt->pins_n, rt->pins_cap, s);
+    }
+}
+
+void rgc_mark_phase(struct rgc_runtime *rt) {
+  struct rgc_gc_record *rec = &rt->rec;
+  pin_targets(rt);
+  rgc_pool_reset(rt, rt->nheaps);
+  rgc_par_run(rt, mark_worker);
+
+  /* The rest is serial, on the GC thread (worker 0's marker). */
+  struct rgc_marker *m = &rt->markers[0];
   /* Short weak handles die before finalization can resurrect their targets. */
   clear_weak(rt, RGC_HANDLE_WEAK_SHORT);
 
   /* Finalization: dead finalizable objects become f-reachable (and live). */
-  mark_counter = 0;
+  m->counter = 0;
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *hp = &rt->heaps[hi];
     size_t k = 0;
@@ -130,18 +167,22 @@ void rgc_mark_phase(struct rgc_runtime *rt) {
       void *o = hp->fin_objs[i];
       if (!dead(rt, o)) { hp->fin_objs[k++] = o; continue; }
       struct rgc_hdr *h = hdr_of(o);
-      hset(h, hflags(h) & ~OF_FINAL);
+      atomic_fetch_and_explicit(&h->flags, ~OF_FINAL, memory_order_relaxed);
       if (hflags(h) & OF_SUPPRESS) continue;
-      uint64_t before = mark_counter;
-      mark_obj(rt, o);
-      drain(rt);
+      uint64_t before = m->counter;
+      mark_obj(rt, m, o);
+      drain(rt, m);
       rec->fin_promoted_count++;
-      rec->fin_promoted_bytes += mark_counter - before;
+      rec->fin_promoted_bytes += m->counter - before;
       rgc_fq_push(rt, o);
     }
     hp->fin_n = k;
   }
-  rec->mark_bytes[1] += mark_counter;
+  rec->heap[0].mark_bytes[1] += m->counter;
 
   clear_weak(rt, RGC_HANDLE_WEAK_LONG);
+  for (int i = 0; i < 4; i++) {
+    rec->mark_bytes[i] = 0;
+    for (int hi = 0; hi < rt->nheaps; hi++) rec->mark_bytes[i] += rec->heap[hi].mark_bytes[i];
+  }
 }

@@ -28,23 +28,28 @@ size_t rgc_object_size(const void *obj) { return hdr_of(obj)->size; }
 size_t rgc_array_length(const void *arr) { return (size_t)*(const uint64_t *)arr; }
 void *rgc_array_data(void *arr) { return (uint8_t *)arr + 8; }
 
-/* The write barrier: store, then dirty the slot's card unless the holder is
- * in gen0 (nothing is younger than gen0). */
+/* The write barrier: while a background GC marks, log the overwritten
+ * reference of an old object (snapshot-at-the-beginning, rgc_bgc.c); store
+ * (atomically: the BGC thread may be reading the slot); then dirty the
+ * slot's card unless the holder is in gen0 (nothing is younger). */
 void rgc_write_ref(void *obj, void **slot, void *val) {
-  *slot = val;
-  if (!val) return;
   struct rgc_thread *t = rgc_current_thread();
   struct rgc_runtime *rt = t ? t->rt : NULL;
-  if (!rt) return;
+  if (!rt) { __atomic_store_n(slot, val, __ATOMIC_RELAXED); return; }
   struct rgc_region *r = rgc_region_of(rt, obj);
-  if (r && r->gen != 0) rgc_card_set(rt, slot);
+  if (r && r->gen >= 2 && atomic_load_explicit(&rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING) {
+    void *old = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (old && rgc_bgc_needs_shade(rt, old)) rgc_satb_log(rt, old);
+  }
+  __atomic_store_n(slot, val, __ATOMIC_RELAXED);
+  if (val && r && r->gen != 0) rgc_card_set(rt, slot);
 }
 
 void rgc_array_set(void *arr, size_t i, void *val) {
   rgc_write_ref(arr, &((void **)((uint8_t *)arr + 8))[i], val);
 }
 void *rgc_array_get(const void *arr, size_t i) {
-  return ((void *const *)((const uint8_t *)arr + 8))[i];
+  return __atomic_load_n(&((void *const *)((const uint8_t *)arr + 8))[i], __ATOMIC_RELAXED);
 }
 
 static int bucket_of(size_t size) {

@@ -7,7 +7,7 @@
 
 #include "rgc_internal.h"
 
-int rgc_config_check(const struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
+int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
                      char *err, size_t errlen);
 
 static char *read_cmdline(void) {
@@ -66,7 +66,8 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     /* merge an induced request into the pending one */
     if (rq->gen > rt->req.gen) rt->req.gen = rq->gen;
     rt->req.reason = rq->reason;
-    rt->req.mode |= rq->mode;
+    if (!(rq->mode & RGC_COLLECT_NON_BLOCKING)) rt->req.mode &= ~(unsigned)RGC_COLLECT_NON_BLOCKING;
+    rt->req.mode |= rq->mode & ~(unsigned)RGC_COLLECT_NON_BLOCKING;
     rt->req.induced = true;
     target = rt->gc_done + (rt->gc_running ? 2 : 1);
   } else {
@@ -88,13 +89,21 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
 int rgc_collect(rgc_runtime *rt, int generation, unsigned mode) {
   if (generation < 0 || generation > 2) generation = 2;
   if (mode & RGC_COLLECT_OPTIMIZED) {
-    struct rgc_heap *h = &rt->heaps[0];
-    pthread_mutex_lock(&h->lock);
-    bool exhausted = h->new_alloc[generation] <= 0;
-    pthread_mutex_unlock(&h->lock);
+    bool exhausted = false;
+    for (int i = 0; i < rt->nheaps; i++) {
+      struct rgc_heap *h = &rt->heaps[i];
+      pthread_mutex_lock(&h->lock);
+      exhausted |= h->new_alloc[generation] <= 0;
+      pthread_mutex_unlock(&h->lock);
+    }
     if (!exhausted) return 0;
   }
-  struct rgc_request rq = {.gen = generation, .mode = mode | RGC_COLLECT_BLOCKING, .induced = true};
+  /* blocking unless asked otherwise (compacting implies blocking) */
+  if ((mode & RGC_COLLECT_NON_BLOCKING) && !(mode & RGC_COLLECT_COMPACTING))
+    mode &= ~(unsigned)RGC_COLLECT_BLOCKING;
+  else
+    mode = (mode | RGC_COLLECT_BLOCKING) & ~(unsigned)RGC_COLLECT_NON_BLOCKING;
+  struct rgc_request rq = {.gen = generation, .mode = mode, .induced = true};
   rq.reason = (mode & RGC_COLLECT_COMPACTING) ? 10 : (mode & RGC_COLLECT_OPTIMIZED) ? 7 : 1;
   atomic_fetch_add(&rt->client_seq, 1);
   return rgc_request_gc(rt, &rq, 0);
@@ -167,7 +176,8 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
   pthread_cond_init(&rt->fin_cv, NULL);
   pthread_cond_init(&rt->fin_done_cv, NULL);
   pthread_mutex_init(&rt->info_lock, NULL);
-  rt->nheaps = 1;
+  rt->nheaps = (int)cfg.heap_count;
+  atomic_store(&rt->latency_mode, cfg.concurrent ? RGC_LATENCY_INTERACTIVE : RGC_LATENCY_BATCH);
   for (int i = 0; i < rt->nheaps; i++) {
     struct rgc_heap *h = &rt->heaps[i];
     h->index = i;
@@ -182,8 +192,11 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
   rt->start_ns = rgc_now_ns();
   rgc_trace_init();
   rgc_ev_runtime_info(rt);
-  if (pthread_create(&rt->gc_thread, NULL, gc_main, rt)) {
-    if (err) snprintf(err, errlen, "cannot start the GC thread");
+  if (rgc_workers_start(rt) || rgc_bgc_start_thread(rt) ||
+      pthread_create(&rt->gc_thread, NULL, gc_main, rt)) {
+    if (err) snprintf(err, errlen, "cannot start the GC threads");
+    rgc_bgc_stop_thread(rt);
+    rgc_workers_stop(rt);
     rgc_unreserve(rt);
     free(rt->cmdline);
     free(rt);
@@ -196,6 +209,8 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
     pthread_cond_broadcast(&rt->req_cv);
     pthread_mutex_unlock(&rt->req_lock);
     pthread_join(rt->gc_thread, NULL);
+    rgc_bgc_stop_thread(rt);
+    rgc_workers_stop(rt);
     rgc_unreserve(rt);
     free(rt->cmdline);
     free(rt);
@@ -213,6 +228,8 @@ void rgc_destroy(rgc_runtime *rt) {
   pthread_cond_broadcast(&rt->done_cv);
   pthread_mutex_unlock(&rt->req_lock);
   pthread_join(rt->gc_thread, NULL);
+  rgc_bgc_stop_thread(rt);   /* lets a running BGC finish */
+  rgc_workers_stop(rt);
   for (struct rgc_type *t = rt->types, *n; t; t = n) {
     n = t->next;
     free(t->name);
@@ -228,7 +245,6 @@ void rgc_destroy(rgc_runtime *rt) {
     pthread_mutex_destroy(&rt->heaps[i].lock);
   }
   free(rt->fq);
-  free(rt->mark_stack);
   free(rt->copied);
   free(rt->pins);
   free(rt->cmdline);
@@ -251,3 +267,15 @@ void rgc_destroy(rgc_runtime *rt) {
 
 void rgc_request_begin(rgc_runtime *rt, uint64_t id) { (void)rt; rgc_ev_request(1, id); }
 void rgc_request_end(rgc_runtime *rt, uint64_t id) { (void)rt; rgc_ev_request(0, id); }
+
+int rgc_set_latency_mode(rgc_runtime *rt, enum rgc_latency_mode mode) {
+  if ((unsigned)mode > RGC_LATENCY_SUSTAINED_LOW_LATENCY) return -1;
+  if (!rt->cfg.concurrent && (mode == RGC_LATENCY_INTERACTIVE || mode == RGC_LATENCY_SUSTAINED_LOW_LATENCY))
+    return -1;
+  atomic_store(&rt->latency_mode, (int)mode);
+  return 0;
+}
+
+enum rgc_latency_mode rgc_get_latency_mode(rgc_runtime *rt) {
+  return (enum rgc_latency_mode)atomic_load(&rt->latency_mode);
+}

@@ -2,28 +2,40 @@
  * collection counts and the `!eeheap -gc`-style heap dump. */
 #include "rgc_internal.h"
 
-void rgc_gen_stats(struct rgc_runtime *rt, uint64_t size[RGC_NGEN], uint64_t fl[RGC_NGEN],
-                   uint64_t fo[RGC_NGEN]) {
+void rgc_gen_stats(struct rgc_runtime *rt, struct rgc_gc_record *rec, int after) {
+  uint64_t *size = after ? rec->size_after : rec->size_before;
+  uint64_t *fl = after ? rec->fl_after : rec->fl_before;
+  uint64_t *fo = after ? rec->fo_after : rec->fo_before;
   for (int g = 0; g < RGC_NGEN; g++) size[g] = fl[g] = fo[g] = 0;
-  for (int hi = 0; hi < rt->nheaps; hi++)
-    for (int g = 0; g < RGC_NGEN; g++)
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    struct rgc_heap_rec *hr = &rec->heap[hi];
+    uint64_t *hs = after ? hr->size_after : hr->size_before;
+    uint64_t *hf = after ? hr->fl_after : hr->fl_before;
+    uint64_t *ho = after ? hr->fo_after : hr->fo_before;
+    for (int g = 0; g < RGC_NGEN; g++) {
+      hs[g] = hf[g] = ho[g] = 0;
       for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next) {
-        size[g] += (uint64_t)(r->top - r->start);
-        fl[g] += r->fl_bytes;
-        fo[g] += r->fo_bytes;
+        hs[g] += (uint64_t)(r->top - r->start);
+        hf[g] += r->fl_bytes;
+        ho[g] += r->fo_bytes;
       }
+      size[g] += hs[g];
+      fl[g] += hf[g];
+      fo[g] += ho[g];
+    }
+  }
 }
 
 /* After a GC: fill the memory info of the kinds it belongs to. */
-void rgc_record_info(struct rgc_runtime *rt) {
-  const struct rgc_gc_record *rec = &rt->rec;
+void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
   struct rgc_memory_info mi;
   memset(&mi, 0, sizeof mi);
   mi.index = rec->index;
   mi.generation = (int)rec->gen;
   mi.compacted = rec->compacted;
-  mi.concurrent = 0;
+  mi.concurrent = rec->type == 1;
   mi.pause_durations_ns[0] = rec->pause_ns;
+  mi.pause_durations_ns[1] = rec->type == 1 ? rec->pause2_ns : 0;
   uint64_t promoted = 0;
   for (int g = 0; g < RGC_NGEN; g++) {
     mi.generation_info[g].size_before = rec->size_before[g];
@@ -49,11 +61,12 @@ void rgc_record_info(struct rgc_runtime *rt) {
   pthread_mutex_unlock(&rt->fin_lock);
 
   pthread_mutex_lock(&rt->info_lock);
-  rt->total_pause_ns += rec->pause_ns;
+  rt->total_pause_ns += rec->pause_ns + mi.pause_durations_ns[1];
   uint64_t elapsed = rgc_now_ns() - rt->start_ns;
   mi.pause_time_percentage = elapsed ? 100.0 * (double)rt->total_pause_ns / (double)elapsed : 0;
   rt->info[RGC_GC_KIND_ANY] = mi;
   if (rec->gen < 2) rt->info[RGC_GC_KIND_EPHEMERAL] = mi;
+  else if (rec->type == 1) rt->info[RGC_GC_KIND_BACKGROUND] = mi;
   else rt->info[RGC_GC_KIND_FULL_BLOCKING] = mi;
   rgc_gc_callback cb = rt->gc_cb;
   void *ctx = rt->gc_cb_ctx;
@@ -71,8 +84,7 @@ void rgc_set_gc_callback(rgc_runtime *rt, rgc_gc_callback fn, void *ctx) {
 int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memory_info *out) {
   if ((unsigned)kind > RGC_GC_KIND_BACKGROUND) return -1;
   pthread_mutex_lock(&rt->info_lock);
-  if (kind == RGC_GC_KIND_BACKGROUND) memset(out, 0, sizeof *out);  /* no background GC yet */
-  else *out = rt->info[kind];
+  *out = rt->info[kind];
   pthread_mutex_unlock(&rt->info_lock);
   return 0;
 }

@@ -23,9 +23,9 @@ rgc_thread *rgc_attach_thread(rgc_runtime *rt) {
   struct rgc_thread *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->rt = rt;
-  t->heap = &rt->heaps[0];
   t->tid = (pid_t)syscall(SYS_gettid);
   pthread_mutex_lock(&rt->thread_lock);
+  t->heap = &rt->heaps[rt->next_heap++ % rt->nheaps];  /* server GC: round robin */
   while (atomic_load(&rt->suspend_flag)) pthread_cond_wait(&rt->resume_cv, &rt->thread_lock);
   atomic_store(&t->state, TS_COOP);
   t->next = rt->threads;

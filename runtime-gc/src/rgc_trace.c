@@ -50,15 +50,31 @@ void rgc_ev_runtime_info(struct rgc_runtime *rt) {
     e.Version = RGC_VERSION; e.CommandLine = rt->cmdline ? rt->cmdline : "";
   });
 }
-void rgc_ev_suspend_begin(uint32_t count) {
-  EMIT(GCSuspendEEBegin_V1, GCSuspendEEBegin, { e.Reason = 1; e.Count = count; });
+void rgc_ev_suspend_begin(uint32_t count, uint32_t reason) {
+  EMIT(GCSuspendEEBegin_V1, GCSuspendEEBegin, { e.Reason = reason; e.Count = count; });
 }
 void rgc_ev_suspend_end(void) { EMIT(GCSuspendEEEnd_V1, GCSuspendEEEnd, {}); }
 void rgc_ev_triggered(uint32_t reason) { EMIT(GCTriggered, GCTriggered, { e.Reason = reason; }); }
-void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint64_t seq) {
+void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t type, uint64_t seq) {
   EMIT(GCStart_V2, GCStart, {
-    e.Count = count; e.Depth = depth; e.Reason = reason; e.Type = 0; e.ClientSequenceNumber = seq;
+    e.Count = count; e.Depth = depth; e.Reason = reason; e.Type = type; e.ClientSequenceNumber = seq;
   });
+}
+void rgc_ev_bgc(int which) {
+  switch (which) {
+  case 0: EMIT(BGCBegin, BGCBegin, {}); break;
+  case 1: EMIT(BGC1stNonConEnd, BGC1stNonConEnd, {}); break;
+  case 2: EMIT(BGC1stConEnd, BGC1stConEnd, {}); break;
+  case 3: EMIT(BGC2ndNonConBegin, BGC2ndNonConBegin, {}); break;
+  case 4: EMIT(BGC2ndNonConEnd, BGC2ndNonConEnd, {}); break;
+  case 5: EMIT(BGC2ndConBegin, BGC2ndConBegin, {}); break;
+  case 6: EMIT(BGC2ndConEnd, BGC2ndConEnd, {}); break;
+  case 7: EMIT(BGC1stSweepEnd, BGC1stSweepEnd, { e.GenNumber = 2; }); break;
+  }
+}
+void rgc_ev_bgc_alloc_wait(int begin, uint32_t reason) {
+  if (begin) EMIT(BGCAllocWaitBegin, BGCAllocWaitBegin, { e.Reason = reason; });
+  else EMIT(BGCAllocWaitEnd, BGCAllocWaitEnd, { e.Reason = reason; });
 }
 void rgc_ev_mark(uint32_t heap, uint32_t type, uint64_t bytes) {
   EMIT(GCMarkWithType, GCMarkWithType, { e.HeapNum = heap; e.Type = type; e.Bytes = bytes; });
@@ -73,33 +89,37 @@ void rgc_ev_pin(struct rgc_runtime *rt, struct rgc_handle_slot *s) {
   });
 }
 void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
-  const struct rgc_heap *h = &rt->heaps[0];
   EMIT(GCGlobalHeapHistory_V4, GCGlobalHeapHistory, {
-    e.FinalYoungestDesired = (uint64_t)h->desired[0]; e.NumHeaps = rt->nheaps;
+    for (int hi = 0; hi < rec->nheaps; hi++) e.FinalYoungestDesired += (uint64_t)rt->heaps[hi].desired[0];
+    e.NumHeaps = rec->nheaps;
     e.CondemnedGeneration = rec->gen; e.Gen0ReductionCount = 0; e.Reason = rec->reason;
-    e.GlobalMechanisms = (rec->compacted ? 0x2u : 0) | (rec->promoted_any ? 0x4u : 0) |
-                         (rec->demoted ? 0x8u : 0);
-    e.PauseMode = 0; /* Batch: non-concurrent */
+    e.GlobalMechanisms = (rec->type == 1 ? 0x1u : 0) | (rec->compacted ? 0x2u : 0) |
+                         (rec->promoted_any ? 0x4u : 0) | (rec->demoted ? 0x8u : 0);
+    e.PauseMode = rec->pause_mode;
     e.MemoryPressure = (uint32_t)rgc_memory_load_percent(rt, NULL);
     e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
     e.Count = 3;  /* Times: mark, plan+relocate+fix-up, sweep (microseconds) */
     for (int i = 0; i < 3; i++) e.Times[i] = (uint32_t)rec->phase_us[i];
   });
-  EMIT(GCPerHeapHistory_V3, GCPerHeapHistory, {
-    e.FreeListAllocated = rec->fl_allocated; e.FreeListRejected = 0;
-    e.EndOfSegAllocated = rec->eos_allocated; e.CondemnedAllocated = rec->condemned_allocated;
-    e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
-    e.CompactMechanisms = rec->compact_mech; e.ExpandMechanisms = 0; e.HeapIndex = 0;
-    e.Count = RGC_NGEN;
-    for (int g = 0; g < RGC_NGEN; g++) {
-      e.SizeBefore[g] = rec->size_before[g]; e.FreeListBefore[g] = rec->fl_before[g];
-      e.FreeObjBefore[g] = rec->fo_before[g]; e.SizeAfter[g] = rec->size_after[g];
-      e.FreeListAfter[g] = rec->fl_after[g]; e.FreeObjAfter[g] = rec->fo_after[g];
-      e.In[g] = rec->in[g]; e.PinnedSurv[g] = rec->pinned_surv[g];
-      e.NonePinnedSurv[g] = rec->surv[g] - rec->pinned_surv[g];
-      e.NewAllocation[g] = h->new_alloc[g] > 0 ? (uint64_t)h->new_alloc[g] : 0;
-    }
-  });
+  for (int hi = 0; hi < rec->nheaps; hi++) {
+    const struct rgc_heap_rec *hr = &rec->heap[hi];
+    const struct rgc_heap *h = &rt->heaps[hi];
+    EMIT(GCPerHeapHistory_V3, GCPerHeapHistory, {
+      e.FreeListAllocated = hr->fl_allocated; e.FreeListRejected = 0;
+      e.EndOfSegAllocated = hr->eos_allocated; e.CondemnedAllocated = hr->condemned_allocated;
+      e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
+      e.CompactMechanisms = rec->compact_mech; e.ExpandMechanisms = 0; e.HeapIndex = (uint32_t)hi;
+      e.Count = RGC_NGEN;
+      for (int g = 0; g < RGC_NGEN; g++) {
+        e.SizeBefore[g] = hr->size_before[g]; e.FreeListBefore[g] = hr->fl_before[g];
+        e.FreeObjBefore[g] = hr->fo_before[g]; e.SizeAfter[g] = hr->size_after[g];
+        e.FreeListAfter[g] = hr->fl_after[g]; e.FreeObjAfter[g] = hr->fo_after[g];
+        e.In[g] = hr->in[g]; e.PinnedSurv[g] = hr->pinned_surv[g];
+        e.NonePinnedSurv[g] = hr->surv[g] - hr->pinned_surv[g];
+        e.NewAllocation[g] = h->new_alloc[g] > 0 ? (uint64_t)h->new_alloc[g] : 0;
+      }
+    });
+  }
 }
 void rgc_ev_gc_end(uint32_t count, uint32_t depth) {
   EMIT(GCEnd_V1, GCEnd, { e.Count = count; e.Depth = depth; });

@@ -32,6 +32,12 @@ static bool known_type(struct rgc_runtime *rt, uintptr_t tw) {
 
 #define VFAIL(fmt, ...) rgc_fatal("heap verification (GC %u): " fmt, rt->rec.index, __VA_ARGS__)
 
+/* During a BGC's sweep, unmarked objects of regions not swept yet are dead:
+ * their slots may point at objects already swept. */
+static bool bgc_dead(struct rgc_runtime *rt, const struct rgc_region *r, uint32_t f) {
+  return r->bgc_condemned && atomic_load(&rt->bgc_phase) == RGC_BGC_SWEEPING && !(f & OF_BMARK);
+}
+
 void rgc_verify_heap(struct rgc_runtime *rt) {
   /* object-start bitmap over the used part of the reservation */
   size_t hi_slot = 0;
@@ -53,6 +59,7 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
             VFAIL("bad object size %u at %p (gen%d)", h->size, (void *)p, g);
           uint32_t f = hflags(h);
           if (f & (OF_MARK | OF_PINNED | OF_FWD)) VFAIL("stale GC flags 0x%x at %p", f, (void *)p);
+          if ((f & OF_BMARK) && !r->bgc_condemned) VFAIL("stale BGC mark 0x%x at %p", f, (void *)p);
           if (f & OF_FREE) {
             fl += h->size;
           } else {
@@ -98,6 +105,7 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
         for (uint8_t *p = r->start; p < r->top; p += ((struct rgc_hdr *)p)->size) {
           struct rgc_hdr *h = (struct rgc_hdr *)p;
           if (hflags(h) & OF_FREE) continue;
+          if (bgc_dead(rt, r, hflags(h))) continue;
           RGC_FOR_EACH_SLOT(h, slot, {
             void *v = *slot;
             if (v) {

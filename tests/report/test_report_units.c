@@ -1,33 +1,290 @@
 /*
  * Report helpers: linear-interpolation percentiles (numpy's default method,
- * worked by hand) and PerfView-style number text.
+ * worked by hand), PerfView-style number text, the aligned text table, and
+ * st_load's column selection.
  *   x = 1, 2, 3, 4, 10: P50 -> rank 0.5*4 = 2 -> 3; P95 -> rank 3.8 -> 4 + 0.8*6 = 8.8;
  *   P99 -> rank 3.96 -> 4 + 0.96*6 = 9.76. One value: every percentile is it.
+ *
+ * usage: test_report_units [SCRATCH_DIR]   (a database is written there; default ".")
  */
 #include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "gcs_tables.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
 static int fails;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
 
-int main(void) {
+/* ---- number text ------------------------------------------------------------ */
+
+/* The definition rpt_num must meet: printf's "%.*f", "-0..." without its sign,
+ * then a comma every three integer digits. */
+static void ref_num(char *out, double v, int d) {
+  char raw[400];
+  snprintf(raw, sizeof raw, "%.*f", d, v);
+  const char *s = raw;
+  if (*s == '-' && strspn(s + 1, "0.") == strlen(s + 1)) s++;
+  size_t o = 0;
+  if (*s == '-') out[o++] = *s++;
+  size_t intlen = strcspn(s, ".");
+  for (size_t i = 0; i < intlen; i++) {
+    out[o++] = s[i];
+    if ((intlen - i - 1) % 3 == 0 && i + 1 < intlen) out[o++] = ',';
+  }
+  strcpy(out + o, s + intlen);
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void) { /* xorshift64 */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static void test_num(void) {
+  char b[400], r[400];
+  CHECK(strcmp(rpt_num(b, 64, 12345.6789, 3), "12,345.679") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -1234567.5, 1), "-1,234,567.5") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 999.9996, 3), "1,000.000") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -0.0001, 1), "0.0") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -0.0, 3), "0.000") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -0.4, 0), "0") == 0);
+  CHECK(strcmp(rpt_num(b, 64, NAN, 1), "NaN") == 0);
+  CHECK(strcmp(rpt_num(b, 64, INFINITY, 1), "Infinity") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -INFINITY, 1), "-Infinity") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 42, 0), "42") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 100, 0), "100") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 1000, 0), "1,000") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -999999.0004, 3), "-999,999.000") == 0);
+  /* Decimal ties are decided by the binary value (printf rounds it exactly):
+   * 0.0025 is 0.00250000000000000005..., 1.0005 is 1.000499999999999989...,
+   * 2.675 is 2.67499999999999982..., 0.125 is exact (tie to even). */
+  CHECK(strcmp(rpt_num(b, 64, 0.0025, 3), "0.003") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 1.0005, 3), "1.000") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 2.675, 2), "2.67") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 0.125, 2), "0.12") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 0.375, 2), "0.38") == 0);
+  CHECK(strcmp(rpt_num(b, 64, 2.5, 0), "2") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -3.5, 0), "-4") == 0);
+  /* Larger than any fast path; printf's digits with separators. */
+  CHECK(strcmp(rpt_num(b, sizeof b, 1e20, 1), "100,000,000,000,000,000,000.0") == 0);
+  CHECK(strcmp(rpt_num(b, sizeof b, 4294967296.25, 3), "4,294,967,296.250") == 0);
+  /* A buffer too small is never overrun. */
+  memset(b, 'x', sizeof b);
+  rpt_num(b, 8, 1234567.891, 3);
+  CHECK(strlen(b) < 8 && strncmp(b, "1,234,", 6) == 0);
+  /* A value wider than 64 characters is not cut short. */
+  rpt_num(b, sizeof b, 1e70, 0);
+  CHECK(strlen(b) == 71 + 23 && b[0] == '1' && b[1] == '0' && b[2] == ',');
+
+  /* Against the definition: random magnitudes, and values on or one ulp away
+   * from decimal ties, every decimals count the reports use and more. */
+  int bad = 0;
+  for (int i = 0; i < 400000 && bad < 5; i++) {
+    uint64_t x = next_rand();
+    int d = (int)(x % 8);
+    double v;
+    switch ((x >> 3) % 4) {
+    case 0: /* mantissa * 10^(-6..12) */
+      v = (double)(next_rand() >> 11) / 9007199254740992.0 * pow(10, (double)((x >> 5) % 19) - 6);
+      break;
+    case 1: { /* exactly (k + 0.5) / 10^d, rounded to a double */
+      double k = (double)(next_rand() % 100000000);
+      v = (k + 0.5) / pow(10, d);
+      break;
+    }
+    case 2: { /* one ulp either side of that */
+      double k = (double)(next_rand() % 1000000);
+      v = (k + 0.5) / pow(10, d);
+      v = nextafter(v, (x >> 6) & 1 ? INFINITY : -INFINITY);
+      break;
+    }
+    default: /* around the fast path's upper bound */
+      v = ldexp(1.0, 40) / pow(10, d) * (0.999 + (double)(next_rand() % 2000) / 1e6);
+      break;
+    }
+    if ((x >> 8) & 1) v = -v;
+    rpt_num(b, sizeof b, v, d);
+    ref_num(r, v, d);
+    if (strcmp(b, r) != 0) {
+      fprintf(stderr, "rpt_num(%.17g, %d) = \"%s\", want \"%s\"\n", v, d, b, r);
+      bad++;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+/* ---- aligned table ------------------------------------------------------------ */
+
+static char *print_to_string(const struct rpt_table *t, int color) {
+  FILE *f = tmpfile();
+  if (!f) return NULL;
+  rpt_table_print(t, f, color);
+  long n = ftell(f);
+  rewind(f);
+  char *s = calloc((size_t)n + 1, 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+  fclose(f);
+  return s;
+}
+
+static void test_table(void) {
+  const char *h[] = { "A", "Num", "Last" };
+  struct rpt_table t;
+  rpt_table_init(&t, 3, h);
+  t.right[1] = 1;
+  const char *r1[] = { "xx", "1,234.5", "end" }, *r2[] = { NULL, "7", NULL };
+  CHECK(rpt_table_add(&t, r1) == 1);
+  CHECK(rpt_table_add(&t, r2) == 2);
+  CHECK(strcmp(rpt_table_cell(&t, 1, 1), "1,234.5") == 0 && strcmp(rpt_table_cell(&t, 2, 2), "") == 0);
+  t.mark[2] = 1;
+  /* Widths 2, 7, 4; the last (left-aligned) column is not padded. */
+  const char *plain = "A       Num  Last\n"
+                      "-----------------\n"
+                      "xx  1,234.5  end\n"
+                      "          7  \n";
+  char *s = print_to_string(&t, 0);
+  CHECK(s && strcmp(s, plain) == 0);
+  free(s);
+  s = print_to_string(&t, 1);
+  CHECK(s && strcmp(s, "A       Num  Last\n-----------------\nxx  1,234.5  end\n\033[1;31m          7  \033[0m\n") == 0);
+  free(s);
+  /* Many rows: the arena and offsets grow and every cell stays intact. */
+  for (int i = 0; i < 5000; i++) {
+    char a[16], n[16];
+    snprintf(a, sizeof a, "r%d", i);
+    snprintf(n, sizeof n, "%d", i * 7);
+    const char *row[] = { a, n, "z" };
+    rpt_table_add(&t, row);
+  }
+  CHECK(t.nrows == 5002 && strcmp(rpt_table_cell(&t, 5002, 0), "r4999") == 0 &&
+        strcmp(rpt_table_cell(&t, 5002, 1), "34993") == 0 && strcmp(rpt_table_cell(&t, 1, 0), "xx") == 0);
+  rpt_table_free(&t);
+}
+
+/* ---- st_load: what each level reads ---------------------------------------- */
+
+/* Process 100: GC 1 gen0 (no GCPerHeapHistory, but "Induced NotForced" from
+ * the global history), GC 2 a background gen2 with per-heap history and both
+ * BGC pauses, GC 3 incomplete. Process 200: one GC, none with history. */
+static const char *const fixture_sql =
+    "INSERT INTO traces (id, path, identity, event_count, gc_event_count, discarded, source, imported_ns) "
+    "VALUES (1, 'fixture', 'f', 0, 0, 0, 'lttng', 0);"
+    "INSERT INTO processes (trace_id, pid, name, event_count, gc_event_count) VALUES (1, 100, 'app', 0, 0), "
+    "(1, 200, 'other', 0, 0);"
+    "INSERT INTO gc_process_summary (trace_id, pid, clr_instance, gc_count, incomplete_count, induced_count, "
+    "total_pause_msec, total_alloc_mb, total_promoted_mb, process_duration_msec, pct_pause_time, lost_events, "
+    "max_heap_mb) VALUES (1, 100, 0, 2, 1, 0, 3.5, 10, 1, 100, 3.5, 0, 50), "
+    "(1, 200, 0, 1, 0, 0, 1, 1, 0, 10, 10, 0, 5);"
+    "INSERT INTO gcs (trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, reason, "
+    "reason_name, complete, pause_start_msec, pause_msec, suspend_msec, peak_mb, after_mb, gen0_mb, "
+    "bgc_pause1_msec, bgc_pause2_msec, duration_msec, phh_count, total_alloc_mb, "
+    "cr_initial_generation, cr_final_generation, cr_induced) VALUES "
+    "(1, 100, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 10, 1.5, 0.1, 20, 12, 4.25, NULL, NULL, 1.5, 0, 4, "
+    " 0, 0, 2),"
+    "(1, 100, 0, 2, 1, 2, 1, '2B', 0, 'AllocSmall', 1, 30, 2, 0.2, 50, 40, 3.5, 1.25, 0.75, 80, 1, 6, "
+    " 2, 2, 0),"
+    "(1, 100, 0, 3, 2, 1, 0, '1N', 5, 'OutOfSpaceSOH', 0, 120, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+    " NULL, 0, NULL, 0, 0, 0),"
+    "(1, 200, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 5, 1, 0.1, 5, 3, 1, NULL, NULL, 1, 0, 1, 1, 1, 0);";
+
+static const struct st_proc *find_proc(const struct st_model *m, int pid) {
+  for (int i = 0; i < m->nprocs; i++)
+    if (m->procs[i].pid == pid) return &m->procs[i];
+  return NULL;
+}
+
+static char *text_of(const struct st_model *m) {
+  FILE *f = tmpfile();
+  if (!f) return NULL;
+  st_write_text(f, m, 0, 0);
+  long n = ftell(f);
+  rewind(f);
+  char *s = calloc((size_t)n + 1, 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+  fclose(f);
+  return s;
+}
+
+static void test_load(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/test_report_units.db", dir);
+  unlink(path);
+  sqlite3 *w;
+  char *e = NULL;
+  CHECK(sqlite3_open(path, &w) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, GCS_SCHEMA_SQL, NULL, NULL, &e) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, fixture_sql, NULL, NULL, &e) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, GCS_INDEX_SQL, NULL, NULL, &e) == SQLITE_OK);
+  if (e) fprintf(stderr, "fixture: %s\n", e);
+  sqlite3_free(e);
+  sqlite3_close(w);
+
+  char err[600];
+  sqlite3 *db = rpt_open(path, 0, 0, err, sizeof err);
+  CHECK(db != NULL);
+  if (!db) return;
+  struct st_model narrow, all, procs;
+  CHECK(st_load(db, -1, ST_LOAD_TEXT, &narrow, err, sizeof err) == 0);
+  CHECK(st_load(db, -1, ST_LOAD_ALL, &all, err, sizeof err) == 0);
+  CHECK(st_load(db, 100, ST_LOAD_PROCS, &procs, err, sizeof err) == 0);
+
+  /* ST_LOAD_PROCS: the process and its summary, no GC. */
+  CHECK(procs.nprocs == 1 && procs.procs[0].pid == 100 && procs.procs[0].ngcs == 0);
+  CHECK(procs.procs[0].name && strcmp(procs.procs[0].name, "app") == 0 && procs.procs[0].gc_count == 2);
+
+  const struct st_proc *n1 = find_proc(&narrow, 100), *a1 = find_proc(&all, 100), *n2 = find_proc(&narrow, 200);
+  CHECK(narrow.nprocs == 2 && n1 && a1 && n2);
+  if (n1 && a1 && n2) {
+    CHECK(n1->ngcs == 3 && a1->ngcs == 3 && n2->ngcs == 1);
+    /* Shown columns are read; the --wide-only ones stay NaN, except the BGC pauses. */
+    CHECK(n1->gcs[0].v[STC_pause_msec] == 1.5 && n1->gcs[0].v[STC_peak_mb] == 20);
+    CHECK(isnan(n1->gcs[0].v[STC_gen0_mb]) && a1->gcs[0].v[STC_gen0_mb] == 4.25);
+    CHECK(n1->gcs[1].v[STC_bgc_pause1_msec] == 1.25 && n1->gcs[1].v[STC_bgc_pause2_msec] == 0.75);
+    CHECK(n1->gcs[1].duration_msec == 80 && n1->gcs[1].type == 1 && n1->gcs[1].gen == 2);
+    CHECK(strcmp(n1->gcs[2].reason, "OutOfSpaceSOH") == 0 && strcmp(n1->gcs[2].gen_name, "1N") == 0);
+    CHECK(!n1->gcs[2].complete && isnan(n1->gcs[2].v[STC_pause_msec]));
+    /* Condemned reasons: read for the process with per-heap history, on every
+     * GC (GC 1's comes from the global history alone). */
+    CHECK(n1->has_phh && n1->gcs[0].cr[4] == 2 && n1->gcs[1].cr[0] == 2 && n1->gcs[1].cr[1] == 2);
+    CHECK(memcmp(n1->gcs[0].cr, a1->gcs[0].cr, sizeof n1->gcs[0].cr) == 0);
+    CHECK(memcmp(n1->gcs[1].cr, a1->gcs[1].cr, sizeof n1->gcs[1].cr) == 0);
+    CHECK(!n2->has_phh);
+    /* Derived figures: complete GCs 1.5 and 2 ms. */
+    CHECK(n1->roll[0].count == 2 && n1->roll[0].total_pause == 3.5 && n1->kinds[ST_K_BGC].count == 1);
+    CHECK(n1->roll[0].total_alloc == 10); /* sum of total_alloc_mb over complete GCs: 4 + 6 */
+  }
+  /* The 120-column text is the same from either load. */
+  char *tn = text_of(&narrow), *ta = text_of(&all);
+  CHECK(tn && ta && strcmp(tn, ta) == 0);
+  CHECK(tn && strstr(tn, "Condemned reasons for GCs") && strstr(tn, "NotForced"));
+  free(tn);
+  free(ta);
+  st_free(&narrow);
+  st_free(&all);
+  st_free(&procs);
+  sqlite3_close(db);
+  unlink(path);
+}
+
+int main(int argc, char **argv) {
   const double x[] = { 1, 2, 3, 4, 10 };
   CHECK(fabs(st_percentile(x, 5, 50) - 3) < 1e-12);
   CHECK(fabs(st_percentile(x, 5, 95) - 8.8) < 1e-12);
   CHECK(fabs(st_percentile(x, 5, 99) - 9.76) < 1e-12);
   CHECK(fabs(st_percentile(x, 1, 99) - 1) < 1e-12);
   CHECK(isnan(st_percentile(x, 0, 50)));
-  char b[64];
-  CHECK(strcmp(rpt_num(b, sizeof b, 12345.6789, 3), "12,345.679") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, -1234567.5, 1), "-1,234,567.5") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, 999.9996, 3), "1,000.000") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, -0.0001, 1), "0.0") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, NAN, 1), "NaN") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, INFINITY, 1), "Infinity") == 0);
-  CHECK(strcmp(rpt_num(b, sizeof b, 42, 0), "42") == 0);
+  test_num();
+  test_table();
+  test_load(argc > 1 ? argv[1] : ".");
+  if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
   return fails != 0;
 }

@@ -14,6 +14,7 @@ int main(void) {
   struct rgc_config c;
   rgc_config_default(&c);
   c.gen0_size = 256 * 1024;
+  c.concurrent = 0;  /* every GC blocking: test_lttng checks the blocking sequence */
   char err[200];
   rgc_runtime *rt = rgc_create(&c, err, sizeof err);
   if (!rt) { fprintf(stderr, "lttng_prog: %s\n", err); return 1; }

@@ -1,6 +1,13 @@
 /* test_stress — randomized multi-threaded mutators with a shadow model.
  *
- *   rgc-test-stress THREADS OPS [SEED]
+ *   rgc-test-stress THREADS OPS [SEED [bgc]]
+ *
+ * With "bgc" (run it with RGC_gcConcurrent=1), induced gen2 GCs are
+ * non-blocking and an extra thread starts background GCs back to back while
+ * the mutators run, so mutators rewire old objects during concurrent marking
+ * and sweeping, and foreground GCs run inside BGCs. It checks that BGCs
+ * really ran, and every GC's heap verification and the shadow checks after
+ * GCs prove no live object was freed.
  *
  * Each thread owns a graph of nodes reachable from a root array and an LOH
  * array (old-to-young references through the card table) and mirrors it in a
@@ -27,6 +34,9 @@ static const rgc_type *node_t, *refs_t, *bytes_t, *fin_t;
 static rgc_runtime *rt;
 static long ops_per_thread;
 static unsigned base_seed = 1;
+static int bgc_mode;
+static _Atomic int mutators_done;
+static _Atomic uint64_t bgcs_seen, fgcs_seen;
 
 #define NROOTS 64
 #define NBIG 12000          /* 96 KB ref array: on the LOH */
@@ -209,7 +219,9 @@ static void *mutator(void *arg) {
       rgc_safepoint(s->t);
     } else if (r < 95 && op % 7 == 0) { /* induced GC of some generation */
       int g = (int)(rnd(s) % 3);
-      rgc_collect(rt, g, (rnd(s) & 1) ? RGC_COLLECT_COMPACTING : RGC_COLLECT_FORCED);
+      unsigned mode = (rnd(s) & 1) ? RGC_COLLECT_COMPACTING : RGC_COLLECT_FORCED;
+      if (bgc_mode && g == 2) mode = RGC_COLLECT_NON_BLOCKING;
+      rgc_collect(rt, g, mode);
       verify(s, 0);
     }
     if (op % 2000 == 0) verify(s, 0);
@@ -226,11 +238,33 @@ static void *mutator(void *arg) {
   return NULL;
 }
 
+/* bgc mode: background GCs back to back until the mutators are done. */
+static void *inducer(void *arg) {
+  (void)arg;
+  while (!atomic_load(&mutators_done)) {
+    rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING);
+    while (rgc_background_gc_in_progress(rt) && !atomic_load(&mutators_done)) usleep(200);
+    usleep(1000);
+  }
+  return NULL;
+}
+
+static void on_gc(void *ctx, const struct rgc_memory_info *mi) {
+  (void)ctx;
+  if (mi->concurrent) {
+    CHECK(mi->pause_durations_ns[0] > 0 && mi->pause_durations_ns[1] > 0);
+    atomic_fetch_add(&bgcs_seen, 1);
+  } else if (rgc_background_gc_in_progress(rt) && mi->generation < 2) {
+    atomic_fetch_add(&fgcs_seen, 1);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: rgc-test-stress THREADS OPS [SEED]\n"); return 2; }
   int nthreads = atoi(argv[1]);
   ops_per_thread = atol(argv[2]);
   if (argc > 3) base_seed = (unsigned)atoi(argv[3]);
+  bgc_mode = argc > 4 && !strcmp(argv[4], "bgc");
   CHECK(nthreads >= 1 && nthreads <= 16);
   char err[200];
   rt = rgc_create(NULL, err, sizeof err);
@@ -240,13 +274,17 @@ int main(int argc, char **argv) {
   refs_t = rgc_register_type(rt, &(struct rgc_type_desc){.name = "Object[]", .kind = RGC_KIND_REF_ARRAY});
   bytes_t = rgc_register_type(rt, &(struct rgc_type_desc){.name = "Byte[]", .kind = RGC_KIND_VALUE_ARRAY, .elem_size = 1});
   fin_t = rgc_register_type(rt, &(struct rgc_type_desc){.name = "Fin", .kind = RGC_KIND_OBJECT, .size = 8, .finalizer = fin_fn});
+  rgc_set_gc_callback(rt, on_gc, NULL);
   struct tstate *st = calloc((size_t)nthreads, sizeof *st);
-  pthread_t th[16];
+  pthread_t th[16], ind;
+  if (bgc_mode) CHECK(pthread_create(&ind, NULL, inducer, NULL) == 0);
   for (int i = 0; i < nthreads; i++) {
     st[i].index = i;
     CHECK(pthread_create(&th[i], NULL, mutator, &st[i]) == 0);
   }
   for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+  atomic_store(&mutators_done, 1);
+  if (bgc_mode) pthread_join(ind, NULL);
   /* everything is garbage now: all finalizers run exactly once */
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
@@ -263,6 +301,14 @@ int main(int argc, char **argv) {
          nthreads, ops_per_thread, (unsigned long long)gcs,
          (unsigned long long)rgc_collection_count(rt, 1), (unsigned long long)rgc_collection_count(rt, 2), n);
   CHECK(gcs > 10);
+  if (bgc_mode) {
+    struct rgc_memory_info mi;
+    rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi);
+    printf("test_stress: %llu background GCs, %llu foreground GCs seen inside them\n",
+           (unsigned long long)atomic_load(&bgcs_seen), (unsigned long long)atomic_load(&fgcs_seen));
+    CHECK(atomic_load(&bgcs_seen) >= 5);
+    CHECK(mi.concurrent == 1 && mi.generation == 2 && mi.index > 0);
+  }
   for (int i = 0; i < nthreads; i++) { free(st[i].sh); free(st[i].seen); free(st[i].kept_fin); }
   free(st);
   rgc_destroy(rt);

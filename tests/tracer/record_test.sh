@@ -1,10 +1,11 @@
 #!/bin/bash
-# record_test.sh CASE GCSCOPE SCRIPTED_GC — end-to-end tests of `gcscope record`
-# (label lttng). Expected values come from the scripted emitter's arguments
+# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND — end-to-end tests
+# of `gcscope record` (label lttng). Expected values come from the scripted
+# emitter's arguments, from what the librgc program reports about its own GCs,
 # and from babeltrace2's text output of the written traces, never from
 # gcscope's own figures. Every process started here is stopped by its PID.
 set -u
-CASE=$1 GCSCOPE=$2 EMIT=$3
+CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-}
 WORK=$(mktemp -d /tmp/gcscope-trc-test.XXXXXX)
 chmod 755 "$WORK"
 BG_PIDS=()
@@ -144,6 +145,47 @@ circular_at_exit)
   run_rec -o "$WORK/t" --circular-mb 8 -- "$EMIT" --gcs 7 --interval-ms 1 || fail "exit $?"
   n=$(babeltrace2 "$WORK/t" | grep -c 'rgc:GCStart_V2')
   [ "$n" = 7 ] || fail "flight recording holds $n GCStarts, expected 7"
+  ;;
+rgc_suspend_over)
+  # librgc: GC 4's suspension waits ~300 ms for a mutator spinning away from
+  # safepoints. With a 1 s delay the capture also holds the end of that GC.
+  run_rec -o "$WORK/t" --stop-on-suspend-over 50 --delay-after-trigger 1 -- "$RGCPROG" --gcs 6 --long-suspend 4:300 || fail "exit $?"
+  # The GC index and generation as librgc itself reports them.
+  line=$(grep -E '^rgc_long_suspend: GC #[0-9]+ gen[0-9] suspended 300 ms$' "$WORK/out.txt") || fail "the program did not report its long GC"
+  k=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\1/' <<<"$line"); gen=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\2/' <<<"$line")
+  expect_line "$WORK/out.txt" "trigger suspend-over 50 ms: pid [0-9]+ GC #$k gen$gen NonConcurrentGC: [0-9.]+ ms -> $WORK/t/capture-1\$"
+  [ "$(captures "$WORK/t")" = 1 ] || fail "expected 1 capture"
+  bt=$(babeltrace2 "$WORK/t/capture-1")
+  for ev in "GCSuspendEEBegin_V1.*Reason = 1, Count = $k," "GCStart_V2.*Count = $k," "GCEnd_V1.*Count = $k,"; do
+    grep -qE "rgc:$ev" <<<"$bt" || fail "capture lacks rgc:$ev"
+  done
+  g=$(gap_ms "$WORK/t/capture-1" "rgc:GCSuspendEEBegin_V1.*Count = $k," "rgc:GCStart_V2.*Count = $k,")
+  [ "$g" -ge 250 ] || fail "GC $k's suspension in the capture lasts $g ms, expected about 300"
+  ;;
+rgc_multiple)
+  # librgc: four GCs with ~200 ms suspensions; --collect-multiple 3 keeps three.
+  run_rec -o "$WORK/t" --stop-on-suspend-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
+    "$RGCPROG" --gcs 9 --interval-ms 30 --long-suspend 2:200 --long-suspend 4:200 --long-suspend 6:200 \
+    --long-suspend 8:200 || fail "exit $?"
+  [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
+  mapfile -t ks < <(sed -nE 's/^rgc_long_suspend: GC #([0-9]+) gen[0-9] suspended 200 ms$/\1/p' "$WORK/out.txt")
+  [ "${#ks[@]}" = 4 ] || fail "the program reported ${#ks[@]} long GCs, expected 4"
+  for c in 1 2 3; do
+    k=${ks[$((c - 1))]}
+    expect_line "$WORK/out.txt" "trigger suspend-over 50 ms: pid [0-9]+ GC #$k gen0 .* -> $WORK/t/capture-$c\$"
+    babeltrace2 "$WORK/t/capture-$c" | grep -qE "rgc:GCSuspendEEBegin_V1.*Count = $k," || fail "capture-$c lacks GC $k's suspension"
+  done
+  grep -q "trigger suspend-over.*GC #${ks[3]} " "$WORK/out.txt" && fail "a fourth trigger was reported"
+  expect_line "$WORK/out.txt" '^gcscope record: 3 captures in '
+  ;;
+rgc_none)
+  # librgc without long pauses: 20 quick induced GCs, every trigger at 100 ms.
+  run_rec -o "$WORK/t" --stop-on-gc-over 100 --stop-on-suspend-over 100 --stop-on-bgc-final-pause-over 100 \
+    --delay-after-trigger 0 -- "$RGCPROG" --gcs 20 --interval-ms 5 || fail "exit $?"
+  expect_line "$WORK/out.txt" '^rgc_long_suspend: done$'
+  [ "$(captures "$WORK/t")" = 0 ] || fail "captures were written"
+  expect_line "$WORK/out.txt" '^gcscope record: no trigger fired; nothing written$'
+  expect_line "$WORK/out.txt" '^gcscope record: 20 GCs in 1 process'
   ;;
 *) fail "unknown case" ;;
 esac

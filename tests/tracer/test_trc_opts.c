@@ -1,0 +1,31 @@
+/* test_trc_opts — `gcscope record`'s option parser (trc_opts): values,
+ * PerfView's defaults, and rejected input. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trc_opts.h"
+
+static int failures;
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+
+int main(void) {
+  struct trc_opts o;
+  char *a1[] = { "record", "--stop-on-gc-over", "15", "--collect-multiple", "3", "--circular-mb", "300",
+                 "--delay-after-trigger", "0", "--", "prog", "-x", NULL };
+  CHECK(trc_opts_parse(12, a1, &o) == 0);
+  CHECK(o.trigger_on[TRC_GC_OVER] && o.trigger_ms[TRC_GC_OVER] == 15 && !o.trigger_on[TRC_SUSPEND_OVER]);
+  CHECK(o.collect_multiple == 3 && o.circular_mb == 300 && o.delay_after_sec == 0);
+  CHECK(o.command && !strcmp(o.command[0], "prog") && !strcmp(o.command[1], "-x"));
+  char *a2[] = { "record", "--buffer-size", "1M", "--num-subbuf", "8", "--profile", "alloc", NULL };
+  CHECK(trc_opts_parse(7, a2, &o) == 0);
+  CHECK(o.subbuf_size == 1048576 && o.num_subbuf == 8 && o.profile == TRC_PROFILE_ALLOC);
+  CHECK(o.delay_after_sec == 5 && o.collect_multiple == 1 && !o.command);   /* PerfView's defaults */
+  char *a3[] = { "record", "--buffer-size", "3000", NULL };
+  CHECK(trc_opts_parse(3, a3, &o) == 2);                      /* not a power of two */
+  char *a4[] = { "record", "--collect-multiple", "0", NULL };
+  CHECK(trc_opts_parse(3, a4, &o) == 2);
+  char *a5[] = { "record", "--stop-on-suspend-over", "-1", NULL };
+  CHECK(trc_opts_parse(3, a5, &o) == 2);                      /* negative threshold */
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures ? 1 : 0;
+}
