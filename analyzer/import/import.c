@@ -133,6 +133,10 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
   r->size = (uint32_t)((total + 7) & ~(size_t)7);
   struct gcs_event *ev = (struct gcs_event *)(r + 1);
   memcpy(ev, &e->ev, offsetof(struct gcs_event, u) + desc->struct_size);
+  /* (Only if the schema ever outgrows GCS_MAX_STR_FIELDS: never leave a
+   * pointer into the reader's memory in the record.) */
+  for (int i = 0; i < desc->nfields && ks->n == GCS_MAX_STR_FIELDS; i++)
+    if (desc->fields[i].type == GCS_T_STR) gcs_field_set_str(ev, &desc->fields[i], "");
   char *s = (char *)ev + evsize;
   for (int i = 0; i < ks->n; i++) {
     size_t n = slen[i];

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IMPORT_QUEUE_BATCHES 8
+#define IMPORT_QUEUE_BATCHES 32  /* 8 MiB: absorbs scheduling gaps on a busy machine */
 #define IMPORT_BATCH_BYTES (256 * 1024)
 
 /* IMQ_ORIGIN (payload: uint64_t ns) is the trace's first timestamp, sent

@@ -132,6 +132,29 @@ def main():
             fail('gen0 GCs promote more than 5% of the gen0 budget')
         if p >= gap:
             fail('gen0 pauses are not tiny: the median pause is not shorter than the median GC interval')
+    elif scenario == 'bgc':
+        # A background GC (Type 1) with a foreground GC (Type 2) starting
+        # before its GCEnd, and two pauses: SuspendEEBegin SuspendForGC (1)
+        # and SuspendForGCPrep (6) both with the BGC's Count.
+        found = total = 0
+        open_bgc = {}
+        for ts, name, f in evs:
+            if name == 'GCStart_V2' and f['Type'] == 1:
+                open_bgc[f['Count']] = {'fg': False}
+                total += 1
+            elif name == 'GCStart_V2' and f['Type'] == 2:
+                for b in open_bgc.values():
+                    b['fg'] = True
+            elif name == 'GCSuspendEEBegin_V1' and f['Count'] in open_bgc:
+                open_bgc[f['Count']].setdefault('reasons', set()).add(f['Reason'])
+            elif name == 'GCEnd_V1' and f['Count'] in open_bgc:
+                b = open_bgc.pop(f['Count'])
+                if b['fg'] and 6 in b.get('reasons', set()):
+                    found += 1
+        susp_first = {f['Count'] for _, n, f in evs if n == 'GCSuspendEEBegin_V1' and f['Reason'] == 1}
+        print(f'background_gcs={total} with_foreground_and_second_pause={found}')
+        if found == 0 or not susp_first:
+            fail('no background GC with a foreground GC inside and two pauses')
     elif scenario == 'requests':
         starts = [f['Id'] for _, n, f in evs if n == 'RequestStart']
         stops = [f['Id'] for _, n, f in evs if n == 'RequestStop']
