@@ -1,13 +1,16 @@
 /* trc_lttng.c — liblttng-ctl wrappers for `gcscope record` (trc_lttng.h). */
 #include "trc_lttng.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lttng/lttng.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,41 +41,70 @@ static int find_exe(const char *name, char *out, size_t n) {
   return -1;
 }
 
-int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
-  d->pid = 0;
-  if (lttng_session_daemon_alive() == 1) return 0;
+/* A daemon we start ourselves: which program, how to tell it is ready, how
+ * long to wait, and what to say when it is missing or exits at once. */
+struct daemon_spec {
+  const char *exe;
+  int (*ready)(void);
+  int tries;
+  long step_ms;
+  const char *missing;     /* one line when exe is not in PATH */
+  const char *exit_hint;   /* appended to "EXE could not start (exit status N)" */
+  const char *timeout;     /* one line when it never gets ready */
+};
+
+/* Fork/exec spec->exe in its own process group (so a Ctrl-C meant for the
+ * traced command does not reach it), stdio on /dev/null, and poll ready().
+ * *pid is the child (0 when it exited); on timeout it is stopped. */
+static int daemon_start(const struct daemon_spec *spec, pid_t *pid, char *err, size_t errlen) {
+  *pid = 0;
   char exe[4096];
-  if (find_exe("lttng-sessiond", exe, sizeof exe) != 0) {
-    snprintf(err, errlen, "LTTng is not installed (no lttng-sessiond in PATH); install lttng-tools");
+  if (find_exe(spec->exe, exe, sizeof exe) != 0) {
+    snprintf(err, errlen, "%s", spec->missing);
     return -1;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(err, errlen, "cannot start lttng-sessiond: %s", strerror(errno));
+  pid_t child = fork();
+  if (child < 0) {
+    snprintf(err, errlen, "cannot start %s: %s", spec->exe, strerror(errno));
     return -1;
   }
-  if (pid == 0) {
+  if (child == 0) {
     setpgid(0, 0);
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) { dup2(fd, 0); dup2(fd, 1); dup2(fd, 2); }
-    execl(exe, "lttng-sessiond", (char *)NULL);
+    execl(exe, spec->exe, (char *)NULL);
     _exit(127);
   }
-  d->pid = pid;
-  for (int i = 0; i < 500; i++) {       /* up to 10 s */
-    if (lttng_session_daemon_alive() == 1) return 0;
+  *pid = child;
+  for (int i = 0; i < spec->tries; i++) {
+    if (spec->ready()) return 0;
     int st;
-    if (waitpid(pid, &st, WNOHANG) == pid) {
-      d->pid = 0;
-      snprintf(err, errlen, "lttng-sessiond could not start (exit status %d); "
-               "is this user allowed to trace?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    if (waitpid(child, &st, WNOHANG) == child) {
+      *pid = 0;
+      snprintf(err, errlen, "%s could not start (exit status %d)%s", spec->exe,
+               WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), spec->exit_hint);
       return -1;
     }
-    sleep_ms(20);
+    sleep_ms(spec->step_ms);
   }
-  trc_daemon_stop(d);
-  snprintf(err, errlen, "lttng-sessiond did not answer within 10 s");
+  struct trc_daemon d = { child };
+  trc_daemon_stop(&d);
+  *pid = 0;
+  snprintf(err, errlen, "%s", spec->timeout);
   return -1;
+}
+
+static int sessiond_ready(void) { return lttng_session_daemon_alive() == 1; }
+
+int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
+  static const struct daemon_spec spec = {
+    "lttng-sessiond", sessiond_ready, 500, 20,   /* up to 10 s */
+    "LTTng is not installed (no lttng-sessiond in PATH); install lttng-tools",
+    "; is this user allowed to trace?", "lttng-sessiond did not answer within 10 s",
+  };
+  d->pid = 0;
+  if (sessiond_ready()) return 0;
+  return daemon_start(&spec, &d->pid, err, errlen);
 }
 
 void trc_daemon_stop(struct trc_daemon *d) {
@@ -85,6 +117,38 @@ void trc_daemon_stop(struct trc_daemon *d) {
   kill(d->pid, SIGKILL);
   waitpid(d->pid, NULL, 0);
   d->pid = 0;
+}
+
+int trc_port_listening(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+static int relayd_ready(void) { return trc_port_listening(TRC_LIVE_PORT); }
+
+int trc_relayd_ensure(struct trc_relayd *r, char *err, size_t errlen) {
+  static const struct daemon_spec spec = {
+    "lttng-relayd", relayd_ready, 100, 50,       /* up to 5 s */
+    "no lttng-relayd in PATH; install lttng-tools", "",
+    "lttng-relayd started but does not listen on port 5344",
+  };
+  r->pid = 0;
+  if (relayd_ready()) return 0;
+  return daemon_start(&spec, &r->pid, err, errlen);
+}
+
+void trc_relayd_stop(struct trc_relayd *r) {
+  struct trc_daemon d = { r->pid };   /* same stop sequence as the session daemon */
+  trc_daemon_stop(&d);
+  r->pid = 0;
 }
 
 static void fill_domain(struct lttng_domain *dom) {
@@ -155,7 +219,14 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
 
 int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
   struct lttng_session_descriptor *desc;
-  if (c->snapshot)
+  if (c->live_timer_us && (c->snapshot || !c->relayd)) {
+    snprintf(err, errlen, c->snapshot ? "a live session cannot be a snapshot session"
+                                      : "a live session needs a relayd URL");
+    return -1;
+  }
+  if (c->live_timer_us)
+    desc = lttng_session_descriptor_live_network_create(c->name, c->relayd, NULL, c->live_timer_us);
+  else if (c->snapshot)
     desc = c->relayd ? lttng_session_descriptor_snapshot_network_create(c->name, c->relayd, NULL)
                      : lttng_session_descriptor_snapshot_create(c->name);
   else
@@ -197,11 +268,19 @@ int trc_session_stop(const char *name, char *err, size_t errlen) {
 }
 
 int trc_session_destroy(const char *name, char *err, size_t errlen) {
+  return trc_session_destroy_wait(name, -1, err, errlen);
+}
+
+int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen) {
   struct lttng_destruction_handle *dh = NULL;
   enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
   if (ec != LTTNG_OK) return lterr(err, errlen, "cannot destroy the session", (int)ec);
-  lttng_destruction_handle_wait_for_completion(dh, -1);
+  enum lttng_destruction_handle_status ws = lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
   lttng_destruction_handle_destroy(dh);
+  if (ws == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
+    snprintf(err, errlen, "the session's destruction did not complete within %d ms", timeout_ms);
+    return -1;
+  }
   return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * trc_lttng.h — the LTTng side of `gcscope record`, through liblttng-ctl only:
- * a session daemon started on demand, a recording session (local, relayd or
- * snapshot/flight-recorder), its channel, contexts, events and vpid tracker.
+ * a session daemon started on demand, a recording session (local, relayd,
+ * live or snapshot/flight-recorder), its channel, contexts, events and vpid
+ * tracker, and an lttng-relayd started on demand for live sessions.
  *
  * Errors: functions return 0 on success, -1 with a one-line reason in err.
  * Threading: call from one thread. Ownership: plain structs owned by the
@@ -25,11 +26,30 @@ int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen);
 /* Stop the daemon we started (SIGTERM, then SIGKILL after 5 s), by PID. */
 void trc_daemon_stop(struct trc_daemon *d);
 
+/* The lttng-relayd live port (`lttng-relayd` without options). */
+#define TRC_LIVE_PORT 5344
+
+struct trc_relayd {
+  pid_t pid;        /* the lttng-relayd we started, 0 if one already listened */
+};
+
+/* Make sure an lttng-relayd listens on 127.0.0.1:TRC_LIVE_PORT: use the one
+ * there, or fork/exec `lttng-relayd` with its default ports (own process
+ * group, output silenced) and wait up to 5 s for its live port. */
+int trc_relayd_ensure(struct trc_relayd *r, char *err, size_t errlen);
+/* Stop the relayd we started (SIGTERM, then SIGKILL after 5 s), by PID. */
+void trc_relayd_stop(struct trc_relayd *r);
+/* Is something accepting TCP connections on 127.0.0.1:port? */
+int trc_port_listening(int port);
+
 struct trc_session_cfg {
   const char *name;
   const char *path;            /* absolute local output dir (normal sessions) */
-  const char *relayd;          /* net:// URL instead of path, or NULL */
+  const char *relayd;          /* net:// URL instead of path, or NULL; required
+                                  for a live session */
   int snapshot;                /* flight-recorder session: overwrite, mmap */
+  uint64_t live_timer_us;      /* > 0: live session streaming to relayd, its data
+                                  flushed at least this often (not with snapshot) */
   uint64_t subbuf_size, num_subbuf;  /* 0 = LTTng's defaults */
   const char *const *events;
   int nevents;
@@ -42,6 +62,9 @@ int trc_session_start(const char *name, char *err, size_t errlen);
  * safe to call on a session that is already stopped. */
 int trc_session_stop(const char *name, char *err, size_t errlen);
 int trc_session_destroy(const char *name, char *err, size_t errlen);
+/* trc_session_destroy waiting at most timeout_ms (-1: no limit) for the
+ * destruction to complete (a live session's relayd may be gone). */
+int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen);
 /* Write a snapshot of a snapshot session to a local dir or relayd URL. */
 int trc_snapshot_record(const char *session, const char *snap_name, const char *path,
                         const char *url, char *err, size_t errlen);

@@ -3,9 +3,9 @@
  * A babeltrace2 graph src.ctf.lttng-live → a simple sink of ours. The screen
  * loop polls it: bt_graph_run_once until it says AGAIN (no data yet) or a
  * time slice is used up, so reading never blocks the screen. Each GC event is
- * decoded into struct gcs_event (by field name, or through gcs_etw_decode for
- * CoreCLR's packed `__data__` events) and fed to gcs_recon; its gc_done
- * callback adds the GC to the model. The last events are kept in a ring for
+ * decoded into struct gcs_event by the importer's decoder (gcs_ctf_decode,
+ * the one `gcscope import` uses) and fed to gcs_recon; its gc_done callback
+ * adds the GC to the model. The last events are kept in a ring for
  * the detail view. */
 #include "tui_live.h"
 
@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gcs_ctf_reader.h"
 #include "gcs_gc.h"
 #include "gcs_recon.h"
 #include "tui_live_session.h"
@@ -40,6 +41,7 @@ struct tui_live {
   int changed;
   int ended;
   int failed;
+  int out_of_memory;           /* the decoder failed: reported by poll */
   char session[128], url[512];
   uint64_t origin_ns;
   int have_origin;
@@ -49,10 +51,7 @@ struct tui_live {
   int own_session;
   int child_done;
   uint64_t discarded;
-  struct gcs_event ev;
-  uint8_t *data;
-  size_t datacap;
-  char strbuf[65536];
+  struct gcs_ctf_decoder *dec;
 };
 
 /* ---- gcs_gc -> the model ------------------------------------------------ */
@@ -118,126 +117,36 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
 
 /* ---- decoding ------------------------------------------------------------ */
 
-static uint64_t int_value(const bt_field *f) {
-  bt_field_class_type t = bt_field_get_class_type(f);
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-    return (uint64_t)bt_field_integer_signed_get_value(f);
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-    return bt_field_integer_unsigned_get_value(f);
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_BOOL)) return bt_field_bool_get_value(f);
-  return 0;
-}
-
-static int is_int(const bt_field *f) {
-  bt_field_class_type t = bt_field_get_class_type(f);
-  return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER) || bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_BOOL);
-}
-
-/* Decode the payload of a GC event into l->ev. Returns 0 or -1. */
-static int decode(struct tui_live *l, const bt_field *pl, int kind, int version) {
-  struct gcs_event *ev = &l->ev;
-  const bt_field *data = bt_field_structure_borrow_member_field_by_name_const(pl, "__data__");
-  if (data) {
-    /* CoreCLR packs ETW-layout payloads into a byte sequence. */
-    uint64_t n = bt_field_array_get_length(data);
-    if (n > l->datacap) {
-      uint8_t *nd = realloc(l->data, n);
-      if (!nd) return -1;
-      l->data = nd;
-      l->datacap = n;
-    }
-    for (uint64_t i = 0; i < n; i++)
-      l->data[i] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(data, i));
-    return gcs_etw_decode(ev, (enum gcs_kind)kind, version, l->data, n, 8, l->strbuf, sizeof l->strbuf);
-  }
-  const bt_field_class *fc = bt_field_borrow_class_const(pl);
-  uint64_t nm = bt_field_class_structure_get_member_count(fc);
-  size_t strpos = 0;
-  for (uint64_t i = 0; i < nm; i++) {
-    const char *name = bt_field_class_structure_member_get_name(
-      bt_field_class_structure_borrow_member_by_index_const(fc, i));
-    const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)kind, name);
-    if (!d) continue;
-    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, i);
-    bt_field_class_type t = bt_field_get_class_type(f);
-    if (d->is_array && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
-      uint64_t n = bt_field_array_get_length(f);
-      if (n > GCS_MAX_ARRAY) { n = GCS_MAX_ARRAY; ev->truncated = 1; }
-      for (uint64_t k = 0; k < n; k++) {
-        const bt_field *e = bt_field_array_borrow_element_field_by_index_const(f, k);
-        if (is_int(e)) gcs_field_set_array_int(ev, d, (unsigned)k, int_value(e));
-      }
-    } else if (d->type == GCS_T_STR && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_STRING)) {
-      const char *s = bt_field_string_get_value(f);
-      size_t len = strlen(s);
-      if (strpos + len + 1 > sizeof l->strbuf) continue;
-      memcpy(l->strbuf + strpos, s, len + 1);
-      gcs_field_set_str(ev, d, l->strbuf + strpos);
-      strpos += len + 1;
-    } else if (is_int(f)) {
-      gcs_field_set_int(ev, d, int_value(f));
-    }
-  }
-  return 0;
-}
-
-static int ctx_int(const bt_field *ctx, const char *name, int32_t *out) {
-  if (!ctx) return -1;
-  const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(ctx, name);
-  if (!f || !is_int(f)) return -1;
-  *out = (int32_t)int_value(f);
-  return 0;
-}
-
 static int is_bulky(enum gcs_kind k) {
   return k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
          k == gcs_kind_PinObjectAtGCTime || k == gcs_kind_PinPlugAtGCTime;
 }
 
-static void on_event(struct tui_live *l, const bt_message *m) {
-  const bt_event *e = bt_message_event_borrow_event_const(m);
-  const char *name = bt_event_class_get_name(bt_event_borrow_class_const(e));
-  int version = 0, origin = 0;
-  int kind = name ? gcs_kind_from_lttng_name(name, &version, &origin) : -1;
-  if (kind < 0) return;
-  uint64_t ts = 0;
-  int64_t ns;
-  const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(m);
-  if (cs && bt_clock_snapshot_get_ns_from_origin(cs, &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-    ts = (uint64_t)ns;
-  memset(&l->ev, 0, sizeof l->ev);
-  l->ev.kind = (enum gcs_kind)kind;
-  l->ev.version = (uint8_t)version;
-  l->ev.origin = (uint8_t)origin;
-  l->ev.ts_ns = ts;
-  l->ev.pid = l->ev.tid = l->ev.cpu = -1;
-  const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
-  ctx_int(ctx, "vpid", &l->ev.pid);
-  ctx_int(ctx, "vtid", &l->ev.tid);
-  const bt_field *pl = bt_event_borrow_payload_field_const(e);
-  if (pl && decode(l, pl, kind, version) < 0) return;
+static void on_event(struct tui_live *l, const struct gcs_rd_event *rec) {
+  /* Not a GC event, or a packed payload that did not decode: skipped. */
+  if (!rec->decoded || rec->payload_error) return;
+  const struct gcs_event *ev = &rec->ev;
+  uint64_t ts = ev->ts_ns;
   if (!l->have_origin) {
     l->origin_ns = ts;
     l->have_origin = 1;
     gcs_recon_set_time_origin(l->recon, ts);
   }
   if (l->model) {
-    tui_model_touch(l->model, 0, l->ev.pid, ms_of(l, ts));
-    struct tui_proc *p = tui_model_proc(l->model, 0, l->ev.pid, 0);
-    const bt_field *pn = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "procname") : NULL;
-    if (p && !p->name[0] && pn && bt_field_class_type_is(bt_field_get_class_type(pn), BT_FIELD_CLASS_TYPE_STRING))
-      snprintf(p->name, sizeof p->name, "%s", bt_field_string_get_value(pn));
+    tui_model_touch(l->model, 0, ev->pid, ms_of(l, ts));
+    struct tui_proc *p = tui_model_proc(l->model, 0, ev->pid, 0);
+    if (p && !p->name[0]) snprintf(p->name, sizeof p->name, "%s", rec->procname);
   }
-  if (!is_bulky((enum gcs_kind)kind)) {
+  if (!is_bulky(ev->kind)) {
     struct ring_ev *r = &l->ring[(l->ring_head + l->ring_n) % RING_CAP];
     if (l->ring_n == RING_CAP) l->ring_head = (l->ring_head + 1) % RING_CAP;
     else l->ring_n++;
     r->ts_ns = ts;
-    r->pid = l->ev.pid;
-    r->kind = (enum gcs_kind)kind;
-    gcs_event_format(&l->ev, r->text, sizeof r->text);
+    r->pid = ev->pid;
+    r->kind = ev->kind;
+    gcs_event_format(ev, r->text, sizeof r->text);
   }
-  gcs_recon_feed(l->recon, &l->ev);
+  gcs_recon_feed(l->recon, ev);
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
@@ -254,8 +163,11 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
   }
   for (uint64_t i = 0; i < count; i++) {
     const bt_message *m = msgs[i];
-    if (bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT) {
-      on_event(l, m);
+    const struct gcs_rd_event *rec;
+    int d = l->out_of_memory ? 0 : gcs_ctf_decode(l->dec, m, &rec);
+    if (d < 0) l->out_of_memory = 1;
+    if (d > 0) {
+      on_event(l, rec);
     } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
       uint64_t n = 0;
       if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE && n) {
@@ -265,7 +177,8 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     }
     bt_message_put_ref(m);
   }
-  return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+  return l->out_of_memory ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR
+                          : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
 /* babeltrace2's error as one line: every cause's message (root cause
@@ -372,7 +285,8 @@ static int live_poll(struct tui_source *src, struct tui_model *m) {
     }
     char why[2048];
     take_error(why, sizeof why);
-    explain(l, why);
+    if (l->out_of_memory) snprintf(src->err, sizeof src->err, "out of memory decoding the live events");
+    else explain(l, why);
     l->failed = 1;
     return -1;
   }
@@ -409,8 +323,8 @@ static void live_close(struct tui_source *src) {
   bt_current_thread_clear_error();
   if (l->own_session) tui_lsess_close(&l->lsess);
   gcs_recon_free(l->recon);
+  gcs_ctf_decoder_free(l->dec);
   free(l->ring);
-  free(l->data);
   free(l);
 }
 
@@ -421,8 +335,9 @@ static struct tui_live *live_new(char *err, size_t errlen) {
   if (l) l->ring = calloc(RING_CAP, sizeof *l->ring);
   static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
   if (l && l->ring) l->recon = gcs_recon_new(&cb, l);
-  if (!l || !l->ring || !l->recon) {
-    if (l) { free(l->ring); free(l); }
+  if (l && l->recon) l->dec = gcs_ctf_decoder_new();
+  if (!l || !l->ring || !l->recon || !l->dec) {
+    if (l) { gcs_recon_free(l->recon); free(l->ring); free(l); }
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
@@ -454,7 +369,7 @@ struct tui_source *tui_live_attach(const char *session, const char *relayd_url, 
     snprintf(err, errlen, "--relayd wants net://HOST[:PORT], not '%s'", relayd);
     return NULL;
   }
-  if (!relayd_url && !tui_port_listening(5344)) {
+  if (!relayd_url && !trc_port_listening(TRC_LIVE_PORT)) {
     snprintf(err, errlen, "no lttng-relayd listens on 127.0.0.1:5344 (start `lttng-relayd -d`, "
                           "and create the session with `lttng create %s --live`)", session);
     return NULL;

@@ -1,10 +1,11 @@
 /*
  * tui_live_session.h — the LTTng side of `gcscope top -- COMMAND`: a session
  * daemon (the tracer's trc_daemon_ensure), an lttng-relayd if none listens on
- * the live port (started here, stopped by its PID), a live session streaming
- * to it (liblttng-ctl: live timer, the tracer's "gc" profile events, vpid/
- * vtid/procname contexts), and COMMAND itself (the tracer's trc_child: held
- * until tracing runs, so its first GC is recorded).
+ * the live port (trc_relayd_ensure: started, and stopped by its PID), a live
+ * session streaming to it (trc_session_create in live mode: live timer, the
+ * tracer's "gc" profile events, vpid/vtid/procname contexts, vpid tracker on
+ * COMMAND), and COMMAND itself (the tracer's trc_child: held until tracing
+ * runs, so its first GC is recorded).
  *
  * Ownership: struct tui_lsess is owned by the caller; tui_lsess_close undoes
  * everything tui_lsess_open did, in reverse, and is safe after a failed open.
@@ -25,7 +26,7 @@ struct tui_lsess {
   char host[256];              /* this host's name (the relayd's /host/ part) */
   int session_created;
   struct trc_daemon daemon;
-  pid_t relayd_pid;            /* the relayd we started, 0 if one already listened */
+  struct trc_relayd relayd;    /* the relayd we started, pid 0 if one already listened */
   struct trc_child child;
   pid_t child_pid;             /* COMMAND, 0 once reaped */
   int child_released;          /* exec'd (else still held on its pipe) */
@@ -37,8 +38,5 @@ int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, char
 /* Has COMMAND exited? Reaps it; returns 1 once (and after), 0 while it runs. */
 int tui_lsess_child_exited(struct tui_lsess *s);
 void tui_lsess_close(struct tui_lsess *s);
-
-/* Is something accepting TCP connections on 127.0.0.1:port? */
-int tui_port_listening(int port);
 
 #endif /* TUI_LIVE_SESSION_H */

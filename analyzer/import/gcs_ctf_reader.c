@@ -1,5 +1,6 @@
-/* gcs_ctf_reader.c — babeltrace2 graph (src.ctf.fs → muxer → our simple sink)
- * decoding GC events into struct gcs_event (see gcs_ctf_reader.h).
+/* gcs_ctf_reader.c — the message decoder (babeltrace2 event → struct
+ * gcs_event) and, on top of it, the finished-trace reader: a babeltrace2 graph
+ * src.ctf.fs → muxer → our simple sink (see gcs_ctf_reader.h).
  *
  * Speed: member look-ups by name are done once per event class and cached
  * (a small open-addressing table keyed by the event class pointer); per event
@@ -45,15 +46,7 @@ struct cls_info {
 #define CPU_CACHE 8
 struct cpu_slot { const bt_packet *packet; int32_t cpu; };
 
-struct reader {
-  const struct gcs_rd_callbacks *cb;
-  void *ud;
-  const volatile int *cancel;
-  struct gcs_rd_stats *st;
-  int stopped;
-  int failed;
-  char *err;
-  size_t errlen;
+struct gcs_ctf_decoder {
   /* event-class cache */
   struct cls_info *tab;
   size_t tabcap, tabn;
@@ -64,6 +57,18 @@ struct reader {
   uint8_t *data;
   size_t datacap;
   char strbuf[65536];
+};
+
+struct reader {
+  const struct gcs_rd_callbacks *cb;
+  void *ud;
+  const volatile int *cancel;
+  struct gcs_rd_stats *st;
+  int stopped;
+  int failed;
+  char *err;
+  size_t errlen;
+  struct gcs_ctf_decoder *dec;
 };
 
 static int member_index(const bt_field_class *st, const char *name) {
@@ -189,7 +194,7 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
   return 0;
 }
 
-static struct cls_info *cls_get(struct reader *r, const bt_event_class *ec) {
+static struct cls_info *cls_get(struct gcs_ctf_decoder *r, const bt_event_class *ec) {
   if (r->tabn * 2 >= r->tabcap) {
     size_t ncap = r->tabcap ? r->tabcap * 2 : 64;
     struct cls_info *nt = calloc(ncap, sizeof *nt);
@@ -230,7 +235,7 @@ static uint64_t int_value(const bt_field *f) {
 }
 
 /* Fill r->rec.ev.u from the payload of a schema event. */
-static void decode_payload(struct reader *r, const struct cls_info *ci, const bt_field *pl) {
+static void decode_payload(struct gcs_ctf_decoder *r, const struct cls_info *ci, const bt_field *pl) {
   struct gcs_event *ev = &r->rec.ev;
   const struct gcs_event_desc *d = &gcs_event_descs[ci->kind];
   ev->kind = (enum gcs_kind)ci->kind;
@@ -242,7 +247,7 @@ static void decode_payload(struct reader *r, const struct cls_info *ci, const bt
     uint64_t n = bt_field_array_get_length(a);
     if (n > r->datacap) {
       uint8_t *nd = realloc(r->data, n);
-      if (!nd) { memset(&ev->u, 0, d->struct_size); ev->truncated = 1; return; }
+      if (!nd) { memset(&ev->u, 0, d->struct_size); ev->truncated = 1; r->rec.payload_error = 1; return; }
       r->data = nd;
       r->datacap = n;
     }
@@ -251,6 +256,7 @@ static void decode_payload(struct reader *r, const struct cls_info *ci, const bt
     if (gcs_etw_decode(ev, ev->kind, ci->version, r->data, (size_t)n, 8, r->strbuf, sizeof r->strbuf) != 0) {
       memset(&ev->u, 0, d->struct_size);
       ev->truncated = 1;
+      r->rec.payload_error = 1;
     }
     ev->version = (uint8_t)ci->version;
     return;
@@ -284,7 +290,7 @@ static void decode_payload(struct reader *r, const struct cls_info *ci, const bt
   for (int i = 0; i < ci->nmissing_str; i++) gcs_field_set_str(ev, ci->missing_str[i], "");
 }
 
-static int32_t packet_cpu(struct reader *r, const struct cls_info *ci, const bt_event *e) {
+static int32_t packet_cpu(struct gcs_ctf_decoder *r, const struct cls_info *ci, const bt_event *e) {
   const bt_packet *p = bt_event_borrow_packet_const(e);
   if (!p) return -1;
   for (unsigned i = 0; i < r->ncpus; i++)
@@ -298,11 +304,23 @@ static int32_t packet_cpu(struct reader *r, const struct cls_info *ci, const bt_
   return cpu;
 }
 
-static int on_event(struct reader *r, const bt_message *msg) {
+struct gcs_ctf_decoder *gcs_ctf_decoder_new(void) {
+  return calloc(1, sizeof(struct gcs_ctf_decoder));
+}
+
+void gcs_ctf_decoder_free(struct gcs_ctf_decoder *d) {
+  if (!d) return;
+  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].missing_str); }
+  free(d->tab);
+  free(d->data);
+  free(d);
+}
+
+static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   const bt_event *e = bt_message_event_borrow_event_const(msg);
-  struct cls_info *ci = cls_get(r, bt_event_borrow_class_const(e));
-  if (!ci) { snprintf(r->err, r->errlen, "out of memory"); r->failed = 1; return -1; }
-  struct gcs_rd_event *rec = &r->rec;
+  struct cls_info *ci = cls_get(d, bt_event_borrow_class_const(e));
+  if (!ci) return -1;
+  struct gcs_rd_event *rec = &d->rec;
   struct gcs_event *ev = &rec->ev;
   ev->ts_ns = 0;
   if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
@@ -321,21 +339,47 @@ static int on_event(struct reader *r, const bt_message *msg) {
       rec->procname = bt_field_string_get_value(
           bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_procname));
   }
-  if (ci->pkt_cpu.idx >= 0) ev->cpu = packet_cpu(r, ci, e);
+  if (ci->pkt_cpu.idx >= 0) ev->cpu = packet_cpu(d, ci, e);
   rec->name = ci->name;
   rec->decoded = 0;
+  rec->payload_error = 0;
   if (ci->kind >= 0) {
     const bt_field *pl = bt_event_borrow_payload_field_const(e);
     if (pl) {
-      decode_payload(r, ci, pl);
+      decode_payload(d, ci, pl);
       rec->decoded = 1;
-      r->st->decoded++;
     }
   }
+  return 0;
+}
+
+int gcs_ctf_decode(struct gcs_ctf_decoder *d, const bt_message *msg, const struct gcs_rd_event **out) {
+  *out = NULL;
+  switch (bt_message_get_type(msg)) {
+  case BT_MESSAGE_TYPE_EVENT:
+    if (decode_event(d, msg) < 0) return -1;
+    *out = &d->rec;
+    return 1;
+  case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+    d->ncpus = 0;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+static int on_event(struct reader *r, const bt_message *msg) {
+  const struct gcs_rd_event *rec;
+  if (gcs_ctf_decode(r->dec, msg, &rec) < 0) {
+    snprintf(r->err, r->errlen, "out of memory");
+    r->failed = 1;
+    return -1;
+  }
+  if (rec->decoded) r->st->decoded++;
   r->st->events++;
-  if (ev->ts_ns) {
-    if (!r->st->first_ns) r->st->first_ns = ev->ts_ns;
-    r->st->last_ns = ev->ts_ns;
+  if (rec->ev.ts_ns) {
+    if (!r->st->first_ns) r->st->first_ns = rec->ev.ts_ns;
+    r->st->last_ns = rec->ev.ts_ns;
   }
   if (r->cb->event && r->cb->event(rec, r->ud) != 0) { r->stopped = 1; return 1; }
   return 0;
@@ -390,7 +434,11 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       case BT_MESSAGE_TYPE_EVENT: stop = on_event(r, m); break;
       case BT_MESSAGE_TYPE_DISCARDED_EVENTS: stop = on_discarded(r, m); break;
       case BT_MESSAGE_TYPE_STREAM_BEGINNING: on_stream_begin(r, m); break;
-      case BT_MESSAGE_TYPE_PACKET_BEGINNING: r->ncpus = 0; break;
+      case BT_MESSAGE_TYPE_PACKET_BEGINNING: {
+        const struct gcs_rd_event *none;
+        gcs_ctf_decode(r->dec, m, &none);   /* the decoder's packet → cpu cache */
+        break;
+      }
       default: break;
       }
     }
@@ -424,7 +472,8 @@ int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbac
   if (!stats) stats = &st_local;
   memset(stats, 0, sizeof *stats);
   struct reader *r = calloc(1, sizeof *r);
-  if (!r) { snprintf(err, errlen, "out of memory"); return -1; }
+  if (r) r->dec = gcs_ctf_decoder_new();
+  if (!r || !r->dec) { free(r); snprintf(err, errlen, "out of memory"); return -1; }
   r->cb = cb; r->ud = ud; r->cancel = cancel; r->st = stats; r->err = err; r->errlen = errlen;
 
   int rc = -1;
@@ -501,9 +550,7 @@ out:
   bt_graph_put_ref(g);
   bt_plugin_put_ref(ctf);
   bt_plugin_put_ref(utils);
-  for (size_t i = 0; i < r->tabcap; i++) { free(r->tab[i].name); free(r->tab[i].members); free(r->tab[i].missing_str); }
-  free(r->tab);
-  free(r->data);
+  gcs_ctf_decoder_free(r->dec);
   free(r);
   return rc;
 }

@@ -17,6 +17,10 @@
  * second callback. The trace environment's `hostname` is reported in the
  * stats.
  *
+ * The decoding itself is exported (gcs_ctf_decoder) for readers that run
+ * their own babeltrace2 graph, e.g. `gcscope top` on src.ctf.lttng-live:
+ * they hand it each message and get the same record gcs_ctf_read reports.
+ *
  * Ownership: everything a callback receives (the record, its strings, the
  * STR fields of ev) is owned by the reader and valid only during the call.
  * Threading: a call runs entirely in the calling thread; callbacks run in
@@ -41,6 +45,8 @@
 struct gcs_rd_event {
   struct gcs_event ev;
   int decoded;
+  int payload_error;     /* decoded, but the packed payload was malformed (or
+                            memory ran out): u is zero, ev.truncated is 1 */
   const char *name;      /* full CTF event name, "DotNETRuntime:GCStart_V2" */
   const char *procname;  /* procname context, "" if absent */
 };
@@ -72,5 +78,28 @@ struct gcs_rd_stats {
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                  void *ud, const volatile int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen);
+
+/* ---- the decoder alone ----------------------------------------------------
+ * Decodes babeltrace2 messages of CTF traces (LTTng layout) into records,
+ * caching per event class where each member goes.
+ *
+ * Ownership: the caller owns the decoder (gcs_ctf_decoder_free); the record a
+ * call returns belongs to the decoder and is valid until the next call on it
+ * and while the message lives. The cache is keyed by babeltrace2 object
+ * addresses: use one decoder per graph, freed with (or before) the graph.
+ * Threading: a decoder is used by one thread at a time.
+ * Errors: gcs_ctf_decoder_new returns NULL and gcs_ctf_decode -1 when memory
+ * runs out. */
+struct bt_message;
+struct gcs_ctf_decoder;
+
+struct gcs_ctf_decoder *gcs_ctf_decoder_new(void);
+void gcs_ctf_decoder_free(struct gcs_ctf_decoder *d);   /* NULL is fine */
+
+/* Hand every message of the graph to the decoder, in order. An event message
+ * sets *out to its record and returns 1; any other message returns 0 with
+ * *out NULL (packet beginnings are noted: they key the cpu_id cache). */
+int gcs_ctf_decode(struct gcs_ctf_decoder *d, const struct bt_message *msg,
+                   const struct gcs_rd_event **out);
 
 #endif /* GCS_CTF_READER_H */

@@ -15,6 +15,7 @@
  *    its own rule).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,8 +497,20 @@ static void on_cpu_time(struct rproc *p, const struct gcs_event *ev) {
 
 /* ---- feeding -------------------------------------------------------------- */
 
+/* ClrInstanceID's descriptor per event kind (NULL: the event has none),
+ * looked up by name once per process instead of on every event. The schema
+ * is constant, so one table serves every recon object and thread. */
+static const struct gcs_field_desc *clr_field[GCS_KIND_COUNT];
+static pthread_once_t clr_field_once = PTHREAD_ONCE_INIT;
+
+static void clr_field_init(void) {
+  for (int k = 0; k < GCS_KIND_COUNT; k++) clr_field[k] = gcs_field_find((enum gcs_kind)k, "ClrInstanceID");
+}
+
 static int clr_instance_of(const struct gcs_event *ev, uint16_t *clr) {
-  const struct gcs_field_desc *f = gcs_field_find(ev->kind, "ClrInstanceID");
+  if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return 0;
+  pthread_once(&clr_field_once, clr_field_init);
+  const struct gcs_field_desc *f = clr_field[ev->kind];
   if (!f || ev->version < f->since) return 0;
   *clr = (uint16_t)gcs_field_get_int(ev, f);
   return 1;

@@ -88,6 +88,7 @@ struct gcsim_observed {
   uint64_t full_live_after[GCSIM_MAX_FULL_SAMPLES]; /* heap minus fragmentation */
   unsigned full_n;
   uint64_t last_full_index;
+  uint64_t last_bgc_index;
 };
 void gcsim_observe_sample(rgc_runtime *rt, struct gcsim_observed *ob, uint64_t *last_index);
 void gcsim_observe_full(rgc_runtime *rt, struct gcsim_observed *ob);

@@ -9,6 +9,14 @@
 
 void gcsim_observe_sample(rgc_runtime *rt, struct gcsim_observed *ob, uint64_t *last_index) {
   struct rgc_memory_info mi;
+  /* Background GCs are asked for by kind: foreground GCs inside a BGC would
+   * otherwise hide it from the ANY sample. */
+  if (rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi) == 0 && mi.index &&
+      mi.index != ob->last_bgc_index) {
+    ob->last_bgc_index = mi.index;
+    ob->bgc_samples++;
+    if (mi.pause_durations_ns[0] && mi.pause_durations_ns[1]) ob->bgc_with_two_pauses++;
+  }
   if (rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi) || mi.index == 0 || mi.index == *last_index)
     return;
   *last_index = mi.index;
@@ -19,8 +27,7 @@ void gcsim_observe_sample(rgc_runtime *rt, struct gcsim_observed *ob, uint64_t *
     ob->max_finalization_pending = mi.finalization_pending_count;
   if (mi.pinned_objects_count > ob->max_pinned_objects) ob->max_pinned_objects = mi.pinned_objects_count;
   if (mi.concurrent) {
-    ob->bgc_samples++;
-    if (mi.pause_durations_ns[0] && mi.pause_durations_ns[1]) ob->bgc_with_two_pauses++;
+    /* counted above */
   } else if (mi.generation < 2) {
     ob->eph_samples++;
     ob->sum_eph_pause_ns += mi.pause_durations_ns[0];

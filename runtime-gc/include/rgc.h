@@ -213,6 +213,10 @@ int rgc_collect(rgc_runtime *rt, int generation, unsigned mode);
 
 /* 1 while a background GC is between its first pause and its end. */
 int rgc_background_gc_in_progress(rgc_runtime *rt);
+/* Wait until no background GC runs. An attached caller waits in native (a
+ * thread spinning on rgc_background_gc_in_progress without a safepoint
+ * would hold up the BGC's second pause forever). */
+void rgc_wait_background_gc(rgc_runtime *rt);
 
 /* ---- Latency modes (GCSettings.LatencyMode) ------------------------------- */
 enum rgc_latency_mode {

@@ -73,6 +73,14 @@ void rgc_bgc_wait_done(struct rgc_runtime *rt) {
 
 int rgc_background_gc_in_progress(rgc_runtime *rt) { return atomic_load(&rt->bgc_active) != 0; }
 
+void rgc_wait_background_gc(rgc_runtime *rt) {
+  struct rgc_thread *t = rgc_current_thread();
+  if (t && t->rt != rt) t = NULL;
+  if (t) rgc_enter_native(t);
+  rgc_bgc_wait_done(rt);
+  if (t) rgc_leave_native(t);
+}
+
 /* ---- marking ---- */
 
 static inline bool has_refs(const struct rgc_hdr *h) {
@@ -119,7 +127,7 @@ static void drain(struct rgc_runtime *rt, bool concurrent) {
     void *p = rt->bgc_stack[--rt->bgc_n];
     struct rgc_hdr *h = hdr_of(p);
     RGC_FOR_EACH_SLOT(h, slot, {
-      void *v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+      void *v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);  /* pairs with the barrier */
       if (v) shade(rt, v);
     });
     if (concurrent && ++work % 256 == 0) yield_point(rt);

@@ -41,7 +41,8 @@ void rgc_write_ref(void *obj, void **slot, void *val) {
     void *old = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (old && rgc_bgc_needs_shade(rt, old)) rgc_satb_log(rt, old);
   }
-  __atomic_store_n(slot, val, __ATOMIC_RELAXED);
+  /* release: the BGC thread (acquire load) then sees the target's region */
+  __atomic_store_n(slot, val, __ATOMIC_RELEASE);
   if (val && r && r->gen != 0) rgc_card_set(rt, slot);
 }
 

@@ -1,7 +1,6 @@
 /* test_bgc — background GC, latency modes, high memory load and GC handle
  * stress, single mutator thread, exact hand-computed figures where the
  * layout is deterministic. Runs with RGC_VERIFY_HEAP=1 (set by CTest). */
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,9 +29,7 @@ static rgc_runtime *make(struct rgc_config *c) {
   return rt;
 }
 
-static void wait_bgc(rgc_runtime *rt) {
-  while (rgc_background_gc_in_progress(rt)) sched_yield();
-}
+static void wait_bgc(rgc_runtime *rt) { rgc_wait_background_gc(rt); }
 
 /* One BGC over a known gen2: exact sizes, two pauses, weak handles,
  * finalization of an old object, no compaction, kinds of memory info. */

@@ -243,7 +243,7 @@ static void *inducer(void *arg) {
   (void)arg;
   while (!atomic_load(&mutators_done)) {
     rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING);
-    while (rgc_background_gc_in_progress(rt) && !atomic_load(&mutators_done)) usleep(200);
+    rgc_wait_background_gc(rt);
     usleep(1000);
   }
   return NULL;

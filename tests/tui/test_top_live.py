@@ -106,6 +106,16 @@ def trace_figures(trace_dir, procname="rgc-demo"):
     return tuple(counts), (max(starts) if starts else None), maxpause / 1e6, bgc
 
 
+def remove_command_output(t):
+    """Delete the COMMAND output file top names on its status line."""
+    m = re.search(r"output in (\S+\.out)\)", t)
+    if m and os.path.basename(m.group(1)).startswith("gcscope-top-"):
+        try:
+            os.unlink(m.group(1))
+        except OSError:
+            pass
+
+
 def lttng(*args):
     return subprocess.run(["lttng"] + list(args), capture_output=True, text=True)
 
@@ -122,6 +132,7 @@ try:
         s = Screen("%s top -- %s --seconds 2" % (GCSCOPE, DEMO))
         t = s.wait_until(lambda ls: any(re.match(r"PID \d+ rgc-demo", x) for x in ls), "live header", timeout=20)
         t = s.wait_for("command exited (", timeout=20)
+        remove_command_output(t)
         s.keys("q")
         s.wait_for("EXIT=0", timeout=20)
         check(not port_open(), "the relayd top started is stopped when it quits")
@@ -150,6 +161,7 @@ try:
     counts, maxp, newest = header_figures(t)
     # (rgc-demo's own exit status is the runtime's business: shown, not checked)
     print("status line: %s" % t.rstrip("\n").split("\n")[-1])
+    remove_command_output(t)
     s.keys("q")
     s.wait_for("EXIT=0", timeout=20)
     s.close()
