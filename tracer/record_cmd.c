@@ -30,6 +30,7 @@
 #define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
 #define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
 #define DROP_REPORT_NS 1000000000ull /* at most one "notifications lost" line a second */
+#define DISCARD_CHECK_NS 100000000ull /* read the tracer-side discard counters this often */
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
 
@@ -64,6 +65,8 @@ struct rec {
   struct trc_watch *w;
   struct trc_trigger *m;
   uint64_t dropped_seen;       /* trc_watch_dropped already passed to m */
+  uint64_t discarded_seen;     /* trc_watch_discarded already passed to m */
+  uint64_t discard_check_ns;   /* when the discard counters were last read */
   uint64_t drop_reported_ns;
   int captures;
   char capture_paths[16][PATH_MAX + 32];
@@ -73,10 +76,36 @@ struct rec {
   char err[512];
 };
 
+/* count notifications were lost (dropped by the daemon or discarded by a
+ * traced program): the reconstruction re-arms, and the user is told. */
+static void lost(struct rec *r, uint64_t count) {
+  uint64_t t = now_ns();
+  trc_trigger_lost(r->m, t, count);
+  if (t >= r->drop_reported_ns + DROP_REPORT_NS) {
+    fprintf(stderr, "gcscope record: trigger notifications were lost (the session daemon is too slow); "
+                    "re-armed (pauses in progress are not measured)\n");
+    r->drop_reported_ns = t;
+  }
+}
+
+/* Read the tracer-side discard counters; returns 1 if they grew (reported
+ * as lost), 0 otherwise. */
+static int check_discards(struct rec *r) {
+  uint64_t d;
+  r->discard_check_ns = now_ns();
+  if (!r->w || trc_watch_discarded(r->w, &d) != 0 || d <= r->discarded_seen) return 0;
+  lost(r, d - r->discarded_seen);
+  r->discarded_seen = d;
+  return 1;
+}
+
 static void on_event(const struct gcs_event *ev, void *ud) {
   struct rec *r = ud;
   struct trc_fire f;
   if (!trc_trigger_feed(r->m, ev, &f)) return;
+  /* A pair spanning discarded notifications may join a begin and an end of
+   * different pauses: such a fire is not trusted. */
+  if (check_discards(r)) return;
   if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) return;
   r->pending = 1;
   r->fire = f;
@@ -147,9 +176,10 @@ static void take_capture(struct rec *r) {
   } else {
     snprintf(what, sizeof what, "GC #%u gen?", r->fire.gc_index);
   }
-  printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> %s\n",
-         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms,
-         r->o.relayd ? r->o.relayd : path);
+  printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> ",
+         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms);
+  if (r->o.relayd) printf("%s-* on lttng-relayd at %s\n", name, r->o.relayd);
+  else printf("%s\n", path);
   fflush(stdout);
   if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
@@ -176,15 +206,10 @@ static int poll_watch(struct rec *r) {
   int n = trc_watch_poll(r->w, on_event, r);
   uint64_t d = trc_watch_dropped(r->w);
   if (d > r->dropped_seen) {
-    uint64_t t = now_ns();
-    trc_trigger_lost(r->m, t, d - r->dropped_seen);
+    lost(r, d - r->dropped_seen);
     r->dropped_seen = d;
-    if (t >= r->drop_reported_ns + DROP_REPORT_NS) {
-      fprintf(stderr, "gcscope record: the session daemon dropped trigger notifications; "
-                      "re-armed (pauses in progress are not measured)\n");
-      r->drop_reported_ns = t;
-    }
   }
+  if (now_ns() >= r->discard_check_ns + DISCARD_CHECK_NS) check_discards(r);
   return n;
 }
 
@@ -196,14 +221,26 @@ static void drain(struct rec *r, int ms) {
 }
 
 static void print_summary(struct rec *r) {
+  check_discards(r);
   struct trc_summary s;
   trc_trigger_summary(r->m, &s);
   int n = s.nprocs;
   printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s.gcs, n, n == 1 ? "" : "es");
   if (s.max_pause_ms > 0) printf(", max pause %.1f ms (pid %d GC #%u)", s.max_pause_ms, (int)s.max_pid, s.max_gc);
-  if (trc_watch_dropped(r->w)) printf(" (approximate: %llu notifications dropped)",
-                                      (unsigned long long)trc_watch_dropped(r->w));
+  uint64_t lost_n = r->dropped_seen + r->discarded_seen;
+  if (lost_n) printf(" (approximate: %llu notifications dropped)", (unsigned long long)lost_n);
   printf("\n");
+}
+
+/* Where a streamed trace lands: the relayd names it after the tracing host
+ * (this one: the session daemon is local) and the session, plus the session's
+ * creation date and time, under its output directory. */
+static void print_relayd_where(const struct rec *r, const char *what) {
+  char host[256] = "HOST";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "HOST");
+  host[sizeof host - 1] = '\0';
+  printf("gcscope record: %s sent to lttng-relayd at %s: %s/%s-* in its output directory\n", what,
+         r->o.relayd, host, r->session);
 }
 
 static int run(struct rec *r) {
@@ -302,13 +339,19 @@ static int run(struct rec *r) {
     }
   }
   if (r->triggers) {
-    if (r->captures)
-      printf("gcscope record: %d capture%s in %s\n", r->captures, r->captures == 1 ? "" : "s",
-             r->o.relayd ? r->o.relayd : r->outdir);
+    if (r->captures && r->o.relayd)
+    {
+      char what[48];
+      snprintf(what, sizeof what, "%d capture%s", r->captures, r->captures == 1 ? "" : "s");
+      print_relayd_where(r, what);
+    }
+    else if (r->captures)
+      printf("gcscope record: %d capture%s in %s\n", r->captures, r->captures == 1 ? "" : "s", r->outdir);
     else
       printf("gcscope record: no trigger fired; nothing written\n");
   } else {
-    printf("gcscope record: trace in %s\n", r->o.relayd ? r->o.relayd : r->outdir);
+    if (r->o.relayd) print_relayd_where(r, "trace");
+    else printf("gcscope record: trace in %s\n", r->outdir);
   }
   print_summary(r);
   if (o->command && r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))

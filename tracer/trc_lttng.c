@@ -1,11 +1,13 @@
 /* trc_lttng.c — liblttng-ctl wrappers for `gcscope record` (trc_lttng.h). */
 #include "trc_lttng.h"
+#include "trc_relayd_url.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lttng/lttng.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +19,52 @@
 #include <unistd.h>
 
 #define CHANNEL "gcscope"
+#define RELAYD_CONNECT_TIMEOUT_MS 3000
+
+/* liblttng-ctl prints its own "Error: ..." lines on stderr (URL parsing, for
+ * one) unless this flag, exported by the library though not declared in its
+ * headers, is set; our callers report every failure in one line of their own. */
+extern int lttng_opt_quiet;
+
+/* SIGPIPE around a liblttng-ctl call: when the session daemon refuses a
+ * request early (an unreachable relayd, for one) it closes its socket while
+ * the library is still sending, and the default SIGPIPE would kill us. The
+ * signal is blocked in this thread (a failed socket write raises it for the
+ * writing thread) and a SIGPIPE raised meanwhile is consumed; the call then
+ * fails with EPIPE, which liblttng-ctl reports as an error code. */
+struct pipe_guard { sigset_t old; int was_pending; };
+
+static void pipe_guard_begin(struct pipe_guard *g) {
+  sigset_t pipe, pend;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
+  sigpending(&pend);
+  g->was_pending = sigismember(&pend, SIGPIPE);
+  lttng_opt_quiet = 1;
+}
+
+static void pipe_guard_end(struct pipe_guard *g) {
+  sigset_t pipe, pend;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  sigpending(&pend);
+  if (!g->was_pending && sigismember(&pend, SIGPIPE)) {
+    struct timespec zero = { 0, 0 };
+    while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {}
+  }
+  pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
 
 static void sleep_ms(long ms) {
   struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
   nanosleep(&ts, NULL);
 }
 
+static int last_code;   /* the liblttng-ctl code lterr last reported (positive) */
+
 static int lterr(char *err, size_t n, const char *what, int code) {
+  last_code = code < 0 ? -code : code;
   snprintf(err, n, "%s: %s", what, lttng_strerror(code < 0 ? code : -code));
   return -1;
 }
@@ -217,7 +258,7 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
   return 0;
 }
 
-int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
+static int session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
   struct lttng_session_descriptor *desc;
   if (c->live_timer_us && (c->snapshot || !c->relayd)) {
     snprintf(err, errlen, c->snapshot ? "a live session cannot be a snapshot session"
@@ -237,8 +278,19 @@ int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen
                                     : "invalid output path '%s'", c->relayd ? c->relayd : c->path);
     return -1;
   }
+  /* An unreachable relayd is otherwise found late: at the first channel
+   * (streaming), or at the first capture (snapshot). */
+  if (c->relayd && trc_relayd_url_check(c->relayd, RELAYD_CONNECT_TIMEOUT_MS, err, errlen)) {
+    lttng_session_descriptor_destroy(desc);
+    return -1;
+  }
   enum lttng_error_code ec = lttng_create_session_ext(desc);
   lttng_session_descriptor_destroy(desc);
+  if (ec != LTTNG_OK && c->relayd) {
+    char what[600];
+    snprintf(what, sizeof what, "cannot stream to lttng-relayd at %s", c->relayd);
+    return lterr(err, errlen, what, (int)ec);
+  }
   if (ec != LTTNG_OK) return lterr(err, errlen, "cannot create the LTTng session", (int)ec);
 
   struct lttng_domain dom;
@@ -249,19 +301,38 @@ int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  last_code = 0;
   int r = setup_session(c, h, err, errlen);
   lttng_destroy_handle(h);
+  /* The session daemon connects to the relayd when the first channel is made. */
+  if (r && c->relayd && last_code == LTTNG_ERR_RELAYD_CONNECT_FAIL)
+    snprintf(err, errlen, "cannot connect to lttng-relayd at %s (is it running, with these control and data ports?)",
+             c->relayd);
   if (r) lttng_destroy_session(c->name);
   return r;
 }
 
+int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
+  struct pipe_guard g;
+  pipe_guard_begin(&g);
+  int r = session_create(c, err, errlen);
+  pipe_guard_end(&g);
+  return r;
+}
+
 int trc_session_start(const char *name, char *err, size_t errlen) {
+  struct pipe_guard g;
+  pipe_guard_begin(&g);
   int r = lttng_start_tracing(name);
+  pipe_guard_end(&g);
   return r < 0 ? lterr(err, errlen, "cannot start tracing", r) : 0;
 }
 
 int trc_session_stop(const char *name, char *err, size_t errlen) {
+  struct pipe_guard g;
+  pipe_guard_begin(&g);
   int r = lttng_stop_tracing(name);
+  pipe_guard_end(&g);
   if (r < 0 && r != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
     return lterr(err, errlen, "cannot stop tracing", r);
   return 0;
@@ -273,10 +344,16 @@ int trc_session_destroy(const char *name, char *err, size_t errlen) {
 
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen) {
   struct lttng_destruction_handle *dh = NULL;
+  struct pipe_guard g;
+  pipe_guard_begin(&g);
   enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
+  enum lttng_destruction_handle_status ws = LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED;
+  if (ec == LTTNG_OK) {
+    ws = lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
+    lttng_destruction_handle_destroy(dh);
+  }
+  pipe_guard_end(&g);
   if (ec != LTTNG_OK) return lterr(err, errlen, "cannot destroy the session", (int)ec);
-  enum lttng_destruction_handle_status ws = lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
-  lttng_destruction_handle_destroy(dh);
   if (ws == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
     snprintf(err, errlen, "the session's destruction did not complete within %d ms", timeout_ms);
     return -1;
@@ -288,10 +365,13 @@ int trc_snapshot_record(const char *session, const char *snap_name, const char *
                         const char *url, char *err, size_t errlen) {
   struct lttng_snapshot_output *o = lttng_snapshot_output_create();
   if (!o) { snprintf(err, errlen, "out of memory"); return -1; }
+  struct pipe_guard g;
+  pipe_guard_begin(&g);
   int r = lttng_snapshot_output_set_name(snap_name, o);
   if (r == 0) r = url ? lttng_snapshot_output_set_network_url(url, o)
                       : lttng_snapshot_output_set_local_path(path, o);
   if (r == 0) r = lttng_snapshot_record(session, o, 0);
+  pipe_guard_end(&g);
   lttng_snapshot_output_destroy(o);
   return r < 0 ? lterr(err, errlen, "cannot record the snapshot", r) : 0;
 }

@@ -159,6 +159,8 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     }
   }
   if (o->db && !o->import) return bad("-d DB is only used with --import%s%s", "", "");
+  if (o->output && o->relayd)
+    return bad("-o and --relayd exclude each other: with --relayd the trace is written by the relayd%s%s", "", "");
   if (o->import && o->relayd) return bad("--import needs a local trace; it cannot be used with --relayd%s%s", "", "");
   if (optind < argc) {
     if (o->pid) return bad("give either --pid or a COMMAND, not both%s%s", "", "");

@@ -194,6 +194,38 @@ int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud) {
 
 uint64_t trc_watch_dropped(const struct trc_watch *w) { return w->dropped; }
 
+/* The counters of one trigger's condition (for event-rule-matches: the
+ * tracer-side "discarded tracer messages"). */
+static int condition_discards(const struct lttng_trigger *t, uint64_t *sum) {
+  struct lttng_error_query *q = lttng_error_query_condition_create(t);
+  if (!q) return -1;
+  struct lttng_error_query_results *res = NULL;
+  int rc = -1;
+  if (lttng_error_query_execute(q, lttng_session_daemon_command_endpoint, &res) == LTTNG_OK) {
+    unsigned n = 0;
+    rc = lttng_error_query_results_get_count(res, &n) == LTTNG_ERROR_QUERY_RESULTS_STATUS_OK ? 0 : -1;
+    for (unsigned i = 0; rc == 0 && i < n; i++) {
+      const struct lttng_error_query_result *r = NULL;
+      uint64_t v = 0;
+      if (lttng_error_query_results_get_result(res, &r, i) != LTTNG_ERROR_QUERY_RESULTS_STATUS_OK) rc = -1;
+      else if (lttng_error_query_result_get_type(r) == LTTNG_ERROR_QUERY_RESULT_TYPE_COUNTER &&
+               lttng_error_query_result_counter_get_value(r, &v) == LTTNG_ERROR_QUERY_RESULT_STATUS_OK)
+        *sum += v;
+    }
+  }
+  if (res) lttng_error_query_results_destroy(res);
+  lttng_error_query_destroy(q);
+  return rc;
+}
+
+int trc_watch_discarded(struct trc_watch *w, uint64_t *count) {
+  uint64_t sum = 0;
+  for (int i = 0; i < w->ntrig; i++)
+    if (w->trig[i].registered && condition_discards(w->trig[i].t, &sum) != 0) return -1;
+  *count = sum;
+  return 0;
+}
+
 /* Destroy every notification already queued: liblttng-ctl 2.13.9 does not
  * free the ones still queued when the channel is destroyed. */
 static void discard_pending(struct trc_watch *w) {

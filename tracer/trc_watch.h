@@ -34,6 +34,12 @@ struct trc_watch *trc_watch_start(int dotnet, pid_t pid_filter, char *err, size_
 int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud);
 /* Notifications the daemon dropped because we read too slowly. */
 uint64_t trc_watch_dropped(const struct trc_watch *w);
+/* Notifications the traced programs discarded because their notification
+ * pipe to the daemon was full (the daemon read too slowly): the sum of the
+ * triggers' "discarded tracer messages" error counters, for every process
+ * (the triggers have no vpid filter). Nothing else reports these losses.
+ * One daemon round trip per trigger. Returns 0, or -1 if not readable. */
+int trc_watch_discarded(struct trc_watch *w, uint64_t *count);
 void trc_watch_stop(struct trc_watch *w);
 
 #endif

@@ -334,6 +334,11 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     }
     derive(&m->procs[i]);
     alloc_apply(&m->procs[i], acc);
+    if (st_load_overhead(db, &m->procs[i])) {
+      snprintf(err, errlen, "cannot read the GC pauses (%s)", sqlite3_errmsg(db));
+      st_free(m);
+      return -1;
+    }
   }
   return 0;
 }

@@ -82,6 +82,22 @@ extern const double st_hist_edges[ST_HIST_BUCKETS]; /* lower bounds, ms */
 
 struct st_wait { uint32_t bgc_index; int tid; double start, pause; int reason; };
 
+/* GC overhead over time (issue 6), the same figures as `gcscope advise`:
+ * pauses are [SuspendEEBegin (GCStart if none), RestartEEEnd] of every GC
+ * that has both, plus a BGC's final pause; the run is the process's first to
+ * last event, widened to cover every pause. ST_MMU_N == INS_MMU_N (window
+ * sizes ins_mmu_windows_ns: 1 ms ... 10 s). */
+#define ST_OVERHEAD_WINDOW_S 60
+#define ST_MMU_N 13
+struct st_overhead {
+  int have;                      /* 0: no pause with timestamps (figures NaN) */
+  double window_s;               /* worst-window length (ST_OVERHEAD_WINDOW_S) */
+  double worst_pct;              /* % paused in the worst window (whole run if shorter) */
+  double worst_start_ms;         /* its start, ms since the trace start */
+  double worst_len_ms, worst_paused_ms;
+  double mmu[ST_MMU_N];          /* NaN for windows longer than the run */
+};
+
 struct st_proc {
   int64_t trace_id;
   int pid;
@@ -99,6 +115,7 @@ struct st_proc {
   struct st_pausestat kinds[ST_KINDS];
   int hist[ST_HIST_BUCKETS];
   int has_phh;
+  struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
 };
 
 struct st_model { struct st_proc *procs; int nprocs; };
@@ -113,6 +130,15 @@ enum { ST_LOAD_PROCS, ST_LOAD_TEXT, ST_LOAD_ALL };
 int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_t errlen);
 void st_free(struct st_model *m);
 
+/* Fills p->ov from the gcs/processes/traces tables (called by st_load).
+ * Returns 0 (p->ov.have 0 when the process has no timed pause) or -1. */
+int st_load_overhead(sqlite3 *db, struct st_proc *p);
+
+/* ins_mmu (ins_overhead.h) for one window size, the same value in O(n) rather
+ * than O(n log n): the report computes 13 sizes per process, up to 10^5 GCs. */
+struct ins_timeline;
+double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w);
+
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);
 
@@ -121,5 +147,13 @@ void st_write_html(FILE *out, const struct st_model *m);
 void st_write_json(FILE *out, const struct st_model *m);
 int st_write_csv(FILE *out, sqlite3 *db, int pid);
 void st_warnings(FILE *out, const struct st_model *m, const char *prefix);
+
+/* The overhead figures in each format (stats_overhead_out.c): the JSON summary
+ * keys (written after a previous key, so they start with ", "), the HTML
+ * summary item and the inline-SVG MMU chart, and the text summary line. */
+void st_json_overhead(FILE *out, const struct st_overhead *ov);
+void st_html_overhead_item(FILE *out, const struct st_overhead *ov);
+void st_html_mmu_chart(FILE *out, const struct st_overhead *ov);
+void st_text_overhead(FILE *out, const struct st_overhead *ov);
 
 #endif /* STATS_MODEL_H */

@@ -58,6 +58,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "process_duration_msec", p->process_duration, 1);
     jkv(o, "total_gc_cpu_msec", p->total_gc_cpu, 1);
     fprintf(o, ", \"heap_count\": %d, \"lost_events\": %lld", p->heap_count, (long long)p->lost_events);
+    st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");
     for (int k = 0; k < ST_KINDS; k++) {
       const struct st_pausestat *s = &p->kinds[k];
@@ -255,6 +256,7 @@ void st_write_html(FILE *o, const struct st_model *m) {
     fprintf(o, "<li>GCs: %d complete, %d incomplete</li>", p->gc_count, p->incomplete_count);
     fprintf(o, "<li>Total GC Pause: %s msec</li><li>%% Time paused for Garbage Collection: %s%%</li>",
             rpt_num(a, sizeof a, p->total_pause, 1), rpt_num(b, sizeof b, p->pct_pause, 1));
+    st_html_overhead_item(o, &p->ov);
     fprintf(o, "<li>Max GC Heap Size: %s MB</li></ul>\n", rpt_num(a, sizeof a, p->max_heap, 3));
     fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
     for (int k = 0; k < ST_KINDS; k++) {
@@ -284,6 +286,7 @@ void st_write_html(FILE *o, const struct st_model *m) {
     static const int hc[] = { STC_peak_mb, STC_after_mb };
     static const char *const hn[] = { "Peak MB", "After MB" }, *const hcol[] = { "#d05a00", "#2a9d3a" };
     svg_chart(o, p, "Heap size (MB) over time", 2, hn, hc, hcol, 0);
+    st_html_mmu_chart(o, &p->ov);
     fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");
     html_gc_table(o, p, 200, 0);
     fprintf(o, "<h4>LOH Allocation Pause (due to background GC) &gt; 200 Msec</h4>\n<table><tr><th>BGC Index</th>"

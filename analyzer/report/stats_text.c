@@ -59,6 +59,7 @@ static void summary(FILE *out, const struct st_proc *p) {
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
   fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
           NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
+  st_text_overhead(out, &p->ov);
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);

@@ -149,6 +149,9 @@ const char *rgc_type_name(const rgc_type *ty);
 
 /* ---- Allocation (zeroed memory; a safepoint) ------------------------------ */
 void *rgc_alloc(rgc_thread *t, const rgc_type *ty);                   /* OBJECT */
+/* (rgc_alloc, rgc_root_mark, rgc_root and rgc_root_release have inline fast
+ * paths at the end of this header; define RGC_NO_INLINE to call the library
+ * functions only.) */
 void *rgc_alloc_array(rgc_thread *t, const rgc_type *ty, size_t length); /* arrays */
 /* Allocate on the pinned object heap: never moves. length ignored for OBJECT. */
 void *rgc_alloc_pinned(rgc_thread *t, const rgc_type *ty, size_t length);
@@ -286,6 +289,54 @@ void rgc_dump_heap(rgc_runtime *rt, FILE *out);
 /* ---- Request spans (rgc:RequestStart / RequestStop, for gcscope impact) --- */
 void rgc_request_begin(rgc_runtime *rt, uint64_t id);
 void rgc_request_end(rgc_runtime *rt, uint64_t id);
+
+/* ---- Inline fast paths ----------------------------------------------------
+ * Not API: the leading members of every rgc_thread and rgc_type as librgc
+ * lays them out (it checks the layout at compile time), so that the common
+ * cases of allocation and root registration need no function call. They
+ * behave exactly as the library functions: the slow paths are those. */
+struct rgc_thread_head_ {
+  uint8_t *alloc_ptr, *alloc_limit;   /* the thread's bump-allocation context */
+  const int *suspend_flag;            /* non-zero: a GC wants to suspend threads */
+  void ***roots; size_t nroots, roots_cap;
+};
+struct rgc_type_head_ {
+  size_t fast_size;  /* block size of a small OBJECT without finalizer, else 0 */
+};
+
+static inline void *rgc_alloc_inline_(rgc_thread *t, const rgc_type *ty) {
+  struct rgc_thread_head_ *th = (struct rgc_thread_head_ *)t;
+  size_t size = ((const struct rgc_type_head_ *)ty)->fast_size;
+  uint8_t *p = th->alloc_ptr;
+  if (size && (size_t)(th->alloc_limit - p) >= size &&
+      !__atomic_load_n(th->suspend_flag, __ATOMIC_RELAXED)) {
+    th->alloc_ptr = p + size;
+    /* the 16-byte header: type word, block size, flags (zero: the context
+     * is zeroed memory, and so is the payload) */
+    *(const rgc_type **)p = ty;
+    *(uint32_t *)(p + 8) = (uint32_t)size;
+    return p + 16;
+  }
+  return rgc_alloc(t, ty);
+}
+static inline size_t rgc_root_mark_inline_(rgc_thread *t) {
+  return ((struct rgc_thread_head_ *)t)->nroots;
+}
+static inline void rgc_root_inline_(rgc_thread *t, void **slot) {
+  struct rgc_thread_head_ *th = (struct rgc_thread_head_ *)t;
+  if (th->nroots < th->roots_cap) th->roots[th->nroots++] = slot;
+  else rgc_root(t, slot);
+}
+static inline void rgc_root_release_inline_(rgc_thread *t, size_t mark) {
+  struct rgc_thread_head_ *th = (struct rgc_thread_head_ *)t;
+  if (mark <= th->nroots) th->nroots = mark;
+}
+#ifndef RGC_NO_INLINE
+#define rgc_alloc(t, ty) rgc_alloc_inline_((t), (ty))
+#define rgc_root_mark(t) rgc_root_mark_inline_(t)
+#define rgc_root(t, slot) rgc_root_inline_((t), (slot))
+#define rgc_root_release(t, mark) rgc_root_release_inline_((t), (mark))
+#endif
 
 #ifdef __cplusplus
 }

@@ -403,6 +403,10 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *h = &rt->heaps[hi];
     h->condemned = NULL;
+    /* Regions mutators made since the last GC (LOH/POH arrays written with
+     * young objects) are not fresh for this GC: their cards must be fixed up. */
+    for (int g = 0; g < RGC_NGEN; g++)
+      for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
     for (int g = 0; g < RGC_NGEN; g++) {
       if (rgc_eff_gen(g) > n) continue;
       for (struct rgc_region *r = h->gens[g], *nx; r; r = nx) {
@@ -479,7 +483,7 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
         if (r->evacuate) evacuate_region(rt, h, r);
     for (struct rgc_region *r = h->condemned; r; r = r->next) {
       if (r->evacuate) continue;
-      r->gen = r->new_gen;
+      rgc_region_set_gen(rt, r, r->new_gen);
       clear_cards(rt, r);
     }
   }

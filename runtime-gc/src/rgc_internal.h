@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "gcs_events.h"
+#define RGC_NO_INLINE  /* librgc defines the functions behind the inline fast paths */
 #include "rgc.h"
 
 #define RGC_REGION_SHIFT 21
@@ -75,6 +76,7 @@ static inline void hset(struct rgc_hdr *h, uint32_t f) {
 }
 
 struct rgc_type {
+  size_t fast_size;       /* struct rgc_type_head_ (rgc.h): inline allocation */
   char *name;
   enum rgc_type_kind kind;
   size_t size;
@@ -91,7 +93,12 @@ struct rgc_region {
   int new_gen;            /* planned generation after this GC */
   int nslots;
   int heap;
-  bool condemned, evacuate, has_pinned, fresh;
+  bool condemned, evacuate, has_pinned;
+  /* Made by the running GC (an evacuation target: its objects are all in
+   * rt->copied and fixed up there). rgc_do_gc clears it on every region when
+   * it starts: a region a mutator made since the last GC (LOH/POH) is not
+   * fresh, its old-to-young slots need the card fix-up. */
+  bool fresh;
   bool bgc_condemned;               /* old region the running BGC will sweep */
   _Atomic size_t live_bytes;        /* marked during this GC (parallel markers add) */
   size_t pinned_bytes;
@@ -127,14 +134,31 @@ struct rgc_heap {
 enum { TS_COOP = 0, TS_PREEMPT = 1 };
 
 struct rgc_thread {
+  /* struct rgc_thread_head_ (rgc.h), read and written by the inline paths */
+  uint8_t *alloc_ptr, *alloc_limit;
+  const _Atomic int *suspend_flag;  /* &rt->suspend_flag */
+  void ***roots; size_t nroots, roots_cap;
+  /* librgc only */
   struct rgc_runtime *rt;
   struct rgc_heap *heap;
-  uint8_t *alloc_ptr, *alloc_limit;
   _Atomic int state;
-  void ***roots; size_t nroots, roots_cap;
   pid_t tid;
   struct rgc_thread *next;
 };
+
+/* The inline fast paths of rgc.h rely on these layouts. */
+#include <stddef.h>
+_Static_assert(offsetof(struct rgc_thread, alloc_ptr) == offsetof(struct rgc_thread_head_, alloc_ptr) &&
+               offsetof(struct rgc_thread, alloc_limit) == offsetof(struct rgc_thread_head_, alloc_limit) &&
+               offsetof(struct rgc_thread, suspend_flag) == offsetof(struct rgc_thread_head_, suspend_flag) &&
+               offsetof(struct rgc_thread, roots) == offsetof(struct rgc_thread_head_, roots) &&
+               offsetof(struct rgc_thread, nroots) == offsetof(struct rgc_thread_head_, nroots) &&
+               offsetof(struct rgc_thread, roots_cap) == offsetof(struct rgc_thread_head_, roots_cap),
+               "rgc_thread_head_ out of date");
+_Static_assert(offsetof(struct rgc_type, fast_size) == offsetof(struct rgc_type_head_, fast_size),
+               "rgc_type_head_ out of date");
+_Static_assert(RGC_HDR == 16 && offsetof(struct rgc_hdr, size) == 8 && offsetof(struct rgc_hdr, flags) == 12,
+               "rgc_alloc_inline_ writes this header layout");
 
 struct rgc_handle_slot {
   _Atomic(void *) obj;
@@ -190,7 +214,16 @@ struct rgc_runtime {
 
   /* reservation */
   uint8_t *base; size_t reserve, nslots;
-  int32_t *slot_owner;            /* region index owning each slot, -1 free */
+  /* Region index owning each slot, -1 free, -2 cached. Written under
+   * region_lock (release, after the region descriptor is initialised), read
+   * without a lock by rgc_region_of on any thread (acquire): a thread can
+   * hold a pointer into a region without a happens-before edge to the
+   * thread that made it (e.g. the old value of a slot read by the BGC write
+   * barrier), so the map and the descriptor must be published atomically. */
+  _Atomic int32_t *slot_owner;
+  /* Generation of the region owning each slot, -1 if none: the write
+   * barrier's one-byte lookup (rgc_region_set_gen keeps it in step). */
+  _Atomic int8_t *slot_gen;
   struct rgc_region *regions;     /* descriptor per slot (valid at owner index) */
   _Atomic uint8_t *cards;
   size_t committed;               /* bytes of regions in use (under region_lock) */
@@ -313,8 +346,23 @@ void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r);
 static inline struct rgc_region *rgc_region_of(struct rgc_runtime *rt, const void *p) {
   uintptr_t a = (uintptr_t)p;
   if (a < (uintptr_t)rt->base || a >= (uintptr_t)rt->base + rt->reserve) return NULL;
-  int32_t o = rt->slot_owner[(a - (uintptr_t)rt->base) >> RGC_REGION_SHIFT];
+  int32_t o = atomic_load_explicit(&rt->slot_owner[(a - (uintptr_t)rt->base) >> RGC_REGION_SHIFT],
+                                   memory_order_acquire);
   return o < 0 ? NULL : &rt->regions[o];
+}
+/* Set a region's generation (and the slot_gen table the barrier reads). */
+static inline void rgc_region_set_gen(struct rgc_runtime *rt, struct rgc_region *r, int gen) {
+  r->gen = gen;
+  size_t first = (size_t)(r->start - rt->base) >> RGC_REGION_SHIFT;
+  for (int k = 0; k < r->nslots; k++)
+    atomic_store_explicit(&rt->slot_gen[first + (size_t)k], (int8_t)gen, memory_order_relaxed);
+}
+/* Generation of the region holding p, -1 outside the heap: the barrier's
+ * lookup (one byte per 2 MB slot, no region descriptor). */
+static inline int rgc_gen_at(struct rgc_runtime *rt, const void *p) {
+  uintptr_t off = (uintptr_t)p - (uintptr_t)rt->base;
+  if (off >= rt->reserve) return -1;
+  return atomic_load_explicit(&rt->slot_gen[off >> RGC_REGION_SHIFT], memory_order_relaxed);
 }
 static inline size_t rgc_card_index(struct rgc_runtime *rt, const void *p) {
   return ((uintptr_t)p - (uintptr_t)rt->base) >> RGC_CARD_SHIFT;
@@ -352,6 +400,9 @@ struct rgc_hdr *rgc_free_list_take(struct rgc_runtime *rt, struct rgc_heap *h, i
 void rgc_retire_context(struct rgc_thread *t);
 
 /* ---- rgc_threads.c ---- */
+/* The calling thread's rgc_thread (rgc_current_thread without a call). */
+extern __thread struct rgc_thread *rgc_tls_thread
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 void rgc_suspend_all(struct rgc_runtime *rt);
 void rgc_resume_all(struct rgc_runtime *rt);
 void rgc_park_for_gc(struct rgc_thread *t);

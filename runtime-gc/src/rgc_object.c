@@ -32,22 +32,26 @@ void *rgc_array_data(void *arr) { return (uint8_t *)arr + 8; }
  * reference of an old object (snapshot-at-the-beginning, rgc_bgc.c); store
  * (atomically: the BGC thread may be reading the slot); then dirty the
  * slot's card unless the holder is in gen0 (nothing is younger). */
-void rgc_write_ref(void *obj, void **slot, void *val) {
-  struct rgc_thread *t = rgc_current_thread();
-  struct rgc_runtime *rt = t ? t->rt : NULL;
-  if (!rt) { __atomic_store_n(slot, val, __ATOMIC_RELAXED); return; }
-  struct rgc_region *r = rgc_region_of(rt, obj);
-  if (r && r->gen >= 2 && atomic_load_explicit(&rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING) {
-    void *old = __atomic_load_n(slot, __ATOMIC_RELAXED);
+static inline void write_barrier(void *obj, void **slot, void *val) {
+  struct rgc_thread *t = rgc_tls_thread;
+  if (!t) { __atomic_store_n(slot, val, __ATOMIC_RELAXED); return; }
+  struct rgc_runtime *rt = t->rt;
+  int g = rgc_gen_at(rt, obj);
+  if (g >= 2 && atomic_load_explicit(&rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING) {
+    /* acquire: pairs with the release store of whoever wrote the old value,
+     * whose region the shading check then reads */
+    void *old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (old && rgc_bgc_needs_shade(rt, old)) rgc_satb_log(rt, old);
   }
   /* release: the BGC thread (acquire load) then sees the target's region */
   __atomic_store_n(slot, val, __ATOMIC_RELEASE);
-  if (val && r && r->gen != 0) rgc_card_set(rt, slot);
+  if (val && g > 0) rgc_card_set(rt, slot);
 }
 
+void rgc_write_ref(void *obj, void **slot, void *val) { write_barrier(obj, slot, val); }
+
 void rgc_array_set(void *arr, size_t i, void *val) {
-  rgc_write_ref(arr, &((void **)((uint8_t *)arr + 8))[i], val);
+  write_barrier(arr, &((void **)((uint8_t *)arr + 8))[i], val);
 }
 void *rgc_array_get(const void *arr, size_t i) {
   return __atomic_load_n(&((void *const *)((const uint8_t *)arr + 8))[i], __ATOMIC_RELAXED);

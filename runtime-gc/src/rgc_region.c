@@ -35,13 +35,18 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
   }
   rt->cards = c;
   rt->slot_owner = malloc(rt->nslots * sizeof *rt->slot_owner);
+  rt->slot_gen = malloc(rt->nslots * sizeof *rt->slot_gen);
   rt->regions = calloc(rt->nslots, sizeof *rt->regions);
   rt->card_snapshot = malloc(RGC_REGION_SIZE >> RGC_CARD_SHIFT);
-  if (!rt->slot_owner || !rt->regions || !rt->card_snapshot) {
+  if (!rt->slot_owner || !rt->slot_gen || !rt->regions || !rt->card_snapshot) {
     if (err) snprintf(err, errlen, "out of memory for region tables");
     return -1;
   }
-  for (size_t i = 0; i < rt->nslots; i++) rt->slot_owner[i] = -1, rt->regions[i].gen = -1;
+  for (size_t i = 0; i < rt->nslots; i++) {
+    atomic_init(&rt->slot_owner[i], -1);
+    atomic_init(&rt->slot_gen[i], -1);
+    rt->regions[i].gen = -1;
+  }
   return 0;
 }
 
@@ -49,6 +54,7 @@ void rgc_unreserve(struct rgc_runtime *rt) {
   if (rt->base) munmap(rt->base, rt->reserve);
   if (rt->cards) munmap((void *)rt->cards, rt->reserve >> RGC_CARD_SHIFT);
   free(rt->slot_owner);
+  free((void *)rt->slot_gen);
   free(rt->regions);
   free(rt->card_snapshot);
 }
@@ -77,7 +83,7 @@ struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, in
     goto take;
   }
   for (i = 0; i < rt->nslots; i++) {
-    run = rt->slot_owner[i] == -1 ? run + 1 : 0;
+    run = atomic_load_explicit(&rt->slot_owner[i], memory_order_relaxed) == -1 ? run + 1 : 0;
     if (run == n) break;
   }
   if (i == rt->nslots) {
@@ -90,19 +96,22 @@ struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, in
     pthread_mutex_unlock(&rt->region_lock);
     return NULL;
   }
-take:
-  for (size_t k = first; k <= i; k++) rt->slot_owner[k] = (int32_t)first;
-  rt->committed += n * RGC_REGION_SIZE;
-  pthread_mutex_unlock(&rt->region_lock);
-
+take:;
+  /* describe the region, then publish it in the slot map (release: pairs
+   * with rgc_region_of's acquire load) */
   struct rgc_region *r = &rt->regions[first];
   memset(r, 0, sizeof *r);
   r->start = r->top = start;
   r->end = start + n * RGC_REGION_SIZE;
-  r->gen = r->new_gen = gen;
   r->nslots = (int)n;
+  r->new_gen = gen;
+  rgc_region_set_gen(rt, r, gen);
   r->heap = h->index;
-  r->fresh = true;
+  r->fresh = true;  /* see the note on fresh in rgc_internal.h */
+  for (size_t k = first; k <= i; k++)
+    atomic_store_explicit(&rt->slot_owner[k], (int32_t)first, memory_order_release);
+  rt->committed += n * RGC_REGION_SIZE;
+  pthread_mutex_unlock(&rt->region_lock);
   /* append: bump allocation prefers the newest region */
   struct rgc_region **pp = &h->gens[gen];
   while (*pp) pp = &(*pp)->next;
@@ -114,26 +123,31 @@ take:
 /* Return a region's memory (zeroed on next use) and its cards. The caller has
  * already unlinked it from its generation list. */
 void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r) {
-  size_t first = (size_t)(r->start - rt->base) >> RGC_REGION_SHIFT;
-  size_t bytes = (size_t)(r->end - r->start);
-  rgc_ev_segment(0, r->start, bytes, 0);
-  memset((void *)&rt->cards[rgc_card_index(rt, r->start)], 0, bytes >> RGC_CARD_SHIFT);
+  uint8_t *start = r->start;
+  size_t first = (size_t)(start - rt->base) >> RGC_REGION_SHIFT;
+  size_t bytes = (size_t)(r->end - start);
+  int nslots = r->nslots;
+  rgc_ev_segment(0, start, bytes, 0);
+  memset((void *)&rt->cards[rgc_card_index(rt, start)], 0, bytes >> RGC_CARD_SHIFT);
+  /* the descriptor is reset before the slots go back: once they are free,
+   * another thread may claim them and write it (rgc_region_new) */
+  rgc_region_set_gen(rt, r, -1);
+  r->start = r->top = r->end = NULL;
   pthread_mutex_lock(&rt->region_lock);
   rt->committed -= bytes;
-  if (r->nslots == 1 && rt->cache_n < RGC_REGION_CACHE) {
+  if (nslots == 1 && rt->cache_n < RGC_REGION_CACHE) {
     /* keep it committed for reuse (slot marked -2: neither free nor owned);
      * its contents are stale, every user of a region overwrites or zeroes */
-    rt->slot_owner[first] = -2;
+    atomic_store_explicit(&rt->slot_owner[first], -2, memory_order_relaxed);
     rt->region_cache[rt->cache_n++] = first;
     pthread_mutex_unlock(&rt->region_lock);
   } else {
     pthread_mutex_unlock(&rt->region_lock);
-    madvise(r->start, bytes, MADV_DONTNEED);
-    mprotect(r->start, bytes, PROT_NONE);
+    madvise(start, bytes, MADV_DONTNEED);
+    mprotect(start, bytes, PROT_NONE);
     pthread_mutex_lock(&rt->region_lock);
-    for (size_t k = 0; k < (size_t)r->nslots; k++) rt->slot_owner[first + k] = -1;
+    for (size_t k = 0; k < (size_t)nslots; k++)
+      atomic_store_explicit(&rt->slot_owner[first + k], -1, memory_order_relaxed);
     pthread_mutex_unlock(&rt->region_lock);
   }
-  r->gen = -1;
-  r->start = r->top = r->end = NULL;
 }

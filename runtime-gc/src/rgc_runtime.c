@@ -125,6 +125,11 @@ const rgc_type *rgc_register_type(rgc_runtime *rt, const struct rgc_type_desc *d
   t->nrefs = d->kind == RGC_KIND_OBJECT ? d->nrefs : 0;
   t->elem_size = d->elem_size;
   t->finalizer = d->finalizer;
+  /* small plain objects take rgc.h's inline bump-pointer path */
+  if (t->kind == RGC_KIND_OBJECT && !t->finalizer) {
+    size_t sz = rgc_size_for(t, 0);
+    if (sz && sz < rt->cfg.loh_threshold) t->fast_size = sz;
+  }
   if (t->nrefs) {
     t->ref_offsets = malloc(t->nrefs * sizeof *t->ref_offsets);
     if (t->ref_offsets) memcpy(t->ref_offsets, d->ref_offsets, t->nrefs * sizeof *t->ref_offsets);

@@ -14,15 +14,16 @@
 
 #include "rgc_internal.h"
 
-static __thread struct rgc_thread *tls_thread __attribute__((tls_model("initial-exec")));
+__thread struct rgc_thread *rgc_tls_thread;
 
-rgc_thread *rgc_current_thread(void) { return tls_thread; }
+rgc_thread *rgc_current_thread(void) { return rgc_tls_thread; }
 rgc_runtime *rgc_thread_runtime(const rgc_thread *t) { return t->rt; }
 
 rgc_thread *rgc_attach_thread(rgc_runtime *rt) {
   struct rgc_thread *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->rt = rt;
+  t->suspend_flag = &rt->suspend_flag;
   t->tid = (pid_t)syscall(SYS_gettid);
   pthread_mutex_lock(&rt->thread_lock);
   t->heap = &rt->heaps[rt->next_heap++ % rt->nheaps];  /* server GC: round robin */
@@ -32,7 +33,7 @@ rgc_thread *rgc_attach_thread(rgc_runtime *rt) {
   rt->threads = t;
   rt->nthreads++;
   pthread_mutex_unlock(&rt->thread_lock);
-  tls_thread = t;
+  rgc_tls_thread = t;
   return t;
 }
 
@@ -48,7 +49,7 @@ void rgc_detach_thread(rgc_thread *t) {
   rt->nthreads--;
   pthread_cond_broadcast(&rt->suspended_cv);
   pthread_mutex_unlock(&rt->thread_lock);
-  if (tls_thread == t) tls_thread = NULL;
+  if (rgc_tls_thread == t) rgc_tls_thread = NULL;
   free(t->roots);
   free(t);
 }

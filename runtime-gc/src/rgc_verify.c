@@ -41,7 +41,7 @@ static bool bgc_dead(struct rgc_runtime *rt, const struct rgc_region *r, uint32_
 void rgc_verify_heap(struct rgc_runtime *rt) {
   /* object-start bitmap over the used part of the reservation */
   size_t hi_slot = 0;
-  for (size_t i = 0; i < rt->nslots; i++) if (rt->slot_owner[i] >= 0) hi_slot = i + 1;
+  for (size_t i = 0; i < rt->nslots; i++) if (atomic_load_explicit(&rt->slot_owner[i], memory_order_relaxed) >= 0) hi_slot = i + 1;
   struct starts s = {0};
   size_t grains = (hi_slot << RGC_REGION_SHIFT) / RGC_GRAIN;
   s.bits = calloc(grains / 64 + 1, 8);

@@ -22,6 +22,7 @@ GCSCOPE, TRACE, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 REASONS = {0: "AllocSmall", 1: "Induced", 2: "LowMemory", 3: "Empty", 4: "AllocLarge",
            5: "OutOfSpaceSOH", 6: "OutOfSpaceLOH", 7: "InducedNotForced"}
 failures = 0
+SPANS = {}  # pid -> (first, last) event ns, from babeltrace2
 
 
 def check(cond, what):
@@ -44,7 +45,13 @@ def expected_from_babeltrace():
                          check=True).stdout
     line_re = re.compile(r"^\[(\d+)\.(\d{9})\].*? DotNETRuntime:(\w+?)(?:_V\d+)?: .*?vpid = (\d+), vtid = (\d+).*?\}, \{ (.*) \}$")
     procs = {}
+    span_re = re.compile(r"^\[(\d+)\.(\d{9})\].*?vpid = (\d+)")
     for line in out.splitlines():
+        m = span_re.match(line)
+        if m:  # the process's first and last event, any provider
+            ts, pid = int(m.group(1)) * 10**9 + int(m.group(2)), int(m.group(3))
+            first, last = SPANS.get(pid, (ts, ts))
+            SPANS[pid] = (min(first, ts), max(last, ts))
         m = line_re.match(line)
         if not m:
             continue
@@ -132,15 +139,66 @@ for pid, e in exp.items():
     check(len(ev) == e["starts"] + e["ends"], "pid %d events GCStart|GCEnd: %d lines" % (pid, len(ev)))
     check(all(l.split()[0] in ("GCStart", "GCEnd") for l in ev), "events filter")
 
+# GC overhead over time (issue 6), computed here from the babeltrace2 pauses:
+# the run is the process's first..last event; the worst 60 s window is the
+# whole run when the run is shorter; MMU(w) = 1 - (most paused time of any
+# w-long window inside the run) / w. The paused time of a window is piecewise
+# linear in its start, so its maximum is at a start where the window's start
+# meets a pause start or its end meets a pause end (or at the run's edges).
+def paused_in(pauses, a, b):
+    return sum(max(0, min(e, b) - max(s, a)) for s, e in pauses)
+
+
+def mmu(pauses, t0, t1, w):
+    if w > t1 - t0:
+        return None
+    starts = [t0, t1 - w] + [s for s, _ in pauses] + [e - w for _, e in pauses]
+    worst = max(paused_in(pauses, min(max(x, t0), t1 - w), min(max(x, t0), t1 - w) + w) for x in starts)
+    return 1 - worst / w
+
+
+MMU_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+for pid, e in exp.items():
+    if not e["gcs"]:
+        continue
+    s = procs[pid]["summary"]
+    pauses = [(x["susp"], x["susp"] + x["pause_ns"]) for x in e["gcs"]]  # disjoint: blocking GCs only
+    t0, t1 = SPANS[pid]
+    check(t1 - t0 < 60 * 10**9, "pid %d: run shorter than 60 s" % pid)
+    want = sum(b - a for a, b in pauses) * 100.0 / (t1 - t0)
+    check(abs(s["worst_window_pct_paused"] - want) < 1e-9, "pid %d worst window %% paused %r vs %r"
+          % (pid, s["worst_window_pct_paused"], want))
+    check(abs(s["worst_window_len_msec"] - (t1 - t0) / 1e6) < 1e-6, "pid %d worst window = the run" % pid)
+    check(s["worst_window_sec"] == 60, "pid %d window 60 s" % pid)
+    check([m["window_msec"] for m in s["mmu"]] == list(MMU_MS), "pid %d MMU window sizes" % pid)
+    for m in s["mmu"]:
+        x = mmu(pauses, t0, t1, m["window_msec"] * 10**6)
+        check((m["mmu"] is None) if x is None else abs(m["mmu"] - x) < 1e-9,
+              "pid %d MMU(%g ms) %r vs %r" % (pid, m["window_msec"], m["mmu"], x))
+    print("pid %d: worst window %.4f %% paused, MMU %s" % (pid, want, [m["mmu"] for m in s["mmu"]]))
+for p in procs.values():
+    if p["summary"]["gc_count"] == 0:
+        check(p["summary"]["worst_window_pct_paused"] is None and p["summary"]["mmu"] == [],
+              "no pause: no overhead figures")
+
 # text, html, csv
 txt = run(["stats", db]).stdout
 for pid in with_gcs:
     check(("GC Stats for Process %5d" % pid) in txt, "text section for %d" % pid)
 check(max(len(l) for l in txt.splitlines()) <= 120, "text fits 120 columns")
+for pid in with_gcs:
+    s = procs[pid]["summary"]
+    line = "  GC overhead: worst 60 s window %.2f%% paused (the whole run, shorter); MMU" % s["worst_window_pct_paused"]
+    line += "".join(" %s %.3f" % (n, m["mmu"]) for n, m in zip(("1ms", "10ms", "100ms", "1s", "10s"), s["mmu"][::3])
+                    if m["mmu"] is not None)
+    check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))
 check("\033[" not in txt, "no colour when stdout is not a tty")
 html = run(["stats", db, "--format", "html"]).stdout
-check(html.count("<svg") == 2 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
-      "html self-contained with 2 charts per process")
+check(html.count("<svg") == 3 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
+      "html self-contained with 3 charts per process (pauses, heap, MMU)")
+check(html.count("<h4>Minimum mutator utilisation (MMU)</h4>") == len(procs), "an MMU section per process")
+check(html.count("<circle") == sum(sum(m["mmu"] is not None for m in p["summary"]["mmu"]) for p in procs.values()),
+      "an MMU chart point per defined window size")
 csv = run(["stats", db, "--format", "csv"]).stdout.splitlines()
 check(len(csv) == 12 and "gc_index" in csv[0].split(","), "csv: header + 11 rows")
 

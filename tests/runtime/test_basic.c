@@ -1,6 +1,6 @@
 /* test_basic — single-threaded librgc behaviour with exact, hand-computed
  * figures: weak handles, pinning, finalizers once, counts, memory info,
- * LOH placement, sweeping, configuration errors. Runs with RGC_VERIFY_HEAP=1
+ * LOH placement, sweeping, configuration errors, rgc.h's inline fast paths. Runs with RGC_VERIFY_HEAP=1
  * (set by CTest). */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -250,7 +250,56 @@ static void test_config_errors(void) {
   unsetenv("RGC_GCLOHThreshold");
 }
 
+/* rgc.h's inline fast paths (rgc_alloc, rgc_root*) agree with the library
+ * functions: consecutive 48-byte blocks from one context, type and size in
+ * the header, zeroed payload; a finalizable type takes the library path and
+ * is still registered; roots pushed past the inline capacity survive a GC. */
+static void test_inline_paths(void) {
+  rgc_runtime *rt = make(RGC_COMPACT_ALWAYS);
+  rgc_thread *t = rgc_attach_thread(rt);
+  struct node *a = rgc_alloc(t, node_t);           /* may refill the context */
+  struct node *b = rgc_alloc(t, node_t);           /* inline */
+  struct node *c = (rgc_alloc)(t, node_t);         /* the library function */
+  struct node *d = rgc_alloc(t, node_t);
+  CHECK_EQ((uintptr_t)b - (uintptr_t)a, 48);
+  CHECK_EQ((uintptr_t)c - (uintptr_t)b, 48);
+  CHECK_EQ((uintptr_t)d - (uintptr_t)c, 48);
+  CHECK(rgc_type_of(b) == node_t && rgc_type_of(c) == node_t && rgc_type_of(d) == node_t);
+  CHECK_EQ(rgc_object_size(b), 48);
+  CHECK(b->a == NULL && b->b == NULL && b->id == 0 && b->value == 0);
+  CHECK_EQ(rgc_generation_of(b), 0);
+  memset(fin_runs, 0, sizeof fin_runs);
+  uint64_t *f = rgc_alloc(t, fin_t);                /* finalizable: library path */
+  CHECK(f && rgc_type_of(f) == fin_t && rgc_object_size(f) == 32);
+  *f = 7;
+  f = NULL;
+  /* 5000 roots (more than any initial capacity), each a live node */
+  enum { NR = 5000 };
+  struct node **locals = calloc(NR, sizeof *locals);
+  CHECK(locals);
+  size_t mark = rgc_root_mark(t);
+  for (int i = 0; i < NR; i++) {
+    locals[i] = rgc_alloc(t, node_t);
+    rgc_root(t, (void **)&locals[i]);
+    locals[i]->id = (uint64_t)i + 1;
+  }
+  CHECK_EQ(rgc_root_mark(t), mark + NR);
+  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_FORCED), 1);
+  rgc_wait_for_pending_finalizers(rt);
+  CHECK_EQ(atomic_load(&fin_runs[7]), 1);          /* it was registered */
+  for (int i = 0; i < NR; i++) {
+    CHECK_EQ(rgc_generation_of(locals[i]), 1);     /* compacted into gen1: roots fixed */
+    CHECK_EQ(locals[i]->id, (uint64_t)i + 1);
+  }
+  rgc_root_release(t, mark);
+  CHECK_EQ(rgc_root_mark(t), mark);
+  free(locals);
+  rgc_detach_thread(t);
+  rgc_destroy(rt);
+}
+
 int main(void) {
+  test_inline_paths();
   test_sizes_and_promotion();
   test_handles_and_pinning();
   test_finalizers();

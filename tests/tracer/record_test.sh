@@ -1,11 +1,11 @@
 #!/bin/bash
-# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND — end-to-end tests
+# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND GCSIM — end-to-end tests
 # of `gcscope record` (label lttng). Expected values come from the scripted
 # emitter's arguments, from what the librgc program reports about its own GCs,
 # and from babeltrace2's text output of the written traces, never from
 # gcscope's own figures. Every process started here is stopped by its PID.
 set -u
-CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-}
+CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-} GCSIM=${5:-}
 WORK=$(mktemp -d /tmp/gcscope-trc-test.XXXXXX)
 chmod 755 "$WORK"
 BG_PIDS=()
@@ -26,6 +26,25 @@ gap_ms() {
   b=$(babeltrace2 "$1" | grep -E -- "$3" | head -1 | bt_times)
   [ -n "$a" ] && [ -n "$b" ] || { echo -1; return; }
   awk -v a="$a" -v b="$b" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
+}
+# Milliseconds from the first event matching $2 to the first event matching $3
+# after it, in trace $1.
+gap_after_ms() {
+  babeltrace2 "$1" | awk -v a="$2" -v b="$3" '
+    function secs(l,  t, h) { match(l, /^\[[0-9:.]+\]/); t = substr(l, 2, RLENGTH - 2); split(t, h, ":");
+                              return h[1] * 3600 + h[2] * 60 + h[3] }
+    !ta && $0 ~ a { ta = secs($0); next }
+    ta && $0 ~ b { printf "%d\n", (secs($0) - ta) * 1000; found = 1; exit }
+    END { if (!found) print -1 }'
+}
+# GCStart -> GCEnd in ms of every GC (by Count) of the rgc trace $1: "COUNT MS" lines.
+gc_durations() {
+  babeltrace2 "$1" | awk '
+    function secs(l,  t, h) { match(l, /^\[[0-9:.]+\]/); t = substr(l, 2, RLENGTH - 2); split(t, h, ":");
+                              return h[1] * 3600 + h[2] * 60 + h[3] }
+    /rgc:GCStart_V2/ { match($0, /Count = [0-9]+/); s[substr($0, RSTART + 8, RLENGTH - 8)] = secs($0) }
+    /rgc:GCEnd_V1/ { match($0, /Count = [0-9]+/); c = substr($0, RSTART + 8, RLENGTH - 8)
+                     if (c in s) printf "%s %.3f\n", c, (secs($0) - s[c]) * 1000 }'
 }
 captures() { find "$1" -maxdepth 1 -name 'capture-*' -type d | wc -l; }
 
@@ -164,8 +183,10 @@ rgc_suspend_over)
   ;;
 rgc_multiple)
   # librgc: four GCs with ~200 ms suspensions; --collect-multiple 3 keeps three.
+  # 300 ms between GCs: a capture (slower in the ASan build) and its re-arm
+  # are over before the next long suspension begins.
   run_rec -o "$WORK/t" --stop-on-suspend-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
-    "$RGCPROG" --gcs 9 --interval-ms 30 --long-suspend 2:200 --long-suspend 4:200 --long-suspend 6:200 \
+    "$RGCPROG" --gcs 9 --interval-ms 300 --long-suspend 2:200 --long-suspend 4:200 --long-suspend 6:200 \
     --long-suspend 8:200 || fail "exit $?"
   [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
   mapfile -t ks < <(sed -nE 's/^rgc_long_suspend: GC #([0-9]+) gen[0-9] suspended 200 ms$/\1/p' "$WORK/out.txt")
@@ -178,10 +199,102 @@ rgc_multiple)
   grep -q "trigger suspend-over.*GC #${ks[3]} " "$WORK/out.txt" && fail "a fourth trigger was reported"
   expect_line "$WORK/out.txt" '^gcscope record: 3 captures in '
   ;;
+rgc_gc_over)
+  # librgc: right before GC 3 the program builds 600 MB of live linked
+  # objects, which that GC marks (GCStart -> GCEnd >= 5x the 50 ms threshold);
+  # every other GC lasts <= 1/5 of it (checked in the capture: the premise).
+  run_rec -o "$WORK/t" --stop-on-gc-over 50 --delay-after-trigger 0 -- "$RGCPROG" --gcs 6 --long-gc 3:600 || fail "exit $?"
+  pid=$(sed -nE 's/^rgc_long_suspend: ready ([0-9]+)$/\1/p' "$WORK/out.txt")
+  line=$(grep -E '^rgc_long_suspend: GC #[0-9]+ gen[0-9] marked 600 MB live' "$WORK/out.txt") || fail "the program did not report its long GC"
+  k=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\1/' <<<"$line"); gen=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\2/' <<<"$line")
+  expect_line "$WORK/out.txt" "trigger gc-over 50 ms: pid $pid GC #$k gen$gen NonConcurrentGC: [0-9.]+ ms -> $WORK/t/capture-1\$"
+  [ "$(grep -c 'trigger gc-over 50 ms:' "$WORK/out.txt")" = 1 ] || fail "expected exactly one trigger"
+  [ "$(captures "$WORK/t")" = 1 ] || fail "expected 1 capture"
+  bt=$(babeltrace2 "$WORK/t/capture-1")
+  for ev in "GCStart_V2.*Count = $k, Depth = $gen, Reason = 1, Type = 0," "GCEnd_V1.*Count = $k, Depth = $gen,"; do
+    grep -qE "rgc:$ev" <<<"$bt" || fail "capture lacks rgc:$ev"
+  done
+  gc_durations "$WORK/t/capture-1" >"$WORK/durations.txt"
+  awk -v k="$k" '$1 == k && $2 >= 250 { ok = 1 } END { exit !ok }' "$WORK/durations.txt" ||
+    fail "premise: GC $k in the capture lasts $(awk -v k="$k" '$1 == k { print $2 }' "$WORK/durations.txt") ms, not >= 250"
+  awk -v k="$k" '$1 != k && $2 > 10 { bad = 1 } END { exit bad }' "$WORK/durations.txt" ||
+    fail "premise: another GC lasts > 10 ms: $(awk -v k="$k" '$1 != k' "$WORK/durations.txt" | tr '\n' ' ')"
+  [ "$(wc -l <"$WORK/durations.txt")" -ge "$k" ] || fail "the capture lacks the GCs before GC $k"
+  ;;
+rgc_bgc_final)
+  # librgc: GC 3 is a background GC; a mutator sleeps 600 ms in cooperative
+  # mode as soon as its first pause is over, so its final pause (SuspendEE
+  # reason 6 -> RestartEEEnd) lasts >= 250 ms (5x the threshold). A 32 MB gen2
+  # list keeps the concurrent mark busy until then. With a 1 s delay the
+  # capture also holds the BGC's end.
+  run_rec -o "$WORK/t" --stop-on-bgc-final-pause-over 50 --delay-after-trigger 1 -- \
+    "$RGCPROG" --gcs 5 --old-mb 32 --bgc 3:600 || fail "exit $?"
+  pid=$(sed -nE 's/^rgc_long_suspend: ready ([0-9]+)$/\1/p' "$WORK/out.txt")
+  line=$(grep -E '^rgc_long_suspend: BGC #[0-9]+ gen2 final pause held 600 ms' "$WORK/out.txt") || fail "the program did not report its BGC"
+  k=$(sed -E 's/.*BGC #([0-9]+) gen.*/\1/' <<<"$line")
+  expect_line "$WORK/out.txt" "trigger bgc-final-pause-over 50 ms: pid $pid GC #$k gen2 BackgroundGC: [0-9.]+ ms -> $WORK/t/capture-1\$"
+  [ "$(grep -c 'trigger bgc-final-pause-over 50 ms:' "$WORK/out.txt")" = 1 ] || fail "expected exactly one trigger"
+  [ "$(captures "$WORK/t")" = 1 ] || fail "expected 1 capture"
+  bt=$(babeltrace2 "$WORK/t/capture-1")
+  for ev in "GCStart_V2.*Count = $k, Depth = 2, Reason = 1, Type = 1," "GCSuspendEEBegin_V1.*Reason = 6, Count = $k," \
+            "BGC2ndNonConEnd" "GCEnd_V1.*Count = $k, Depth = 2,"; do
+    grep -qE "rgc:$ev" <<<"$bt" || fail "capture lacks rgc:$ev"
+  done
+  g=$(gap_after_ms "$WORK/t/capture-1" "rgc:GCSuspendEEBegin_V1.*Reason = 6, Count = $k," 'rgc:GCRestartEEEnd_V1')
+  [ "$g" -ge 250 ] || fail "premise: the final pause of BGC $k in the capture lasts $g ms, not >= 250"
+  n6=$(grep -cE 'rgc:GCSuspendEEBegin_V1.*Reason = 6,' <<<"$bt")
+  [ "$n6" = 1 ] || fail "the capture holds $n6 BGC final pauses, expected 1"
+  ;;
+rgc_bgc_multiple)
+  # librgc: four BGCs with ~600 ms final pauses (the concurrent mark before
+  # them takes up to 350 ms, ASan build included, and the pause stays >= 250);
+  # --collect-multiple 3 keeps the first three (200 ms between loop GCs: the
+  # re-arm after a capture comes before the next BGC's final pause starts).
+  run_rec -o "$WORK/t" --stop-on-bgc-final-pause-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
+    "$RGCPROG" --gcs 9 --interval-ms 200 --old-mb 32 --bgc 2:600 --bgc 4:600 --bgc 6:600 --bgc 8:600 || fail "exit $?"
+  expect_line "$WORK/out.txt" '^rgc_long_suspend: done$'
+  [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
+  mapfile -t ks < <(sed -nE 's/^rgc_long_suspend: BGC #([0-9]+) gen2 final pause held 600 ms.*/\1/p' "$WORK/out.txt")
+  [ "${#ks[@]}" = 4 ] || fail "the program reported ${#ks[@]} held BGCs, expected 4"
+  for c in 1 2 3; do
+    k=${ks[$((c - 1))]}
+    expect_line "$WORK/out.txt" "trigger bgc-final-pause-over 50 ms: pid [0-9]+ GC #$k gen2 BackgroundGC: [0-9.]+ ms -> $WORK/t/capture-$c\$"
+    babeltrace2 "$WORK/t/capture-$c" | grep -qE "rgc:GCSuspendEEBegin_V1.*Reason = 6, Count = $k," ||
+      fail "capture-$c lacks BGC $k's final suspension"
+    g=$(gap_after_ms "$WORK/t/capture-$c" "rgc:GCSuspendEEBegin_V1.*Reason = 6, Count = $k," 'rgc:GCRestartEEEnd_V1')
+    [ "$g" -ge 250 ] || fail "premise: BGC $k's final pause in capture-$c lasts $g ms, not >= 250"
+  done
+  grep -q "trigger bgc-final-pause-over.*GC #${ks[3]} " "$WORK/out.txt" && fail "a fourth trigger was reported"
+  [ "$(grep -c 'trigger bgc-final-pause-over 50 ms:' "$WORK/out.txt")" = 3 ] || fail "expected exactly three triggers"
+  expect_line "$WORK/out.txt" '^gcscope record: 3 captures in '
+  ;;
+gcsim_bgc_none)
+  # gcsim's bgc scenario (background GCs with foreground GCs inside, both
+  # pauses of each BGC checked by --check) under a 2 s final-pause threshold
+  # no BGC reaches: nothing is written.
+  run_rec -o "$WORK/t" --stop-on-bgc-final-pause-over 2000 --delay-after-trigger 0 -- \
+    "$GCSIM" --scenario bgc --seconds 2 --check || fail "exit $?"
+  expect_line "$WORK/out.txt" '^signature=met$'
+  nbgc=$(sed -nE 's/^background_gcs_with_two_pauses=([0-9]+)$/\1/p' "$WORK/out.txt")
+  [ "${nbgc:-0}" -ge 1 ] || fail "gcsim ran no background GC with two pauses"
+  [ "$(captures "$WORK/t")" = 0 ] || fail "captures were written"
+  [ -z "$(ls -A "$WORK/t" 2>/dev/null)" ] || fail "the output directory is not empty: $(ls "$WORK/t")"
+  expect_line "$WORK/out.txt" '^gcscope record: no trigger fired; nothing written$'
+  # The watcher saw gcsim's GCs: gc_count (GCs ended when gcsim reported)
+  # or one more (a BGC still running then), unless notifications were lost.
+  ngc=$(sed -nE 's/^gc_count=([0-9]+)$/\1/p' "$WORK/out.txt")
+  seen=$(sed -nE 's/^gcscope record: ([0-9]+) GCs in 1 process.*/\1/p' "$WORK/out.txt")
+  [ -n "$ngc" ] && [ -n "$seen" ] || fail "no GC counts"
+  if ! grep -q '^gcscope record: .*approximate' "$WORK/out.txt"; then
+    [ "$seen" = "$ngc" ] || [ "$seen" = $((ngc + 1)) ] || fail "gcscope saw $seen GCs, gcsim ran $ngc"
+  fi
+  ;;
 rgc_none)
-  # librgc without long pauses: 20 quick induced GCs, every trigger at 100 ms.
+  # librgc without long pauses: 20 quick induced GCs (GC 10 a background GC
+  # whose final pause is not held up), every trigger at 100 ms.
   run_rec -o "$WORK/t" --stop-on-gc-over 100 --stop-on-suspend-over 100 --stop-on-bgc-final-pause-over 100 \
-    --delay-after-trigger 0 -- "$RGCPROG" --gcs 20 --interval-ms 5 || fail "exit $?"
+    --delay-after-trigger 0 -- "$RGCPROG" --gcs 20 --interval-ms 5 --bgc 10:0 || fail "exit $?"
+  expect_line "$WORK/out.txt" '^rgc_long_suspend: BGC #10 gen2 final pause held 0 ms'
   expect_line "$WORK/out.txt" '^rgc_long_suspend: done$'
   [ "$(captures "$WORK/t")" = 0 ] || fail "captures were written"
   expect_line "$WORK/out.txt" '^gcscope record: no trigger fired; nothing written$'

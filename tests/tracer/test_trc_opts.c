@@ -26,6 +26,13 @@ int main(void) {
   CHECK(trc_opts_parse(3, a4, &o) == 2);
   char *a5[] = { "record", "--stop-on-suspend-over", "-1", NULL };
   CHECK(trc_opts_parse(3, a5, &o) == 2);                      /* negative threshold */
+  char *a6[] = { "record", "--relayd", "net://127.0.0.1", "--", "prog", NULL };
+  CHECK(trc_opts_parse(5, a6, &o) == 0);
+  CHECK(o.relayd && !strcmp(o.relayd, "net://127.0.0.1") && !o.output);
+  char *a7[] = { "record", "-o", "/tmp/x", "--relayd", "net://127.0.0.1", "--", "prog", NULL };
+  CHECK(trc_opts_parse(7, a7, &o) == 2);                      /* the relayd writes the trace */
+  char *a8[] = { "record", "--relayd", "net://127.0.0.1", "--import", "--", "prog", NULL };
+  CHECK(trc_opts_parse(6, a8, &o) == 2);                      /* nothing local to import */
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures ? 1 : 0;
 }

@@ -26,6 +26,7 @@ import sqlite3
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent oracle: walks a V4/V5 .nettrace file (written from the format
 description, separately from the C parser) and prints facts the C tests assert
-as literals. Usage: nt_walk.py FILE [summary|gcs|pauses|payload ID,VER N|expect]"""
+as literals. Usage: nt_walk.py FILE [summary|gcs|pauses|gc-pauses|payload ID,VER N|expect]"""
 import calendar, struct, sys, collections
 
 def varint(b, p):
@@ -161,6 +161,27 @@ def main():
         # lost events: per capture thread gaps + sequence points (nothing counted here if 0)
         print('depths', collections.Counter(struct.unpack_from('<II', e[7])[1] for e in events if key(e) == (RT, 1, 2)))
         print('kinds-delivered-total', sum(1 for e in events if key(e)[0] in (RT, PRV) and key(e)[1:] in KNOWN))
+    elif what == 'gc-pauses':
+        # PerfView's GC pause (perfview-gcstats.md): from the last SuspendEEBegin
+        # with Reason SuspendForGC (1) before a GCStart (SuspendOther ones are
+        # not GC suspensions) to the first RestartEEEnd after the GCStart on
+        # that suspending thread (another thread's restart ends its own
+        # SuspendOther), in ns since the epoch. One line per GC: index, depth, pause_ns.
+        st = trace['st']
+        sync_ns = (calendar.timegm((st[0], st[1], st[3], st[4], st[5], st[6])) * 10**9 + st[7] * 10**6)
+        def ns(ts):
+            d = ts - trace['qpc']
+            q = abs(d) * 10**9 // trace['freq']
+            return sync_ns + (q if d >= 0 else -q)
+        susp = None; cur = None
+        for e in events:
+            k = key(e)
+            if k == (RT, 9, 1) and struct.unpack_from('<I', e[7])[0] == 1: susp = e
+            elif k == (RT, 1, 2):
+                cur = struct.unpack_from('<II', e[7]); gs = susp[1]; gtid = susp[4]
+            elif k == (RT, 3, 1) and cur is not None and e[4] == gtid:
+                print('GC', cur[0], 'depth', cur[1], 'pause_ns', ns(e[1]) - ns(gs))
+                cur = None
     elif what == 'payload':
         want = tuple(int(x) for x in sys.argv[3].split(','))  # id,version
         n = int(sys.argv[4])

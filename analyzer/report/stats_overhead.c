@@ -1,0 +1,143 @@
+/* stats_overhead.c — GC overhead over time for `gcscope stats` (issue 6): the
+ * worst 60 s window's % paused (JMC's rule) and the MMU curve (Go's), computed
+ * by gcs_insight_core (ins_overhead.h) over the same pauses and run span as
+ * `gcscope advise`, so the two commands print the same figures. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ins_overhead.h"
+#include "ins_timeline.h"
+#include "stats_model.h"
+
+_Static_assert(ST_MMU_N == INS_MMU_N, "stats_model.h's ST_MMU_N must match ins_overhead.h");
+
+/* Pauses: per GC [suspend begin (GCStart if none), restart end]; for a BGC
+ * also its final pause [GCPrep suspend begin, restart end] (as ins_db_pauses). */
+static int load_pauses(sqlite3 *db, const struct st_proc *p, struct ins_pause **out, size_t *n) {
+  static const char sql[] =
+      "SELECT gc_index, coalesce(suspend_begin_ns, start_ns), restart_end_ns FROM gcs "
+      "WHERE trace_id = ?1 AND pid = ?2 AND restart_end_ns IS NOT NULL "
+      "AND coalesce(suspend_begin_ns, start_ns) IS NOT NULL "
+      "UNION ALL SELECT gc_index, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns FROM gcs "
+      "WHERE trace_id = ?1 AND pid = ?2 AND type = 1 AND bgc_prep_suspend_begin_ns IS NOT NULL "
+      "AND bgc_prep_restart_end_ns IS NOT NULL";
+  sqlite3_stmt *s;
+  *out = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return -1;
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  size_t cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (*n == cap) {
+      size_t nc = cap ? cap * 2 : (size_t)(p->ngcs > 0 ? p->ngcs + 8 : 64);
+      struct ins_pause *g = realloc(*out, nc * sizeof *g);
+      if (!g) break;
+      *out = g;
+      cap = nc;
+    }
+    (*out)[(*n)++] = (struct ins_pause){(uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                                        sqlite3_column_int64(s, 2)};
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return -1;
+  }
+  return 0;
+}
+
+/* The process's first/last event and the trace's start (0 when unknown). */
+static int load_span(sqlite3 *db, const struct st_proc *p, int64_t *first, int64_t *last, int64_t *trace_start) {
+  static const char sql[] =
+      "SELECT coalesce((SELECT first_ns FROM processes WHERE trace_id = ?1 AND pid = ?2 LIMIT 1), 0), "
+      "coalesce((SELECT last_ns FROM processes WHERE trace_id = ?1 AND pid = ?2 LIMIT 1), 0), "
+      "coalesce((SELECT start_ns FROM traces WHERE id = ?1), 0)";
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return -1;
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    *first = sqlite3_column_int64(s, 0);
+    *last = sqlite3_column_int64(s, 1);
+    *trace_start = sqlite3_column_int64(s, 2);
+  }
+  sqlite3_finalize(s);
+  return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* A cursor over the paused time before x, for x that never decreases: the
+ * same value as ins_timeline's binary search, found by walking forward. */
+struct cursor { const struct ins_timeline *t; size_t j; };
+static int64_t paused_before(struct cursor *c, int64_t x) {
+  const struct ins_timeline *t = c->t;
+  while (c->j < t->n && t->end[c->j] <= x) c->j++;
+  int64_t v = t->cum[c->j];
+  if (c->j < t->n && t->start[c->j] < x) v += x - t->start[c->j];
+  return v;
+}
+
+double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w) {
+  if (w <= 0 || w > t1 - t0) return NAN;
+  /* ins_mmu's candidate window starts (t0, every pause start, every pause end
+   * minus w, t1 - w, each clamped to [t0, t1 - w]) taken in ascending order,
+   * so both window edges only move forward: O(n) instead of O(n log n). */
+  int64_t last = t1 - w;
+  struct cursor lo = {t, 0}, hi = {t, 0};
+  int64_t best = paused_before(&hi, t0 + w) - paused_before(&lo, t0);
+  size_t ia = 0, ib = 0;
+  for (;;) {
+    int64_t s;
+    if (ia < t->n && (ib >= t->n || t->start[ia] <= t->end[ib] - w)) s = t->start[ia++];
+    else if (ib < t->n) s = t->end[ib++] - w;
+    else break;
+    if (s < t0) s = t0;
+    if (s > last) s = last;
+    int64_t v = paused_before(&hi, s + w) - paused_before(&lo, s);
+    if (v > best) best = v;
+  }
+  int64_t v = paused_before(&hi, last + w) - paused_before(&lo, last);
+  if (v > best) best = v;
+  return 1.0 - (double)best / (double)w;
+}
+
+int st_load_overhead(sqlite3 *db, struct st_proc *p) {
+  struct st_overhead *o = &p->ov;
+  memset(o, 0, sizeof *o);
+  o->window_s = ST_OVERHEAD_WINDOW_S;
+  o->worst_pct = o->worst_start_ms = o->worst_len_ms = o->worst_paused_ms = NAN;
+  for (int i = 0; i < ST_MMU_N; i++) o->mmu[i] = NAN;
+  struct ins_pause *pz;
+  size_t n;
+  int64_t t0, t1, tstart;
+  if (load_span(db, p, &t0, &t1, &tstart) || load_pauses(db, p, &pz, &n)) return -1;
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (t0 == 0 || pz[i].start_ns < t0) t0 = pz[i].start_ns;
+    if (pz[i].end_ns > t1) t1 = pz[i].end_ns;
+  }
+  struct ins_timeline tl;
+  int rc = ins_timeline_build(&tl, pz, n);
+  free(pz);
+  if (rc != 0) return -1;
+  struct ins_window *wins = NULL, worst;
+  size_t nw = 0;
+  if (t1 > t0 &&
+      ins_overhead_windows(&tl, t0, t1, (int64_t)ST_OVERHEAD_WINDOW_S * 1000000000LL, &wins, &nw, &worst) == 0) {
+    o->have = 1;
+    o->worst_pct = worst.paused_pct;
+    o->worst_start_ms = (double)(worst.start_ns - tstart) / 1e6;
+    o->worst_len_ms = (double)(worst.end_ns - worst.start_ns) / 1e6;
+    o->worst_paused_ms = (double)worst.paused_ns / 1e6;
+    for (int i = 0; i < ST_MMU_N; i++) o->mmu[i] = st_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
+  }
+  free(wins);
+  ins_timeline_free(&tl);
+  return 0;
+}
