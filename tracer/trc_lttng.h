@@ -4,7 +4,9 @@
  * live or snapshot/flight-recorder), its channel, contexts, events and vpid
  * tracker, and an lttng-relayd started on demand for live sessions.
  *
- * Errors: functions return 0 on success, -1 with a one-line reason in err.
+ * Errors: functions return 0 on success, -1 with a one-line reason in err;
+ * liblttng-ctl's own stderr messages are silenced, and a session daemon that
+ * closes its socket mid-request cannot kill the caller with SIGPIPE.
  * Threading: call from one thread. Ownership: plain structs owned by the
  * caller; trc_daemon_stop / trc_session_destroy release what they hold.
  */
@@ -46,7 +48,8 @@ struct trc_session_cfg {
   const char *name;
   const char *path;            /* absolute local output dir (normal sessions) */
   const char *relayd;          /* net:// URL instead of path, or NULL; required
-                                  for a live session */
+                                  for a live session; its ports must accept a
+                                  connection (checked first, trc_relayd_url.h) */
   int snapshot;                /* flight-recorder session: overwrite, mmap */
   uint64_t live_timer_us;      /* > 0: live session streaming to relayd, its data
                                   flushed at least this often (not with snapshot) */

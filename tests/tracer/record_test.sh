@@ -1,11 +1,11 @@
 #!/bin/bash
-# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND GCSIM — end-to-end tests
+# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND GCSIM RGC_DEMO — end-to-end tests
 # of `gcscope record` (label lttng). Expected values come from the scripted
 # emitter's arguments, from what the librgc program reports about its own GCs,
 # and from babeltrace2's text output of the written traces, never from
 # gcscope's own figures. Every process started here is stopped by its PID.
 set -u
-CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-} GCSIM=${5:-}
+CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-} GCSIM=${5:-} RGCDEMO=${6:-}
 WORK=$(mktemp -d /tmp/gcscope-trc-test.XXXXXX)
 chmod 755 "$WORK"
 BG_PIDS=()
@@ -49,6 +49,53 @@ gc_durations() {
 captures() { find "$1" -maxdepth 1 -name 'capture-*' -type d | wc -l; }
 
 run_rec() { "$GCSCOPE" record "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; }
+
+# Three TCP ports of 127.0.0.1 free right now (bound together, then released).
+free_ports() {
+  python3 -c 'import socket
+ss = [socket.socket() for _ in range(3)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))'
+}
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Our own lttng-relayd on loopback, non-default ports chosen now, writing to
+# $WORK/relayd-out; stopped by its PID at exit (cleanup). Sets RELAYD_URL.
+start_relayd() {
+  local c d l
+  read -r c d l < <(free_ports) || fail "no free ports"
+  mkdir -p "$WORK/relayd-out"
+  lttng-relayd -C "tcp://127.0.0.1:$c" -D "tcp://127.0.0.1:$d" -L "tcp://127.0.0.1:$l" -o "$WORK/relayd-out" \
+    >"$WORK/relayd.log" 2>&1 &
+  RELAYD_PID=$!
+  BG_PIDS+=("$RELAYD_PID")
+  RELAYD_URL="net://127.0.0.1:$c:$d"
+  for _ in $(seq 100); do
+    port_open "$c" && port_open "$d" && return 0
+    kill -0 "$RELAYD_PID" 2>/dev/null || fail "lttng-relayd exited: $(cat "$WORK/relayd.log")"
+    sleep 0.1
+  done
+  fail "lttng-relayd does not listen on ports $c and $d"
+}
+# The one session directory the relayd wrote (HOST/gcscope-record-PID-DATE),
+# checked against the location gcscope printed.
+relayd_session_dir() {
+  local host dirs
+  host=$(uname -n)
+  mapfile -t dirs < <(find "$WORK/relayd-out" -mindepth 2 -maxdepth 2 -type d)
+  [ "${#dirs[@]}" = 1 ] || fail "the relayd output holds ${#dirs[@]} session directories: ${dirs[*]}"
+  [[ ${dirs[0]} == "$WORK/relayd-out/$host/gcscope-record-"* ]] || fail "unexpected relayd directory ${dirs[0]}"
+  local sess; sess=$(basename "${dirs[0]}")
+  expect_line "$WORK/out.txt" "sent to lttng-relayd at $RELAYD_URL: $host/${sess%-*-*}-\* in its output directory\$"
+  echo "${dirs[0]}"
+}
+# A bad invocation: non-zero exit, one line on stderr with the phrase.
+check_bad() {   # expected-phrase args...
+  local phrase=$1; shift
+  "$GCSCOPE" record "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; rc=$?
+  [ "$rc" != 0 ] || fail "'$*' exited 0"
+  [ "$(wc -l <"$WORK/err.txt")" = 1 ] || fail "'$*' printed $(wc -l <"$WORK/err.txt") lines on stderr"
+  grep -q "^gcscope record: .*$phrase" "$WORK/err.txt" || fail "'$*': stderr lacks '$phrase'"
+}
 
 case $CASE in
 gc_over)
@@ -132,13 +179,6 @@ pid)
   expect_line "$WORK/out.txt" '^gcscope record: [0-9]+ GCs in 1 process'
   ;;
 bad_input)
-  check_bad() {   # expected-phrase args...
-    local phrase=$1; shift
-    "$GCSCOPE" record "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; rc=$?
-    [ "$rc" != 0 ] || fail "'$*' exited 0"
-    [ "$(wc -l <"$WORK/err.txt")" = 1 ] || fail "'$*' printed $(wc -l <"$WORK/err.txt") lines on stderr"
-    grep -q "^gcscope record: .*$phrase" "$WORK/err.txt" || fail "'$*': stderr lacks '$phrase'"
-  }
   check_bad "unknown profile 'heavy'" --profile heavy -o "$WORK/x" -- true
   check_bad "negative" --stop-on-gc-over -5 -o "$WORK/x" -- true
   check_bad "no process with PID 2147483646" --pid 2147483646 -o "$WORK/x"
@@ -299,6 +339,76 @@ rgc_none)
   [ "$(captures "$WORK/t")" = 0 ] || fail "captures were written"
   expect_line "$WORK/out.txt" '^gcscope record: no trigger fired; nothing written$'
   expect_line "$WORK/out.txt" '^gcscope record: 20 GCs in 1 process'
+  ;;
+relayd_stream)
+  # Streamed to our own relayd: nothing local (the default output directory
+  # would be in the working directory), the relayd's copy holds the GCs
+  # rgc-demo reports (its total, and per generation by GCEnd's Depth).
+  start_relayd
+  mkdir "$WORK/cwd"
+  (cd "$WORK/cwd" && run_rec --relayd "$RELAYD_URL" -- "$RGCDEMO" --seconds 1) || fail "exit $?"
+  [ -z "$(ls -A "$WORK/cwd")" ] || fail "written locally: $(ls -A "$WORK/cwd")"
+  line=$(grep -E '^rgc-demo: .* [0-9]+ GCs \(gen0 [0-9]+, gen1 [0-9]+, gen2 [0-9]+\)' "$WORK/out.txt") ||
+    fail "rgc-demo did not report its GCs"
+  read -r n g0 g1 g2 < <(sed -E 's/.* ([0-9]+) GCs \(gen0 ([0-9]+), gen1 ([0-9]+), gen2 ([0-9]+)\).*/\1 \2 \3 \4/' <<<"$line")
+  dir=$(relayd_session_dir) || exit 1
+  [ -n "$(find "$dir" -name metadata)" ] || fail "no CTF metadata in $dir"
+  babeltrace2 "$dir" >"$WORK/bt.txt" 2>"$WORK/bt-err.txt" || fail "babeltrace2 cannot read the relayd's copy: $(head -3 "$WORK/bt-err.txt")"
+  ns=$(grep -c 'rgc:GCStart_V2' "$WORK/bt.txt")
+  [ "$ns" = "$n" ] || fail "the relayd's copy holds $ns GCStarts, rgc-demo ran $n GCs"
+  for g in 0 1 2; do
+    want=$(eval echo "\$g$g")
+    got=$(grep -cE "rgc:GCEnd_V1.*Depth = $g," "$WORK/bt.txt")
+    [ "$got" = "$want" ] || fail "the relayd's copy holds $got gen$g GCEnds, rgc-demo reports $want"
+  done
+  [ "$(grep -vc 'vpid = ' "$WORK/bt.txt")" = 0 ] || fail "events without the vpid context"
+  ;;
+relayd_trigger)
+  # A trigger capture with --relayd lands on the relayd: librgc's GC 4 has a
+  # ~300 ms suspension; with a 1 s delay the capture also holds its end.
+  start_relayd
+  mkdir "$WORK/cwd"
+  (cd "$WORK/cwd" && run_rec --relayd "$RELAYD_URL" --stop-on-suspend-over 50 --delay-after-trigger 1 -- \
+     "$RGCPROG" --gcs 6 --long-suspend 4:300) || fail "exit $?"
+  [ -z "$(ls -A "$WORK/cwd")" ] || fail "written locally: $(ls -A "$WORK/cwd")"
+  line=$(grep -E '^rgc_long_suspend: GC #[0-9]+ gen[0-9] suspended 300 ms$' "$WORK/out.txt") || fail "the program did not report its long GC"
+  k=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\1/' <<<"$line"); gen=$(sed -E 's/.*GC #([0-9]+) gen([0-9]).*/\2/' <<<"$line")
+  expect_line "$WORK/out.txt" "trigger suspend-over 50 ms: pid [0-9]+ GC #$k gen$gen NonConcurrentGC: [0-9.]+ ms -> capture-1-\* on lttng-relayd at $RELAYD_URL\$"
+  [ "$(grep -c 'trigger suspend-over 50 ms:' "$WORK/out.txt")" = 1 ] || fail "expected exactly one trigger"
+  dir=$(relayd_session_dir) || exit 1
+  mapfile -t caps < <(find "$dir" -mindepth 1 -maxdepth 1 -type d)
+  [ "${#caps[@]}" = 1 ] && [[ $(basename "${caps[0]}") == capture-1-* ]] || fail "the relayd holds captures: ${caps[*]}"
+  bt=$(babeltrace2 "${caps[0]}")
+  for ev in "GCSuspendEEBegin_V1.*Reason = 1, Count = $k," "GCStart_V2.*Count = $k," "GCEnd_V1.*Count = $k,"; do
+    grep -qE "rgc:$ev" <<<"$bt" || fail "the relayd's capture lacks rgc:$ev"
+  done
+  g=$(gap_ms "${caps[0]}" "rgc:GCSuspendEEBegin_V1.*Count = $k," "rgc:GCStart_V2.*Count = $k,")
+  [ "$g" -ge 250 ] || fail "GC $k's suspension in the relayd's capture lasts $g ms, expected about 300"
+  ;;
+relayd_bad)
+  # No relayd on the ports (nothing listens: fresh free ports), for a
+  # streaming and a flight-recorder session; a malformed URL; -o with
+  # --relayd. Each: one line, non-zero exit, the command never runs, and no
+  # session is left in the daemon.
+  read -r c d _ < <(free_ports) || fail "no free ports"
+  port_open "$c" && fail "premise: port $c is in use"
+  for trig in "" "--stop-on-suspend-over 50"; do
+    # shellcheck disable=SC2086
+    check_bad "cannot connect to lttng-relayd at net://127.0.0.1:$c:$d (control port 127.0.0.1:$c: Connection refused)" \
+      --relayd "net://127.0.0.1:$c:$d" $trig -- touch "$WORK/ran"
+    [ "$rc" = 1 ] || fail "unreachable relayd: exit $rc, expected 1"
+  done
+  check_bad "invalid relayd URL 'net://127.0.0.1:x'" --relayd "net://127.0.0.1:x" -- touch "$WORK/ran"
+  check_bad "invalid relayd URL 'bogus://h'" --relayd "bogus://h" -- touch "$WORK/ran"
+  check_bad "-o and --relayd exclude each other" -o "$WORK/x" --relayd "net://127.0.0.1:$c:$d" -- touch "$WORK/ran"
+  [ "$rc" = 2 ] || fail "-o with --relayd: exit $rc, expected 2 (usage)"
+  [ -e "$WORK/ran" ] && fail "the command ran"
+  [ -e "$WORK/x" ] && fail "-o was created"
+  # No session left behind (the daemon is shared: look for ours by PID).
+  "$GCSCOPE" record --relayd "net://127.0.0.1:$c:$d" -- true >/dev/null 2>&1 & gp=$!
+  wait "$gp"
+  lttng list 2>/dev/null | grep -q "gcscope-record-$gp " && fail "session gcscope-record-$gp left behind"
+  true
   ;;
 *) fail "unknown case" ;;
 esac
