@@ -13,58 +13,17 @@ babeltrace2's text output:
   server: every GC has 4 MarkWithType per heap (HeapNum 0 then 1), two
           GCPerHeapHistory (HeapIndex 0, 1) and NumHeaps 2.
 usage: test_bgc_lttng.py PATH/TO/rgc-test-bgc-prog
-Starts lttng-sessiond if none answers, and stops it (by PID) afterwards."""
-import os, re, shutil, subprocess, sys, tempfile, time
+The session daemon comes from the lttng_daemon CTest fixture."""
+import os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rgc_trace import fail, trace_runs  # noqa: E402
 
 prog = sys.argv[1]
 
-def lttng(*args, check=True):
-    r = subprocess.run(["lttng", *args], capture_output=True, text=True)
-    if check and r.returncode != 0:
-        sys.exit("lttng %s failed: %s" % (" ".join(args), r.stderr.strip()))
-    return r
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-daemon = None
-if lttng("list", check=False).returncode != 0:
-    daemon = subprocess.Popen(["lttng-sessiond"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if lttng("list", check=False).returncode == 0:
-            break
-        time.sleep(0.1)
-    else:
-        daemon.kill(); daemon.wait()
-        fail("could not start lttng-sessiond")
-
-out = tempfile.mkdtemp(prefix="rgc-bgc-lttng-")
-session = "rgc-bgc-test-%d" % os.getpid()
-runs = {}
-try:
-    lttng("create", session, "--output=" + out)
-    lttng("enable-event", "-u", "rgc:*", "-s", session)
-    lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-s", session)
-    lttng("start", session)
-    for mode in ("bgc", "server"):
-        r = subprocess.run([prog, mode], capture_output=True, text=True, timeout=300)
-        if r.returncode != 0:
-            lttng("stop", session)
-            fail("%s program failed (%d): %s %s" % (mode, r.returncode, r.stdout, r.stderr))
-        runs[mode] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", r.stdout)}
-    lttng("stop", session)
-    lttng("destroy", session)
-    text = subprocess.run(["babeltrace2", out], capture_output=True, text=True, check=True).stdout
-finally:
-    lttng("destroy", session, check=False)
-    shutil.rmtree(out, ignore_errors=True)
-    if daemon:
-        daemon.terminate()
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill(); daemon.wait()
+text, results = trace_runs("rgc-bgc-test", [[prog, mode] for mode in ("bgc", "server")])
+runs = {mode: {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", r.stdout)}
+        for mode, r in zip(("bgc", "server"), results)}
 
 line_re = re.compile(r"rgc:(\w+): \{ cpu_id = \d+ \}, \{ vpid = (\d+), vtid = (\d+) \}, \{ (.*) \}$")
 def events_of(pid):

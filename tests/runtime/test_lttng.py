@@ -4,58 +4,19 @@ babeltrace2's text output, the exact event order of every GC and that the
 trace's GC counts equal rgc_collection_count.
 
 usage: test_lttng.py PATH/TO/rgc-test-lttng-prog
-Starts lttng-sessiond if none answers, and stops it (by PID) afterwards."""
-import os, re, shutil, subprocess, sys, tempfile, time
+The session daemon comes from the lttng_daemon CTest fixture."""
+import os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rgc_trace import fail, trace_runs  # noqa: E402
 
 prog = sys.argv[1]
 
-def lttng(*args, check=True):
-    r = subprocess.run(["lttng", *args], capture_output=True, text=True)
-    if check and r.returncode != 0:
-        sys.exit("lttng %s failed: %s" % (" ".join(args), r.stderr.strip()))
-    return r
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-daemon = None
-if lttng("list", check=False).returncode != 0:
-    daemon = subprocess.Popen(["lttng-sessiond"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if lttng("list", check=False).returncode == 0:
-            break
-        time.sleep(0.1)
-    else:
-        daemon.kill(); daemon.wait()
-        fail("could not start lttng-sessiond")
-
-out = tempfile.mkdtemp(prefix="rgc-lttng-")
-session = "rgc-test-%d" % os.getpid()
-try:
-    lttng("create", session, "--output=" + out)
-    lttng("enable-event", "-u", "rgc:*", "-s", session)
-    lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-s", session)
-    lttng("start", session)
-    r = subprocess.run([prog], capture_output=True, text=True, timeout=120)
-    lttng("stop", session)
-    lttng("destroy", session)
-    if r.returncode != 0:
-        fail("program failed: " + r.stderr)
-    m = re.search(r"pid=(\d+) gcs=(\d+) gen1=(\d+) gen2=(\d+) pinned=(\d+)", r.stdout)
-    if not m:
-        fail("unexpected program output: " + r.stdout)
-    pid, gcs, gen1, gen2, pinned = map(int, m.groups())
-    text = subprocess.run(["babeltrace2", out], capture_output=True, text=True, check=True).stdout
-finally:
-    lttng("destroy", session, check=False)
-    shutil.rmtree(out, ignore_errors=True)
-    if daemon:
-        daemon.terminate()
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill(); daemon.wait()
+text, (r,) = trace_runs("rgc-test", [[prog]], timeout=120)
+m = re.search(r"pid=(\d+) gcs=(\d+) gen1=(\d+) gen2=(\d+) pinned=(\d+)", r.stdout)
+if not m:
+    fail("unexpected program output: " + r.stdout)
+pid, gcs, gen1, gen2, pinned = map(int, m.groups())
 
 line_re = re.compile(r"rgc:(\w+): \{ cpu_id = \d+ \}, \{ vpid = (\d+), vtid = (\d+) \}, \{ (.*) \}$")
 events = []
