@@ -41,6 +41,7 @@ struct gcsim_opts {
   double alloc_mb;           /* total allocation limit in MB, 0 = none */
   double survival;           /* fraction of objects that survive into the survivor ring */
   uint64_t lifetime;         /* survivor ring slots per thread; 0 = forever (never dropped) */
+  uint64_t ring_chunk;       /* slots per survivor ring array (8 bytes a slot) */
   size_t size_min, size_max; /* SOH object sizes (payload bytes) */
   size_t loh_size_min, loh_size_max;
   size_t poh_size_min, poh_size_max;

@@ -36,6 +36,7 @@ void gcsim_defaults(struct gcsim_opts *o) {
   o->threads = 2;
   o->survival = 0.03;          /* GCPerfSim sohSurvInterval 30 */
   o->lifetime = 1000;
+  o->ring_chunk = 4096;        /* 32,768-byte arrays: age like the survivors they hold */
   o->size_min = 100, o->size_max = 4000;
   o->loh_size_min = 102400, o->loh_size_max = 204800;
   o->poh_size_min = 100, o->poh_size_max = 204800;
@@ -89,6 +90,8 @@ void gcsim_usage(FILE *out) {
     "  --alloc-mb N             stop after N MB allocated in total (default 0 = no limit)\n"
     "  --survival F             fraction of objects that survive (default 0.03)\n"
     "  --lifetime N|forever     survivors kept per thread, oldest dropped first (default 1000)\n"
+    "  --ring-chunk N           survivor ring slots per array, 8 bytes a slot (default 4096;\n"
+    "                           10625 or more put each array on the LOH)\n"
     "  --size-min N --size-max N          small object payload sizes (default 100..4000)\n"
     "  --loh-size-min N --loh-size-max N  LOH array sizes (default 102400..204800)\n"
     "  --poh-size-min N --poh-size-max N  POH array sizes (default 100..204800)\n"
@@ -172,6 +175,7 @@ int gcsim_parse_args(int argc, char **argv, struct gcsim_opts *o, FILE *out, cha
     INT("--threads", 1, GCSIM_MAX_THREADS, o->threads)
     NUM("--alloc-mb", 0, big, o->alloc_mb)
     NUM("--survival", 0, 1, o->survival)
+    INT("--ring-chunk", 1, 1e8, o->ring_chunk)
     INT("--size-min", 1, maxsize, o->size_min)
     INT("--size-max", 1, maxsize, o->size_max)
     INT("--loh-size-min", 1, maxsize, o->loh_size_min)

@@ -2,8 +2,10 @@
  *
  * Each worker allocates objects whose kind follows byte shares (LOH, POH,
  * small objects of which a fraction is finalizable) and keeps a fraction of
- * them in its survivor ring: reference arrays of RING_CHUNK slots under a top
- * array held by a strong handle, where the N-th next survivor replaces the
+ * them in its survivor ring: reference arrays of --ring-chunk slots under a
+ * top array held by a strong handle (small arrays by default, which age
+ * through the generations like the survivors they hold; a chunk over the LOH
+ * threshold makes an old LOH array point at young objects), where the N-th next survivor replaces the
  * oldest (--lifetime N), or, for
  * "forever", a chain of arrays that only grows. Pinned survivors are also
  * held by a pinned handle while they live. In request mode the allocations
@@ -22,7 +24,6 @@
 #include "gcsim.h"
 
 #define FOREVER_CHUNK 1024   /* slots per array of a "forever" chain; slot 0 links */
-#define RING_CHUNK 4096      /* slots per ring array: 32 KB, kept off the LOH */
 #define FLUSH_BYTES (256u * 1024)
 #define REQ_MAX_SLOTS 4096
 
@@ -112,7 +113,8 @@ static int keep(struct worker *w, void *obj) {
   if (w->o->lifetime) {
     size_t i = (size_t)(w->pos++ % w->o->lifetime);
     if (w->pins && w->pins[i]) { rgc_handle_free(w->t, w->pins[i]); w->pins[i] = NULL; }
-    rgc_array_set(rgc_array_get(rgc_handle_get(w->ring), i / RING_CHUNK), i % RING_CHUNK, obj);
+    size_t chunk = (size_t)w->o->ring_chunk;
+    rgc_array_set(rgc_array_get(rgc_handle_get(w->ring), i / chunk), i % chunk, obj);
     return pinned ? pin(w, obj, &w->pins[i]) : 0;
   }
   if (w->pos == FOREVER_CHUNK) {
@@ -196,12 +198,13 @@ static void *worker_main(void *arg) {
   int ok = w->t != NULL;
   if (ok) {
     size_t n = o->lifetime ? (size_t)o->lifetime : FOREVER_CHUNK;
-    size_t nchunks = o->lifetime ? (n + RING_CHUNK - 1) / RING_CHUNK : 0;
+    size_t per = (size_t)o->ring_chunk;
+    size_t nchunks = o->lifetime ? (n + per - 1) / per : 0;
     void *top = rgc_alloc_array(w->t, run->refs_t, o->lifetime ? nchunks : FOREVER_CHUNK);
     w->ring = top ? rgc_handle_new(w->t, top, RGC_HANDLE_STRONG) : NULL;
     ok = w->ring != NULL;
     for (size_t c = 0; ok && c < nchunks; c++) {
-      size_t len = c + 1 < nchunks ? RING_CHUNK : n - c * RING_CHUNK;
+      size_t len = c + 1 < nchunks ? per : n - c * per;
       void *chunk = rgc_alloc_array(w->t, run->refs_t, len);   /* a safepoint: top may move */
       if (chunk) rgc_array_set(rgc_handle_get(w->ring), c, chunk);
       ok = chunk != NULL;

@@ -8,7 +8,7 @@ void rgc_retire_context(struct rgc_thread *t) {
     struct rgc_region *r = rgc_region_of(t->rt, t->alloc_ptr);
     rgc_make_free(t->rt, t->heap, r, t->alloc_ptr, (size_t)(t->alloc_limit - t->alloc_ptr), false);
   }
-  t->alloc_ptr = t->alloc_limit = NULL;
+  t->alloc_ptr = t->alloc_limit = t->ctx_start = NULL;
 }
 
 static void *init_object(struct rgc_thread *t, uint8_t *p, size_t size,
@@ -79,6 +79,7 @@ static void *alloc_small_slow(struct rgc_thread *t, const struct rgc_type *ty, s
     if (h->tick_bytes[0] >= RGC_TICK_BYTES) tick = h->tick_bytes[0], h->tick_bytes[0] = 0;
     pthread_mutex_unlock(&h->lock);
     memset(ctx, 0, len);
+    t->ctx_start = ctx;
     t->alloc_ptr = ctx + size;
     t->alloc_limit = ctx + len;
     void *obj = init_object(t, ctx, size, ty, length);

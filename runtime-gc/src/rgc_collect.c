@@ -63,7 +63,10 @@ static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest
 
 static void evacuate_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r) {
   int dest = r->gen < 2 ? r->gen + 1 : 2;
-  for (uint8_t *p = r->start; p < r->top;) {
+  /* the mark counted the region's live bytes exactly: stop after the last
+   * live object (the walk reads every header, mostly dead ones) */
+  size_t left = atomic_load_explicit(&r->live_bytes, memory_order_relaxed);
+  for (uint8_t *p = r->start; left && p < r->top;) {
     struct rgc_hdr *o = (struct rgc_hdr *)p;
     size_t size = o->size;
     p += size;
@@ -77,6 +80,7 @@ static void evacuate_region(struct rgc_runtime *rt, struct rgc_heap *h, struct r
     hset(o, f | OF_FWD);
     if (dest != r->gen) rt->rec.heap[h->index].in[dest] += size;
     RGC_VEC_PUSH(rt->copied, rt->copied_n, rt->copied_cap, obj_of(n));
+    left -= size;
   }
 }
 
@@ -178,6 +182,10 @@ static void fix_roots(struct rgc_runtime *rt) {
  * gives its space back to the region end; marks are cleared. */
 static void sweep_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r) {
   r->fl_bytes = r->fo_bytes = 0;
+  if (r->gen < RGC_LOH && !atomic_load_explicit(&r->live_bytes, memory_order_relaxed)) {
+    r->top = r->start;  /* all dead: the caller releases it */
+    return;
+  }
   uint8_t *run = NULL;
   int hg = rgc_eff_gen(r->gen);
   for (uint8_t *p = r->start; p < r->top;) {
@@ -504,11 +512,12 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
     for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next) {
       if (r->evacuate) continue;
       int hg = rgc_eff_gen(r->gen);
-      for (uint8_t *p = r->start; p < r->top;) {
+      size_t left = atomic_load_explicit(&r->live_bytes, memory_order_relaxed);
+      for (uint8_t *p = r->start; left && p < r->top;) {
         struct rgc_hdr *o = (struct rgc_hdr *)p;
         p += o->size;
         uint32_t f = hflags(o);
-        if (!(f & OF_FREE) && (f & OF_MARK)) fix_object(rt, o, hg);
+        if (!(f & OF_FREE) && (f & OF_MARK)) { fix_object(rt, o, hg); left -= o->size; }
       }
     }
   uint64_t t2 = rgc_now_ns();

@@ -139,6 +139,7 @@ struct rgc_thread {
   const _Atomic int *suspend_flag;  /* &rt->suspend_flag */
   void ***roots; size_t nroots, roots_cap;
   /* librgc only */
+  uint8_t *ctx_start;               /* start of the allocation context (gen0) */
   struct rgc_runtime *rt;
   struct rgc_heap *heap;
   _Atomic int state;
@@ -206,6 +207,11 @@ struct rgc_marker {
   void **ms; size_t n, cap;           /* local mark stack */
   uint64_t counter;                   /* bytes newly marked */
   bool share;                         /* give surplus work to the shared pool */
+  /* Live bytes marked in region lr not yet added to lr->live_bytes: one
+   * atomic add per run of objects in the same region, not per object
+   * (flushed at the end of every drain). */
+  struct rgc_region *lr;
+  size_t lbytes;
 };
 
 struct rgc_runtime {

@@ -31,9 +31,12 @@ void *rgc_array_data(void *arr) { return (uint8_t *)arr + 8; }
 /* The write barrier: while a background GC marks, log the overwritten
  * reference of an old object (snapshot-at-the-beginning, rgc_bgc.c); store
  * (atomically: the BGC thread may be reading the slot); then dirty the
- * slot's card unless the holder is in gen0 (nothing is younger). */
-static inline void write_barrier(void *obj, void **slot, void *val) {
-  struct rgc_thread *t = rgc_tls_thread;
+ * slot's card unless the holder is in gen0 (nothing is younger).
+ * Fast path: a holder inside the thread's own allocation context is in gen0
+ * (a GC retires every context before it promotes anything), found without
+ * the runtime's region tables. */
+static __attribute__((noinline)) void write_barrier_slow(struct rgc_thread *t, void *obj,
+                                                        void **slot, void *val) {
   if (!t) { __atomic_store_n(slot, val, __ATOMIC_RELAXED); return; }
   struct rgc_runtime *rt = t->rt;
   int g = rgc_gen_at(rt, obj);
@@ -46,6 +49,15 @@ static inline void write_barrier(void *obj, void **slot, void *val) {
   /* release: the BGC thread (acquire load) then sees the target's region */
   __atomic_store_n(slot, val, __ATOMIC_RELEASE);
   if (val && g > 0) rgc_card_set(rt, slot);
+}
+
+static inline void write_barrier(void *obj, void **slot, void *val) {
+  struct rgc_thread *t = rgc_tls_thread;
+  if (t && (uintptr_t)obj - (uintptr_t)t->ctx_start < (uintptr_t)t->alloc_ptr - (uintptr_t)t->ctx_start) {
+    __atomic_store_n(slot, val, __ATOMIC_RELEASE);
+    return;
+  }
+  write_barrier_slow(t, obj, slot, val);
 }
 
 void rgc_write_ref(void *obj, void **slot, void *val) { write_barrier(obj, slot, val); }

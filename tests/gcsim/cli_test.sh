@@ -25,7 +25,7 @@ help)
   for s in alloc-heavy high-survival loh-churn pinning finalizers induced slow-suspension bgc leak server; do
     grep -qE "^  $s +[a-z]" "$WORK/out" || fail "--help does not list scenario $s"
   done
-  for o in --seconds --threads --alloc-mb --survival --lifetime --size-min --size-max --loh-fraction \
+  for o in --seconds --threads --alloc-mb --survival --lifetime --ring-chunk --size-min --size-max --loh-fraction \
            --poh-fraction --pin-fraction --finalizable-fraction --induce-every --requests --request-kb --check; do
     grep -qE -- "(^| )$o( |$)" "$WORK/out" || fail "--help does not document $o"
   done

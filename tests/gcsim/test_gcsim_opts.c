@@ -49,6 +49,10 @@ static void test_presets(void) {
   CHECK(o.loh_size_min == 102400 && o.loh_size_max == 204800 && o.survival == 0.03);
   CHECK(parse(&o, err, 5, "--lifetime", "forever", "--requests", "--request-kb", "12.5") == 0);
   CHECK(o.lifetime == 0 && o.requests == 1 && o.request_kb == 12.5);
+  CHECK(o.ring_chunk == 4096);
+  CHECK(parse(&o, err, 4, "--scenario", "high-survival", "--ring-chunk", "20000") == 0);
+  CHECK(o.ring_chunk == 20000 && o.lifetime == 20000);
+  CHECK(parse(&o, err, 2, "--ring-chunk", "0") == -1);
   for (int s = 1; s < GCSIM_SC_COUNT; s++) {
     CHECK(gcsim_apply_preset(gcsim_scenario_name((enum gcsim_scenario)s), &o) == 0);
     CHECK((int)o.scenario == s);

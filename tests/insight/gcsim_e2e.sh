@@ -7,14 +7,16 @@
 #   views:  server GC with pinned handles and the verbose events (SetGCHandle,
 #           DestroyGCHandle, PinObjectAtGCTime, GCMarkWithType per heap)
 #           -> `gcscope handles` and `gcscope heaps` (csv)
-# Exits 77 (skipped) without a session daemon, or when this librgc cannot run
-# server GC. Only processes started here are stopped, by PID.
+# Recording: tests/support/rgc_trace.sh (label lttng: the CTest fixture
+# provides the session daemon). Exits 77 (skipped) only without lttng or
+# babeltrace2, or when this librgc cannot run server GC.
 set -u
 MODE=$1 GCSIM=$2 GCSCOPE=$3 CHECKER=$4
-WORK=$(mktemp -d /tmp/gcscope-e2e-$MODE.XXXXXX)
-SESSION="gcscope-e2e-$MODE-$$"
+# shellcheck source=../support/rgc_trace.sh
+. "$(dirname "$0")/../support/rgc_trace.sh"
+WORK=$(mktemp -d "/tmp/gcscope-e2e-$MODE.XXXXXX")
 cleanup() {
-  lttng destroy "$SESSION" >/dev/null 2>&1
+  rgc_trace_close
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -30,22 +32,13 @@ case "$MODE" in
   *) echo "usage: gcsim_e2e.sh impact|views GCSIM GCSCOPE CHECKER" >&2; exit 2 ;;
 esac
 
-command -v lttng >/dev/null && command -v babeltrace2 >/dev/null || { echo "SKIP: lttng or babeltrace2 missing"; exit 77; }
-lttng create "$SESSION" --output="$WORK/trace" >"$WORK/err.txt" 2>&1 || { echo "SKIP: no LTTng session daemon ($(head -1 "$WORK/err.txt"))"; exit 77; }
-lttng enable-channel -u --session="$SESSION" --subbuf-size=8M --num-subbuf=8 e2e >>"$WORK/err.txt" 2>&1 || fail "enable-channel"
-lttng enable-event -u --session="$SESSION" -c e2e 'rgc:*' --exclude="$EXCLUDE" >>"$WORK/err.txt" 2>&1 || fail "enable-event"
-lttng add-context -u --session="$SESSION" -c e2e -t vpid -t vtid >>"$WORK/err.txt" 2>&1 || fail "add-context"
-lttng start "$SESSION" >>"$WORK/err.txt" 2>&1 || fail "start"
-"$GCSIM" "${ARGS[@]}" >"$WORK/out.txt" 2>"$WORK/err.txt" &
-PID=$!
-wait $PID
-rc=$?
-lttng stop "$SESSION" >/dev/null 2>&1
-[ $rc = 77 ] && { echo "SKIP: gcsim cannot run ${ARGS[*]} here"; exit 77; }
-[ $rc = 0 ] || fail "gcsim exited $rc"
-babeltrace2 --clock-seconds "$WORK/trace" >"$WORK/bt.txt" 2>"$WORK/bterr.txt" || fail "babeltrace2 failed: $(head -1 "$WORK/bterr.txt")"
-# figures from a lossy trace prove nothing
-grep -qi 'discarded' "$WORK/bterr.txt" && fail "the trace lost events: $(grep -i -m1 discarded "$WORK/bterr.txt")"
+rgc_trace_require_tools
+rgc_trace_open "gcscope-e2e-$MODE-$$" "$WORK" "$WORK/err.txt" 8M "$EXCLUDE" || fail "$RGC_TRACE_ERROR"
+rgc_trace_run "$WORK/out.txt" "$WORK/err.txt" "$GCSIM" "${ARGS[@]}" || fail "$RGC_TRACE_ERROR"
+PID=$RGC_TRACE_PID
+[ "$RGC_TRACE_RC" = 77 ] && { echo "SKIP: gcsim cannot run ${ARGS[*]} here"; exit 77; }
+[ "$RGC_TRACE_RC" = 0 ] || fail "gcsim exited $RGC_TRACE_RC"
+rgc_trace_text "$WORK/bt.txt" "$WORK/bterr.txt" || fail "$RGC_TRACE_ERROR"
 
 "$GCSCOPE" import "$WORK/trace" -d "$WORK/e2e.db" >"$WORK/import.txt" 2>&1 || fail "gcscope import: $(tail -1 "$WORK/import.txt")"
 case "$MODE" in
