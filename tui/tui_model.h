@@ -78,7 +78,7 @@ struct tui_summary {
   double total_alloc_mb;
   double alloc_rate_mbs;       /* total alloc * 1000 / process duration */
   double uptime_ms;            /* last_ms - first_ms */
-  const struct tui_gc *last;   /* newest GC (complete or not), NULL if none */
+  const struct tui_gc *last;   /* GC received last (live: finished last), NULL if none */
 };
 
 /* "GC Rollup By Generation" row (perfview-gcstats.md §5.1). */
