@@ -90,6 +90,26 @@ static double col_d(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* Runs sql with ?1 = trace id and ?2 = pid of p and turns each row into one
+ * element of size sz with fill(). *out is malloc'ed (the caller frees it). */
+static int load_proc_rows(const char *cmd, sqlite3 *db, const char *sql, const struct ins_proc_key *p,
+                          size_t sz, void (*fill)(sqlite3_stmt *st, void *elem), void **out, size_t *n) {
+  sqlite3_stmt *st;
+  *out = NULL;
+  *n = 0;
+  if (prep(cmd, db, sql, &st)) return -1;
+  sqlite3_bind_int64(st, 1, p->trace_id);
+  sqlite3_bind_int(st, 2, p->pid);
+  size_t cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (grow(out, &cap, *n, sz)) break;
+    fill(st, (char *)*out + (*n)++ * sz);
+  }
+  sqlite3_finalize(st);
+  return step_done(cmd, db, rc);
+}
+
 int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n) {
   const char *sql =
       "SELECT k.trace_id, k.pid, coalesce(p.name, ''), coalesce(p.first_ns, 0), coalesce(p.last_ns, 0), "
@@ -119,6 +139,11 @@ int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins
   return step_done(cmd, db, rc);
 }
 
+static void fill_pause(sqlite3_stmt *st, void *elem) {
+  *(struct ins_pause *)elem = (struct ins_pause){(uint32_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                                 sqlite3_column_int64(st, 2)};
+}
+
 int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n) {
   const char *sql =
       "SELECT gc_index, coalesce(suspend_begin_ns, start_ns), restart_end_ns FROM gcs "
@@ -127,42 +152,35 @@ int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, st
       "UNION ALL SELECT gc_index, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns FROM gcs "
       "WHERE trace_id = ?1 AND pid = ?2 AND type = 1 AND bgc_prep_suspend_begin_ns IS NOT NULL "
       "AND bgc_prep_restart_end_ns IS NOT NULL";
-  sqlite3_stmt *st;
-  *out = NULL;
-  *n = 0;
-  if (prep(cmd, db, sql, &st)) return -1;
-  sqlite3_bind_int64(st, 1, p->trace_id);
-  sqlite3_bind_int(st, 2, p->pid);
-  size_t cap = 0;
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    if (grow((void **)out, &cap, *n, sizeof **out)) break;
-    (*out)[(*n)++] = (struct ins_pause){(uint32_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                        sqlite3_column_int64(st, 2)};
-  }
-  sqlite3_finalize(st);
-  return step_done(cmd, db, rc);
+  return load_proc_rows(cmd, db, sql, p, sizeof **out, fill_pause, (void **)out, n);
+}
+
+static void fill_request(sqlite3_stmt *st, void *elem) {
+  *(struct ins_request *)elem = (struct ins_request){(uint64_t)sqlite3_column_int64(st, 0),
+                                                     sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
 }
 
 int ins_db_requests(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out,
                     size_t *n) {
   const char *sql = "SELECT request_id, start_ns, end_ns FROM requests WHERE trace_id = ?1 AND pid = ?2 "
                     "AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns";
-  sqlite3_stmt *st;
-  *out = NULL;
-  *n = 0;
-  if (prep(cmd, db, sql, &st)) return -1;
-  sqlite3_bind_int64(st, 1, p->trace_id);
-  sqlite3_bind_int(st, 2, p->pid);
-  size_t cap = 0;
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    if (grow((void **)out, &cap, *n, sizeof **out)) break;
-    (*out)[(*n)++] = (struct ins_request){(uint64_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                          sqlite3_column_int64(st, 2)};
+  return load_proc_rows(cmd, db, sql, p, sizeof **out, fill_request, (void **)out, n);
+}
+
+static void fill_gc(sqlite3_stmt *st, void *elem) {
+  struct ins_gc *g = elem;
+  *g = (struct ins_gc){
+      .index = (uint32_t)sqlite3_column_int64(st, 0), .gen = sqlite3_column_int(st, 1),
+      .type = sqlite3_column_int(st, 2), .reason = sqlite3_column_int(st, 3), .start_ms = col_d(st, 4),
+      .pause_ms = col_d(st, 5), .suspend_ms = col_d(st, 6), .promoted_mb = col_d(st, 7),
+      .peak_mb = col_d(st, 8), .after_mb = col_d(st, 9), .gen0_frag_pct = col_d(st, 10),
+      .gen2_frag_before_pct = col_d(st, 11), .pinned_objects = (uint32_t)sqlite3_column_int64(st, 12)};
+  const char *c = (const char *)sqlite3_column_text(st, 13);
+  while (c && *c) {
+    char *end;
+    g->condemn_conditions |= (uint32_t)strtoul(c, &end, 10);
+    c = *end == ',' ? end + 1 : NULL;
   }
-  sqlite3_finalize(st);
-  return step_done(cmd, db, rc);
 }
 
 int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n) {
@@ -179,32 +197,7 @@ int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struc
       "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.trace_id = g.trace_id "
       "  AND x.pid = g.pid AND x.gc_index = g.gc_index) "
       "FROM gcs g WHERE g.trace_id = ?1 AND g.pid = ?2 AND g.complete = 1 ORDER BY g.list_index";
-  sqlite3_stmt *st;
-  *out = NULL;
-  *n = 0;
-  if (prep(cmd, db, sql, &st)) return -1;
-  sqlite3_bind_int64(st, 1, p->trace_id);
-  sqlite3_bind_int(st, 2, p->pid);
-  size_t cap = 0;
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    if (grow((void **)out, &cap, *n, sizeof **out)) break;
-    struct ins_gc *g = &(*out)[(*n)++];
-    *g = (struct ins_gc){
-        .index = (uint32_t)sqlite3_column_int64(st, 0), .gen = sqlite3_column_int(st, 1),
-        .type = sqlite3_column_int(st, 2), .reason = sqlite3_column_int(st, 3), .start_ms = col_d(st, 4),
-        .pause_ms = col_d(st, 5), .suspend_ms = col_d(st, 6), .promoted_mb = col_d(st, 7),
-        .peak_mb = col_d(st, 8), .after_mb = col_d(st, 9), .gen0_frag_pct = col_d(st, 10),
-        .gen2_frag_before_pct = col_d(st, 11), .pinned_objects = (uint32_t)sqlite3_column_int64(st, 12)};
-    const char *c = (const char *)sqlite3_column_text(st, 13);
-    while (c && *c) {
-      char *end;
-      g->condemn_conditions |= (uint32_t)strtoul(c, &end, 10);
-      c = *end == ',' ? end + 1 : NULL;
-    }
-  }
-  sqlite3_finalize(st);
-  return step_done(cmd, db, rc);
+  return load_proc_rows(cmd, db, sql, p, sizeof **out, fill_gc, (void **)out, n);
 }
 
 int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s) {
