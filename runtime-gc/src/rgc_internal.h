@@ -232,7 +232,7 @@ struct rgc_runtime {
   _Atomic int8_t *slot_gen;
   struct rgc_region *regions;     /* descriptor per slot (valid at owner index) */
   _Atomic uint8_t *cards;
-  size_t committed;               /* bytes of regions in use (under region_lock) */
+  _Atomic size_t committed;       /* bytes of regions in use (written under region_lock; read anywhere) */
   size_t region_cache[32];        /* released one-slot regions kept committed */
   size_t cache_n;
   pthread_mutex_t region_lock;
