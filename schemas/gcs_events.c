@@ -302,13 +302,13 @@ int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
 
 /* ---- value maps ---------------------------------------------------------- */
 
-#define GCS_MAP_V(Value, Name) { Value, #Name },
-#define GCS_MAP_TABLE(Map, IsFlags, Doc) \
+#define GCS_MAP_V(Value, Name, Const) { Value, #Name },
+#define GCS_MAP_TABLE(Map, Prefix, IsFlags, Doc) \
   static const struct gcs_map_entry gcs_map_entries_##Map[] = { GCS_MAP_##Map(GCS_MAP_V) };
 GCS_MAP_LIST(GCS_MAP_TABLE)
 #undef GCS_MAP_TABLE
 
-#define GCS_MAP_DESC(Map, IsFlags, Doc) \
+#define GCS_MAP_DESC(Map, Prefix, IsFlags, Doc) \
   { #Map, IsFlags, Doc, gcs_map_entries_##Map, \
     (int)(sizeof gcs_map_entries_##Map / sizeof gcs_map_entries_##Map[0]) },
 static const struct gcs_map_desc gcs_maps[] = { GCS_MAP_LIST(GCS_MAP_DESC) };

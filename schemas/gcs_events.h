@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "gc_events.def"
-#include "gc_enums.def"
+#include "gcs_enums.h"
 
 #ifdef __cplusplus
 extern "C" {

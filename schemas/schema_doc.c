@@ -54,7 +54,7 @@ static void print_events(void) {
 
 static void print_maps(void) {
   static const char *const maps[] = {
-#define MAP_NAME(Map, IsFlags, Doc) #Map,
+#define MAP_NAME(Map, Prefix, IsFlags, Doc) #Map,
     GCS_MAP_LIST(MAP_NAME)
 #undef MAP_NAME
   };

@@ -1,0 +1,143 @@
+/*
+ * gcs_enums.h — named constants for every value map of schemas/gc_enums.def,
+ * and the GC facts derived from them (what "induced", "background",
+ * "blocking", "ephemeral" mean). This is the one place those facts are
+ * defined: the reconstruction, the reports, the analyses, the TUI, the tracer
+ * and librgc all call these, never compare to bare numbers.
+ *
+ * Constants are GCS_<PREFIX>_<CONST> with PREFIX and CONST from the def:
+ *   GCS_GC_REASON_INDUCED (1), GCS_GC_TYPE_BACKGROUND (1),
+ *   GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP (6), GCS_COMPACT_MECHANISMS_LAST_GC (0x10)...
+ * Header only; no state, safe from any thread.
+ */
+#ifndef GCS_ENUMS_H
+#define GCS_ENUMS_H
+
+#include <stdint.h>
+
+#include "gc_enums.def"
+
+/* One enum per map. Each map needs one line here; the assertion below fails
+ * the build when gc_enums.def gains a map this list lacks. */
+#define GCS_ENUM_ITEM_GC_REASON(Value, Name, C) GCS_GC_REASON_##C = Value,
+#define GCS_ENUM_ITEM_GC_TYPE(Value, Name, C) GCS_GC_TYPE_##C = Value,
+#define GCS_ENUM_ITEM_SUSPEND_REASON(Value, Name, C) GCS_SUSPEND_REASON_##C = Value,
+#define GCS_ENUM_ITEM_ALLOC_KIND(Value, Name, C) GCS_ALLOC_KIND_##C = Value,
+#define GCS_ENUM_ITEM_HANDLE_KIND(Value, Name, C) GCS_HANDLE_KIND_##C = Value,
+#define GCS_ENUM_ITEM_ROOT_KIND(Value, Name, C) GCS_ROOT_KIND_##C = Value,
+#define GCS_ENUM_ITEM_SEGMENT_TYPE(Value, Name, C) GCS_SEGMENT_TYPE_##C = Value,
+#define GCS_ENUM_ITEM_PAUSE_MODE(Value, Name, C) GCS_PAUSE_MODE_##C = Value,
+#define GCS_ENUM_ITEM_BGC_WAIT_REASON(Value, Name, C) GCS_BGC_WAIT_REASON_##C = Value,
+#define GCS_ENUM_ITEM_RUNTIME_SKU(Value, Name, C) GCS_RUNTIME_SKU_##C = Value,
+#define GCS_ENUM_ITEM_STARTUP_MODE(Value, Name, C) GCS_STARTUP_MODE_##C = Value,
+#define GCS_ENUM_ITEM_GLOBAL_MECHANISMS(Value, Name, C) GCS_GLOBAL_MECHANISMS_##C = Value,
+#define GCS_ENUM_ITEM_STARTUP_FLAGS(Value, Name, C) GCS_STARTUP_FLAGS_##C = Value,
+#define GCS_ENUM_ITEM_CONDEMN_GEN_GROUPS(Value, Name, C) GCS_CONDEMN_GEN_GROUPS_##C = Value,
+#define GCS_ENUM_ITEM_CONDEMN_CONDITIONS(Value, Name, C) GCS_CONDEMN_CONDITIONS_##C = Value,
+#define GCS_ENUM_ITEM_COMPACT_MECHANISMS(Value, Name, C) GCS_COMPACT_MECHANISMS_##C = Value,
+#define GCS_ENUM_ITEM_EXPAND_MECHANISMS(Value, Name, C) GCS_EXPAND_MECHANISMS_##C = Value,
+
+enum gcs_gc_reason { GCS_MAP_gc_reason(GCS_ENUM_ITEM_GC_REASON) };
+enum gcs_gc_type { GCS_MAP_gc_type(GCS_ENUM_ITEM_GC_TYPE) };
+enum gcs_suspend_reason { GCS_MAP_suspend_reason(GCS_ENUM_ITEM_SUSPEND_REASON) };
+enum gcs_alloc_kind { GCS_MAP_alloc_kind(GCS_ENUM_ITEM_ALLOC_KIND) };
+enum gcs_handle_kind { GCS_MAP_handle_kind(GCS_ENUM_ITEM_HANDLE_KIND) };
+enum gcs_root_kind { GCS_MAP_root_kind(GCS_ENUM_ITEM_ROOT_KIND) };
+enum gcs_segment_type { GCS_MAP_segment_type(GCS_ENUM_ITEM_SEGMENT_TYPE) };
+enum gcs_pause_mode { GCS_MAP_pause_mode(GCS_ENUM_ITEM_PAUSE_MODE) };
+enum gcs_bgc_wait_reason { GCS_MAP_bgc_wait_reason(GCS_ENUM_ITEM_BGC_WAIT_REASON) };
+enum gcs_runtime_sku { GCS_MAP_runtime_sku(GCS_ENUM_ITEM_RUNTIME_SKU) };
+enum gcs_startup_mode { GCS_MAP_startup_mode(GCS_ENUM_ITEM_STARTUP_MODE) };
+enum gcs_global_mechanisms { GCS_MAP_global_mechanisms(GCS_ENUM_ITEM_GLOBAL_MECHANISMS) };
+enum gcs_startup_flags { GCS_MAP_startup_flags(GCS_ENUM_ITEM_STARTUP_FLAGS) };
+enum gcs_condemn_gen_groups { GCS_MAP_condemn_gen_groups(GCS_ENUM_ITEM_CONDEMN_GEN_GROUPS) };
+enum gcs_condemn_conditions { GCS_MAP_condemn_conditions(GCS_ENUM_ITEM_CONDEMN_CONDITIONS) };
+enum gcs_compact_mechanisms { GCS_MAP_compact_mechanisms(GCS_ENUM_ITEM_COMPACT_MECHANISMS) };
+enum gcs_expand_mechanisms { GCS_MAP_expand_mechanisms(GCS_ENUM_ITEM_EXPAND_MECHANISMS) };
+
+#define GCS_ENUM_COUNT_MAP(Map, Prefix, IsFlags, Doc) +1
+_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 17,
+               "gc_enums.def has a map without an enum in gcs_enums.h");
+#undef GCS_ENUM_COUNT_MAP
+
+/* Generations as the events number them (GCStart.Depth, the per-generation
+ * arrays of GCHeapStats and GCPerHeapHistory): 0-2, then LOH and POH. */
+enum gcs_gen {
+  GCS_GEN0 = 0,
+  GCS_GEN1 = 1,
+  GCS_GEN2 = 2,
+  GCS_GEN_LOH = 3,
+  GCS_GEN_POH = 4,
+  GCS_NGENS_SOH = 3,   /* generations of the small object heap */
+};
+
+/* ---- GC facts: the one definition of each ---------------------------------- */
+
+/* PerfView's "induced": Reason Induced (1) or InducedNotForced (7). This is what
+ * NumInduced counts and what the "I"/"i" suffix of the Gen column marks;
+ * InducedLowMemory, InducedCompacting and InducedAggressive are not counted. */
+static inline int gcs_reason_is_induced(uint32_t reason) {
+  return reason == GCS_GC_REASON_INDUCED || reason == GCS_GC_REASON_INDUCED_NOT_FORCED;
+}
+
+/* Any GC a program or host asked for (GC.Collect in every form, low-memory
+ * notifications it raised, GC.Collect(aggressive)): the advisor's sense of
+ * "induced", wider than PerfView's column. */
+static inline int gcs_reason_is_requested(uint32_t reason) {
+  return gcs_reason_is_induced(reason) || reason == GCS_GC_REASON_INDUCED_LOW_MEMORY ||
+         reason == GCS_GC_REASON_INDUCED_COMPACTING || reason == GCS_GC_REASON_INDUCED_AGGRESSIVE;
+}
+
+/* A GC triggered because a heap ran out of space (the last GC before OOM). */
+static inline int gcs_reason_is_out_of_space(uint32_t reason) {
+  return reason == GCS_GC_REASON_OUT_OF_SPACE_SOH || reason == GCS_GC_REASON_OUT_OF_SPACE_LOH;
+}
+
+/* The "I"/"i" suffix PerfView appends to the Gen column, "" otherwise. */
+static inline const char *gcs_reason_induced_mark(uint32_t reason) {
+  return reason == GCS_GC_REASON_INDUCED ? "I"
+         : reason == GCS_GC_REASON_INDUCED_NOT_FORCED ? "i" : "";
+}
+
+/* A background GC (gen2 marked concurrently with the program). */
+static inline int gcs_type_is_background(uint32_t type) { return type == GCS_GC_TYPE_BACKGROUND; }
+
+/* A foreground GC: an ephemeral GC that ran while a background GC was in progress. */
+static inline int gcs_type_is_foreground(uint32_t type) { return type == GCS_GC_TYPE_FOREGROUND; }
+
+/* A non-concurrent GC: every thread stays suspended from start to end. */
+static inline int gcs_type_is_nonconcurrent(uint32_t type) {
+  return type == GCS_GC_TYPE_NON_CONCURRENT;
+}
+
+/* A blocking GC: the program is suspended for the whole GC (not a background
+ * GC). GCStart->GCEnd of a blocking GC is its pause; a background GC's GCEnd
+ * is not (PerfView's /StopOnGCOverMSec rule, GCStats' pause rules). */
+static inline int gcs_type_is_blocking(uint32_t type) { return !gcs_type_is_background(type); }
+
+/* A blocking gen2 GC: a full, non-concurrent collection. */
+static inline int gcs_gc_is_blocking_gen2(uint32_t gen, uint32_t type) {
+  return gen == GCS_GEN2 && gcs_type_is_nonconcurrent(type);
+}
+
+/* An ephemeral GC: it condemns gen0 or gen1 only. */
+static inline int gcs_gen_is_ephemeral(uint32_t gen) { return gen < GCS_GEN2; }
+
+/* The "N"/"B"/"F" letter PerfView appends to the generation in the Gen column. */
+static inline const char *gcs_type_letter(uint32_t type) {
+  return gcs_type_is_background(type) ? "B" : gcs_type_is_foreground(type) ? "F" : "N";
+}
+
+/* A suspension the GC made: for a GC (SuspendForGC) or for a background GC's
+ * final phase (SuspendForGCPrep). PerfView tracks only these two. */
+static inline int gcs_suspend_is_for_gc(uint32_t reason) {
+  return reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC ||
+         reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP;
+}
+
+/* The suspension that starts a background GC's final pause. */
+static inline int gcs_suspend_is_bgc_final(uint32_t reason) {
+  return reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP;
+}
+
+#endif /* GCS_ENUMS_H */
