@@ -4,7 +4,7 @@
  *
  * One thread, one loop ticking every millisecond: drain the trigger watcher's
  * notifications into the GC reconstruction behind the stop triggers
- * (trc_trigger, on analyzer/recon), take due captures, and watch the command,
+ * (trc_trigger, on core/recon), take due captures, and watch the command,
  * the --pid process, --duration and signals.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "gcs_tracer.h"
 #include "gcs_db.h"
 #include "trc_child.h"
 #include "trc_lttng.h"

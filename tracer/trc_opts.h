@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum trc_profile { TRC_PROFILE_GC, TRC_PROFILE_ALLOC, TRC_PROFILE_HANDLES, TRC_PROFILE_VERBOSE };
+#include "trc_profile.h"
 
 /* The three PerfView stop triggers (perfview-gcstats.md §6.2). */
 enum trc_trigger_kind { TRC_GC_OVER, TRC_SUSPEND_OVER, TRC_BGC_FINAL_OVER, TRC_NKINDS };

@@ -1,6 +1,6 @@
 /*
  * trc_trigger.h — PerfView's three GC stop triggers (perfview-gcstats.md §6.2)
- * on top of the GC reconstruction (analyzer/recon, gcs_recon.h): the events
+ * on top of the GC reconstruction (core/recon, gcs_recon.h): the events
  * the watcher receives go into one gcs_recon per recording, whose live hooks
  * report the pairs as they close; this module compares them with the
  * thresholds and keeps the end-of-recording summary.

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
+#include "gcs_tui.h"
 #include "tui_live.h"
 #include "tui_model.h"
 #include "tui_source.h"

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trc_opts.h"
 #include "trc_profile.h"
 
 static void sleep_ms(long ms) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "gcs_import_cmd.h"
 #include "gcs_db.h"
 
 static volatile sig_atomic_t interrupted;

@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "commands.h"
+#include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_sqlview.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_impact.h"
 #include "ins_out.h"

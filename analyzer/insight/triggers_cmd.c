@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "gcs_insight.h"
 #include "gcs_events.h"
 #include "ins_db.h"
 #include "ins_out.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "gcs_report.h"
 #include "rpt_util.h"
 
 static int parse_ms(const char *s, double *out) {

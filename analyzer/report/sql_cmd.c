@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "gcs_report.h"
 #include "rpt_util.h"
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "gcs_report.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 

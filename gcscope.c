@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "gcs_import_cmd.h"
+#include "gcs_insight.h"
+#include "gcs_report.h"
+#include "gcs_tracer.h"
+#include "gcs_tui.h"
 
 struct gcs_command {
   const char *name;

@@ -11,7 +11,7 @@
 #ifndef TRC_PROFILE_H
 #define TRC_PROFILE_H
 
-#include "trc_opts.h"
+enum trc_profile { TRC_PROFILE_GC, TRC_PROFILE_ALLOC, TRC_PROFILE_HANDLES, TRC_PROFILE_VERBOSE };
 
 #define TRC_MAX_EVENTS 256
 

@@ -24,9 +24,7 @@
 #include "import_identity.h"
 #include "import_queue.h"
 #include "import_writer.h"
-#ifdef GCS_IMPORT_HAVE_NETTRACE
 #include "gcs_nettrace.h"
-#endif
 
 #define MAX_STR_COPY (16 * 1024)  /* longest string field carried to the writer */
 #define GCS_MAX_STR_FIELDS 16     /* string fields of one event (the schema has at most a few) */
@@ -426,7 +424,6 @@ static int import_ctf_tree(struct import_ctx *c, const char *label_base, const c
 
 /* ---- nettrace ---------------------------------------------------------------------- */
 
-#ifdef GCS_IMPORT_HAVE_NETTRACE
 struct nt_ctx { struct imw *w; const struct gcs_import_opts *opts; uint64_t n; int failed; char *err; size_t errlen; };
 
 static int nt_on_event(const struct gcs_event *ev, void *ud) {
@@ -485,7 +482,6 @@ static int import_nettrace(struct import_ctx *c, const char *path, char *err, si
   imw_close(w);
   return failed ? -1 : 0;
 }
-#endif
 
 /* ---- paths ------------------------------------------------------------------------- */
 
@@ -504,12 +500,7 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
   if (S_ISDIR(st.st_mode)) return import_ctf_tree(c, path, path, err, errlen);
   if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a file or directory", path); return -1; }
   if (starts_with_magic(path, "Nettrace", 8)) {
-#ifdef GCS_IMPORT_HAVE_NETTRACE
     return import_nettrace(c, path, err, errlen);
-#else
-    snprintf(err, errlen, "%s: .nettrace input is not supported yet in this build", path);
-    return -1;
-#endif
   }
   if (gcs_zip_is_zip(path)) {
     char *tmp;

@@ -1,5 +1,5 @@
 /*
- * nt_internal.h — entry points shared inside analyzer/nettrace and with its
+ * nt_internal.h — entry points shared inside core/nettrace and with its
  * tests and fuzzer; not part of the public API.
  */
 #ifndef NT_INTERNAL_H

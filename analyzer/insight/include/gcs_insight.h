@@ -1,0 +1,24 @@
+/*
+ * gcs_insight.h — the analyses over an imported database: `gcscope impact`,
+ * `triggers`, `allocs`, `handles`, `heaps` and `advise`.
+ *
+ * Two libraries live in analyzer/insight/: gcs_insight_core, the pure analyses
+ * on in-memory timelines (public: ins_timeline.h, ins_overhead.h, which the
+ * GCStats report also uses), and gcs_insight, these commands. Everything else
+ * is internal.
+ *
+ * Errors: each command prints one line "gcscope CMD: ..." on stderr and returns
+ * the exit status (0 ok, 1 runtime error, 2 usage error).
+ * Threading: call from the main thread.
+ */
+#ifndef GCS_INSIGHT_H
+#define GCS_INSIGHT_H
+
+int gcs_cmd_impact(int argc, char **argv);
+int gcs_cmd_triggers(int argc, char **argv);
+int gcs_cmd_allocs(int argc, char **argv);
+int gcs_cmd_handles(int argc, char **argv);
+int gcs_cmd_heaps(int argc, char **argv);
+int gcs_cmd_advise(int argc, char **argv);
+
+#endif
