@@ -28,7 +28,7 @@ static void *init_object(struct rgc_thread *t, uint8_t *p, size_t size,
 }
 
 /* Wait for a GC asked for by this thread (it is cooperative: it parks). */
-static int trigger_gc(struct rgc_thread *t, int gen, uint32_t reason, uint64_t seen) {
+static int trigger_gc(struct rgc_thread *t, int gen, enum gcs_gc_reason reason, uint64_t seen) {
   struct rgc_request rq = {.gen = gen, .reason = reason, .mode = RGC_COLLECT_BLOCKING};
   return rgc_request_gc(t->rt, &rq, seen);
 }
@@ -45,7 +45,7 @@ static void *alloc_small_slow(struct rgc_thread *t, const struct rgc_type *ty, s
     if (h->new_alloc[0] <= 0) {
       uint64_t seen = rgc_gc_done(rt);
       pthread_mutex_unlock(&h->lock);
-      trigger_gc(t, 0, 0 /* AllocSmall */, seen);
+      trigger_gc(t, GCS_GEN0, GCS_GC_REASON_ALLOC_SMALL, seen);
       continue;
     }
     size_t need = size > RGC_ALLOC_QUANTUM ? size : RGC_ALLOC_QUANTUM;
@@ -63,7 +63,7 @@ static void *alloc_small_slow(struct rgc_thread *t, const struct rgc_type *ty, s
           uint64_t seen = rgc_gc_done(rt);
           pthread_mutex_unlock(&h->lock);
           if (oom_gcs++ >= 1) return NULL;
-          trigger_gc(t, 2, 5 /* OutOfSpaceSOH */, seen);
+          trigger_gc(t, GCS_GEN2, GCS_GC_REASON_OUT_OF_SPACE_SOH, seen);
           continue;
         }
         h->alloc_region[0] = r;
@@ -74,16 +74,17 @@ static void *alloc_small_slow(struct rgc_thread *t, const struct rgc_type *ty, s
     }
     h->new_alloc[0] -= (int64_t)len;
     h->total_allocated += len;
-    h->tick_bytes[0] += len;
+    h->tick_bytes[GCS_ALLOC_KIND_SMALL] += len;
     uint64_t tick = 0;
-    if (h->tick_bytes[0] >= RGC_TICK_BYTES) tick = h->tick_bytes[0], h->tick_bytes[0] = 0;
+    if (h->tick_bytes[GCS_ALLOC_KIND_SMALL] >= RGC_TICK_BYTES)
+      tick = h->tick_bytes[GCS_ALLOC_KIND_SMALL], h->tick_bytes[GCS_ALLOC_KIND_SMALL] = 0;
     pthread_mutex_unlock(&h->lock);
     memset(ctx, 0, len);
     t->ctx_start = ctx;
     t->alloc_ptr = ctx + size;
     t->alloc_limit = ctx + len;
     void *obj = init_object(t, ctx, size, ty, length);
-    if (tick) rgc_ev_alloc_tick(0, tick, ty, (uint32_t)h->index, obj, size);
+    if (tick) rgc_ev_alloc_tick(GCS_ALLOC_KIND_SMALL, tick, ty, (uint32_t)h->index, obj, size);
     return obj;
   }
 }
@@ -100,8 +101,9 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
     if (h->new_alloc[gen] <= 0 && gcs == 0 && bgc) {
       /* allocated too much during a BGC: wait for it to end (as CoreCLR's
        * LOH allocations during a BGC), in native so its pause can proceed */
-      uint32_t why = atomic_load(&rt->bgc_phase) == RGC_BGC_SWEEPING ? 10 /* AllocDuringSweep */
-                                                                     : 11 /* AllocDuringBGC */;
+      enum gcs_bgc_wait_reason why = atomic_load(&rt->bgc_phase) == RGC_BGC_SWEEPING
+                                         ? GCS_BGC_WAIT_REASON_ALLOC_DURING_SWEEP
+                                         : GCS_BGC_WAIT_REASON_ALLOC_DURING_BGC;
       pthread_mutex_unlock(&h->lock);
       rgc_ev_bgc_alloc_wait(1, why);
       rgc_enter_native(t);
@@ -114,7 +116,7 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
       uint64_t seen = rgc_gc_done(rt);
       pthread_mutex_unlock(&h->lock);
       gcs++;
-      trigger_gc(t, 2, 4 /* AllocLarge */, seen);
+      trigger_gc(t, GCS_GEN2, GCS_GC_REASON_ALLOC_LARGE, seen);
       continue;
     }
     uint8_t *p = NULL;
@@ -133,7 +135,8 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
           uint64_t seen = rgc_gc_done(rt);
           pthread_mutex_unlock(&h->lock);
           if (gcs++ >= 2) return NULL;
-          trigger_gc(t, 2, gen == RGC_LOH ? 6 /* OutOfSpaceLOH */ : 5, seen);
+          trigger_gc(t, GCS_GEN2,
+                     gen == RGC_LOH ? GCS_GC_REASON_OUT_OF_SPACE_LOH : GCS_GC_REASON_OUT_OF_SPACE_SOH, seen);
           continue;
         }
         /* keep bumping in the region with the most room left */
@@ -146,7 +149,7 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
     }
     h->new_alloc[gen] -= (int64_t)size;
     h->total_allocated += size;
-    uint32_t kind = gen == RGC_LOH ? 1 : 2;
+    enum gcs_alloc_kind kind = gen == RGC_LOH ? GCS_ALLOC_KIND_LARGE : GCS_ALLOC_KIND_PINNED;
     h->tick_bytes[kind] += size;
     uint64_t tick = 0;
     if (h->tick_bytes[kind] >= RGC_TICK_BYTES) tick = h->tick_bytes[kind], h->tick_bytes[kind] = 0;

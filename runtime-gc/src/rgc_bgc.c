@@ -1,6 +1,6 @@
 /* rgc_bgc.c — background GC (BGC) of gen2, LOH and POH.
  *
- * Shape (CoreCLR's, seed 002 "GC event sequence"):
+ * Shape (CoreCLR's, as its GC events show it):
  *  1. First pause, on the GC thread (rgc_do_gc decided on a BGC): GCStart
  *     Type=BackgroundGC, BGCBegin. Every gen2/LOH/POH region is condemned
  *     for this BGC; their free lists are dropped (rebuilt by the sweep). The
@@ -21,7 +21,7 @@
  *     promoted into old generations during the BGC go to fresh regions that
  *     the BGC does not condemn: they are live. BGC1stConEnd.
  *  3. Second pause, on the BGC thread: SuspendEE with reason
- *     SuspendForGCPrep (6), BGC2ndNonConBegin, drain the SATB log, clear
+ *     SuspendForGCPrep, BGC2ndNonConBegin, drain the SATB log, clear
  *     short weak handles, resurrect dead finalizable objects, clear long weak
  *     handles, BGC2ndNonConEnd, RestartEE.
  *  4. Concurrent sweep, region by region: dead runs become free objects (the
@@ -145,7 +145,7 @@ static void visit(struct rgc_runtime *rt, struct young_trace *y, void *p) {
   struct rgc_region *r = rgc_region_of(rt, p);
   if (!r) return;
   if (r->bgc_condemned) { y->bytes += shade(rt, p); return; }
-  if (r->gen > 1) return;
+  if (r->gen > GCS_GEN1) return;
   struct rgc_hdr *h = hdr_of(p);
   if (hflags(h) & OF_BMARK) return;
   atomic_fetch_or_explicit(&h->flags, OF_BMARK, memory_order_relaxed);
@@ -162,13 +162,13 @@ static void visit_drain(struct rgc_runtime *rt, struct young_trace *y) {
 }
 
 void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec) {
-  rgc_ev_bgc(0);
+  rgc_ev_bgc(RGC_EV_BGC_BEGIN);
   uint64_t t0 = rgc_now_ns();
   rt->bgc_nregions = 0;
   rt->bgc_n = 0;
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *h = &rt->heaps[hi];
-    for (int g = 2; g < RGC_NGEN; g++) {
+    for (int g = GCS_GEN2; g < RGC_NGEN; g++) {
       for (struct rgc_region *r = h->gens[g]; r; r = r->next) {
         r->bgc_condemned = true;
         r->live_bytes = 0;
@@ -187,7 +187,7 @@ void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec) {
   for (struct rgc_thread *t = rt->threads; t; t = t->next)
     for (size_t i = 0; i < t->nroots; i++)
       if (*t->roots[i]) { visit(rt, &y, *t->roots[i]); visit_drain(rt, &y); }
-  mb[0] = y.bytes;
+  mb[GCS_ROOT_KIND_STACK] = y.bytes;
   /* Finalizer queue */
   y.bytes = 0;
   pthread_mutex_lock(&rt->fin_lock);
@@ -196,7 +196,7 @@ void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec) {
     visit_drain(rt, &y);
   }
   pthread_mutex_unlock(&rt->fin_lock);
-  mb[1] = y.bytes;
+  mb[GCS_ROOT_KIND_FINALIZER] = y.bytes;
   /* Strong and pinned handles */
   y.bytes = 0;
   for (struct rgc_handle_chunk *c = rt->handle_chunks; c; c = c->next)
@@ -207,37 +207,35 @@ void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec) {
       visit(rt, &y, o);
       visit_drain(rt, &y);
     }
-  mb[2] = y.bytes;
+  mb[GCS_ROOT_KIND_HANDLE] = y.bytes;
   /* Old-to-young references (dirty cards), whether their holder lives or not */
   y.bytes = 0;
   for (size_t k = 0; k < rt->bgc_nregions; k++) {
     struct rgc_region *r = rt->bgc_regions[k];
-    for (uint8_t *p = r->start; p < r->top;) {
-      struct rgc_hdr *h = (struct rgc_hdr *)p;
-      p += h->size;
+    RGC_FOR_EACH_OBJECT(r, h) {
       if (hflags(h) & OF_FREE) continue;
       RGC_FOR_EACH_SLOT(h, slot, {
         void *v = *slot;
         if (v && rgc_card_get(rt, slot)) {
           struct rgc_region *tr = rgc_region_of(rt, v);
-          if (tr && tr->gen <= 1 && !tr->bgc_condemned) { visit(rt, &y, v); visit_drain(rt, &y); }
+          if (tr && tr->gen <= GCS_GEN1 && !tr->bgc_condemned) { visit(rt, &y, v); visit_drain(rt, &y); }
         }
       });
     }
   }
-  mb[3] = y.bytes;
+  mb[GCS_ROOT_KIND_OLDER] = y.bytes;
   for (size_t i = 0; i < y.all_n; i++)
     atomic_fetch_and_explicit(&hdr_of(y.all[i])->flags, ~OF_BMARK, memory_order_relaxed);
   free(y.stack);
   free(y.all);
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < RGC_MARK_KINDS; i++) {
     rec->mark_bytes[i] = mb[i];
     rgc_ev_mark(0, (uint32_t)i, mb[i]);
   }
   atomic_store(&rt->bgc_phase, RGC_BGC_MARKING);
   atomic_store(&rt->bgc_active, 1);
   rec->phase_us[0] = (rgc_now_ns() - t0) / 1000;
-  rgc_ev_bgc(1);
+  rgc_ev_bgc(RGC_EV_BGC_1ST_NONCON_END);
 }
 
 void rgc_bgc_launch(struct rgc_runtime *rt) {
@@ -276,9 +274,7 @@ static void clear_dangling(struct rgc_runtime *rt) {
     for (int g = 0; g < RGC_NGEN; g++)
       for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next) {
         if (r->bgc_condemned) continue;
-        for (uint8_t *p = r->start; p < r->top;) {
-          struct rgc_hdr *h = (struct rgc_hdr *)p;
-          p += h->size;
+        RGC_FOR_EACH_OBJECT(r, h) {
           if (hflags(h) & OF_FREE) continue;
           RGC_FOR_EACH_SLOT(h, slot, {
             void *v = *slot;
@@ -325,18 +321,16 @@ static bool sweep_region(struct rgc_runtime *rt, struct rgc_gc_record *rec, stru
   r->fl_bytes = r->fo_bytes = 0;
   uint8_t *run = NULL;
   uint64_t live = 0;
-  for (uint8_t *p = r->start; p < r->top;) {
-    struct rgc_hdr *o = (struct rgc_hdr *)p;
-    size_t size = o->size;
+  RGC_FOR_EACH_OBJECT(r, o) {
+    uint8_t *p = (uint8_t *)o;
     uint32_t f = hflags(o);
     if (!(f & OF_FREE) && (f & OF_BMARK)) {
       if (run) { rgc_make_free(rt, h, r, run, (size_t)(p - run), true); run = NULL; }
       atomic_fetch_and_explicit(&o->flags, ~OF_BMARK, memory_order_relaxed);
-      live += size;
+      live += o->size;
     } else if (!run) {
       run = p;
     }
-    p += size;
   }
   if (run) r->top = run;  /* a dead tail goes back to the region end */
   rec->heap[r->heap].surv[r->gen] += live;
@@ -363,19 +357,19 @@ static void run_bgc(struct rgc_runtime *rt) {
   pthread_mutex_lock(&rt->bgc_lock);
   uint64_t t0 = rgc_now_ns();
   drain(rt, true);
-  rgc_ev_bgc(2);
+  rgc_ev_bgc(RGC_EV_BGC_1ST_CON_END);
 
   /* second pause */
   uint64_t tp = rgc_now_ns();
-  rgc_ev_suspend_begin(rec->index, 6 /* SuspendForGCPrep */);
+  rgc_ev_suspend_begin(rec->index, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP);
   rgc_suspend_all(rt);
   rgc_ev_suspend_end();
-  rgc_ev_bgc(3);
+  rgc_ev_bgc(RGC_EV_BGC_2ND_NONCON_BEGIN);
   rgc_lock_heaps(rt);
   pause2_work(rt, rec);
   atomic_store(&rt->bgc_phase, RGC_BGC_SWEEPING);
   rgc_unlock_heaps(rt);
-  rgc_ev_bgc(4);
+  rgc_ev_bgc(RGC_EV_BGC_2ND_NONCON_END);
   pthread_mutex_lock(&rt->fin_lock);
   if (rt->fq_n) pthread_cond_broadcast(&rt->fin_cv);
   pthread_mutex_unlock(&rt->fin_lock);
@@ -386,7 +380,7 @@ static void run_bgc(struct rgc_runtime *rt) {
   rec->pause2_ns = t1 - tp;
 
   /* concurrent sweep */
-  rgc_ev_bgc(5);
+  rgc_ev_bgc(RGC_EV_BGC_2ND_CON_BEGIN);
   struct rgc_region **empty = NULL;
   size_t nempty = 0, cap = 0;
   for (size_t k = 0; k < rt->bgc_nregions; k++) {
@@ -394,11 +388,11 @@ static void run_bgc(struct rgc_runtime *rt) {
     if (sweep_region(rt, rec, r)) RGC_VEC_PUSH(empty, nempty, cap, r);
     yield_point(rt);
   }
-  rgc_ev_bgc(7);
+  rgc_ev_bgc(RGC_EV_BGC_1ST_SWEEP_END);
   for (size_t k = 0; k < nempty; k++) release_empty(rt, empty[k]);
   free(empty);
   rt->bgc_nregions = 0;
-  rgc_ev_bgc(6);
+  rgc_ev_bgc(RGC_EV_BGC_2ND_CON_END);
   uint64_t t2 = rgc_now_ns();
 
   /* the end: sizes, budgets, events, memory info */
@@ -406,13 +400,13 @@ static void run_bgc(struct rgc_runtime *rt) {
   for (int hi = 0; hi < rec->nheaps; hi++)
     for (int g = 0; g < RGC_NGEN; g++) rec->surv[g] += rec->heap[hi].surv[g];
   rgc_gen_stats(rt, rec, 1);
-  rgc_set_budgets(rt, rec, 2, true);
+  rgc_set_budgets(rt, rec, GCS_GEN2, true);
   rec->phase_us[0] += (tp - t0) / 1000;
   rec->phase_us[1] = (t1 - tp) / 1000;
   rec->phase_us[2] = (t2 - t1) / 1000;
   rgc_ev_history(rt, rec);
-  rgc_ev_gc_end(rec->index, 2);
-  for (int g = 0; g <= 2; g++) atomic_fetch_add(&rt->counts[g], 1);
+  rgc_ev_gc_end(rec->index, GCS_GEN2);
+  for (int g = 0; g <= GCS_GEN2; g++) atomic_fetch_add(&rt->counts[g], 1);
   atomic_store(&rt->bgc_phase, RGC_BGC_IDLE);
   rgc_unlock_heaps(rt);
   rec->cpu_ns = rgc_thread_cpu_ns() - cpu0 + rt->bgc_cpu_pause1;

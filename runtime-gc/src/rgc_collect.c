@@ -9,7 +9,9 @@
 
 #include "rgc_internal.h"
 
-/* CoreCLR's static data (latency level "balanced"), see gc-runtime-anchors §5. */
+/* Per-generation tuning: CoreCLR gc.cpp's static_data_table, latency level
+ * "balanced" (minimum and maximum budget, fragmentation limit and burden,
+ * growth limit and its maximum). */
 static const struct {
   uint64_t min_size, max_size, frag_limit;
   double frag_burden, limit, max_limit;
@@ -62,14 +64,13 @@ static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest
 }
 
 static void evacuate_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r) {
-  int dest = r->gen < 2 ? r->gen + 1 : 2;
+  int dest = r->gen < GCS_GEN2 ? r->gen + 1 : GCS_GEN2;
   /* the mark counted the region's live bytes exactly: stop after the last
    * live object (the walk reads every header, mostly dead ones) */
   size_t left = atomic_load_explicit(&r->live_bytes, memory_order_relaxed);
-  for (uint8_t *p = r->start; left && p < r->top;) {
-    struct rgc_hdr *o = (struct rgc_hdr *)p;
+  RGC_FOR_EACH_OBJECT(r, o) {
+    if (!left) break;
     size_t size = o->size;
-    p += size;
     uint32_t f = hflags(o);
     if ((f & OF_FREE) || !(f & OF_MARK)) continue;
     uint8_t *np = promo_alloc(rt, h, dest, size);
@@ -136,18 +137,28 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_region *r) {
     if (!dirty) continue;
     /* objects overlapping the chunk: walk from the region start (objects may
      * straddle chunk boundaries only in multi-slot LOH/POH regions) */
-    for (uint8_t *p = r->start; p < chunk_end;) {
-      struct rgc_hdr *h = (struct rgc_hdr *)p;
-      uint8_t *next = p + h->size;
-      if (next > chunk && !(hflags(h) & OF_FREE)) {
+    RGC_FOR_EACH_OBJECT(r, h) {
+      if ((uint8_t *)h >= chunk_end) break;
+      if ((uint8_t *)h + h->size > chunk && !(hflags(h) & OF_FREE)) {
         RGC_FOR_EACH_SLOT(h, slot, {
           uint8_t *s = (uint8_t *)slot;
           if (s >= chunk && s < chunk_end && rt->card_snapshot[rgc_card_index(rt, s) - ci])
             fix_slot(rt, slot, hg);
         });
       }
-      p = next;
     }
+  }
+}
+
+/* A condemned region kept in place (its generation already the new one):
+ * fix up its marked objects, stopping after the last live one. */
+static void fix_kept_region(struct rgc_runtime *rt, struct rgc_region *r) {
+  int hg = rgc_eff_gen(r->gen);
+  size_t left = atomic_load_explicit(&r->live_bytes, memory_order_relaxed);
+  RGC_FOR_EACH_OBJECT(r, o) {
+    if (!left) break;
+    uint32_t f = hflags(o);
+    if (!(f & OF_FREE) && (f & OF_MARK)) { fix_object(rt, o, hg); left -= o->size; }
   }
 }
 
@@ -187,19 +198,15 @@ static void sweep_region(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_
     return;
   }
   uint8_t *run = NULL;
-  int hg = rgc_eff_gen(r->gen);
-  for (uint8_t *p = r->start; p < r->top;) {
-    struct rgc_hdr *o = (struct rgc_hdr *)p;
-    size_t size = o->size;
+  RGC_FOR_EACH_OBJECT(r, o) {
+    uint8_t *p = (uint8_t *)o;
     uint32_t f = hflags(o);
     if (!(f & OF_FREE) && (f & OF_MARK)) {
       if (run) { rgc_make_free(rt, h, r, run, (size_t)(p - run), true); run = NULL; }
       atomic_fetch_and_explicit(&o->flags, ~(OF_MARK | OF_PINNED), memory_order_relaxed);
-      (void)hg;
     } else if (!run) {
       run = p;
     }
-    p += size;
   }
   if (run) r->top = run;
 }
@@ -221,53 +228,71 @@ static bool any_exhausted(struct rgc_runtime *rt, int g) {
   return false;
 }
 
-#define C_INDUCED_FULLGC (1u << 0)
-#define C_HIGH_MEM (1u << 2)
-#define C_VERY_HIGH_MEM (1u << 3)
-#define C_MAX_HIGH_FRAG (1u << 7)
-#define C_MAX_GEN1 (1u << 11)
-#define C_BEFORE_OOM (1u << 12)
-#define C_INDUCED_NOFORCE (1u << 14)
+/* A bit of CondemnReasons1: condition c held (condemn_conditions). */
+#define CONDEMN(c) (1u << GCS_CONDEMN_CONDITIONS_##c)
 
+/* Generation gen in 2-bit group `group` of CondemnReasons0. */
+static uint32_t condemn_group(enum gcs_condemn_gen_groups group, int gen) {
+  return (uint32_t)gen << (2 * group);
+}
+
+/* Memory load at which very_high_mem_p holds (CoreCLR gc.cpp: v_high_memory_load_th). */
+#define RGC_VERY_HIGH_MEM_PERCENT 97
+/* Share of gen2 that, free, makes a gen2 GC blocking (max_high_frag_p). */
+#define RGC_GEN2_BLOCKING_FRAG_RATIO 0.65
+
+/* A GC that must see the whole heap at once: a running BGC has to finish
+ * first (an induced full GC, or the last GC before running out of space). */
+static bool must_wait_for_bgc(const struct rgc_request *rq) {
+  return (rq->induced && (rq->gen < 0 || rq->gen >= GCS_GEN2)) || gcs_reason_is_out_of_space(rq->reason);
+}
+
+/* The generation to condemn and why (CoreCLR gc.cpp: generation_to_condemn):
+ * the requested one, raised by exhausted budgets, memory load or an
+ * imminent OOM, lowered by LowLatency or a running BGC. r0/r1 receive
+ * CondemnReasons0/1. */
 static int choose_generation(struct rgc_runtime *rt, const struct rgc_request *rq, bool during_bgc,
                              uint32_t *r0, uint32_t *r1) {
-  int n = rq->gen < 0 || rq->gen > 2 ? 2 : rq->gen;
-  int initial = n, alloc = 0;
+  int n = rq->gen < 0 || rq->gen > GCS_GEN2 ? GCS_GEN2 : rq->gen;
+  int initial = n, alloc = GCS_GEN0;
   *r1 = 0;
   if (rq->induced) {
-    if (n == 2 && (rq->mode & RGC_COLLECT_OPTIMIZED)) *r1 |= C_INDUCED_NOFORCE;
-    else if (n == 2 && !(rq->mode & RGC_COLLECT_NON_BLOCKING)) *r1 |= C_INDUCED_FULLGC;
+    if (n == GCS_GEN2 && (rq->mode & RGC_COLLECT_OPTIMIZED)) *r1 |= CONDEMN(INDUCED_NOFORCE_P);
+    else if (n == GCS_GEN2 && !(rq->mode & RGC_COLLECT_NON_BLOCKING)) *r1 |= CONDEMN(INDUCED_FULLGC_P);
   } else {
-    if (any_exhausted(rt, RGC_LOH) || any_exhausted(rt, RGC_POH)) alloc = 2;
-    int b = 0;
-    while (b < 2 && any_exhausted(rt, b + 1)) b++;
+    if (any_exhausted(rt, RGC_LOH) || any_exhausted(rt, RGC_POH)) alloc = GCS_GEN2;
+    int b = GCS_GEN0;
+    while (b < GCS_GEN2 && any_exhausted(rt, b + 1)) b++;
     if (b > alloc) alloc = b;
     if (alloc > n) {
-      if (n < 1 && alloc == 2 && any_exhausted(rt, 2)) *r1 |= C_MAX_GEN1;
+      if (n < GCS_GEN1 && alloc == GCS_GEN2 && any_exhausted(rt, GCS_GEN2)) *r1 |= CONDEMN(MAX_GEN1);
       n = alloc;
     }
     uint64_t load = rgc_memory_load_percent(rt, NULL);
     if (load >= rt->cfg.high_mem_percent) {
-      *r1 |= C_HIGH_MEM;
-      if (load >= 97) *r1 |= C_VERY_HIGH_MEM;
-      n = 2;
+      *r1 |= CONDEMN(HIGH_MEM_P);
+      if (load >= RGC_VERY_HIGH_MEM_PERCENT) *r1 |= CONDEMN(VERY_HIGH_MEM_P);
+      n = GCS_GEN2;
     }
-    if (rq->reason == 5 || rq->reason == 6) { *r1 |= C_BEFORE_OOM; n = 2; }
+    if (gcs_reason_is_out_of_space(rq->reason)) { *r1 |= CONDEMN(BEFORE_OOM); n = GCS_GEN2; }
     /* LowLatency: no gen2 GC unless memory forces one */
-    if (n == 2 && atomic_load(&rt->latency_mode) == RGC_LATENCY_LOW_LATENCY &&
-        !(*r1 & (C_HIGH_MEM | C_BEFORE_OOM)))
-      n = 1;
+    if (n == GCS_GEN2 && atomic_load(&rt->latency_mode) == RGC_LATENCY_LOW_LATENCY &&
+        !(*r1 & (CONDEMN(HIGH_MEM_P) | CONDEMN(BEFORE_OOM))))
+      n = GCS_GEN1;
     /* a BGC is running: the GC that interrupts it is ephemeral */
-    if (during_bgc && n == 2) n = 1;
+    if (during_bgc && n == GCS_GEN2) n = GCS_GEN1;
   }
-  *r0 = (uint32_t)initial | (uint32_t)n << 2 | (uint32_t)alloc << 4;
+  *r0 = condemn_group(GCS_CONDEMN_GEN_GROUPS_INITIAL_GENERATION, initial) |
+        condemn_group(GCS_CONDEMN_GEN_GROUPS_FINAL_GENERATION, n) |
+        condemn_group(GCS_CONDEMN_GEN_GROUPS_ALLOC_EXCEEDED, alloc);
   return n;
 }
 
 /* A gen2 GC runs in the background unless something requires blocking
- * (gc-runtime-anchors §5.5/5.6): background GC off, latency mode Batch or
- * LowLatency, induced blocking or compacting, last GC before OOM, and (not
- * in SustainedLowLatency) high memory load or a too fragmented gen2. */
+ * (CoreCLR gc.cpp: generation_to_condemn's blocking_collection_p and the
+ * latency-mode checks of garbage_collect): background GC off, latency mode
+ * Batch or LowLatency, induced blocking or compacting, last GC before OOM,
+ * and (not in SustainedLowLatency) high memory load or a too fragmented gen2. */
 static bool want_background(struct rgc_runtime *rt, const struct rgc_request *rq,
                             const struct rgc_gc_record *rec, uint32_t *r1) {
   int mode = atomic_load(&rt->latency_mode);
@@ -275,12 +300,13 @@ static bool want_background(struct rgc_runtime *rt, const struct rgc_request *rq
   if (mode != RGC_LATENCY_INTERACTIVE && mode != RGC_LATENCY_SUSTAINED_LOW_LATENCY) return false;
   if (rq->induced && !(rq->mode & RGC_COLLECT_NON_BLOCKING)) return false;
   if (rq->mode & RGC_COLLECT_COMPACTING) return false;
-  if (*r1 & C_BEFORE_OOM) return false;
+  if (*r1 & CONDEMN(BEFORE_OOM)) return false;
   if (mode == RGC_LATENCY_SUSTAINED_LOW_LATENCY) return true;
-  if (*r1 & C_HIGH_MEM) return false;
-  uint64_t size = rec->size_before[2], frag = rec->fl_before[2] + rec->fo_before[2];
-  if (size && frag >= gen_static[2].frag_limit && (double)frag >= 0.65 * (double)size) {
-    *r1 |= C_MAX_HIGH_FRAG;
+  if (*r1 & CONDEMN(HIGH_MEM_P)) return false;
+  uint64_t size = rec->size_before[GCS_GEN2], frag = rec->fl_before[GCS_GEN2] + rec->fo_before[GCS_GEN2];
+  if (size && frag >= gen_static[GCS_GEN2].frag_limit &&
+      (double)frag >= RGC_GEN2_BLOCKING_FRAG_RATIO * (double)size) {
+    *r1 |= CONDEMN(MAX_HIGH_FRAG_P);
     return false;
   }
   return true;
@@ -350,64 +376,90 @@ static void sum_heaps(struct rgc_gc_record *rec) {
   }
 }
 
-void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
-  struct rgc_gc_record *rec = &rt->rec;
-  /* A gen2 GC that must block waits for the running BGC to finish. */
-  if (atomic_load(&rt->bgc_active) &&
-      ((rq->induced && (rq->gen < 0 || rq->gen >= 2)) || rq->reason == 5 || rq->reason == 6))
-    rgc_bgc_wait_done(rt);
-  bool during_bgc = rgc_bgc_hold(rt);
+/* ---- one GC, phase by phase ---------------------------------------------- */
 
-  uint64_t t_begin = rgc_now_ns();
-  uint64_t cpu0 = rgc_thread_cpu_ns();
+/* What a GC carries from one phase to the next. */
+struct gc_run {
+  const struct rgc_request *rq;
+  struct rgc_gc_record *rec;
+  uint32_t count;                   /* this GC's index (GCStart.Count) */
+  int n;                            /* condemned generation */
+  bool during_bgc;                  /* a foreground GC inside a running BGC */
+  uint64_t t_begin, cpu0;
+  uint64_t t_phase[RGC_NPHASES + 1];  /* phase i runs from t_phase[i] to t_phase[i + 1] */
+};
+
+/* Suspend the program, lock every heap and start the record: afterwards no
+ * mutator runs or allocates, every allocation context is retired and
+ * rec->*_before hold the generation sizes the GC starts from. */
+static void suspend_and_begin(struct rgc_runtime *rt, struct gc_run *g) {
+  struct rgc_gc_record *rec = g->rec;
+  g->t_begin = rgc_now_ns();
+  g->cpu0 = rgc_thread_cpu_ns();
   atomic_store(&rt->work_cpu_ns, 0);
-  uint32_t count = (uint32_t)atomic_load(&rt->gc_index) + 1;
+  g->count = (uint32_t)atomic_load(&rt->gc_index) + 1;
 
-  rgc_ev_suspend_begin(count, 1 /* SuspendForGC */);
+  rgc_ev_suspend_begin(g->count, GCS_SUSPEND_REASON_SUSPEND_FOR_GC);
   rgc_suspend_all(rt);
   uint64_t t_suspended = rgc_now_ns();
   rgc_ev_suspend_end();
 
   rgc_lock_heaps(rt);
-  atomic_store(&rt->gc_index, count);
+  atomic_store(&rt->gc_index, g->count);
   memset(rec, 0, sizeof *rec);
-  rec->index = count;
-  rec->reason = rq->reason;
+  rec->index = g->count;
+  rec->reason = g->rq->reason;
   rec->nheaps = rt->nheaps;
   rec->pause_mode = (uint32_t)atomic_load(&rt->latency_mode);
-  rec->suspend_ns = t_suspended - t_begin;
+  rec->suspend_ns = t_suspended - g->t_begin;
   for (struct rgc_thread *t = rt->threads; t; t = t->next) rgc_retire_context(t);
   rgc_gen_stats(rt, rec, 0);
+}
 
+/* Decide what to condemn and how: the generation, its reasons and the GC's
+ * type (blocking, background, foreground), announced by GCTriggered and
+ * GCStart. Returns true for a background GC. */
+static bool decide_condemned(struct rgc_runtime *rt, struct gc_run *g) {
+  const struct rgc_request *rq = g->rq;
+  struct rgc_gc_record *rec = g->rec;
   uint32_t r0, r1;
-  int n = choose_generation(rt, rq, during_bgc, &r0, &r1);
-  bool background = !during_bgc && n == 2 && want_background(rt, rq, rec, &r1);
+  int n = choose_generation(rt, rq, g->during_bgc, &r0, &r1);
+  bool background = !g->during_bgc && n == GCS_GEN2 && want_background(rt, rq, rec, &r1);
+  g->n = n;
   rt->condemned_gen = n;
   rec->gen = (uint32_t)n;
   rec->r0 = r0;
   rec->r1 = r1;
-  rec->type = background ? 1 : during_bgc ? 2 : 0;
+  rec->type = background ? GCS_GC_TYPE_BACKGROUND
+              : g->during_bgc ? GCS_GC_TYPE_FOREGROUND : GCS_GC_TYPE_NON_CONCURRENT;
   uint64_t seq = rq->induced ? atomic_load(&rt->client_seq) : 0;
   rgc_ev_triggered(rq->reason);
-  rgc_ev_gc_start(count, (uint32_t)n, rq->reason, rec->type, seq);
+  rgc_ev_gc_start(g->count, (uint32_t)n, rq->reason, rec->type, seq);
+  return background;
+}
 
-  if (background) {
-    struct rgc_gc_record *b = &rt->bgc_rec;
-    memcpy(b, rec, sizeof *b);
-    rt->bgc_t_begin = t_begin;
-    rgc_bgc_pause1(rt, b);
-    rgc_unlock_heaps(rt);
-    rgc_ev_restart_begin();
-    rgc_resume_all(rt);
-    rgc_ev_restart_end();
-    b->pause_ns = rgc_now_ns() - t_begin;
-    rt->bgc_cpu_pause1 = rgc_thread_cpu_ns() - cpu0;
-    rgc_bgc_launch(rt);
-    return;
-  }
+/* A background GC: its first pause happens here, the rest on the BGC thread
+ * (rgc_bgc.c). The program runs again when this returns. */
+static void start_background(struct rgc_runtime *rt, struct gc_run *g) {
+  struct rgc_gc_record *b = &rt->bgc_rec;
+  memcpy(b, g->rec, sizeof *b);
+  rt->bgc_t_begin = g->t_begin;
+  rgc_bgc_pause1(rt, b);
+  rgc_unlock_heaps(rt);
+  rgc_ev_restart_begin();
+  rgc_resume_all(rt);
+  rgc_ev_restart_end();
+  b->pause_ns = rgc_now_ns() - g->t_begin;
+  rt->bgc_cpu_pause1 = rgc_thread_cpu_ns() - g->cpu0;
+  rgc_bgc_launch(rt);
+}
 
-  /* Detach the condemned regions: their generation lists restart empty (they
-   * receive survivors) and their free lists are rebuilt by the sweep. */
+/* Detach the condemned regions: afterwards every region of a generation
+ * <= n is on its heap's condemned list (live and pinned counts zero, planned
+ * generation its own), those generations' lists, allocation regions and free
+ * lists are empty (they receive survivors; the sweep rebuilds free lists),
+ * and no region is fresh. */
+static void condemn_regions(struct rgc_runtime *rt, int n) {
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *h = &rt->heaps[hi];
     h->condemned = NULL;
@@ -432,8 +484,14 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
       rgc_free_lists_drop_region_gen(h, g);
     }
   }
+}
 
-  uint64_t t0 = rgc_now_ns();
+/* Mark: afterwards every reachable condemned object carries OF_MARK (pinned
+ * ones OF_PINNED too), each condemned region's live_bytes is exact, the
+ * survivors are counted in rec->surv / pinned_surv, and GCMarkWithType and
+ * PinObjectAtGCTime are emitted. */
+static void mark(struct rgc_runtime *rt, struct gc_run *g) {
+  struct rgc_gc_record *rec = g->rec;
   rt->pins_n = 0;
   rgc_mark_phase(rt);
   for (int hi = 0; hi < rt->nheaps; hi++)
@@ -443,64 +501,83 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
     }
   sum_heaps(rec);
   for (int hi = 0; hi < rt->nheaps; hi++)
-    for (int i = 0; i < 4; i++) rgc_ev_mark((uint32_t)hi, (uint32_t)i, rec->heap[hi].mark_bytes[i]);
+    for (int k = 0; k < RGC_MARK_KINDS; k++)
+      rgc_ev_mark((uint32_t)hi, (uint32_t)k, rec->heap[hi].mark_bytes[k]);
   for (size_t i = 0; i < rt->pins_n; i++) rgc_ev_pin(rt, rt->pins[i]);
-  uint64_t t1 = rgc_now_ns();
+}
 
-  /* Compact or sweep (CoreCLR's decide_on_compacting, simplified). */
+/* Compact or sweep (CoreCLR gc.cpp: decide_on_compacting, simplified):
+ * returns the compact mechanisms that hold, 0 to sweep. Compaction is off
+ * when evacuation could exceed the hard limit before old regions go. */
+static uint32_t decide_compaction(struct rgc_runtime *rt, const struct gc_run *g) {
+  const struct rgc_gc_record *rec = g->rec;
   uint32_t mech = 0;
-  if (rq->mode & RGC_COLLECT_COMPACTING) mech |= 0x20;
-  if (rq->reason == 5 || rq->reason == 6) mech |= 0x10;
-  if (r1 & C_HIGH_MEM) mech |= 0x80;
-  for (int g = 0; g <= n; g++) {
-    uint64_t sz = rec->size_before[g];
-    uint64_t frag = sz - rec->surv[g];
-    if (sz && frag >= gen_static[g].frag_limit && (double)frag >= gen_static[g].frag_burden * (double)sz)
-      mech |= 0x2;
+  if (g->rq->mode & RGC_COLLECT_COMPACTING) mech |= GCS_COMPACT_MECHANISMS_INDUCED_COMPACTING;
+  if (gcs_reason_is_out_of_space(g->rq->reason)) mech |= GCS_COMPACT_MECHANISMS_LAST_GC;
+  if (rec->r1 & CONDEMN(HIGH_MEM_P)) mech |= GCS_COMPACT_MECHANISMS_HIGH_MEM_LOAD;
+  for (int gen = 0; gen <= g->n; gen++) {
+    uint64_t sz = rec->size_before[gen];
+    uint64_t frag = sz - rec->surv[gen];
+    if (sz && frag >= gen_static[gen].frag_limit && (double)frag >= gen_static[gen].frag_burden * (double)sz)
+      mech |= GCS_COMPACT_MECHANISMS_HIGH_FRAG;
   }
-  if (rt->cfg.compact_mode == RGC_COMPACT_ALWAYS && !mech) mech |= 0x1;
+  /* RGC_GCCompactMode=compact with no other reason: reported as low_ephemeral */
+  if (rt->cfg.compact_mode == RGC_COMPACT_ALWAYS && !mech) mech |= GCS_COMPACT_MECHANISMS_LOW_EPHEMERAL;
   if (rt->cfg.compact_mode == RGC_COMPACT_NEVER) mech = 0;
   if (mech && rt->cfg.heap_hard_limit) {
     /* evacuation needs room for the survivors before the old regions go */
     uint64_t need = 0;
-    for (int g = 0; g <= n && g <= 2; g++) need += rec->surv[g];
+    for (int gen = 0; gen <= g->n && gen <= GCS_GEN2; gen++) need += rec->surv[gen];
     need += 3 * RGC_REGION_SIZE * (uint64_t)rt->nheaps;
     if (rt->committed + need > rt->cfg.heap_hard_limit) mech = 0;
   }
-  bool compact = mech != 0;
-  rec->compacted = compact;
-  rec->compact_mech = mech;
+  return mech;
+}
 
-  /* Plan each condemned region's fate; evacuate (into the same heap). */
-  rt->copied_n = 0;
-  for (int hi = 0; hi < rt->nheaps; hi++) {
-    struct rgc_heap *h = &rt->heaps[hi];
-    for (struct rgc_region *r = h->condemned; r; r = r->next) {
-      if (r->gen > 2) { r->new_gen = r->gen; continue; }  /* LOH/POH: swept */
-      if (compact && !r->has_pinned) { r->evacuate = true; continue; }
-      if (compact) {  /* pinned: kept in place; ephemeral ones demoted to gen0 */
-        r->new_gen = r->gen < 2 ? 0 : 2;
-        if (r->gen < 2 && r->live_bytes) rec->demoted = true;
-      } else {
-        r->new_gen = r->gen < 2 ? r->gen + 1 : 2;
-        if (r->new_gen != r->gen) rec->heap[hi].in[r->new_gen] += r->live_bytes;
-      }
-    }
-    if (compact)
-      for (struct rgc_region *r = h->condemned; r; r = r->next)
-        if (r->evacuate) evacuate_region(rt, h, r);
-    for (struct rgc_region *r = h->condemned; r; r = r->next) {
-      if (r->evacuate) continue;
-      rgc_region_set_gen(rt, r, r->new_gen);
-      clear_cards(rt, r);
+/* Plan each condemned region of heap h: afterwards a region either has
+ * evacuate set (compacting, no pins: its survivors move) or new_gen holds
+ * the generation it keeps its objects in (LOH/POH: their own; pinned
+ * ephemeral regions when compacting: gen0, a demotion; swept ones: the next
+ * generation, counted in rec->heap.in). */
+static void plan_regions(struct rgc_gc_record *rec, struct rgc_heap *h, bool compact) {
+  for (struct rgc_region *r = h->condemned; r; r = r->next) {
+    if (r->gen > GCS_GEN2) { r->new_gen = r->gen; continue; }  /* LOH/POH: swept */
+    if (compact && !r->has_pinned) { r->evacuate = true; continue; }
+    if (compact) {  /* pinned: kept in place; ephemeral ones demoted to gen0 */
+      r->new_gen = r->gen < GCS_GEN2 ? GCS_GEN0 : GCS_GEN2;
+      if (r->gen < GCS_GEN2 && r->live_bytes) rec->demoted = true;
+    } else {
+      r->new_gen = r->gen < GCS_GEN2 ? r->gen + 1 : GCS_GEN2;
+      if (r->new_gen != r->gen) rec->heap[h->index].in[r->new_gen] += r->live_bytes;
     }
   }
+}
 
-  /* Fix-up: roots, older regions' dirty cards, copied objects, kept regions. */
+/* Relocate heap h: every survivor of an evacuated region is copied into the
+ * same heap (forwarding left in the old copy, the new one in rt->copied);
+ * kept regions take their planned generation with their cards cleared (the
+ * fix-up sets the ones still needed). */
+static void relocate(struct rgc_runtime *rt, struct rgc_heap *h, bool compact) {
+  if (compact)
+    for (struct rgc_region *r = h->condemned; r; r = r->next)
+      if (r->evacuate) evacuate_region(rt, h, r);
+  for (struct rgc_region *r = h->condemned; r; r = r->next) {
+    if (r->evacuate) continue;
+    rgc_region_set_gen(rt, r, r->new_gen);
+    clear_cards(rt, r);
+  }
+}
+
+/* Fix up: afterwards no root, handle, finalization entry or surviving heap
+ * slot refers to a forwarded object, and every old-to-young slot of a
+ * surviving object has its card set. Survivors are found in rt->copied, in
+ * kept condemned regions (marked objects) and, for an ephemeral GC, on the
+ * dirty cards of older regions. */
+static void fix_up(struct rgc_runtime *rt, int n) {
   fix_roots(rt);
-  if (n < 2)
+  if (gcs_gen_is_ephemeral((uint32_t)n))
     for (int hi = 0; hi < rt->nheaps; hi++)
-      for (int g = 1; g < RGC_NGEN; g++)
+      for (int g = GCS_GEN1; g < RGC_NGEN; g++)
         for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next)
           if (!r->fresh) fix_older_region(rt, r);
   for (size_t i = 0; i < rt->copied_n; i++) {
@@ -509,20 +586,14 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
     fix_object(rt, hdr_of(o), rgc_eff_gen(r->gen));
   }
   for (int hi = 0; hi < rt->nheaps; hi++)
-    for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next) {
-      if (r->evacuate) continue;
-      int hg = rgc_eff_gen(r->gen);
-      size_t left = atomic_load_explicit(&r->live_bytes, memory_order_relaxed);
-      for (uint8_t *p = r->start; left && p < r->top;) {
-        struct rgc_hdr *o = (struct rgc_hdr *)p;
-        p += o->size;
-        uint32_t f = hflags(o);
-        if (!(f & OF_FREE) && (f & OF_MARK)) { fix_object(rt, o, hg); left -= o->size; }
-      }
-    }
-  uint64_t t2 = rgc_now_ns();
+    for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next)
+      if (!r->evacuate) fix_kept_region(rt, r);
+}
 
-  /* Sweep kept regions, release evacuated and empty ones, relink. */
+/* Sweep: afterwards no region is condemned; evacuated and emptied regions
+ * are released, kept ones swept (free lists rebuilt, marks cleared) and
+ * linked on their generation's list; LOH/POH bump in their roomiest region. */
+static void sweep(struct rgc_runtime *rt) {
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *h = &rt->heaps[hi];
     for (struct rgc_region *r = h->condemned, *nx; r; r = nx) {
@@ -546,26 +617,30 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
     h->condemned = NULL;
     for (int g = 0; g < RGC_NGEN; g++)
       for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
-    h->alloc_region[0] = NULL;
+    h->alloc_region[GCS_GEN0] = NULL;
   }
-  uint64_t t3 = rgc_now_ns();
+}
 
+/* Publish and restart: sizes after, phase times, new budgets, the history,
+ * GCEnd, CPU time and heap stats events, collection counts and memory info;
+ * the finalizer thread is woken if there is work, the program resumes. */
+static void publish_and_restart(struct rgc_runtime *rt, struct gc_run *g) {
+  struct rgc_gc_record *rec = g->rec;
+  int n = g->n;
   rgc_gen_stats(rt, rec, 1);
-  rec->phase_us[0] = (t1 - t0) / 1000;
-  rec->phase_us[1] = (t2 - t1) / 1000;
-  rec->phase_us[2] = (t3 - t2) / 1000;
+  for (int i = 0; i < RGC_NPHASES; i++) rec->phase_us[i] = (g->t_phase[i + 1] - g->t_phase[i]) / 1000;
   rgc_set_budgets(rt, rec, n, false);
   sum_heaps(rec);
-  for (int g = 0; g < 3; g++) if (rec->in[g]) rec->promoted_any = true;
+  for (int gen = 0; gen <= GCS_GEN2; gen++) if (rec->in[gen]) rec->promoted_any = true;
 
   rgc_ev_history(rt, rec);
-  rgc_ev_gc_end(count, (uint32_t)n);
-  for (int g = 0; g <= n; g++) atomic_fetch_add(&rt->counts[g], 1);
+  rgc_ev_gc_end(g->count, (uint32_t)n);
+  for (int gen = 0; gen <= n; gen++) atomic_fetch_add(&rt->counts[gen], 1);
   if (rt->cfg.verify_heap) rgc_verify_heap(rt);
   rgc_unlock_heaps(rt);
 
-  rec->cpu_ns = rgc_thread_cpu_ns() - cpu0 + atomic_load(&rt->work_cpu_ns);
-  rgc_ev_cpu(count, rec->cpu_ns);
+  rec->cpu_ns = rgc_thread_cpu_ns() - g->cpu0 + atomic_load(&rt->work_cpu_ns);
+  rgc_ev_cpu(g->count, rec->cpu_ns);
   rgc_ev_heap_stats(rt, rec);
   /* wake the finalizer thread if this GC found finalizable garbage */
   pthread_mutex_lock(&rt->fin_lock);
@@ -575,7 +650,41 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   rgc_ev_restart_begin();
   rgc_resume_all(rt);
   rgc_ev_restart_end();
-  rec->pause_ns = rgc_now_ns() - t_begin;
-  if (during_bgc) rgc_bgc_release(rt);
+  rec->pause_ns = rgc_now_ns() - g->t_begin;
+  if (g->during_bgc) rgc_bgc_release(rt);
   rgc_record_info(rt, rec);
+}
+
+void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
+  struct gc_run g = {.rq = rq, .rec = &rt->rec};
+  if (atomic_load(&rt->bgc_active) && must_wait_for_bgc(rq)) rgc_bgc_wait_done(rt);
+  g.during_bgc = rgc_bgc_hold(rt);
+
+  suspend_and_begin(rt, &g);
+  if (decide_condemned(rt, &g)) {
+    start_background(rt, &g);
+    return;
+  }
+  condemn_regions(rt, g.n);
+
+  g.t_phase[RGC_PHASE_MARK] = rgc_now_ns();
+  mark(rt, &g);
+
+  g.t_phase[RGC_PHASE_RELOCATE] = rgc_now_ns();
+  uint32_t mech = decide_compaction(rt, &g);
+  bool compact = mech != 0;
+  g.rec->compacted = compact;
+  g.rec->compact_mech = mech;
+  rt->copied_n = 0;
+  for (int hi = 0; hi < rt->nheaps; hi++) {
+    plan_regions(g.rec, &rt->heaps[hi], compact);
+    relocate(rt, &rt->heaps[hi], compact);
+  }
+  fix_up(rt, g.n);
+
+  g.t_phase[RGC_PHASE_SWEEP] = rgc_now_ns();
+  sweep(rt);
+  g.t_phase[RGC_NPHASES] = rgc_now_ns();
+
+  publish_and_restart(rt, &g);
 }

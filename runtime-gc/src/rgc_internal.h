@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "gcs_events.h"
 #define RGC_NO_INLINE  /* librgc defines the functions behind the inline fast paths */
 #include "rgc.h"
@@ -57,6 +58,21 @@
 #define OF_FINAL 0x10u      /* registered for finalization */
 #define OF_SUPPRESS 0x20u   /* finalization suppressed */
 #define OF_BMARK 0x40u      /* marked by the background GC (old objects) */
+
+/* librgc's public enums carry the event values: a SetGCHandle's Kind is the
+ * handle's kind, GCGlobalHeapHistory's PauseMode the latency mode. */
+_Static_assert((int)RGC_HANDLE_WEAK_SHORT == (int)GCS_HANDLE_KIND_WEAK_SHORT &&
+               (int)RGC_HANDLE_WEAK_LONG == (int)GCS_HANDLE_KIND_WEAK_LONG &&
+               (int)RGC_HANDLE_STRONG == (int)GCS_HANDLE_KIND_STRONG &&
+               (int)RGC_HANDLE_PINNED == (int)GCS_HANDLE_KIND_PINNED,
+               "rgc_handle_kind must match the handle_kind map");
+_Static_assert((int)RGC_LATENCY_BATCH == (int)GCS_PAUSE_MODE_BATCH &&
+               (int)RGC_LATENCY_INTERACTIVE == (int)GCS_PAUSE_MODE_INTERACTIVE &&
+               (int)RGC_LATENCY_LOW_LATENCY == (int)GCS_PAUSE_MODE_LOW_LATENCY &&
+               (int)RGC_LATENCY_SUSTAINED_LOW_LATENCY == (int)GCS_PAUSE_MODE_SUSTAINED_LOW_LATENCY,
+               "rgc_latency_mode must match the pause_mode map");
+_Static_assert(RGC_LOH == GCS_GEN_LOH && RGC_POH == GCS_GEN_POH && RGC_NGEN == GCS_GEN_POH + 1,
+               "librgc numbers generations as the events do");
 
 struct rgc_hdr {
   uintptr_t tw;           /* type pointer, forwarding address or free-list link */
@@ -106,12 +122,28 @@ struct rgc_region {
   struct rgc_region *next;
 };
 
+/* Walk the blocks of region r in address order, free objects included: obj
+ * is each header. The next block's address is read before the body runs, so
+ * the body may rewrite the header (flags, forwarding, type word) but not its
+ * size; `continue` moves on, `break` ends the walk. */
+#define RGC_FOR_EACH_OBJECT(r, obj) \
+  for (struct rgc_hdr *obj = (struct rgc_hdr *)(r)->start, *obj##_next__; \
+       (uint8_t *)obj < (r)->top && \
+       (obj##_next__ = (struct rgc_hdr *)((uint8_t *)obj + obj->size), 1); \
+       obj = obj##_next__)
+
+/* Bytes marked per root kind (GCMarkWithType.Type): stack, finalization
+ * queue, handles, older generations (cards). */
+#define RGC_MARK_KINDS (GCS_ROOT_KIND_OLDER + 1)
+_Static_assert(GCS_ROOT_KIND_STACK == 0 && GCS_ROOT_KIND_FINALIZER == 1 && GCS_ROOT_KIND_HANDLE == 2,
+               "mark_bytes is indexed by root kind");
+
 /* What one GC measured on one heap (GCPerHeapHistory). */
 struct rgc_heap_rec {
   uint64_t size_before[RGC_NGEN], fl_before[RGC_NGEN], fo_before[RGC_NGEN];
   uint64_t size_after[RGC_NGEN], fl_after[RGC_NGEN], fo_after[RGC_NGEN];
   uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
-  uint64_t mark_bytes[4];
+  uint64_t mark_bytes[RGC_MARK_KINDS];
   uint64_t fl_allocated, eos_allocated, condemned_allocated;
 };
 
@@ -124,7 +156,7 @@ struct rgc_heap {
   struct rgc_hdr *free_lists[RGC_NGEN][RGC_NBUCKETS];
   int64_t new_alloc[RGC_NGEN];        /* remaining allocation budget */
   int64_t desired[RGC_NGEN];          /* budget set at the last GC of the generation */
-  uint64_t tick_bytes[3];             /* since the last AllocationTick, per kind */
+  uint64_t tick_bytes[GCS_ALLOC_KIND_PINNED + 1]; /* since the last AllocationTick, per alloc_kind */
   uint64_t total_allocated;
   struct rgc_region *condemned;       /* regions the running GC condemned */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
@@ -181,20 +213,26 @@ struct rgc_request {
   bool induced;
 };
 
+/* The timed phases of a GC (GCGlobalHeapHistory.Times). */
+enum rgc_phase { RGC_PHASE_MARK, RGC_PHASE_RELOCATE, RGC_PHASE_SWEEP, RGC_NPHASES };
+
 /* Everything one GC measured: feeds the events and rgc_get_memory_info. */
 struct rgc_gc_record {
-  uint32_t index, gen, reason, type;  /* type: 0 blocking, 1 background, 2 foreground */
+  uint32_t index, gen;
+  uint32_t reason;                    /* enum gcs_gc_reason */
+  uint32_t type;                      /* enum gcs_gc_type: non-concurrent, background, foreground */
   uint32_t pause_mode;
   bool compacted, demoted, promoted_any;
-  uint32_t r0, r1, compact_mech;
+  uint32_t r0, r1;                    /* CondemnReasons0/1 (condemn_gen_groups, condemn_conditions) */
+  uint32_t compact_mech;              /* GCS_COMPACT_MECHANISMS_* bits; 0: swept */
   uint64_t size_before[RGC_NGEN], fl_before[RGC_NGEN], fo_before[RGC_NGEN];
   uint64_t size_after[RGC_NGEN], fl_after[RGC_NGEN], fo_after[RGC_NGEN];
   uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
-  uint64_t mark_bytes[4];
+  uint64_t mark_bytes[RGC_MARK_KINDS];
   uint64_t fin_promoted_bytes, fin_promoted_count;
   uint64_t pinned_count;
   uint64_t fl_allocated, eos_allocated, condemned_allocated;
-  uint64_t phase_us[3];
+  uint64_t phase_us[RGC_NPHASES];     /* GCGlobalHeapHistory.Times, microseconds */
   uint64_t pause_ns, suspend_ns;
   uint64_t pause2_ns;                 /* BGC: the second pause */
   uint64_t cpu_ns;                    /* CPU time of the GC threads */
@@ -480,13 +518,24 @@ void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
 void rgc_trace_init(void);
 void rgc_trace_fini(void);
 void rgc_ev_runtime_info(struct rgc_runtime *rt);
-void rgc_ev_suspend_begin(uint32_t count, uint32_t reason);
+void rgc_ev_suspend_begin(uint32_t count, enum gcs_suspend_reason reason);
 void rgc_ev_suspend_end(void);
 void rgc_ev_triggered(uint32_t reason);
 void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t type, uint64_t seq);
-void rgc_ev_bgc(int which);  /* 0 BGCBegin, 1 1stNonConEnd, 2 1stConEnd, 3 2ndNonConBegin,
-                                4 2ndNonConEnd, 5 2ndConBegin, 6 2ndConEnd, 7 1stSweepEnd */
-void rgc_ev_bgc_alloc_wait(int begin, uint32_t reason);
+/* The background GC's phase events, in the order a BGC emits them (but
+ * 1stSweepEnd comes between 2ndConBegin and 2ndConEnd). */
+enum rgc_bgc_event {
+  RGC_EV_BGC_BEGIN,
+  RGC_EV_BGC_1ST_NONCON_END,
+  RGC_EV_BGC_1ST_CON_END,
+  RGC_EV_BGC_2ND_NONCON_BEGIN,
+  RGC_EV_BGC_2ND_NONCON_END,
+  RGC_EV_BGC_2ND_CON_BEGIN,
+  RGC_EV_BGC_2ND_CON_END,
+  RGC_EV_BGC_1ST_SWEEP_END,
+};
+void rgc_ev_bgc(enum rgc_bgc_event which);
+void rgc_ev_bgc_alloc_wait(int begin, enum gcs_bgc_wait_reason reason);
 void rgc_ev_mark(uint32_t heap, uint32_t type, uint64_t bytes);
 void rgc_ev_pin(struct rgc_runtime *rt, struct rgc_handle_slot *s);
 void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
@@ -497,11 +546,12 @@ void rgc_ev_restart_begin(void);
 void rgc_ev_restart_end(void);
 void rgc_ev_fin_begin(void);
 void rgc_ev_fin_end(uint32_t count);
-void rgc_ev_alloc_tick(uint32_t kind, uint64_t amount, const struct rgc_type *ty,
+void rgc_ev_alloc_tick(enum gcs_alloc_kind kind, uint64_t amount, const struct rgc_type *ty,
                        uint32_t heap, void *obj, uint64_t size);
 void rgc_ev_set_handle(void *h, void *obj, uint32_t kind, uint32_t gen);
 void rgc_ev_destroy_handle(void *h);
-void rgc_ev_segment(int create, void *addr, uint64_t size, uint32_t type);
+void rgc_ev_segment_create(void *addr, uint64_t size, enum gcs_segment_type type);
+void rgc_ev_segment_free(void *addr);
 void rgc_ev_request(int start, uint64_t id);
 
 #endif /* RGC_INTERNAL_H */

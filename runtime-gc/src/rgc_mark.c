@@ -90,11 +90,9 @@ static void mark_older(struct rgc_runtime *rt, struct rgc_marker *m, int hi) {
     for (int g = 1; g < RGC_NGEN; g++) {
       for (struct rgc_region *r = hp->gens[g]; r; r = r->next) {
         if (r->condemned || r->top == r->start || !cards_dirty(rt, r->start, r->top)) continue;
-        for (uint8_t *p = r->start; p < r->top;) {
-          struct rgc_hdr *h = (struct rgc_hdr *)p;
-          p += h->size;
+        RGC_FOR_EACH_OBJECT(r, h) {
           if (hflags(h) & OF_FREE) continue;
-          if (!cards_dirty(rt, (uint8_t *)h, p)) continue;
+          if (!cards_dirty(rt, (uint8_t *)h, (uint8_t *)h + h->size)) continue;
           RGC_FOR_EACH_SLOT(h, slot, {
             if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, m, *slot); drain(rt, m); }
           });
@@ -136,7 +134,7 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
     for (size_t i = 0; i < t->nroots; i++)
       if (*t->roots[i]) { mark_obj(rt, m, *t->roots[i]); drain(rt, m); }
   }
-  hr->mark_bytes[0] = m->counter;
+  hr->mark_bytes[GCS_ROOT_KIND_STACK] = m->counter;
 
   /* Finalizer: objects already f-reachable, waiting for the finalizer thread */
   m->counter = 0;
@@ -148,7 +146,7 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
     }
     pthread_mutex_unlock(&rt->fin_lock);
   }
-  hr->mark_bytes[1] = m->counter;
+  hr->mark_bytes[GCS_ROOT_KIND_FINALIZER] = m->counter;
 
   /* Handles: strong and pinned, chunks dealt round-robin */
   m->counter = 0;
@@ -163,16 +161,16 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
       drain(rt, m);
     }
   }
-  hr->mark_bytes[2] = m->counter;
+  hr->mark_bytes[GCS_ROOT_KIND_HANDLE] = m->counter;
 
   /* Older generations of this heap: dirty cards; then help until done */
   m->counter = 0;
-  if (rt->condemned_gen < 2) mark_older(rt, m, w);
+  if (gcs_gen_is_ephemeral((uint32_t)rt->condemned_gen)) mark_older(rt, m, w);
   for (;;) {
     drain(rt, m);
     if (nw == 1 || !rgc_pool_take(rt, m)) break;
   }
-  hr->mark_bytes[3] = m->counter;
+  hr->mark_bytes[GCS_ROOT_KIND_OLDER] = m->counter;
   m->share = false;
 }
 
@@ -228,10 +226,10 @@ void rgc_mark_phase(struct rgc_runtime *rt) {
     }
     hp->fin_n = k;
   }
-  rec->heap[0].mark_bytes[1] += m->counter;
+  rec->heap[0].mark_bytes[GCS_ROOT_KIND_FINALIZER] += m->counter;
 
   clear_weak(rt, RGC_HANDLE_WEAK_LONG);
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < RGC_MARK_KINDS; i++) {
     rec->mark_bytes[i] = 0;
     for (int hi = 0; hi < rt->nheaps; hi++) rec->mark_bytes[i] += rec->heap[hi].mark_bytes[i];
   }

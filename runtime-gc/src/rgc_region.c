@@ -59,8 +59,10 @@ void rgc_unreserve(struct rgc_runtime *rt) {
   free(rt->card_snapshot);
 }
 
-static uint32_t segment_type(int gen) {
-  return gen == RGC_LOH ? 1 : gen == RGC_POH ? 3 : 0;
+static enum gcs_segment_type segment_type(int gen) {
+  return gen == RGC_LOH   ? GCS_SEGMENT_TYPE_LARGE_OBJECT_HEAP
+         : gen == RGC_POH ? GCS_SEGMENT_TYPE_PINNED_OBJECT_HEAP
+                          : GCS_SEGMENT_TYPE_SMALL_OBJECT_HEAP;
 }
 
 /* A new region of at least `bytes` for generation gen of heap h, appended to
@@ -116,7 +118,7 @@ take:;
   struct rgc_region **pp = &h->gens[gen];
   while (*pp) pp = &(*pp)->next;
   *pp = r;
-  rgc_ev_segment(1, start, n * RGC_REGION_SIZE, segment_type(gen));
+  rgc_ev_segment_create(start, n * RGC_REGION_SIZE, segment_type(gen));
   return r;
 }
 
@@ -127,7 +129,7 @@ void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r) {
   size_t first = (size_t)(start - rt->base) >> RGC_REGION_SHIFT;
   size_t bytes = (size_t)(r->end - start);
   int nslots = r->nslots;
-  rgc_ev_segment(0, start, bytes, 0);
+  rgc_ev_segment_free(start);
   memset((void *)&rt->cards[rgc_card_index(rt, start)], 0, bytes >> RGC_CARD_SHIFT);
   /* the descriptor is reset before the slots go back: once they are free,
    * another thread may claim them and write it (rgc_region_new) */

@@ -104,7 +104,9 @@ int rgc_collect(rgc_runtime *rt, int generation, unsigned mode) {
   else
     mode = (mode | RGC_COLLECT_BLOCKING) & ~(unsigned)RGC_COLLECT_NON_BLOCKING;
   struct rgc_request rq = {.gen = generation, .mode = mode, .induced = true};
-  rq.reason = (mode & RGC_COLLECT_COMPACTING) ? 10 : (mode & RGC_COLLECT_OPTIMIZED) ? 7 : 1;
+  rq.reason = (mode & RGC_COLLECT_COMPACTING)  ? GCS_GC_REASON_INDUCED_COMPACTING
+              : (mode & RGC_COLLECT_OPTIMIZED) ? GCS_GC_REASON_INDUCED_NOT_FORCED
+                                               : GCS_GC_REASON_INDUCED;
   atomic_fetch_add(&rt->client_seq, 1);
   return rgc_request_gc(rt, &rq, 0);
 }

@@ -33,9 +33,9 @@ void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
   mi.index = rec->index;
   mi.generation = (int)rec->gen;
   mi.compacted = rec->compacted;
-  mi.concurrent = rec->type == 1;
+  mi.concurrent = gcs_type_is_background(rec->type);
   mi.pause_durations_ns[0] = rec->pause_ns;
-  mi.pause_durations_ns[1] = rec->type == 1 ? rec->pause2_ns : 0;
+  mi.pause_durations_ns[1] = mi.concurrent ? rec->pause2_ns : 0;
   uint64_t promoted = 0;
   for (int g = 0; g < RGC_NGEN; g++) {
     mi.generation_info[g].size_before = rec->size_before[g];
@@ -65,8 +65,8 @@ void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
   uint64_t elapsed = rgc_now_ns() - rt->start_ns;
   mi.pause_time_percentage = elapsed ? 100.0 * (double)rt->total_pause_ns / (double)elapsed : 0;
   rt->info[RGC_GC_KIND_ANY] = mi;
-  if (rec->gen < 2) rt->info[RGC_GC_KIND_EPHEMERAL] = mi;
-  else if (rec->type == 1) rt->info[RGC_GC_KIND_BACKGROUND] = mi;
+  if (gcs_gen_is_ephemeral(rec->gen)) rt->info[RGC_GC_KIND_EPHEMERAL] = mi;
+  else if (gcs_type_is_background(rec->type)) rt->info[RGC_GC_KIND_BACKGROUND] = mi;
   else rt->info[RGC_GC_KIND_FULL_BLOCKING] = mi;
   rgc_gc_callback cb = rt->gc_cb;
   void *ctx = rt->gc_cb_ctx;

@@ -50,7 +50,7 @@ void rgc_ev_runtime_info(struct rgc_runtime *rt) {
     e.Version = RGC_VERSION; e.CommandLine = rt->cmdline ? rt->cmdline : "";
   });
 }
-void rgc_ev_suspend_begin(uint32_t count, uint32_t reason) {
+void rgc_ev_suspend_begin(uint32_t count, enum gcs_suspend_reason reason) {
   EMIT(GCSuspendEEBegin_V1, GCSuspendEEBegin, { e.Reason = reason; e.Count = count; });
 }
 void rgc_ev_suspend_end(void) { EMIT(GCSuspendEEEnd_V1, GCSuspendEEEnd, {}); }
@@ -60,19 +60,19 @@ void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t t
     e.Count = count; e.Depth = depth; e.Reason = reason; e.Type = type; e.ClientSequenceNumber = seq;
   });
 }
-void rgc_ev_bgc(int which) {
+void rgc_ev_bgc(enum rgc_bgc_event which) {
   switch (which) {
-  case 0: EMIT(BGCBegin, BGCBegin, {}); break;
-  case 1: EMIT(BGC1stNonConEnd, BGC1stNonConEnd, {}); break;
-  case 2: EMIT(BGC1stConEnd, BGC1stConEnd, {}); break;
-  case 3: EMIT(BGC2ndNonConBegin, BGC2ndNonConBegin, {}); break;
-  case 4: EMIT(BGC2ndNonConEnd, BGC2ndNonConEnd, {}); break;
-  case 5: EMIT(BGC2ndConBegin, BGC2ndConBegin, {}); break;
-  case 6: EMIT(BGC2ndConEnd, BGC2ndConEnd, {}); break;
-  case 7: EMIT(BGC1stSweepEnd, BGC1stSweepEnd, { e.GenNumber = 2; }); break;
+  case RGC_EV_BGC_BEGIN: EMIT(BGCBegin, BGCBegin, {}); break;
+  case RGC_EV_BGC_1ST_NONCON_END: EMIT(BGC1stNonConEnd, BGC1stNonConEnd, {}); break;
+  case RGC_EV_BGC_1ST_CON_END: EMIT(BGC1stConEnd, BGC1stConEnd, {}); break;
+  case RGC_EV_BGC_2ND_NONCON_BEGIN: EMIT(BGC2ndNonConBegin, BGC2ndNonConBegin, {}); break;
+  case RGC_EV_BGC_2ND_NONCON_END: EMIT(BGC2ndNonConEnd, BGC2ndNonConEnd, {}); break;
+  case RGC_EV_BGC_2ND_CON_BEGIN: EMIT(BGC2ndConBegin, BGC2ndConBegin, {}); break;
+  case RGC_EV_BGC_2ND_CON_END: EMIT(BGC2ndConEnd, BGC2ndConEnd, {}); break;
+  case RGC_EV_BGC_1ST_SWEEP_END: EMIT(BGC1stSweepEnd, BGC1stSweepEnd, { e.GenNumber = GCS_GEN2; }); break;
   }
 }
-void rgc_ev_bgc_alloc_wait(int begin, uint32_t reason) {
+void rgc_ev_bgc_alloc_wait(int begin, enum gcs_bgc_wait_reason reason) {
   if (begin) EMIT(BGCAllocWaitBegin, BGCAllocWaitBegin, { e.Reason = reason; });
   else EMIT(BGCAllocWaitEnd, BGCAllocWaitEnd, { e.Reason = reason; });
 }
@@ -93,13 +93,15 @@ void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
     for (int hi = 0; hi < rec->nheaps; hi++) e.FinalYoungestDesired += (uint64_t)rt->heaps[hi].desired[0];
     e.NumHeaps = rec->nheaps;
     e.CondemnedGeneration = rec->gen; e.Gen0ReductionCount = 0; e.Reason = rec->reason;
-    e.GlobalMechanisms = (rec->type == 1 ? 0x1u : 0) | (rec->compacted ? 0x2u : 0) |
-                         (rec->promoted_any ? 0x4u : 0) | (rec->demoted ? 0x8u : 0);
+    e.GlobalMechanisms = (gcs_type_is_background(rec->type) ? GCS_GLOBAL_MECHANISMS_CONCURRENT : 0u) |
+                         (rec->compacted ? GCS_GLOBAL_MECHANISMS_COMPACTION : 0u) |
+                         (rec->promoted_any ? GCS_GLOBAL_MECHANISMS_PROMOTION : 0u) |
+                         (rec->demoted ? GCS_GLOBAL_MECHANISMS_DEMOTION : 0u);
     e.PauseMode = rec->pause_mode;
     e.MemoryPressure = (uint32_t)rgc_memory_load_percent(rt, NULL);
     e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
-    e.Count = 3;  /* Times: mark, plan+relocate+fix-up, sweep (microseconds) */
-    for (int i = 0; i < 3; i++) e.Times[i] = (uint32_t)rec->phase_us[i];
+    e.Count = RGC_NPHASES;  /* Times: mark, plan+relocate+fix-up, sweep (microseconds) */
+    for (int i = 0; i < RGC_NPHASES; i++) e.Times[i] = (uint32_t)rec->phase_us[i];
   });
   for (int hi = 0; hi < rec->nheaps; hi++) {
     const struct rgc_heap_rec *hr = &rec->heap[hi];
@@ -133,8 +135,8 @@ void rgc_ev_heap_stats(struct rgc_runtime *rt, const struct rgc_gc_record *rec) 
     e.GenerationSize2 = rec->size_after[2]; e.GenerationSize3 = rec->size_after[3];
     e.GenerationSize4 = rec->size_after[4];
     e.TotalPromotedSize0 = rec->surv[0];
-    if (rec->gen >= 1) e.TotalPromotedSize1 = rec->surv[1];
-    if (rec->gen >= 2) {
+    if (rec->gen >= GCS_GEN1) e.TotalPromotedSize1 = rec->surv[1];
+    if (rec->gen >= GCS_GEN2) {
       e.TotalPromotedSize2 = rec->surv[2]; e.TotalPromotedSize3 = rec->surv[3];
       e.TotalPromotedSize4 = rec->surv[4];
     }
@@ -148,7 +150,7 @@ void rgc_ev_restart_begin(void) { EMIT(GCRestartEEBegin_V1, GCRestartEEBegin, {}
 void rgc_ev_restart_end(void) { EMIT(GCRestartEEEnd_V1, GCRestartEEEnd, {}); }
 void rgc_ev_fin_begin(void) { EMIT(GCFinalizersBegin_V1, GCFinalizersBegin, {}); }
 void rgc_ev_fin_end(uint32_t count) { EMIT(GCFinalizersEnd_V1, GCFinalizersEnd, { e.Count = count; }); }
-void rgc_ev_alloc_tick(uint32_t kind, uint64_t amount, const struct rgc_type *ty, uint32_t heap,
+void rgc_ev_alloc_tick(enum gcs_alloc_kind kind, uint64_t amount, const struct rgc_type *ty, uint32_t heap,
                        void *obj, uint64_t size) {
   EMIT(GCAllocationTick_V4, GCAllocationTick, {
     e.AllocationAmount = amount > UINT32_MAX ? UINT32_MAX : (uint32_t)amount;
@@ -166,13 +168,13 @@ void rgc_ev_set_handle(void *h, void *obj, uint32_t kind, uint32_t gen) {
 void rgc_ev_destroy_handle(void *h) {
   EMIT(DestroyGCHandle, DestroyGCHandle, { e.HandleID = (uint64_t)(uintptr_t)h; });
 }
-void rgc_ev_segment(int create, void *addr, uint64_t size, uint32_t type) {
-  if (create)
-    EMIT(GCCreateSegment_V1, GCCreateSegment, {
-      e.Address = (uint64_t)(uintptr_t)addr; e.Size = size; e.Type = type;
-    });
-  else
-    EMIT(GCFreeSegment_V1, GCFreeSegment, { e.Address = (uint64_t)(uintptr_t)addr; });
+void rgc_ev_segment_create(void *addr, uint64_t size, enum gcs_segment_type type) {
+  EMIT(GCCreateSegment_V1, GCCreateSegment, {
+    e.Address = (uint64_t)(uintptr_t)addr; e.Size = size; e.Type = type;
+  });
+}
+void rgc_ev_segment_free(void *addr) {
+  EMIT(GCFreeSegment_V1, GCFreeSegment, { e.Address = (uint64_t)(uintptr_t)addr; });
 }
 void rgc_ev_request(int start, uint64_t id) {
   if (start) EMIT(RequestStart, RequestStart, { e.Id = id; });

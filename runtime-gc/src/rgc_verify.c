@@ -53,8 +53,8 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
         if (r->gen != g) VFAIL("region %p on the gen%d list has gen %d", (void *)r->start, g, r->gen);
         if (rgc_region_of(rt, r->start) != r) VFAIL("region %p not owned", (void *)r->start);
         uint64_t fl = 0, fo = 0;
-        for (uint8_t *p = r->start; p < r->top;) {
-          struct rgc_hdr *h = (struct rgc_hdr *)p;
+        RGC_FOR_EACH_OBJECT(r, h) {
+          uint8_t *p = (uint8_t *)h;
           if (h->size < RGC_MIN_OBJ || h->size % RGC_GRAIN || p + h->size > r->top)
             VFAIL("bad object size %u at %p (gen%d)", h->size, (void *)p, g);
           uint32_t f = hflags(h);
@@ -70,7 +70,6 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
             if (g < RGC_LOH && h->size >= rt->cfg.loh_threshold) VFAIL("large object in gen%d at %p", g, (void *)p);
           }
           set_start(rt, &s, p);
-          p += h->size;
         }
         fo = r->fl_bytes + r->fo_bytes;
         if (fl != fo)
@@ -102,8 +101,8 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
     for (int g = 0; g < RGC_NGEN; g++)
       for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next) {
         int hg = rgc_eff_gen(g);
-        for (uint8_t *p = r->start; p < r->top; p += ((struct rgc_hdr *)p)->size) {
-          struct rgc_hdr *h = (struct rgc_hdr *)p;
+        RGC_FOR_EACH_OBJECT(r, h) {
+          uint8_t *p = (uint8_t *)h;
           if (hflags(h) & OF_FREE) continue;
           if (bgc_dead(rt, r, hflags(h))) continue;
           RGC_FOR_EACH_SLOT(h, slot, {
