@@ -1,6 +1,6 @@
 /* gcsim_observe.c — in-process sampling with rgc_get_memory_info, the way
- * seed 000 suggests monitoring: every field of one answer describes the same
- * GC, so each distinct GC index caught is one consistent sample. Sampling
+ * .NET programs poll GC.GetGCMemoryInfo: every field of one answer describes
+ * the same GC, so each distinct GC index caught is one consistent sample. Sampling
  * can miss GCs (several may happen between two polls); the signatures only
  * rely on what a sample of them shows. */
 #include <string.h>

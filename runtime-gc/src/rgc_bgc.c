@@ -234,7 +234,7 @@ void rgc_bgc_pause1(struct rgc_runtime *rt, struct rgc_gc_record *rec) {
   }
   atomic_store(&rt->bgc_phase, RGC_BGC_MARKING);
   atomic_store(&rt->bgc_active, 1);
-  rec->phase_us[0] = (rgc_now_ns() - t0) / 1000;
+  rec->phase_us[RGC_PHASE_MARK] = (rgc_now_ns() - t0) / 1000;
   rgc_ev_bgc(RGC_EV_BGC_1ST_NONCON_END);
 }
 
@@ -401,9 +401,9 @@ static void run_bgc(struct rgc_runtime *rt) {
     for (int g = 0; g < RGC_NGEN; g++) rec->surv[g] += rec->heap[hi].surv[g];
   rgc_gen_stats(rt, rec, 1);
   rgc_set_budgets(rt, rec, GCS_GEN2, true);
-  rec->phase_us[0] += (tp - t0) / 1000;
-  rec->phase_us[1] = (t1 - tp) / 1000;
-  rec->phase_us[2] = (t2 - t1) / 1000;
+  rec->phase_us[RGC_PHASE_MARK] += (tp - t0) / 1000;
+  rec->phase_us[RGC_PHASE_RELOCATE] = (t1 - tp) / 1000;
+  rec->phase_us[RGC_PHASE_SWEEP] = (t2 - t1) / 1000;
   rgc_ev_history(rt, rec);
   rgc_ev_gc_end(rec->index, GCS_GEN2);
   for (int g = 0; g <= GCS_GEN2; g++) atomic_fetch_add(&rt->counts[g], 1);

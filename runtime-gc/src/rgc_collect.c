@@ -316,23 +316,24 @@ void rgc_set_budgets(struct rgc_runtime *rt, struct rgc_gc_record *rec, int n, b
   for (int hi = 0; hi < rt->nheaps; hi++) {
     struct rgc_heap *h = &rt->heaps[hi];
     struct rgc_heap_rec *hr = &rec->heap[hi];
-    for (int g = bgc ? 2 : 0; g <= n; g++) {
+    for (int g = bgc ? GCS_GEN2 : GCS_GEN0; g <= n; g++) {
       double begin = (double)(hr->size_before[g] - hr->fl_before[g] - hr->fo_before[g]);
       double surv = (double)hr->surv[g];
       double cst = begin > 0 ? surv / begin : 0;
       if (cst > 1) cst = 1;
       double f = surv_to_growth(cst, gen_static[g].limit, gen_static[g].max_limit);
       uint64_t b;
-      if (g == 0) b = clamp_u64(f * surv, rt->gen0_min, rt->gen0_max);
-      else if (g == 1) b = clamp_u64(f * surv, gen_static[1].min_size, gen_static[1].max_size);
+      if (g == GCS_GEN0) b = clamp_u64(f * surv, rt->gen0_min, rt->gen0_max);
+      else if (g == GCS_GEN1)
+        b = clamp_u64(f * surv, gen_static[GCS_GEN1].min_size, gen_static[GCS_GEN1].max_size);
       else {
-        double cur = (double)hr->size_after[2];
-        uint64_t ns = clamp_u64(f * cur, gen_static[2].min_size, UINT64_MAX);
-        b = ns > hr->size_after[2] + gen_static[2].min_size ? ns - hr->size_after[2] : gen_static[2].min_size;
+        uint64_t cur = hr->size_after[GCS_GEN2], min = gen_static[GCS_GEN2].min_size;
+        uint64_t ns = clamp_u64(f * (double)cur, min, UINT64_MAX);
+        b = ns > cur + min ? ns - cur : min;
       }
       h->desired[g] = h->new_alloc[g] = (int64_t)b;
     }
-    if (n == 2) {
+    if (n == GCS_GEN2) {
       for (int g = RGC_LOH; g <= RGC_POH; g++) {
         double begin = (double)(hr->size_before[g] - hr->fl_before[g] - hr->fo_before[g]);
         double cst = begin > 0 ? (double)hr->surv[g] / begin : 0;
@@ -350,7 +351,7 @@ void rgc_set_budgets(struct rgc_runtime *rt, struct rgc_gc_record *rec, int n, b
   }
   /* server GC: the ephemeral budgets are equalised across heaps */
   if (rt->nheaps > 1 && !bgc) {
-    for (int g = 0; g <= n && g <= 1; g++) {
+    for (int g = 0; g <= n && g <= GCS_GEN1; g++) {
       int64_t sum = 0;
       for (int hi = 0; hi < rt->nheaps; hi++) sum += rt->heaps[hi].desired[g];
       int64_t avg = sum / rt->nheaps;

@@ -29,10 +29,13 @@ bad:
 }
 
 int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
-  static const struct { const char *name; int which; } knobs[] = {
-    {"RGC_gcServer", 0}, {"RGC_gcConcurrent", 1}, {"RGC_GCHeapCount", 2},
-    {"RGC_GCgen0size", 3}, {"RGC_GCgen0MaxBudget", 4}, {"RGC_GCLOHThreshold", 5},
-    {"RGC_GCHeapHardLimit", 6}, {"RGC_GCHighMemPercent", 7}, {"RGC_VERIFY_HEAP", 8},
+  enum knob { SERVER, CONCURRENT, HEAP_COUNT, GEN0_SIZE, GEN0_MAX_BUDGET, LOH_THRESHOLD,
+              HEAP_HARD_LIMIT, HIGH_MEM_PERCENT, VERIFY_HEAP };
+  static const struct { const char *name; enum knob which; } knobs[] = {
+    {"RGC_gcServer", SERVER}, {"RGC_gcConcurrent", CONCURRENT}, {"RGC_GCHeapCount", HEAP_COUNT},
+    {"RGC_GCgen0size", GEN0_SIZE}, {"RGC_GCgen0MaxBudget", GEN0_MAX_BUDGET},
+    {"RGC_GCLOHThreshold", LOH_THRESHOLD}, {"RGC_GCHeapHardLimit", HEAP_HARD_LIMIT},
+    {"RGC_GCHighMemPercent", HIGH_MEM_PERCENT}, {"RGC_VERIFY_HEAP", VERIFY_HEAP},
   };
   for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
     const char *s = getenv(knobs[i].name);
@@ -40,15 +43,15 @@ int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
     if (!s) continue;
     if (parse_u64(knobs[i].name, s, &v, err, errlen)) return -1;
     switch (knobs[i].which) {
-    case 0: cfg->server = v != 0; break;
-    case 1: cfg->concurrent = v != 0; break;
-    case 2: cfg->heap_count = (unsigned)v; if (v != cfg->heap_count) goto range; break;
-    case 3: cfg->gen0_size = v; break;
-    case 4: cfg->gen0_max_budget = v; break;
-    case 5: cfg->loh_threshold = v; break;
-    case 6: cfg->heap_hard_limit = v; break;
-    case 7: cfg->high_mem_percent = (unsigned)v; if (v > 100) goto range; break;
-    case 8: cfg->verify_heap = v != 0; break;
+    case SERVER: cfg->server = v != 0; break;
+    case CONCURRENT: cfg->concurrent = v != 0; break;
+    case HEAP_COUNT: cfg->heap_count = (unsigned)v; if (v != cfg->heap_count) goto range; break;
+    case GEN0_SIZE: cfg->gen0_size = v; break;
+    case GEN0_MAX_BUDGET: cfg->gen0_max_budget = v; break;
+    case LOH_THRESHOLD: cfg->loh_threshold = v; break;
+    case HEAP_HARD_LIMIT: cfg->heap_hard_limit = v; break;
+    case HIGH_MEM_PERCENT: cfg->high_mem_percent = (unsigned)v; if (v > 100) goto range; break;
+    case VERIFY_HEAP: cfg->verify_heap = v != 0; break;
     }
     continue;
   range:

@@ -341,7 +341,7 @@ struct rgc_runtime {
   struct rgc_request req;
   _Atomic uint64_t gc_index;      /* GCs started */
   uint64_t gc_done;               /* GCs finished (under req_lock) */
-  _Atomic uint64_t counts[3];
+  _Atomic uint64_t counts[GCS_NGENS_SOH];  /* GCs that condemned each SOH generation */
   _Atomic uint64_t client_seq;
 
   /* finalization */
@@ -360,7 +360,7 @@ struct rgc_runtime {
 
   /* statistics */
   pthread_mutex_t info_lock;
-  struct rgc_memory_info info[4];   /* last GC of kind Any, Ephemeral, FullBlocking, Background */
+  struct rgc_memory_info info[RGC_GC_KIND_BACKGROUND + 1];  /* last GC of each rgc_gc_kind */
   uint64_t start_ns, total_pause_ns;
   struct rgc_gc_record rec;
 
@@ -420,7 +420,7 @@ static inline bool rgc_card_get(struct rgc_runtime *rt, const void *slot) {
   return atomic_load_explicit(&rt->cards[rgc_card_index(rt, slot)], memory_order_relaxed) != 0;
 }
 /* Effective generation for the old-to-young rule: LOH/POH count as gen2. */
-static inline int rgc_eff_gen(int g) { return g > 2 ? 2 : g; }
+static inline int rgc_eff_gen(int g) { return g > GCS_GEN2 ? GCS_GEN2 : g; }
 
 /* ---- objects (rgc_object.c) ---- */
 size_t rgc_size_for(const struct rgc_type *ty, size_t length);

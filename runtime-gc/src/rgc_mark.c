@@ -183,7 +183,7 @@ static void pin_targets(struct rgc_runtime *rt) {
       void *o = atomic_load_explicit(&s->obj, memory_order_relaxed);
       if (!s->in_use || !o || s->kind != RGC_HANDLE_PINNED) continue;
       struct rgc_region *r = rgc_region_of(rt, o);
-      if (!r || !r->condemned || r->gen > 2) continue;
+      if (!r || !r->condemned || r->gen > GCS_GEN2) continue;
       struct rgc_hdr *h = hdr_of(o);
       if (!(hflags(h) & OF_PINNED)) {
         hset(h, hflags(h) | OF_PINNED);

@@ -40,7 +40,7 @@ static __attribute__((noinline)) void write_barrier_slow(struct rgc_thread *t, v
   if (!t) { __atomic_store_n(slot, val, __ATOMIC_RELAXED); return; }
   struct rgc_runtime *rt = t->rt;
   int g = rgc_gen_at(rt, obj);
-  if (g >= 2 && atomic_load_explicit(&rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING) {
+  if (g >= GCS_GEN2 && atomic_load_explicit(&rt->bgc_phase, memory_order_relaxed) == RGC_BGC_MARKING) {
     /* acquire: pairs with the release store of whoever wrote the old value,
      * whose region the shading check then reads */
     void *old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
@@ -48,7 +48,7 @@ static __attribute__((noinline)) void write_barrier_slow(struct rgc_thread *t, v
   }
   /* release: the BGC thread (acquire load) then sees the target's region */
   __atomic_store_n(slot, val, __ATOMIC_RELEASE);
-  if (val && g > 0) rgc_card_set(rt, slot);
+  if (val && g > GCS_GEN0) rgc_card_set(rt, slot);
 }
 
 static inline void write_barrier(void *obj, void **slot, void *val) {

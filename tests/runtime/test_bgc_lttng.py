@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_bgc_lttng — trace bgc_prog under a real LTTng session and check from
 babeltrace2's text output:
-  bgc:    every background GC follows seed 002's sequence exactly: first
+  bgc:    every background GC follows CoreCLR's BGC event sequence exactly: first
           pause on the GC thread (SuspendEE reason 1, GCStart Type 1, BGCBegin,
           4 MarkWithType, BGC1stNonConEnd, RestartEE), then on the BGC thread
           BGC1stConEnd, the second pause (SuspendEE reason 6 SuspendForGCPrep,
