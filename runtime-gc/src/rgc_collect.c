@@ -1,10 +1,17 @@
-/* rgc_collect.c — one GC on the GC thread: suspension, condemned generation
- * and reasons, mark, the compact-or-sweep decision, evacuation with
- * forwarding, reference fix-up with card rebuilding, sweeping into free
- * lists, budgets from survival, history and events, restart.
- *
- * The pause is structured as suspend → work → restart so that a background
- * GC can later run two pauses around concurrent work. */
+/* rgc_collect.c — one GC on the GC thread. rgc_do_gc runs its phases in
+ * order, each a function below that states what it establishes:
+ *   suspend_and_begin   program stopped, heaps locked, sizes before
+ *   decide_condemned    generation, reasons, type; GCStart
+ *   condemn_regions     condemned regions detached from their generations
+ *   mark                live objects marked, survivors counted
+ *   decide_compaction   compact (evacuate) or sweep, and why
+ *   plan_regions        each condemned region: evacuated or kept as gen N
+ *   relocate            survivors copied out, forwarding left behind
+ *   fix_up              no reference to a moved object; cards rebuilt
+ *   sweep               dead space freed, regions relinked or released
+ *   publish_and_restart budgets, history and events; program resumed
+ * A background GC leaves after decide_condemned: its first pause is
+ * start_background, the rest runs on the BGC thread (rgc_bgc.c). */
 #include <math.h>
 
 #include "rgc_internal.h"
