@@ -72,7 +72,11 @@ static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **ou
                          "FROM gc_lifecycle e LEFT JOIN traces t ON t.id = e.trace_id WHERE (?1 < 0 OR e.pid = ?1) "
                          "ORDER BY e.trace_id, e.ts_ns, e.rowid",
                          -1, &st, NULL) != SQLITE_OK) {
-    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+    if (strstr(sqlite3_errmsg(db), "no such table"))
+      fprintf(stderr, "gcscope %s: the database has no gc_lifecycle table (imported by an older gcscope): "
+                      "import its traces again\n", CMD);
+    else
+      fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     return -1;
   }
   sqlite3_bind_int64(st, 1, pid);
