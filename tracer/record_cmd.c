@@ -1,11 +1,12 @@
 /*
  * record_cmd.c — `gcscope record`: record GC events with LTTng, and
- * PerfView's stop-on-long-pause triggers (docs/tracer.md, issue 4).
+ * PerfView's stop-on-long-pause triggers (docs/tracer.md).
  *
  * One thread, one loop ticking every millisecond: drain the trigger watcher's
- * notifications into the GC reconstruction behind the stop triggers
- * (trc_trigger, on core/recon), take due captures, and watch the command,
- * the --pid process, --duration and signals.
+ * notifications into the stop-trigger rules (core/triggers, gcs_triggers.h:
+ * the same code `gcscope triggers` replays recorded events through), take
+ * due captures, and watch the command, the --pid process, --duration and
+ * signals.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,17 +21,24 @@
 
 #include "gcs_tracer.h"
 #include "gcs_db.h"
+#include "gcs_enums.h"
+#include "gcs_triggers.h"
 #include "trc_child.h"
 #include "trc_lttng.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
-#include "trc_trigger.h"
 #include "trc_watch.h"
 
 #define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
 #define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
 #define DROP_REPORT_NS 1000000000ull /* at most one "notifications lost" line a second */
 #define DISCARD_CHECK_NS 100000000ull /* read the tracer-side discard counters this often */
+#define KEEP_GCS 256                 /* GCs the rules keep per process (a watch may run for days) */
+
+/* trc_opts indexes its trigger options by the rules' kinds. */
+_Static_assert(TRC_GC_OVER == (int)GCS_TRIGGER_GC_OVER && TRC_SUSPEND_OVER == (int)GCS_TRIGGER_SUSPEND_OVER &&
+                   TRC_BGC_FINAL_OVER == (int)GCS_TRIGGER_BGC_FINAL_OVER && TRC_NKINDS == (int)GCS_TRIGGER_NKINDS,
+               "trc_trigger_kind and gcs_trigger_kind differ");
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
 
@@ -63,7 +71,7 @@ struct rec {
   struct trc_child child;
   int child_status, child_done;
   struct trc_watch *w;
-  struct trc_trigger *m;
+  struct gcs_triggers *m;
   uint64_t dropped_seen;       /* trc_watch_dropped already passed to m */
   uint64_t discarded_seen;     /* trc_watch_discarded already passed to m */
   uint64_t discard_check_ns;   /* when the discard counters were last read */
@@ -71,7 +79,7 @@ struct rec {
   int captures;
   char capture_paths[16][PATH_MAX + 32];
   int pending;
-  struct trc_fire fire;
+  struct gcs_trigger_pair fire;
   uint64_t due_ns;
   char err[512];
 };
@@ -80,7 +88,7 @@ struct rec {
  * traced program): the reconstruction re-arms, and the user is told. */
 static void lost(struct rec *r, uint64_t count) {
   uint64_t t = now_ns();
-  trc_trigger_lost(r->m, t, count);
+  gcs_triggers_lost(r->m, t, count);
   if (t >= r->drop_reported_ns + DROP_REPORT_NS) {
     fprintf(stderr, "gcscope record: trigger notifications were lost (the session daemon is too slow); "
                     "re-armed (pauses in progress are not measured)\n");
@@ -101,21 +109,21 @@ static int check_discards(struct rec *r) {
 
 static void on_event(const struct gcs_event *ev, void *ud) {
   struct rec *r = ud;
-  struct trc_fire f;
-  if (!trc_trigger_feed(r->m, ev, &f)) return;
+  struct gcs_trigger_pair f;
+  if (!gcs_triggers_feed(r->m, ev, &f)) return;
   /* A pair spanning discarded notifications may join a begin and an end of
    * different pauses: such a fire is not trusted. */
   if (check_discards(r)) return;
   if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) return;
   r->pending = 1;
   r->fire = f;
-  r->due_ns = f.ts_ns + (uint64_t)(r->o.delay_after_sec * 1e9);
+  r->due_ns = f.end_ns + (uint64_t)(r->o.delay_after_sec * 1e9);
   if (r->o.delay_after_sec > 0) {
     /* An unresolved suspension's Count is not the GC's index on CoreCLR. */
     char gc[32] = "suspension";
-    if (f.resolved || f.kind != TRC_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
+    if (f.resolved || f.kind != GCS_TRIGGER_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
     printf("gcscope record: trigger %s fired (pid %d %s, %.1f ms); capturing in %g s\n",
-           trc_trigger_name(f.kind), f.pid, gc, f.ms, r->o.delay_after_sec);
+           gcs_trigger_name(f.kind), f.pid, gc, f.ms, r->o.delay_after_sec);
   }
   fflush(stdout);
 }
@@ -158,7 +166,7 @@ static void take_capture(struct rec *r) {
   char name[32], path[PATH_MAX + 32];
   snprintf(name, sizeof name, "capture-%d", k);
   snprintf(path, sizeof path, "%s/%s", r->outdir, name);
-  trc_trigger_resolve(r->m, &r->fire);
+  gcs_triggers_resolve(r->m, &r->fire);
   int gen = r->fire.gen, type = r->fire.type;
   if (trc_snapshot_record(r->session, name, r->o.relayd ? NULL : path, r->o.relayd, r->err, sizeof r->err)) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
@@ -166,25 +174,25 @@ static void take_capture(struct rec *r) {
     return;
   }
   char what[96];
-  if (r->fire.kind == TRC_SUSPEND_OVER && r->fire.reason != 1 && r->fire.reason != 6) {
+  if (r->fire.kind == GCS_TRIGGER_SUSPEND_OVER && !gcs_suspend_is_for_gc(r->fire.reason)) {
     const char *rn = gcs_map_name("suspend_reason", r->fire.reason);
     snprintf(what, sizeof what, "suspension (%s, no GC)", rn ? rn : "reason ?");
   } else if (gen >= 0) {
     snprintf(what, sizeof what, "GC #%u gen%d %s", r->fire.gc_index, gen, gcs_gc_type_name((uint32_t)type));
-  } else if (r->fire.kind == TRC_SUSPEND_OVER) {
+  } else if (r->fire.kind == GCS_TRIGGER_SUSPEND_OVER) {
     snprintf(what, sizeof what, "suspension with Count %u (its GCStart not seen)", r->fire.gc_index);
   } else {
     snprintf(what, sizeof what, "GC #%u gen?", r->fire.gc_index);
   }
   printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> ",
-         trc_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms);
+         gcs_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms);
   if (r->o.relayd) printf("%s-* on lttng-relayd at %s\n", name, r->o.relayd);
   else printf("%s\n", path);
   fflush(stdout);
   if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
   r->pending = 0;
-  trc_trigger_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
+  gcs_triggers_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
 }
 
 static int target_alive(const struct rec *r) {
@@ -222,8 +230,8 @@ static void drain(struct rec *r, int ms) {
 
 static void print_summary(struct rec *r) {
   check_discards(r);
-  struct trc_summary s;
-  trc_trigger_summary(r->m, &s);
+  struct gcs_trigger_summary s;
+  gcs_triggers_finish(r->m, &s);
   int n = s.nprocs;
   printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s.gcs, n, n == 1 ? "" : "es");
   if (s.max_pause_ms > 0) printf(", max pause %.1f ms (pid %d GC #%u)", s.max_pause_ms, (int)s.max_pid, s.max_gc);
@@ -291,7 +299,7 @@ static int run(struct rec *r) {
     }
     uint64_t t = now_ns();
     if (r->pending && t >= r->due_ns) {
-      if (trc_trigger_resolve(r->m, &r->fire) || t >= r->due_ns + GEN_WAIT_NS) {
+      if (gcs_triggers_resolve(r->m, &r->fire) || t >= r->due_ns + GEN_WAIT_NS) {
         take_capture(r);
         if (r->captures >= o->collect_multiple) {
           end_session(r);
@@ -382,6 +390,15 @@ static int do_import(struct rec *r) {
   return 0;
 }
 
+/* The stop-trigger rules with the thresholds of the --stop-on-... options given. */
+static struct gcs_triggers *new_rules(const struct trc_opts *o) {
+  struct gcs_triggers *m = gcs_triggers_new(KEEP_GCS, NULL, NULL);
+  if (!m) return NULL;
+  for (int k = 0; k < TRC_NKINDS; k++)
+    if (o->trigger_on[k]) gcs_triggers_set_threshold(m, (enum gcs_trigger_kind)k, o->trigger_ms[k]);
+  return m;
+}
+
 int gcs_cmd_record(int argc, char **argv) {
   static struct rec rec;      /* large; one recording per process */
   struct rec *r = &rec;
@@ -406,7 +423,7 @@ int gcs_cmd_record(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  r->m = trc_trigger_new(r->o.trigger_on, r->o.trigger_ms);
+  r->m = new_rules(&r->o);
   if (!r->m) {
     fprintf(stderr, "gcscope record: out of memory\n");
     rc = 1;
@@ -425,7 +442,7 @@ int gcs_cmd_record(int argc, char **argv) {
   r->w = NULL;
   trc_daemon_stop(&r->d);
   if (rc == 0 && r->o.import) rc = do_import(r);
-  trc_trigger_free(r->m);
+  gcs_triggers_free(r->m);
   r->m = NULL;
 out:
   sigaction(SIGINT, &old_int, NULL);

@@ -1,6 +1,8 @@
 /* trc_watch.c — triggers with notify actions and field captures (trc_watch.h). */
 #include "trc_watch.h"
 
+#include "gcs_triggers.h"
+
 #include <lttng/lttng.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,23 +13,22 @@
 #define MAX_TRIGGERS 12
 #define MAX_CAPTURES 6
 
-/* One watched event: its kind, the name pattern per provider, the payload
- * fields captured after vpid and vtid. */
+/* One watched event: its kind and the name pattern per provider. The payload
+ * fields captured after vpid and vtid are those the stop-trigger rules read
+ * (gcs_triggers_event_fields), so the rules see the same fields live as when
+ * `gcscope triggers` replays them from the database. */
 struct watched {
   enum gcs_kind kind;
   const char *rgc, *clr;
-  const char *fields[MAX_CAPTURES];
 };
 
 static const struct watched watched[] = {
-  { gcs_kind_GCSuspendEEBegin, "rgc:GCSuspendEEBegin_V1", "DotNETRuntime:GCSuspendEEBegin*", { "Reason", "Count" } },
-  { gcs_kind_GCSuspendEEEnd, "rgc:GCSuspendEEEnd_V1", "DotNETRuntime:GCSuspendEEEnd*", { 0 } },
-  { gcs_kind_GCStart, "rgc:GCStart_V2", "DotNETRuntime:GCStart*", { "Count", "Depth", "Type", "Reason" } },
-  { gcs_kind_GCEnd, "rgc:GCEnd_V1", "DotNETRuntime:GCEnd*", { "Count", "Depth" } },
-  /* No fields: the reconstruction completes a blocking GC at RestartEEEnd
-   * only once its GCHeapStats was seen (for the summary's pause figures). */
-  { gcs_kind_GCHeapStats, "rgc:GCHeapStats_V2", "DotNETRuntime:GCHeapStats*", { 0 } },
-  { gcs_kind_GCRestartEEEnd, "rgc:GCRestartEEEnd_V1", "DotNETRuntime:GCRestartEEEnd*", { 0 } },
+  { gcs_kind_GCSuspendEEBegin, "rgc:GCSuspendEEBegin_V1", "DotNETRuntime:GCSuspendEEBegin*" },
+  { gcs_kind_GCSuspendEEEnd, "rgc:GCSuspendEEEnd_V1", "DotNETRuntime:GCSuspendEEEnd*" },
+  { gcs_kind_GCStart, "rgc:GCStart_V2", "DotNETRuntime:GCStart*" },
+  { gcs_kind_GCEnd, "rgc:GCEnd_V1", "DotNETRuntime:GCEnd*" },
+  { gcs_kind_GCHeapStats, "rgc:GCHeapStats_V2", "DotNETRuntime:GCHeapStats*" },
+  { gcs_kind_GCRestartEEEnd, "rgc:GCRestartEEEnd_V1", "DotNETRuntime:GCRestartEEEnd*" },
 };
 #define NWATCHED ((int)(sizeof watched / sizeof watched[0]))
 
@@ -70,9 +71,10 @@ static int add_trigger(struct trc_watch *w, const struct watched *wd, const char
       cond, lttng_event_expr_channel_context_field_create("vpid"));
   lttng_condition_event_rule_matches_append_capture_descriptor(
       cond, lttng_event_expr_channel_context_field_create("vtid"));
-  for (int i = 0; i < MAX_CAPTURES && wd->fields[i]; i++)
+  const char *const *fields = gcs_triggers_event_fields(wd->kind);
+  for (int i = 0; i < MAX_CAPTURES && fields[i]; i++)
     lttng_condition_event_rule_matches_append_capture_descriptor(
-        cond, lttng_event_expr_event_payload_field_create(wd->fields[i]));
+        cond, lttng_event_expr_event_payload_field_create(fields[i]));
   struct lttng_action *notify = lttng_action_notify_create();
   if (notify) t->t = lttng_trigger_create(cond, notify);
   lttng_action_destroy(notify);       /* both are reference counted */
@@ -162,8 +164,9 @@ static int decode(struct trc_watch *w, struct lttng_notification *n, struct gcs_
   ev->pid = get_uint(arr, 0, &v) == 0 ? (int32_t)v : -1;
   ev->tid = get_uint(arr, 1, &v) == 0 ? (int32_t)v : -1;
   if (w->pid > 0 && ev->pid != (int32_t)w->pid) return -1;
-  for (unsigned i = 0; i < MAX_CAPTURES && t->w->fields[i]; i++) {
-    const struct gcs_field_desc *f = gcs_field_find(t->w->kind, t->w->fields[i]);
+  const char *const *fields = gcs_triggers_event_fields(t->w->kind);
+  for (unsigned i = 0; i < MAX_CAPTURES && fields[i]; i++) {
+    const struct gcs_field_desc *f = gcs_field_find(t->w->kind, fields[i]);
     if (f && get_uint(arr, 2 + i, &v) == 0) gcs_field_set_int(ev, f, v);
     /* an older CoreCLR version without the field leaves it 0 */
   }

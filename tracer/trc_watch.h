@@ -4,8 +4,8 @@
  * For each of GCSuspendEEBegin, GCSuspendEEEnd, GCStart, GCEnd, GCHeapStats
  * and GCRestartEEEnd (rgc, and with dotnet CoreCLR's DotNETRuntime versions)
  * it registers a trigger "event-rule-matches -> notify" capturing $ctx.vpid,
- * $ctx.vtid and the fields the GC reconstruction behind the stop triggers
- * needs (trc_trigger.h; other payload fields stay 0), subscribes to them on a
+ * $ctx.vtid and the fields the stop-trigger rules read (gcs_triggers.h:
+ * gcs_triggers_event_fields; other payload fields stay 0), subscribes to them on a
  * notification channel, and turns each notification into a struct gcs_event
  * (ts_ns = the time the notification was received, CLOCK_REALTIME; measured
  * here ~0.2 ms after the tracepoint). Independent of recording sessions: the

@@ -1,8 +1,10 @@
 /*
  * triggers_cmd.c — `gcscope triggers DB|TRACE --gc-over MS --suspend-over MS
  * --bgc-final-pause-over MS`: which GCs would have fired the tracer's stop
- * triggers (ins_triggers.h), from the events table, plus the distribution of
- * each measured duration to choose thresholds from history.
+ * triggers, plus the distribution of each measured duration to choose
+ * thresholds from history. The gc_lifecycle rows (the triggers' events,
+ * typed) are replayed through the rules `gcscope record` uses live
+ * (ins_triggers.h, gcs_triggers.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gcs_insight.h"
 #include "gcs_events.h"
@@ -20,46 +23,60 @@
 
 #define CMD "triggers"
 
-/* An enum field printed by name (or as a number when unknown). */
-static uint32_t enum_value(const char *map, const char *tok) {
-  char *end;
-  unsigned long v = strtoul(tok, &end, 10);
-  if (end != tok && *end == '\0') return (uint32_t)v;
-  for (uint32_t i = 0; i < 256; i++) {
-    const char *nm = gcs_map_name(map, i);
-    if (nm && strcmp(nm, tok) == 0) return i;
-  }
-  return UINT32_MAX;
-}
-
-static uint32_t field_u32(const char *payload, const char *name, const char *map) {
-  char buf[64];
-  if (ins_payload_field(payload, name, buf, sizeof buf) != 0) return 0;
-  if (map) return enum_value(map, buf);
-  return (uint32_t)strtoul(buf, NULL, 10);
-}
-
 static void usage(void) {
   fprintf(stderr, "usage: gcscope triggers DB|TRACE [--gc-over MS] [--suspend-over MS] [--bgc-final-pause-over MS]\n"
                   "                        [--pid PID] [--format text|csv|json]\n");
 }
+
+/* The option tables below index by enum gcs_trigger_kind. */
+#define INS_TRIG_N GCS_TRIGGER_NKINDS
 
 struct trace_trig {
   int64_t trace_id, start_ns;
   struct ins_trig *t;
 };
 
-static int load(sqlite3 *db, long pid, struct trace_trig **out, size_t *n) {
+/* One gc_lifecycle row as the decoded event it was stored from: the fields
+ * the rules read come back from their typed columns (named after them, lower
+ * case), the others stay 0 as in the live watcher's events. */
+static int row_event(sqlite3_stmt *st, struct gcs_event *ev) {
+  const char *name = (const char *)sqlite3_column_text(st, 2);
+  memset(ev, 0, sizeof *ev);
+  int kind = -1;
+  for (int k = 0; name && k < GCS_KIND_COUNT && kind < 0; k++)
+    if (strcmp(gcs_event_descs[k].name, name) == 0) kind = k;
+  if (kind < 0 || !gcs_triggers_event_needed((enum gcs_kind)kind)) return -1;
+  ev->kind = (enum gcs_kind)kind;
+  ev->ts_ns = (uint64_t)sqlite3_column_int64(st, 3);
+  ev->pid = sqlite3_column_int(st, 4);
+  ev->tid = sqlite3_column_int(st, 5);
+  ev->cpu = -1;
+  ev->version = (uint8_t)sqlite3_column_int(st, 6);
+  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
+    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+    for (int c = 7; fd && c < sqlite3_column_count(st); c++)
+      if (strcasecmp(sqlite3_column_name(st, c), *f) == 0 && sqlite3_column_type(st, c) != SQLITE_NULL)
+        gcs_field_set_int(ev, fd, (uint64_t)sqlite3_column_int64(st, c));
+  }
+  return 0;
+}
+
+/* Replay each trace's gc_lifecycle rows through the stop-trigger rules. */
+static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **out, size_t *n) {
   sqlite3_stmt *st;
   *out = NULL;
   *n = 0;
   if (sqlite3_prepare_v2(db,
-                         "SELECT e.trace_id, coalesce(t.start_ns, 0), e.name, e.ts_ns, e.pid, e.tid, e.payload "
-                         "FROM events e LEFT JOIN traces t ON t.id = e.trace_id WHERE e.name IN ('GCSuspendEEBegin', "
-                         "'GCSuspendEEEnd', 'GCStart', 'GCEnd', 'GCRestartEEEnd') AND (?1 < 0 OR e.pid = ?1) "
-                         "ORDER BY e.trace_id, e.ts_ns, e.id",
+                         "SELECT e.trace_id, coalesce(t.start_ns, 0), e.name, e.ts_ns, e.pid, e.tid, e.version, "
+                         "e.count, e.depth, e.type, e.reason "
+                         "FROM gc_lifecycle e LEFT JOIN traces t ON t.id = e.trace_id WHERE (?1 < 0 OR e.pid = ?1) "
+                         "ORDER BY e.trace_id, e.ts_ns, e.rowid",
                          -1, &st, NULL) != SQLITE_OK) {
-    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+    if (strstr(sqlite3_errmsg(db), "no such table"))
+      fprintf(stderr, "gcscope %s: the database has no gc_lifecycle table (imported by an older gcscope): "
+                      "import its traces again\n", CMD);
+    else
+      fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     return -1;
   }
   sqlite3_bind_int64(st, 1, pid);
@@ -70,36 +87,18 @@ static int load(sqlite3 *db, long pid, struct trace_trig **out, size_t *n) {
       struct trace_trig *nt = realloc(*out, (*n + 1) * sizeof *nt);
       if (!nt) break;
       *out = nt;
-      nt[*n] = (struct trace_trig){tr, sqlite3_column_int64(st, 1), ins_trig_new()};
+      nt[*n] = (struct trace_trig){tr, sqlite3_column_int64(st, 1), ins_trig_new(thr)};
       if (!nt[(*n)++].t) break;
     }
-    const char *name = (const char *)sqlite3_column_text(st, 2);
-    const char *payload = (const char *)sqlite3_column_text(st, 6);
-    struct ins_tev ev = {.ts_ns = sqlite3_column_int64(st, 3), .pid = sqlite3_column_int(st, 4),
-                         .tid = sqlite3_column_int(st, 5)};
-    if (strcmp(name, "GCSuspendEEBegin") == 0) {
-      ev.kind = INS_TEV_SUSPEND_BEGIN;
-      ev.count = field_u32(payload, "Count", NULL);
-      ev.arg = field_u32(payload, "Reason", "suspend_reason");
-    } else if (strcmp(name, "GCSuspendEEEnd") == 0) {
-      ev.kind = INS_TEV_SUSPEND_END;
-    } else if (strcmp(name, "GCStart") == 0) {
-      ev.kind = INS_TEV_GC_START;
-      ev.count = field_u32(payload, "Count", NULL);
-      ev.arg = field_u32(payload, "Type", "gc_type");
-    } else if (strcmp(name, "GCEnd") == 0) {
-      ev.kind = INS_TEV_GC_END;
-      ev.count = field_u32(payload, "Count", NULL);
-    } else {
-      ev.kind = INS_TEV_RESTART_END;
-    }
-    if (ins_trig_feed((*out)[*n - 1].t, &ev) != 0) break;
+    struct gcs_event ev;
+    if (row_event(st, &ev) == 0 && ins_trig_feed((*out)[*n - 1].t, &ev) != 0) break;
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(db));
     return -1;
   }
+  for (size_t i = 0; i < *n; i++) ins_trig_finish((*out)[i].t);
   return 0;
 }
 
@@ -136,7 +135,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   if (!db) return 1;
   struct trace_trig *tt = NULL;
   size_t nt = 0;
-  int rc = load(db, pid, &tt, &nt) == 0 ? 0 : 1;
+  int rc = load(db, pid, thr, &tt, &nt) == 0 ? 0 : 1;
   sqlite3_close(db);
   if (rc == 0 && nt == 0) {
     fprintf(stderr, "gcscope %s: no GC suspension/start/end events in %s\n", CMD, input);
@@ -150,20 +149,20 @@ int gcs_cmd_triggers(int argc, char **argv) {
       if (fmt == INS_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
       for (int k = 0; k < INS_TRIG_N; k++) {
         size_t n;
-        const struct ins_trig_pair *p = ins_trig_pairs(tt[t].t, (enum ins_trigger)k, &n);
+        const struct gcs_trigger_pair *p = ins_trig_pairs(tt[t].t, (enum gcs_trigger_kind)k, &n);
         double *d = malloc((n ? n : 1) * sizeof *d);
         if (!d) { rc = 1; break; }
         size_t fired = 0;
         for (size_t i = 0; i < n; i++) {
           d[i] = p[i].ms;
-          fired += !isnan(thr[k]) && ins_trig_fires(p[i].ms, thr[k]);
+          fired += p[i].fires;
         }
         qsort(d, n, sizeof *d, ins_cmp_double);
         double q[4] = {ins_percentile_sorted(d, n, 50), ins_percentile_sorted(d, n, 90),
                        ins_percentile_sorted(d, n, 99), ins_percentile_sorted(d, n, 100)};
         free(d);
         if (fmt == INS_TEXT) {
-          printf("  %-21s %6zu pairs   P50 ", ins_trigger_names[k], n);
+          printf("  %-21s %6zu pairs   P50 ", gcs_trigger_name((enum gcs_trigger_kind)k), n);
           ins_num(stdout, fmt, q[0]);
           printf("  P90 ");
           ins_num(stdout, fmt, q[1]);
@@ -175,7 +174,8 @@ int gcs_cmd_triggers(int argc, char **argv) {
           if (!isnan(thr[k])) printf("   over %.3f ms: %zu", thr[k], fired);
           printf("\n");
         } else if (fmt == INS_JSON) {
-          printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "", ins_trigger_names[k], n);
+          printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "",
+                 gcs_trigger_name((enum gcs_trigger_kind)k), n);
           ins_num(stdout, fmt, q[0]);
           printf(", \"p90_ms\": ");
           ins_num(stdout, fmt, q[1]);
@@ -189,12 +189,13 @@ int gcs_cmd_triggers(int argc, char **argv) {
         }
         size_t shown = 0;
         for (size_t i = 0; i < n && !isnan(thr[k]); i++) {
-          if (!ins_trig_fires(p[i].ms, thr[k])) continue;
-          double start = (double)(p[i].start_ns - tt[t].start_ns) / 1e6;
+          if (!p[i].fires) continue;
+          double start = (double)((int64_t)p[i].begin_ns - tt[t].start_ns) / 1e6;
           if (fmt == INS_TEXT)
             printf("    pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
           else if (fmt == INS_CSV)
-            printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", tt[t].trace_id, ins_trigger_names[k], thr[k], p[i].pid,
+            printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", tt[t].trace_id, gcs_trigger_name((enum gcs_trigger_kind)k),
+                   thr[k], p[i].pid,
                    p[i].tid, p[i].gc_index, start, p[i].ms);
           else
             printf("%s{\"pid\": %d, \"tid\": %d, \"gc_index\": %u, \"start_ms\": %.3f, \"duration_ms\": %.3f}",

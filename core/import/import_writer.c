@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "gcs_recon.h"
+#include "gcs_triggers.h"
 
 /* Every statement's parameter 1 is the trace id, bound once in imw_open
  * (sqlite3_reset keeps bindings). */
-enum { S_EVENT, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+enum { S_EVENT, S_LIFECYCLE, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
 
 /* Allocation ticks are the bulk of a trace (one per ~100 KB allocated):
  * they are inserted TICK_ROWS rows per statement execution, which shares the
@@ -22,6 +23,9 @@ enum { S_EVENT, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_T
 
 static const char *const stmt_sql[S_COUNT] = {
   "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES(?,?,?,?,?,?,?,?)",
+  /* The field columns are named after the fields, lower case (write_lifecycle). */
+  "INSERT INTO gc_lifecycle(trace_id, ts_ns, pid, tid, name, version, count, depth, type, reason) "
+  "VALUES(?1,?2,?3,?4,?5,?6,:count,:depth,:type,:reason)",
   "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES" TICK_ROW_SQL,
   NULL, /* S_TICKS: TICK_ROWS rows, built in imw_open */
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
@@ -415,8 +419,31 @@ static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err,
   return step(w, s, err, errlen);
 }
 
+/* The stop triggers' events, with the fields their rules read, typed: each
+ * field in the column of its lower-case name, the others NULL. */
+static int write_lifecycle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  sqlite3_stmt *s = w->st[S_LIFECYCLE];
+  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
+  sqlite3_bind_int(s, 3, ev->pid);
+  sqlite3_bind_int(s, 4, ev->tid);
+  sqlite3_bind_text(s, 5, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 6, ev->version);
+  for (int i = 7; i <= sqlite3_bind_parameter_count(s); i++) sqlite3_bind_null(s, i);
+  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
+    char param[32] = ":";
+    size_t n = 1;
+    for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
+    param[n] = '\0';
+    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+    int i = sqlite3_bind_parameter_index(s, param);
+    if (fd && i > 0) sqlite3_bind_int64(s, i, (int64_t)gcs_field_get_int(ev, fd));
+  }
+  return step(w, s, err, errlen);
+}
+
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   w->gc_events++;
+  if (gcs_triggers_event_needed(ev->kind) && write_lifecycle(w, ev, err, errlen) != 0) return -1;
   gcs_recon_feed(w->recon, ev);
   switch (ev->kind) {
   case gcs_kind_GCAllocationTick:

@@ -73,6 +73,14 @@ static void build_problem(const char *path) {
            "(1, 5500000000, 10, 6, 0, 'GCSuspendEEBegin', 1, 'Reason=SuspendForGCPrep Count=3'),"
            "(1, 5500100000, 10, 6, 0, 'GCSuspendEEEnd', 1, ''),"
            "(1, 5503000000, 10, 6, 0, 'GCRestartEEEnd', 1, '')");
+  /* The same events as the importer types them for the triggers (gc_lifecycle):
+   * GCStart Type 0 NonConcurrentGC, Reason 0 AllocSmall; SuspendForGCPrep = 6. */
+  exec(db, "INSERT INTO gc_lifecycle (trace_id, ts_ns, pid, tid, name, version, count, depth, type, reason) VALUES "
+           "(1, 1000500000, 10, 5, 'GCStart', 2, 1, 0, 0, 0),"
+           "(1, 1001500000, 10, 5, 'GCEnd', 1, 1, 0, NULL, NULL),"
+           "(1, 5500000000, 10, 6, 'GCSuspendEEBegin', 1, 3, NULL, NULL, 6),"
+           "(1, 5500100000, 10, 6, 'GCSuspendEEEnd', 1, NULL, NULL, NULL, NULL),"
+           "(1, 5503000000, 10, 6, 'GCRestartEEEnd', 1, NULL, NULL, NULL, NULL)");
   sqlite3_close(db);
 }
 

@@ -18,7 +18,7 @@
  *                       budget is raised above every list, so no GC but the
  *                       induced ones ever runs and the other GCs stay short.
  *  --bgc I:MS           GC I is a background GC (gen2, non-blocking) whose
- *                       final pause (SuspendEE reason 6 -> RestartEEEnd) lasts
+ *                       final pause (SuspendEE SuspendForGCPrep -> RestartEEEnd) lasts
  *                       about MS ms (0: not held up): the mutator polls
  *                       safepoints until the BGC's first pause is over, then
  *                       sleeps MS ms in cooperative mode (no safepoint), so

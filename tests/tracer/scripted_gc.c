@@ -10,13 +10,15 @@
  *   --long-gc I:MS       GC I: GCStart -> GCEnd takes MS ms (gen1, blocking)
  *   --long-suspend I:MS  GC I: SuspendEEBegin -> SuspendEEEnd takes MS ms
  *   --bgc I:MS           GC I is a background gen2 GC whose final pause
- *                        (SuspendEEBegin reason 6 -> RestartEEEnd) takes MS ms
+ *                        (SuspendEEBegin SuspendForGCPrep -> RestartEEEnd) takes MS ms
  * Each option may be given up to 8 times. Prints "scripted_gc: ready PID" on
  * stdout (flushed) before the first GC and "scripted_gc: done" at the end.
  */
 #define TRACEPOINT_DEFINE
 #define TRACEPOINT_CREATE_PROBES
 #include "rgc_tp.h"
+
+#include "gcs_enums.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -83,10 +85,11 @@ static void heap_stats(void) {
 }
 
 static void blocking_gc(unsigned n, unsigned depth, unsigned suspend_ms, unsigned gc_ms) {
-  struct gcs_ev_GCTriggered t = { .Reason = 0 };
-  struct gcs_ev_GCStart s = { .Count = n, .Depth = depth, .Reason = 0, .Type = 0 };
+  struct gcs_ev_GCTriggered t = { .Reason = GCS_GC_REASON_ALLOC_SMALL };
+  struct gcs_ev_GCStart s = { .Count = n, .Depth = depth, .Reason = GCS_GC_REASON_ALLOC_SMALL,
+                              .Type = GCS_GC_TYPE_NON_CONCURRENT };
   struct gcs_ev_GCEnd e = { .Count = n, .Depth = depth };
-  suspend(1, n, suspend_ms);
+  suspend(GCS_SUSPEND_REASON_SUSPEND_FOR_GC, n, suspend_ms);
   tracepoint(rgc, GCTriggered, &t);
   tracepoint(rgc, GCStart_V2, &s);
   if (gc_ms) sleep_ms(gc_ms);
@@ -99,10 +102,11 @@ static void blocking_gc(unsigned n, unsigned depth, unsigned suspend_ms, unsigne
 
 /* A BGC: initial pause, concurrent phase, final pause of final_ms, end. */
 static void background_gc(unsigned n, unsigned final_ms) {
-  struct gcs_ev_GCTriggered t = { .Reason = 0 };
-  struct gcs_ev_GCStart s = { .Count = n, .Depth = 2, .Reason = 0, .Type = 1 };
-  struct gcs_ev_GCEnd e = { .Count = n, .Depth = 2 };
-  suspend(1, n, 0);
+  struct gcs_ev_GCTriggered t = { .Reason = GCS_GC_REASON_ALLOC_SMALL };
+  struct gcs_ev_GCStart s = { .Count = n, .Depth = GCS_GEN2, .Reason = GCS_GC_REASON_ALLOC_SMALL,
+                              .Type = GCS_GC_TYPE_BACKGROUND };
+  struct gcs_ev_GCEnd e = { .Count = n, .Depth = GCS_GEN2 };
+  suspend(GCS_SUSPEND_REASON_SUSPEND_FOR_GC, n, 0);
   tracepoint(rgc, GCTriggered, &t);
   tracepoint(rgc, GCStart_V2, &s);
   PHASE(BGCBegin);
@@ -110,7 +114,7 @@ static void background_gc(unsigned n, unsigned final_ms) {
   restart();
   sleep_ms(5);                       /* concurrent marking */
   PHASE(BGC1stConEnd);
-  struct gcs_ev_GCSuspendEEBegin b = { .Reason = 6, .Count = n };
+  struct gcs_ev_GCSuspendEEBegin b = { .Reason = GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, .Count = n };
   struct gcs_ev_GCSuspendEEEnd se = { 0 };
   tracepoint(rgc, GCSuspendEEBegin_V1, &b);
   tracepoint(rgc, GCSuspendEEEnd_V1, &se);

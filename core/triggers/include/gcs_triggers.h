@@ -1,0 +1,110 @@
+/*
+ * gcs_triggers.h — PerfView's three GC stop triggers, the one definition used
+ * live by `gcscope record` (events from LTTng trigger notifications) and
+ * offline by `gcscope triggers` (the same events replayed from the database's
+ * gc_lifecycle table). The events go into one GC reconstruction (gcs_recon.h),
+ * whose live hooks report the pairs as they close:
+ *
+ *   gc-over              GCStart -> GCEnd of the same GC, background GCs
+ *                        excluded (PerfView: a BGC's GC/Stop is an orphan);
+ *                        PerfView's /StopOnGCOverMSec
+ *   suspend-over         GCSuspendEEBegin -> GCSuspendEEEnd on the suspending
+ *                        thread, every suspend reason (PerfView's
+ *                        /StopOnGCSuspendOverMSec counts them all)
+ *   bgc-final-pause-over GCSuspendEEBegin(SuspendForGCPrep) -> GCRestartEEEnd;
+ *                        PerfView's /StopOnBGCFinalPauseOverMsec
+ *
+ * A pair fires its trigger when the trigger has a threshold and the pair's
+ * duration is strictly greater (threshold 0: every pair longer than 0).
+ * Re-arming (after a capture, or when notifications were lost): pairs that
+ * began before the re-arm time are not reported at all (PerfView re-creates
+ * its triggers, so such a stop is an orphan; a pair spanning lost events
+ * could join a begin and an end of different pauses).
+ *
+ * Timestamps: the events' ts_ns are used as given, except that a time earlier
+ * than the previous event's (a CLOCK_REALTIME step) is raised to it.
+ * Ownership: gcs_triggers_new returns an object freed by gcs_triggers_free.
+ * Threading: one thread at a time. Errors: gcs_triggers_new returns NULL on
+ * allocation failure.
+ */
+#ifndef GCS_TRIGGERS_H
+#define GCS_TRIGGERS_H
+
+#include <stdint.h>
+
+#include "gcs_events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum gcs_trigger_kind {
+  GCS_TRIGGER_GC_OVER,
+  GCS_TRIGGER_SUSPEND_OVER,
+  GCS_TRIGGER_BGC_FINAL_OVER,
+  GCS_TRIGGER_NKINDS
+};
+/* "gc-over", "suspend-over", "bgc-final-pause-over" */
+const char *gcs_trigger_name(enum gcs_trigger_kind k);
+
+/* One closed pair. */
+struct gcs_trigger_pair {
+  enum gcs_trigger_kind kind;
+  int32_t pid;
+  int32_t tid;              /* thread of the closing event (suspensions: the suspending thread) */
+  uint32_t gc_index;        /* the GC the pair belongs to (see gcs_triggers_resolve) */
+  int gen, type;            /* GCStart Depth and Type; -1 while not known */
+  uint32_t reason;          /* suspend-over: the suspend reason */
+  double ms;                /* end_ns - begin_ns in ms */
+  uint64_t begin_ns, end_ns;
+  int fires;                /* over its trigger's threshold */
+  int resolved;             /* gc_index/gen/type are those of the GC's GCStart */
+};
+
+/* Every pair reported (fired or not), in closing order. */
+typedef void (*gcs_trigger_pair_fn)(const struct gcs_trigger_pair *p, void *ud);
+
+struct gcs_trigger_summary {
+  int nprocs;               /* processes with at least one GC */
+  uint64_t gcs;             /* GCs seen (GCStart), complete or not */
+  double max_pause_ms;      /* longest PauseDurationMSec of a complete GC; 0 if none */
+  int32_t max_pid;
+  uint32_t max_gc;
+};
+
+struct gcs_triggers;
+
+/* keep_gcs > 0 bounds the reconstruction's memory for long live watches
+ * (only the last keep_gcs GCs of a process stay resolvable); 0 keeps every
+ * GC (offline replay resolves at the end). on_pair may be NULL. No trigger
+ * has a threshold until gcs_triggers_set_threshold. */
+struct gcs_triggers *gcs_triggers_new(int keep_gcs, gcs_trigger_pair_fn on_pair, void *ud);
+void gcs_triggers_free(struct gcs_triggers *t);
+void gcs_triggers_set_threshold(struct gcs_triggers *t, enum gcs_trigger_kind k, double ms);
+
+/* The events the rules read, and their payload fields (NULL-terminated, by
+ * gc_events.def name); every other field may be 0. */
+int gcs_triggers_event_needed(enum gcs_kind k);
+const char *const *gcs_triggers_event_fields(enum gcs_kind k);
+
+/* Feed one event in arrival order. Returns 1 and fills *fired (if not NULL)
+ * when the event closes a pair that fires (one pair at most closes per
+ * event), resolved as far as known. */
+int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired);
+/* count events were lost at ts_ns: open GCs become incomplete, and re-arm. */
+void gcs_triggers_lost(struct gcs_triggers *t, uint64_t ts_ns, uint64_t count);
+/* Pairs that began before ts_ns are no longer reported. */
+void gcs_triggers_rearm(struct gcs_triggers *t, uint64_t ts_ns);
+/* Fill gc_index, gen and type from the reconstructed GC the pair belongs to
+ * (suspend-over: the GC that followed the suspension, known only once its
+ * GCStart arrived). Returns 1 when resolved (also for a suspension not made
+ * for a GC, which has none), 0 while the GCStart is still to come. */
+int gcs_triggers_resolve(const struct gcs_triggers *t, struct gcs_trigger_pair *p);
+/* End of input: close the reconstruction and summarise it (s may be NULL).
+ * Resolving still works after; feeding does not. */
+void gcs_triggers_finish(struct gcs_triggers *t, struct gcs_trigger_summary *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GCS_TRIGGERS_H */
