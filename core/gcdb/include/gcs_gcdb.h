@@ -81,7 +81,7 @@ _Static_assert(GCS_GCDB_NREALS <= 64, "the figure mask is 64 bits");
 #define GCS_GCDB_BIT(Col) (UINT64_C(1) << GCS_GCDB_R_##Col)
 #define GCS_GCDB_ALL_REALS (~UINT64_C(0))
 
-/* Column name of figure r (NULL if out of range); figure r of g. */
+/* Column name of figure r (NULL if out of range). */
 const char *gcs_gcdb_real_name(int r);
 /* Index of the figure named col, -1 if the loader does not read it. */
 int gcs_gcdb_real_index(const char *col);
