@@ -9,30 +9,80 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gcs_gcdb.h"
 #include "tui_source.h"
 
 struct tui_db {
   struct tui_source base;
-  sqlite3 *db;
+  struct gcs_input in;
+  sqlite3 *db;                 /* in.db */
   sqlite3_int64 last_rowid;
   int have_gcs;                /* the gcs table exists (an import may create it later) */
 };
 
-/* Columns of the gcs row, in the SELECT's order. */
-static const char gcs_select[] =
-  "SELECT rowid, trace_id, pid, gc_index, gen, type, reason, complete,"
-  " start_ns, end_ns, suspend_begin_ns, restart_end_ns, bgc_prep_restart_end_ns, heap_stats_ns,"
-  " pause_start_msec, start_msec, duration_msec, suspend_msec, pause_msec,"
-  " bgc_pause1_msec, bgc_pause2_msec, pct_pause_time, gen0_alloc_mb, total_alloc_mb,"
-  " alloc_rate_mb_sec, peak_mb, after_mb, promoted_mb,"
-  " gen0_mb, gen1_mb, gen2_mb, loh_mb, poh_mb"
-  " FROM gcs WHERE rowid > ? ORDER BY rowid LIMIT 20000";
+/* Rows read per poll (the rest comes on the next polls). */
+#define TUI_DB_ROWS_PER_POLL 20000
+
+/* The figures the model shows, read by the shared GC loader (gcs_gcdb.h). */
+static const uint64_t tui_reals =
+    GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(start_msec) | GCS_GCDB_BIT(duration_msec) |
+    GCS_GCDB_BIT(suspend_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(bgc_pause1_msec) |
+    GCS_GCDB_BIT(bgc_pause2_msec) | GCS_GCDB_BIT(pct_pause_time) | GCS_GCDB_BIT(gen0_alloc_mb) |
+    GCS_GCDB_BIT(total_alloc_mb) | GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(peak_mb) |
+    GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(gen0_mb) | GCS_GCDB_BIT(gen1_mb) |
+    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb);
+
+/* The model's view of one stored GC. */
+static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
+  tui_gc_init(gc);
+  gc->db_id = r->id;
+  gc->trace_id = r->trace_id;
+  gc->pid = r->pid;
+  gc->number = r->gc_index;
+  gc->gen = (int)r->gen;
+  gc->type = (int)r->type;
+  gc->reason = (int)r->reason;
+  gc->complete = r->complete;
+  gc->start_ns = r->start_ns;
+  /* The GC's last event: its end, its (final) restart or its heap stats. */
+  const uint64_t ends[] = {r->end_ns, r->restart_end_ns, r->bgc_prep_restart_end_ns, r->heap_stats_ns};
+  for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++)
+    if (ends[k] > gc->end_ns) gc->end_ns = ends[k];
+  gc->pause_start_ns = r->suspend_begin_ns ? r->suspend_begin_ns : r->start_ns;
+  const double *v = r->real;
+  gc->pause_start_ms = v[GCS_GCDB_R_pause_start_msec];
+  gc->start_ms = v[GCS_GCDB_R_start_msec];
+  gc->duration_ms = v[GCS_GCDB_R_duration_msec];
+  gc->suspend_ms = v[GCS_GCDB_R_suspend_msec];
+  gc->pause_ms = v[GCS_GCDB_R_pause_msec];
+  gc->bgc_pause1_ms = v[GCS_GCDB_R_bgc_pause1_msec];
+  gc->bgc_pause2_ms = v[GCS_GCDB_R_bgc_pause2_msec];
+  gc->pct_pause = v[GCS_GCDB_R_pct_pause_time];
+  gc->gen0_alloc_mb = v[GCS_GCDB_R_gen0_alloc_mb];
+  gc->alloc_mb = v[GCS_GCDB_R_total_alloc_mb];
+  gc->alloc_rate_mbs = v[GCS_GCDB_R_alloc_rate_mb_sec];
+  gc->peak_mb = v[GCS_GCDB_R_peak_mb];
+  gc->after_mb = v[GCS_GCDB_R_after_mb];
+  gc->promoted_mb = v[GCS_GCDB_R_promoted_mb];
+  static const int gen_cols[TUI_NGENS] = {GCS_GCDB_R_gen0_mb, GCS_GCDB_R_gen1_mb, GCS_GCDB_R_gen2_mb,
+                                          GCS_GCDB_R_loh_mb, GCS_GCDB_R_poh_mb};
+  for (int g = 0; g < TUI_NGENS; g++) gc->gen_after_mb[g] = v[gen_cols[g]];
+}
+
+struct poll_sink { struct tui_db *d; struct tui_model *m; int changed; };
+
+static int add_row(const struct gcs_gcdb_gc *r, void *ctx) {
+  struct poll_sink *k = ctx;
+  struct tui_gc gc;
+  model_gc(r, &gc);
+  k->d->last_rowid = gc.db_id;
+  if (tui_model_add_gc(k->m, &gc) < 0) return 1;
+  k->changed = 1;
+  return 0;
+}
 
 static double col_real(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-static uint64_t col_u64(sqlite3_stmt *st, int i) {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, i);
 }
 
 static int table_exists(sqlite3 *db, const char *name) {
@@ -142,56 +192,24 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
     if (e == 0) { snprintf(src->note, sizeof src->note, "no GCs yet: waiting for an import"); return 0; }
     d->have_gcs = 1;
   }
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(d->db, gcs_select, -1, &st, NULL);
-  if (rc != SQLITE_OK) {
-    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return 0;   /* an import holds it: next time */
-    snprintf(src->err, sizeof src->err, "%.100s: cannot read the gcs table: %.100s", src->desc,
-             sqlite3_errmsg(d->db));
+  size_t nprocs_before = tui_model_nprocs(m);
+  const struct gcs_gcdb_query q = {.trace_id = -1, .pid = -1, .after_id = d->last_rowid,
+                                   .limit = TUI_DB_ROWS_PER_POLL, .reals = tui_reals};
+  struct poll_sink k = {d, m, 0};
+  char err[256];
+  int rc = gcs_gcdb_each(d->db, &q, add_row, &k, err, sizeof err);
+  if (rc > 0) {
+    snprintf(src->err, sizeof src->err, "out of memory");
     return -1;
   }
-  sqlite3_bind_int64(st, 1, d->last_rowid);
-  size_t nprocs_before = tui_model_nprocs(m);
-  int changed = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    struct tui_gc gc;
-    tui_gc_init(&gc);
-    int c = 0;
-    gc.db_id = sqlite3_column_int64(st, c++);
-    gc.trace_id = sqlite3_column_int64(st, c++);
-    gc.pid = sqlite3_column_int(st, c++);
-    gc.number = sqlite3_column_int64(st, c++);
-    gc.gen = sqlite3_column_int(st, c++);
-    gc.type = sqlite3_column_int(st, c++);
-    gc.reason = sqlite3_column_int(st, c++);
-    gc.complete = sqlite3_column_int(st, c++);
-    gc.start_ns = col_u64(st, c++);
-    uint64_t ends[4];
-    ends[0] = col_u64(st, c++);
-    gc.pause_start_ns = col_u64(st, c++);
-    for (int k = 1; k < 4; k++) ends[k] = col_u64(st, c++);
-    for (int k = 0; k < 4; k++) if (ends[k] > gc.end_ns) gc.end_ns = ends[k];
-    if (!gc.pause_start_ns) gc.pause_start_ns = gc.start_ns;
-    double *reals[] = {
-      &gc.pause_start_ms, &gc.start_ms, &gc.duration_ms, &gc.suspend_ms, &gc.pause_ms,
-      &gc.bgc_pause1_ms, &gc.bgc_pause2_ms, &gc.pct_pause, &gc.gen0_alloc_mb, &gc.alloc_mb,
-      &gc.alloc_rate_mbs, &gc.peak_mb, &gc.after_mb, &gc.promoted_mb,
-    };
-    for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++) *reals[k] = col_real(st, c++);
-    for (int g = 0; g < TUI_NGENS; g++) gc.gen_after_mb[g] = col_real(st, c++);
-    d->last_rowid = gc.db_id;
-    if (tui_model_add_gc(m, &gc) < 0) {
-      sqlite3_finalize(st);
-      snprintf(src->err, sizeof src->err, "out of memory");
+  if (rc < 0) {
+    int code = sqlite3_errcode(d->db);
+    if (code != SQLITE_BUSY && code != SQLITE_LOCKED) {  /* an import holds it: next time */
+      snprintf(src->err, sizeof src->err, "%.100s: %.100s", src->desc, err);
       return -1;
     }
-    changed = 1;
   }
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE && rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
-    snprintf(src->err, sizeof src->err, "%.100s: reading gcs: %.100s", src->desc, sqlite3_errmsg(d->db));
-    return -1;
-  }
+  int changed = k.changed;
   if (changed) {
     /* New processes: their names/flavour; every touched process: its extent. */
     for (size_t i = 0; i < tui_model_nprocs(m); i++) {
@@ -270,7 +288,7 @@ static long db_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_e
 
 static void db_close(struct tui_source *src) {
   struct tui_db *d = (struct tui_db *)src;
-  sqlite3_close(d->db);
+  gcs_input_close(&d->in);
   free(d);
 }
 
@@ -282,20 +300,16 @@ struct tui_source *tui_db_open(const char *path, char *err, size_t errlen) {
   if (!S_ISREG(sb.st_mode)) { snprintf(err, errlen, "%s: not a database file", path); return NULL; }
   struct tui_db *d = calloc(1, sizeof *d);
   if (!d) { snprintf(err, errlen, "out of memory"); return NULL; }
-  if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
-    sqlite3_close(d->db);
+  /* A database only, maybe still empty: an import may create the tables later. */
+  const struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .allow_empty = 1};
+  if (gcs_input_open(path, &io, &d->in, err, errlen)) {
     free(d);
     return NULL;
   }
+  d->db = d->in.db;
+  /* The screen polls every half second: wait briefly for an import's lock and
+   * try again on the next poll rather than freeze the screen. */
   sqlite3_busy_timeout(d->db, 50);
-  /* Reading the schema catches "file is not a database" now, not on screen. */
-  if (sqlite3_exec(d->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-    snprintf(err, errlen, "%s: not a gcscope database: %s", path, sqlite3_errmsg(d->db));
-    sqlite3_close(d->db);
-    free(d);
-    return NULL;
-  }
   d->base.ops = &db_ops;
   d->base.poll_ms = 500;
   const char *base = strrchr(path, '/');

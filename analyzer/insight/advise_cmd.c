@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_advise.h"
 #include "ins_db.h"
@@ -19,7 +20,7 @@
 #define CMD "advise"
 
 static void usage(void) {
-  fprintf(stderr, "usage: gcscope advise DB|TRACE [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS]\n"
+  fprintf(stderr, "usage: gcscope advise DB|TRACE [--trace ID] [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS]\n"
                   "                      [--gen2-frag-pct P] [--format text|json]\n");
 }
 
@@ -119,7 +120,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_advice *a,
 
 int gcs_cmd_advise(int argc, char **argv) {
   const char *input = NULL;
-  long pid = -1;
+  long pid = -1, trace = -1;
   double window_s = 60;
   enum ins_format fmt = INS_TEXT;
   struct ins_advise_opts ao;
@@ -130,6 +131,8 @@ int gcs_cmd_advise(int argc, char **argv) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 0; }
     if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
       if (r < 0 || ins_opt_long(CMD, "--pid", v, &pid)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--trace", v, &trace)) return 2;
     } else if ((r = ins_opt(CMD, argc, argv, &i, "--window", &v))) {
       if (r < 0 || ins_opt_double(CMD, "--window", v, &window_s)) return 2;
       if (!(window_s >= 0.001)) { fprintf(stderr, "gcscope %s: --window: at least 0.001 s\n", CMD); return 2; }
@@ -150,8 +153,14 @@ int gcs_cmd_advise(int argc, char **argv) {
     else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]); return 2; }
   }
   if (!input) { usage(); return 2; }
-  sqlite3 *db = ins_db_open_input(CMD, input);
-  if (!db) return 1;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = trace};
+  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  sqlite3 *db = in.db;
   struct ins_proc_key *procs = NULL;
   size_t np = 0, shown = 0;
   int rc = 1;
@@ -192,6 +201,6 @@ out:
     rc = 1;
   }
   free(procs);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   return rc;
 }

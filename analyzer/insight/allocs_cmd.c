@@ -8,13 +8,14 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_sqlview.h"
 
 #define CMD "allocs"
 
-static const char USAGE[] = "usage: gcscope allocs DB|TRACE [--pid PID] [--top N] [--format text|csv]\n";
+static const char USAGE[] = "usage: gcscope allocs DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv]\n";
 
 /* Ranked per process; ?1 pid filter, ?2 top N. */
 static const char SQL[] =
@@ -23,7 +24,7 @@ static const char SQL[] =
     " sum(CASE WHEN a.kind = 0 THEN a.amount ELSE 0 END) AS small_bytes, "
     " sum(CASE WHEN a.kind = 1 THEN a.amount ELSE 0 END) AS large_bytes, "
     " sum(CASE WHEN a.kind = 2 THEN a.amount ELSE 0 END) AS pinned_bytes "
-    " FROM alloc_ticks a LEFT JOIN types ty ON ty.id = a.type_id WHERE ?1 < 0 OR a.pid = ?1 "
+    " FROM alloc_ticks a LEFT JOIN types ty ON ty.id = a.type_id WHERE " GCS_IN_INPUT("a.trace_id") " AND (?1 < 0 OR a.pid = ?1) "
     " GROUP BY a.trace_id, a.pid, a.type_id), "
     "r AS (SELECT *, row_number() OVER (PARTITION BY trace_id, pid ORDER BY bytes DESC, type) AS rank, "
     " sum(bytes) OVER (PARTITION BY trace_id, pid) AS proc_bytes FROM t) "
@@ -36,13 +37,19 @@ int gcs_cmd_allocs(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, USAGE, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  sqlite3 *db = ins_db_open_input(CMD, o.input);
-  if (!db) return 1;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = o.trace};
+  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  sqlite3 *db = in.db;
   long rows = ins_view_print(CMD, db,
                              "Top allocated types per process (AllocationTick samples: about one per 100 KB per "
                              "heap and kind; small-object figures are estimates, LOH ones close)",
                              SQL, &o);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no AllocationTick events (they need the GC keyword at Verbose level)\n", CMD);
   return rows > 0 ? 0 : 1;
 }

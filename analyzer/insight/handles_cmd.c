@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_sqlview.h"
@@ -14,7 +15,7 @@
 #define CMD "handles"
 
 static const char USAGE[] =
-    "usage: gcscope handles DB|TRACE [--pid PID] [--bucket SEC] [--top N] [--format text|csv]\n";
+    "usage: gcscope handles DB|TRACE [--trace ID] [--pid PID] [--bucket SEC] [--top N] [--format text|csv]\n";
 
 /* Every handle event with its kind (a destroy takes its handle's latest set). */
 #define KINDED                                                                                          \
@@ -22,7 +23,7 @@ static const char USAGE[] =
   " CASE WHEN h.action = 'set' THEN h.kind ELSE (SELECT s.kind FROM gc_handles s WHERE "                \
   " s.trace_id = h.trace_id AND s.pid = h.pid AND s.handle = h.handle AND s.action = 'set' AND "        \
   " s.ts_ns <= h.ts_ns ORDER BY s.ts_ns DESC LIMIT 1) END AS kind FROM gc_handles h "                   \
-  " WHERE ?1 < 0 OR h.pid = ?1) "
+  " WHERE " GCS_IN_INPUT("h.trace_id") " AND (?1 < 0 OR h.pid = ?1)) "
 
 static const char SQL_OVER_TIME[] = KINDED
     "SELECT k.trace_id, k.pid, CAST((k.ts_ns - t.start_ns) / ?3 AS INTEGER) * (?3 / 1e9) AS from_s, "
@@ -40,7 +41,7 @@ static const char SQL_AT_GC[] = KINDED
     "SELECT g.trace_id, g.pid, g.gc_index, g.gen_name AS gen, round(g.start_msec, 3) AS start_ms, "
     " (SELECT count(*) FROM last l WHERE l.trace_id = g.trace_id AND l.pid = g.pid AND l.gc_index = g.gc_index "
     "  AND l.rn = 1 AND l.action = 'set' AND l.kind IN (3, 7)) AS pinned_alive, g.pinned_obj "
-    "FROM gcs g WHERE (?1 < 0 OR g.pid = ?1) ORDER BY g.trace_id, g.pid, g.list_index";
+    "FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) ORDER BY g.trace_id, g.pid, g.list_index";
 
 /* Pins: a pinned set until the handle's next destroy or set (or the trace's end: still_alive). */
 static const char SQL_LONGEST[] = KINDED
@@ -58,12 +59,18 @@ int gcs_cmd_handles(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, USAGE, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  sqlite3 *db = ins_db_open_input(CMD, o.input);
-  if (!db) return 1;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = o.trace};
+  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  sqlite3 *db = in.db;
   long n = ins_view_print(CMD, db, "GC handles created and destroyed, by kind and time bucket", SQL_OVER_TIME, &o);
   long m = n < 0 ? -1 : ins_view_print(CMD, db, "Pinned handles alive at the start of each GC", SQL_AT_GC, &o);
   long l = m < 0 ? -1 : ins_view_print(CMD, db, "Longest-lived pins", SQL_LONGEST, &o);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   if (n == 0) fprintf(stderr, "gcscope %s: no GC handle events (they need the GCHandle keyword)\n", CMD);
   return n > 0 && m >= 0 && l >= 0 ? 0 : 1;
 }

@@ -8,13 +8,14 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_sqlview.h"
 
 #define CMD "heaps"
 
-static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--pid PID] [--format text|csv]\n";
+static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--trace ID] [--pid PID] [--format text|csv]\n";
 
 /* Payload "HeapNum=N Type=Name Bytes=B" (gcs_event_format). */
 #define FIELD(name, next)                                                                                 \
@@ -24,7 +25,7 @@ static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--pid PID] [--format
 static const char SQL[] =
     "WITH m AS (SELECT e.trace_id, e.pid, e.ts_ns, CAST(" FIELD("HeapNum", "Type=") " AS INTEGER) AS heap, "
     " " FIELD("Type", "Bytes=") " AS kind, CAST(substr(e.payload, instr(e.payload, 'Bytes=') + 6) AS INTEGER) "
-    " AS bytes FROM events e WHERE e.name = 'GCMarkWithType' AND (?1 < 0 OR e.pid = ?1)), "
+    " AS bytes FROM events e WHERE e.name = 'GCMarkWithType' AND " GCS_IN_INPUT("e.trace_id") " AND (?1 < 0 OR e.pid = ?1)), "
     "a AS (SELECT (SELECT g.gc_index FROM gcs g WHERE g.trace_id = m.trace_id AND g.pid = m.pid AND "
     " g.start_ns <= m.ts_ns AND (g.end_ns IS NULL OR g.end_ns >= m.ts_ns) ORDER BY g.start_ns DESC LIMIT 1) "
     " AS gc_index, m.* FROM m), "
@@ -43,12 +44,18 @@ int gcs_cmd_heaps(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, USAGE, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  sqlite3 *db = ins_db_open_input(CMD, o.input);
-  if (!db) return 1;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = o.trace};
+  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  sqlite3 *db = in.db;
   long rows = ins_view_print(CMD, db,
                              "Bytes promoted by root kind, per GC and heap (imbalance = largest heap / mean heap)",
                              SQL, &o);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no GCMarkWithType events in %s\n", CMD, o.input);
   return rows > 0 ? 0 : 1;
 }

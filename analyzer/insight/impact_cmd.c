@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_impact.h"
@@ -29,6 +30,7 @@ struct impact_opts {
   const char *input, *requests_file, *begin, *end, *key;
   int64_t offset_ns;
   long pid;          /* -1: all */
+  long trace;        /* --trace: -1 every trace of the input */
   double cuts[MAX_CUTS];
   size_t n_cuts;
   long slowest;
@@ -40,7 +42,7 @@ struct impact_opts {
 static void usage(void) {
   fprintf(stderr,
           "usage: gcscope impact DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]]\n"
-          "                      [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json]\n");
+          "                      [--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json]\n");
 }
 
 /* CSV lines "id,start_ns,end_ns[,pid]"; blank lines, '#' comments and a
@@ -308,7 +310,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_impact *r,
 }
 
 static int parse_args(int argc, char **argv, struct impact_opts *o) {
-  *o = (struct impact_opts){.pid = -1, .slowest = 10, .fmt = INS_TEXT};
+  *o = (struct impact_opts){.pid = -1, .trace = -1, .slowest = 10, .fmt = INS_TEXT};
   memcpy(o->cuts, ins_default_cuts, sizeof ins_default_cuts);
   o->n_cuts = 3;
   for (int i = 1; i < argc; i++) {
@@ -327,6 +329,8 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
       if (end == v || *end || errno) { fprintf(stderr, "gcscope %s: --offset: not an integer: '%s'\n", CMD, v); return -1; }
     } else if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
       if (r < 0 || ins_opt_long(CMD, "--pid", v, &o->pid)) return -1;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--trace", v, &o->trace)) return -1;
     } else if ((r = ins_opt(CMD, argc, argv, &i, "--slowest", &v))) {
       if (r < 0 || ins_opt_long(CMD, "--slowest", v, &o->slowest)) return -1;
     } else if ((r = ins_opt(CMD, argc, argv, &i, "--bands", &v))) {
@@ -370,8 +374,15 @@ int gcs_cmd_impact(int argc, char **argv) {
   int pr = parse_args(argc, argv, &o);
   if (pr) return pr > 0 ? 0 : 2;
   if (o.requests_file && read_csv(&o) != 0) { free(o.csv); return 1; }
-  sqlite3 *db = ins_db_open_input(CMD, o.input);
-  if (!db) { free(o.csv); return 1; }
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = o.trace};
+  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    free(o.csv);
+    return 1;
+  }
+  sqlite3 *db = in.db;
 
   int rc = 1;
   struct ins_proc_key *procs = NULL;
@@ -436,6 +447,6 @@ out_json:
 out:
   free(procs);
   free(o.csv);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   return rc;
 }

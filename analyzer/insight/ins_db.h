@@ -1,7 +1,9 @@
 /*
  * ins_db.h — what the insight commands read from the gcscope database
  * (tables_raw.def, tables_gc.def), converted to the inputs of the pure
- * analyses (ins_impact.h, ins_advise.h, ins_triggers.h).
+ * analyses (ins_impact.h, ins_advise.h, ins_triggers.h). The database is
+ * opened with gcs_input_open (gcs_gcdb.h); GC rows and pauses come from its
+ * loaders. Processes are those of the input's traces (temp.input_traces).
  *
  * Ownership: arrays returned through pointers are malloc'ed; free() them.
  * Threading: one database handle per thread. Errors: functions return 0, or -1
@@ -18,10 +20,6 @@
 
 typedef struct sqlite3 sqlite3;
 
-/* Opens DB (an existing gcscope database) or imports TRACE (anything
- * `gcscope import` accepts) into an in-memory database. NULL on error. */
-sqlite3 *ins_db_open_input(const char *cmd, const char *path);
-
 struct ins_proc_key {
   int64_t trace_id;
   int32_t pid;
@@ -30,11 +28,11 @@ struct ins_proc_key {
   int64_t trace_start_ns;   /* traces.start_ns (PerfView's time base) */
 };
 
-/* Processes having GCs (or requests when with_requests), ordered by trace and pid. */
+/* Processes having GCs (or requests when with_requests) in the input's
+ * traces, ordered by trace and pid. */
 int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n);
 
-/* The pauses of one process: per GC [suspend begin (GCStart when none), restart
- * end]; for a BGC also its final pause [GCPrep suspend begin, restart end]. */
+/* The pauses of one process: the gc_pauses view (tables_gc.def). */
 int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n);
 
 /* Complete request pairs of one process (requests table). */

@@ -7,13 +7,15 @@
 #include <string.h>
 
 int ins_view_args(const char *cmd, const char *usage, int argc, char **argv, struct ins_view_opts *o) {
-  *o = (struct ins_view_opts){.pid = -1, .top = 20, .bucket_s = 1, .fmt = INS_TEXT};
+  *o = (struct ins_view_opts){.pid = -1, .trace = -1, .top = 20, .bucket_s = 1, .fmt = INS_TEXT};
   for (int i = 1; i < argc; i++) {
     const char *v = NULL;
     int r;
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { fprintf(stderr, "%s", usage); return 1; }
     if ((r = ins_opt(cmd, argc, argv, &i, "--pid", &v))) {
       if (r < 0 || ins_opt_long(cmd, "--pid", v, &o->pid)) return 2;
+    } else if ((r = ins_opt(cmd, argc, argv, &i, "--trace", &v))) {
+      if (r < 0 || ins_opt_long(cmd, "--trace", v, &o->trace)) return 2;
     } else if ((r = ins_opt(cmd, argc, argv, &i, "--top", &v))) {
       if (r < 0 || ins_opt_long(cmd, "--top", v, &o->top)) return 2;
     } else if ((r = ins_opt(cmd, argc, argv, &i, "--bucket", &v))) {

@@ -1,6 +1,6 @@
 /*
  * ins_sqlview.h — shared plumbing of the SQL-backed views (allocs, handles):
- * parse "DB|TRACE [--pid PID] [--format text|csv] [--top N]" and print a query's
+ * parse "DB|TRACE [--trace ID] [--pid PID] [--format text|csv] [--top N]" and print a query's
  * rows as an aligned text table or CSV. Errors: one line on stderr.
  */
 #ifndef INS_SQLVIEW_H
@@ -13,6 +13,7 @@ typedef struct sqlite3 sqlite3;
 struct ins_view_opts {
   const char *input;
   long pid;            /* -1: all */
+  long trace;          /* --trace: -1 all traces of the input */
   long top;
   double bucket_s;
   enum ins_format fmt;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "gcs_events.h"
 #include "ins_db.h"
@@ -25,7 +26,7 @@
 
 static void usage(void) {
   fprintf(stderr, "usage: gcscope triggers DB|TRACE [--gc-over MS] [--suspend-over MS] [--bgc-final-pause-over MS]\n"
-                  "                        [--pid PID] [--format text|csv|json]\n");
+                  "                        [--trace ID] [--pid PID] [--format text|csv|json]\n");
 }
 
 /* The option tables below index by enum gcs_trigger_kind. */
@@ -70,6 +71,7 @@ static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **ou
                          "SELECT e.trace_id, coalesce(t.start_ns, 0), e.name, e.ts_ns, e.pid, e.tid, e.version, "
                          "e.count, e.depth, e.type, e.reason "
                          "FROM gc_lifecycle e LEFT JOIN traces t ON t.id = e.trace_id WHERE (?1 < 0 OR e.pid = ?1) "
+                         "AND " GCS_IN_INPUT("e.trace_id") " "
                          "ORDER BY e.trace_id, e.ts_ns, e.rowid",
                          -1, &st, NULL) != SQLITE_OK) {
     if (strstr(sqlite3_errmsg(db), "no such table"))
@@ -106,7 +108,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
   double thr[INS_TRIG_N] = {NAN, NAN, NAN};
   static const char *const opt[INS_TRIG_N] = {"--gc-over", "--suspend-over", "--bgc-final-pause-over"};
-  long pid = -1;
+  long pid = -1, trace = -1;
   enum ins_format fmt = INS_TEXT;
   for (int i = 1; i < argc; i++) {
     const char *v = NULL;
@@ -120,6 +122,8 @@ int gcs_cmd_triggers(int argc, char **argv) {
     if (matched) continue;
     if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
       if (r < 0 || ins_opt_long(CMD, "--pid", v, &pid)) return 2;
+    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
+      if (r < 0 || ins_opt_long(CMD, "--trace", v, &trace)) return 2;
     } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
       int f = r < 0 ? -1 : ins_parse_format(v);
       if (f < 0) { fprintf(stderr, "gcscope %s: --format: text, csv or json\n", CMD); return 2; }
@@ -131,12 +135,18 @@ int gcs_cmd_triggers(int argc, char **argv) {
     else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]); return 2; }
   }
   if (!input) { usage(); return 2; }
-  sqlite3 *db = ins_db_open_input(CMD, input);
-  if (!db) return 1;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = trace};
+  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
   size_t nt = 0;
   int rc = load(db, pid, thr, &tt, &nt) == 0 ? 0 : 1;
-  sqlite3_close(db);
+  gcs_input_close(&in);
   if (rc == 0 && nt == 0) {
     fprintf(stderr, "gcscope %s: no GC suspension/start/end events in %s\n", CMD, input);
     rc = 1;

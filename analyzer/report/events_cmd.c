@@ -1,4 +1,4 @@
-/* events_cmd.c — `gcscope events DB [--filter REGEX] [--from MS] [--to MS] [--pid PID]`:
+/* events_cmd.c — `gcscope events DB|TRACE [--trace ID] [--filter REGEX] [--from MS] [--to MS] [--pid PID]`:
  * GC events in time order, like PerfView's Events view (times in ms since
  * the start of each trace). --filter is an extended regular expression
  * matched against the event name, case-insensitively ('GCStart|GCEnd'). */
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gcs_report.h"
+#include "gcs_gcdb.h"
 #include "rpt_util.h"
 
 static int parse_ms(const char *s, double *out) {
@@ -21,6 +22,7 @@ int gcs_cmd_events(int argc, char **argv) {
   const char *path = NULL, *filter = NULL;
   double from = -1e300, to = 1e300;
   int pid = -1;
+  long long trace = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has = i + 1 < argc;
@@ -29,6 +31,10 @@ int gcs_cmd_events(int argc, char **argv) {
       if (parse_ms(argv[++i], &from)) { fprintf(stderr, "gcscope events: bad --from '%s'\n", argv[i]); return 2; }
     } else if (strcmp(a, "--to") == 0 && has) {
       if (parse_ms(argv[++i], &to)) { fprintf(stderr, "gcscope events: bad --to '%s'\n", argv[i]); return 2; }
+    } else if (strcmp(a, "--trace") == 0 && has) {
+      char *end;
+      trace = strtoll(argv[++i], &end, 10);
+      if (*end || trace < 0) { fprintf(stderr, "gcscope events: bad --trace '%s'\n", argv[i]); return 2; }
     } else if (strcmp(a, "--pid") == 0 && has) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -41,7 +47,7 @@ int gcs_cmd_events(int argc, char **argv) {
     else { fprintf(stderr, "gcscope events: more than one database given ('%s')\n", a); return 2; }
   }
   if (!path) {
-    fprintf(stderr, "usage: gcscope events DB [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID]\n");
+    fprintf(stderr, "usage: gcscope events DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID]\n");
     return 2;
   }
   regex_t re;
@@ -50,7 +56,9 @@ int gcs_cmd_events(int argc, char **argv) {
     return 2;
   }
   char err[600];
-  sqlite3 *db = rpt_open(path, 0, 0, err, sizeof err);
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = trace};
+  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (!db) {
     fprintf(stderr, "gcscope events: %s\n", err);
     if (filter) regfree(&re);
@@ -61,7 +69,7 @@ int gcs_cmd_events(int argc, char **argv) {
   const char *sql =
       "SELECT e.name, (e.ts_ns - t.start_ns) / 1e6 AS ms, e.pid, e.tid, e.payload, e.trace_id "
       "FROM events e JOIN traces t ON t.id = e.trace_id "
-      "WHERE (?1 < 0 OR e.pid = ?1) AND (e.ts_ns - t.start_ns) >= ?2 * 1e6 AND (e.ts_ns - t.start_ns) <= ?3 * 1e6 "
+      "WHERE " GCS_IN_INPUT("e.trace_id") " AND (?1 < 0 OR e.pid = ?1) AND (e.ts_ns - t.start_ns) >= ?2 * 1e6 AND (e.ts_ns - t.start_ns) <= ?3 * 1e6 "
       "ORDER BY e.trace_id, e.ts_ns, e.id";
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
     fprintf(stderr, "gcscope events: %s\n", sqlite3_errmsg(db));
@@ -87,6 +95,6 @@ int gcs_cmd_events(int argc, char **argv) {
     sqlite3_finalize(s);
   }
   if (filter) regfree(&re);
-  sqlite3_close(db);
+  gcs_input_close(&in);
   return rc;
 }

@@ -1,27 +1,19 @@
 /*
  * rpt_util.h — helpers shared by the report commands (stats, events, sql):
- * opening a gcscope database (or importing a trace first), number text in
- * PerfView's style, an aligned text table, and CSV/JSON escaping.
+ * number text in PerfView's style, an aligned text table, and CSV/JSON
+ * escaping. Opening the input (a database, or a trace imported first) is
+ * gcs_input_open (core/gcdb, gcs_gcdb.h).
  *
  * Errors: functions that can fail print nothing and return NULL / -1 with a
  * one-line message in err; the commands print it as "gcscope <cmd>: ...".
  * Ownership: rpt_table owns copies of every cell; free with rpt_table_free.
- * Threading: none of this is shared between threads; rpt_open's connection is
- * opened SQLITE_OPEN_NOMUTEX, so use it from one thread at a time.
+ * Threading: none of this is shared between threads.
  */
 #ifndef RPT_UTIL_H
 #define RPT_UTIL_H
 
 #include <stddef.h>
 #include <stdio.h>
-
-typedef struct sqlite3 sqlite3;
-
-/* Open path as a gcscope database. If path is a trace (a directory, a .zip,
- * a .nettrace, anything that is not an SQLite file), import it first into the
- * default database ./gcscope.db and open that. writable: open read-write.
- * Checks the database has the gcscope tables. */
-sqlite3 *rpt_open(const char *path, int allow_import, int writable, char *err, size_t errlen);
 
 /* PerfView's numeric text: thousands separators, fixed decimals; NaN and
  * infinities as "NaN", "Infinity", "-Infinity". Returns buf. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gcs_report.h"
+#include "gcs_gcdb.h"
 #include "rpt_util.h"
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
@@ -102,7 +103,9 @@ int gcs_cmd_sql(int argc, char **argv) {
     return 2;
   }
   char err[600];
-  sqlite3 *db = rpt_open(path, 0, write && query, err, sizeof err);
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write && query};
+  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (!db) {
     fprintf(stderr, "gcscope sql: %s\n", err);
     return 1;

@@ -1,23 +1,26 @@
-/* stats_cmd.c — `gcscope stats DB|TRACE [--pid PID] [--format text|html|csv|json] [--wide]`:
- * PerfView's GCStats from a gcscope database (a trace path is imported first). */
+/* stats_cmd.c — `gcscope stats DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide]`:
+ * PerfView's GCStats from a gcscope database; a trace is imported into
+ * ./gcscope.db first and the report covers that trace only (gcs_gcdb.h). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_report.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
 static int usage(void) {
-  fprintf(stderr, "usage: gcscope stats DB|TRACE [--pid PID] [--format text|html|csv|json] [--wide]\n");
+  fprintf(stderr, "usage: gcscope stats DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide]\n");
   return 2;
 }
 
 int gcs_cmd_stats(int argc, char **argv) {
   const char *path = NULL, *format = "text";
   int pid = -1, wide = 0;
+  long long trace = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--pid") == 0 && i + 1 < argc) {
@@ -28,6 +31,13 @@ int gcs_cmd_stats(int argc, char **argv) {
         return 2;
       }
       pid = (int)v;
+    } else if (strcmp(a, "--trace") == 0 && i + 1 < argc) {
+      char *end;
+      trace = strtoll(argv[++i], &end, 10);
+      if (*end || trace < 0) {
+        fprintf(stderr, "gcscope stats: bad --trace '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
       format = argv[++i];
     } else if (strncmp(a, "--format=", 9) == 0) {
@@ -53,11 +63,13 @@ int gcs_cmd_stats(int argc, char **argv) {
     return 2;
   }
   char err[600];
-  sqlite3 *db = rpt_open(path, 1, 0, err, sizeof err);
-  if (!db) {
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = trace};
+  if (gcs_input_open(path, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope stats: %s\n", err);
     return 1;
   }
+  sqlite3 *db = in.db;
   int rc = 0;
   if (strcmp(format, "csv") == 0) {
     struct st_model m;
@@ -90,7 +102,7 @@ int gcs_cmd_stats(int argc, char **argv) {
       st_free(&m);
     }
   }
-  sqlite3_close(db);
+  gcs_input_close(&in);
   if (fflush(stdout) != 0) rc = 1;
   return rc;
 }

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_enums.h"
+#include "gcs_gcdb.h"
+
 #define ST_COLDEF(Col, H, S, D, W) { #Col, H, S, D, W },
 const struct st_col st_cols[STC_COUNT] = { ST_GC_COLS(ST_COLDEF) };
 const char *const st_kind_names[ST_KINDS] = { "gen0", "gen1", "gen2 background", "gen2 blocking" };
@@ -22,15 +25,6 @@ static double dcol(sqlite3_stmt *s, int i) {
 static int icol(sqlite3_stmt *s, int i, int dflt) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int(s, i);
 }
-/* Column i's text into buf (truncated to fit; "" for NULL or i < 0). */
-static void text_col(sqlite3_stmt *s, int i, char *buf, size_t n) {
-  const unsigned char *t = i >= 0 ? sqlite3_column_text(s, i) : NULL;
-  size_t l = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
-  if (l >= n) l = n - 1;
-  if (l) memcpy(buf, t, l);
-  buf[l] = 0;
-}
-
 double st_percentile(const double *x, int n, double p) {
   if (n <= 0) return NAN;
   double rank = p / 100.0 * (n - 1);
@@ -64,13 +58,13 @@ static void derive(struct st_proc *p) {
       if (r > 0 && g->gen != r - 1) continue;
       struct st_rollup *ro = &p->roll[r];
       ro->count++;
-      if (strcmp(g->reason, "Induced") == 0 || strcmp(g->reason, "InducedNotForced") == 0) ro->induced++;
+      if (gcs_reason_is_induced(g->reason_code)) ro->induced++;
       ro->max_pause = maxd(ro->max_pause, pause);
       ro->max_peak = maxd(ro->max_peak, g->v[STC_peak_mb]);
       ro->total_pause += pause;
       ro->total_promoted += isnan(g->v[STC_promoted_mb]) ? 0 : g->v[STC_promoted_mb];
     }
-    int k = g->type == 1 ? ST_K_BGC : g->gen == 0 ? ST_K_GEN0 : g->gen == 1 ? ST_K_GEN1 : ST_K_GEN2N;
+    int k = gcs_type_is_background((uint32_t)g->type) ? ST_K_BGC : g->gen == 0 ? ST_K_GEN0 : g->gen == 1 ? ST_K_GEN1 : ST_K_GEN2N;
     if (vals[k]) vals[k][nv[k]++] = pause;
     int b = 0;
     while (b + 1 < ST_HIST_BUCKETS && pause >= st_hist_edges[b + 1]) b++;
@@ -102,58 +96,27 @@ static int col_needed(int c, int what) {
   return what == ST_LOAD_ALL || !st_cols[c].wide || c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec;
 }
 
-/* Builds "SELECT gen, type, complete, duration_msec, phh_count, <the allocation
- * rollup's columns>, <needed columns> [, <condemned reasons>] FROM gcs ..." and
- * records where each column landed. */
-enum { Q_GEN, Q_TYPE, Q_COMPLETE, Q_DURATION, Q_PHH, Q_ALLOC, Q_RATE, Q_CPU, Q_FIRST_COL }; /* result columns */
-
-static char *gc_select(int what, int col_at[STC_COUNT], int *cr_at) {
-  static const char *const cr_names[GCS_CONDEMN_GROUP_COUNT] = {
-#define ST_CR(Idx, Col, Hdr) #Col,
-    GCS_CONDEMN_GROUPS(ST_CR)
-#undef ST_CR
-  };
-  size_t cap = 4096, len = 0;
-  char *sql = malloc(cap);
-  if (!sql) return NULL;
-  len += (size_t)snprintf(sql, cap, "SELECT gen, type, complete, duration_msec, phh_count, "
-                                    "total_alloc_mb, alloc_rate_mb_sec, gc_cpu_msec");
-  int at = Q_FIRST_COL;
-  for (int c = 0; c < STC_COUNT; c++) {
-    col_at[c] = -1;
-    if (!col_needed(c, what)) continue;
-    col_at[c] = at++;
-    len += (size_t)snprintf(sql + len, cap - len, ", %s", st_cols[c].name);
-  }
-  *cr_at = -1;
-  if (what == ST_LOAD_ALL) {
-    *cr_at = at;
-    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) len += (size_t)snprintf(sql + len, cap - len, ", %s", cr_names[i]);
-  }
-  snprintf(sql + len, cap - len, " FROM gcs WHERE trace_id = ? AND pid = ? ORDER BY list_index, id");
-  return sql;
+/* Which loader figure each st column reads: its index in gcs_gcdb_gc.real,
+ * ST_FROM_INDEX (the GC Index), ST_FROM_TEXT (reason_name, gen_name). */
+enum { ST_FROM_INDEX = -1, ST_FROM_TEXT = -2 };
+static int st_source(int c) {
+  if (c == STC_gc_index) return ST_FROM_INDEX;
+  if (st_cols[c].decimals < 0) return ST_FROM_TEXT;
+  return gcs_gcdb_real_index(st_cols[c].name);
 }
 
-/* The condemned-reasons columns sit at the end of the widest table row; the
- * text report reads them in a second pass, only for a process that has them. */
-static int load_condemned(sqlite3 *db, struct st_proc *p) {
-  char sql[2048];
-  size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT 0");
-#define ST_CR(Idx, Col, Hdr) len += (size_t)snprintf(sql + len, sizeof sql - len, ", %s", #Col);
-  GCS_CONDEMN_GROUPS(ST_CR)
-#undef ST_CR
-  snprintf(sql + len, sizeof sql - len, " FROM gcs WHERE trace_id = ? AND pid = ? ORDER BY list_index, id");
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return -1;
-  sqlite3_bind_int64(s, 1, p->trace_id);
-  sqlite3_bind_int(s, 2, p->pid);
-  int i = 0, rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW && i < p->ngcs) {
-    struct st_gc *g = &p->gcs[i++];
-    for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) g->cr[k] = (uint8_t)icol(s, 1 + k, 0);
+/* The loader query for one process: the needed columns, plus the duration and
+ * the allocation rollup's figures. */
+static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
+  struct gcs_gcdb_query q = {.trace_id = p->trace_id, .pid = p->pid, .after_id = -1,
+                             .reals = GCS_GCDB_BIT(duration_msec) | GCS_GCDB_BIT(total_alloc_mb) |
+                                      GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec),
+                             .parts = what == ST_LOAD_ALL ? GCS_GCDB_CONDEMNED : 0};
+  for (int c = 0; c < STC_COUNT; c++) {
+    int r = st_source(c);
+    if (r >= 0 && col_needed(c, what)) q.reals |= UINT64_C(1) << r;
   }
-  sqlite3_finalize(s);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+  return q;
 }
 
 /* PerfView's allocation rollup per generation, over complete GCs: what
@@ -166,20 +129,19 @@ struct alloc_acc {
   double alloc, rate, cpu;
 };
 
-static void alloc_add(struct alloc_acc acc[3], const struct st_gc *g, sqlite3_stmt *s) {
-  if (g->complete != 1 || g->gen < 0 || g->gen > 2) return;
+static void alloc_add(struct alloc_acc acc[3], const struct gcs_gcdb_gc *g) {
+  if (g->complete != 1 || g->gen > 2) return;
   struct alloc_acc *a = &acc[g->gen];
+  double alloc = g->real[GCS_GCDB_R_total_alloc_mb], rate = g->real[GCS_GCDB_R_alloc_rate_mb_sec];
+  double cpu = g->real[GCS_GCDB_R_gc_cpu_msec];
   a->rows++;
-  if (sqlite3_column_type(s, Q_ALLOC) != SQLITE_NULL) {
-    a->alloc += sqlite3_column_double(s, Q_ALLOC);
+  if (!isnan(alloc)) {
+    a->alloc += alloc;
     a->n_alloc++;
   }
-  if (sqlite3_column_type(s, Q_RATE) != SQLITE_NULL) {
-    double r = sqlite3_column_double(s, Q_RATE);
-    if (!a->n_rate++ || r > a->rate) a->rate = r;
-  }
-  if (sqlite3_column_type(s, Q_CPU) != SQLITE_NULL) {
-    a->cpu += sqlite3_column_double(s, Q_CPU);
+  if (!isnan(rate) && (!a->n_rate++ || rate > a->rate)) a->rate = rate;
+  if (!isnan(cpu)) {
+    a->cpu += cpu;
     a->n_cpu++;
   }
 }
@@ -201,48 +163,70 @@ static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[3]) {
   }
 }
 
+struct gc_sink {
+  struct st_proc *p;
+  int cap, what, src[STC_COUNT];
+  struct alloc_acc *acc;
+};
+
+static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
+  struct gc_sink *k = ctx;
+  struct st_proc *p = k->p;
+  if (p->ngcs == k->cap) {
+    int cap = k->cap ? k->cap * 2 : 64;
+    struct st_gc *n = realloc(p->gcs, sizeof *n * (size_t)cap);
+    if (!n) return 1;
+    p->gcs = n;
+    k->cap = cap;
+  }
+  struct st_gc *g = &p->gcs[p->ngcs++];
+  g->gen = (int)r->gen;
+  g->type = (int)r->type;
+  g->reason_code = r->reason;
+  g->complete = r->complete;
+  g->duration_msec = r->real[GCS_GCDB_R_duration_msec];
+  g->phh_count = r->phh_count;
+  for (int c = 0; c < STC_COUNT; c++) {
+    int src = k->src[c];
+    g->v[c] = !col_needed(c, k->what) || src == ST_FROM_TEXT ? NAN : src == ST_FROM_INDEX ? (double)r->gc_index
+                                                                                           : r->real[src];
+  }
+  snprintf(g->reason, sizeof g->reason, "%s", r->reason_name);
+  snprintf(g->gen_name, sizeof g->gen_name, "%s", r->gen_name);
+  memcpy(g->cr, r->condemned, sizeof g->cr);
+  if (g->phh_count > 0 && g->complete) p->has_phh = 1;
+  alloc_add(k->acc, r);
+  return 0;
+}
+
+/* The condemned-reasons columns sit at the end of the widest table row; the
+ * text report reads them in a second pass, only for a process that has them. */
+struct cr_sink { struct st_proc *p; int i; };
+static int add_condemned(const struct gcs_gcdb_gc *r, void *ctx) {
+  struct cr_sink *k = ctx;
+  if (k->i >= k->p->ngcs) return 1;
+  memcpy(k->p->gcs[k->i++].cr, r->condemned, sizeof r->condemned);
+  return 0;
+}
+
 static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3]) {
-  int col_at[STC_COUNT], cr_at;
-  char *sql = gc_select(what, col_at, &cr_at);
-  if (!sql) return -1;
-  sqlite3_stmt *s;
-  int prc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-  free(sql);
-  if (prc != SQLITE_OK) return -1;
-  sqlite3_bind_int64(s, 1, p->trace_id);
-  sqlite3_bind_int(s, 2, p->pid);
-  int cap = 0, rc;
+  struct gc_sink k = {.p = p, .what = what, .acc = acc};
+  for (int c = 0; c < STC_COUNT; c++) k.src[c] = st_source(c);
   int64_t expect = (int64_t)p->gc_count + p->incomplete_count; /* the summary's count: usually exact */
   if (expect > 0 && expect < (1 << 26)) {
-    cap = (int)expect;
-    p->gcs = malloc(sizeof *p->gcs * (size_t)cap);
-    if (!p->gcs) cap = 0;
+    p->gcs = malloc(sizeof *p->gcs * (size_t)expect);
+    k.cap = p->gcs ? (int)expect : 0;
   }
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (p->ngcs == cap) {
-      cap = cap ? cap * 2 : 64;
-      struct st_gc *n = realloc(p->gcs, sizeof *n * (size_t)cap);
-      if (!n) break;
-      p->gcs = n;
-    }
-    struct st_gc *g = &p->gcs[p->ngcs++];
-    memset(g->cr, 0, sizeof g->cr);
-    g->gen = icol(s, Q_GEN, 0);
-    g->type = icol(s, Q_TYPE, 0);
-    g->complete = icol(s, Q_COMPLETE, 0);
-    g->duration_msec = dcol(s, Q_DURATION);
-    g->phh_count = icol(s, Q_PHH, 0);
-    for (int c = 0; c < STC_COUNT; c++) g->v[c] = col_at[c] >= 0 && st_cols[c].decimals >= 0 ? dcol(s, col_at[c]) : NAN;
-    text_col(s, col_at[STC_reason_name], g->reason, sizeof g->reason);
-    text_col(s, col_at[STC_gen_name], g->gen_name, sizeof g->gen_name);
-    if (cr_at >= 0)
-      for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->cr[i] = (uint8_t)icol(s, cr_at + i, 0);
-    if (g->phh_count > 0 && g->complete) p->has_phh = 1;
-    alloc_add(acc, g, s);
+  struct gcs_gcdb_query q = gc_query(p, what);
+  char err[256];
+  if (gcs_gcdb_each(db, &q, add_gc, &k, err, sizeof err) != 0) return -1;
+  if (!(q.parts & GCS_GCDB_CONDEMNED) && p->has_phh) {
+    struct gcs_gcdb_query cq = {.trace_id = p->trace_id, .pid = p->pid, .after_id = -1, .parts = GCS_GCDB_CONDEMNED};
+    struct cr_sink ck = {p, 0};
+    if (gcs_gcdb_each(db, &cq, add_condemned, &ck, err, sizeof err) < 0) return -1;
   }
-  sqlite3_finalize(s);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return -1;
-  if (cr_at < 0 && p->has_phh && load_condemned(db, p)) return -1;
+  sqlite3_stmt *s;
+  int cap;
   if (sqlite3_prepare_v2(db,
                          "SELECT bgc_index, tid, start_msec, pause_msec, reason FROM gc_loh_waits "
                          "WHERE trace_id = ? AND pid = ? AND pause_msec > 200 ORDER BY start_msec",
@@ -281,7 +265,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT concurrent_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1) "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
-      "WHERE ?1 < 0 OR s.pid = ?1 ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
+      "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "not a gcscope database (%s)", sqlite3_errmsg(db));

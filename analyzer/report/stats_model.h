@@ -58,7 +58,8 @@ extern const struct st_col st_cols[STC_COUNT];
 
 struct st_gc {
   double v[STC_COUNT];            /* numeric columns (NaN = NULL) */
-  char reason[24], gen_name[8];
+  char reason[24], gen_name[8];  /* reason_name, gen_name */
+  uint32_t reason_code;           /* GCStart.Reason: gcs_reason_is_induced() ... */
   int gen, type, complete;
   double duration_msec;
   uint8_t cr[GCS_CONDEMN_GROUP_COUNT];

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "gcs_gcdb.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
@@ -131,7 +132,7 @@ int st_write_csv(FILE *o, sqlite3 *db, int pid) {
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(db,
                          "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
-                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE ?1 < 0 OR g.pid = ?1 "
+                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) "
                          "ORDER BY g.trace_id, g.pid, g.list_index",
                          -1, &s, NULL) != SQLITE_OK)
     return -1;

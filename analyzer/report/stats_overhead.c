@@ -7,48 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_gcdb.h"
 #include "ins_overhead.h"
 #include "ins_timeline.h"
 #include "stats_model.h"
 
 _Static_assert(ST_MMU_N == INS_MMU_N, "stats_model.h's ST_MMU_N must match ins_overhead.h");
 
-/* Pauses: per GC [suspend begin (GCStart if none), restart end]; for a BGC
- * also its final pause [GCPrep suspend begin, restart end] (as ins_db_pauses). */
+/* The process's pauses (the gc_pauses view) as the timeline's input. */
 static int load_pauses(sqlite3 *db, const struct st_proc *p, struct ins_pause **out, size_t *n) {
-  static const char sql[] =
-      "SELECT gc_index, coalesce(suspend_begin_ns, start_ns), restart_end_ns FROM gcs "
-      "WHERE trace_id = ?1 AND pid = ?2 AND restart_end_ns IS NOT NULL "
-      "AND coalesce(suspend_begin_ns, start_ns) IS NOT NULL "
-      "UNION ALL SELECT gc_index, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns FROM gcs "
-      "WHERE trace_id = ?1 AND pid = ?2 AND type = 1 AND bgc_prep_suspend_begin_ns IS NOT NULL "
-      "AND bgc_prep_restart_end_ns IS NOT NULL";
-  sqlite3_stmt *s;
+  struct gcs_gcdb_pause *v;
+  size_t nv;
+  char err[256];
   *out = NULL;
   *n = 0;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return -1;
-  sqlite3_bind_int64(s, 1, p->trace_id);
-  sqlite3_bind_int(s, 2, p->pid);
-  size_t cap = 0;
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (*n == cap) {
-      size_t nc = cap ? cap * 2 : (size_t)(p->ngcs > 0 ? p->ngcs + 8 : 64);
-      struct ins_pause *g = realloc(*out, nc * sizeof *g);
-      if (!g) break;
-      *out = g;
-      cap = nc;
-    }
-    (*out)[(*n)++] = (struct ins_pause){(uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-                                        sqlite3_column_int64(s, 2)};
-  }
-  sqlite3_finalize(s);
-  if (rc != SQLITE_DONE) {
-    free(*out);
-    *out = NULL;
-    *n = 0;
+  if (gcs_gcdb_pauses(db, p->trace_id, p->pid, &v, &nv, err, sizeof err)) return -1;
+  *out = malloc(sizeof **out * (nv ? nv : 1));
+  if (!*out) {
+    free(v);
     return -1;
   }
+  for (size_t i = 0; i < nv; i++) (*out)[i] = (struct ins_pause){v[i].gc_index, v[i].start_ns, v[i].end_ns};
+  *n = nv;
+  free(v);
   return 0;
 }
 

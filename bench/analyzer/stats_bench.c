@@ -2,7 +2,7 @@
  * stats-bench: time to print GCStats (`gcscope stats DB`, text) for a database
  * holding N GCs (default 100,000; target < 1 s), against a baseline measured
  * in the same run: one plain `SELECT count(*), sum(pause_msec) FROM gcs` pass.
- * The database is opened and read as `gcscope stats DB` does (rpt_open,
+ * The database is opened and read as `gcscope stats DB` does (gcs_input_open,
  * st_load, st_write_text to /dev/null); each pass is timed RUNS times and the
  * fastest counts. The last line is the result:
  *   stats 100000 GCs: 0.41 s (ratio to count(*) pass 9.8)
@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_recon.h"
 #include "gcs_tables.h"
 #include "rpt_util.h"
@@ -97,7 +98,9 @@ int main(int argc, char **argv) {
   /* Open as `gcscope stats` does. Each pass runs RUNS times and the fastest
    * counts: the baseline is a few tens of ms, and a single run is noisy. */
   char oerr[512];
-  db = rpt_open(path, 0, 0, oerr, sizeof oerr);
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
+  db = gcs_input_open(path, &io, &in, oerr, sizeof oerr) == 0 ? in.db : NULL;
   if (!db) {
     fprintf(stderr, "stats-bench: %s\n", oerr);
     return 1;

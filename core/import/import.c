@@ -203,6 +203,11 @@ static void rollback(sqlite3 *db) {
   if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+static void note_trace_id(struct gcs_import_totals *t, int64_t id) {
+  if (t->ntrace_ids < GCS_IMPORT_MAX_IDS) t->trace_ids[t->ntrace_ids] = id;
+  t->ntrace_ids++;
+}
+
 /* Start the trace's transaction. Returns 1 if the identity is already in the
  * database (transaction closed), 0 with *trace_id set, -1 on error. */
 static int begin_trace(struct import_ctx *c, const char *label, const char *identity, const char *source,
@@ -219,6 +224,7 @@ static int begin_trace(struct import_ctx *c, const char *label, const char *iden
     if (!c->opts->quiet)
       fprintf(c->out, "%s: already imported (trace %lld), nothing added\n", label, (long long)old);
     c->tot->traces_skipped++;
+    note_trace_id(c->tot, old);
     return 1;
   }
   if (rc != SQLITE_DONE) goto fail;
@@ -236,6 +242,7 @@ static int begin_trace(struct import_ctx *c, const char *label, const char *iden
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) goto fail;
   *trace_id = sqlite3_last_insert_rowid(c->db);
+  note_trace_id(c->tot, *trace_id);
   return 0;
 fail:
   snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));

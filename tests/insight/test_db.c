@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gcs_db.h"
+#include "gcs_gcdb.h"
 #include "ins_advise.h"
 #include "ins_check.h"
 #include "ins_db.h"
@@ -109,7 +110,10 @@ int main(int argc, char **argv) {
   build_problem(argv[1]);
   build_healthy(argv[2]);
 
-  sqlite3 *db = ins_db_open_input("test", argv[1]);
+  struct gcs_input in;
+  const struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
+  char err[600];
+  sqlite3 *db = gcs_input_open(argv[1], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
   if (!db) CHECK_DONE();
   struct ins_proc_key *procs;
@@ -159,7 +163,7 @@ int main(int argc, char **argv) {
   free(procs);
   sqlite3_close(db);
 
-  db = ins_db_open_input("test", argv[2]);
+  db = gcs_input_open(argv[2], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
   if (!db) CHECK_DONE();
   CHECK_INT(ins_db_processes("test", db, 0, &procs, &np), 0);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_gcdb.h"
 #include "gcs_tables.h"
 #include "ins_overhead.h"
 #include "ins_timeline.h"
@@ -231,7 +232,9 @@ static void test_load(const char *dir) {
   sqlite3_close(w);
 
   char err[600];
-  sqlite3 *db = rpt_open(path, 0, 0, err, sizeof err);
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
+  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
   if (!db) return;
   struct st_model narrow, all, procs;

@@ -52,12 +52,19 @@ struct gcs_import_opts {
                                    CPU time of the decoding and writing threads */
 };
 
+#define GCS_IMPORT_MAX_IDS 256
+
 /* Totals over every path of one call. */
 struct gcs_import_totals {
   int traces_imported;          /* traces committed by this call */
   int traces_skipped;           /* already in the database */
   uint64_t events, gcs, discarded;
   double decode_cpu_s, write_cpu_s;  /* CPU time of the two import threads (LTTng traces) */
+  /* traces.id of every trace the paths hold, imported now or already there, in
+   * the order found; ntrace_ids counts them all, the first GCS_IMPORT_MAX_IDS
+   * are listed. */
+  int ntrace_ids;
+  int64_t trace_ids[GCS_IMPORT_MAX_IDS];
 };
 
 /* Import paths into the database at db_path (created if missing). opts and

@@ -1,0 +1,256 @@
+/* gcdb_gcs.c — the one loader of GC rows and pauses (see gcs_gcdb.h). */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcs_gcdb.h"
+
+#define GCS_GCDB_R_NAME(Col) #Col,
+static const char *const real_names[GCS_GCDB_NREALS] = {GCS_GCDB_REALS(GCS_GCDB_R_NAME)};
+#undef GCS_GCDB_R_NAME
+
+#define GCS_GCDB_CR_NAME(Idx, Col, Hdr) #Col,
+static const char *const condemned_names[GCS_CONDEMN_GROUP_COUNT] = {GCS_CONDEMN_GROUPS(GCS_GCDB_CR_NAME)};
+#undef GCS_GCDB_CR_NAME
+
+const char *gcs_gcdb_real_name(int r) { return r >= 0 && r < GCS_GCDB_NREALS ? real_names[r] : NULL; }
+
+int gcs_gcdb_real_index(const char *col) {
+  for (int r = 0; r < GCS_GCDB_NREALS; r++)
+    if (strcmp(real_names[r], col) == 0) return r;
+  return -1;
+}
+
+/* Result columns that are always read, in this order. */
+enum { C_ID, C_TRACE, C_PID, C_GC_INDEX, C_LIST_INDEX, C_GEN, C_TYPE, C_REASON, C_COMPLETE, C_PHH, C_GEN_NAME,
+       C_REASON_NAME, C_START_NS, C_END_NS, C_SUSPEND_BEGIN_NS, C_RESTART_END_NS, C_HEAP_STATS_NS,
+       C_BGC_PREP_SUSPEND_BEGIN_NS, C_BGC_PREP_RESTART_END_NS, C_FIXED };
+
+struct sqlbuf { char *s; size_t len, cap; int oom; };
+
+static void add(struct sqlbuf *b, const char *text) {
+  size_t l = strlen(text);
+  if (b->oom) return;
+  if (b->len + l + 1 > b->cap) {
+    size_t nc = (b->cap ? b->cap * 2 : 2048) + l;
+    char *n = realloc(b->s, nc);
+    if (!n) {
+      b->oom = 1;
+      return;
+    }
+    b->s = n;
+    b->cap = nc;
+  }
+  memcpy(b->s + b->len, text, l + 1);
+  b->len += l;
+}
+
+/* The SELECT for q; *real_at[r] / *cr_at / *hh_at: result column of each
+ * part (-1 when not read). */
+static char *build_select(const struct gcs_gcdb_query *q, int real_at[GCS_GCDB_NREALS], int *cr_at, int *hh_at) {
+  struct sqlbuf b = {0};
+  add(&b, "SELECT g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
+          "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns, g.suspend_begin_ns, "
+          "g.restart_end_ns, g.heap_stats_ns, g.bgc_prep_suspend_begin_ns, g.bgc_prep_restart_end_ns");
+  int at = C_FIXED;
+  for (int r = 0; r < GCS_GCDB_NREALS; r++) {
+    real_at[r] = -1;
+    if (!(q->reals & (UINT64_C(1) << r))) continue;
+    real_at[r] = at++;
+    add(&b, ", g.");
+    add(&b, real_names[r]);
+  }
+  *cr_at = *hh_at = -1;
+  if (q->parts & GCS_GCDB_CONDEMNED) {
+    *cr_at = at;
+    at += GCS_CONDEMN_GROUP_COUNT;
+    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) {
+      add(&b, ", g.");
+      add(&b, condemned_names[i]);
+    }
+  }
+  if (q->parts & GCS_GCDB_HEAP_HISTORY) {
+    /* gen2 fragmentation before the GC over every heap; condemned
+     * conditions (CondemnReasons1) of every heap, OR-ed by the reader. */
+    *hh_at = at;
+    add(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
+            "sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) END "
+            "FROM gc_heap_gens h WHERE h.trace_id = g.trace_id AND h.pid = g.pid AND h.gc_index = g.gc_index "
+            "AND h.gen = 2), "
+            "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.trace_id = g.trace_id "
+            "AND x.pid = g.pid AND x.gc_index = g.gc_index)");
+  }
+  /* Only the clauses in use, so the planner picks the (trace_id, pid) index. */
+  add(&b, " FROM gcs g WHERE 1");
+  if (q->trace_id >= 0) add(&b, " AND g.trace_id = :trace");
+  if (q->pid >= 0) add(&b, " AND g.pid = :pid");
+  if (q->complete_only) add(&b, " AND g.complete = 1");
+  if (q->after_id >= 0) add(&b, " AND g.id > :after");
+  add(&b, q->trace_id >= 0 && q->pid >= 0 ? " ORDER BY g.list_index, g.id" : " ORDER BY g.id");
+  if (q->limit > 0) add(&b, " LIMIT :limit");
+  if (b.oom) {
+    free(b.s);
+    return NULL;
+  }
+  return b.s;
+}
+
+static double col_real(sqlite3_stmt *s, int i) {
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+static uint64_t col_ns(sqlite3_stmt *s, int i) {
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(s, i);
+}
+static void col_text(sqlite3_stmt *s, int i, char *buf, size_t n) {
+  const unsigned char *t = sqlite3_column_text(s, i);
+  size_t l = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
+  if (l >= n) l = n - 1;
+  if (l) memcpy(buf, t, l);
+  buf[l] = 0;
+}
+
+static void bind_named(sqlite3_stmt *s, const char *name, int64_t v) {
+  int i = sqlite3_bind_parameter_index(s, name);
+  if (i > 0) sqlite3_bind_int64(s, i, v);
+}
+
+static void read_row(sqlite3_stmt *s, const int real_at[GCS_GCDB_NREALS], int cr_at, int hh_at,
+                     struct gcs_gcdb_gc *g) {
+  g->id = sqlite3_column_int64(s, C_ID);
+  g->trace_id = sqlite3_column_int64(s, C_TRACE);
+  g->pid = sqlite3_column_int(s, C_PID);
+  g->gc_index = (uint32_t)sqlite3_column_int64(s, C_GC_INDEX);
+  g->list_index = sqlite3_column_int(s, C_LIST_INDEX);
+  g->gen = (uint32_t)sqlite3_column_int(s, C_GEN);
+  g->type = (uint32_t)sqlite3_column_int(s, C_TYPE);
+  g->reason = (uint32_t)sqlite3_column_int(s, C_REASON);
+  g->complete = sqlite3_column_int(s, C_COMPLETE);
+  g->phh_count = sqlite3_column_int(s, C_PHH);
+  col_text(s, C_GEN_NAME, g->gen_name, sizeof g->gen_name);
+  col_text(s, C_REASON_NAME, g->reason_name, sizeof g->reason_name);
+  g->start_ns = col_ns(s, C_START_NS);
+  g->end_ns = col_ns(s, C_END_NS);
+  g->suspend_begin_ns = col_ns(s, C_SUSPEND_BEGIN_NS);
+  g->restart_end_ns = col_ns(s, C_RESTART_END_NS);
+  g->heap_stats_ns = col_ns(s, C_HEAP_STATS_NS);
+  g->bgc_prep_suspend_begin_ns = col_ns(s, C_BGC_PREP_SUSPEND_BEGIN_NS);
+  g->bgc_prep_restart_end_ns = col_ns(s, C_BGC_PREP_RESTART_END_NS);
+  for (int r = 0; r < GCS_GCDB_NREALS; r++) g->real[r] = real_at[r] >= 0 ? col_real(s, real_at[r]) : NAN;
+  memset(g->condemned, 0, sizeof g->condemned);
+  if (cr_at >= 0)
+    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->condemned[i] = (uint8_t)sqlite3_column_int(s, cr_at + i);
+  g->gen2_frag_before_pct = NAN;
+  g->condemn_conditions = 0;
+  if (hh_at >= 0) {
+    g->gen2_frag_before_pct = col_real(s, hh_at);
+    const char *c = (const char *)sqlite3_column_text(s, hh_at + 1);
+    while (c && *c) {
+      char *end;
+      g->condemn_conditions |= (uint32_t)strtoul(c, &end, 10);
+      c = *end == ',' ? end + 1 : NULL;
+    }
+  }
+}
+
+int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
+                  int (*row)(const struct gcs_gcdb_gc *g, void *ctx), void *ctx, char *err, size_t errlen) {
+  int real_at[GCS_GCDB_NREALS], cr_at, hh_at;
+  char *sql = build_select(q, real_at, &cr_at, &hh_at);
+  if (!sql) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  free(sql);
+  if (rc != SQLITE_OK) {
+    snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
+    return -1;
+  }
+  bind_named(s, ":trace", q->trace_id);
+  bind_named(s, ":pid", q->pid);
+  bind_named(s, ":after", q->after_id);
+  bind_named(s, ":limit", q->limit);
+  struct gcs_gcdb_gc g;
+  int stop = 0;
+  while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    read_row(s, real_at, cr_at, hh_at, &g);
+    stop = row(&g, ctx);
+  }
+  if (!stop && rc != SQLITE_DONE) {
+    snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
+    stop = -1;
+  }
+  sqlite3_finalize(s);
+  return stop;
+}
+
+struct collect { struct gcs_gcdb_gc *v; size_t n, cap; };
+
+static int collect_row(const struct gcs_gcdb_gc *g, void *ctx) {
+  struct collect *c = ctx;
+  if (c->n == c->cap) {
+    size_t nc = c->cap ? c->cap * 2 : 64;
+    struct gcs_gcdb_gc *v = realloc(c->v, nc * sizeof *v);
+    if (!v) return 1;
+    c->v = v;
+    c->cap = nc;
+  }
+  c->v[c->n++] = *g;
+  return 0;
+}
+
+int gcs_gcdb_load(sqlite3 *db, const struct gcs_gcdb_query *q, struct gcs_gcdb_gc **out, size_t *n, char *err,
+                  size_t errlen) {
+  struct collect c = {0};
+  int rc = gcs_gcdb_each(db, q, collect_row, &c, err, errlen);
+  if (rc > 0) snprintf(err, errlen, "out of memory");
+  if (rc) {
+    free(c.v);
+    *out = NULL;
+    *n = 0;
+    return -1;
+  }
+  *out = c.v;
+  *n = c.n;
+  return 0;
+}
+
+int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_pause **out, size_t *n, char *err,
+                    size_t errlen) {
+  static const char sql[] =
+      "SELECT gc_index, kind = 'bgc_final', start_ns, end_ns FROM gc_pauses WHERE trace_id = ?1 AND pid = ?2";
+  *out = NULL;
+  *n = 0;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "cannot read the GC pauses (%s)", sqlite3_errmsg(db));
+    return -1;
+  }
+  sqlite3_bind_int64(s, 1, trace_id);
+  sqlite3_bind_int(s, 2, pid);
+  size_t cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (*n == cap) {
+      size_t nc = cap ? cap * 2 : 64;
+      struct gcs_gcdb_pause *v = realloc(*out, nc * sizeof *v);
+      if (!v) break;
+      *out = v;
+      cap = nc;
+    }
+    (*out)[(*n)++] = (struct gcs_gcdb_pause){(uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1),
+                                             sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3)};
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) {
+    if (rc == SQLITE_ROW) snprintf(err, errlen, "out of memory");
+    else snprintf(err, errlen, "cannot read the GC pauses (%s)", sqlite3_errmsg(db));
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,147 @@
+/*
+ * gcs_gcdb.h — reading a gcscope database, shared by every report (stats,
+ * events, impact, triggers, allocs, handles, heaps, advise, top):
+ *
+ *  - gcs_input_open: the one input policy. The argument is either a gcscope
+ *    database (the report covers the whole database) or a trace (an LTTng
+ *    directory, a perfcollect .trace.zip, a .nettrace), which is first
+ *    imported into the database file (./gcscope.db unless the caller names
+ *    another); importing a trace the database already holds adds nothing. The
+ *    report then covers only that trace's processes. --trace ID narrows either
+ *    to one trace. The traces in scope are the rows of the temporary table
+ *    temp.input_traces(id); reports filter with GCS_IN_INPUT(column).
+ *  - gcs_gcdb_each / gcs_gcdb_load: the one loader of GC rows (tables_gc.def's
+ *    gcs, plus optional per-heap history), columns selectable.
+ *  - gcs_gcdb_pauses: the pauses of one process (the gc_pauses view).
+ *
+ * Errors: functions return 0 (or a handle) on success, -1 (NULL) with a
+ * one-line message in err (no program prefix, no newline); nothing is printed
+ * except the import's summary lines (to opts->progress).
+ * Ownership: arrays returned through pointers are malloc'ed; free() them.
+ * Threading: a gcs_input's connection is opened SQLITE_OPEN_NOMUTEX; use it
+ * from one thread at a time.
+ */
+#ifndef GCS_GCDB_H
+#define GCS_GCDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gcs_tables.h"
+
+typedef struct sqlite3 sqlite3;
+
+/* ---- input ------------------------------------------------------------------ */
+
+/* SQL condition: column is a trace in the input's scope. */
+#define GCS_IN_INPUT(column) column " IN (SELECT id FROM temp.input_traces)"
+
+/* Busy timeout of every reader: an import holding the write lock commits one
+ * trace per transaction; readers wait for it rather than fail. */
+#define GCS_INPUT_BUSY_MS 5000
+
+struct gcs_input_opts {
+  const char *db_path;   /* where a trace is imported; NULL: GCS_DB_DEFAULT_PATH */
+  int64_t trace_id;      /* --trace: >= 0 narrows the scope to that trace; -1: no narrowing */
+  int db_only;           /* 1: the argument must be a database (no import) */
+  int writable;          /* 1: open the database read-write */
+  int allow_empty;       /* 1: accept a database without the gcscope tables yet (top
+                            waits for an import to create them); the scope is then empty */
+  FILE *progress;        /* import summary lines; NULL: stderr */
+};
+
+struct gcs_input {
+  sqlite3 *db;
+  int imported;          /* 1: the argument was a trace, imported into db_path */
+  char db_path[4096];    /* the database file opened */
+};
+
+int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gcs_input *in, char *err,
+                   size_t errlen);
+void gcs_input_close(struct gcs_input *in);
+
+/* ---- GC rows ---------------------------------------------------------------- */
+
+/* The REAL (and count) figures of a gcs row a loader can read, as doubles
+ * (NaN = NULL or not loaded). Names are the gcs columns (tables_gc.def). */
+#define GCS_GCDB_REALS(X) \
+  X(pause_start_msec) X(start_msec) X(duration_msec) X(suspend_msec) X(pause_msec) \
+  X(bgc_pause1_msec) X(bgc_pause2_msec) X(pct_pause_time) X(pct_gc) \
+  X(gen0_alloc_mb) X(gen0_alloc_rate_mb_sec) X(total_alloc_mb) X(alloc_rate_mb_sec) X(gc_cpu_msec) \
+  X(peak_mb) X(after_mb) X(ratio_peak_after) X(promoted_mb) \
+  X(gen0_mb) X(gen0_survival_pct) X(gen0_frag_pct) X(gen1_mb) X(gen1_survival_pct) X(gen1_frag_pct) \
+  X(gen2_mb) X(gen2_survival_pct) X(gen2_frag_pct) X(loh_mb) X(loh_survival_pct) X(loh_frag_pct) \
+  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj)
+
+#define GCS_GCDB_R_ENUM(Col) GCS_GCDB_R_##Col,
+enum gcs_gcdb_real { GCS_GCDB_REALS(GCS_GCDB_R_ENUM) GCS_GCDB_NREALS };
+#undef GCS_GCDB_R_ENUM
+_Static_assert(GCS_GCDB_NREALS <= 64, "the figure mask is 64 bits");
+#define GCS_GCDB_BIT(Col) (UINT64_C(1) << GCS_GCDB_R_##Col)
+#define GCS_GCDB_ALL_REALS (~UINT64_C(0))
+
+/* Column name of figure r (NULL if out of range). */
+const char *gcs_gcdb_real_name(int r);
+/* Index of the figure named col, -1 if the loader does not read it. */
+int gcs_gcdb_real_index(const char *col);
+
+/* One GC as stored in the gc tables. Identity and event times are always
+ * read; figures only those asked for. Times: ns since the epoch, 0 = not seen. */
+struct gcs_gcdb_gc {
+  int64_t id;                   /* gcs.id (rowid) */
+  int64_t trace_id;
+  int32_t pid;
+  uint32_t gc_index;            /* GC Index: GCStart.Count */
+  int list_index;
+  uint32_t gen, type, reason;   /* gcs_enums.h: gcs_type_is_background(), gcs_reason_is_induced() ... */
+  int complete;
+  int phh_count;                /* GCPerHeapHistory events received */
+  char gen_name[8];             /* "0N", "2B", "2NI" ... */
+  char reason_name[24];
+  uint64_t start_ns, end_ns, suspend_begin_ns, restart_end_ns, heap_stats_ns;
+  uint64_t bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns;
+  double real[GCS_GCDB_NREALS]; /* indexed by enum gcs_gcdb_real */
+  /* GCS_GCDB_CONDEMNED: PerfView's condemned-reasons row (GCS_CONDEMN_GROUPS) */
+  uint8_t condemned[GCS_CONDEMN_GROUP_COUNT];
+  /* GCS_GCDB_HEAP_HISTORY: from gc_heaps / gc_heap_gens */
+  double gen2_frag_before_pct;  /* gen2 free list + free objects before / size before, all heaps; NaN if unknown */
+  uint32_t condemn_conditions;  /* CondemnReasons1 of every heap, OR-ed */
+};
+
+/* Optional parts of a row. */
+enum { GCS_GCDB_CONDEMNED = 1, GCS_GCDB_HEAP_HISTORY = 2 };
+
+struct gcs_gcdb_query {
+  int64_t trace_id;             /* >= 0: this trace only */
+  int32_t pid;                  /* >= 0: this process only */
+  int complete_only;            /* 1: complete GCs only */
+  int64_t after_id;             /* rows with id > after_id (-1: all) */
+  int limit;                    /* > 0: at most this many rows */
+  uint64_t reals;               /* GCS_GCDB_BIT()s of the figures to read (the others NaN) */
+  unsigned parts;               /* GCS_GCDB_CONDEMNED | GCS_GCDB_HEAP_HISTORY */
+};
+/* Order: within one process (trace_id and pid given) the process's GC list
+ * order (list_index, id); otherwise id order (the order rows were stored). */
+
+/* Calls row(g, ctx) for every GC the query selects; row returns 0 to go on,
+ * non-zero to stop (the value is returned). -1 on a database error. */
+int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
+                  int (*row)(const struct gcs_gcdb_gc *g, void *ctx), void *ctx, char *err, size_t errlen);
+/* The same into a malloc'ed array. */
+int gcs_gcdb_load(sqlite3 *db, const struct gcs_gcdb_query *q, struct gcs_gcdb_gc **out, size_t *n,
+                  char *err, size_t errlen);
+
+/* ---- pauses ----------------------------------------------------------------- */
+
+/* One pause of the gc_pauses view (tables_gc.def): kind 0 a GC's pause, 1 a
+ * background GC's final pause. */
+struct gcs_gcdb_pause {
+  uint32_t gc_index;
+  int kind;
+  int64_t start_ns, end_ns;
+};
+int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_pause **out, size_t *n,
+                    char *err, size_t errlen);
+
+#endif /* GCS_GCDB_H */
