@@ -2,8 +2,10 @@
 #include <stdint.h>
 
 #include "gcs_events.h"
-#include "ins_check.h"
+#include "check.h"
 #include "ins_triggers.h"
+
+#define MS(x) ((int64_t)((x) * 1000000.0 + 0.5)) /* ms -> ns */
 
 #define SB INS_TEV_SUSPEND_BEGIN
 #define SE INS_TEV_SUSPEND_END
@@ -42,35 +44,35 @@ static const struct ins_tev EV[] = {
 int main(void) {
   struct ins_trig *t = ins_trig_new();
   CHECK(t != NULL);
-  for (size_t i = 0; i < sizeof EV / sizeof *EV; i++) CHECK_INT(ins_trig_feed(t, &EV[i]), 0);
+  for (size_t i = 0; i < sizeof EV / sizeof *EV; i++) CHECK_EQ_INT(ins_trig_feed(t, &EV[i]), 0);
 
   size_t n;
   const struct ins_trig_pair *p = ins_trig_pairs(t, INS_TRIG_GC, &n);
-  CHECK_INT(n, 2);
-  CHECK_INT(p[0].gc_index, 1);
-  CHECK_NEAR(p[0].ms, 5.0);
-  CHECK_INT(p[1].gc_index, 3);
-  CHECK_NEAR(p[1].ms, 2.0);
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_INT(p[0].gc_index, 1);
+  CHECK_REL(p[0].ms, 5.0, 1e-9);
+  CHECK_EQ_INT(p[1].gc_index, 3);
+  CHECK_REL(p[1].ms, 2.0, 1e-9);
   /* --gc-over 2: only GC 1 fires (strictly greater). */
   CHECK(ins_trig_fires(p[0].ms, 2));
   CHECK(!ins_trig_fires(p[1].ms, 2));
 
   p = ins_trig_pairs(t, INS_TRIG_SUSPEND, &n);
-  CHECK_INT(n, 6);
+  CHECK_EQ_INT(n, 6);
   const double susp[] = {0.2, 2.0, 0.1, 3.0, 0.5, 1.0};
   const int32_t spid[] = {100, 200, 100, 100, 100, 100};
   for (size_t i = 0; i < 6 && i < n; i++) {
-    CHECK_NEAR(p[i].ms, susp[i]);
-    CHECK_INT(p[i].pid, spid[i]);
+    CHECK_REL(p[i].ms, susp[i], 1e-9);
+    CHECK_EQ_INT(p[i].pid, spid[i]);
   }
-  CHECK_INT(p[3].gc_index, 3);
-  CHECK_INT(p[5].start_ns, MS(51));
+  CHECK_EQ_INT(p[3].gc_index, 3);
+  CHECK_EQ_INT(p[5].start_ns, MS(51));
 
   p = ins_trig_pairs(t, INS_TRIG_BGC_FINAL, &n);
-  CHECK_INT(n, 1);
-  CHECK_NEAR(p[0].ms, 7.5);
-  CHECK_INT(p[0].tid, 9);
-  CHECK_INT(p[0].gc_index, 3);
+  CHECK_EQ_INT(n, 1);
+  CHECK_REL(p[0].ms, 7.5, 1e-9);
+  CHECK_EQ_INT(p[0].tid, 9);
+  CHECK_EQ_INT(p[0].gc_index, 3);
   ins_trig_free(t);
 
   /* Decoded events map onto trigger events. */
@@ -82,19 +84,19 @@ int main(void) {
   ev.tid = 6;
   ev.u.GCSuspendEEBegin.Reason = 6;
   ev.u.GCSuspendEEBegin.Count = 12;
-  CHECK_INT(ins_tev_from_event(&ev, &te), 0);
-  CHECK_INT(te.kind, INS_TEV_SUSPEND_BEGIN);
-  CHECK_INT(te.arg, 6);
-  CHECK_INT(te.count, 12);
-  CHECK_INT(te.ts_ns, 42);
+  CHECK_EQ_INT(ins_tev_from_event(&ev, &te), 0);
+  CHECK_EQ_INT(te.kind, INS_TEV_SUSPEND_BEGIN);
+  CHECK_EQ_INT(te.arg, 6);
+  CHECK_EQ_INT(te.count, 12);
+  CHECK_EQ_INT(te.ts_ns, 42);
   memset(&ev, 0, sizeof ev);
   ev.kind = gcs_kind_GCStart;
   ev.u.GCStart.Count = 3;
   ev.u.GCStart.Type = 1;
-  CHECK_INT(ins_tev_from_event(&ev, &te), 0);
-  CHECK_INT(te.kind, INS_TEV_GC_START);
-  CHECK_INT(te.arg, 1);
+  CHECK_EQ_INT(ins_tev_from_event(&ev, &te), 0);
+  CHECK_EQ_INT(te.kind, INS_TEV_GC_START);
+  CHECK_EQ_INT(te.arg, 1);
   ev.kind = gcs_kind_GCHeapStats;
-  CHECK_INT(ins_tev_from_event(&ev, &te), -1);
-  CHECK_DONE();
+  CHECK_EQ_INT(ins_tev_from_event(&ev, &te), -1);
+  return check_done();
 }

@@ -15,14 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "gcs_tables.h"
 #include "ins_overhead.h"
 #include "ins_timeline.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
-static int fails;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
 
 /* ---- number text ------------------------------------------------------------ */
 
@@ -328,6 +327,5 @@ int main(int argc, char **argv) {
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
   test_mmu();
-  if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
-  return fails != 0;
+  return check_done();
 }
