@@ -130,6 +130,11 @@ int gcs_cli_next(struct gcs_cli *p) {
     int i = index_of(p, optopt);
     snprintf(p->opt, sizeof p->opt, "%s", last);   /* as given: "-o" or "--output" */
     if (i < 0) return bad(p, "%s needs a value", last);
+    const struct gcs_cli_opt *o = &p->spec->opts[i];
+    if (o->arg == GCS_CLI_INT || o->arg == GCS_CLI_DOUBLE) {   /* the range, as for a bad value */
+      gcs_cli_number(p->opt, "", o->arg == GCS_CLI_INT, o->min, o->max, &p->dval, p->err, sizeof p->err);
+      return GCS_CLI_BAD;
+    }
     snprintf(p->err, sizeof p->err, "%s: missing %s", p->opt, p->spec->opts[i].metavar ? p->spec->opts[i].metavar : "value");
     return GCS_CLI_BAD;
   }
