@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gcs_cli.h"
 #include "gcs_import_cmd.h"
 #include "gcs_insight.h"
 #include "gcs_report.h"
@@ -37,23 +38,29 @@ static void usage(FILE *out) {
   fprintf(out, "\n'gcscope <command> --help' describes a command.\n");
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) { usage(stderr); return 2; }
-  const char *cmd = argv[1];
-  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-    if (argc > 2) {
-      for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(commands[i].name, argv[2])) {
-          char *a[] = { argv[2], "--help", NULL };
-          return commands[i].run(2, a);
-        }
-    }
-    usage(stdout);
-    return 0;
-  }
-  if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
+static const struct gcs_command *find_command(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(commands[i].name, cmd)) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "gcscope: '%s' is not a gcscope command. See 'gcscope help'.\n", cmd);
-  return 2;
+    if (!strcmp(commands[i].name, name)) return &commands[i];
+  return NULL;
+}
+
+/* `gcscope help [CMD]`: the command list, or CMD's own --help. */
+static int help(int argc, char **argv) {
+  if (argc < 3) { usage(stdout); return 0; }
+  if (argc > 3) return gcs_cli_error("help", "one command at a time ('%s %s')", argv[2], argv[3]);
+  const struct gcs_command *c = find_command(argv[2]);
+  if (!c) return gcs_cli_error("help", "'%s' is not a gcscope command (see gcscope help)", argv[2]);
+  char *a[] = { argv[2], "--help", NULL };
+  return c->run(2, a);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { usage(stderr); return GCS_CLI_USAGE_STATUS; }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return help(argc, argv);
+  if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
+  const struct gcs_command *c = find_command(cmd);
+  if (c) return c->run(argc - 1, argv + 1);
+  fprintf(stderr, "gcscope: '%s' is not a gcscope command (see gcscope help)\n", cmd);
+  return GCS_CLI_USAGE_STATUS;
 }

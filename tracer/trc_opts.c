@@ -1,39 +1,19 @@
 /* trc_opts.c — parsing and validation of `gcscope record`'s options. */
 #include "trc_opts.h"
 
+#include "gcs_cli.h"
+
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-  "usage: gcscope record [-o DIR] [--profile gc|alloc|handles|verbose]\n"
-  "         [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
-  "         [--dotnet] [--import [-d DB]] [--relayd URL]\n"
-  "         [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
-  "         [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
-  "         [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]\n";
-
 static int bad(const char *fmt, const char *a, const char *b) {
-  fprintf(stderr, "gcscope record: ");
-  fprintf(stderr, fmt, a, b);
-  fputc('\n', stderr);
-  return 2;
-}
-
-/* A finite, non-negative number; a trailing unit is not accepted. */
-static int parse_nonneg(const char *opt, const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v))
-    return bad("%s: '%s' is not a number", opt, s);
-  if (v < 0) return bad("%s: '%s' is negative; a non-negative value is required", opt, s);
-  *out = v;
-  return 0;
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, a, b);
+  return gcs_cli_error("record", "%s", msg);
 }
 
 /* SIZE with an optional k/K, m/M, g/G suffix (powers of 1024, as lttng). */
@@ -47,7 +27,7 @@ static int parse_size(const char *opt, const char *s, uint64_t *out) {
   if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
   else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
   else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
-  if (*end) return bad("%s: '%s' is not a size", opt, s);
+  if (*end || v > UINT64_MAX / mul) return bad("%s: '%s' is not a size", opt, s);
   v *= mul;
   if (v == 0 || (v & (v - 1))) return bad("%s: '%s' must be a power of two", opt, s);
   *out = v;
@@ -69,102 +49,102 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
   return 0;
 }
 
-enum { O_PROFILE = 256, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
+enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
        O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC };
 
+static const struct gcs_cli_opt record_opts[] = {
+  [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database of --import" },
+  [O_PROFILE] = { "profile", 0, GCS_CLI_STRING, 0, 0, "NAME", "gc (default), alloc, handles or verbose" },
+  [O_BUFSZ] = { "buffer-size", 0, GCS_CLI_STRING, 0, 0, "SIZE", "sub-buffer size, a power of two (k, M, G suffixes)" },
+  [O_NSUB] = { "num-subbuf", 0, GCS_CLI_STRING, 0, 0, "N", "sub-buffers per channel, a power of two" },
+  [O_DURATION] = { "duration", 0, GCS_CLI_DOUBLE, 0, INFINITY, "SEC", "stop after SEC seconds" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "record a running process instead of a COMMAND" },
+  [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL, "enable CoreCLR's GC tracepoints (DOTNET_EnableEventLog=1)" },
+  [O_IMPORT] = { "import", 0, GCS_CLI_FLAG, 0, 0, NULL, "import the trace when the recording ends" },
+  [O_RELAYD] = { "relayd", 0, GCS_CLI_STRING, 0, 0, "URL", "stream the trace to an lttng-relayd" },
+  [O_GC_OVER] = { "stop-on-gc-over", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "capture when a GC lasts more than MS" },
+  [O_SUSP_OVER] = { "stop-on-suspend-over", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "capture when a suspension lasts more than MS" },
+  [O_BGC_OVER] = { "stop-on-bgc-final-pause-over", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS",
+                   "capture when a background GC's final pause lasts more than MS" },
+  [O_DELAY] = { "delay-after-trigger", 0, GCS_CLI_DOUBLE, 0, INFINITY, "SEC", "keep recording SEC after a trigger (default 5)" },
+  [O_MULTI] = { "collect-multiple", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (default 1)" },
+  [O_CIRC] = { "circular-mb", 0, GCS_CLI_DOUBLE, 1, INFINITY, "MB", "flight-recorder ring of MB per channel" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec record_spec = {
+  .cmd = "record",
+  .usage = "[-o DIR] [--profile gc|alloc|handles|verbose]\n"
+           "  [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
+           "  [--dotnet] [--import [-d DB]] [--relayd URL]\n"
+           "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
+           "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
+           "  [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]",
+  .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng.",
+  .opts = record_opts,
+  .stop_at_operand = 1,
+};
+
+static int set_profile(const char *name, struct trc_opts *o) {
+  if (!strcmp(name, "gc")) o->profile = TRC_PROFILE_GC;
+  else if (!strcmp(name, "alloc")) o->profile = TRC_PROFILE_ALLOC;
+  else if (!strcmp(name, "handles")) o->profile = TRC_PROFILE_HANDLES;
+  else if (!strcmp(name, "verbose")) o->profile = TRC_PROFILE_VERBOSE;
+  else return bad("unknown profile '%s' (expected gc, alloc, handles or verbose)%s", name, "");
+  return 0;
+}
+
+/* One option the table has already checked the value of. */
+static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
+  switch (k) {
+  case O_OUTPUT: o->output = p->value; return 0;
+  case O_DB: o->db = p->value; return 0;
+  case O_PROFILE: return set_profile(p->value, o);
+  case O_BUFSZ: return parse_size("--buffer-size", p->value, &o->subbuf_size);
+  case O_NSUB: return parse_size("--num-subbuf", p->value, &o->num_subbuf);
+  case O_DURATION:
+    if (p->dval == 0) return bad("--duration: must be more than 0 seconds%s%s", "", "");
+    o->duration_sec = p->dval;
+    return 0;
+  case O_PID:
+    if (kill((pid_t)p->ival, 0) != 0 && errno == ESRCH) return bad("--pid: no process with PID %s%s", p->value, "");
+    o->pid = (pid_t)p->ival;
+    return 0;
+  case O_DOTNET: o->dotnet = 1; return 0;
+  case O_IMPORT: o->import = 1; return 0;
+  case O_RELAYD: o->relayd = p->value; return 0;
+  case O_GC_OVER: case O_SUSP_OVER: case O_BGC_OVER: {
+    int t = k == O_GC_OVER ? TRC_GC_OVER : k == O_SUSP_OVER ? TRC_SUSPEND_OVER : TRC_BGC_FINAL_OVER;
+    o->trigger_ms[t] = p->dval;
+    o->trigger_on[t] = 1;
+    return 0;
+  }
+  case O_DELAY: o->delay_after_sec = p->dval; return 0;
+  case O_MULTI: o->collect_multiple = (int)p->ival; return 0;
+  case O_CIRC: o->circular_mb = p->dval; return 0;
+  default: return 0;
+  }
+}
+
 int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
-  static const struct option longs[] = {
-    { "output", required_argument, 0, 'o' },
-    { "db", required_argument, 0, 'd' },
-    { "help", no_argument, 0, 'h' },
-    { "profile", required_argument, 0, O_PROFILE },
-    { "buffer-size", required_argument, 0, O_BUFSZ },
-    { "num-subbuf", required_argument, 0, O_NSUB },
-    { "duration", required_argument, 0, O_DURATION },
-    { "pid", required_argument, 0, O_PID },
-    { "dotnet", no_argument, 0, O_DOTNET },
-    { "import", no_argument, 0, O_IMPORT },
-    { "relayd", required_argument, 0, O_RELAYD },
-    { "stop-on-gc-over", required_argument, 0, O_GC_OVER },
-    { "stop-on-suspend-over", required_argument, 0, O_SUSP_OVER },
-    { "stop-on-bgc-final-pause-over", required_argument, 0, O_BGC_OVER },
-    { "delay-after-trigger", required_argument, 0, O_DELAY },
-    { "collect-multiple", required_argument, 0, O_MULTI },
-    { "circular-mb", required_argument, 0, O_CIRC },
-    { 0, 0, 0, 0 },
-  };
   memset(o, 0, sizeof *o);
   o->delay_after_sec = 5;
   o->collect_multiple = 1;
-  optind = 0;     /* GNU: full re-initialisation, the parser may run twice */
-  opterr = 0;
-  int c, r, li;
-  double d;
-  char opt[64];
-  while ((li = -1, c = getopt_long(argc, argv, "+:o:d:h", longs, &li)) != -1) {
-    if (li >= 0) snprintf(opt, sizeof opt, "--%s", longs[li].name);
-    else if ((c == '?' || c == ':') && optopt > 0 && optopt < 128) snprintf(opt, sizeof opt, "-%c", optopt);
-    else if (c == '?' || c == ':') snprintf(opt, sizeof opt, "%s", argv[optind - 1]);
-    else snprintf(opt, sizeof opt, "-%c", c);
-    switch (c) {
-    case 'o': o->output = optarg; break;
-    case 'd': o->db = optarg; break;
-    case 'h': fputs(usage_text, stdout); return 1;
-    case O_PROFILE:
-      if (!strcmp(optarg, "gc")) o->profile = TRC_PROFILE_GC;
-      else if (!strcmp(optarg, "alloc")) o->profile = TRC_PROFILE_ALLOC;
-      else if (!strcmp(optarg, "handles")) o->profile = TRC_PROFILE_HANDLES;
-      else if (!strcmp(optarg, "verbose")) o->profile = TRC_PROFILE_VERBOSE;
-      else return bad("unknown profile '%s' (expected gc, alloc, handles or verbose)%s", optarg, "");
-      break;
-    case O_BUFSZ: if ((r = parse_size("--buffer-size", optarg, &o->subbuf_size))) return r; break;
-    case O_NSUB: if ((r = parse_size("--num-subbuf", optarg, &o->num_subbuf))) return r; break;
-    case O_DURATION:
-      if ((r = parse_nonneg("--duration", optarg, &o->duration_sec))) return r;
-      if (o->duration_sec == 0) return bad("--duration: must be more than 0 seconds%s%s", "", "");
-      break;
-    case O_PID: {
-      char *end;
-      errno = 0;
-      long v = strtol(optarg, &end, 10);
-      if (end == optarg || *end || errno || v <= 0 || v > 0x7fffffffL)
-        return bad("--pid: '%s' is not a process id%s", optarg, "");
-      if (kill((pid_t)v, 0) != 0 && errno == ESRCH)
-        return bad("--pid: no process with PID %s%s", optarg, "");
-      o->pid = (pid_t)v;
-      break;
-    }
-    case O_DOTNET: o->dotnet = 1; break;
-    case O_IMPORT: o->import = 1; break;
-    case O_RELAYD: o->relayd = optarg; break;
-    case O_GC_OVER: case O_SUSP_OVER: case O_BGC_OVER: {
-      int k = c == O_GC_OVER ? TRC_GC_OVER : c == O_SUSP_OVER ? TRC_SUSPEND_OVER : TRC_BGC_FINAL_OVER;
-      if ((r = parse_nonneg(opt, optarg, &o->trigger_ms[k]))) return r;
-      o->trigger_on[k] = 1;
-      break;
-    }
-    case O_DELAY: if ((r = parse_nonneg("--delay-after-trigger", optarg, &o->delay_after_sec))) return r; break;
-    case O_MULTI:
-      if ((r = parse_nonneg("--collect-multiple", optarg, &d))) return r;
-      if (d < 1 || d != floor(d) || d > 10000) return bad("--collect-multiple: '%s' must be a whole number from 1 to 10000%s", optarg, "");
-      o->collect_multiple = (int)d;
-      break;
-    case O_CIRC:
-      if ((r = parse_nonneg("--circular-mb", optarg, &o->circular_mb))) return r;
-      if (o->circular_mb < 1) return bad("--circular-mb: '%s' must be at least 1 MB%s", optarg, "");
-      break;
-    case ':': return bad("%s needs a value%s", opt, "");
-    default:
-      return bad("unknown option '%s' (see gcscope record --help)%s", opt, "");
-    }
+  struct gcs_cli p;
+  gcs_cli_init(&p, &record_spec, argc, argv);
+  for (int k, r; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&record_spec, stdout); return 1; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("record", "%s", p.err);
+    if ((r = apply(k, &p, o))) return r;
   }
   if (o->db && !o->import) return bad("-d DB is only used with --import%s%s", "", "");
   if (o->output && o->relayd)
     return bad("-o and --relayd exclude each other: with --relayd the trace is written by the relayd%s%s", "", "");
   if (o->import && o->relayd) return bad("--import needs a local trace; it cannot be used with --relayd%s%s", "", "");
-  if (optind < argc) {
+  if (p.optind < argc) {
     if (o->pid) return bad("give either --pid or a COMMAND, not both%s%s", "", "");
-    o->command = argv + optind;
+    o->command = argv + p.optind;
   }
   return 0;
 }

@@ -2,8 +2,9 @@
  * trc_opts.h — the command line of `gcscope record`, parsed and validated.
  *
  * Ownership: strings in struct trc_opts point into argv (not copied).
- * Errors: trc_opts_parse prints one line "gcscope record: ..." on stderr and
- * returns 2 for a usage error, 1 for --help (usage printed on stdout), 0 ok.
+ * Errors: trc_opts_parse (gcs_cli's table and error line) prints one line
+ * "gcscope record: ..." on stderr and returns 2 for a usage error, 1 for
+ * --help (usage printed on stdout), 0 ok.
  */
 #ifndef TRC_OPTS_H
 #define TRC_OPTS_H

@@ -5,12 +5,13 @@
  * Argument parsing and the screen loop; the model, the sources and the
  * drawing live in their own files (see tui/README in docs/tui.md). */
 #include <curses.h>
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "gcs_cli.h"
 #include "gcs_tui.h"
 #include "tui_live.h"
 #include "tui_model.h"
@@ -18,27 +19,30 @@
 #include "tui_term.h"
 #include "tui_ui.h"
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: gcscope top [options] DB\n"
-          "       gcscope top [options] --session NAME\n"
-          "       gcscope top [options] -- COMMAND [ARGS...]\n"
-          "\n"
-          "A live terminal view of GC behaviour: per-process header, every GC (newest\n"
-          "first), rollup by generation, pause histogram and heap sparklines.\n"
-          "\n"
-          "  DB                  a gcscope database (gcscope import); new GCs an import\n"
-          "                      adds appear as they are written\n"
-          "  --session NAME      attach to the live LTTng session NAME through lttng-relayd\n"
-          "  -- COMMAND          run COMMAND in a live LTTng session and watch it\n"
-          "  --relayd URL        live relayd URL (default net://127.0.0.1)\n"
-          "  --live-timer US     live timer of a session top creates (default 100000 = 100 ms)\n"
-          "  --long-pause MS     pauses >= MS are red, >= MS/4 yellow (default 200)\n"
-          "  -h, --help          this help\n"
-          "\n"
-          "Keys: arrows/PgUp/PgDn/Home/End move, Enter detail, s sort, r reverse, g filter,\n"
-          "p process, / search (n next), f freeze, Tab panel, ? help, q quit.\n");
-}
+enum { O_SESSION, O_RELAYD, O_LIVE_TIMER, O_LONG_PAUSE };
+
+static const struct gcs_cli_opt top_opts[] = {
+  [O_SESSION] = { "session", 0, GCS_CLI_STRING, 0, 0, "NAME", "attach to the live LTTng session NAME through lttng-relayd" },
+  [O_RELAYD] = { "relayd", 0, GCS_CLI_STRING, 0, 0, "URL", "live relayd URL (default net://127.0.0.1)" },
+  [O_LIVE_TIMER] = { "live-timer", 0, GCS_CLI_INT, 1, 2147483647.0, "US",
+                     "live timer of a session top creates (default 100000 = 100 ms)" },
+  [O_LONG_PAUSE] = { "long-pause", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "pauses >= MS are red, >= MS/4 yellow (default 200)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec top_spec = {
+  .cmd = "top",
+  .usage = "[options] DB\n[options] --session NAME\n[options] -- COMMAND [ARGS...]",
+  .about = "A live terminal view of GC behaviour: per-process header, every GC (newest\n"
+           "first), rollup by generation, pause histogram and heap sparklines.\n"
+           "\n"
+           "  DB          a gcscope database (gcscope import); new GCs an import adds\n"
+           "              appear as they are written\n"
+           "  -- COMMAND  run COMMAND in a live LTTng session and watch it",
+  .opts = top_opts,
+  .epilog = "Keys: arrows/PgUp/PgDn/Home/End move, Enter detail, s sort, r reverse, g filter,\n"
+            "p process, / search (n next), f freeze, Tab panel, ? help, q quit.\n",
+};
 
 static double now_ms(void) {
   struct timespec ts;
@@ -108,48 +112,35 @@ int gcs_cmd_top(int argc, char **argv) {
   long live_timer_us = 100000;
   double long_pause_ms = 200;
   char **command = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    if (!strcmp(a, "--")) {
-      if (i + 1 >= argc) { fprintf(stderr, "gcscope top: '--' needs a command\n"); return 2; }
+  /* Options end at "--": what follows is the COMMAND, whatever its options. */
+  int nargs = argc;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--")) {
+      if (i + 1 >= argc) return gcs_cli_error("top", "'--' needs a command");
       command = &argv[i + 1];
+      nargs = i;
       break;
     }
-    int has_val = !strcmp(a, "--session") || !strcmp(a, "--relayd") || !strcmp(a, "--live-timer") ||
-                  !strcmp(a, "--long-pause");
-    if (has_val) {
-      if (i + 1 >= argc) { fprintf(stderr, "gcscope top: %s needs a value\n", a); return 2; }
-      const char *v = argv[++i];
-      char *end;
-      if (!strcmp(a, "--session")) session = v;
-      else if (!strcmp(a, "--relayd")) relayd = v;
-      else if (!strcmp(a, "--live-timer")) {
-        errno = 0;
-        live_timer_us = strtol(v, &end, 10);
-        if (errno || *end || live_timer_us <= 0) {
-          fprintf(stderr, "gcscope top: --live-timer wants a positive number of microseconds, not '%s'\n", v);
-          return 2;
-        }
-      } else {
-        long_pause_ms = strtod(v, &end);
-        if (*end || !(long_pause_ms > 0)) {
-          fprintf(stderr, "gcscope top: --long-pause wants a positive number of ms, not '%s'\n", v);
-          return 2;
-        }
-      }
-      continue;
+  struct gcs_cli p;
+  gcs_cli_init(&p, &top_spec, nargs, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&top_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("top", "%s", p.err);
+    if (k == O_SESSION) session = p.value;
+    else if (k == O_RELAYD) relayd = p.value;
+    else if (k == O_LIVE_TIMER) live_timer_us = (long)p.ival;
+    else if (k == O_LONG_PAUSE) {
+      if (!(p.dval > 0)) return gcs_cli_error("top", "--long-pause wants a positive number of ms, not '%s'", p.value);
+      long_pause_ms = p.dval;
     }
-    if (a[0] == '-') { fprintf(stderr, "gcscope top: unknown option '%s' (see gcscope top --help)\n", a); return 2; }
-    if (db) { fprintf(stderr, "gcscope top: more than one database given ('%s', '%s')\n", db, a); return 2; }
-    db = a;
+  }
+  for (int i = p.optind; i < nargs; i++) {
+    if (db) return gcs_cli_error("top", "more than one database given ('%s', '%s')", db, argv[i]);
+    db = argv[i];
   }
   int nsources = (db != NULL) + (session != NULL) + (command != NULL);
-  if (nsources == 0) { usage(stderr); return 2; }
-  if (nsources > 1) {
-    fprintf(stderr, "gcscope top: give one source: a DB, --session NAME or -- COMMAND\n");
-    return 2;
-  }
+  if (nsources == 0) { gcs_cli_usage(&top_spec, stderr); return GCS_CLI_USAGE_STATUS; }
+  if (nsources > 1) return gcs_cli_error("top", "give one source: a DB, --session NAME or -- COMMAND");
   char err[512] = "";
   struct tui_source *src;
   if (db) src = tui_db_open(db, err, sizeof err);

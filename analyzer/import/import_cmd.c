@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_cli.h"
 #include "gcs_import_cmd.h"
 #include "gcs_db.h"
 
@@ -17,50 +18,42 @@ static void on_sigint(int sig) {
   signal(SIGINT, SIG_DFL);  /* a second Ctrl-C kills; the journal still protects the database */
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: gcscope import TRACE... [-d DB] [-q] [-v]\n"
-          "\n"
-          "Import GC traces into an SQLite database (default ./" GCS_DB_DEFAULT_PATH ").\n"
-          "TRACE is an LTTng trace directory (session directory, perfcollect lttngTrace/,\n"
-          "ust/uid/...; every CTF trace under it is found), a perfcollect .trace.zip, or a\n"
-          ".nettrace file. Each trace is imported in one transaction: an error or Ctrl-C\n"
-          "leaves the database as it was; a trace already imported adds nothing.\n"
-          "\n"
-          "  -d, --db DB    database file (created if missing)\n"
-          "  -q, --quiet    no per-trace summary lines\n"
-          "  -v, --verbose  also the CPU time of the decoding and writing threads\n"
-          "  -h, --help     this help\n");
-}
+enum { O_DB, O_QUIET, O_VERBOSE };
+
+static const struct gcs_cli_opt import_opts[] = {
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database file (created if missing)" },
+  [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no per-trace summary lines" },
+  [O_VERBOSE] = { "verbose", 'v', GCS_CLI_FLAG, 0, 0, NULL, "also the CPU time of the decoding and writing threads" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec import_spec = {
+  .cmd = "import",
+  .usage = "TRACE... [-d DB] [-q] [-v]",
+  .about = "Import GC traces into an SQLite database (default ./" GCS_DB_DEFAULT_PATH ").\n"
+           "TRACE is an LTTng trace directory (session directory, perfcollect lttngTrace/,\n"
+           "ust/uid/...; every CTF trace under it is found), a perfcollect .trace.zip, or a\n"
+           ".nettrace file. Each trace is imported in one transaction: an error or Ctrl-C\n"
+           "leaves the database as it was; a trace already imported adds nothing.",
+  .opts = import_opts,
+};
 
 int gcs_cmd_import(int argc, char **argv) {
   const char *db = GCS_DB_DEFAULT_PATH;
   int quiet = 0, verbose = 0;
-  const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-  int npaths = 0, only_paths = 0;
-  if (!paths) { fprintf(stderr, "gcscope import: out of memory\n"); return 1; }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) { paths[npaths++] = a; continue; }
-    if (strcmp(a, "--") == 0) { only_paths = 1; continue; }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); free(paths); return 0; }
-    if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) { quiet = 1; continue; }
-    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) { verbose = 1; continue; }
-    if (strcmp(a, "-d") == 0 || strcmp(a, "--db") == 0) {
-      if (i + 1 >= argc) { fprintf(stderr, "gcscope import: %s needs a database path\n", a); free(paths); return 2; }
-      db = argv[++i];
-      continue;
-    }
-    if (strncmp(a, "--db=", 5) == 0) { db = a + 5; continue; }
-    fprintf(stderr, "gcscope import: unknown option %s (see gcscope import --help)\n", a);
-    free(paths);
-    return 2;
+  struct gcs_cli p;
+  gcs_cli_init(&p, &import_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&import_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("import", "%s", p.err);
+    if (k == O_DB) db = p.value;
+    else if (k == O_QUIET) quiet = 1;
+    else if (k == O_VERBOSE) verbose = 1;
   }
-  if (npaths == 0) {
-    fprintf(stderr, "gcscope import: no trace given (see gcscope import --help)\n");
-    free(paths);
-    return 2;
-  }
+  /* the operands (getopt_long moved them after the options) */
+  const char **paths = (const char **)(argv + p.optind);
+  int npaths = argc - p.optind;
+  if (npaths == 0) return gcs_cli_error("import", "no trace given (see gcscope import --help)");
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
@@ -71,7 +64,6 @@ int gcs_cmd_import(int argc, char **argv) {
   char err[2048];
   int rc = gcs_import_paths(db, paths, npaths, &opts, err, sizeof err);
   sigaction(SIGINT, &old, NULL);
-  free(paths);
   if (rc != 0) {
     if (interrupted) fprintf(stderr, "gcscope import: interrupted; the trace being imported was rolled back\n");
     else fprintf(stderr, "gcscope import: %s\n", err);

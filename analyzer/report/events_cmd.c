@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_cli.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
 #include "rpt_util.h"
@@ -18,37 +19,44 @@ static int parse_ms(const char *s, double *out) {
   return *s && !*end ? 0 : -1;
 }
 
+enum { O_TRACE, O_FILTER, O_FROM, O_TO, O_PID };
+
+static const struct gcs_cli_opt events_opts[] = {
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
+  [O_FILTER] = { "filter", 0, GCS_CLI_STRING, 0, 0, "REGEX", "event names matching REGEX ('GCStart|GCEnd'; case-insensitive)" },
+  [O_FROM] = { "from", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or after MS (ms from the trace start)" },
+  [O_TO] = { "to", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or before MS" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec events_spec = {
+  .cmd = "events",
+  .usage = "DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID]",
+  .opts = events_opts,
+};
+
 int gcs_cmd_events(int argc, char **argv) {
   const char *path = NULL, *filter = NULL;
   double from = -1e300, to = 1e300;
   int pid = -1;
   long long trace = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int has = i + 1 < argc;
-    if (strcmp(a, "--filter") == 0 && has) filter = argv[++i];
-    else if (strcmp(a, "--from") == 0 && has) {
-      if (parse_ms(argv[++i], &from)) { fprintf(stderr, "gcscope events: bad --from '%s'\n", argv[i]); return 2; }
-    } else if (strcmp(a, "--to") == 0 && has) {
-      if (parse_ms(argv[++i], &to)) { fprintf(stderr, "gcscope events: bad --to '%s'\n", argv[i]); return 2; }
-    } else if (strcmp(a, "--trace") == 0 && has) {
-      char *end;
-      trace = strtoll(argv[++i], &end, 10);
-      if (*end || trace < 0) { fprintf(stderr, "gcscope events: bad --trace '%s'\n", argv[i]); return 2; }
-    } else if (strcmp(a, "--pid") == 0 && has) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 0) { fprintf(stderr, "gcscope events: bad --pid '%s'\n", argv[i]); return 2; }
-      pid = (int)v;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "gcscope events: unknown option '%s'\n", a);
-      return 2;
-    } else if (!path) path = a;
-    else { fprintf(stderr, "gcscope events: more than one database given ('%s')\n", a); return 2; }
+  struct gcs_cli p;
+  gcs_cli_init(&p, &events_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&events_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("events", "%s", p.err);
+    if (k == O_FILTER) filter = p.value;
+    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_error("events", "bad --from '%s'", p.value);
+    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_error("events", "bad --to '%s'", p.value);
+    else if (k == O_PID) pid = (int)p.ival;
+    else if (k == O_TRACE) trace = p.ival;
   }
+  if (p.optind < argc) path = argv[p.optind];
+  if (p.optind + 1 < argc) return gcs_cli_error("events", "more than one database given ('%s')", argv[p.optind + 1]);
   if (!path) {
-    fprintf(stderr, "usage: gcscope events DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID]\n");
-    return 2;
+    gcs_cli_usage(&events_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
   }
   regex_t re;
   if (filter && regcomp(&re, filter, REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_cli.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
 #include "rpt_util.h"
@@ -85,22 +86,39 @@ static int run_sql(sqlite3 *db, const char *sql, int mode) {
   return 0;
 }
 
+enum { O_WRITE, O_CSV, O_JSON };
+
+static const struct gcs_cli_opt sql_opts[] = {
+  [O_WRITE] = { "write", 0, GCS_CLI_FLAG, 0, 0, NULL, "allow statements that change the database" },
+  [O_CSV] = { "csv", 0, GCS_CLI_FLAG, 0, 0, NULL, "CSV output" },
+  [O_JSON] = { "json", 0, GCS_CLI_FLAG, 0, 0, NULL, "JSON output" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec sql_spec = {
+  .cmd = "sql",
+  .usage = "DB [QUERY] [--write] [--csv|--json]",
+  .opts = sql_opts,
+};
+
 int gcs_cmd_sql(int argc, char **argv) {
   const char *path = NULL, *query = NULL;
   int write = 0, mode = OUT_TABLE;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--write") == 0) write = 1;
-    else if (strcmp(a, "--csv") == 0) mode = OUT_CSV;
-    else if (strcmp(a, "--json") == 0) mode = OUT_JSON;
-    else if (a[0] == '-' && a[1] == '-') { fprintf(stderr, "gcscope sql: unknown option '%s'\n", a); return 2; }
-    else if (!path) path = a;
-    else if (!query) query = a;
-    else { fprintf(stderr, "gcscope sql: give the query as one argument (quote it)\n"); return 2; }
+  struct gcs_cli p;
+  gcs_cli_init(&p, &sql_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&sql_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("sql", "%s", p.err);
+    if (k == O_WRITE) write = 1;
+    else if (k == O_CSV) mode = OUT_CSV;
+    else if (k == O_JSON) mode = OUT_JSON;
   }
+  if (p.optind < argc) path = argv[p.optind];
+  if (p.optind + 1 < argc) query = argv[p.optind + 1];
+  if (p.optind + 2 < argc) return gcs_cli_error("sql", "give the query as one argument (quote it)");
   if (!path) {
-    fprintf(stderr, "usage: gcscope sql DB [QUERY] [--write] [--csv|--json]\n");
-    return 2;
+    gcs_cli_usage(&sql_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
   }
   char err[600];
   struct gcs_input in;

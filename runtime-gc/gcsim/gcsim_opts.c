@@ -1,12 +1,11 @@
 /* gcsim_opts.c — gcsim's command line: defaults (GCPerfSim's where it has
  * one), the named scenario presets and strict option parsing. A preset is
  * applied first wherever --scenario appears, so explicit options override it. */
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_cli.h"
 #include "gcsim.h"
 
 static const char *const names[GCSIM_SC_COUNT] = {
@@ -80,40 +79,68 @@ int gcsim_apply_preset(const char *name, struct gcsim_opts *o) {
   return 0;
 }
 
+enum {
+  O_SCENARIO, O_SECONDS, O_THREADS, O_ALLOC_MB, O_SURVIVAL, O_LIFETIME, O_RING_CHUNK, O_SIZE_MIN, O_SIZE_MAX,
+  O_LOH_SIZE_MIN, O_LOH_SIZE_MAX, O_POH_SIZE_MIN, O_POH_SIZE_MAX, O_LOH_FRACTION, O_POH_FRACTION,
+  O_PIN_FRACTION, O_FINALIZABLE_FRACTION, O_INDUCE_EVERY, O_INDUCE_GEN, O_INDUCE_COMPACTING, O_REQUESTS,
+  O_REQUEST_KB, O_REQUEST_SURVIVAL, O_SLOW_MS, O_SLOW_EVERY_MS, O_GC_SERVER, O_GC_CONCURRENT, O_SEED,
+  O_CHECK, O_QUIET,
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define BIG 1e12
+#define MAXSIZE 1e9
+
+static const struct gcs_cli_opt gcsim_opts_table[] = {
+  [O_SCENARIO] = { "scenario", 0, GCS_CLI_STRING, 0, 0, "NAME", "apply a preset (options given override it)" },
+  [O_SECONDS] = { "seconds", 0, GCS_CLI_DOUBLE, 0, 86400, "N", "run time (default 5; the run also ends at --alloc-mb)" },
+  [O_THREADS] = { "threads", 0, GCS_CLI_INT, 1, GCSIM_MAX_THREADS, "N", "allocating threads (default 2, max " STR(GCSIM_MAX_THREADS) ")" },
+  [O_ALLOC_MB] = { "alloc-mb", 0, GCS_CLI_DOUBLE, 0, BIG, "N", "stop after N MB allocated in total (default 0 = no limit)" },
+  [O_SURVIVAL] = { "survival", 0, GCS_CLI_DOUBLE, 0, 1, "F", "fraction of objects that survive (default 0.03)" },
+  [O_LIFETIME] = { "lifetime", 0, GCS_CLI_STRING, 0, 0, "N|forever",
+                   "survivors kept per thread, oldest dropped first (default 1000)" },
+  [O_RING_CHUNK] = { "ring-chunk", 0, GCS_CLI_INT, 1, 1e8, "N",
+                     "survivor ring slots per array, 8 bytes a slot (default 4096;\n"
+                     "10625 or more put each array on the LOH)" },
+  [O_SIZE_MIN] = { "size-min", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "small object payload size, least (default 100)" },
+  [O_SIZE_MAX] = { "size-max", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "small object payload size, most (default 4000)" },
+  [O_LOH_SIZE_MIN] = { "loh-size-min", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "LOH array size, least (default 102400)" },
+  [O_LOH_SIZE_MAX] = { "loh-size-max", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "LOH array size, most (default 204800)" },
+  [O_POH_SIZE_MIN] = { "poh-size-min", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "POH array size, least (default 100)" },
+  [O_POH_SIZE_MAX] = { "poh-size-max", 0, GCS_CLI_INT, 1, MAXSIZE, "N", "POH array size, most (default 204800)" },
+  [O_LOH_FRACTION] = { "loh-fraction", 0, GCS_CLI_DOUBLE, 0, 1, "F", "share of allocated bytes on the LOH (default 0)" },
+  [O_POH_FRACTION] = { "poh-fraction", 0, GCS_CLI_DOUBLE, 0, 1, "F", "share of allocated bytes on the POH (default 0)" },
+  [O_PIN_FRACTION] = { "pin-fraction", 0, GCS_CLI_DOUBLE, 0, 1, "F", "share of survivors held by a pinned handle (default 0)" },
+  [O_FINALIZABLE_FRACTION] = { "finalizable-fraction", 0, GCS_CLI_DOUBLE, 0, 1, "F",
+                               "share of small objects that are finalizable (default 0)" },
+  [O_INDUCE_EVERY] = { "induce-every", 0, GCS_CLI_INT, 0, 3600000, "MS", "induce a GC every MS milliseconds (default 0 = never)" },
+  [O_INDUCE_GEN] = { "induce-gen", 0, GCS_CLI_INT, 0, 2, "G", "generation of induced GCs, 0..2 (default 2)" },
+  [O_INDUCE_COMPACTING] = { "induce-compacting", 0, GCS_CLI_FLAG, 0, 0, NULL, "induced GCs are compacting" },
+  [O_REQUESTS] = { "requests", 0, GCS_CLI_FLAG, 0, 0, NULL, "request mode: each thread runs requests (rgc:RequestStart/Stop)" },
+  [O_REQUEST_KB] = { "request-kb", 0, GCS_CLI_DOUBLE, 0.001, 1e6, "N", "allocation per request (default 100)" },
+  [O_REQUEST_SURVIVAL] = { "request-survival", 0, GCS_CLI_DOUBLE, 0, 1, "F",
+                           "share of a request's objects live until it ends (default 0.2)" },
+  [O_SLOW_MS] = { "slow-ms", 0, GCS_CLI_INT, 0, 60000, "N", "a thread stays in managed code N ms without a safepoint ..." },
+  [O_SLOW_EVERY_MS] = { "slow-every-ms", 0, GCS_CLI_INT, 1, 3600000, "N", "... once every N ms (default 1000)" },
+  [O_GC_SERVER] = { "gc-server", 0, GCS_CLI_INT, 0, 1, "0|1", "override RGC_gcServer" },
+  [O_GC_CONCURRENT] = { "gc-concurrent", 0, GCS_CLI_INT, 0, 1, "0|1", "override RGC_gcConcurrent" },
+  [O_SEED] = { "seed", 0, GCS_CLI_INT, 0, 9007199254740992.0, "N", "random seed (default 1)" },
+  [O_CHECK] = { "check", 0, GCS_CLI_FLAG, 0, 0, NULL, "verify the scenario's GC signature; exit " STR(GCSIM_EXIT_SIGNATURE) " if not met" },
+  [O_QUIET] = { "quiet", 0, GCS_CLI_FLAG, 0, 0, NULL, "no key=value report" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec gcsim_spec = {
+  .prog = "gcsim",
+  .usage = "[--scenario NAME] [options]",
+  .about = "A librgc workload generator (GCPerfSim-like). MB = 10^6 bytes, KB = 10^3 bytes.",
+  .opts = gcsim_opts_table,
+};
+
 void gcsim_usage(FILE *out) {
-  fprintf(out,
-    "usage: gcsim [--scenario NAME] [options]\n"
-    "A librgc workload generator (GCPerfSim-like). MB = 10^6 bytes, KB = 10^3 bytes.\n"
-    "  --scenario NAME          apply a preset (options given override it)\n"
-    "  --seconds N              run time (default 5; the run also ends at --alloc-mb)\n"
-    "  --threads N              allocating threads (default 2, max %d)\n"
-    "  --alloc-mb N             stop after N MB allocated in total (default 0 = no limit)\n"
-    "  --survival F             fraction of objects that survive (default 0.03)\n"
-    "  --lifetime N|forever     survivors kept per thread, oldest dropped first (default 1000)\n"
-    "  --ring-chunk N           survivor ring slots per array, 8 bytes a slot (default 4096;\n"
-    "                           10625 or more put each array on the LOH)\n"
-    "  --size-min N --size-max N          small object payload sizes (default 100..4000)\n"
-    "  --loh-size-min N --loh-size-max N  LOH array sizes (default 102400..204800)\n"
-    "  --poh-size-min N --poh-size-max N  POH array sizes (default 100..204800)\n"
-    "  --loh-fraction F         share of allocated bytes on the LOH (default 0)\n"
-    "  --poh-fraction F         share of allocated bytes on the POH (default 0)\n"
-    "  --pin-fraction F         share of survivors held by a pinned handle (default 0)\n"
-    "  --finalizable-fraction F share of small objects that are finalizable (default 0)\n"
-    "  --induce-every MS        induce a GC every MS milliseconds (default 0 = never)\n"
-    "  --induce-gen G           generation of induced GCs, 0..2 (default 2)\n"
-    "  --induce-compacting      induced GCs are compacting\n"
-    "  --requests               request mode: each thread runs requests (rgc:RequestStart/Stop)\n"
-    "  --request-kb N           allocation per request (default 100)\n"
-    "  --request-survival F     share of a request's objects live until it ends (default 0.2)\n"
-    "  --slow-ms N              a thread stays in managed code N ms without a safepoint ...\n"
-    "  --slow-every-ms N        ... once every N ms (default 1000)\n"
-    "  --gc-server 0|1          override RGC_gcServer\n"
-    "  --gc-concurrent 0|1      override RGC_gcConcurrent\n"
-    "  --seed N                 random seed (default 1)\n"
-    "  --check                  verify the scenario's GC signature; exit %d if not met\n"
-    "  --quiet                  no key=value report\n"
-    "  --help                   this text\n"
-    "Scenarios:\n", GCSIM_MAX_THREADS, GCSIM_EXIT_SIGNATURE);
+  gcs_cli_usage(&gcsim_spec, out);
+  fprintf(out, "\nScenarios:\n");
   for (int i = 1; i < GCSIM_SC_COUNT; i++) fprintf(out, "  %-16s %s\n", names[i], blurbs[i]);
   fprintf(out,
     "Exit: 0 ok, 1 runtime error, %d bad usage, %d signature not met (--check),\n"
@@ -121,99 +148,74 @@ void gcsim_usage(FILE *out) {
     GCSIM_EXIT_USAGE, GCSIM_EXIT_SIGNATURE, GCSIM_EXIT_UNSUPPORTED);
 }
 
-static int num(const char *opt, const char *s, double lo, double hi, double *out, char *err, size_t errlen) {
-  char *end;
-  errno = 0;
-  double v = s && *s ? strtod(s, &end) : NAN;
-  if (!s || !*s || errno || *end || isnan(v) || v < lo || v > hi) {
-    snprintf(err, errlen, "%s: expected a number from %g to %g, got '%s'", opt, lo, hi, s ? s : "");
-    return -1;
+/* One option whose value the table has checked (all but --scenario). */
+static int apply(int k, const struct gcs_cli *p, struct gcsim_opts *o, char *err, size_t errlen) {
+  uint64_t u = (uint64_t)p->ival;
+  switch (k) {
+  case O_SECONDS: o->seconds = p->dval; break;
+  case O_THREADS: o->threads = (unsigned)u; break;
+  case O_ALLOC_MB: o->alloc_mb = p->dval; break;
+  case O_SURVIVAL: o->survival = p->dval; break;
+  case O_LIFETIME: {
+    double v;
+    char ignored[8];
+    if (!strcmp(p->value, "forever")) o->lifetime = 0;
+    else if (gcs_cli_number("--lifetime", p->value, 1, 1, 1e8, &v, ignored, sizeof ignored)) {
+      snprintf(err, errlen, "--lifetime: expected a count from 1 to 1e+08 or 'forever', got '%s'", p->value);
+      return -1;
+    } else o->lifetime = (uint64_t)v;
+    break;
   }
-  *out = v;
-  return 0;
-}
-
-static int integer(const char *opt, const char *s, double lo, double hi, uint64_t *out, char *err,
-                   size_t errlen) {
-  double v;
-  if (num(opt, s, lo, hi, &v, err, errlen)) return -1;
-  if (v != floor(v)) {
-    snprintf(err, errlen, "%s: expected an integer, got '%s'", opt, s);
-    return -1;
+  case O_RING_CHUNK: o->ring_chunk = u; break;
+  case O_SIZE_MIN: o->size_min = (size_t)u; break;
+  case O_SIZE_MAX: o->size_max = (size_t)u; break;
+  case O_LOH_SIZE_MIN: o->loh_size_min = (size_t)u; break;
+  case O_LOH_SIZE_MAX: o->loh_size_max = (size_t)u; break;
+  case O_POH_SIZE_MIN: o->poh_size_min = (size_t)u; break;
+  case O_POH_SIZE_MAX: o->poh_size_max = (size_t)u; break;
+  case O_LOH_FRACTION: o->loh_fraction = p->dval; break;
+  case O_POH_FRACTION: o->poh_fraction = p->dval; break;
+  case O_PIN_FRACTION: o->pin_fraction = p->dval; break;
+  case O_FINALIZABLE_FRACTION: o->finalizable_fraction = p->dval; break;
+  case O_INDUCE_EVERY: o->induce_every_ms = (unsigned)u; break;
+  case O_INDUCE_GEN: o->induce_gen = (int)u; break;
+  case O_INDUCE_COMPACTING: o->induce_compacting = 1; break;
+  case O_REQUESTS: o->requests = 1; break;
+  case O_REQUEST_KB: o->request_kb = p->dval; break;
+  case O_REQUEST_SURVIVAL: o->request_survival = p->dval; break;
+  case O_SLOW_MS: o->slow_ms = (unsigned)u; break;
+  case O_SLOW_EVERY_MS: o->slow_every_ms = (unsigned)u; break;
+  case O_GC_SERVER: o->gc_server = (int)u; break;
+  case O_GC_CONCURRENT: o->gc_concurrent = (int)u; break;
+  case O_SEED: o->seed = u; break;
+  case O_CHECK: o->check = 1; break;
+  case O_QUIET: o->quiet = 1; break;
+  default: break;
   }
-  *out = (uint64_t)v;
   return 0;
 }
 
 int gcsim_parse_args(int argc, char **argv, struct gcsim_opts *o, FILE *out, char *err, size_t errlen) {
   gcsim_defaults(o);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      gcsim_usage(out);
-      return 1;
-    }
-    if (!strcmp(argv[i], "--scenario")) {
-      if (i + 1 >= argc) { snprintf(err, errlen, "--scenario: missing NAME"); return -1; }
-      if (gcsim_apply_preset(argv[i + 1], o)) {
-        snprintf(err, errlen, "--scenario: unknown scenario '%s' (see --help)", argv[i + 1]);
-        return -1;
-      }
-      i++;
-    }
-  }
-  const double big = 1e12, maxsize = 1e9;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    double d;
-    uint64_t u;
-#define NUM(name, lo, hi, dst) else if (!strcmp(a, name)) { \
-      if (num(name, v, lo, hi, &d, err, errlen)) { return -1; } dst = d; i++; }
-#define INT(name, lo, hi, dst) else if (!strcmp(a, name)) { \
-      if (integer(name, v, lo, hi, &u, err, errlen)) { return -1; } dst = u; i++; }
-    if (!strcmp(a, "--scenario")) i++;
-    NUM("--seconds", 0, 86400, o->seconds)
-    INT("--threads", 1, GCSIM_MAX_THREADS, o->threads)
-    NUM("--alloc-mb", 0, big, o->alloc_mb)
-    NUM("--survival", 0, 1, o->survival)
-    INT("--ring-chunk", 1, 1e8, o->ring_chunk)
-    INT("--size-min", 1, maxsize, o->size_min)
-    INT("--size-max", 1, maxsize, o->size_max)
-    INT("--loh-size-min", 1, maxsize, o->loh_size_min)
-    INT("--loh-size-max", 1, maxsize, o->loh_size_max)
-    INT("--poh-size-min", 1, maxsize, o->poh_size_min)
-    INT("--poh-size-max", 1, maxsize, o->poh_size_max)
-    NUM("--loh-fraction", 0, 1, o->loh_fraction)
-    NUM("--poh-fraction", 0, 1, o->poh_fraction)
-    NUM("--pin-fraction", 0, 1, o->pin_fraction)
-    NUM("--finalizable-fraction", 0, 1, o->finalizable_fraction)
-    INT("--induce-every", 0, 3600000, o->induce_every_ms)
-    INT("--induce-gen", 0, 2, o->induce_gen)
-    NUM("--request-kb", 0.001, 1e6, o->request_kb)
-    NUM("--request-survival", 0, 1, o->request_survival)
-    INT("--slow-ms", 0, 60000, o->slow_ms)
-    INT("--slow-every-ms", 1, 3600000, o->slow_every_ms)
-    INT("--gc-server", 0, 1, o->gc_server)
-    INT("--gc-concurrent", 0, 1, o->gc_concurrent)
-    INT("--seed", 0, 9007199254740992.0, o->seed)
-    else if (!strcmp(a, "--lifetime")) {
-      if (v && !strcmp(v, "forever")) o->lifetime = 0;
-      else if (integer("--lifetime", v, 1, 1e8, &u, err, errlen)) {
-        snprintf(err, errlen, "--lifetime: expected a count from 1 to 1e+08 or 'forever', got '%s'",
-                 v ? v : "");
-        return -1;
-      } else o->lifetime = u;
-      i++;
-    }
-    else if (!strcmp(a, "--induce-compacting")) o->induce_compacting = 1;
-    else if (!strcmp(a, "--requests")) o->requests = 1;
-    else if (!strcmp(a, "--check")) o->check = 1;
-    else if (!strcmp(a, "--quiet")) o->quiet = 1;
-    else {
-      snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+  struct gcs_cli p;
+  /* First pass: --help, and the preset every other option then overrides. */
+  gcs_cli_init(&p, &gcsim_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) >= 0 || k == GCS_CLI_HELP;) {
+    if (k == GCS_CLI_HELP) { gcsim_usage(out); return 1; }
+    if (k == O_SCENARIO && gcsim_apply_preset(p.value, o)) {
+      snprintf(err, errlen, "--scenario: unknown scenario '%s' (see --help)", p.value);
       return -1;
     }
-#undef NUM
-#undef INT
+  }
+  gcs_cli_init(&p, &gcsim_spec, argc, argv);
+  int k;
+  while ((k = gcs_cli_next(&p)) != GCS_CLI_DONE) {
+    if (k == GCS_CLI_BAD) { snprintf(err, errlen, "%s", p.err); return -1; }
+    if (k != O_SCENARIO && apply(k, &p, o, err, errlen)) return -1;
+  }
+  if (p.optind < argc) {
+    snprintf(err, errlen, "unknown option '%s' (see --help)", argv[p.optind]);
+    return -1;
   }
   if (o->size_min > o->size_max) {
     snprintf(err, errlen, "--size-min %zu is larger than --size-max %zu", o->size_min, o->size_max);

@@ -5,12 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "gcsim.h"
-
-#define CHECK(cond) do { if (!(cond)) { \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); exit(1); } } while (0)
-#define CHECK_STR(a, b) do { if (strcmp((a), (b))) { \
-    fprintf(stderr, "%s:%d: got '%s', want '%s'\n", __FILE__, __LINE__, (a), (b)); exit(1); } } while (0)
 
 static int parse(struct gcsim_opts *o, char *err, int n, ...) {
   char *argv[32] = {"gcsim"};
@@ -163,6 +159,5 @@ int main(void) {
   test_presets();
   test_bad();
   test_signatures();
-  puts("test_gcsim_opts: ok");
-  return 0;
+  return check_done();
 }

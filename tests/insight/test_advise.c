@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "ins_advise.h"
-#include "ins_check.h"
+#include "check.h"
 
 #define NB 10
 
@@ -34,10 +34,9 @@ static const struct ins_finding *only(const struct ins_gc *g, size_t n, const st
   size_t k = ins_advise(g, n, ps, &O, &a);
   size_t want = rule ? 1 : 0;
   if (k != want || (rule && !ins_advice_find(&a, rule))) {
-    fprintf(stderr, "line %d: expected %s, got %zu finding(s):", line, rule ? rule : "none", k);
-    for (size_t i = 0; i < k; i++) fprintf(stderr, " %s", a.f[i].rule);
-    fprintf(stderr, "\n");
-    ins_failures++;
+    char got[512] = "";
+    for (size_t i = 0; i < k; i++) snprintf(got + strlen(got), sizeof got - strlen(got), " %s", a.f[i].rule);
+    check_fail_at(__FILE__, line, "expected %s, got %zu finding(s):%s", rule ? rule : "none", k, got);
     return NULL;
   }
   return rule ? ins_advice_find(&a, rule) : NULL;
@@ -55,9 +54,9 @@ int main(void) {
   ps.total_pause_ms = 600;
   const struct ins_finding *f = ONLY(g, n, &ps, "pause-time");
   if (f) {
-    CHECK_STR_HAS(f->finding, "6.0 %");
-    CHECK_INT(f->n_gcs, 3);
-    CHECK_INT(f->gcs[0], 1);   /* equal pauses: earliest first */
+    CHECK_HAS(f->finding, "6.0 %");
+    CHECK_EQ_INT(f->n_gcs, 3);
+    CHECK_EQ_INT(f->gcs[0], 1);   /* equal pauses: earliest first */
   }
   ps.total_pause_ms = 500;
   ONLY(g, n, &ps, NULL);
@@ -65,7 +64,7 @@ int main(void) {
   ps = healthy;
   ps.worst_window_pct = 12;
   f = ONLY(g, n, &ps, "pause-time");
-  if (f) CHECK_STR_HAS(f->finding, "bursts");
+  if (f) CHECK_HAS(f->finding, "bursts");
   ps.worst_window_pct = 10;
   ONLY(g, n, &ps, NULL);
 
@@ -76,10 +75,10 @@ int main(void) {
   g[n++] = gen2(13, 1, 0, 12000, 50);
   f = ONLY(g, n, &healthy, "loh-churn");
   if (f) {
-    CHECK_INT(f->n_gcs, 2);
-    CHECK_INT(f->gcs[0], 11);
-    CHECK_INT(f->gcs[1], 12);
-    CHECK_STR_HAS(f->finding, "2 of 3");
+    CHECK_EQ_INT(f->n_gcs, 2);
+    CHECK_EQ_INT(f->gcs[0], 11);
+    CHECK_EQ_INT(f->gcs[1], 12);
+    CHECK_HAS(f->finding, "2 of 3");
   }
   g[n++] = gen2(14, 1, 0, 13000, 50);   /* 2 of 4 = 50 %: not more than half */
   ONLY(g, n, &healthy, NULL);
@@ -90,11 +89,11 @@ int main(void) {
   g[6].reason = 10;
   f = ONLY(g, n, &healthy, "induced");
   if (f) {
-    CHECK_INT(f->n_gcs_total, 2);
-    CHECK_INT(f->gcs[0], 4);
-    CHECK_INT(f->gcs[1], 7);
-    CHECK_STR_HAS(f->evidence, "Induced 1");
-    CHECK_STR_HAS(f->evidence, "InducedCompacting 1");
+    CHECK_EQ_INT(f->n_gcs_total, 2);
+    CHECK_EQ_INT(f->gcs[0], 4);
+    CHECK_EQ_INT(f->gcs[1], 7);
+    CHECK_HAS(f->evidence, "Induced 1");
+    CHECK_HAS(f->evidence, "InducedCompacting 1");
   }
   g[3].reason = 4;   /* AllocLarge on a gen0 GC: not induced */
   g[6].reason = 0;
@@ -106,9 +105,9 @@ int main(void) {
   g[n++].condemn_conditions = 1u << 2;   /* high_mem_p */
   f = ONLY(g, n, &healthy, "full-blocking-gen2");
   if (f) {
-    CHECK_STR_HAS(f->evidence, "high_mem_p");
-    CHECK_STR_HAS(f->next, "memory load");
-    CHECK_INT(f->gcs[0], 11);
+    CHECK_HAS(f->evidence, "high_mem_p");
+    CHECK_HAS(f->next, "memory load");
+    CHECK_EQ_INT(f->gcs[0], 11);
   }
   g[n - 1].type = 1;   /* the same GC as a BGC: fine */
   ONLY(g, n, &healthy, NULL);
@@ -118,7 +117,7 @@ int main(void) {
   g[n] = gen2(11, 1, 0, 10000, 50);
   g[n++].gen2_frag_before_pct = 20;
   f = ONLY(g, n, &healthy, "gen2-frag-bgc");
-  if (f) CHECK_STR_HAS(f->evidence, "#11 (20.0 %)");
+  if (f) CHECK_HAS(f->evidence, "#11 (20.0 %)");
   g[n - 1].gen2_frag_before_pct = 15;
   ONLY(g, n, &healthy, NULL);
 
@@ -128,8 +127,8 @@ int main(void) {
   g[4].pinned_objects = 5;
   f = ONLY(g, n, &healthy, "gen0-frag-pinning");
   if (f) {
-    CHECK_INT(f->gcs[0], 5);
-    CHECK_STR_HAS(f->evidence, "5 pinned");
+    CHECK_EQ_INT(f->gcs[0], 5);
+    CHECK_HAS(f->evidence, "5 pinned");
   }
   g[4].pinned_objects = 0;   /* fragmentation without pins */
   ONLY(g, n, &healthy, NULL);
@@ -142,14 +141,14 @@ int main(void) {
   g[5].pause_ms = 5;
   f = ONLY(g, n, &healthy, "ephemeral-pause");
   if (f) {
-    CHECK_INT(f->n_gcs_total, 1);
-    CHECK_INT(f->gcs[0], 6);
-    CHECK_STR_HAS(f->evidence, "median ephemeral pause 1.000 ms");
-    CHECK_STR_HAS(f->next, "stolen CPU");
+    CHECK_EQ_INT(f->n_gcs_total, 1);
+    CHECK_EQ_INT(f->gcs[0], 6);
+    CHECK_HAS(f->evidence, "median ephemeral pause 1.000 ms");
+    CHECK_HAS(f->next, "stolen CPU");
   }
   g[5].suspend_ms = 3;   /* most of the excess is suspension */
   f = ONLY(g, n, &healthy, "ephemeral-pause");
-  if (f) CHECK_STR_HAS(f->next, "Suspension");
+  if (f) CHECK_HAS(f->next, "Suspension");
   g[5].suspend_ms = 0.05;
   g[5].promoted_mb = 5;  /* the long pause promoted 5x more: it tracks */
   ONLY(g, n, &healthy, NULL);
@@ -158,7 +157,7 @@ int main(void) {
   n = base(g);
   g[8].suspend_ms = 6;
   f = ONLY(g, n, &healthy, "long-suspension");
-  if (f) CHECK_STR_HAS(f->evidence, "#9 (6.0 ms)");
+  if (f) CHECK_HAS(f->evidence, "#9 (6.0 ms)");
   g[8].suspend_ms = 5;
   ONLY(g, n, &healthy, NULL);
 
@@ -166,7 +165,7 @@ int main(void) {
   n = base(g);
   for (size_t i = 0; i < n; i++) { g[i].peak_mb = 30; g[i].after_mb = 10; }
   f = ONLY(g, n, &healthy, "peak-vs-after");
-  if (f) CHECK_STR_HAS(f->finding, "median Peak/After 3.00");
+  if (f) CHECK_HAS(f->finding, "median Peak/After 3.00");
   for (size_t i = 0; i < n; i++) { g[i].peak_mb = 14; g[i].after_mb = 5; }   /* ratio 2.8 but 9 MB */
   ONLY(g, n, &healthy, NULL);
   for (size_t i = 0; i < n; i++) { g[i].peak_mb = 30; g[i].after_mb = 20; }  /* 10 MB but ratio 1.5 */
@@ -179,9 +178,9 @@ int main(void) {
   g[n++] = gen2(13, 1, 0, 70000, 125);
   f = ONLY(g, n, &healthy, "heap-growth");
   if (f) {
-    CHECK_STR_HAS(f->finding, "+25.0 %");
-    CHECK_STR_HAS(f->evidence, "25.000 MB per minute");   /* 25 MB in 60 s */
-    CHECK_INT(f->n_gcs, 3);
+    CHECK_HAS(f->finding, "+25.0 %");
+    CHECK_HAS(f->evidence, "25.000 MB per minute");   /* 25 MB in 60 s */
+    CHECK_EQ_INT(f->n_gcs, 3);
   }
   g[n - 1].after_mb = 115;   /* +15 % */
   ONLY(g, n, &healthy, NULL);
@@ -189,5 +188,5 @@ int main(void) {
   g[n - 1].after_mb = 115;
   g[n++] = gen2(14, 1, 0, 80000, 140);
   ONLY(g, n, &healthy, NULL);
-  CHECK_DONE();
+  return check_done();
 }

@@ -11,15 +11,14 @@
 #include "gcs_db.h"
 #include "gcs_gcdb.h"
 #include "ins_advise.h"
-#include "ins_check.h"
+#include "check.h"
 #include "ins_db.h"
 
 static void exec(sqlite3 *db, const char *sql) {
   char *msg = NULL;
   if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    fprintf(stderr, "SQL error: %s\n  in: %s\n", msg, sql);
+    CHECK_FAIL("SQL error: %s\n  in: %s", msg, sql);
     sqlite3_free(msg);
-    ins_failures++;
   }
 }
 
@@ -115,49 +114,49 @@ int main(int argc, char **argv) {
   char err[600];
   sqlite3 *db = gcs_input_open(argv[1], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
-  if (!db) CHECK_DONE();
+  if (!db) return check_done();
   struct ins_proc_key *procs;
   size_t np;
-  CHECK_INT(ins_db_processes("test", db, 1, &procs, &np), 0);
-  CHECK_INT(np, 1);
-  CHECK_INT(procs[0].pid, 10);
+  CHECK_EQ_INT(ins_db_processes("test", db, 1, &procs, &np), 0);
+  CHECK_EQ_INT(np, 1);
+  CHECK_EQ_INT(procs[0].pid, 10);
 
   struct ins_pause *p;
   size_t n;
-  CHECK_INT(ins_db_pauses("test", db, &procs[0], &p, &n), 0);
-  CHECK_INT(n, 4);   /* 3 first pauses + the BGC's final pause */
+  CHECK_EQ_INT(ins_db_pauses("test", db, &procs[0], &p, &n), 0);
+  CHECK_EQ_INT(n, 4);   /* 3 first pauses + the BGC's final pause */
   int64_t total = 0;
   for (size_t i = 0; i < n; i++) total += p[i].end_ns - p[i].start_ns;
-  CHECK_INT(total, 2000000 + 10000000 + 1000000 + 3000000);
+  CHECK_EQ_INT(total, 2000000 + 10000000 + 1000000 + 3000000);
   free(p);
 
   struct ins_request *r;
-  CHECK_INT(ins_db_requests("test", db, &procs[0], &r, &n), 0);
-  CHECK_INT(n, 3);   /* the open request is left out */
+  CHECK_EQ_INT(ins_db_requests("test", db, &procs[0], &r, &n), 0);
+  CHECK_EQ_INT(n, 3);   /* the open request is left out */
   free(r);
 
   struct ins_gc *g;
-  CHECK_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
-  CHECK_INT(n, 3);
+  CHECK_EQ_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_EQ_INT(n, 3);
   if (n == 3) {
-    CHECK_INT(g[1].condemn_conditions, 129);      /* 1 | 128 over the two heaps */
-    CHECK_NEAR(g[2].gen2_frag_before_pct, 17.5);  /* 350 / 2000 */
+    CHECK_EQ_INT(g[1].condemn_conditions, 129);      /* 1 | 128 over the two heaps */
+    CHECK_REL(g[2].gen2_frag_before_pct, 17.5, 1e-9);  /* 350 / 2000 */
     CHECK(isnan(g[0].gen2_frag_before_pct));
   }
   struct ins_proc_summary ps;
-  CHECK_INT(ins_db_summary(db, &procs[0], &ps), 0);
-  CHECK_NEAR(ps.duration_ms, 10000);
+  CHECK_EQ_INT(ins_db_summary(db, &procs[0], &ps), 0);
+  CHECK_REL(ps.duration_ms, 10000, 1e-9);
   struct ins_advise_opts o;
   ins_advise_default_opts(&o);
   struct ins_advice a;
-  CHECK_INT(ins_advise(g, n, &ps, &o, &a), 3);
+  CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 3);
   CHECK(ins_advice_find(&a, "induced") != NULL);
   CHECK(ins_advice_find(&a, "gen2-frag-bgc") != NULL);
   const struct ins_finding *f = ins_advice_find(&a, "full-blocking-gen2");
   CHECK(f != NULL);
   if (f) {
-    CHECK_STR_HAS(f->evidence, "induced_fullgc_p max_high_frag_p");
-    CHECK_STR_HAS(f->next, "fragmentation");
+    CHECK_HAS(f->evidence, "induced_fullgc_p max_high_frag_p");
+    CHECK_HAS(f->next, "fragmentation");
   }
   free(g);
   free(procs);
@@ -165,13 +164,13 @@ int main(int argc, char **argv) {
 
   db = gcs_input_open(argv[2], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
-  if (!db) CHECK_DONE();
-  CHECK_INT(ins_db_processes("test", db, 0, &procs, &np), 0);
-  CHECK_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
-  CHECK_INT(ins_db_summary(db, &procs[0], &ps), 0);
-  CHECK_INT(ins_advise(g, n, &ps, &o, &a), 0);
+  if (!db) return check_done();
+  CHECK_EQ_INT(ins_db_processes("test", db, 0, &procs, &np), 0);
+  CHECK_EQ_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_EQ_INT(ins_db_summary(db, &procs[0], &ps), 0);
+  CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 0);
   free(g);
   free(procs);
   sqlite3_close(db);
-  CHECK_DONE();
+  return check_done();
 }

@@ -3,11 +3,14 @@
  * processes). */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gcs_enums.h"
 #include "gcs_events.h"
-#include "ins_check.h"
+#include "check.h"
 #include "ins_triggers.h"
+
+#define MS(x) ((int64_t)((x) * 1000000.0 + 0.5)) /* ms -> ns */
 
 #define SB gcs_kind_GCSuspendEEBegin
 #define SE gcs_kind_GCSuspendEEEnd
@@ -83,51 +86,51 @@ int main(void) {
   if (!t) return 1;
   for (size_t i = 0; i < sizeof EV / sizeof *EV; i++) {
     struct gcs_event e = event(&EV[i]);
-    CHECK_INT(ins_trig_feed(t, &e), 0);
+    CHECK_EQ_INT(ins_trig_feed(t, &e), 0);
   }
   /* Events the triggers do not read are ignored. */
   struct gcs_event other = event(&EV[0]);
   other.kind = gcs_kind_GCAllocationTick;
-  CHECK_INT(ins_trig_feed(t, &other), 0);
+  CHECK_EQ_INT(ins_trig_feed(t, &other), 0);
   ins_trig_finish(t);
 
   size_t n;
   const struct gcs_trigger_pair *p = ins_trig_pairs(t, GCS_TRIGGER_GC_OVER, &n);
-  CHECK_INT(n, 2);
+  CHECK_EQ_INT(n, 2);
   if (n == 2) {
-    CHECK_INT(p[0].gc_index, 1);
-    CHECK_NEAR(p[0].ms, 5.0);
-    CHECK_INT(p[1].gc_index, 3);
-    CHECK_NEAR(p[1].ms, 2.0);
+    CHECK_EQ_INT(p[0].gc_index, 1);
+    CHECK_REL(p[0].ms, 5.0, 1e-9);
+    CHECK_EQ_INT(p[1].gc_index, 3);
+    CHECK_REL(p[1].ms, 2.0, 1e-9);
     /* --gc-over 2: only GC 1 fires (strictly greater). */
     CHECK(p[0].fires);
     CHECK(!p[1].fires);
   }
 
   p = ins_trig_pairs(t, GCS_TRIGGER_SUSPEND_OVER, &n);
-  CHECK_INT(n, 6);
+  CHECK_EQ_INT(n, 6);
   const double susp[] = {0.2, 2.0, 0.1, 3.0, 0.5, 1.0};
   const int32_t spid[] = {100, 200, 100, 100, 100, 100};
   for (size_t i = 0; i < 6 && i < n; i++) {
-    CHECK_NEAR(p[i].ms, susp[i]);
-    CHECK_INT(p[i].pid, spid[i]);
+    CHECK_REL(p[i].ms, susp[i], 1e-9);
+    CHECK_EQ_INT(p[i].pid, spid[i]);
     CHECK(!p[i].fires);   /* no --suspend-over */
   }
   if (n == 6) {
-    CHECK_INT(p[3].gc_index, 3);
-    CHECK_INT(p[5].begin_ns, MS(51));
+    CHECK_EQ_INT(p[3].gc_index, 3);
+    CHECK_EQ_INT(p[5].begin_ns, MS(51));
   }
 
   p = ins_trig_pairs(t, GCS_TRIGGER_BGC_FINAL_OVER, &n);
-  CHECK_INT(n, 1);
+  CHECK_EQ_INT(n, 1);
   if (n == 1) {
-    CHECK_NEAR(p[0].ms, 7.5);
-    CHECK_INT(p[0].tid, 9);
+    CHECK_REL(p[0].ms, 7.5, 1e-9);
+    CHECK_EQ_INT(p[0].tid, 9);
     /* The final pause belongs to the running BGC, GC 2 (as `record` reports
      * it), not to the SuspendEEBegin's Count. */
-    CHECK_INT(p[0].gc_index, 2);
+    CHECK_EQ_INT(p[0].gc_index, 2);
     CHECK(!p[0].fires);   /* 7.5 is not over 7.5 */
   }
   ins_trig_free(t);
-  CHECK_DONE();
+  return check_done();
 }

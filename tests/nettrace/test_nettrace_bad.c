@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "gcs_nettrace.h"
-#include "nt_check.h"
+#include "check.h"
 
 static const char *scratch;
 static uint64_t delivered;
@@ -41,13 +41,13 @@ static void expect_error(const char *label, const uint8_t *data, size_t len, con
   char path[1024];
   snprintf(path, sizeof path, "%s/nt-bad-%s.nettrace", scratch, label);
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data, 1, len, f) != len) { fprintf(stderr, "cannot write %s\n", path); nt_failures++; if (f) fclose(f); return; }
+  if (!f || fwrite(data, 1, len, f) != len) { CHECK_FAIL("cannot write %s", path); if (f) fclose(f); return; }
   fclose(f);
   char err[512] = "";
   struct gcs_nettrace_info info;
   int rc = gcs_nettrace_read(path, count_cb, NULL, &info, err, sizeof err);
   if (rc != -1) fprintf(stderr, "[%s] expected an error\n", label);
-  CHECK_EQ(rc, -1);
+  CHECK_EQ_U64(rc, -1);
   CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':');
   CHECK(strchr(err, '\n') == NULL);
   CHECK_HAS(err, want);
@@ -139,23 +139,22 @@ int main(int argc, char **argv) {
   char err[512];
   char path[1024];
   snprintf(path, sizeof path, "%s/does-not-exist.nettrace", scratch);
-  CHECK_EQ(gcs_nettrace_read(path, NULL, NULL, NULL, err, sizeof err), -1);
+  CHECK_EQ_U64(gcs_nettrace_read(path, NULL, NULL, NULL, err, sizeof err), -1);
   CHECK_HAS(err, "No such file or directory");
-  CHECK_EQ(gcs_nettrace_read(scratch, NULL, NULL, NULL, err, sizeof err), -1);
+  CHECK_EQ_U64(gcs_nettrace_read(scratch, NULL, NULL, NULL, err, sizeof err), -1);
   CHECK_HAS(err, "not a regular file");
   expect_error("empty", real, 0, "empty file");
 
   /* The magic check. */
-  CHECK_EQ(gcs_nettrace_is_nettrace(argv[1]), 1);
-  CHECK_EQ(gcs_nettrace_is_nettrace(path), 0);
+  CHECK_EQ_U64(gcs_nettrace_is_nettrace(argv[1]), 1);
+  CHECK_EQ_U64(gcs_nettrace_is_nettrace(path), 0);
   snprintf(path, sizeof path, "%s/nt-magic-check", scratch);
   FILE *f = fopen(path, "wb");
   if (f) { fwrite("NettracX", 1, 8, f); fclose(f); }
-  CHECK_EQ(gcs_nettrace_is_nettrace(path), 0);
+  CHECK_EQ_U64(gcs_nettrace_is_nettrace(path), 0);
   unlink(path);
 
   free(buf);
   free(real);
-  if (nt_failures) fprintf(stderr, "%d check(s) failed\n", nt_failures);
-  return nt_failures != 0;
+  return check_done();
 }

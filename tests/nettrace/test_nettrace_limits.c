@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "nt_check.h"
+#include "check.h"
 #include "nt_internal.h"
 
 struct buf { uint8_t *p; size_t n, cap; };
@@ -97,9 +97,9 @@ int main(void) {
 
   make_file(&b, n, 0);
   int rc = nt_read_buffer("limits.nettrace", b.p, b.n, on_event, &o, &info, err, sizeof err);
-  CHECK_EQ(rc, -1);
+  CHECK_EQ_U64(rc, -1);
   CHECK_HAS(err, "limits.nettrace: more than 1048576 GC events between two sequence points");
-  CHECK_EQ(o.n, 0);
+  CHECK_EQ_U64(o.n, 0);
   free(b.p);
 
   b = (struct buf){ 0 };
@@ -107,16 +107,15 @@ int main(void) {
   make_file(&b, n, 1);
   rc = nt_read_buffer("sorted.nettrace", b.p, b.n, on_event, &o, &info, err, sizeof err);
   if (rc != 0) fprintf(stderr, "%s\n", err);
-  CHECK_EQ(rc, 0);
-  CHECK_EQ(o.n, n);
-  CHECK_EQ(o.out_of_order, 0);
-  CHECK_EQ(info.events_total, n);
-  CHECK_EQ(info.events_lost, 0);
-  CHECK_EQ(info.pid, 77);
+  CHECK_EQ_U64(rc, 0);
+  CHECK_EQ_U64(o.n, n);
+  CHECK_EQ_U64(o.out_of_order, 0);
+  CHECK_EQ_U64(info.events_total, n);
+  CHECK_EQ_U64(info.events_lost, 0);
+  CHECK_EQ_U64(info.pid, 77);
   /* Event i is at tick i (1 ns ticks from SyncTimeQPC 0). */
-  CHECK_EQ(info.end_ns - info.start_ns, n);
+  CHECK_EQ_U64(info.end_ns - info.start_ns, n);
   free(b.p);
 
-  if (nt_failures) fprintf(stderr, "%d check(s) failed\n", nt_failures);
-  return nt_failures != 0;
+  return check_done();
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "gcs_nettrace.h"
-#include "nt_check.h"
+#include "check.h"
 
 #define SYNC_NS 1560643019754000000ull  /* 2019-06-15 23:56:59.754 UTC */
 
@@ -102,174 +102,173 @@ int main(int argc, char **argv) {
 
   struct gcs_nettrace_info info;
   char err[512];
-  CHECK_EQ(gcs_nettrace_is_nettrace(argv[1]), 1);
+  CHECK_EQ_U64(gcs_nettrace_is_nettrace(argv[1]), 1);
   int rc = gcs_nettrace_read(argv[1], on_event, s, &info, err, sizeof err);
   if (rc != 0) fprintf(stderr, "%s\n", err);
-  CHECK_EQ(rc, 0);
+  CHECK_EQ_U64(rc, 0);
 
   /* Trace object and totals. */
-  CHECK_EQ(info.pid, 10064);
-  CHECK_EQ(info.pointer_size, 8);
-  CHECK_EQ(info.format_version, 4);
-  CHECK_EQ(info.start_ns, SYNC_NS);
-  CHECK_EQ(info.end_ns, 1560643058334240574ull);
-  CHECK_EQ(info.events_total, 105540);
-  CHECK_EQ(info.events_decoded, 64258);
-  CHECK_EQ(info.events_lost, 0);
+  CHECK_EQ_U64(info.pid, 10064);
+  CHECK_EQ_U64(info.pointer_size, 8);
+  CHECK_EQ_U64(info.format_version, 4);
+  CHECK_EQ_U64(info.start_ns, SYNC_NS);
+  CHECK_EQ_U64(info.end_ns, 1560643058334240574ull);
+  CHECK_EQ_U64(info.events_total, 105540);
+  CHECK_EQ_U64(info.events_decoded, 64258);
+  CHECK_EQ_U64(info.events_lost, 0);
   CHECK_STR(info.command_line, "");  /* no ProcessInfo nor RuntimeInformation in this file */
-  CHECK_EQ(s->out_of_order, 0);
-  CHECK_EQ(s->bad_pid, 0);
+  CHECK_EQ_U64(s->out_of_order, 0);
+  CHECK_EQ_U64(s->bad_pid, 0);
 
   /* Counts per kind (PerfView baseline). */
-  CHECK_EQ(s->counts[gcs_kind_GCStart], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCEnd], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCTriggered], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCHeapStats], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCPerHeapHistory], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCGlobalHeapHistory], 478);
-  CHECK_EQ(s->counts[gcs_kind_GCSuspendEEBegin], 5953);
-  CHECK_EQ(s->counts[gcs_kind_GCSuspendEEEnd], 5953);
-  CHECK_EQ(s->counts[gcs_kind_GCRestartEEBegin], 6002);
-  CHECK_EQ(s->counts[gcs_kind_GCRestartEEEnd], 6002);
-  CHECK_EQ(s->counts[gcs_kind_GCAllocationTick], 35458);
-  CHECK_EQ(s->counts[gcs_kind_GCMarkWithType], 1912);
-  CHECK_EQ(s->counts[gcs_kind_PinObjectAtGCTime], 45);
-  CHECK_EQ(s->counts[gcs_kind_PinPlugAtGCTime], 46);
-  CHECK_EQ(s->counts[gcs_kind_GCFinalizersBegin], 2);
-  CHECK_EQ(s->counts[gcs_kind_GCFinalizersEnd], 2);
-  CHECK_EQ(s->counts[gcs_kind_IncreaseMemoryPressure], 15);
-  CHECK_EQ(s->counts[gcs_kind_RuntimeInformationStart], 0);
-  CHECK_EQ(s->depth[0], 473);
-  CHECK_EQ(s->depth[1], 5);
-  CHECK_EQ(s->depth[2], 0);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCStart], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCEnd], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCTriggered], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCHeapStats], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCPerHeapHistory], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCGlobalHeapHistory], 478);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCSuspendEEBegin], 5953);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCSuspendEEEnd], 5953);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCRestartEEBegin], 6002);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCRestartEEEnd], 6002);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCAllocationTick], 35458);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCMarkWithType], 1912);
+  CHECK_EQ_U64(s->counts[gcs_kind_PinObjectAtGCTime], 45);
+  CHECK_EQ_U64(s->counts[gcs_kind_PinPlugAtGCTime], 46);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCFinalizersBegin], 2);
+  CHECK_EQ_U64(s->counts[gcs_kind_GCFinalizersEnd], 2);
+  CHECK_EQ_U64(s->counts[gcs_kind_IncreaseMemoryPressure], 15);
+  CHECK_EQ_U64(s->counts[gcs_kind_RuntimeInformationStart], 0);
+  CHECK_EQ_U64(s->depth[0], 473);
+  CHECK_EQ_U64(s->depth[1], 5);
+  CHECK_EQ_U64(s->depth[2], 0);
 
   /* GCStart payloads, threads, times. */
   const struct gcs_event *g = &s->gcstart1;
-  CHECK_EQ(g->version, 2);
-  CHECK_EQ(g->u.GCStart.Count, 1);
-  CHECK_EQ(g->u.GCStart.Depth, 0);
-  CHECK_EQ(g->u.GCStart.Reason, 0);
-  CHECK_EQ(g->u.GCStart.Type, 0);
-  CHECK_EQ(g->u.GCStart.ClrInstanceID, 3);
-  CHECK_EQ(g->tid, 12272);
-  CHECK_EQ(g->ts_ns, 1560643025209940736ull);
-  CHECK_EQ((g->ts_ns - SYNC_NS) / 100000, 54559);  /* baseline: MSec 5455.9407 */
+  CHECK_EQ_U64(g->version, 2);
+  CHECK_EQ_U64(g->u.GCStart.Count, 1);
+  CHECK_EQ_U64(g->u.GCStart.Depth, 0);
+  CHECK_EQ_U64(g->u.GCStart.Reason, 0);
+  CHECK_EQ_U64(g->u.GCStart.Type, 0);
+  CHECK_EQ_U64(g->u.GCStart.ClrInstanceID, 3);
+  CHECK_EQ_U64(g->tid, 12272);
+  CHECK_EQ_U64(g->ts_ns, 1560643025209940736ull);
+  CHECK_EQ_U64((g->ts_ns - SYNC_NS) / 100000, 54559);  /* baseline: MSec 5455.9407 */
   g = &s->gcstart3;
-  CHECK_EQ(g->u.GCStart.Count, 3);
-  CHECK_EQ(g->u.GCStart.Depth, 1);
-  CHECK_EQ(g->tid, 12272);
-  CHECK_EQ(g->ts_ns, 1560643025342714378ull);
+  CHECK_EQ_U64(g->u.GCStart.Count, 3);
+  CHECK_EQ_U64(g->u.GCStart.Depth, 1);
+  CHECK_EQ_U64(g->tid, 12272);
+  CHECK_EQ_U64(g->ts_ns, 1560643025342714378ull);
   g = &s->gcstart478;
-  CHECK_EQ(g->u.GCStart.Count, 478);
-  CHECK_EQ(g->u.GCStart.Depth, 0);
-  CHECK_EQ(g->tid, 8340);
-  CHECK_EQ(g->ts_ns, 1560643057957389521ull);
+  CHECK_EQ_U64(g->u.GCStart.Count, 478);
+  CHECK_EQ_U64(g->u.GCStart.Depth, 0);
+  CHECK_EQ_U64(g->tid, 8340);
+  CHECK_EQ_U64(g->ts_ns, 1560643057957389521ull);
 
   /* GC 1's GCHeapStats_V1 (baseline values), and GC 478's. */
   const struct gcs_ev_GCHeapStats *h = &s->heapstats1.u.GCHeapStats;
-  CHECK_EQ(s->heapstats1.version, 1);
-  CHECK_EQ(s->heapstats1.ts_ns, 1560643025229997079ull);
-  CHECK_EQ(h->GenerationSize0, 24);
-  CHECK_EQ(h->TotalPromotedSize0, 175504);
-  CHECK_EQ(h->GenerationSize1, 209352);
-  CHECK_EQ(h->TotalPromotedSize1, 0);
-  CHECK_EQ(h->GenerationSize2, 24);
-  CHECK_EQ(h->GenerationSize3, 36016);
-  CHECK_EQ(h->PinnedObjectCount, 2);
-  CHECK_EQ(h->SinkBlockCount, 14);
-  CHECK_EQ(h->GCHandleCount, 55);
-  CHECK_EQ(h->ClrInstanceID, 3);
-  CHECK_EQ(h->GenerationSize4, 0);  /* not in V1 */
+  CHECK_EQ_U64(s->heapstats1.version, 1);
+  CHECK_EQ_U64(s->heapstats1.ts_ns, 1560643025229997079ull);
+  CHECK_EQ_U64(h->GenerationSize0, 24);
+  CHECK_EQ_U64(h->TotalPromotedSize0, 175504);
+  CHECK_EQ_U64(h->GenerationSize1, 209352);
+  CHECK_EQ_U64(h->TotalPromotedSize1, 0);
+  CHECK_EQ_U64(h->GenerationSize2, 24);
+  CHECK_EQ_U64(h->GenerationSize3, 36016);
+  CHECK_EQ_U64(h->PinnedObjectCount, 2);
+  CHECK_EQ_U64(h->SinkBlockCount, 14);
+  CHECK_EQ_U64(h->GCHandleCount, 55);
+  CHECK_EQ_U64(h->ClrInstanceID, 3);
+  CHECK_EQ_U64(h->GenerationSize4, 0);  /* not in V1 */
   h = &s->heapstats478.u.GCHeapStats;
-  CHECK_EQ(h->GenerationSize0, 2778616);
-  CHECK_EQ(h->TotalPromotedSize0, 145776);
-  CHECK_EQ(h->GenerationSize1, 306760);
-  CHECK_EQ(h->GenerationSize2, 191944);
-  CHECK_EQ(h->GenerationSize3, 36016);
-  CHECK_EQ(h->SinkBlockCount, 13);
-  CHECK_EQ(h->GCHandleCount, 75);
+  CHECK_EQ_U64(h->GenerationSize0, 2778616);
+  CHECK_EQ_U64(h->TotalPromotedSize0, 145776);
+  CHECK_EQ_U64(h->GenerationSize1, 306760);
+  CHECK_EQ_U64(h->GenerationSize2, 191944);
+  CHECK_EQ_U64(h->GenerationSize3, 36016);
+  CHECK_EQ_U64(h->SinkBlockCount, 13);
+  CHECK_EQ_U64(h->GCHandleCount, 75);
 
   /* GCPerHeapHistory_V3 of GC 1 (baseline GenData Gen0) and GC 3. */
   const struct gcs_ev_GCPerHeapHistory *p = &s->perheap1.u.GCPerHeapHistory;
-  CHECK_EQ(s->perheap1.truncated, 0);
-  CHECK_EQ(p->Count, 4);
-  CHECK_EQ(p->ExtraGen0Commit, 3005960);
-  CHECK_EQ(p->CompactMechanisms, 0x80000002u);
-  CHECK_EQ(p->SizeBefore[0], 3154608);
-  CHECK_EQ(p->FreeObjBefore[0], 768160);
-  CHECK_EQ(p->SizeAfter[0], 24);
-  CHECK_EQ(p->PinnedSurv[0], 4936);
-  CHECK_EQ(p->NonePinnedSurv[0], 170568);
-  CHECK_EQ(p->NewAllocation[0], 3510080);
-  CHECK_EQ(p->SizeAfter[1], 209352);
-  CHECK_EQ(p->FreeListAfter[1], 32864);
-  CHECK_EQ(p->FreeObjAfter[1], 24);
-  CHECK_EQ(p->In[1], 171336);
-  CHECK_EQ(p->SizeBefore[3], 36016);
+  CHECK_EQ_U64(s->perheap1.truncated, 0);
+  CHECK_EQ_U64(p->Count, 4);
+  CHECK_EQ_U64(p->ExtraGen0Commit, 3005960);
+  CHECK_EQ_U64(p->CompactMechanisms, 0x80000002u);
+  CHECK_EQ_U64(p->SizeBefore[0], 3154608);
+  CHECK_EQ_U64(p->FreeObjBefore[0], 768160);
+  CHECK_EQ_U64(p->SizeAfter[0], 24);
+  CHECK_EQ_U64(p->PinnedSurv[0], 4936);
+  CHECK_EQ_U64(p->NonePinnedSurv[0], 170568);
+  CHECK_EQ_U64(p->NewAllocation[0], 3510080);
+  CHECK_EQ_U64(p->SizeAfter[1], 209352);
+  CHECK_EQ_U64(p->FreeListAfter[1], 32864);
+  CHECK_EQ_U64(p->FreeObjAfter[1], 24);
+  CHECK_EQ_U64(p->In[1], 171336);
+  CHECK_EQ_U64(p->SizeBefore[3], 36016);
   p = &s->perheap3.u.GCPerHeapHistory;
-  CHECK_EQ(p->CondemnedAllocated, 145984);
-  CHECK_EQ(p->PinnedAllocated, 9104);
-  CHECK_EQ(p->CondemnReasons0, 20);
-  CHECK_EQ(p->ExtraGen0Commit, 3146744);
-  CHECK_EQ(p->SizeBefore[1], 274904);
-  CHECK_EQ(p->FreeListBefore[1], 4904);
-  CHECK_EQ(p->SizeAfter[1], 36624);
-  CHECK_EQ(p->In[1], 36384);
-  CHECK_EQ(p->PinnedSurv[1], 4168);
-  CHECK_EQ(p->NonePinnedSurv[1], 145984);
-  CHECK_EQ(p->NewAllocation[1], 1051064);
-  CHECK_EQ(p->SizeAfter[2], 183520);
-  CHECK_EQ(p->FreeListAfter[2], 33344);
+  CHECK_EQ_U64(p->CondemnedAllocated, 145984);
+  CHECK_EQ_U64(p->PinnedAllocated, 9104);
+  CHECK_EQ_U64(p->CondemnReasons0, 20);
+  CHECK_EQ_U64(p->ExtraGen0Commit, 3146744);
+  CHECK_EQ_U64(p->SizeBefore[1], 274904);
+  CHECK_EQ_U64(p->FreeListBefore[1], 4904);
+  CHECK_EQ_U64(p->SizeAfter[1], 36624);
+  CHECK_EQ_U64(p->In[1], 36384);
+  CHECK_EQ_U64(p->PinnedSurv[1], 4168);
+  CHECK_EQ_U64(p->NonePinnedSurv[1], 145984);
+  CHECK_EQ_U64(p->NewAllocation[1], 1051064);
+  CHECK_EQ_U64(p->SizeAfter[2], 183520);
+  CHECK_EQ_U64(p->FreeListAfter[2], 33344);
 
   /* GCGlobalHeapHistory_V2 of GC 1. */
   const struct gcs_ev_GCGlobalHeapHistory *gh = &s->global1.u.GCGlobalHeapHistory;
-  CHECK_EQ(s->global1.version, 2);
-  CHECK_EQ(gh->FinalYoungestDesired, 0x358F40);
-  CHECK_EQ(gh->NumHeaps, 1);
-  CHECK_EQ(gh->CondemnedGeneration, 0);
-  CHECK_EQ(gh->GlobalMechanisms, 22);  /* Compaction, Promotion, CardBundles */
-  CHECK_EQ(gh->ClrInstanceID, 3);
-  CHECK_EQ(gh->PauseMode, 1);
-  CHECK_EQ(gh->MemoryPressure, 0);
+  CHECK_EQ_U64(s->global1.version, 2);
+  CHECK_EQ_U64(gh->FinalYoungestDesired, 0x358F40);
+  CHECK_EQ_U64(gh->NumHeaps, 1);
+  CHECK_EQ_U64(gh->CondemnedGeneration, 0);
+  CHECK_EQ_U64(gh->GlobalMechanisms, 22);  /* Compaction, Promotion, CardBundles */
+  CHECK_EQ_U64(gh->ClrInstanceID, 3);
+  CHECK_EQ_U64(gh->PauseMode, 1);
+  CHECK_EQ_U64(gh->MemoryPressure, 0);
 
   /* First GCAllocationTick_V3 and PinObjectAtGCTime (strings). */
   const struct gcs_ev_GCAllocationTick *a = &s->alloctick1.u.GCAllocationTick;
-  CHECK_EQ(s->alloctick1.version, 3);
-  CHECK_EQ(s->alloctick1.tid, 6920);
-  CHECK_EQ(s->alloctick1.ts_ns, 1560643022085804785ull);
-  CHECK_EQ(a->AllocationAmount, 0x196A0);
-  CHECK_EQ(a->AllocationKind, 0);
-  CHECK_EQ(a->AllocationAmount64, 104096);
-  CHECK_EQ(a->TypeID, 0x7FFEA911EA28ull);
-  CHECK_EQ(a->HeapIndex, 0);
-  CHECK_EQ(a->Address, 0x19A00017FE8ull);
+  CHECK_EQ_U64(s->alloctick1.version, 3);
+  CHECK_EQ_U64(s->alloctick1.tid, 6920);
+  CHECK_EQ_U64(s->alloctick1.ts_ns, 1560643022085804785ull);
+  CHECK_EQ_U64(a->AllocationAmount, 0x196A0);
+  CHECK_EQ_U64(a->AllocationKind, 0);
+  CHECK_EQ_U64(a->AllocationAmount64, 104096);
+  CHECK_EQ_U64(a->TypeID, 0x7FFEA911EA28ull);
+  CHECK_EQ_U64(a->HeapIndex, 0);
+  CHECK_EQ_U64(a->Address, 0x19A00017FE8ull);
   CHECK_STR(s->alloc_type, "System.Object[]");
   const struct gcs_ev_PinObjectAtGCTime *po = &s->pinobj1.u.PinObjectAtGCTime;
-  CHECK_EQ(po->HandleID, 0x6EB657D4D8ull);
-  CHECK_EQ(po->ObjectID, 0x19A0001B408ull);
-  CHECK_EQ(po->ObjectSize, 4120);
-  CHECK_EQ(po->ClrInstanceID, 3);
+  CHECK_EQ_U64(po->HandleID, 0x6EB657D4D8ull);
+  CHECK_EQ_U64(po->ObjectID, 0x19A0001B408ull);
+  CHECK_EQ_U64(po->ObjectSize, 4120);
+  CHECK_EQ_U64(po->ClrInstanceID, 3);
   CHECK_STR(s->pin_type, "System.Byte[]");
 
   /* Pauses: RestartEEEnd - SuspendEEBegin of the same GC. */
   for (int i = 0; i < 5; i++) {
-    CHECK_EQ(s->pauses[i].seen, 1);
-    CHECK_EQ(s->pauses[i].got_ns, s->pauses[i].expected_ns);
+    CHECK_EQ_U64(s->pauses[i].seen, 1);
+    CHECK_EQ_U64(s->pauses[i].got_ns, s->pauses[i].expected_ns);
   }
 
   /* A non-zero callback return stops the read without an error. */
   int seen = 0;
   rc = gcs_nettrace_read(argv[1], stop_after_10, &seen, &info, err, sizeof err);
-  CHECK_EQ(rc, 0);
-  CHECK_EQ(seen, 10);
-  CHECK_EQ(info.events_decoded, 10);
+  CHECK_EQ_U64(rc, 0);
+  CHECK_EQ_U64(seen, 10);
+  CHECK_EQ_U64(info.events_decoded, 10);
 
   /* Without a callback only info is filled. */
   rc = gcs_nettrace_read(argv[1], NULL, NULL, &info, err, sizeof err);
-  CHECK_EQ(rc, 0);
-  CHECK_EQ(info.events_decoded, 64258);
+  CHECK_EQ_U64(rc, 0);
+  CHECK_EQ_U64(info.events_decoded, 64258);
 
   free(s);
-  if (nt_failures) fprintf(stderr, "%d check(s) failed\n", nt_failures);
-  return nt_failures != 0;
+  return check_done();
 }

@@ -16,7 +16,7 @@
  * Usage: test_nettrace_small FILE
  */
 #include "gcs_nettrace.h"
-#include "nt_check.h"
+#include "check.h"
 
 #define T0 1704164645678000000ull  /* SyncTimeUTC in ns */
 
@@ -46,7 +46,7 @@ static int on_event(const struct gcs_event *ev, void *ud) {
     break;
   default: break;
   }
-  if (ev->pid != 4242 || ev->origin != GCS_ORIGIN_CLR) nt_failures++;
+  CHECK(ev->pid == 4242 && ev->origin == GCS_ORIGIN_CLR);
   return 0;
 }
 
@@ -57,16 +57,16 @@ int main(int argc, char **argv) {
   char err[512];
   int rc = gcs_nettrace_read(argv[1], on_event, &s, &info, err, sizeof err);
   if (rc != 0) fprintf(stderr, "%s\n", err);
-  CHECK_EQ(rc, 0);
+  CHECK_EQ_U64(rc, 0);
 
-  CHECK_EQ(info.pid, 4242);
-  CHECK_EQ(info.pointer_size, 8);
-  CHECK_EQ(info.format_version, 5);
-  CHECK_EQ(info.start_ns, T0);
-  CHECK_EQ(info.end_ns, T0 + 4200);
-  CHECK_EQ(info.events_total, 11);
-  CHECK_EQ(info.events_decoded, 9);
-  CHECK_EQ(info.events_lost, 4);
+  CHECK_EQ_U64(info.pid, 4242);
+  CHECK_EQ_U64(info.pointer_size, 8);
+  CHECK_EQ_U64(info.format_version, 5);
+  CHECK_EQ_U64(info.start_ns, T0);
+  CHECK_EQ_U64(info.end_ns, T0 + 4200);
+  CHECK_EQ_U64(info.events_total, 11);
+  CHECK_EQ_U64(info.events_decoded, 9);
+  CHECK_EQ_U64(info.events_lost, 4);
   CHECK_STR(info.command_line, "app --gc");  /* ProcessInfo wins over RuntimeInformation */
   CHECK_STR(info.hostname, "");
 
@@ -83,61 +83,60 @@ int main(int argc, char **argv) {
     { gcs_kind_GCHeapStats, T0 + 4050, 100, 1 },
     { gcs_kind_RuntimeInformationStart, T0 + 4200, 100, 1 },
   };
-  CHECK_EQ(s.n, 9);
+  CHECK_EQ_U64(s.n, 9);
   for (int i = 0; i < 9 && i < s.n; i++) {
-    CHECK_EQ(s.v[i].kind, want[i].kind);
-    CHECK_EQ(s.v[i].ts, want[i].ts);
-    CHECK_EQ(s.v[i].tid, want[i].tid);
-    CHECK_EQ(s.v[i].cpu, want[i].cpu);
+    CHECK_EQ_U64(s.v[i].kind, want[i].kind);
+    CHECK_EQ_U64(s.v[i].ts, want[i].ts);
+    CHECK_EQ_U64(s.v[i].tid, want[i].tid);
+    CHECK_EQ_U64(s.v[i].cpu, want[i].cpu);
   }
 
-  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.Reason, 1);
-  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.Count, 0);
-  CHECK_EQ(s.suspend.u.GCSuspendEEBegin.ClrInstanceID, 3);
-  CHECK_EQ(s.triggered.u.GCTriggered.Reason, 4);
-  CHECK_EQ(s.start2.version, 2);
-  CHECK_EQ(s.start2.u.GCStart.Depth, 1);
-  CHECK_EQ(s.start2.u.GCStart.Reason, 4);
+  CHECK_EQ_U64(s.suspend.u.GCSuspendEEBegin.Reason, 1);
+  CHECK_EQ_U64(s.suspend.u.GCSuspendEEBegin.Count, 0);
+  CHECK_EQ_U64(s.suspend.u.GCSuspendEEBegin.ClrInstanceID, 3);
+  CHECK_EQ_U64(s.triggered.u.GCTriggered.Reason, 4);
+  CHECK_EQ_U64(s.start2.version, 2);
+  CHECK_EQ_U64(s.start2.u.GCStart.Depth, 1);
+  CHECK_EQ_U64(s.start2.u.GCStart.Reason, 4);
 
   const struct gcs_ev_GCHeapStats *h = &s.heap.u.GCHeapStats;
-  CHECK_EQ(s.heap.version, 1);
-  CHECK_EQ(h->GenerationSize0, 100);
-  CHECK_EQ(h->TotalPromotedSize0, 10);
-  CHECK_EQ(h->GenerationSize3, 400);
-  CHECK_EQ(h->TotalPromotedSize3, 40);
-  CHECK_EQ(h->FinalizationPromotedSize, 5);
-  CHECK_EQ(h->FinalizationPromotedCount, 6);
-  CHECK_EQ(h->PinnedObjectCount, 7);
-  CHECK_EQ(h->SinkBlockCount, 8);
-  CHECK_EQ(h->GCHandleCount, 9);
-  CHECK_EQ(h->ClrInstanceID, 3);
+  CHECK_EQ_U64(s.heap.version, 1);
+  CHECK_EQ_U64(h->GenerationSize0, 100);
+  CHECK_EQ_U64(h->TotalPromotedSize0, 10);
+  CHECK_EQ_U64(h->GenerationSize3, 400);
+  CHECK_EQ_U64(h->TotalPromotedSize3, 40);
+  CHECK_EQ_U64(h->FinalizationPromotedSize, 5);
+  CHECK_EQ_U64(h->FinalizationPromotedCount, 6);
+  CHECK_EQ_U64(h->PinnedObjectCount, 7);
+  CHECK_EQ_U64(h->SinkBlockCount, 8);
+  CHECK_EQ_U64(h->GCHandleCount, 9);
+  CHECK_EQ_U64(h->ClrInstanceID, 3);
 
   const struct gcs_ev_GCPerHeapHistory *p = &s.perheap.u.GCPerHeapHistory;
-  CHECK_EQ(p->FreeListAllocated, 1);
-  CHECK_EQ(p->PinnedAllocatedAdvance, 6);
-  CHECK_EQ(p->RunningFreeListEfficiency, 7);
-  CHECK_EQ(p->CondemnReasons0, 0x80000002u);
-  CHECK_EQ(p->CompactMechanisms, 0x10);
-  CHECK_EQ(p->ExtraGen0Commit, 99);
-  CHECK_EQ(p->Count, 4);
-  CHECK_EQ(p->SizeBefore[0], 1000);
-  CHECK_EQ(p->FreeObjAfter[0], 1005);
-  CHECK_EQ(p->In[2], 3006);
-  CHECK_EQ(p->NewAllocation[3], 4009);
+  CHECK_EQ_U64(p->FreeListAllocated, 1);
+  CHECK_EQ_U64(p->PinnedAllocatedAdvance, 6);
+  CHECK_EQ_U64(p->RunningFreeListEfficiency, 7);
+  CHECK_EQ_U64(p->CondemnReasons0, 0x80000002u);
+  CHECK_EQ_U64(p->CompactMechanisms, 0x10);
+  CHECK_EQ_U64(p->ExtraGen0Commit, 99);
+  CHECK_EQ_U64(p->Count, 4);
+  CHECK_EQ_U64(p->SizeBefore[0], 1000);
+  CHECK_EQ_U64(p->FreeObjAfter[0], 1005);
+  CHECK_EQ_U64(p->In[2], 3006);
+  CHECK_EQ_U64(p->NewAllocation[3], 4009);
 
   const struct gcs_ev_RuntimeInformationStart *ri = &s.rinfo.u.RuntimeInformationStart;
-  CHECK_EQ(ri->ClrInstanceID, 3);
-  CHECK_EQ(ri->Sku, 2);
-  CHECK_EQ(ri->BclMajorVersion, 8);
-  CHECK_EQ(ri->BclBuildNumber, 1);
-  CHECK_EQ(ri->VMMajorVersion, 8);
-  CHECK_EQ(ri->VMBuildNumber, 1);
-  CHECK_EQ(ri->StartupFlags, 0x1001);
-  CHECK_EQ(ri->StartupMode, 2);
-  CHECK_EQ(ri->ComObjectGuid.b[15], 0x11);
+  CHECK_EQ_U64(ri->ClrInstanceID, 3);
+  CHECK_EQ_U64(ri->Sku, 2);
+  CHECK_EQ_U64(ri->BclMajorVersion, 8);
+  CHECK_EQ_U64(ri->BclBuildNumber, 1);
+  CHECK_EQ_U64(ri->VMMajorVersion, 8);
+  CHECK_EQ_U64(ri->VMBuildNumber, 1);
+  CHECK_EQ_U64(ri->StartupFlags, 0x1001);
+  CHECK_EQ_U64(ri->StartupMode, 2);
+  CHECK_EQ_U64(ri->ComObjectGuid.b[15], 0x11);
   CHECK_STR(s.cmdline, "ignored-cmd");
   CHECK_STR(s.dllpath, "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so");
 
-  if (nt_failures) fprintf(stderr, "%d check(s) failed\n", nt_failures);
-  return nt_failures != 0;
+  return check_done();
 }

@@ -12,20 +12,10 @@
 
 #include "gcs_events.h"
 #include "gcs_gc.h"
+#include "check.h"
 #include "gcs_recon.h"
 
 #define T0 1000000000000ull /* origin, ns */
-
-static int g_failures;
-
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); g_failures++; } } while (0)
-#define CHECK_NEAR(a, b) \
-  do { double a_ = (a), b_ = (b); \
-       if (!(fabs(a_ - b_) <= 1e-9 * (fabs(b_) > 1 ? fabs(b_) : 1))) { \
-         fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g\n", __FILE__, __LINE__, #a, a_, b_); g_failures++; } } while (0)
-#define CHECK_NAN(a) \
-  do { double a_ = (a); if (!isnan(a_)) { fprintf(stderr, "%s:%d: %s = %.12g, expected NaN\n", __FILE__, __LINE__, #a, a_); g_failures++; } } while (0)
 
 static inline struct gcs_event ev_at(enum gcs_kind k, double us, int pid, int tid) {
   struct gcs_event e;

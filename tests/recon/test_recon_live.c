@@ -82,17 +82,15 @@ static void on_bgc_final(int32_t pid, uint32_t idx, uint64_t ns, uint64_t ts, vo
 
 static void expect(int i, char what, int32_t pid, uint32_t index, uint64_t ns, uint64_t ts_us) {
   if (i >= ncalls) {
-    fprintf(stderr, "call %d missing (expected '%c')\n", i, what);
-    g_failures++;
+    CHECK_FAIL("call %d missing (expected '%c')", i, what);
     return;
   }
   const struct call *c = &calls[i];
   if (c->what != what || c->pid != pid || c->index != index || (what != 'd' && c->ns != ns) ||
       (what != 'd' && c->ts != T0 + US(ts_us))) {
-    fprintf(stderr, "call %d: got '%c' pid %d #%u %llu ns at +%lld ns; expected '%c' pid %d #%u %llu ns at +%llu us\n",
+    CHECK_FAIL("call %d: got '%c' pid %d #%u %llu ns at +%lld ns; expected '%c' pid %d #%u %llu ns at +%llu us",
             i, c->what, c->pid, c->index, (unsigned long long)c->ns, (long long)(c->ts - T0), what, pid,
             index, (unsigned long long)ns, (unsigned long long)ts_us);
-    g_failures++;
   }
 }
 
@@ -109,7 +107,7 @@ static void count_done(const struct gcs_gc *g, void *ud) {
 static void test_forget_old(void) {
   struct gcs_recon_callbacks cb = { .gc_done = count_done };
   struct gcs_recon *r = gcs_recon_new(&cb, NULL);
-  if (!r) { g_failures++; return; }
+  if (!r) { CHECK_FAIL("gcs_recon_new failed"); return; }
   static const uint64_t size[5] = { 1, 2, 3, 4, 5 }, prom[5] = { 0 };
   feed_suspend(r, 0, 9, 9, 1, 1);
   feed_simple(r, gcs_kind_GCSuspendEEEnd, 10, 9, 9);
@@ -138,7 +136,7 @@ static void test_forget_old(void) {
   CHECK(done_total == 22 && gcs_recon_gc_count(r, 0) == 17);
   const struct gcs_gc *last = gcs_recon_gc(r, 0, 16);
   CHECK(last && last->number == 22 && last->complete && last->list_index == 16);
-  if (last) CHECK_NEAR(last->pause_msec, 0.05);   /* 22000 -> 22050 us */
+  if (last) CHECK_REL(last->pause_msec, 0.05, 1e-9);   /* 22000 -> 22050 us */
   gcs_recon_forget_old(r, 100);                    /* fewer GCs than keep: nothing */
   CHECK(gcs_recon_gc_count(r, 0) == 17);
   gcs_recon_finish(r);
@@ -193,7 +191,7 @@ int main(void) {
   expect(i++, 'e', 100, 1, US(50000), 51400);
   CHECK(calls[i - 1].gen == 1 && calls[i - 1].type == 0);
   expect(i++, 'd', 100, 1, 0, 0);
-  CHECK_NEAR(calls[i - 1].pause_msec, 50.7);
+  CHECK_REL(calls[i - 1].pause_msec, 50.7, 1e-9);
   expect(i++, 's', 100, 2, US(100), 100100);
   CHECK(calls[i - 1].reason == 1);
   expect(i++, 's', 100, 2, US(50), 200050);
@@ -214,7 +212,7 @@ int main(void) {
   /* The BGC's figures agree with the hook: BGCFinalPauseMSec = 35 ms. */
   const struct gcs_gc *bgc = gcs_recon_gc(r, 0, 1);
   CHECK(bgc && bgc->number == 2);
-  if (bgc) CHECK_NEAR(bgc->bgc_pause2_msec, 35.0);
+  if (bgc) CHECK_REL(bgc->bgc_pause2_msec, 35.0, 1e-9);
 
   /* Without live callbacks set (NULL), the same input only reports GCs. */
   gcs_recon_free(r);
@@ -227,6 +225,5 @@ int main(void) {
   CHECK(ncalls == 0);
   gcs_recon_free(r);
 
-  if (g_failures) fprintf(stderr, "%d check(s) failed\n", g_failures);
-  return g_failures ? 1 : 0;
+  return check_done();
 }

@@ -99,17 +99,17 @@ int main(void) {
   CHECK(a->complete && b->complete);
   CHECK(a->nheaps == 4 && b->nheaps == 4);
   CHECK(a->heap_count == 4 && gcs_recon_process(r, 0)->heap_count == 4);
-  CHECK_NEAR(a->gen_survival_pct[0], 9);
+  CHECK_REL(a->gen_survival_pct[0], 9, 1e-9);
   CHECK_NAN(a->gen_survival_pct[1]);
   CHECK_NAN(a->gen_survival_pct[3]);
-  CHECK_NEAR(a->before_mb, 21.36);
-  CHECK_NEAR(a->peak_mb, 21.36);
-  CHECK_NEAR(a->gen_frag_mb[0], 0.12);
-  CHECK_NEAR(a->gen_frag_pct[0], 10.0);
-  CHECK_NEAR(b->user_alloc_mb[0], 2.72);
-  CHECK_NEAR(b->user_alloc_mb[3], 0);
-  CHECK_NEAR(b->user_alloc_mb[4], 0);
-  CHECK_NEAR(b->gen_survival_pct[1], 20);
+  CHECK_REL(a->before_mb, 21.36, 1e-9);
+  CHECK_REL(a->peak_mb, 21.36, 1e-9);
+  CHECK_REL(a->gen_frag_mb[0], 0.12, 1e-9);
+  CHECK_REL(a->gen_frag_pct[0], 10.0, 1e-9);
+  CHECK_REL(b->user_alloc_mb[0], 2.72, 1e-9);
+  CHECK_REL(b->user_alloc_mb[3], 0, 1e-9);
+  CHECK_REL(b->user_alloc_mb[4], 0, 1e-9);
+  CHECK_REL(b->gen_survival_pct[1], 20, 1e-9);
   CHECK(b->condemned[0] == 1 && b->condemned[1] == 1 && b->condemned[2] == 2);
   int others = 0;
   for (int i = 3; i < 30; i++) others += b->condemned[i];
@@ -130,13 +130,12 @@ int main(void) {
   CHECK(q1(db, "SELECT heap_count FROM gcs WHERE gc_index = 2") == 4);
   CHECK(q1(db, "SELECT cr_alloc_exceeded FROM gcs WHERE gc_index = 2") == 2);
   CHECK(q1(db, "SELECT survival_pct FROM gc_heap_gens WHERE gc_index = 1 AND heap_slot = 0 AND gen = 0") == 11);
-  CHECK_NEAR(qd(db, "SELECT pause_msec FROM gcs WHERE gc_index = 1"), 1.5);
-  CHECK_NEAR(qd(db, "SELECT gen0_alloc_mb FROM gcs WHERE gc_index = 2"), 2.72);
+  CHECK_REL(qd(db, "SELECT pause_msec FROM gcs WHERE gc_index = 1"), 1.5, 1e-9);
+  CHECK_REL(qd(db, "SELECT gen0_alloc_mb FROM gcs WHERE gc_index = 2"), 2.72, 1e-9);
   CHECK_NAN(qd(db, "SELECT gen1_survival_pct FROM gcs WHERE gc_index = 1")); /* NULL */
   CHECK_NAN(qd(db, "SELECT pct_gc FROM gcs WHERE gc_index = 1"));
   CHECK(q1(db, "SELECT start_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 1200000));
   sqlite3_close(db);
   gcs_recon_free(r);
-  if (g_failures) fprintf(stderr, "%d failure(s)\n", g_failures);
-  return g_failures != 0;
+  return check_done();
 }

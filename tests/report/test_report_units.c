@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "gcs_gcdb.h"
 #include "gcs_tables.h"
 #include "ins_overhead.h"
@@ -22,8 +23,6 @@
 #include "rpt_util.h"
 #include "stats_model.h"
 
-static int fails;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
 
 /* ---- number text ------------------------------------------------------------ */
 
@@ -331,6 +330,5 @@ int main(int argc, char **argv) {
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
   test_mmu();
-  if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
-  return fails != 0;
+  return check_done();
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rgc.h"
-#include "rt_check.h"
+#include "check.h"
 
 struct node { struct node *a, *b; uint64_t id, value; };  /* 32 B payload: 48 B objects */
 static const uint32_t node_refs[] = {0, 8};
@@ -41,69 +41,69 @@ static void test_sizes_and_promotion(void) {
   rgc_thread *t = rgc_attach_thread(rt);
   void *arr = rgc_alloc_array(t, refs_t, 1000);
   rgc_root(t, &arr);
-  CHECK_EQ(rgc_object_size(arr), 8032);        /* 16 header + 8 length + 8000, 16-aligned */
+  CHECK_EQ_U64(rgc_object_size(arr), 8032);        /* 16 header + 8 length + 8000, 16-aligned */
   for (int i = 0; i < 1000; i++) {
     struct node *n = rgc_alloc(t, node_t);
-    CHECK_EQ(rgc_object_size(n), 48);
+    CHECK_EQ_U64(rgc_object_size(n), 48);
     n->id = (uint64_t)i;
     rgc_array_set(arr, (size_t)i, n);
   }
   for (int i = 0; i < 5000; i++) rgc_alloc(t, node_t);  /* garbage */
   void *before = arr;
-  CHECK_EQ(rgc_collect(rt, 0, RGC_COLLECT_FORCED), 1);
+  CHECK_EQ_U64(rgc_collect(rt, 0, RGC_COLLECT_FORCED), 1);
   CHECK(arr != before);                        /* compacted: promoted into gen1 */
-  CHECK_EQ(rgc_generation_of(arr), 1);
+  CHECK_EQ_U64(rgc_generation_of(arr), 1);
   struct rgc_memory_info mi;
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
-  CHECK_EQ(mi.index, 1);
-  CHECK_EQ(mi.generation, 0);
-  CHECK_EQ(mi.compacted, 1);
-  CHECK_EQ(mi.promoted_bytes, 1000 * 48 + 8032);
-  CHECK_EQ(mi.generation_info[0].size_after, 0);
-  CHECK_EQ(mi.generation_info[1].size_after, 1000 * 48 + 8032);
-  CHECK_EQ(mi.generation_info[1].fragmentation_after, 0);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
+  CHECK_EQ_U64(mi.index, 1);
+  CHECK_EQ_U64(mi.generation, 0);
+  CHECK_EQ_U64(mi.compacted, 1);
+  CHECK_EQ_U64(mi.promoted_bytes, 1000 * 48 + 8032);
+  CHECK_EQ_U64(mi.generation_info[0].size_after, 0);
+  CHECK_EQ_U64(mi.generation_info[1].size_after, 1000 * 48 + 8032);
+  CHECK_EQ_U64(mi.generation_info[1].fragmentation_after, 0);
   /* gen0 before: 8032 + 6000 * 48 bytes of objects, plus the retired context tail */
   CHECK(mi.generation_info[0].size_before >= 8032 + 6000 * 48);
-  CHECK_EQ(mi.generation_info[0].size_before - mi.generation_info[0].fragmentation_before, 8032 + 6000 * 48);
+  CHECK_EQ_U64(mi.generation_info[0].size_before - mi.generation_info[0].fragmentation_before, 8032 + 6000 * 48);
   for (int i = 0; i < 1000; i++) {
     struct node *n = rgc_array_get(arr, (size_t)i);
-    CHECK_EQ(n->id, i);
-    CHECK_EQ(rgc_generation_of(n), 1);
+    CHECK_EQ_U64(n->id, i);
+    CHECK_EQ_U64(rgc_generation_of(n), 1);
   }
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_EPHEMERAL, &mi), 0);
-  CHECK_EQ(mi.index, 1);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
-  CHECK_EQ(mi.index, 0);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_EPHEMERAL, &mi), 0);
+  CHECK_EQ_U64(mi.index, 1);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
+  CHECK_EQ_U64(mi.index, 0);
   /* counts: a gen1 GC counts for gen0 and gen1 */
   rgc_collect(rt, 1, RGC_COLLECT_FORCED);
-  CHECK_EQ(rgc_collection_count(rt, 0), 2);
-  CHECK_EQ(rgc_collection_count(rt, 1), 1);
-  CHECK_EQ(rgc_collection_count(rt, 2), 0);
-  CHECK_EQ(rgc_generation_of(arr), 2);
+  CHECK_EQ_U64(rgc_collection_count(rt, 0), 2);
+  CHECK_EQ_U64(rgc_collection_count(rt, 1), 1);
+  CHECK_EQ_U64(rgc_collection_count(rt, 2), 0);
+  CHECK_EQ_U64(rgc_generation_of(arr), 2);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
-  CHECK_EQ(rgc_collection_count(rt, 0), 3);
-  CHECK_EQ(rgc_collection_count(rt, 2), 1);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
-  CHECK_EQ(mi.index, 3);
-  CHECK_EQ(mi.generation, 2);
-  CHECK_EQ(mi.promoted_bytes, 1000 * 48 + 8032);
-  CHECK_EQ(mi.generation_info[2].size_after, 1000 * 48 + 8032);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_EPHEMERAL, &mi), 0);
-  CHECK_EQ(mi.index, 2);
+  CHECK_EQ_U64(rgc_collection_count(rt, 0), 3);
+  CHECK_EQ_U64(rgc_collection_count(rt, 2), 1);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
+  CHECK_EQ_U64(mi.index, 3);
+  CHECK_EQ_U64(mi.generation, 2);
+  CHECK_EQ_U64(mi.promoted_bytes, 1000 * 48 + 8032);
+  CHECK_EQ_U64(mi.generation_info[2].size_after, 1000 * 48 + 8032);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_EPHEMERAL, &mi), 0);
+  CHECK_EQ_U64(mi.index, 2);
   /* old-to-young through the write barrier: a gen2 array slot to a new node */
   struct node *young = rgc_alloc(t, node_t);
   young->id = 4242;
   rgc_array_set(arr, 7, young);
   young = NULL;
   rgc_collect(rt, 0, RGC_COLLECT_FORCED);
-  CHECK_EQ(((struct node *)rgc_array_get(arr, 7))->id, 4242);
-  CHECK_EQ(rgc_generation_of(rgc_array_get(arr, 7)), 1);
+  CHECK_EQ_U64(((struct node *)rgc_array_get(arr, 7))->id, 4242);
+  CHECK_EQ_U64(rgc_generation_of(rgc_array_get(arr, 7)), 1);
   /* LOH */
   void *big = rgc_alloc_array(t, bytes_t, 100000);
-  CHECK_EQ(rgc_generation_of(big), 3);
-  CHECK_EQ(rgc_object_size(big), 100032);
+  CHECK_EQ_U64(rgc_generation_of(big), 3);
+  CHECK_EQ_U64(rgc_object_size(big), 100032);
   void *small = rgc_alloc_array(t, bytes_t, 84000);
-  CHECK_EQ(rgc_generation_of(small), 0);
+  CHECK_EQ_U64(rgc_generation_of(small), 0);
   rgc_detach_thread(t);
   rgc_destroy(rt);
 }
@@ -124,14 +124,14 @@ static void test_handles_and_pinning(void) {
   CHECK(rgc_handle_get(ws) == NULL);           /* target died */
   CHECK(rgc_handle_get(wl) == NULL);
   CHECK(rgc_handle_get(st) != NULL);
-  CHECK_EQ(((struct node *)rgc_handle_get(st))->id, 2);
+  CHECK_EQ_U64(((struct node *)rgc_handle_get(st))->id, 2);
   CHECK(rgc_handle_get(ws2) == rgc_handle_get(st));  /* moved together, still alive */
   CHECK(rgc_handle_get(pin) == pinned_at);     /* pinned: never moves */
-  CHECK_EQ(((struct node *)pinned_at)->id, 3);
-  CHECK_EQ(rgc_generation_of(pinned_at), 0);   /* demoted: stays in gen0 */
+  CHECK_EQ_U64(((struct node *)pinned_at)->id, 3);
+  CHECK_EQ_U64(rgc_generation_of(pinned_at), 0);   /* demoted: stays in gen0 */
   struct rgc_memory_info mi;
   rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi);
-  CHECK_EQ(mi.pinned_objects_count, 1);
+  CHECK_EQ_U64(mi.pinned_objects_count, 1);
   for (int i = 0; i < 3; i++) {
     rgc_collect(rt, 2, RGC_COLLECT_FORCED);
     CHECK(rgc_handle_get(pin) == pinned_at);
@@ -139,18 +139,18 @@ static void test_handles_and_pinning(void) {
   rgc_handle_free(t, pin);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi);
-  CHECK_EQ(mi.pinned_objects_count, 0);
+  CHECK_EQ_U64(mi.pinned_objects_count, 0);
   /* a strong handle dropped: the weak one clears at the next full GC */
   rgc_handle_free(t, st);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   CHECK(rgc_handle_get(ws2) == NULL);
-  CHECK_EQ(rgc_handle_kind_of(wl), RGC_HANDLE_WEAK_LONG);
+  CHECK_EQ_U64(rgc_handle_kind_of(wl), RGC_HANDLE_WEAK_LONG);
   rgc_handle_free(t, ws); rgc_handle_free(t, wl); rgc_handle_free(t, ws2);
   /* POH objects never move either */
   void *p = rgc_alloc_pinned(t, bytes_t, 64);
   rgc_root(t, &p);
   void *p0 = p;
-  CHECK_EQ(rgc_generation_of(p), 4);
+  CHECK_EQ_U64(rgc_generation_of(p), 4);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING);
   CHECK(p == p0);
   rgc_detach_thread(t);
@@ -172,18 +172,18 @@ static void test_finalizers(void) {
   rgc_collect(rt, 0, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
   for (int i = 0; i < 1000; i++)
-    CHECK_EQ(fin_runs[i], (i % 10 == 3 || i == 500) ? 0 : 1);
+    CHECK_EQ_U64(fin_runs[i], (i % 10 == 3 || i == 500) ? 0 : 1);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
   for (int i = 0; i < 1000; i++)                /* once, never twice */
-    CHECK_EQ(fin_runs[i], (i % 10 == 3 || i == 500) ? 0 : 1);
-  CHECK_EQ(((uint64_t *)keep)[0], 500);
+    CHECK_EQ_U64(fin_runs[i], (i % 10 == 3 || i == 500) ? 0 : 1);
+  CHECK_EQ_U64(((uint64_t *)keep)[0], 500);
   keep = NULL;
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
-  CHECK_EQ(fin_runs[500], 1);
+  CHECK_EQ_U64(fin_runs[500], 1);
   rgc_detach_thread(t);
   rgc_destroy(rt);
 }
@@ -200,27 +200,27 @@ static void test_sweep(void) {
   void *at = arr;
   for (int i = 0; i < 100; i++) {
     struct node *n = rgc_alloc(t, n64);
-    CHECK_EQ(rgc_object_size(n), 64);
+    CHECK_EQ_U64(rgc_object_size(n), 64);
     n->id = (uint64_t)i;
     rgc_array_set(arr, (size_t)i, n);
     for (int k = 0; k < 10; k++) rgc_alloc(t, n64);  /* 640 B dead after each */
   }
   rgc_collect(rt, 0, RGC_COLLECT_FORCED);
   CHECK(arr == at);                             /* swept in place */
-  CHECK_EQ(rgc_generation_of(arr), 1);          /* the region was promoted */
+  CHECK_EQ_U64(rgc_generation_of(arr), 1);          /* the region was promoted */
   struct rgc_memory_info mi;
   rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi);
-  CHECK_EQ(mi.compacted, 0);
-  CHECK_EQ(rgc_object_size(arr), 832);
-  CHECK_EQ(mi.promoted_bytes, 100 * 64 + 832);
+  CHECK_EQ_U64(mi.compacted, 0);
+  CHECK_EQ_U64(rgc_object_size(arr), 832);
+  CHECK_EQ_U64(mi.promoted_bytes, 100 * 64 + 832);
   /* size after = live bytes + free gaps: the 99 interior gaps of 640 B each
    * (the dead tail after the last live node is given back) */
-  CHECK_EQ(mi.generation_info[1].size_after, 100 * 64 + 832 + 99 * 640);
-  CHECK_EQ(mi.generation_info[1].fragmentation_after, 99 * 640);
+  CHECK_EQ_U64(mi.generation_info[1].size_after, 100 * 64 + 832 + 99 * 640);
+  CHECK_EQ_U64(mi.generation_info[1].fragmentation_after, 99 * 640);
   /* gen0 before: whole 8 KB contexts handed out (71232 B used -> 9 contexts) */
-  CHECK_EQ(mi.generation_info[0].size_before, 9 * 8192);
-  CHECK_EQ(mi.generation_info[0].fragmentation_before, 9 * 8192 - (100 * 64 + 832 + 100 * 640));
-  for (int i = 0; i < 100; i++) CHECK_EQ(((struct node *)rgc_array_get(arr, (size_t)i))->id, i);
+  CHECK_EQ_U64(mi.generation_info[0].size_before, 9 * 8192);
+  CHECK_EQ_U64(mi.generation_info[0].fragmentation_before, 9 * 8192 - (100 * 64 + 832 + 100 * 640));
+  for (int i = 0; i < 100; i++) CHECK_EQ_U64(((struct node *)rgc_array_get(arr, (size_t)i))->id, i);
   rgc_detach_thread(t);
   rgc_destroy(rt);
 }
@@ -261,13 +261,13 @@ static void test_inline_paths(void) {
   struct node *b = rgc_alloc(t, node_t);           /* inline */
   struct node *c = (rgc_alloc)(t, node_t);         /* the library function */
   struct node *d = rgc_alloc(t, node_t);
-  CHECK_EQ((uintptr_t)b - (uintptr_t)a, 48);
-  CHECK_EQ((uintptr_t)c - (uintptr_t)b, 48);
-  CHECK_EQ((uintptr_t)d - (uintptr_t)c, 48);
+  CHECK_EQ_U64((uintptr_t)b - (uintptr_t)a, 48);
+  CHECK_EQ_U64((uintptr_t)c - (uintptr_t)b, 48);
+  CHECK_EQ_U64((uintptr_t)d - (uintptr_t)c, 48);
   CHECK(rgc_type_of(b) == node_t && rgc_type_of(c) == node_t && rgc_type_of(d) == node_t);
-  CHECK_EQ(rgc_object_size(b), 48);
+  CHECK_EQ_U64(rgc_object_size(b), 48);
   CHECK(b->a == NULL && b->b == NULL && b->id == 0 && b->value == 0);
-  CHECK_EQ(rgc_generation_of(b), 0);
+  CHECK_EQ_U64(rgc_generation_of(b), 0);
   memset(fin_runs, 0, sizeof fin_runs);
   uint64_t *f = rgc_alloc(t, fin_t);                /* finalizable: library path */
   CHECK(f && rgc_type_of(f) == fin_t && rgc_object_size(f) == 32);
@@ -283,16 +283,16 @@ static void test_inline_paths(void) {
     rgc_root(t, (void **)&locals[i]);
     locals[i]->id = (uint64_t)i + 1;
   }
-  CHECK_EQ(rgc_root_mark(t), mark + NR);
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_FORCED), 1);
+  CHECK_EQ_U64(rgc_root_mark(t), mark + NR);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_FORCED), 1);
   rgc_wait_for_pending_finalizers(rt);
-  CHECK_EQ(atomic_load(&fin_runs[7]), 1);          /* it was registered */
+  CHECK_EQ_U64(atomic_load(&fin_runs[7]), 1);          /* it was registered */
   for (int i = 0; i < NR; i++) {
-    CHECK_EQ(rgc_generation_of(locals[i]), 1);     /* compacted into gen1: roots fixed */
-    CHECK_EQ(locals[i]->id, (uint64_t)i + 1);
+    CHECK_EQ_U64(rgc_generation_of(locals[i]), 1);     /* compacted into gen1: roots fixed */
+    CHECK_EQ_U64(locals[i]->id, (uint64_t)i + 1);
   }
   rgc_root_release(t, mark);
-  CHECK_EQ(rgc_root_mark(t), mark);
+  CHECK_EQ_U64(rgc_root_mark(t), mark);
   free(locals);
   rgc_detach_thread(t);
   rgc_destroy(rt);
@@ -306,5 +306,5 @@ int main(void) {
   test_sweep();
   test_config_errors();
   printf("test_basic: ok\n");
-  return 0;
+  return check_done();
 }

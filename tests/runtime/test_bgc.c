@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rgc.h"
-#include "rt_check.h"
+#include "check.h"
 
 struct node { struct node *a, *b; uint64_t id, value; };  /* 48 B objects */
 static const uint32_t node_refs[] = {0, 8};
@@ -38,9 +38,9 @@ static void test_bgc_memory_info(void) {
   rgc_config_default(&c);
   c.gen0_size = 4u << 20;
   c.verify_heap = 1;
-  CHECK_EQ(c.concurrent, 1);                  /* background GC is the default */
+  CHECK_EQ_U64(c.concurrent, 1);                  /* background GC is the default */
   rgc_runtime *rt = make(&c);
-  CHECK_EQ(rgc_get_latency_mode(rt), RGC_LATENCY_INTERACTIVE);
+  CHECK_EQ_U64(rgc_get_latency_mode(rt), RGC_LATENCY_INTERACTIVE);
   rgc_thread *t = rgc_attach_thread(rt);
   void *arr = rgc_alloc_array(t, refs_t, 1000);   /* 8032 B */
   void *f = NULL;
@@ -54,59 +54,59 @@ static void test_bgc_memory_info(void) {
   f = rgc_alloc(t, fin_t);                         /* 32 B, finalizable */
   for (int i = 0; i < 5000; i++) rgc_alloc(t, node_t);
   /* two blocking compacting gen2 GCs: gen0 -> gen1 -> gen2, in address order */
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
-  CHECK_EQ(rgc_generation_of(arr), 2);
-  CHECK_EQ(rgc_generation_of(f), 2);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
+  CHECK_EQ_U64(rgc_generation_of(arr), 2);
+  CHECK_EQ_U64(rgc_generation_of(f), 2);
   rgc_handle w_dead = rgc_handle_new(t, rgc_array_get(arr, 1), RGC_HANDLE_WEAK_SHORT);
   rgc_handle w_live = rgc_handle_new(t, rgc_array_get(arr, 0), RGC_HANDLE_WEAK_LONG);
   /* drop the odd nodes (n1..n999) and the finalizable object */
   for (int i = 1; i < 1000; i += 2) rgc_array_set(arr, (size_t)i, NULL);
   f = NULL;
   struct rgc_memory_info mi;
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi), 0);
-  CHECK_EQ(mi.index, 0);                         /* none yet */
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi), 0);
+  CHECK_EQ_U64(mi.index, 0);                         /* none yet */
 
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING), 1);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING), 1);
   wait_bgc(rt);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi), 0);
-  CHECK_EQ(mi.index, 3);
-  CHECK_EQ(mi.generation, 2);
-  CHECK_EQ(mi.concurrent, 1);
-  CHECK_EQ(mi.compacted, 0);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi), 0);
+  CHECK_EQ_U64(mi.index, 3);
+  CHECK_EQ_U64(mi.generation, 2);
+  CHECK_EQ_U64(mi.concurrent, 1);
+  CHECK_EQ_U64(mi.compacted, 0);
   CHECK(mi.pause_durations_ns[0] > 0);
   CHECK(mi.pause_durations_ns[1] > 0);
   /* gen2 before: arr, n0..n999, fin object (32 B), no fragmentation */
-  CHECK_EQ(mi.generation_info[2].size_before, 8032 + 1000 * 48 + 32);
-  CHECK_EQ(mi.generation_info[2].fragmentation_before, 0);
+  CHECK_EQ_U64(mi.generation_info[2].size_before, 8032 + 1000 * 48 + 32);
+  CHECK_EQ_U64(mi.generation_info[2].fragmentation_before, 0);
   /* survivors: arr and the 500 even nodes; the finalizable object was dead
    * (it is resurrected for its finalizer, so it survives this BGC too) */
-  CHECK_EQ(mi.promoted_bytes, 8032 + 500 * 48 + 32);
+  CHECK_EQ_U64(mi.promoted_bytes, 8032 + 500 * 48 + 32);
   /* after: n1, n3, ..., n999 are single 48 B holes between live objects
    * (free objects, too small for the free list); the resurrected fin
    * object ends the region, so no dead tail is trimmed */
-  CHECK_EQ(mi.generation_info[2].size_after, 8032 + 1000 * 48 + 32);
-  CHECK_EQ(mi.generation_info[2].fragmentation_after, 500 * 48);
+  CHECK_EQ_U64(mi.generation_info[2].size_after, 8032 + 1000 * 48 + 32);
+  CHECK_EQ_U64(mi.generation_info[2].fragmentation_after, 500 * 48);
   CHECK(rgc_handle_get(w_dead) == NULL);
   CHECK(rgc_handle_get(w_live) == rgc_array_get(arr, 0));
-  for (int i = 0; i < 1000; i += 2) CHECK_EQ(((struct node *)rgc_array_get(arr, (size_t)i))->id, i);
+  for (int i = 0; i < 1000; i += 2) CHECK_EQ_U64(((struct node *)rgc_array_get(arr, (size_t)i))->id, i);
   rgc_wait_for_pending_finalizers(rt);
-  CHECK_EQ(atomic_load(&fin_runs), 1);
-  CHECK_EQ(rgc_collection_count(rt, 2), 3);
-  CHECK_EQ(rgc_collection_count(rt, 0), 3);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
-  CHECK_EQ(mi.index, 2);
-  CHECK_EQ(mi.concurrent, 0);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
-  CHECK_EQ(mi.index, 3);
+  CHECK_EQ_U64(atomic_load(&fin_runs), 1);
+  CHECK_EQ_U64(rgc_collection_count(rt, 2), 3);
+  CHECK_EQ_U64(rgc_collection_count(rt, 0), 3);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi), 0);
+  CHECK_EQ_U64(mi.index, 2);
+  CHECK_EQ_U64(mi.concurrent, 0);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
+  CHECK_EQ_U64(mi.index, 3);
 
   /* a blocking gen2 GC afterwards compacts the holes away */
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
-  CHECK_EQ(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
-  CHECK_EQ(mi.index, 4);
-  CHECK_EQ(mi.concurrent, 0);
-  CHECK_EQ(mi.generation_info[2].size_after, 8032 + 500 * 48);
-  CHECK_EQ(mi.generation_info[2].fragmentation_after, 0);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_FORCED | RGC_COLLECT_COMPACTING), 1);
+  CHECK_EQ_U64(rgc_get_memory_info(rt, RGC_GC_KIND_ANY, &mi), 0);
+  CHECK_EQ_U64(mi.index, 4);
+  CHECK_EQ_U64(mi.concurrent, 0);
+  CHECK_EQ_U64(mi.generation_info[2].size_after, 8032 + 500 * 48);
+  CHECK_EQ_U64(mi.generation_info[2].fragmentation_after, 0);
   rgc_handle_free(t, w_dead);
   rgc_handle_free(t, w_live);
   rgc_detach_thread(t);
@@ -123,28 +123,28 @@ static void test_latency_modes(void) {
   c.verify_heap = 1;
   rgc_runtime *rt = make(&c);
   rgc_thread *t = rgc_attach_thread(rt);
-  CHECK_EQ(rgc_set_latency_mode(rt, (enum rgc_latency_mode)7), -1);
-  CHECK_EQ(rgc_set_latency_mode(rt, RGC_LATENCY_BATCH), 0);
-  CHECK_EQ(rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING), 1);
-  CHECK_EQ(rgc_background_gc_in_progress(rt), 0);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, (enum rgc_latency_mode)7), -1);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, RGC_LATENCY_BATCH), 0);
+  CHECK_EQ_U64(rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING), 1);
+  CHECK_EQ_U64(rgc_background_gc_in_progress(rt), 0);
   struct rgc_memory_info mi;
   rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi);
-  CHECK_EQ(mi.index, 1);
+  CHECK_EQ_U64(mi.index, 1);
   rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi);
-  CHECK_EQ(mi.index, 0);
+  CHECK_EQ_U64(mi.index, 0);
 
-  CHECK_EQ(rgc_set_latency_mode(rt, RGC_LATENCY_LOW_LATENCY), 0);
-  CHECK_EQ(rgc_get_latency_mode(rt), RGC_LATENCY_LOW_LATENCY);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, RGC_LATENCY_LOW_LATENCY), 0);
+  CHECK_EQ_U64(rgc_get_latency_mode(rt), RGC_LATENCY_LOW_LATENCY);
   uint64_t gen2 = rgc_collection_count(rt, 2), gen1 = rgc_collection_count(rt, 1);
   /* 40 x 100 KB on the LOH: the 3 MB LOH budget runs out -> AllocLarge GCs */
   for (int i = 0; i < 40; i++) CHECK(rgc_alloc_array(t, bytes_t, 100000));
   CHECK(rgc_collection_count(rt, 1) > gen1);
-  CHECK_EQ(rgc_collection_count(rt, 2), gen2);
+  CHECK_EQ_U64(rgc_collection_count(rt, 2), gen2);
   /* an induced gen2 GC still happens */
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
-  CHECK_EQ(rgc_collection_count(rt, 2), gen2 + 1);
+  CHECK_EQ_U64(rgc_collection_count(rt, 2), gen2 + 1);
 
-  CHECK_EQ(rgc_set_latency_mode(rt, RGC_LATENCY_SUSTAINED_LOW_LATENCY), 0);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, RGC_LATENCY_SUSTAINED_LOW_LATENCY), 0);
   for (int i = 0; i < 40; i++) CHECK(rgc_alloc_array(t, bytes_t, 100000));
   wait_bgc(rt);
   rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi);
@@ -154,10 +154,10 @@ static void test_latency_modes(void) {
 
   c.concurrent = 0;
   rt = make(&c);
-  CHECK_EQ(rgc_get_latency_mode(rt), RGC_LATENCY_BATCH);
-  CHECK_EQ(rgc_set_latency_mode(rt, RGC_LATENCY_SUSTAINED_LOW_LATENCY), -1);
-  CHECK_EQ(rgc_set_latency_mode(rt, RGC_LATENCY_INTERACTIVE), -1);
-  CHECK_EQ(rgc_get_latency_mode(rt), RGC_LATENCY_BATCH);
+  CHECK_EQ_U64(rgc_get_latency_mode(rt), RGC_LATENCY_BATCH);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, RGC_LATENCY_SUSTAINED_LOW_LATENCY), -1);
+  CHECK_EQ_U64(rgc_set_latency_mode(rt, RGC_LATENCY_INTERACTIVE), -1);
+  CHECK_EQ_U64(rgc_get_latency_mode(rt), RGC_LATENCY_BATCH);
   rgc_destroy(rt);
 }
 
@@ -184,10 +184,10 @@ static void test_high_memory_load(void) {
   uint64_t gcs = rgc_collection_count(rt, 0);
   while (rgc_collection_count(rt, 0) == gcs) rgc_alloc(t, node_t);   /* gen0 budget runs out */
   rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi);
-  CHECK_EQ(mi.index, last + 1);                /* that GC: full and blocking */
-  CHECK_EQ(mi.generation, 2);
-  CHECK_EQ(mi.concurrent, 0);
-  CHECK_EQ(mi.compacted, 1);
+  CHECK_EQ_U64(mi.index, last + 1);                /* that GC: full and blocking */
+  CHECK_EQ_U64(mi.generation, 2);
+  CHECK_EQ_U64(mi.concurrent, 0);
+  CHECK_EQ_U64(mi.compacted, 1);
   CHECK(mi.memory_load_bytes >= mi.high_memory_load_threshold_bytes);
   rgc_detach_thread(t);
   rgc_destroy(rt);
@@ -226,8 +226,8 @@ static void test_handle_stress(void) {
     if (strong[i]) {
       struct node *s = rgc_handle_get(strong[i]);
       CHECK(s && s == w);
-      CHECK_EQ(s->id, i);
-      CHECK_EQ(s->value, (uint64_t)i * 7);
+      CHECK_EQ_U64(s->id, i);
+      CHECK_EQ_U64(s->value, (uint64_t)i * 7);
     } else {
       CHECK(w == NULL);
     }
@@ -248,5 +248,5 @@ int main(void) {
   test_high_memory_load();
   test_handle_stress();
   printf("test_bgc: ok\n");
-  return 0;
+  return check_done();
 }

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "rgc.h"
-#include "rt_check.h"
+#include "check.h"
 
 #define RING 20000   /* 8 * 20,000 + 24 bytes > the 85,000-byte LOH threshold */
 
@@ -42,7 +42,7 @@ static void *worker(void *arg) {
   CHECK(expect);
   void *ring = rgc_alloc_array(t, refs_t, RING);
   CHECK(ring);
-  CHECK_EQ(rgc_generation_of(ring), 3);
+  CHECK_EQ_U64(rgc_generation_of(ring), 3);
   rgc_handle ring_h = rgc_handle_new(t, ring, RGC_HANDLE_STRONG);
   ring = NULL;
   for (int r = 1; r <= rounds; r++) {
@@ -50,7 +50,7 @@ static void *worker(void *arg) {
       /* a new LOH ring: survivors copied over, old ring becomes garbage */
       void *fresh = rgc_alloc_array(t, refs_t, RING);   /* a safepoint: old ring reloaded below */
       CHECK(fresh);
-      CHECK_EQ(rgc_generation_of(fresh), 3);
+      CHECK_EQ_U64(rgc_generation_of(fresh), 3);
       void *old = rgc_handle_get(ring_h);
       for (size_t i = 0; i < RING; i++) rgc_array_set(fresh, i, rgc_array_get(old, i));
       rgc_handle_set(ring_h, fresh);
@@ -70,8 +70,8 @@ static void *worker(void *arg) {
       struct item *it = rgc_array_get(cur, i);
       if (!expect[i]) { CHECK(it == NULL); continue; }
       CHECK(it != NULL);
-      CHECK_EQ(it->tag, expect[i]);
-      CHECK_EQ(rgc_object_size(it), 48);
+      CHECK_EQ_U64(it->tag, expect[i]);
+      CHECK_EQ_U64(rgc_object_size(it), 48);
     }
     if (r % 8 == me % 8) {
       /* induced: gen0/1 compacting, or a gen2 that is background when BGC is on */
@@ -109,5 +109,5 @@ int main(int argc, char **argv) {
          (unsigned long long)rgc_collection_count(rt, 2));
   CHECK(gcs > 30);
   rgc_destroy(rt);
-  return 0;
+  return check_done();
 }

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "rgc.h"
-#include "rt_check.h"
+#include "check.h"
 
 struct node { struct node *a, *b; uint64_t id, value; };
 static const uint32_t node_refs[] = {0, 8};
@@ -87,10 +87,10 @@ static int64_t new_node(struct tstate *s, struct node **out) {
 static void check_node(struct tstate *s, struct node *n, int64_t id) {
   if (id < 0) { CHECK(n == NULL); return; }
   CHECK(n != NULL);
-  CHECK_EQ(n->id, s->id_base + (uint64_t)id);
+  CHECK_EQ_U64(n->id, s->id_base + (uint64_t)id);
   if (s->seen[id]) return;
   s->seen[id] = 1;
-  CHECK_EQ(n->value, s->sh[id].value);
+  CHECK_EQ_U64(n->value, s->sh[id].value);
   CHECK(rgc_generation_of(n) >= 0 && rgc_generation_of(n) <= 3);
   check_node(s, n->a, s->sh[id].a);
   check_node(s, n->b, s->sh[id].b);
@@ -107,15 +107,15 @@ static void verify(struct tstate *s, int after_full_gc) {
     struct node *n = rgc_handle_get(w->h);
     if (s->seen[w->target]) {
       CHECK(n != NULL);
-      CHECK_EQ(n->id, s->id_base + (uint64_t)w->target);
+      CHECK_EQ_U64(n->id, s->id_base + (uint64_t)w->target);
     } else if (after_full_gc) {
       CHECK(n == NULL);  /* its target died: cleared */
     } else if (n) {
-      CHECK_EQ(n->id, s->id_base + (uint64_t)w->target);
+      CHECK_EQ_U64(n->id, s->id_base + (uint64_t)w->target);
     }
   }
   CHECK(rgc_handle_get(s->pin_h) == s->pin_addr);
-  for (int i = 0; i < 256; i++) CHECK_EQ(s->pin_addr[8 + i], (uint8_t)(i ^ s->index));
+  for (int i = 0; i < 256; i++) CHECK_EQ_U64(s->pin_addr[8 + i], (uint8_t)(i ^ s->index));
 }
 
 /* A random reachable node: from a root slot, a few random steps down. */
@@ -139,7 +139,7 @@ static void fin_fn(rgc_thread *t, void *o) {
   (void)t;
   uint32_t k = *(uint32_t *)o;
   CHECK(k < MAX_FIN);
-  CHECK_EQ(atomic_fetch_add(&fin_runs[k], 1), 0);  /* exactly once */
+  CHECK_EQ_U64(atomic_fetch_add(&fin_runs[k], 1), 0);  /* exactly once */
 }
 
 static void *mutator(void *arg) {
@@ -152,7 +152,7 @@ static void *mutator(void *arg) {
   for (int i = 0; i < NBIG; i++) s->big[i] = -1;
   s->roots_h = rgc_handle_new(s->t, rgc_alloc_array(s->t, refs_t, NROOTS), RGC_HANDLE_STRONG);
   s->big_h = rgc_handle_new(s->t, rgc_alloc_array(s->t, refs_t, NBIG), RGC_HANDLE_STRONG);
-  CHECK_EQ(rgc_generation_of(rgc_handle_get(s->big_h)), 3);
+  CHECK_EQ_U64(rgc_generation_of(rgc_handle_get(s->big_h)), 3);
   void *pb = rgc_alloc_array(s->t, bytes_t, 256);
   for (int i = 0; i < 256; i++) ((uint8_t *)pb)[8 + i] = (uint8_t)(i ^ s->index);
   s->pin_h = rgc_handle_new(s->t, pb, RGC_HANDLE_PINNED);
@@ -312,5 +312,5 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nthreads; i++) { free(st[i].sh); free(st[i].seen); free(st[i].kept_fin); }
   free(st);
   rgc_destroy(rt);
-  return 0;
+  return check_done();
 }

@@ -12,10 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "trc_lttng.h"
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
 
 /* The session NAME as the daemon lists it; found 0 if absent. */
 static int find_session(const char *name, struct lttng_session *out) {
@@ -124,6 +123,5 @@ int main(void) {
   CHECK(r.pid == 0);
   if (started) CHECK(kill(started, 0) == -1 && errno == ESRCH);   /* ours, stopped and reaped */
   trc_daemon_stop(&d);
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures ? 1 : 0;
+  return check_done();
 }

@@ -3,10 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "trc_opts.h"
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
 
 int main(void) {
   struct trc_opts o;
@@ -33,6 +32,5 @@ int main(void) {
   CHECK(trc_opts_parse(7, a7, &o) == 2);                      /* the relayd writes the trace */
   char *a8[] = { "record", "--relayd", "net://127.0.0.1", "--import", "--", "prog", NULL };
   CHECK(trc_opts_parse(6, a8, &o) == 2);                      /* nothing local to import */
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures ? 1 : 0;
+  return check_done();
 }

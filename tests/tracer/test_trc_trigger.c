@@ -6,11 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "gcs_enums.h"
 #include "gcs_triggers.h"
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
 
 #define MS 1000000ull
 #define T0 (1700000000ull * 1000000000ull)
@@ -227,6 +226,5 @@ int main(void) {
   test_suspend_over();
   test_bgc_final();
   test_clock_step();
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures ? 1 : 0;
+  return check_done();
 }

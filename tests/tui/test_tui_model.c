@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "tui_model.h"
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define NEAR(a, b) CHECK(fabs((a) - (b)) < 1e-9)
 
 static struct tui_gc mk(int64_t n, int gen, int type, int reason, double pause_start, double start,
                         double dur, double pause, double peak, double after, double alloc) {
@@ -77,31 +75,31 @@ static void test_figures(void) {
   tui_proc_summary(p, &s);
   CHECK(s.count[0] == 1 && s.count[1] == 1 && s.count[2] == 2);
   CHECK(s.nbgc == 1 && s.nfgc == 1 && s.nincomplete == 1);
-  NEAR(s.total_pause_ms, 30.0);            /* 2 + 4 + 3 + 21 */
-  NEAR(s.max_pause_ms, 21.0);
+  CHECK_NEAR(s.total_pause_ms, 30.0, 1e-9);            /* 2 + 4 + 3 + 21 */
+  CHECK_NEAR(s.max_pause_ms, 21.0, 1e-9);
   /* duration: last end = max(11.5, 70.2, 47.1, 120.0) - first pause start 10 = 110 */
-  NEAR(s.process_duration_ms, 110.0);
-  NEAR(s.pct_paused, 30.0 * 100 / 110);
-  NEAR(s.heap_now_mb, 4.0);                /* After of #4, the newest complete */
-  NEAR(s.heap_max_mb, 20.0);
-  NEAR(s.total_alloc_mb, 20.0);            /* 5 + 7 + 2 + 6 */
-  NEAR(s.alloc_rate_mbs, 20.0 * 1000 / 110);
+  CHECK_NEAR(s.process_duration_ms, 110.0, 1e-9);
+  CHECK_NEAR(s.pct_paused, 30.0 * 100 / 110, 1e-9);
+  CHECK_NEAR(s.heap_now_mb, 4.0, 1e-9);                /* After of #4, the newest complete */
+  CHECK_NEAR(s.heap_max_mb, 20.0, 1e-9);
+  CHECK_NEAR(s.total_alloc_mb, 20.0, 1e-9);            /* 5 + 7 + 2 + 6 */
+  CHECK_NEAR(s.alloc_rate_mbs, 20.0 * 1000 / 110, 1e-9);
   /* extent: first = 10 (pause start of #1), last = 150.1 (start of #5) */
-  NEAR(s.uptime_ms, 140.1);
+  CHECK_NEAR(s.uptime_ms, 140.1, 1e-9);
   CHECK(s.last && s.last->number == 5);
 
   struct tui_rollup r[4];
   tui_proc_rollup(p, r);
   CHECK(r[0].count == 4 && r[0].induced == 1);
-  NEAR(r[0].mean_pause_ms, 7.5);
-  NEAR(r[0].max_alloc_rate_mbs, 70.0);
+  CHECK_NEAR(r[0].mean_pause_ms, 7.5, 1e-9);
+  CHECK_NEAR(r[0].max_alloc_rate_mbs, 70.0, 1e-9);
   CHECK(r[3].count == 2);
-  NEAR(r[3].total_pause_ms, 25.0);
-  NEAR(r[3].mean_pause_ms, 12.5);
-  NEAR(r[3].max_peak_mb, 20.0);
-  NEAR(r[3].total_alloc_mb, 13.0);
+  CHECK_NEAR(r[3].total_pause_ms, 25.0, 1e-9);
+  CHECK_NEAR(r[3].mean_pause_ms, 12.5, 1e-9);
+  CHECK_NEAR(r[3].max_peak_mb, 20.0, 1e-9);
+  CHECK_NEAR(r[3].total_alloc_mb, 13.0, 1e-9);
   CHECK(r[2].count == 1 && r[1].count == 1);
-  NEAR(r[1].mean_pause_ms, 2.0);
+  CHECK_NEAR(r[1].mean_pause_ms, 2.0, 1e-9);
 
   unsigned h[TUI_NBUCKETS];
   tui_proc_histogram(p, h);
@@ -145,7 +143,7 @@ static void test_figures(void) {
   CHECK(p->ngcs == 5 && p->gcs[4].complete == 1 && tui_model_generation(m) != gen_before);
   tui_proc_summary(p, &s);
   CHECK(s.count[0] == 2 && s.nincomplete == 0);
-  NEAR(s.heap_now_mb, 5.0);
+  CHECK_NEAR(s.heap_now_mb, 5.0, 1e-9);
 
   /* The same pid in another trace is another process. */
   struct tui_gc other = mk(1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1);
@@ -176,7 +174,5 @@ int main(void) {
   test_gen_names();
   test_figures();
   test_empty();
-  if (failures) { fprintf(stderr, "%d failure(s)\n", failures); return 1; }
-  printf("ok\n");
-  return 0;
+  return check_done();
 }

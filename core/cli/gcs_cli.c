@@ -1,0 +1,212 @@
+/* gcs_cli.c — table-driven option parsing over getopt_long (see gcs_cli.h). */
+#include "gcs_cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VAL_BASE 256   /* getopt_long's val of table entry i: VAL_BASE + i */
+#define VAL_HELP (VAL_BASE + GCS_CLI_MAX_OPTS)
+
+static const char *prog_of(const struct gcs_cli_spec *s) { return s->prog ? s->prog : "gcscope"; }
+
+/* A bound as people write it: whole numbers in full, others with %g. */
+static void bound_text(double v, char *buf, size_t n) {
+  if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, n, "%.0f", v);
+  else snprintf(buf, n, "%g", v);
+}
+
+int gcs_cli_number(const char *opt, const char *s, int integer, double min, double max, double *out,
+                   char *err, size_t errlen) {
+  char lo[40], hi[40];
+  bound_text(min, lo, sizeof lo);
+  bound_text(max, hi, sizeof hi);
+  char *end = NULL;
+  errno = 0;
+  double v = s && *s ? strtod(s, &end) : NAN;
+  int parsed = s && *s && !errno && !*end && isfinite(v);
+  if (parsed && integer && v == floor(v) && fabs(v) < 9007199254740992.0) {
+    /* Exact for every integer a double cannot hold: strtoll on the text. */
+    errno = 0;
+    long long w = strtoll(s, &end, 10);
+    if (!errno && !*end) v = (double)w;
+  }
+  if (!parsed || v < min || v > max) {
+    if (isinf(max)) snprintf(err, errlen, "%s: expected a number of at least %s, got '%s'", opt, lo, s ? s : "");
+    else snprintf(err, errlen, "%s: expected a number from %s to %s, got '%s'", opt, lo, hi, s ? s : "");
+    return -1;
+  }
+  if (integer && v != floor(v)) {
+    snprintf(err, errlen, "%s: expected an integer, got '%s'", opt, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+void gcs_cli_init(struct gcs_cli *p, const struct gcs_cli_spec *spec, int argc, char **argv) {
+  memset(p, 0, sizeof *p);
+  p->spec = spec;
+  p->argc = argc;
+  p->argv = argv;
+  p->optind = 1;
+  while (spec->opts[p->nopts].name && p->nopts < GCS_CLI_MAX_OPTS) p->nopts++;
+  optind = 0;   /* GNU: full re-initialisation, a parser may run more than once */
+  opterr = 0;
+}
+
+static int bad(struct gcs_cli *p, const char *fmt, const char *a) {
+  snprintf(p->err, sizeof p->err, fmt, a);
+  return GCS_CLI_BAD;
+}
+
+/* "unknown option 'X' (see gcscope CMD --help)"; X without its "=VALUE". */
+static int unknown(struct gcs_cli *p, const char *token) {
+  const struct gcs_cli_spec *s = p->spec;
+  char help[96] = "--help";
+  if (s->cmd) snprintf(help, sizeof help, "%s %s --help", prog_of(s), s->cmd);
+  snprintf(p->err, sizeof p->err, "unknown option '%.*s' (see %s)", (int)strcspn(token, "="), token, help);
+  return GCS_CLI_BAD;
+}
+
+/* The table entry getopt_long's VAL or short option C names, or -1. */
+static int index_of(const struct gcs_cli *p, int c) {
+  if (c >= VAL_BASE && c < VAL_BASE + p->nopts) return c - VAL_BASE;
+  for (int i = 0; i < p->nopts; i++)
+    if (c > 0 && p->spec->opts[i].short_name == c) return i;
+  return -1;
+}
+
+static void name_option(struct gcs_cli *p, int i) {
+  snprintf(p->opt, sizeof p->opt, "--%s", p->spec->opts[i].name);
+}
+
+/* getopt_long accepts any unambiguous prefix of a long option; the commands
+ * accept only the full name. TOKEN is the argv element that named it. */
+static int spelled_in_full(const char *token, const char *name) {
+  if (strncmp(token, "--", 2) != 0) return 1;   /* the short form */
+  size_t n = strlen(name);
+  return strncmp(token + 2, name, n) == 0 && (token[2 + n] == '\0' || token[2 + n] == '=');
+}
+
+int gcs_cli_next(struct gcs_cli *p) {
+  struct option longs[GCS_CLI_MAX_OPTS + 2];
+  char shorts[3 + 2 * GCS_CLI_MAX_OPTS + 2];
+  size_t ns = 0;
+  if (p->spec->stop_at_operand) shorts[ns++] = '+';
+  shorts[ns++] = ':';
+  for (int i = 0; i < p->nopts; i++) {
+    const struct gcs_cli_opt *o = &p->spec->opts[i];
+    longs[i] = (struct option){ o->name, o->arg == GCS_CLI_FLAG ? no_argument : required_argument, 0, VAL_BASE + i };
+    if (o->short_name) {
+      shorts[ns++] = o->short_name;
+      if (o->arg != GCS_CLI_FLAG) shorts[ns++] = ':';
+    }
+  }
+  longs[p->nopts] = (struct option){ "help", no_argument, 0, VAL_HELP };
+  longs[p->nopts + 1] = (struct option){ 0, 0, 0, 0 };
+  shorts[ns++] = 'h';
+  shorts[ns] = '\0';
+
+  p->value = NULL;
+  p->err[0] = p->opt[0] = '\0';
+  int c = getopt_long(p->argc, p->argv, shorts, longs, NULL);
+  p->optind = optind;
+  if (c == -1) return GCS_CLI_DONE;
+  const char *last = p->argv[optind - 1];
+  if (c == '?') {
+    int i = index_of(p, optopt);
+    if (i >= 0) { name_option(p, i); return bad(p, "%s takes no value", p->opt); }
+    if (optopt > 0 && optopt < VAL_BASE) {
+      char s[3] = { '-', (char)optopt, 0 };
+      return unknown(p, s);
+    }
+    return unknown(p, last);
+  }
+  if (c == ':') {
+    int i = index_of(p, optopt);
+    snprintf(p->opt, sizeof p->opt, "%s", last);   /* as given: "-o" or "--output" */
+    if (i < 0) return bad(p, "%s needs a value", last);
+    const struct gcs_cli_opt *o = &p->spec->opts[i];
+    if (o->arg == GCS_CLI_INT || o->arg == GCS_CLI_DOUBLE) {   /* the range, as for a bad value */
+      gcs_cli_number(p->opt, "", o->arg == GCS_CLI_INT, o->min, o->max, &p->dval, p->err, sizeof p->err);
+      return GCS_CLI_BAD;
+    }
+    snprintf(p->err, sizeof p->err, "%s: missing %s", p->opt, p->spec->opts[i].metavar ? p->spec->opts[i].metavar : "value");
+    return GCS_CLI_BAD;
+  }
+  const char *token = optarg && optarg == last && optind >= 2 ? p->argv[optind - 2] : last;
+  if (c == VAL_HELP || c == 'h') {
+    if (!spelled_in_full(token, "help")) return unknown(p, token);
+    return GCS_CLI_HELP;
+  }
+  int i = index_of(p, c);
+  if (i < 0) return unknown(p, token);
+  const struct gcs_cli_opt *o = &p->spec->opts[i];
+  if (!spelled_in_full(token, o->name)) return unknown(p, token);
+  name_option(p, i);
+  p->value = optarg;
+  if (o->arg == GCS_CLI_INT || o->arg == GCS_CLI_DOUBLE) {
+    if (gcs_cli_number(p->opt, optarg, o->arg == GCS_CLI_INT, o->min, o->max, &p->dval, p->err, sizeof p->err))
+      return GCS_CLI_BAD;
+    p->ival = (long long)p->dval;
+    if (o->arg == GCS_CLI_INT) {
+      char *end;
+      errno = 0;
+      long long w = strtoll(optarg, &end, 10);
+      if (!errno && !*end) p->ival = w;   /* exact beyond 2^53 */
+    }
+  }
+  return i;
+}
+
+void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
+  char name[80];
+  snprintf(name, sizeof name, "%s%s%s", prog_of(s), s->cmd ? " " : "", s->cmd ? s->cmd : "");
+  const char *u = s->usage ? s->usage : "[options]";
+  /* '\n' starts another form; a line starting with a space continues one */
+  for (int first = 1; *u; first = 0) {
+    size_t n = strcspn(u, "\n");
+    if (!first && *u == ' ') {
+      size_t sp = strspn(u, " ");
+      fprintf(out, "%*s%.*s\n", (int)(strlen(name) + 8), "", (int)(n - sp), u + sp);
+    }
+    else fprintf(out, "%s %s %.*s\n", first ? "usage:" : "      ", name, (int)n, u);
+    u += n + (u[n] == '\n');
+  }
+  if (s->about) fprintf(out, "\n%s\n", s->about);
+  fprintf(out, "\noptions:\n");
+  for (const struct gcs_cli_opt *o = s->opts; o->name; o++) {
+    char left[96];
+    int n = o->short_name ? snprintf(left, sizeof left, "  -%c, --%s", o->short_name, o->name)
+                          : snprintf(left, sizeof left, "      --%s", o->name);
+    if (o->arg != GCS_CLI_FLAG && n > 0 && (size_t)n < sizeof left)
+      snprintf(left + n, sizeof left - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
+    /* the help text, continuation lines aligned under its first line */
+    const char *h = o->help ? o->help : "";
+    size_t len = strcspn(h, "\n");
+    if (strlen(left) >= 28) fprintf(out, "%s\n%-28s%.*s\n", left, "", (int)len, h);
+    else fprintf(out, "%-28s%.*s\n", left, (int)len, h);
+    for (h += len; *h == '\n';) {
+      h++;
+      len = strcspn(h, "\n");
+      fprintf(out, "%-28s%.*s\n", "", (int)len, h);
+      h += len;
+    }
+  }
+  fprintf(out, "%-28s%s\n", "  -h, --help", "this help");
+  if (s->epilog) fprintf(out, "\n%s", s->epilog);
+}
+
+int gcs_cli_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "gcscope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return GCS_CLI_USAGE_STATUS;
+}
