@@ -27,6 +27,7 @@
 #include "trc_lttng.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
+#include "trc_replay.h"
 #include "trc_watch.h"
 
 #define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
@@ -76,7 +77,7 @@ struct rec {
   uint64_t discarded_seen;     /* trc_watch_discarded already passed to m */
   uint64_t discard_check_ns;   /* when the discard counters were last read */
   uint64_t drop_reported_ns;
-  int captures;
+  int captures, verified, unverified;
   char capture_paths[16][PATH_MAX + 32];
   int pending;
   struct gcs_trigger_pair fire;
@@ -89,7 +90,7 @@ struct rec {
 static void lost(struct rec *r, uint64_t count) {
   uint64_t t = now_ns();
   gcs_triggers_lost(r->m, t, count);
-  if (t >= r->drop_reported_ns + DROP_REPORT_NS) {
+  if (r->triggers && t >= r->drop_reported_ns + DROP_REPORT_NS) {
     fprintf(stderr, "gcscope record: trigger notifications were lost (the session daemon is too slow); "
                     "re-armed (pauses in progress are not measured)\n");
     r->drop_reported_ns = t;
@@ -161,6 +162,47 @@ static int prepare_outdir(struct rec *r) {
   return 0;
 }
 
+/* The thresholds of the --stop-on-... options given (-1: off). */
+static void thresholds(const struct trc_opts *o, double thr[GCS_TRIGGER_NKINDS]) {
+  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++) thr[k] = o->trigger_on[k] ? o->trigger_ms[k] : -1;
+}
+
+/* The live rules time pairs by notification arrival; the capture holds the
+ * events with their own timestamps. Returns 1 to keep the capture (the trace
+ * confirms the pause, or cannot say), 0 when the trace contradicts it: the
+ * capture is renamed NAME-unverified and does not count. */
+static int verify_capture(struct rec *r, const char *name, const char *path) {
+  double thr[GCS_TRIGGER_NKINDS];
+  thresholds(&r->o, thr);
+  static struct trc_replay rp;
+  char err[512];
+  if (trc_replay(path, thr, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
+    printf("gcscope record: %s not verified: %s\n", name, err);
+    return 1;
+  }
+  if (!rp.matched) {
+    printf("gcscope record: %s not verified: the pause is not in the capture (a larger --circular-mb keeps more)\n",
+           name);
+    return 1;
+  }
+  if (rp.match.fires) {
+    printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
+    r->verified++;
+    return 1;
+  }
+  char moved[PATH_MAX + 64];
+  snprintf(moved, sizeof moved, "%s/unverified-%d", r->outdir, r->unverified + 1);
+  if (rename(path, moved) != 0) {
+    printf("gcscope record: %s not confirmed (the trace says %.3f ms) but kept: cannot rename it to %s: %s\n", name,
+           rp.match.ms, moved, strerror(errno));
+    return 1;
+  }
+  r->unverified++;
+  printf("gcscope record: %s discarded: the trace says %.3f ms, not over %g ms (the notification arrived late); "
+         "moved to %s, re-armed\n", name, rp.match.ms, r->o.trigger_ms[r->fire.kind], moved);
+  return 0;
+}
+
 static void take_capture(struct rec *r) {
   int k = r->captures + 1;
   char name[32], path[PATH_MAX + 32];
@@ -189,6 +231,11 @@ static void take_capture(struct rec *r) {
   if (r->o.relayd) printf("%s-* on lttng-relayd at %s\n", name, r->o.relayd);
   else printf("%s\n", path);
   fflush(stdout);
+  if (!r->o.relayd && !verify_capture(r, name, path)) {
+    r->pending = 0;
+    gcs_triggers_rearm(r->m, now_ns());
+    return;
+  }
   if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
   r->pending = 0;
@@ -211,6 +258,7 @@ static void end_session(struct rec *r) {
 /* Deliver pending notifications; tell the reconstruction about drops.
  * Returns -1 when the daemon went away. */
 static int poll_watch(struct rec *r) {
+  if (!r->w) return 0;
   int n = trc_watch_poll(r->w, on_event, r);
   uint64_t d = trc_watch_dropped(r->w);
   if (d > r->dropped_seen) {
@@ -228,13 +276,40 @@ static void drain(struct rec *r, int ms) {
   }
 }
 
+static void print_counts(const struct gcs_trigger_summary *s) {
+  int n = s->nprocs;
+  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s->gcs, n, n == 1 ? "" : "es");
+}
+
+/* A local recording is summarised from the trace, timed by the events' own
+ * timestamps (the figures `gcscope stats` gives); otherwise (relayd, or only
+ * captures written) from the live notifications, and said so. */
 static void print_summary(struct rec *r) {
-  check_discards(r);
+  if (r->w) check_discards(r);
   struct gcs_trigger_summary s;
   gcs_triggers_finish(r->m, &s);
-  int n = s.nprocs;
-  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s.gcs, n, n == 1 ? "" : "es");
-  if (s.max_pause_ms > 0) printf(", max pause %.1f ms (pid %d GC #%u)", s.max_pause_ms, (int)s.max_pid, s.max_gc);
+  if (!r->o.relayd && !r->triggers) {
+    static struct trc_replay rp;
+    double thr[GCS_TRIGGER_NKINDS];
+    thresholds(&r->o, thr);
+    char err[512];
+    if (trc_replay(r->outdir, thr, 0, NULL, &rp, err, sizeof err) == 0) {
+      print_counts(&rp.sum);
+      if (rp.sum.max_pause_ms > 0)
+        printf(", max pause %.3f ms (pid %d GC #%u)", rp.sum.max_pause_ms, (int)rp.sum.max_pid, rp.sum.max_gc);
+      if (rp.lost)
+        printf("; the tracer discarded %llu events (larger --buffer-size/--num-subbuf, or a lighter --profile, avoid it)",
+               (unsigned long long)rp.lost);
+      printf("\n");
+      return;
+    }
+    printf("gcscope record: cannot summarise the trace: %s\n", err);
+    return;
+  }
+  print_counts(&s);
+  if (s.max_pause_ms > 0)
+    printf(", max pause ~%.1f ms (pid %d GC #%u; timed by notification arrival)", s.max_pause_ms, (int)s.max_pid,
+           s.max_gc);
   uint64_t lost_n = r->dropped_seen + r->discarded_seen;
   if (lost_n) printf(" (approximate: %llu notifications dropped)", (unsigned long long)lost_n);
   printf("\n");
@@ -276,8 +351,12 @@ static int run(struct rec *r) {
   };
   if (trc_session_create(&cfg, r->err, sizeof r->err)) goto fail;
   r->session_live = 1;
-  r->w = trc_watch_start(o->dotnet, only, r->err, sizeof r->err);
-  if (!r->w) goto fail;
+  /* The live notifications serve the triggers, and the summary of a trace
+   * that is not kept here (relayd); a local trace is summarised from itself. */
+  if (r->triggers || o->relayd) {
+    r->w = trc_watch_start(o->dotnet, only, r->err, sizeof r->err);
+    if (!r->w) goto fail;
+  }
   if (trc_session_start(r->session, r->err, sizeof r->err)) goto fail;
   if (o->command && trc_child_release(&r->child, r->err, sizeof r->err)) goto fail;
 
@@ -354,7 +433,11 @@ static int run(struct rec *r) {
       print_relayd_where(r, what);
     }
     else if (r->captures)
-      printf("gcscope record: %d capture%s in %s\n", r->captures, r->captures == 1 ? "" : "s", r->outdir);
+      printf("gcscope record: %d capture%s in %s (%d verified by the trace's timestamps)\n", r->captures,
+             r->captures == 1 ? "" : "s", r->outdir, r->verified);
+    else if (r->unverified)
+      printf("gcscope record: no capture confirmed by the trace (%d discarded, in %s/unverified-*)\n", r->unverified,
+             r->outdir);
     else
       printf("gcscope record: no trigger fired; nothing written\n");
   } else {

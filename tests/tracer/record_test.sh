@@ -1,11 +1,11 @@
 #!/bin/bash
-# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND GCSIM RGC_DEMO — end-to-end tests
+# record_test.sh CASE GCSCOPE SCRIPTED_GC RGC_LONG_SUSPEND GCSIM RGC_DEMO REPLAY_PROBE — end-to-end tests
 # of `gcscope record` (label lttng). Expected values come from the scripted
 # emitter's arguments, from what the librgc program reports about its own GCs,
 # and from babeltrace2's text output of the written traces, never from
 # gcscope's own figures. Every process started here is stopped by its PID.
 set -u
-CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-} GCSIM=${5:-} RGCDEMO=${6:-}
+CASE=$1 GCSCOPE=$2 EMIT=$3 RGCPROG=${4:-} GCSIM=${5:-} RGCDEMO=${6:-} PROBE=${7:-}
 WORK=$(mktemp -d /tmp/gcscope-trc-test.XXXXXX)
 chmod 755 "$WORK"
 BG_PIDS=()
@@ -329,6 +329,43 @@ gcsim_bgc_none)
   if ! grep -q '^gcscope record: .*approximate' "$WORK/out.txt"; then
     [ "$seen" = "$ngc" ] || [ "$seen" = $((ngc + 1)) ] || fail "gcscope saw $seen GCs, gcsim ran $ngc"
   fi
+  ;;
+replay_verify)
+  # A live firing is checked against the capture's own timestamps before it
+  # counts (trc_replay): GC 3 lasts 120 ms, GC 5 30 ms. Over a 100 ms
+  # threshold the replay confirms GC 3 and contradicts GC 5 (what record does
+  # when a late notification made GC 5 look long), each with the duration
+  # babeltrace2's timestamps give, in integer nanoseconds.
+  run_rec -o "$WORK/t" -- "$EMIT" --gcs 6 --long-gc 3:120 --long-gc 5:30 || fail "exit $?"
+  for c in 3 5; do
+    want=$(babeltrace2 "$WORK/t" | awk -v c="$c" '
+      function ns(l,  t, h, f) { match(l, /^\[[0-9:.]+\]/); t = substr(l, 2, RLENGTH - 2); split(t, h, ":");
+                                 split(h[3], f, "."); return ((h[1] * 60 + h[2]) * 60 + f[1]) * 1000000000 + f[2] }
+      $0 ~ ("rgc:GCStart_V2.*Count = " c ",") { s = ns($0) }
+      $0 ~ ("rgc:GCEnd_V1.*Count = " c ",") { printf "%.3f\n", (ns($0) - s) / 1e6 }')
+    [ -n "$want" ] || fail "GC $c not in the trace"
+    got=$("$PROBE" "$WORK/t" gc-over "$c" 100) || fail "probe failed"
+    fires=0; [ "$c" = 3 ] && fires=1
+    [ "$got" = "matched=1 ms=$want fires=$fires" ] || fail "GC $c: probe says '$got', babeltrace2 $want ms"
+  done
+  [ "$("$PROBE" "$WORK/t" gc-over 9 100)" = "matched=0" ] || fail "GC 9 (not in the trace) matched"
+  ;;
+summary_exact)
+  # A local recording is summarised from the trace's own timestamps: the GC
+  # count and the longest pause (PerfView: a blocking GC's pause runs from its
+  # GCSuspendEEBegin to its GCRestartEEEnd) computed here from babeltrace2's
+  # text, in integer nanoseconds, must be what record prints.
+  run_rec -o "$WORK/t" -- "$RGCPROG" --gcs 20 --interval-ms 5 || fail "exit $?"
+  expect_line "$WORK/out.txt" '^rgc_long_suspend: done$'
+  grep -q 'notification' "$WORK/out.txt" "$WORK/err.txt" && fail "a recording without triggers mentions notifications"
+  want=$(babeltrace2 "$WORK/t" | awk '
+    function ns(l,  t, h, f) { match(l, /^\[[0-9:.]+\]/); t = substr(l, 2, RLENGTH - 2); split(t, h, ":");
+                               split(h[3], f, "."); return ((h[1] * 60 + h[2]) * 60 + f[1]) * 1000000000 + f[2] }
+    /rgc:GCSuspendEEBegin_V1/ { s = ns($0) }
+    /rgc:GCStart_V2/ { match($0, /Count = [0-9]+/); c = substr($0, RSTART + 8, RLENGTH - 8); n++ }
+    /rgc:GCRestartEEEnd_V1/ { d = ns($0) - s; if (d > max) { max = d; maxc = c } }
+    END { printf "%d GCs in 1 process, max pause %.3f ms [(]pid [0-9]+ GC #%d[)]\n", n, max / 1e6, maxc }')
+  expect_line "$WORK/out.txt" "^gcscope record: $want\$"
   ;;
 rgc_none)
   # librgc without long pauses: 20 quick induced GCs (GC 10 a background GC

@@ -1,0 +1,111 @@
+/* trc_replay.c — a recorded trace through the stop-trigger rules, timed by
+ * the events' timestamps (trc_replay.h). */
+#include "trc_replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcs_ctf_find.h"
+#include "gcs_ctf_reader.h"
+
+struct replay {
+  struct gcs_triggers *t;
+  struct trc_replay *out;
+  int pid;
+  const struct gcs_trigger_pair *want;
+  struct gcs_trigger_pair *cand;   /* pairs of want's kind and process */
+  size_t ncand, capcand;
+  int oom;
+};
+
+static void on_pair(const struct gcs_trigger_pair *p, void *ud) {
+  struct replay *r = ud;
+  if (p->fires) r->out->fired++;
+  if (!r->want || p->kind != r->want->kind || p->pid != r->want->pid) return;
+  if (r->ncand == r->capcand) {
+    size_t cap = r->capcand ? 2 * r->capcand : 64;
+    struct gcs_trigger_pair *c = realloc(r->cand, cap * sizeof *c);
+    if (!c) {
+      r->oom = 1;
+      return;
+    }
+    r->cand = c;
+    r->capcand = cap;
+  }
+  r->cand[r->ncand++] = *p;
+}
+
+static int on_event(const struct gcs_rd_event *e, void *ud) {
+  struct replay *r = ud;
+  r->out->events++;
+  if (!e->decoded || !gcs_triggers_event_needed(e->ev.kind)) return 0;
+  if (r->pid > 0 && e->ev.pid != r->pid) return 0;
+  gcs_triggers_feed(r->t, &e->ev, NULL);
+  return 0;
+}
+
+static int on_lost(const struct gcs_rd_lost *l, void *ud) {
+  struct replay *r = ud;
+  r->out->lost += l->count;
+  gcs_triggers_lost(r->t, l->ts_ns, l->count);
+  return 0;
+}
+
+static uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+/* The candidate that is want's pause (see trc_replay.h). */
+static void find_match(struct replay *r) {
+  const struct gcs_trigger_pair *w = r->want;
+  int by_index = w->kind != GCS_TRIGGER_SUSPEND_OVER || w->resolved;
+  const struct gcs_trigger_pair *best = NULL;
+  for (size_t i = 0; i < r->ncand; i++) {
+    struct gcs_trigger_pair *c = &r->cand[i];
+    if (by_index) {
+      if (c->kind == GCS_TRIGGER_SUSPEND_OVER) gcs_triggers_resolve(r->t, c);
+      if (c->gc_index != w->gc_index) continue;
+      if (w->kind == GCS_TRIGGER_SUSPEND_OVER && !c->resolved) continue;
+    }
+    if (!best || distance(c->begin_ns, w->begin_ns) < distance(best->begin_ns, w->begin_ns)) best = c;
+  }
+  if (best) {
+    r->out->matched = 1;
+    r->out->match = *best;
+  }
+}
+
+int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
+               const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  struct gcs_ctf_session *s = NULL;
+  int ns = 0;
+  if (gcs_ctf_find(path, &s, &ns, err, errlen)) return -1;
+  if (ns == 0) {
+    snprintf(err, errlen, "no LTTng trace in %s", path);
+    return -1;
+  }
+  struct replay r = { .out = out, .pid = pid, .want = want };
+  /* keep every GC: suspensions resolve to their GC at the end */
+  r.t = gcs_triggers_new(0, on_pair, &r);
+  if (!r.t) {
+    gcs_ctf_sessions_free(s, ns);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++)
+    if (threshold_ms[k] >= 0) gcs_triggers_set_threshold(r.t, (enum gcs_trigger_kind)k, threshold_ms[k]);
+  const struct gcs_rd_callbacks cb = { .event = on_event, .lost = on_lost };
+  int rc = 0;
+  for (int i = 0; i < ns && rc == 0; i++)
+    if (gcs_ctf_read((const char *const *)s[i].dirs, s[i].ndirs, &cb, &r, NULL, NULL, err, errlen) < 0) rc = -1;
+  gcs_ctf_sessions_free(s, ns);
+  gcs_triggers_finish(r.t, &out->sum);
+  if (rc == 0 && r.oom) {
+    snprintf(err, errlen, "out of memory");
+    rc = -1;
+  }
+  if (rc == 0 && want) find_match(&r);
+  free(r.cand);
+  gcs_triggers_free(r.t);
+  return rc;
+}

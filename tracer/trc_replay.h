@@ -1,0 +1,41 @@
+/*
+ * trc_replay.h — a recorded CTF trace replayed through the stop-trigger rules
+ * (gcs_triggers.h), timed by the events' own timestamps.
+ *
+ * `record` times its live triggers by when LTTng's trigger notifications
+ * arrive, which lags the events under load. After recording, the trace
+ * itself says what happened: trc_replay gives the exact summary (the GC count
+ * and the longest pause, as `gcscope stats` computes them) and, for a
+ * capture, whether the pause that fired live really was over the threshold.
+ *
+ * Ownership: struct trc_replay is the caller's; it holds no pointers.
+ * Threading: reentrant. Errors: -1 with a one-line message in err (no trace
+ * under path, or babeltrace2 could not read it).
+ */
+#ifndef TRC_REPLAY_H
+#define TRC_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_triggers.h"
+
+struct trc_replay {
+  struct gcs_trigger_summary sum;   /* every process replayed */
+  uint64_t events;                  /* events read */
+  uint64_t lost;                    /* events the tracer discarded */
+  uint64_t fired;                   /* pairs over their threshold */
+  int matched;                      /* a pair matching `want` was found: match */
+  struct gcs_trigger_pair match;
+};
+
+/* Replay the CTF trace(s) under path (a session directory or a capture).
+ * threshold_ms[k] < 0: trigger k off. pid > 0: that process only. want, if
+ * not NULL, is a pair seen live: the replay looks for the same pause in the
+ * trace: the same kind and process, and the same GC (gc-over,
+ * bgc-final-pause-over, a resolved suspend-over) or, for a suspension not
+ * resolved to a GC, the one whose begin is nearest want's. */
+int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
+               const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen);
+
+#endif
