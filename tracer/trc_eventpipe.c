@@ -234,7 +234,29 @@ static int on_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* A runtime that dies mid-session closes the stream without the
+ * end-of-stream tag (FastSerialization's NullReference, one byte 0x01). When
+ * the stream was cut between two blocks, that byte makes the file whole; if
+ * the file still does not read, it is put back as received. Returns 1 if
+ * the tag was added. */
+static int close_cut_stream(struct eprec *r) {
+  char err[512];
+  if (!r->eof || gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) == 0 ||
+      !strstr(err, "end-of-stream tag is missing"))
+    return 0;
+  int fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int added = write(fd, "\x01", 1) == 1;
+  if (added && gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) != 0) {
+    added = 0;
+    if (ftruncate(fd, (off_t)r->bytes) != 0) {}
+  }
+  close(fd);
+  return added;
+}
+
 static void print_summary(struct eprec *r) {
+  int closed = close_cut_stream(r);
   struct summary s = { gcs_triggers_new(SUMMARY_KEEP_GCS, NULL, NULL) };
   struct gcs_nettrace_info info;
   char err[512] = "";
@@ -249,6 +271,9 @@ static void print_summary(struct eprec *r) {
   if (info.events_lost) printf(" (%llu events lost)", (unsigned long long)info.events_lost);
   printf("\n");
   if (r->exited && !r->stopped && !r->launch) printf("gcscope record: process %d exited during the session\n", (int)r->pid);
+  if (closed)
+    printf("gcscope record: the stream ended without its end-of-stream tag (the runtime did not close the session); "
+           "gcscope added it after the last whole block\n");
   if (rc != 0) {
     printf("gcscope record: the trace is incomplete: %s\n", err);
     if (!r->eof) printf("gcscope record: the stream did not end (the runtime did not close it in time)\n");
