@@ -349,6 +349,26 @@ def case_lttng_check():
     check("EventPipe" in r.stderr, "the EventPipe alternative")
 
 
+def case_fixture_import():
+    """A .NET 10 trace recorded by gcscope (launch mode, gcprog alloc,
+    DOTNET_GCgen0size=0x200000) with the program's output of that run:
+    imported offline, it agrees with what the runtime printed."""
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    d = workdir("fixture_import")
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-alloc.nettrace"], capture_output=True,
+                         text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the fixture imports")
+    # Figures read off gcprog-alloc.out: pid 24613, COUNTS gen0=31 gen1=4 gen2=2, GC #20 a gen2
+    # GC promoting 4337496 bytes (TotalPromotedSize0..3 4329312 + the POH's 8184) in 0.752 ms.
+    check(sql(d + "/t.db", "SELECT pid, count(*) FROM gcs") == [["24613", "31"]], "31 GCs of pid 24613")
+    check(sql(d + "/t.db", "SELECT gen, count(*) FROM gcs GROUP BY gen") == [["0", "27"], ["1", "2"], ["2", "2"]],
+          "27 gen0, 2 gen1, 2 gen2 GCs")
+    check(sql(d + "/t.db", "SELECT gen, round(promoted_mb * 1e6) FROM gcs WHERE gc_index = 20") == [["2", "4329312.0"]],
+          "GC #20: gen2, 4329312 bytes promoted in gen0..LOH")
+    compare(d + "/t.db", open(fx + "/gcprog-alloc.out").read(), 24613)
+
+
 CASES = {
     "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
     # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
@@ -365,12 +385,14 @@ CASES = {
     "permission": case_permission,
     "ps": case_ps,
     "lttng_check": case_lttng_check,
+    "fixture_import": case_fixture_import,
 }
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         raise SystemExit("usage: dotnet_test.py " + "|".join(CASES))
-    skip_without_dotnet()
+    if sys.argv[1] != "fixture_import":
+        skip_without_dotnet()
     os.makedirs(WORK, exist_ok=True)
     CASES[sys.argv[1]]()
     print("%d failed" % len(FAILS))
