@@ -28,6 +28,7 @@ starts is stopped by its PID.
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,7 +51,7 @@ def check(cond, what):
 
 
 def skip_without_dotnet():
-    if subprocess.run(["sh", "-c", "command -v dotnet"], stdout=subprocess.DEVNULL).returncode != 0:
+    if shutil.which("dotnet") is None:
         print("SKIPPED: dotnet is not installed (the .NET SDK is needed for tests/dotnet)")
         sys.exit(SKIP)
     if not GCPROG or not os.path.exists(GCPROG):
