@@ -136,7 +136,9 @@ static void restore_env(const char *name, char *saved) {
 
 static int start_launch(struct eprec *r, const struct gcs_dsipc_session_cfg *cfg) {
   char sock[108], env[160];
-  snprintf(sock, sizeof sock, "%.80s/gcscope-ds-%d.sock", gcs_dsipc_socket_dir(), (int)getpid());
+  const char *dir = gcs_dsipc_socket_dir();
+  if (strlen(dir) > 80) dir = "/tmp";   /* a Unix socket path has at most 107 bytes */
+  snprintf(sock, sizeof sock, "%.80s/gcscope-ds-%d.sock", dir, (int)getpid());
   if (gcs_dsipc_listen(&r->ep, sock, r->err, sizeof r->err)) return -1;
   r->launch = 1;
   snprintf(env, sizeof env, "%s,suspend", sock);
@@ -201,6 +203,7 @@ static int record_loop(struct eprec *r) {
   int64_t end = o->duration_sec > 0 ? mono_ms() + (int64_t)(o->duration_sec * 1000) : 0;
   for (;;) {
     int p = pump(r, POLL_MS);
+    if (r->launch) gcs_dsipc_serve_pending(&r->ep);   /* processes the command starts go on untraced */
     if (p == 1) { r->eof = 1; break; }
     if (p == -2) return -1;
     if (p < 0) { snprintf(r->err, sizeof r->err, "reading the stream: %s", strerror(errno)); return -1; }
@@ -287,6 +290,7 @@ static void finish_child(struct eprec *r) {
   while (!r->child_done) {
     reap_child(r);
     if (r->child_done || (g_nsig != nsig && g_nsig > 1)) break;
+    gcs_dsipc_serve_pending(&r->ep);   /* a runtime started after the session must not wait for us */
     usleep(1000);
   }
 }
@@ -341,7 +345,7 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   r->o = o;
   r->child.pid = -1;
   r->out_fd = r->stream_fd = -1;
-  r->ep.listen_fd = -1;
+  r->ep.listen_fd = r->ep.spare_fd = -1;
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;

@@ -184,6 +184,24 @@ def launch_case(case, scenario, extra_env, expect_bgc=False, min_pause_ms=None):
         check(longest >= min_pause_ms, "a blocking gen2 pause of at least %g ms (%.1f)" % (min_pause_ms, longest))
 
 
+def case_launch_two_runtimes():
+    """A command that starts two .NET programs at once: the first runtime to
+    connect is recorded, the other is resumed untraced; nothing waits."""
+    d = workdir("launch_two_runtimes")
+    sh = 'dotnet "$1" alloc & dotnet "$1" alloc; wait'
+    p = record(["--dotnet", "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "sh", "-c", sh, "sh", GCPROG],
+               cwd=d, env=env_with({}), timeout=120)
+    check(p.returncode == 0, "record exits 0")
+    pids = [int(x) for x in re.findall(r"^PID (\d+)", p.stdout, re.M)]
+    check(len(pids) == 2 and p.stdout.count("COUNTS ") == 2, "both programs ran to the end")
+    traced = int(re.search(r"recording pid (\d+)", p.stdout).group(1))
+    check(traced in pids, "the traced pid is one of them")
+    check(sql(d + "/t.db", "SELECT DISTINCT pid FROM gcs") == [[str(traced)]], "only that process is in the trace")
+    out = "\n".join(l for l in p.stdout.splitlines()
+                    if not l.startswith("GC ") and not l.startswith("COUNTS") and not l.startswith("PID"))
+    print(out)
+
+
 def start_waiting(d, scenario_args, extra_env=None):
     """gcprog waiting for its go file; returns (process, go file)."""
     go = d + "/go"
@@ -397,6 +415,7 @@ CASES = {
     "launch_bgc": lambda: launch_case("launch_bgc", "bgc", {"DOTNET_gcConcurrent": "1", "DOTNET_GCgen0size": "0x100000"},
                                       expect_bgc=True),
     "long_pause": lambda: launch_case("long_pause", "long", {"DOTNET_gcConcurrent": "0"}, min_pause_ms=20),
+    "launch_two_runtimes": case_launch_two_runtimes,
     "attach": case_attach,
     "exit_mid_session": case_exit_mid_session,
     "stop": case_stop,

@@ -52,6 +52,7 @@ static void error_answer(struct bytes *x, uint32_t hr) {
 struct step {
   struct bytes answer, extra;
   int silent;                 /* read the request, answer nothing, wait for the client to hang up */
+  int other_runtime;          /* reverse mode: advertise another cookie and pid */
   struct bytes got;           /* the request received */
 };
 
@@ -110,9 +111,10 @@ static void *fake_reverse(void *arg) {
     snprintf(a.sun_path, sizeof a.sun_path, "%s", f->connect_to);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { close(fd); break; }
     struct bytes adv = { .n = 0 };
+    uint8_t other[16] = { 0x55 };
     raw(&adv, "ADVR_V1\0", 8);
-    raw(&adv, f->cookie, 16);
-    le(&adv, f->pid, 8);
+    raw(&adv, f->steps[i].other_runtime ? other : f->cookie, 16);
+    le(&adv, f->steps[i].other_runtime ? 777 : f->pid, 8);
     le(&adv, 0, 2);
     (void)!write(fd, adv.b, adv.n);
     serve(fd, &f->steps[i]);
@@ -330,18 +332,22 @@ static void test_reverse(void) {
   struct gcs_dsipc_endpoint ep;
   char err[512] = "";
   CHECK_EQ_INT(gcs_dsipc_listen(&ep, path, err, sizeof err), 0);
-  struct step s[2] = { 0 };
+  /* The runtime, then another runtime (a child that inherited the port:
+   * resumed and let go), then the runtime again. */
+  struct step s[3] = { 0 };
   struct bytes sid = { .n = 0 }, zero = { .n = 0 };
   le(&sid, 5, 8);
   le(&zero, 0, 4);
   ok_answer(&s[0].answer, &sid);
   raw(&s[0].extra, "stream", 6);
+  s[1].other_runtime = 1;
   ok_answer(&s[1].answer, &zero);
+  ok_answer(&s[2].answer, &zero);
   struct fake f;
   memset(&f, 0, sizeof f);
   f.connect_to = path;
   f.steps = s;
-  f.nsteps = 2;
+  f.nsteps = 3;
   f.pid = 31337;
   for (int i = 0; i < 16; i++) f.cookie[i] = (uint8_t)(0xA0 + i);
   pthread_create(&f.th, NULL, fake_reverse, &f);
@@ -361,7 +367,9 @@ static void test_reverse(void) {
   header(&resume, 20, 0x04, 0x01);
   want_collect(&w2, 2);
   CHECK(same(&s[0].got, &w2));
-  CHECK(same(&s[1].got, &resume));
+  CHECK(same(&s[1].got, &resume));   /* the other runtime is resumed */
+  CHECK(same(&s[2].got, &resume));
+  CHECK_EQ_U64(ep.pid, 31337);
   /* A peer that is not a runtime (no advertise message). */
   int c = socket(AF_UNIX, SOCK_STREAM, 0);
   struct sockaddr_un a = { .sun_family = AF_UNIX };

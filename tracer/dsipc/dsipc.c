@@ -85,7 +85,7 @@ static int send_all(int fd, const uint8_t *p, size_t n, char *err, size_t errlen
 
 static void init_endpoint(struct gcs_dsipc_endpoint *ep) {
   memset(ep, 0, sizeof *ep);
-  ep->listen_fd = -1;
+  ep->listen_fd = ep->spare_fd = -1;
   ep->timeout_ms = GCS_DSIPC_DEFAULT_TIMEOUT_MS;
 }
 
@@ -124,6 +124,8 @@ int gcs_dsipc_listen(struct gcs_dsipc_endpoint *ep, const char *path, char *err,
 }
 
 void gcs_dsipc_close(struct gcs_dsipc_endpoint *ep) {
+  if (ep->spare_fd >= 0) close(ep->spare_fd);
+  ep->spare_fd = -1;
   if (ep->listen_fd >= 0) {
     close(ep->listen_fd);
     unlink(ep->path);
@@ -148,17 +150,67 @@ static int read_advertise(struct gcs_dsipc_endpoint *ep, int fd, char *err, size
   return 0;
 }
 
-int gcs_dsipc_connect(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen) {
-  if (ep->listen_fd >= 0) {
-    int w = wait_readable(ep->listen_fd, now_ms() + ep->timeout_ms);
+/* A runtime other than the endpoint's (a process the traced command started,
+ * which inherited DOTNET_DiagnosticPorts) would wait at start-up for ever:
+ * it is resumed, untraced, and its connection closed. */
+static void release_other_runtime(int fd) {
+  uint8_t rq[DSIPC_HEADER_LEN], h[DSIPC_HEADER_LEN];
+  struct dsipc_buf req = { .p = rq, .cap = sizeof rq };
+  size_t got;
+  dsipc_begin(&req, DSIPC_SET_PROCESS, DSIPC_PROC_RESUME);
+  if (dsipc_finish(&req) == 0 && send(fd, rq, req.len, MSG_NOSIGNAL) == (ssize_t)req.len)
+    read_full(fd, h, sizeof h, 1000, &got);
+  close(fd);
+}
+
+/* Accept one waiting connection and read its advertise message: the fd of
+ * a connection of the endpoint's runtime (the first runtime seen becomes the
+ * endpoint's), -2 after releasing another runtime's, -1 on error. */
+static int accept_one(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen) {
+  int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0) return fail(err, errlen, "accept on %s", ep->path, errno);
+  uint64_t pid = ep->pid;
+  uint8_t cookie[16];
+  memcpy(cookie, ep->cookie, sizeof cookie);
+  if (read_advertise(ep, fd, err, errlen)) { close(fd); return -1; }
+  if (!pid || !memcmp(cookie, ep->cookie, sizeof cookie)) return fd;
+  release_other_runtime(fd);
+  ep->pid = pid;
+  memcpy(ep->cookie, cookie, sizeof cookie);
+  return -2;
+}
+
+static int accept_runtime(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen) {
+  if (ep->spare_fd >= 0) {
+    int fd = ep->spare_fd;
+    ep->spare_fd = -1;
+    return fd;
+  }
+  int64_t deadline = now_ms() + ep->timeout_ms;
+  for (;;) {
+    int w = wait_readable(ep->listen_fd, deadline);
     if (w <= 0)
       return fail(err, errlen, "no runtime connected to %s (is DOTNET_DiagnosticPorts set for it?)", ep->path,
                   w < 0 ? errno : 0);
-    int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0) return fail(err, errlen, "accept on %s", ep->path, errno);
-    if (read_advertise(ep, fd, err, errlen)) { close(fd); return -1; }
-    return fd;
+    int fd = accept_one(ep, err, errlen);
+    if (fd != -2) return fd;
   }
+}
+
+int gcs_dsipc_serve_pending(struct gcs_dsipc_endpoint *ep) {
+  int released = 0;
+  char err[256];
+  while (ep->listen_fd >= 0 && wait_readable(ep->listen_fd, now_ms()) > 0) {
+    int fd = accept_one(ep, err, sizeof err);
+    if (fd == -2) released++;
+    else if (fd >= 0 && ep->spare_fd < 0) ep->spare_fd = fd;
+    else if (fd >= 0) close(fd);
+  }
+  return released;
+}
+
+int gcs_dsipc_connect(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen) {
+  if (ep->listen_fd >= 0) return accept_runtime(ep, err, errlen);
   struct sockaddr_un a;
   if (fill_addr(&a, ep->path, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

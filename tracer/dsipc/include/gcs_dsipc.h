@@ -57,6 +57,8 @@ struct gcs_dsipc_endpoint {
   uint64_t pid;          /* listen: the pid the runtime advertised (0 until then) */
   uint8_t cookie[16];    /* listen: its runtime cookie */
   uint32_t last_hresult; /* the HRESULT of the last error response, 0 if none */
+  int spare_fd;          /* listen: a connection of the endpoint's runtime kept by
+                            gcs_dsipc_serve_pending for the next command; -1 if none */
 };
 
 /* Attach endpoint for a socket path (timeout GCS_DSIPC_DEFAULT_TIMEOUT_MS). */
@@ -82,7 +84,11 @@ void gcs_dsipc_close(struct gcs_dsipc_endpoint *ep);
 
 /* One open connection for a command: attach connects; listen accepts the
  * runtime's next connection (waiting up to timeout_ms) and reads its
- * advertise message ("ADVR_V1", cookie, pid), setting ep->pid and cookie. */
+ * advertise message ("ADVR_V1", cookie, pid). The first runtime that
+ * connects sets ep->pid and cookie and is the endpoint's from then on; a
+ * connection from another runtime (another process that inherited
+ * DOTNET_DiagnosticPorts) is answered with ResumeRuntime, so that it does not
+ * wait, and closed. */
 int gcs_dsipc_connect(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen);
 
 struct gcs_dsipc_process_info {
@@ -125,6 +131,14 @@ int gcs_dsipc_collect(struct gcs_dsipc_endpoint *ep, const struct gcs_dsipc_sess
 int gcs_dsipc_stop(struct gcs_dsipc_endpoint *ep, uint64_t session, char *err, size_t errlen);
 /* ResumeRuntime: a runtime waiting at start-up (suspend mode) goes on. */
 int gcs_dsipc_resume(struct gcs_dsipc_endpoint *ep, char *err, size_t errlen);
+
+/* Listen endpoint: take every connection waiting on the socket, without
+ * blocking. Another runtime's is answered with ResumeRuntime (it goes on,
+ * untraced) and closed; one of the endpoint's runtime is kept for the next
+ * command (the first runtime seen becomes the endpoint's). Call it while a
+ * session runs and after it, so that no process started with the port waits
+ * for gcscope. Returns how many other runtimes were resumed. */
+int gcs_dsipc_serve_pending(struct gcs_dsipc_endpoint *ep);
 
 /* "E_UNKNOWN_COMMAND" ... for the HRESULTs above, NULL otherwise. */
 const char *gcs_dsipc_hresult_name(uint32_t hr);
