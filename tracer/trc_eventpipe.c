@@ -160,19 +160,23 @@ static int start_attach(struct eprec *r, const struct gcs_dsipc_session_cfg *cfg
   return gcs_dsipc_collect(&r->ep, cfg, &r->session, &r->stream_fd, NULL, r->err, sizeof r->err);
 }
 
-/* Append what the connection has; 1 at end of stream, -1 on error, 0 otherwise. */
+/* Append what the connection has: 1 at the end of the stream, 0 otherwise,
+ * -1 on a read or write error (in r->err). */
 static int pump(struct eprec *r, int timeout_ms) {
   struct pollfd p = { .fd = r->stream_fd, .events = POLLIN };
   int n = poll(&p, 1, timeout_ms);
-  if (n <= 0) return n < 0 && errno != EINTR ? -1 : 0;
+  if (n < 0 && errno != EINTR) { snprintf(r->err, sizeof r->err, "waiting for the stream: %s", strerror(errno)); return -1; }
+  if (n <= 0) return 0;
   static uint8_t buf[1 << 16];
   ssize_t got = read(r->stream_fd, buf, sizeof buf);
-  if (got < 0) return errno == EINTR || errno == EAGAIN ? 0 : (errno == ECONNRESET ? 1 : -1);
+  if (got < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+  if (got < 0 && errno == ECONNRESET) return 1;
+  if (got < 0) { snprintf(r->err, sizeof r->err, "reading the stream: %s", strerror(errno)); return -1; }
   if (got == 0) return 1;
   for (ssize_t off = 0; off < got;) {
     ssize_t w = write(r->out_fd, buf + off, (size_t)(got - off));
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) { snprintf(r->err, sizeof r->err, "writing %s: %s", r->path, strerror(errno)); return -2; }
+    if (w < 0) { snprintf(r->err, sizeof r->err, "writing %s: %s", r->path, strerror(errno)); return -1; }
     off += w;
   }
   r->bytes += (uint64_t)got;
@@ -185,7 +189,7 @@ static int drain(struct eprec *r, int ms) {
   for (;;) {
     int p = pump(r, POLL_MS);
     if (p == 1) { r->eof = 1; return 0; }
-    if (p < 0) return p;
+    if (p < 0) return -1;
     if (mono_ms() > end) return 0;
   }
 }
@@ -205,15 +209,14 @@ static int record_loop(struct eprec *r) {
     int p = pump(r, POLL_MS);
     if (r->launch) gcs_dsipc_serve_pending(&r->ep);   /* processes the command starts go on untraced */
     if (p == 1) { r->eof = 1; break; }
-    if (p == -2) return -1;
-    if (p < 0) { snprintf(r->err, sizeof r->err, "reading the stream: %s", strerror(errno)); return -1; }
+    if (p < 0) return -1;
     if (target_gone(r)) {
       r->exited = 1;
-      return drain(r, DRAIN_AFTER_EXIT_MS) == -2 ? -1 : 0;
+      return drain(r, DRAIN_AFTER_EXIT_MS);
     }
     if (g_sig || (end && mono_ms() >= end)) {
       stop_session(r);
-      if (drain(r, DRAIN_AFTER_STOP_MS) == -2) return -1;
+      if (drain(r, DRAIN_AFTER_STOP_MS)) return -1;
       /* --duration: like timeout(1), the command is asked to stop too. */
       if (r->launch && !g_sig) { reap_child(r); if (!r->child_done) kill(r->child.pid, SIGTERM); }
       return 0;
@@ -244,9 +247,7 @@ static int on_event(const struct gcs_event *ev, void *ud) {
  * the tag was added. */
 static int close_cut_stream(struct eprec *r) {
   char err[512];
-  if (!r->eof || gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) == 0 ||
-      !strstr(err, "end-of-stream tag is missing"))
-    return 0;
+  if (!r->eof || gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) == 0) return 0;
   int fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return 0;
   int added = write(fd, "\x01", 1) == 1;
