@@ -22,7 +22,7 @@ static const struct gcs_cli_opt ps_opts[] = { { 0 } };
 
 static const struct gcs_cli_spec ps_spec = {
   .cmd = "ps",
-  .usage = "",
+  .usage = "[-h]",
   .about = "Lists the .NET processes whose diagnostic socket gcscope can attach to "
            "(gcscope record --pid PID records one over EventPipe).",
   .opts = ps_opts,

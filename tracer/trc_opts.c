@@ -83,7 +83,8 @@ static const struct gcs_cli_spec record_spec = {
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]",
-  .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng.",
+  .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng, or over EventPipe for .NET\n"
+           "(--dotnet; --pid of a process with a diagnostic socket).",
   .opts = record_opts,
   .stop_at_operand = 1,
 };
