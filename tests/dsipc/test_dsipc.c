@@ -1,7 +1,8 @@
 /*
  * test_dsipc.c — the diagnostics IPC client against a fake runtime (a thread
  * serving a Unix socket): the exact bytes of every request, the decoding of
- * OK and error answers, the fallbacks to older commands, truncated, garbled
+ * OK and error answers, the fallbacks to older commands (CollectTracing3 ->
+ * 2 -> 1, ProcessInfo2 -> ProcessInfo), truncated, garbled
  * and silent answers (one clear error each, no hang), the reverse-connect
  * listener's advertise message, and the choice among several sockets of a pid.
  * Expected bytes are spelled out here, independently of the library's encoder.
@@ -213,14 +214,15 @@ static void test_process_info_fallback(void) {
   CHECK_STR(info.runtime_version, "");
 }
 
-/* CollectTracing2 with the gc profile's provider, by hand. */
+/* CollectTracing3/2/1 with the gc profile's provider, by hand. */
 static void want_collect(struct bytes *w, int version) {
   const char *prov = "Microsoft-Windows-DotNETRuntime";   /* 31 characters */
-  uint16_t size = (uint16_t)(20 + 4 + 4 + (version == 2) + 4 + 8 + 4 + 4 + 32 * 2 + 4);
-  header(w, size, 0x02, version == 2 ? 0x03 : 0x02);
+  uint16_t size = (uint16_t)(20 + 4 + 4 + (version >= 2) + (version >= 3) + 4 + 8 + 4 + 4 + 32 * 2 + 4);
+  header(w, size, 0x02, version == 3 ? 0x04 : version == 2 ? 0x03 : 0x02);
   le(w, 256, 4);        /* circularBufferMB */
   le(w, 1, 4);          /* format NetTrace */
-  if (version == 2) le(w, 0, 1);   /* requestRundown */
+  if (version >= 2) le(w, 0, 1);   /* requestRundown */
+  if (version >= 3) le(w, 0, 1);   /* requestStackwalk: no stacks */
   le(w, 1, 4);          /* one provider */
   le(w, 0x1, 8);        /* keywords: GC */
   le(w, 4, 4);          /* level: Informational */
@@ -238,12 +240,13 @@ static void read_stream(int fd, char *out, size_t n) {
   out[got] = '\0';
 }
 
+/* fallback: how many "unknown command" answers before the OK (0..2). */
 static void test_collect(int fallback) {
-  struct step s[3] = { 0 };
+  struct step s[4] = { 0 };
   struct bytes sid = { .n = 0 };
   le(&sid, 0x1122334455667788ull, 8);
   int i = 0;
-  if (fallback) error_answer(&s[i++].answer, 0x80131385u);
+  for (int k = 0; k < fallback; k++) error_answer(&s[i++].answer, 0x80131385u);
   ok_answer(&s[i].answer, &sid);
   raw(&s[i].extra, "Nettrace-stream", 15);
   i++;
@@ -258,21 +261,48 @@ static void test_collect(int fallback) {
   gcs_dsipc_attach_path(&ep, f.path, err, sizeof err);
   CHECK_EQ_INT(gcs_dsipc_collect(&ep, &cfg, &session, &fd, &version, err, sizeof err), 0);
   CHECK_EQ_U64(session, 0x1122334455667788ull);
-  CHECK_EQ_INT(version, fallback ? 1 : 2);
+  CHECK_EQ_INT(version, 3 - fallback);
   read_stream(fd, text, sizeof text);
   close(fd);
   CHECK_STR(text, "Nettrace-stream");
   CHECK_EQ_INT(gcs_dsipc_stop(&ep, session, err, sizeof err), 0);
   finish(&f);
-  struct bytes w2 = { .n = 0 }, w1 = { .n = 0 }, stop = { .n = 0 };
+  struct bytes w3 = { .n = 0 }, w2 = { .n = 0 }, w1 = { .n = 0 }, stop = { .n = 0 };
+  want_collect(&w3, 3);
   want_collect(&w2, 2);
   want_collect(&w1, 1);
+  CHECK_EQ_INT(w3.n, 118);
   CHECK_EQ_INT(w2.n, 117);
-  CHECK(same(&s[0].got, &w2));
-  if (fallback) CHECK(same(&s[1].got, &w1));
+  CHECK_EQ_INT(w1.n, 116);
+  CHECK(same(&s[0].got, &w3));
+  if (fallback >= 1) CHECK(same(&s[1].got, &w2));
+  if (fallback >= 2) CHECK(same(&s[2].got, &w1));
   header(&stop, 28, 0x02, 0x01);
   le(&stop, 0x1122334455667788ull, 8);
   CHECK(same(&s[i - 1].got, &stop));
+}
+
+/* Stacks asked for: CollectTracing2 first (CollectTracing3 exists to turn them off). */
+static void test_collect_with_stacks(void) {
+  struct step s[1] = { 0 };
+  struct bytes sid = { .n = 0 }, w2 = { .n = 0 };
+  le(&sid, 9, 8);
+  ok_answer(&s[0].answer, &sid);
+  struct fake f;
+  start_attach(&f, s, 1);
+  struct gcs_dsipc_endpoint ep;
+  struct gcs_dsipc_session_cfg cfg = { .providers = &gc_provider, .nproviders = 1, .request_stacks = 1 };
+  char err[512] = "";
+  uint64_t session = 0;
+  int fd = -1, version = 0;
+  gcs_dsipc_attach_path(&ep, f.path, err, sizeof err);
+  CHECK_EQ_INT(gcs_dsipc_collect(&ep, &cfg, &session, &fd, &version, err, sizeof err), 0);
+  close(fd);
+  finish(&f);
+  CHECK_EQ_INT(version, 2);
+  CHECK_EQ_U64(session, 9);
+  want_collect(&w2, 2);
+  CHECK(same(&s[0].got, &w2));
 }
 
 static void test_errors(void) {
@@ -293,7 +323,7 @@ static void test_errors(void) {
   int fd;
   gcs_dsipc_attach_path(&ep, f.path, err, sizeof err);
   CHECK_EQ_INT(gcs_dsipc_collect(&ep, &cfg, &session, &fd, NULL, err, sizeof err), -1);
-  CHECK_STR(err, "CollectTracing2: the runtime answered error 0x80004005 E_FAIL: the runtime failed the request");
+  CHECK_STR(err, "CollectTracing3: the runtime answered error 0x80004005 E_FAIL: the runtime failed the request");
   CHECK(ep.last_hresult == 0x80004005u);
   CHECK_EQ_INT(gcs_dsipc_resume(&ep, err, sizeof err), -1);
   CHECK_STR(err, "ResumeRuntime: the runtime answered error 0x80131384 DS_IPC_E_BAD_ENCODING: the runtime could not "
@@ -363,10 +393,10 @@ static void test_reverse(void) {
   close(fd);
   CHECK_STR(text, "stream");
   pthread_join(f.th, NULL);
-  struct bytes resume = { .n = 0 }, w2 = { .n = 0 };
+  struct bytes resume = { .n = 0 }, w3 = { .n = 0 };
   header(&resume, 20, 0x04, 0x01);
-  want_collect(&w2, 2);
-  CHECK(same(&s[0].got, &w2));
+  want_collect(&w3, 3);
+  CHECK(same(&s[0].got, &w3));
   CHECK(same(&s[1].got, &resume));   /* the other runtime is resumed */
   CHECK(same(&s[2].got, &resume));
   CHECK_EQ_U64(ep.pid, 31337);
@@ -483,6 +513,8 @@ int main(void) {
   test_process_info_fallback();
   test_collect(0);
   test_collect(1);
+  test_collect(2);
+  test_collect_with_stacks();
   test_errors();
   test_reverse();
   test_find();

@@ -6,7 +6,8 @@
 //   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
 // Scenarios: alloc (allocate, promote, LOH, pinning, one induced gen2 GC),
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
-// GC over a large live graph), idle (allocate slowly for a given time).
+// GC over a large live graph), idle (allocate slowly for a given time),
+// throughput (bench/dotnet: allocate N objects, print the elapsed time).
 // "wait FILE" before the scenario waits until FILE exists (attach tests).
 using System;
 using System.Collections.Generic;
@@ -102,6 +103,25 @@ static class Program
         while (DateTime.UtcNow < end) { Allocate(20000, 100, 0); Thread.Sleep(20); }
     }
 
+    // An allocation workload for bench/dotnet: N objects of 32..1056 bytes,
+    // one in 16 kept for a while; prints its own elapsed time.
+    static void Throughput(int n)
+    {
+        var ring = new object[4096];
+        var self = System.Diagnostics.Process.GetCurrentProcess();
+        var cpu0 = self.TotalProcessorTime;
+        var sw = System.Diagnostics.Stopwatch.StartNew();
+        for (int i = 0; i < n; i++)
+        {
+            var a = new byte[32 + (i & 1023)];
+            if ((i & 15) == 0) ring[(i >> 4) & 4095] = a;
+        }
+        sw.Stop();
+        self.Refresh();
+        var cpu = self.TotalProcessorTime - cpu0;   // every thread of the process, the runtime's included
+        Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3}");
+    }
+
     static int Main(string[] args)
     {
         int i = 0;
@@ -120,6 +140,7 @@ static class Program
             case "alloc": Alloc(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
+            case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
             default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
         }

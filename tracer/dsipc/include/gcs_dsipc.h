@@ -115,15 +115,19 @@ struct gcs_dsipc_provider {
 struct gcs_dsipc_session_cfg {
   uint32_t circular_mb;         /* the runtime's buffer; 0 = 256 */
   int request_rundown;          /* CollectTracing2's requestRundown */
+  int request_stacks;           /* a stack with every event (the runtime's default;
+                                   costly: ~0.1 ms per GC for the gc profile) */
   const struct gcs_dsipc_provider *providers;
   int nproviders;
 };
 
-/* Start a session: CollectTracing2, or CollectTracing when the runtime
- * answers "unknown command" (on a new connection). On success *session is
- * the runtime's session id and *stream_fd the connection that now carries
- * the nettrace stream (blocking; the caller reads and closes it);
- * *version_used is 2 or 1. */
+/* Start a session: without stacks CollectTracing3 (requestStackwalk 0),
+ * with them CollectTracing2; on an "unknown command" answer, the next older
+ * command on a new connection, down to CollectTracing (a runtime that does
+ * not know CollectTracing3 records stacks whatever is asked). On success
+ * *session is the runtime's session id and *stream_fd the connection that
+ * now carries the nettrace stream (blocking; the caller reads and closes
+ * it); *version_used is 3, 2 or 1. */
 int gcs_dsipc_collect(struct gcs_dsipc_endpoint *ep, const struct gcs_dsipc_session_cfg *cfg, uint64_t *session,
                       int *stream_fd, int *version_used, char *err, size_t errlen);
 /* StopTracing on a new connection: the runtime flushes, ends the stream
