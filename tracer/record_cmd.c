@@ -24,6 +24,8 @@
 #include "gcs_enums.h"
 #include "gcs_triggers.h"
 #include "trc_child.h"
+#include "trc_clr_lttng.h"
+#include "trc_eventpipe.h"
 #include "trc_lttng.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
@@ -489,6 +491,11 @@ int gcs_cmd_record(int argc, char **argv) {
   r->child.pid = -1;
   int rc = trc_opts_parse(argc, argv, &r->o);
   if (rc) return rc == 1 ? 0 : rc;
+  if (trc_eventpipe_wanted(&r->o)) return prepare_outdir(r) ? 1 : trc_eventpipe_record(&r->o, r->outdir);
+  if (r->o.dotnet && trc_clr_lttng_check(r->o.pid, r->o.command, r->err, sizeof r->err)) {
+    fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", r->err);
+    return 1;
+  }
   if (!r->o.relayd && prepare_outdir(r)) return 1;
   if (r->o.relayd) snprintf(r->outdir, sizeof r->outdir, "%s", r->o.relayd);
 

@@ -50,7 +50,7 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -60,7 +60,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_NSUB] = { "num-subbuf", 0, GCS_CLI_STRING, 0, 0, "N", "sub-buffers per channel, a power of two" },
   [O_DURATION] = { "duration", 0, GCS_CLI_DOUBLE, 0, INFINITY, "SEC", "stop after SEC seconds" },
   [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "record a running process instead of a COMMAND" },
-  [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL, "enable CoreCLR's GC tracepoints (DOTNET_EnableEventLog=1)" },
+  [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL, "record a .NET program's GC events (EventPipe; see --transport)" },
   [O_IMPORT] = { "import", 0, GCS_CLI_FLAG, 0, 0, NULL, "import the trace when the recording ends" },
   [O_RELAYD] = { "relayd", 0, GCS_CLI_STRING, 0, 0, "URL", "stream the trace to an lttng-relayd" },
   [O_GC_OVER] = { "stop-on-gc-over", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "capture when a GC lasts more than MS" },
@@ -70,6 +70,8 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_DELAY] = { "delay-after-trigger", 0, GCS_CLI_DOUBLE, 0, INFINITY, "SEC", "keep recording SEC after a trigger (default 5)" },
   [O_MULTI] = { "collect-multiple", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (default 1)" },
   [O_CIRC] = { "circular-mb", 0, GCS_CLI_DOUBLE, 1, INFINITY, "MB", "flight-recorder ring of MB per channel" },
+  [O_TRANSPORT] = { "transport", 0, GCS_CLI_STRING, 0, 0, "T",
+                    "eventpipe (default for .NET) or lttng (CoreCLR's LTTng provider, DOTNET_EnableEventLog=1)" },
   { 0 },
 };
 
@@ -77,11 +79,12 @@ static const struct gcs_cli_spec record_spec = {
   .cmd = "record",
   .usage = "[-o DIR] [--profile gc|alloc|handles|verbose]\n"
            "  [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
-           "  [--dotnet] [--import [-d DB]] [--relayd URL]\n"
+           "  [--dotnet [--transport eventpipe|lttng]] [--import [-d DB]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]",
-  .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng.",
+  .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng, or over EventPipe for .NET\n"
+           "(--dotnet; --pid of a process with a diagnostic socket).",
   .opts = record_opts,
   .stop_at_operand = 1,
 };
@@ -112,6 +115,11 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     o->pid = (pid_t)p->ival;
     return 0;
   case O_DOTNET: o->dotnet = 1; return 0;
+  case O_TRANSPORT:
+    if (!strcmp(p->value, "eventpipe")) o->transport = TRC_TRANSPORT_EVENTPIPE, o->dotnet = 1;
+    else if (!strcmp(p->value, "lttng")) o->transport = TRC_TRANSPORT_LTTNG;
+    else return bad("--transport: unknown transport '%s' (expected eventpipe or lttng)%s", p->value, "");
+    return 0;
   case O_IMPORT: o->import = 1; return 0;
   case O_RELAYD: o->relayd = p->value; return 0;
   case O_GC_OVER: case O_SUSP_OVER: case O_BGC_OVER: {

@@ -17,6 +17,9 @@
 /* The three PerfView stop triggers (perfview-gcstats.md §6.2). */
 enum trc_trigger_kind { TRC_GC_OVER, TRC_SUSPEND_OVER, TRC_BGC_FINAL_OVER, TRC_NKINDS };
 
+/* --transport: how --dotnet reaches the runtime (trc_eventpipe.h). */
+enum trc_transport { TRC_TRANSPORT_AUTO, TRC_TRANSPORT_EVENTPIPE, TRC_TRANSPORT_LTTNG };
+
 struct trc_opts {
   const char *output;            /* -o DIR; NULL = ./gcscope-record-YYYYMMDD-HHMMSS */
   enum trc_profile profile;
@@ -25,6 +28,7 @@ struct trc_opts {
   double duration_sec;           /* --duration; 0 = until the command ends / Ctrl-C */
   pid_t pid;                     /* --pid; 0 = none */
   int dotnet;                    /* --dotnet */
+  enum trc_transport transport;  /* --transport; AUTO = EventPipe for .NET */
   int import;                    /* --import */
   const char *db;                /* -d DB (with --import) */
   const char *relayd;            /* --relayd URL */

@@ -14,5 +14,9 @@
 #define GCS_TRACER_H
 
 int gcs_cmd_record(int argc, char **argv);
+/* `gcscope ps`: the .NET processes with a diagnostic socket (pid, name,
+ * runtime version, command line); sockets that cannot be queried are
+ * listed with the reason. */
+int gcs_cmd_ps(int argc, char **argv);
 
 #endif

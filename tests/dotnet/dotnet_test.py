@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""dotnet_test.py CASE — gcscope on a real .NET runtime (tests/dotnet/gcprog).
+
+Each case runs gcprog (which prints what the runtime says: GC.CollectionCount
+at exit and GC.GetGCMemoryInfo per observed GC) under `gcscope record`,
+imports the trace and compares, with `gcscope sql`:
+
+- GCs per generation: gcscope's count of GCs of generation g equals the
+  runtime's CollectionCount(g) - CollectionCount(g+1) (CollectionCount(g)
+  counts the GCs of generation g or older).
+- per observed GC (by index): the generation exactly, the promoted bytes
+  exactly, and the pause within PAUSE_ABS_MS + PAUSE_REL of the runtime's.
+  Promoted bytes: GCHeapStats' TotalPromotedSize0..3 (gcscope's promoted_mb,
+  PerfView's figure); for a gen2 GC the runtime's PromotedBytes also counts
+  the pinned-object heap's survivors, which .NET 10's GCHeapStats reports as
+  TotalPromotedSize4 = 0 while every POH object survives a gen2 GC here, so
+  the runtime's figure is gcscope's plus the POH size after the GC.
+  Pauses: the runtime times its pause inside the GC (its own clock readings
+  at suspension start and after restart), gcscope between the events'
+  timestamps (SuspendEEBegin -> RestartEEEnd; a BGC's two pauses), which are
+  taken a few microseconds away from those readings; a descheduled thread
+  on a loaded machine widens that gap, hence the tolerance.
+
+Environment: GCSCOPE (the gcscope binary), GCPROG (gcprog.dll, built by the
+dotnet.build fixture), WORK (a scratch directory). Exit 77 (skipped, with a
+message) when `dotnet` or the built program is missing. Every process this
+starts is stopped by its PID.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+SKIP = 77
+PAUSE_ABS_MS = 0.25
+PAUSE_REL = 0.05
+
+GCSCOPE = os.environ.get("GCSCOPE", "gcscope")
+GCPROG = os.environ.get("GCPROG", "")
+WORK = os.environ.get("WORK", "/tmp/gcscope-dotnet-test")
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def skip_without_dotnet():
+    if shutil.which("dotnet") is None:
+        print("SKIPPED: dotnet is not installed (the .NET SDK is needed for tests/dotnet)")
+        sys.exit(SKIP)
+    if not GCPROG or not os.path.exists(GCPROG):
+        print("SKIPPED: gcprog was not built (%s); the dotnet.build fixture failed or did not run" % GCPROG)
+        sys.exit(SKIP)
+
+
+def workdir(case):
+    d = os.path.join(WORK, case)
+    subprocess.run(["rm", "-rf", d])
+    os.makedirs(d)
+    return d
+
+
+def env_with(extra):
+    e = dict(os.environ)
+    e.update(extra)
+    e["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1"
+    return e
+
+
+def sql(db, query):
+    out = subprocess.run([GCSCOPE, "sql", db, query, "--csv"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("gcscope sql failed: " + out.stderr)
+    lines = out.stdout.strip().splitlines()
+    return [l.split(",") for l in lines[1:]]
+
+
+def parse_program(text):
+    gcs, counts = {}, None
+    for line in text.splitlines():
+        if line.startswith("GC "):
+            f = dict(kv.split("=") for kv in line.split()[1:])
+            gcs[int(f["index"])] = {k: int(v) for k, v in f.items()}
+        m = re.match(r"COUNTS gen0=(\d+) gen1=(\d+) gen2=(\d+)", line)
+        if m:
+            counts = [int(x) for x in m.groups()]
+    return gcs, counts
+
+
+def compare(db, prog_out, pid=None, expect_bgc=False):
+    """The runtime's own figures against the imported trace."""
+    gcs, counts = parse_program(prog_out)
+    check(counts is not None, "the program printed its COUNTS line")
+    if counts is None:
+        return
+    where = " WHERE pid = %d" % pid if pid else ""
+    per_gen = {int(g): int(n) for g, n in sql(db, "SELECT gen, count(*) FROM gcs%s GROUP BY gen" % where)}
+    want = {0: counts[0] - counts[1], 1: counts[1] - counts[2], 2: counts[2]}
+    for g in range(3):
+        check(per_gen.get(g, 0) == want[g], "gen%d GCs: gcscope %d, runtime %d" % (g, per_gen.get(g, 0), want[g]))
+    check(sum(per_gen.values()) == counts[0], "GC total: gcscope %d, runtime %d" % (sum(per_gen.values()), counts[0]))
+    rows = sql(db, "SELECT gc_index, gen, type, round(promoted_mb * 1e6), pause_msec, "
+                   "coalesce(bgc_pause1_msec, -1), coalesce(bgc_pause2_msec, -1), "
+                   "(SELECT round(size_after_mb * 1e6) FROM gc_gens x WHERE x.gc_id = gcs.id AND x.gen = 4), "
+                   "duration_msec, "
+                   "EXISTS (SELECT 1 FROM gcs b WHERE b.pid = gcs.pid AND b.type = 1 AND b.id <> gcs.id "
+                   "        AND gcs.start_ns > b.start_ns AND gcs.start_ns < b.end_ns) "
+                   "FROM gcs%s" % where)
+    ours = {int(r[0]): r for r in rows}
+    check(len(gcs) > 0, "the program observed at least one GC")
+    print("observed %d GCs of %d; gcscope has %d" % (len(gcs), counts[0], len(ours)))
+    seen_bgc = False
+    for idx, g in sorted(gcs.items()):
+        r = ours.get(idx)
+        check(r is not None, "GC #%d is in the trace" % idx)
+        if r is None:
+            continue
+        gen, typ, promoted = int(r[1]), int(r[2]), int(float(r[3]))
+        poh_after = int(float(r[7])) if r[7] not in ("", "NULL") else 0
+        check(gen == g["gen"], "GC #%d generation: gcscope %d, runtime %d" % (idx, gen, g["gen"]))
+        want_promoted = promoted + (poh_after if g["gen"] == 2 else 0)
+        check(want_promoted == g["promoted"],
+              "GC #%d promoted bytes: gcscope %d (+POH %d), runtime %d" % (idx, promoted, poh_after, g["promoted"]))
+        rt0, rt1 = g["pause0_ticks"] / 1e4, g["pause1_ticks"] / 1e4
+        if typ == 1 and r[5] == "-1":
+            # Announced as a background GC (GCStart Type=BackgroundGC) but run blocking in one
+            # suspension: the runtime says not concurrent, and its GCEnd precedes the
+            # restart, so no BGC pause is attached (PerfView's reconstruction, docs/dotnet.md).
+            # Its pause is then the GCStart -> GCEnd span inside that suspension.
+            check(g["concurrent"] == 0, "GC #%d: a BGC without BGC pauses is not concurrent for the runtime" % idx)
+            pairs = [(float(r[8]), rt0, "pause of a background GC run blocking (GCStart->GCEnd)")]
+        elif typ == 1:
+            seen_bgc = True
+            check(g["concurrent"] == 1, "GC #%d: background in the trace, concurrent for the runtime" % idx)
+            pairs = [(float(r[5]), rt0, "first BGC pause"), (float(r[6]), rt1, "second BGC pause")]
+        else:
+            pairs = [(float(r[4]), rt0, "pause")]
+        inside_bgc = r[9] == "1"
+        for got, want_ms, what in pairs:
+            tol = PAUSE_ABS_MS + PAUSE_REL * want_ms
+            if inside_bgc:
+                # An ephemeral GC during a background GC: the runtime's figure was seen up to
+                # 1.1 ms below the event span on a loaded machine (cause not established,
+                # docs/dotnet.md); the span must still contain the runtime's pause.
+                check(got >= want_ms - tol,
+                      "GC #%d %s (during a BGC): gcscope %.4f ms >= runtime %.4f ms - %.3f" % (idx, what, got, want_ms, tol))
+                continue
+            check(abs(got - want_ms) <= tol,
+                  "GC #%d %s: gcscope %.4f ms, runtime %.4f ms (tolerance %.3f)" % (idx, what, got, want_ms, tol))
+    if expect_bgc:
+        check(seen_bgc, "a background GC was observed and compared")
+
+
+def record(args, cwd, env=None, timeout=300):
+    p = subprocess.run([GCSCOPE, "record"] + args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                       env=env)
+    print(p.stdout + p.stderr)
+    return p
+
+
+def launch_case(case, scenario, extra_env, expect_bgc=False, min_pause_ms=None):
+    d = workdir(case)
+    env = env_with(extra_env)
+    p = record(["--dotnet", "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "dotnet", GCPROG, scenario],
+               cwd=d, env=env)
+    check(p.returncode == 0, "record exits 0 (got %d)" % p.returncode)
+    check(os.path.getsize(d + "/rec/trace.nettrace") > 0, "trace.nettrace written")
+    pid = int(re.search(r"^PID (\d+)", p.stdout, re.M).group(1))
+    compare(d + "/t.db", p.stdout, pid, expect_bgc)
+    # Launch mode: nothing of the process is missed, GC #1 included.
+    first = sql(d + "/t.db", "SELECT min(gc_index) FROM gcs")[0][0]
+    check(first == "1", "GC #1 is in the trace (first: %s)" % first)
+    if extra_env.get("DOTNET_gcServer") == "1":
+        heaps = sql(d + "/t.db", "SELECT max(heap_count) FROM gcs")[0][0]
+        check(int(heaps) >= 2 or os.cpu_count() == 1, "server GC: %s heaps" % heaps)
+    if min_pause_ms:
+        longest = float(sql(d + "/t.db", "SELECT max(pause_msec) FROM gcs WHERE gen = 2 AND type = 0")[0][0])
+        check(longest >= min_pause_ms, "a blocking gen2 pause of at least %g ms (%.1f)" % (min_pause_ms, longest))
+
+
+def case_launch_two_runtimes():
+    """A command that starts two .NET programs at once: the first runtime to
+    connect is recorded, the other is resumed untraced; nothing waits."""
+    d = workdir("launch_two_runtimes")
+    sh = 'dotnet "$1" alloc & dotnet "$1" alloc; wait'
+    p = record(["--dotnet", "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "sh", "-c", sh, "sh", GCPROG],
+               cwd=d, env=env_with({}), timeout=120)
+    check(p.returncode == 0, "record exits 0")
+    pids = [int(x) for x in re.findall(r"^PID (\d+)", p.stdout, re.M)]
+    check(len(pids) == 2 and p.stdout.count("COUNTS ") == 2, "both programs ran to the end")
+    traced = int(re.search(r"recording pid (\d+)", p.stdout).group(1))
+    check(traced in pids, "the traced pid is one of them")
+    check(sql(d + "/t.db", "SELECT DISTINCT pid FROM gcs") == [[str(traced)]], "only that process is in the trace")
+    out = "\n".join(l for l in p.stdout.splitlines()
+                    if not l.startswith("GC ") and not l.startswith("COUNTS") and not l.startswith("PID"))
+    print(out)
+
+
+def start_waiting(d, scenario_args, extra_env=None):
+    """gcprog waiting for its go file; returns (process, go file)."""
+    go = d + "/go"
+    out = open(d + "/prog.out", "w")
+    p = subprocess.Popen(["dotnet", GCPROG, "wait", go] + scenario_args, cwd=d, stdout=out,
+                         env=env_with(extra_env or {}))
+    wait_for(lambda: has_socket(p.pid), 30, "the program's diagnostic socket")
+    return p, go
+
+
+def has_socket(pid):
+    tmp = os.environ.get("TMPDIR") or "/tmp"
+    return any(n.startswith("dotnet-diagnostic-%d-" % pid) for n in os.listdir(tmp))
+
+
+def wait_for(cond, seconds, what):
+    end = time.time() + seconds
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    raise SystemExit("timed out waiting for " + what)
+
+
+def stop(p):
+    if p.poll() is None:
+        os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+
+
+def case_attach():
+    d = workdir("attach")
+    p, go = start_waiting(d, ["alloc"], {"DOTNET_GCgen0size": "0x200000"})
+    try:
+        # --pid of a process with a diagnostic socket picks EventPipe by itself (no --dotnet).
+        r = subprocess.Popen([GCSCOPE, "record", "--pid", str(p.pid), "-o", d + "/rec", "--import", "-d", d + "/t.db"],
+                             cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        first = r.stdout.readline()
+        print(first, end="")
+        check("over EventPipe" in first, "attach announces EventPipe")
+        open(go, "w").close()
+        p.wait(timeout=120)
+        rest = r.communicate(timeout=60)[0]
+        print(rest)
+        check(r.returncode == 0, "record exits 0")
+        check("process %d exited during the session" % p.pid in rest, "the summary says the process exited")
+        compare(d + "/t.db", open(d + "/prog.out").read(), p.pid)
+    finally:
+        stop(p)
+
+
+def case_exit_mid_session():
+    d = workdir("exit_mid_session")
+    p, go = start_waiting(d, ["idle", "60"], {"DOTNET_GCgen0size": "0x100000"})
+    try:
+        r = subprocess.Popen([GCSCOPE, "record", "--dotnet", "--pid", str(p.pid), "-o", d + "/rec"], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(r.stdout.readline(), end="")
+        open(go, "w").close()
+        wait_for(lambda: open(d + "/prog.out").read().count("\nGC ") >= 3, 60, "three GCs")
+        time.sleep(0.5)
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        out = r.communicate(timeout=60)[0]
+        print(out)
+        check(r.returncode == 0, "record exits 0")
+        check("process %d exited during the session" % p.pid in out, "the summary says the process exited")
+        m = re.search(r"(\d+) GCs in 1 process", out)
+        check(m is not None and int(m.group(1)) >= 1, "the summary counts the GCs received")
+        with open(d + "/rec/trace.nettrace", "rb") as f:
+            check(f.read(8) == b"Nettrace", "the trace is kept")
+        imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", d + "/rec/trace.nettrace"], capture_output=True,
+                             text=True)
+        print(imp.stdout + imp.stderr)
+        check(imp.returncode == 0, "the kept trace imports")
+    finally:
+        stop(p)
+
+
+def case_stop():
+    """--duration and SIGINT end the session with StopTracing; the stream ends whole."""
+    d = workdir("stop")
+    p, go = start_waiting(d, ["idle", "60"], {"DOTNET_GCgen0size": "0x100000"})
+    try:
+        open(go, "w").close()
+        r = record(["--pid", str(p.pid), "-o", d + "/dur", "--duration", "1.5", "--import", "-d", d + "/t.db"], cwd=d,
+                   timeout=60)
+        check(r.returncode == 0, "--duration: record exits 0")
+        check("exited during the session" not in r.stdout, "--duration: the process is still running")
+        check("incomplete" not in r.stdout and "added it" not in r.stdout, "--duration: the stream ended whole")
+        check(p.poll() is None, "--duration on --pid leaves the process running")
+        r = subprocess.Popen([GCSCOPE, "record", "--pid", str(p.pid), "-o", d + "/int"], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(r.stdout.readline(), end="")
+        time.sleep(1.0)
+        os.kill(r.pid, signal.SIGINT)
+        out = r.communicate(timeout=60)[0]
+        print(out)
+        check(r.returncode == 0, "SIGINT: record exits 0")
+        check("incomplete" not in out and "added it" not in out, "SIGINT: the stream ended whole")
+        imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", d + "/int/trace.nettrace"], capture_output=True,
+                             text=True)
+        check(imp.returncode == 0, "SIGINT: the trace imports")
+        check(p.poll() is None, "SIGINT to gcscope leaves the attached process running")
+    finally:
+        stop(p)
+    # Launch mode: --duration stops the session whole, then the command gets SIGTERM (as timeout(1)).
+    r = record(["--dotnet", "-o", d + "/launch", "--duration", "1", "--", "dotnet", GCPROG, "idle", "60"], cwd=d,
+               env=env_with({"DOTNET_GCgen0size": "0x100000"}), timeout=60)
+    check(r.returncode == 0, "launch --duration: record exits 0")
+    check("the command was killed by signal 15" in r.stdout, "launch --duration: the command got SIGTERM")
+    check("incomplete" not in r.stdout and "added it" not in r.stdout, "launch --duration: the stream ended whole")
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", d + "/launch/trace.nettrace"], capture_output=True,
+                         text=True)
+    check(imp.returncode == 0, "launch --duration: the trace imports")
+
+
+def case_not_dotnet():
+    d = workdir("not_dotnet")
+    s = subprocess.Popen(["sleep", "60"])
+    try:
+        r = record(["--dotnet", "--pid", str(s.pid), "-o", d + "/rec"], cwd=d)
+        check(r.returncode == 1, "a pid without a socket: exit 1")
+        check(r.stderr.strip().count("\n") == 0, "one line")
+        check("process %d has no diagnostic socket" % s.pid in r.stderr, "the reason: no diagnostic socket")
+        r = record(["--dotnet", "-o", d + "/rec2", "--", "sleep", "0.2"], cwd=d)
+        check(r.returncode == 1, "a launched command that is not .NET: exit 1")
+        check("exited before a .NET runtime connected" in r.stderr, "the reason: no runtime connected")
+    finally:
+        stop(s)
+
+
+def case_permission():
+    """A socket of another user's process: attach and ps say why, in one line."""
+    if os.geteuid() != 0:
+        print("SKIPPED: needs root to run gcscope as another user")
+        sys.exit(SKIP)
+    d = workdir("permission")
+    os.chmod(d, 0o755)
+    p, go = start_waiting(d, ["idle", "60"])
+    try:
+        as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", GCSCOPE]
+        r = subprocess.run(as_nobody + ["record", "--dotnet", "--pid", str(p.pid), "-o", "/tmp/gcscope-perm-%d" % p.pid],
+                           capture_output=True, text=True, timeout=60)
+        print(r.stdout + r.stderr)
+        check(r.returncode == 1, "another user's process: exit 1")
+        check("Permission denied" in r.stderr, "the reason: permission denied")
+        r = subprocess.run(as_nobody + ["ps"], capture_output=True, text=True, timeout=60)
+        print(r.stdout + r.stderr)
+        line = [l for l in r.stdout.splitlines() if l.split()[:1] == [str(p.pid)]]
+        check(len(line) == 1 and "cannot query" in line[0] and "Permission denied" in line[0],
+              "ps lists the unreadable socket with the reason")
+    finally:
+        subprocess.run(["rm", "-rf", "/tmp/gcscope-perm-%d" % p.pid])
+        stop(p)
+
+
+def case_ps():
+    d = workdir("ps")
+    p, go = start_waiting(d, ["idle", "60"])
+    try:
+        r = subprocess.run([GCSCOPE, "ps"], capture_output=True, text=True, timeout=60)
+        print(r.stdout + r.stderr)
+        version = subprocess.run(["dotnet", "--list-runtimes"], capture_output=True, text=True).stdout
+        line = [l for l in r.stdout.splitlines() if l.split()[:1] == [str(p.pid)]]
+        check(len(line) == 1, "ps lists the program")
+        if line:
+            f = line[0].split(None, 3)
+            check(f[1] == "dotnet", "its name")
+            check("Microsoft.NETCore.App " + f[2] + " " in version, "its runtime version %s is installed" % f[2])
+            check(GCPROG in f[3] and f[3].endswith("wait %s idle 60" % go), "its command line")
+    finally:
+        stop(p)
+
+
+def case_lttng_check():
+    """--transport lttng says in one line why CoreCLR's LTTng provider cannot load."""
+    rt = subprocess.run(["dotnet", "--list-runtimes"], capture_output=True, text=True).stdout
+    m = re.search(r"Microsoft\.NETCore\.App (\S+) \[(.*)\]", rt)
+    provider = "%s/%s/libcoreclrtraceptprovider.so" % (m.group(2), m.group(1))
+    ldd = subprocess.run(["ldd", provider], capture_output=True, text=True).stdout
+    if "not found" not in ldd:
+        print("SKIPPED: this runtime's LTTng provider loads here (%s)" % provider)
+        sys.exit(SKIP)
+    missing = re.search(r"(\S+) => not found", ldd).group(1)
+    d = workdir("lttng_check")
+    r = record(["--dotnet", "--transport", "lttng", "-o", d + "/rec", "--", "dotnet", GCPROG, "alloc"], cwd=d)
+    check(r.returncode == 1, "exit 1")
+    check(r.stderr.count("\n") == 1, "one line")
+    check(missing in r.stderr and "cannot load" in r.stderr, "the reason names %s" % missing)
+    check("EventPipe" in r.stderr, "the EventPipe alternative")
+
+
+def case_fixture_import():
+    """A .NET 10 trace recorded by gcscope (launch mode, gcprog alloc,
+    DOTNET_GCgen0size=0x200000) with the program's output of that run:
+    imported offline, it agrees with what the runtime printed."""
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    d = workdir("fixture_import")
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-alloc.nettrace"], capture_output=True,
+                         text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the fixture imports")
+    # Figures read off gcprog-alloc.out: pid 24613, COUNTS gen0=31 gen1=4 gen2=2, GC #20 a gen2
+    # GC promoting 4337496 bytes (TotalPromotedSize0..3 4329312 + the POH's 8184) in 0.752 ms.
+    check(sql(d + "/t.db", "SELECT pid, count(*) FROM gcs") == [["24613", "31"]], "31 GCs of pid 24613")
+    check(sql(d + "/t.db", "SELECT gen, count(*) FROM gcs GROUP BY gen") == [["0", "27"], ["1", "2"], ["2", "2"]],
+          "27 gen0, 2 gen1, 2 gen2 GCs")
+    check(sql(d + "/t.db", "SELECT gen, round(promoted_mb * 1e6) FROM gcs WHERE gc_index = 20") == [["2", "4329312.0"]],
+          "GC #20: gen2, 4329312 bytes promoted in gen0..LOH")
+    compare(d + "/t.db", open(fx + "/gcprog-alloc.out").read(), 24613)
+
+
+CASES = {
+    "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
+    # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
+    "launch_server": lambda: launch_case("launch_server", "alloc",
+                                         {"DOTNET_gcServer": "1", "DOTNET_GCDynamicAdaptationMode": "0",
+                                          "DOTNET_GCgen0size": "0x200000"}),
+    "launch_bgc": lambda: launch_case("launch_bgc", "bgc", {"DOTNET_gcConcurrent": "1", "DOTNET_GCgen0size": "0x100000"},
+                                      expect_bgc=True),
+    "long_pause": lambda: launch_case("long_pause", "long", {"DOTNET_gcConcurrent": "0"}, min_pause_ms=20),
+    "launch_two_runtimes": case_launch_two_runtimes,
+    "attach": case_attach,
+    "exit_mid_session": case_exit_mid_session,
+    "stop": case_stop,
+    "not_dotnet": case_not_dotnet,
+    "permission": case_permission,
+    "ps": case_ps,
+    "lttng_check": case_lttng_check,
+    "fixture_import": case_fixture_import,
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        raise SystemExit("usage: dotnet_test.py " + "|".join(CASES))
+    if sys.argv[1] != "fixture_import":
+        skip_without_dotnet()
+    os.makedirs(WORK, exist_ok=True)
+    CASES[sys.argv[1]]()
+    print("%d failed" % len(FAILS))
+    sys.exit(1 if FAILS else 0)

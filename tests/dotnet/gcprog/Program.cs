@@ -1,0 +1,151 @@
+// gcprog: a GC workload for gcscope's .NET tests. It prints what the runtime
+// itself says about its GCs, one line each:
+//   GC index=N gen=G pause0_ticks=T pause1_ticks=T promoted=B heap=B concurrent=0|1
+// for every GC it observes (GC.GetGCMemoryInfo after each step, when the GC
+// count moved by exactly one, so the last GC is the only new one), and at exit
+//   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
+// Scenarios: alloc (allocate, promote, LOH, pinning, one induced gen2 GC),
+// bgc (a background gen2 GC under allocation), long (one long blocking gen2
+// GC over a large live graph), idle (allocate slowly for a given time),
+// throughput (bench/dotnet: allocate N objects, print the elapsed time).
+// "wait FILE" before the scenario waits until FILE exists (attach tests).
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+static class Program
+{
+    static long lastIndex;
+    static int lastCount;
+    static readonly List<object> keep = new List<object>();
+
+    static void Observe()
+    {
+        int count = GC.CollectionCount(0);
+        if (count == lastCount) return;
+        bool exactlyOne = count == lastCount + 1;
+        lastCount = count;
+        GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
+        if (!exactlyOne || info.Index == lastIndex) return;
+        lastIndex = info.Index;
+        var p = info.PauseDurations;
+        Console.WriteLine($"GC index={info.Index} gen={info.Generation} pause0_ticks={p[0].Ticks} " +
+                          $"pause1_ticks={p[1].Ticks} promoted={info.PromotedBytes} heap={info.HeapSizeBytes} " +
+                          $"concurrent={(info.Concurrent ? 1 : 0)} compacted={(info.Compacted ? 1 : 0)}");
+    }
+
+    static void Allocate(int n, int size, int keepEvery)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            var a = new byte[size];
+            if (keepEvery > 0 && i % keepEvery == 0) keep.Add(a);
+            if (i % 64 == 0) Observe();
+        }
+        Observe();
+    }
+
+    static void Alloc()
+    {
+        Allocate(200000, 100, 50);                   // promotions into gen1/gen2
+        var pins = new List<GCHandle>();
+        for (int i = 0; i < 64; i++) pins.Add(GCHandle.Alloc(new byte[1000], GCHandleType.Pinned));
+        Allocate(100000, 200, 100);
+        for (int i = 0; i < 20; i++) { keep.Add(new byte[200000]); Observe(); }   // LOH
+        Allocate(50000, 100, 0);
+        GC.Collect(2, GCCollectionMode.Forced, true, true); Observe();            // induced blocking gen2
+        foreach (var h in pins) h.Free();
+        keep.RemoveRange(0, keep.Count / 2);
+        Allocate(100000, 100, 0);
+        GC.Collect(1); Observe();
+        GC.Collect(0); Observe();
+    }
+
+    static void Bgc()
+    {
+        // A live set growing by promotion: gen2's budget runs out, and a
+        // concurrent GC collects gen2 in the background.
+        for (int round = 0; round < 40; round++)
+        {
+            Allocate(20000, 100, 2);
+            if (round % 10 == 9) keep.RemoveRange(0, keep.Count / 3);
+        }
+        GC.Collect(2, GCCollectionMode.Forced, false);
+        Thread.Sleep(100);
+        Observe();
+        Allocate(20000, 100, 0);
+    }
+
+    class Node { public Node a, b; public long v; }
+
+    static void Long()
+    {
+        Allocate(20000, 100, 0);
+        // A live graph of ~3 million small objects: a blocking gen2 GC marks and compacts all of it.
+        var roots = new Node[1 << 16];
+        for (int i = 0; i < 3000000; i++)
+        {
+            var n = new Node { v = i, a = roots[i & 0xFFFF] };
+            roots[i & 0xFFFF] = n;
+            if (i % 4096 == 0) Observe();
+        }
+        keep.Add(roots);
+        GC.Collect(2, GCCollectionMode.Forced, true, true); Observe();
+        Allocate(20000, 100, 0);
+    }
+
+    static void Idle(double seconds)
+    {
+        var end = DateTime.UtcNow.AddSeconds(seconds);
+        while (DateTime.UtcNow < end) { Allocate(20000, 100, 0); Thread.Sleep(20); }
+    }
+
+    // An allocation workload for bench/dotnet: N objects of 32..1056 bytes,
+    // one in 16 kept for a while; prints its own elapsed time.
+    static void Throughput(int n)
+    {
+        var ring = new object[4096];
+        var self = System.Diagnostics.Process.GetCurrentProcess();
+        var cpu0 = self.TotalProcessorTime;
+        var sw = System.Diagnostics.Stopwatch.StartNew();
+        for (int i = 0; i < n; i++)
+        {
+            var a = new byte[32 + (i & 1023)];
+            if ((i & 15) == 0) ring[(i >> 4) & 4095] = a;
+        }
+        sw.Stop();
+        self.Refresh();
+        var cpu = self.TotalProcessorTime - cpu0;   // every thread of the process, the runtime's included
+        Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3}");
+    }
+
+    static int Main(string[] args)
+    {
+        int i = 0;
+        Console.WriteLine($"PID {Environment.ProcessId} server={(GCSettings.IsServerGC ? 1 : 0)} " +
+                          $"mode={GCSettings.LatencyMode}");
+        Console.Out.Flush();
+        if (args.Length >= 2 && args[0] == "wait")
+        {
+            while (!File.Exists(args[1])) Thread.Sleep(10);
+            i = 2;
+        }
+        lastCount = GC.CollectionCount(0);
+        string what = args.Length > i ? args[i] : "alloc";
+        switch (what)
+        {
+            case "alloc": Alloc(); break;
+            case "bgc": Bgc(); break;
+            case "long": Long(); break;
+            case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
+            case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
+            default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
+        }
+        Observe();
+        Console.WriteLine($"COUNTS gen0={GC.CollectionCount(0)} gen1={GC.CollectionCount(1)} gen2={GC.CollectionCount(2)}");
+        return 0;
+    }
+}

@@ -1,0 +1,40 @@
+/* test_trc_ep_profile — `record --dotnet`'s profiles as EventPipe providers
+ * (keywords and levels as PerfView's GCCollectOnly and perfcollect set them;
+ * the values are CoreCLR's ClrEtwAll.man), and --transport's parsing. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "trc_ep_profile.h"
+#include "trc_opts.h"
+
+static void expect(enum trc_profile p, unsigned long long kw, unsigned level, unsigned private_level) {
+  struct gcs_dsipc_provider v[TRC_EP_MAX_PROVIDERS];
+  CHECK_EQ_INT(trc_ep_profile_providers(p, v), 2);
+  CHECK_STR(v[0].name, "Microsoft-Windows-DotNETRuntime");
+  CHECK_EQ_U64(v[0].keywords, kw);
+  CHECK_EQ_INT(v[0].level, level);
+  CHECK_STR(v[1].name, "Microsoft-Windows-DotNETRuntimePrivate");
+  CHECK_EQ_U64(v[1].keywords, 0x1);
+  CHECK_EQ_INT(v[1].level, private_level);
+}
+
+int main(void) {
+  expect(TRC_PROFILE_GC, 0x1, 4, 4);        /* GC keyword, Informational */
+  expect(TRC_PROFILE_ALLOC, 0x1, 5, 4);     /* + Verbose: GCAllocationTick */
+  expect(TRC_PROFILE_HANDLES, 0x3, 5, 4);   /* + GCHandle keyword; PinObjectAtGCTime is Verbose */
+  expect(TRC_PROFILE_VERBOSE, 0x3, 5, 5);   /* + the private provider's Verbose events */
+  struct trc_opts o;
+  char *a1[] = { "record", "--dotnet", "--", "dotnet", "app.dll", NULL };
+  CHECK_EQ_INT(trc_opts_parse(5, a1, &o), 0);
+  CHECK(o.dotnet && o.transport == TRC_TRANSPORT_AUTO);
+  char *a2[] = { "record", "--transport", "eventpipe", "--pid", "1", NULL };
+  CHECK_EQ_INT(trc_opts_parse(5, a2, &o), 0);
+  CHECK(o.dotnet && o.transport == TRC_TRANSPORT_EVENTPIPE && o.pid == 1);
+  char *a3[] = { "record", "--dotnet", "--transport", "lttng", "--", "dotnet", "app.dll", NULL };
+  CHECK_EQ_INT(trc_opts_parse(7, a3, &o), 0);
+  CHECK(o.dotnet && o.transport == TRC_TRANSPORT_LTTNG);
+  char *a4[] = { "record", "--transport", "etw", NULL };
+  CHECK_EQ_INT(trc_opts_parse(3, a4, &o), 2);
+  return check_done();
+}

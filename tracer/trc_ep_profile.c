@@ -1,0 +1,42 @@
+/*
+ * trc_ep_profile.c — EventPipe providers per profile, as PerfView's
+ * GCCollectOnly and perfcollect's gc collection set them:
+ *
+ *   gc       Microsoft-Windows-DotNETRuntime  GC (0x1)            Informational (4)
+ *            Microsoft-Windows-DotNETRuntimePrivate GC (0x1)     Informational (4)
+ *   alloc    Runtime GC (0x1) at Verbose (5): + GCAllocationTick
+ *   handles  Runtime GC|GCHandle (0x3) at Verbose (5): + Set/DestroyGCHandle,
+ *            PinObjectAtGCTime
+ *   verbose  Runtime GC|GCHandle (0x3) at Verbose (5) and the private
+ *            provider at Verbose (5): + GCJoin, PinPlugAtGCTime, BGC waits
+ *
+ * Informational covers GCStart/End, the suspend/restart pairs, GCHeapStats,
+ * GCPerHeapHistory, GCGlobalHeapHistory, GCTriggered and MarkWithType;
+ * GCAllocationTick and PinObjectAtGCTime are Verbose (CoreCLR's
+ * ClrEtwAll.man).
+ */
+#include "trc_ep_profile.h"
+
+struct ep_row {
+  enum trc_profile profile;
+  uint64_t runtime_keywords;
+  uint32_t runtime_level;
+  uint32_t private_level;
+};
+
+static const struct ep_row ep_table[] = {
+  { TRC_PROFILE_GC, GCS_DSIPC_KW_GC, GCS_DSIPC_LEVEL_INFORMATIONAL, GCS_DSIPC_LEVEL_INFORMATIONAL },
+  { TRC_PROFILE_ALLOC, GCS_DSIPC_KW_GC, GCS_DSIPC_LEVEL_VERBOSE, GCS_DSIPC_LEVEL_INFORMATIONAL },
+  { TRC_PROFILE_HANDLES, GCS_DSIPC_KW_GC | GCS_DSIPC_KW_GC_HANDLE, GCS_DSIPC_LEVEL_VERBOSE,
+    GCS_DSIPC_LEVEL_INFORMATIONAL },
+  { TRC_PROFILE_VERBOSE, GCS_DSIPC_KW_GC | GCS_DSIPC_KW_GC_HANDLE, GCS_DSIPC_LEVEL_VERBOSE, GCS_DSIPC_LEVEL_VERBOSE },
+};
+
+int trc_ep_profile_providers(enum trc_profile p, struct gcs_dsipc_provider *providers) {
+  const struct ep_row *r = &ep_table[0];
+  for (size_t i = 0; i < sizeof ep_table / sizeof ep_table[0]; i++)
+    if (ep_table[i].profile == p) r = &ep_table[i];
+  providers[0] = (struct gcs_dsipc_provider){ GCS_DSIPC_PROVIDER_RUNTIME, r->runtime_keywords, r->runtime_level };
+  providers[1] = (struct gcs_dsipc_provider){ TRC_EP_PROVIDER_PRIVATE, GCS_DSIPC_KW_GC, r->private_level };
+  return 2;
+}
