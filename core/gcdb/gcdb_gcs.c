@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 
 #define GCS_GCDB_R_NAME(Col) #Col,
@@ -77,7 +78,7 @@ static char *build_select(const struct gcs_gcdb_query *q, int real_at[GCS_GCDB_N
     add(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
             "sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) END "
             "FROM gc_heap_gens h WHERE h.trace_id = g.trace_id AND h.pid = g.pid AND h.gc_index = g.gc_index "
-            "AND h.gen = 2), "
+            "AND h.gen = :gen2), "
             "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.trace_id = g.trace_id "
             "AND x.pid = g.pid AND x.gc_index = g.gc_index)");
   }
@@ -172,6 +173,7 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
   bind_named(s, ":pid", q->pid);
   bind_named(s, ":after", q->after_id);
   bind_named(s, ":limit", q->limit);
+  bind_named(s, ":gen2", GCS_GEN2);
   struct gcs_gcdb_gc g;
   int stop = 0;
   while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {

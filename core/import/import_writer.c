@@ -192,8 +192,8 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     const struct gcs_ev_RuntimeInformationStart *r = &ev->u.RuntimeInformationStart;
     set_str(&p->command_line, r->CommandLine);
     version_from_dll_path(p, r->RuntimeDllPath);
-    if (r->StartupFlags & 0x1000) p->server_gc = 1;  /* SERVER_GC */
-    if (r->StartupFlags & 0x1) p->concurrent_gc = 1; /* CONCURRENT_GC */
+    if (gcs_startup_is_server_gc(r->StartupFlags)) p->server_gc = 1;
+    if (gcs_startup_is_concurrent_gc(r->StartupFlags)) p->concurrent_gc = 1;
     break;
   }
   case gcs_kind_RuntimeInformation: {
@@ -209,7 +209,7 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     if (ev->u.GCGlobalHeapHistory.NumHeaps > p->heap_count) p->heap_count = ev->u.GCGlobalHeapHistory.NumHeaps;
     break;
   case gcs_kind_GCStart:
-    if (ev->u.GCStart.Type == 1) p->concurrent_gc = 1;  /* a background GC ran */
+    if (gcs_type_is_background(ev->u.GCStart.Type)) p->concurrent_gc = 1;  /* a background GC ran */
     break;
   default: break;
   }

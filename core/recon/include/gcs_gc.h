@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define GCS_GENS 5 /* gen0, gen1, gen2, LOH (3), POH (4) */
+#define GCS_GENS (GCS_GEN_POH + 1) /* gen0, gen1, gen2, LOH, POH: enum gcs_gen */
 
 /* Why a GC is not complete (bit flags, gcs_gc.incomplete). */
 enum gcs_gc_incomplete {
@@ -92,7 +92,7 @@ struct gcs_gc {
   double gc_cpu_msec;           /* rgc GCCpuTime; NaN if not provided */
 
   /* allocations (MB) */
-  double alloc_tick_mb[3];      /* AllocedSinceLastGCBasedOnAllocTickMB: Small, Large, Pinned */
+  double alloc_tick_mb[GCS_ALLOC_KIND_COUNT]; /* AllocedSinceLastGCBasedOnAllocTickMB per alloc kind */
   double user_alloc_mb[GCS_GENS]; /* UserAllocated[g] for g = 0, 3, 4 (others 0) */
   double total_alloc_mb;        /* AllocedSinceLastGCMB */
   double alloc_rate_mb_sec;     /* AllocRateMBSec */
