@@ -99,7 +99,7 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
     }
     if (sqlite3_bind_parameter_count(w->st[i]) > 0) sqlite3_bind_int64(w->st[i], 1, trace_id);
   }
-  static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
   w->recon = gcs_recon_new(&cb, w);
   if (!w->recon) { snprintf(err, errlen, "out of memory"); imw_close(w); return NULL; }
   return w;

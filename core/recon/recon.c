@@ -43,11 +43,6 @@ struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud) 
   return r;
 }
 
-void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb) {
-  if (cb) r->live = *cb;
-  else memset(&r->live, 0, sizeof r->live);
-}
-
 void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns) {
   r->origin = ts_ns;
   r->has_origin = 1;
@@ -308,8 +303,8 @@ static void on_restart_end(struct gcs_recon *r, struct recon_proc *p, const stru
   }
   p->has_susp_time = 0;
   p->susp_tid_bgc = p->susp_tid_gc = -1;
-  if (bgc_final && r->live.bgc_final_pause)
-    r->live.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
+  if (bgc_final && r->cb.bgc_final_pause)
+    r->cb.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
 }
 
 static void on_restart_begin(struct recon_proc *p, const struct gcs_event *ev) {
@@ -333,8 +328,8 @@ static void on_gc_end(struct gcs_recon *r, struct recon_proc *p, const struct gc
   gc->duration_ns = t - gc->start_ns_rel;
   gc->has_end = 1;
   gc->g.end_ns = ev->ts_ns;
-  if (first && r->live.gc_end && gc->duration_ns >= 0)
-    r->live.gc_end(p->sum.pid, gc->g.number, gc->g.gen, gc->g.type, (uint64_t)gc->duration_ns,
+  if (first && r->cb.gc_end && gc->duration_ns >= 0)
+    r->cb.gc_end(p->sum.pid, gc->g.number, gc->g.gen, gc->g.type, (uint64_t)gc->duration_ns,
                    ev->ts_ns, r->ud);
 }
 

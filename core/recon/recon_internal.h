@@ -49,7 +49,6 @@ struct recon_proc {
 
 struct gcs_recon {
   struct gcs_recon_callbacks cb;
-  struct gcs_recon_live_callbacks live;
   void *ud;
   int has_origin;
   uint64_t origin;
