@@ -1,6 +1,7 @@
 /*
- * recon.c — the GC reconstruction state machine: TraceEvent's GCStats event
- * handlers (perfview-gcstats.md §2, §3.2), one state per (pid, ClrInstanceID).
+ * recon.c — the GC reconstruction state machine: the GC event handlers of
+ * PerfView's TraceEvent (TraceManagedProcess.cs), one state per (pid,
+ * ClrInstanceID).
  *
  * Departures from PerfView, all to avoid guessing:
  *  - a GCStart without the suspension before it (trace began inside the GC,

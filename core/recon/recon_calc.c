@@ -1,7 +1,7 @@
 /*
  * recon_calc.c — derived per-GC figures and the per-process summary: what
- * TraceEvent computes in TraceGC.OnEnd and recomputes in Calculate()
- * (perfview-gcstats.md §3.2–§3.8, §4). Quirks are kept where they change a
+ * PerfView's TraceEvent computes in TraceGC.OnEnd and recomputes in
+ * GCStats' Calculate() (TraceManagedProcess.cs). Quirks are kept where they change a
  * printed figure and are marked QUIRK.
  */
 #include <math.h>
@@ -47,7 +47,7 @@ static uint64_t heap_stats_gen_promoted(const struct gcs_ev_GCHeapStats *s, int 
   }
 }
 
-/* GenSizeBeforeMB (§3.4), including PerfView's estimate without PHH. */
+/* TraceGC.GenSizeBeforeMB, including PerfView's estimate without PHH. */
 static double gen_before_mb(struct recon_proc *p, struct recon_gc *gc, int gen) {
   struct gcs_gc *g = &gc->g;
   if (per_heap_history_has_gen(g, gen)) {
@@ -103,7 +103,7 @@ static double user_alloc_mb(struct recon_proc *p, struct recon_gc *gc, int gen) 
   return g->alloc_tick_mb[gen == GCS_GEN0 ? GCS_ALLOC_KIND_SMALL : GCS_ALLOC_KIND_LARGE]; /* QUIRK: POH uses the LOH tick bucket */
 }
 
-/* ---- condemned reasons (§3.8) --------------------------------------------- */
+/* ---- condemned reasons (TraceEvent's GCCondemnedReasons) ------------------- */
 
 /* Which group of PerfView's condemned-reasons row each CondemnReasons1
  * condition sets (to 1). high_mem_p and very_high_mem_p set none; the

@@ -26,7 +26,7 @@ struct recon_gc {
 
 struct recon_proc {
   struct gcs_proc_summary sum;
-  /* PerfView's GCStats private state (perfview-gcstats.md §1.2) */
+  /* the per-process state of TraceEvent's GC event handlers */
   int32_t susp_tid_gc, susp_tid_bgc, susp_tid_other;
   int has_susp_time, has_susp_end;
   int64_t susp_time, susp_end;  /* relative ns */

@@ -1,6 +1,6 @@
 /*
  * gcs_gc.h — one reconstructed GC with all of PerfView's GCStats figures
- * (../shared/reference/perfview-gcstats.md, names in comments), as produced by
+ * (TraceEvent's TraceGC property names in comments), as produced by
  * gcs_recon (gcs_recon.h) and stored in the `gcs`, `gc_gens`, `gc_heaps`,
  * `gc_heap_gens` and `gc_loh_waits` tables (schemas/tables_gc.def).
  *
@@ -56,7 +56,7 @@ struct gcs_gc_heap {
 /* An LOH allocation that waited for this background GC. */
 struct gcs_loh_wait {
   int32_t tid;
-  uint32_t reason;              /* 9 GetLOHSeg, 10 AllocDuringSweep, 11 AllocDuringBGC */
+  uint32_t reason;              /* BGCAllocWait's Reason: enum gcs_bgc_wait_reason */
   double start_msec, stop_msec; /* 0 = not seen (PerfView's convention) */
 };
 
@@ -67,7 +67,7 @@ struct gcs_gc {
   uint32_t number;              /* GC Index: GCStart.Count */
   int list_index;               /* position in the process's list (GCStart order) */
   uint32_t gen;                 /* GCStart.Depth */
-  uint32_t type;                /* 0 NonConcurrent, 1 Background, 2 Foreground */
+  uint32_t type;                /* GCStart.Type: enum gcs_gc_type */
   uint32_t reason;              /* GCStart.Reason */
   char gen_name[8];             /* "0N", "2B", "1F", "2NI", "2Bi" */
   int complete;                 /* PerfView's IsComplete and nothing lost */
