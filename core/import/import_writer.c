@@ -41,7 +41,10 @@ static const char *const stmt_sql[S_COUNT] = {
 struct type_slot { char *name; int64_t id; uint64_t hash; };
 /* One buffered alloc_ticks row; -1 stands for NULL in the optional columns. */
 struct tick_row { int64_t ts, amount, type_id, heap, object_size; int32_t pid, tid, kind; };
-struct req_slot { int used; int32_t pid, tid; uint64_t id, start_ns; };
+/* A request's slot in the open-addressing table; a closed slot stays as a
+ * tombstone so probe chains stay intact. */
+enum req_state { REQ_EMPTY, REQ_OPEN, REQ_CLOSED };
+struct req_slot { enum req_state state; int32_t pid, tid; uint64_t id, start_ns; };
 
 struct imw {
   sqlite3 *db;
@@ -278,9 +281,9 @@ static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int cr
     struct req_slot *nt = calloc(cap, sizeof *nt);
     if (!nt) return NULL;
     for (size_t i = 0; i < w->capreqs; i++) {
-      if (!w->reqs[i].used) continue;
+      if (w->reqs[i].state == REQ_EMPTY) continue;
       size_t h = hash_u64(w->reqs[i].id ^ ((uint64_t)(uint32_t)w->reqs[i].pid << 32)) & (cap - 1);
-      while (nt[h].used) h = (h + 1) & (cap - 1);
+      while (nt[h].state != REQ_EMPTY) h = (h + 1) & (cap - 1);
       nt[h] = w->reqs[i];
     }
     free(w->reqs);
@@ -289,13 +292,12 @@ static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int cr
   }
   if (!w->capreqs) return NULL;
   size_t h = hash_u64(id ^ ((uint64_t)(uint32_t)pid << 32)) & (w->capreqs - 1);
-  while (w->reqs[h].used == 1 || w->reqs[h].used == 2) {
-    if (w->reqs[h].used == 1 && w->reqs[h].pid == pid && w->reqs[h].id == id) return &w->reqs[h];
+  while (w->reqs[h].state != REQ_EMPTY) {
+    if (w->reqs[h].state == REQ_OPEN && w->reqs[h].pid == pid && w->reqs[h].id == id) return &w->reqs[h];
     h = (h + 1) & (w->capreqs - 1);
   }
   if (!create) return NULL;
-  /* used: 0 empty, 1 open request, 2 closed (tombstone keeps probe chains intact) */
-  w->reqs[h].used = 1;
+  w->reqs[h].state = REQ_OPEN;
   w->reqs[h].pid = pid;
   w->reqs[h].id = id;
   w->nreqs++;
@@ -317,7 +319,7 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
     return 0;
   }
   if (!r) return req_insert(w, ev->pid, id, ev->tid, 0, ev->ts_ns, err, errlen);
-  r->used = 2;
+  r->state = REQ_CLOSED;
   return req_insert(w, r->pid, r->id, r->tid, r->start_ns, ev->ts_ns, err, errlen);
 }
 
@@ -490,10 +492,10 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   if (flush_ticks(w, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)
-    if (w->reqs[i].used == 1) {
+    if (w->reqs[i].state == REQ_OPEN) {
       struct req_slot *r = &w->reqs[i];
       if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
-      r->used = 2;
+      r->state = REQ_CLOSED;
     }
   sqlite3_stmt *s = w->st[S_PROC];
   for (size_t i = 0; i < w->nprocs; i++) {

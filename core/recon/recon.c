@@ -202,8 +202,8 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->clr_instance = p->sum.clr_instance;
   g->number = e->Count;
   g->list_index = p->ngcs;
-  g->gen = ev->version >= 1 ? e->Depth : 0;
-  g->type = ev->version >= 1 ? e->Type : 0;
+  g->gen = ev->version >= 1 ? e->Depth : GCS_GEN0;   /* GCStart V0 has neither field */
+  g->type = ev->version >= 1 ? e->Type : GCS_GC_TYPE_NON_CONCURRENT;
   g->reason = e->Reason;
   g->heap_count = p->heap_count;
   g->start_ns = ev->ts_ns;
