@@ -450,7 +450,7 @@ static void on_pin_plug(struct recon_proc *p, const struct gcs_event *ev) {
   if (e->PlugEnd > e->PlugStart) gc->g.pinned_plug_bytes += e->PlugEnd - e->PlugStart;
 }
 
-static struct gcs_loh_wait *wait_for(struct recon_gc *gc, int32_t tid, int create) {
+static struct gcs_loh_wait *loh_wait_of_thread(struct recon_gc *gc, int32_t tid, int create) {
   for (int i = 0; i < gc->g.nloh_waits; i++)
     if (gc->g.loh_waits[i].tid == tid) return &gc->g.loh_waits[i];
   if (!create) return NULL;
@@ -468,15 +468,15 @@ static void on_bgc_alloc_wait(struct recon_proc *p, const struct gcs_event *ev, 
   if (begin) {
     if (p->current_bgc < 0) return;
     struct recon_gc *gc = p->gcs[p->current_bgc];
-    if (wait_for(gc, ev->tid, 0)) return; /* a second Start is ignored */
-    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    if (loh_wait_of_thread(gc, ev->tid, 0)) return; /* a second Start is ignored */
+    struct gcs_loh_wait *w = loh_wait_of_thread(gc, ev->tid, 1);
     if (!w) return;
     w->reason = reason;
     w->start_msec = ns_to_ms(t);
   } else {
     struct recon_gc *gc = last_bgc(p);
     if (!gc) return;
-    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    struct gcs_loh_wait *w = loh_wait_of_thread(gc, ev->tid, 1);
     if (!w) return;
     if (!w->reason) w->reason = reason;
     w->stop_msec = ns_to_ms(t);

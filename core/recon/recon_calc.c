@@ -296,7 +296,7 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
   condemned_row(g);
 }
 
-static double maxd(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
+static double max_ignoring_nan(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
 
 static void summarize(struct recon_proc *p) {
   struct gcs_proc_summary *s = &p->sum;
@@ -314,11 +314,11 @@ static void summarize(struct recon_proc *p) {
     s->gc_count++;
     if (gcs_reason_is_induced(g->reason)) s->induced_count++;
     s->total_pause_msec += g->pause_msec;
-    s->max_pause_msec = maxd(s->max_pause_msec, g->pause_msec);
-    s->max_suspend_msec = maxd(s->max_suspend_msec, g->suspend_msec);
+    s->max_pause_msec = max_ignoring_nan(s->max_pause_msec, g->pause_msec);
+    s->max_suspend_msec = max_ignoring_nan(s->max_suspend_msec, g->suspend_msec);
     s->total_alloc_mb += g->total_alloc_mb;
-    s->max_alloc_rate_mb_sec = maxd(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
-    s->max_heap_mb = maxd(s->max_heap_mb, g->peak_mb);
+    s->max_alloc_rate_mb_sec = max_ignoring_nan(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
+    s->max_heap_mb = max_ignoring_nan(s->max_heap_mb, g->peak_mb);
     s->total_promoted_mb += g->promoted_mb;
     if (!isnan(g->gc_cpu_msec))
       s->total_gc_cpu_msec = (isnan(s->total_gc_cpu_msec) ? 0 : s->total_gc_cpu_msec) + g->gc_cpu_msec;
@@ -347,7 +347,7 @@ void recon_calc_all(struct gcs_recon *r) {
       for (int k = j + 1; k < p->ngcs; k++) {
         const struct gcs_gc *o = &p->gcs[k]->g;
         if (o->pause_start_msec > end) break;
-        if (o->complete) g->peak_mb = maxd(g->peak_mb, o->before_mb);
+        if (o->complete) g->peak_mb = max_ignoring_nan(g->peak_mb, o->before_mb);
       }
       g->ratio_peak_after = safe_div(g->peak_mb, g->after_mb);
     }

@@ -61,7 +61,7 @@ static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v) {
   else sqlite3_bind_null(st, i);
 }
 
-static int step(sqlite3_stmt *st) {
+static int step_and_reset(sqlite3_stmt *st) {
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);
@@ -158,7 +158,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   }
   bind_int(s, P_gcs_loh_wait_count, g->nloh_waits);
   for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) bind_int(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
-  int rc = step(s);
+  int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
 
@@ -181,7 +181,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
       bind_figure(s, P_gens_budget_mb, g->gen_budget_mb[k]);
       bind_figure(s, P_gens_obj_size_after_mb, g->gen_obj_size_after_mb[k]);
       if (k == GCS_GEN0 || k >= GCS_GEN_LOH) bind_figure(s, P_gens_user_alloc_mb, g->user_alloc_mb[k]);
-      if ((rc = step(s))) return rc;
+      if ((rc = step_and_reset(s))) return rc;
     }
   }
   for (int h = 0; h < g->nheaps; h++) {
@@ -206,7 +206,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_int(s, P_heaps_running_free_list_efficiency, hh->running_free_list_efficiency);
     bind_int(s, P_heaps_extra_gen0_commit, (int64_t)hh->extra_gen0_commit);
     bind_int(s, P_heaps_gen_count, hh->gen_count);
-    if ((rc = step(s))) return rc;
+    if ((rc = step_and_reset(s))) return rc;
     s = st[ST_HGENS];
     for (uint32_t k = 0; k < hh->gen_count; k++) {
       bind_int(s, P_hgens_key, gc_id);
@@ -229,7 +229,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
                     (int64_t)hh->gen[k].free_obj_before;
       double out = (double)hh->gen[k].pinned_surv + (double)hh->gen[k].non_pinned_surv;
       bind_int(s, P_hgens_survival_pct, osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb));
-      if ((rc = step(s))) return rc;
+      if ((rc = step_and_reset(s))) return rc;
     }
   }
   s = st[ST_WAITS];
@@ -244,7 +244,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     if (lw->stop_msec != 0) bind_figure(s, P_waits_stop_msec, lw->stop_msec);
     if (lw->start_msec != 0 && lw->stop_msec != 0) bind_figure(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
     bind_int(s, P_waits_reason, lw->reason);
-    if ((rc = step(s))) return rc;
+    if ((rc = step_and_reset(s))) return rc;
   }
   return SQLITE_OK;
 }
@@ -271,7 +271,7 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
   bind_figure(s, P_sum_first_event_msec, p->first_event_msec);
   bind_figure(s, P_sum_last_event_msec, p->last_event_msec);
   bind_int(s, P_sum_lost_events, (int64_t)p->lost_events);
-  return step(s);
+  return step_and_reset(s);
 }
 
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
