@@ -275,9 +275,9 @@ static void on_restart_end(struct gcs_recon *r, struct recon_proc *p, const stru
     p->has_other_susp = 0;
   }
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
-  /* Live hook: this RestartEEEnd closes a SuspendForGCPrep suspension. */
-  int bgc_final = p->has_susp_time && gcs_suspend_is_bgc_final(p->last_susp_reason) && ev->tid == p->susp_tid_bgc &&
-                  t >= p->susp_time;
+  /* bgc_final_pause: this RestartEEEnd closes a SuspendForGCPrep suspension. */
+  int bgc_final = p->has_susp_time && gcs_suspend_is_bgc_final(p->last_susp_reason) &&
+                  ev->tid == p->susp_tid_bgc && t >= p->susp_time;
   int64_t final_pause = t - p->susp_time;
   uint32_t final_index = p->current_bgc >= 0 ? p->gcs[p->current_bgc]->g.number : p->last_susp_count;
   struct recon_gc *gc = current_gc(p);
@@ -325,7 +325,7 @@ static void on_gc_end(struct gcs_recon *r, struct recon_proc *p, const struct gc
   uint32_t count = ev->u.GCEnd.Count;
   if (gc && count != 0 && gc->g.number != count) gc = find_open_by_number(p, count);
   if (!gc) return;
-  int first = !gc->has_end;       /* a repeated GCEnd is an orphan for the live hook */
+  int first = !gc->has_end;       /* a repeated GCEnd is an orphan for gc_end */
   gc->duration_ns = t - gc->start_ns_rel;
   gc->has_end = 1;
   gc->g.end_ns = ev->ts_ns;
@@ -348,7 +348,8 @@ static void on_heap_stats(struct gcs_recon *r, struct recon_proc *p, const struc
     if (gcs_type_is_background(gc->g.type)) gc->g.since_last_restart_msec = ns_to_ms(t - prev);
     else gc->g.since_last_restart_msec = ns_to_ms(gc->pause_start_ns - prev);
     if (p->seen_tick)
-      for (int k = 0; k < GCS_ALLOC_KIND_COUNT; k++) gc->g.alloc_tick_mb[k] = p->tick_cur[k] - p->tick_at_last[k];
+      for (int k = 0; k < GCS_ALLOC_KIND_COUNT; k++)
+        gc->g.alloc_tick_mb[k] = p->tick_cur[k] - p->tick_at_last[k];
     gc->g.incomplete &= ~(unsigned)GCS_INC_NO_HEAP_STATS;
     if (gcs_type_is_background(gc->g.type) || gc->is_concurrent) {
       if (!(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) on_end(r, p, gc);
@@ -548,8 +549,9 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
     break;
   case gcs_kind_RuntimeInformation:
     p->sum.server_gc = ev->u.RuntimeInformation.ServerGC ? 1 : 0;
-    p->sum.startup_flags = (ev->u.RuntimeInformation.ServerGC ? (uint32_t)GCS_STARTUP_FLAGS_SERVER_GC : 0) |
-                           (ev->u.RuntimeInformation.Concurrent ? (uint32_t)GCS_STARTUP_FLAGS_CONCURRENT_GC : 0);
+    p->sum.startup_flags = 0;
+    if (ev->u.RuntimeInformation.ServerGC) p->sum.startup_flags |= GCS_STARTUP_FLAGS_SERVER_GC;
+    if (ev->u.RuntimeInformation.Concurrent) p->sum.startup_flags |= GCS_STARTUP_FLAGS_CONCURRENT_GC;
     break;
   default: break;
   }

@@ -86,7 +86,8 @@ static double user_alloc_per_heap(const struct gcs_gc *g, const struct gcs_gc *p
   int64_t prev_obj = 0;
   if (h < prev->nheaps && (int)prev->heaps[h].gen_count > gen) {
     prev_obj = obj_size_after(&prev->heaps[h], gen);
-    if (gen >= GCS_GEN_LOH && prev_obj == 0 && prev->gen < GCS_GEN1) prev_obj = obj_space_before(&prev->heaps[h], gen);
+    if (gen >= GCS_GEN_LOH && prev_obj == 0 && prev->gen < GCS_GEN1)
+      prev_obj = obj_space_before(&prev->heaps[h], gen);
   }
   return (double)(obj_space_before(ch, gen) - prev_obj);
 }
@@ -100,7 +101,8 @@ static double user_alloc_mb(struct recon_proc *p, struct recon_gc *gc, int gen) 
     for (int h = 0; h < g->nheaps; h++) sum += user_alloc_per_heap(g, prev, h, gen);
     return sum / 1e6;
   }
-  return g->alloc_tick_mb[gen == GCS_GEN0 ? GCS_ALLOC_KIND_SMALL : GCS_ALLOC_KIND_LARGE]; /* QUIRK: POH uses the LOH tick bucket */
+  /* QUIRK: POH uses the LOH tick bucket */
+  return g->alloc_tick_mb[gen == GCS_GEN0 ? GCS_ALLOC_KIND_SMALL : GCS_ALLOC_KIND_LARGE];
 }
 
 /* ---- condemned reasons (TraceEvent's GCCondemnedReasons) ------------------- */
@@ -152,7 +154,8 @@ static void decode_condemned(uint32_t r0, uint32_t r1, uint8_t out[GCS_CONDEMN_G
     if (condition_held(r1, condition_group[i].condition))
       out[condition_group[i].group] = 1;
   if (condition_held(r1, GCS_CONDEMN_CONDITIONS_MAX_GEN1)) out[GCS_cr_alloc_exceeded] = GCS_GEN2;
-  if (condition_held(r1, GCS_CONDEMN_CONDITIONS_INDUCED_FULLGC_P)) out[GCS_cr_induced] = GCS_CR_INDUCED_BLOCKING;
+  if (condition_held(r1, GCS_CONDEMN_CONDITIONS_INDUCED_FULLGC_P))
+    out[GCS_cr_induced] = GCS_CR_INDUCED_BLOCKING;
   if (condition_held(r1, GCS_CONDEMN_CONDITIONS_INDUCED_NOFORCE_P)) /* wins over induced_fullgc_p */
     out[GCS_cr_induced] = GCS_CR_INDUCED_NOT_FORCED;
 }
@@ -259,7 +262,8 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
       }
       surv /= g->nheaps;
     }
-    int surv_nan = !valid || (k >= GCS_GEN_LOH && g->gen < GCS_GEN2) || (k < GCS_NGENS_SOH && (uint32_t)k > g->gen);
+    int surv_nan = !valid || (k >= GCS_GEN_LOH && g->gen < GCS_GEN2) ||
+                   (k < GCS_NGENS_SOH && (uint32_t)k > g->gen);
     g->gen_survival_pct[k] = surv_nan ? NAN : (double)surv;
     g->gen_frag_mb[k] = valid ? frag / 1e6 : NAN;
     g->gen_frag_pct[k] = valid ? safe_div(g->gen_frag_mb[k] * 100, g->gen_after_mb[k]) : NAN;
@@ -273,7 +277,8 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
   g->user_alloc_mb[GCS_GEN0] = user_alloc_mb(p, gc, GCS_GEN0);
   g->user_alloc_mb[GCS_GEN_LOH] = user_alloc_mb(p, gc, GCS_GEN_LOH);
   g->user_alloc_mb[GCS_GEN_POH] = user_alloc_mb(p, gc, GCS_GEN_POH);
-  g->total_alloc_mb = g->user_alloc_mb[GCS_GEN0] + g->user_alloc_mb[GCS_GEN_LOH] + g->user_alloc_mb[GCS_GEN_POH];
+  g->total_alloc_mb =
+      g->user_alloc_mb[GCS_GEN0] + g->user_alloc_mb[GCS_GEN_LOH] + g->user_alloc_mb[GCS_GEN_POH];
   g->alloc_rate_mb_sec = safe_div(g->total_alloc_mb * 1000, g->since_last_restart_msec);
   g->gen0_alloc_rate_mb_sec = safe_div(g->user_alloc_mb[GCS_GEN0] * 1000, g->since_last_restart_msec);
 

@@ -31,7 +31,7 @@ struct recon_proc {
   int has_susp_time, has_susp_end;
   int64_t susp_time, susp_end;  /* relative ns */
   uint32_t last_susp_reason, last_susp_count;
-  int has_other_susp;           /* a non-GC suspension is open (live hooks) */
+  int has_other_susp;           /* a non-GC suspension is open (suspend_done) */
   int64_t other_susp_time;      /* relative ns of its SuspendEEBegin */
   uint32_t other_susp_reason;
   int has_last_heap_stats;

@@ -157,7 +157,8 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     }
   }
   bind_int(s, P_gcs_loh_wait_count, g->nloh_waits);
-  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) bind_int(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
+  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++)
+    bind_int(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
   int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
@@ -242,7 +243,8 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_int(s, P_waits_tid, lw->tid);
     if (lw->start_msec != 0) bind_figure(s, P_waits_start_msec, lw->start_msec);
     if (lw->stop_msec != 0) bind_figure(s, P_waits_stop_msec, lw->stop_msec);
-    if (lw->start_msec != 0 && lw->stop_msec != 0) bind_figure(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
+    if (lw->start_msec != 0 && lw->stop_msec != 0)
+      bind_figure(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
     bind_int(s, P_waits_reason, lw->reason);
     if ((rc = step_and_reset(s))) return rc;
   }

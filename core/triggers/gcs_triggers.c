@@ -1,4 +1,4 @@
-/* gcs_triggers.c — PerfView's GC stop triggers on gcs_recon's live hooks
+/* gcs_triggers.c — PerfView's GC stop triggers on gcs_recon's pair callbacks
  * (gcs_triggers.h). */
 #include "gcs_triggers.h"
 
