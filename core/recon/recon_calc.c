@@ -1,8 +1,8 @@
 /*
  * recon_calc.c — derived per-GC figures and the per-process summary: what
- * PerfView's TraceEvent computes in TraceGC.OnEnd and recomputes in
- * GCStats' Calculate() (TraceManagedProcess.cs). Quirks are kept where they change a
- * printed figure and are marked QUIRK.
+ * PerfView's TraceEvent (TraceGC, TraceManagedProcess.cs) computes in
+ * TraceGC.OnEnd and recomputes in its Calculate() pass. Quirks are kept where
+ * they change a printed figure and are marked QUIRK.
  */
 #include <math.h>
 #include <string.h>
