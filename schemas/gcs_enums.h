@@ -60,6 +60,10 @@ _Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 17,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 
+/* AllocationTick's kinds are 0..GCS_ALLOC_KIND_COUNT-1 (Small, Large, Pinned):
+ * one counter per kind. */
+#define GCS_ALLOC_KIND_COUNT (GCS_ALLOC_KIND_PINNED + 1)
+
 /* Generations as the events number them (GCStart.Depth, the per-generation
  * arrays of GCHeapStats and GCPerHeapHistory): 0-2, then LOH and POH. */
 enum gcs_gen {
@@ -133,6 +137,22 @@ static inline const char *gcs_type_letter(uint32_t type) {
 static inline int gcs_suspend_is_for_gc(uint32_t reason) {
   return reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC ||
          reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP;
+}
+
+/* A wait of an LOH allocation for a background GC (BGCAllocWaitBegin/End's
+ * Reason: GetLOHSeg, AllocDuringSweep or AllocDuringBGC). */
+static inline int gcs_bgc_wait_reason_is_known(uint32_t reason) {
+  return reason >= GCS_BGC_WAIT_REASON_GET_LOH_SEG && reason <= GCS_BGC_WAIT_REASON_ALLOC_DURING_BGC;
+}
+
+/* Server GC, from RuntimeInformationStart.StartupFlags. */
+static inline int gcs_startup_is_server_gc(uint32_t flags) {
+  return (flags & GCS_STARTUP_FLAGS_SERVER_GC) != 0;
+}
+
+/* Concurrent (background) GC enabled, from RuntimeInformationStart.StartupFlags. */
+static inline int gcs_startup_is_concurrent_gc(uint32_t flags) {
+  return (flags & GCS_STARTUP_FLAGS_CONCURRENT_GC) != 0;
 }
 
 /* The suspension that starts a background GC's final pause. */

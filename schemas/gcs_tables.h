@@ -25,6 +25,16 @@
 #include "tables_raw.def"
 #include "tables_gc.def"
 
+/* Index of each condemned-reasons group (PerfView's CondemnedReasonGroup) in
+ * struct gcs_gc's condemned[] row and among the gcs table's cr_* columns,
+ * named after its column: GCS_cr_induced, GCS_cr_final_generation... */
+#define GCS_CONDEMN_GROUP_INDEX(Index, Column, Header) GCS_##Column = Index,
+enum gcs_condemn_group { GCS_CONDEMN_GROUPS(GCS_CONDEMN_GROUP_INDEX) };
+#undef GCS_CONDEMN_GROUP_INDEX
+
+/* The values of the cr_induced group: how an induced GC was requested. */
+enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCED = 2 };
+
 #define GCS_SQL_COL(Name, SqlType, Unit, Doc) ",\n  " #Name " " SqlType
 #define GCS_SQL_TABLE(Name, Doc, KeyColumn, COLUMNS) \
   "CREATE TABLE IF NOT EXISTS " #Name " (\n  " KeyColumn COLUMNS(GCS_SQL_COL) "\n);\n"

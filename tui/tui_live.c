@@ -333,7 +333,7 @@ static const struct tui_source_ops live_ops = { live_poll, live_gc_events, live_
 static struct tui_live *live_new(char *err, size_t errlen) {
   struct tui_live *l = calloc(1, sizeof *l);
   if (l) l->ring = calloc(RING_CAP, sizeof *l->ring);
-  static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
   if (l && l->ring) l->recon = gcs_recon_new(&cb, l);
   if (l && l->recon) l->dec = gcs_ctf_decoder_new();
   if (!l || !l->ring || !l->recon || !l->dec) {

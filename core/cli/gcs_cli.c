@@ -58,7 +58,7 @@ void gcs_cli_init(struct gcs_cli *p, const struct gcs_cli_spec *spec, int argc, 
   opterr = 0;
 }
 
-static int bad(struct gcs_cli *p, const char *fmt, const char *a) {
+static int usage_error(struct gcs_cli *p, const char *fmt, const char *a) {
   snprintf(p->err, sizeof p->err, fmt, a);
   return GCS_CLI_BAD;
 }
@@ -119,7 +119,7 @@ int gcs_cli_next(struct gcs_cli *p) {
   const char *last = p->argv[optind - 1];
   if (c == '?') {
     int i = index_of(p, optopt);
-    if (i >= 0) { name_option(p, i); return bad(p, "%s takes no value", p->opt); }
+    if (i >= 0) { name_option(p, i); return usage_error(p, "%s takes no value", p->opt); }
     if (optopt > 0 && optopt < VAL_BASE) {
       char s[3] = { '-', (char)optopt, 0 };
       return unknown(p, s);
@@ -129,7 +129,7 @@ int gcs_cli_next(struct gcs_cli *p) {
   if (c == ':') {
     int i = index_of(p, optopt);
     snprintf(p->opt, sizeof p->opt, "%s", last);   /* as given: "-o" or "--output" */
-    if (i < 0) return bad(p, "%s needs a value", last);
+    if (i < 0) return usage_error(p, "%s needs a value", last);
     const struct gcs_cli_opt *o = &p->spec->opts[i];
     if (o->arg == GCS_CLI_INT || o->arg == GCS_CLI_DOUBLE) {   /* the range, as for a bad value */
       gcs_cli_number(p->opt, "", o->arg == GCS_CLI_INT, o->min, o->max, &p->dval, p->err, sizeof p->err);

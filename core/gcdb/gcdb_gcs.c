@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 
 #define GCS_GCDB_R_NAME(Col) #Col,
@@ -29,7 +30,7 @@ enum { C_ID, C_TRACE, C_PID, C_GC_INDEX, C_LIST_INDEX, C_GEN, C_TYPE, C_REASON, 
 
 struct sqlbuf { char *s; size_t len, cap; int oom; };
 
-static void add(struct sqlbuf *b, const char *text) {
+static void sql_append(struct sqlbuf *b, const char *text) {
   size_t l = strlen(text);
   if (b->oom) return;
   if (b->len + l + 1 > b->cap) {
@@ -50,7 +51,7 @@ static void add(struct sqlbuf *b, const char *text) {
  * part (-1 when not read). */
 static char *build_select(const struct gcs_gcdb_query *q, int real_at[GCS_GCDB_NREALS], int *cr_at, int *hh_at) {
   struct sqlbuf b = {0};
-  add(&b, "SELECT g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
+  sql_append(&b, "SELECT g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
           "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns, g.suspend_begin_ns, "
           "g.restart_end_ns, g.heap_stats_ns, g.bgc_prep_suspend_begin_ns, g.bgc_prep_restart_end_ns");
   int at = C_FIXED;
@@ -58,37 +59,37 @@ static char *build_select(const struct gcs_gcdb_query *q, int real_at[GCS_GCDB_N
     real_at[r] = -1;
     if (!(q->reals & (UINT64_C(1) << r))) continue;
     real_at[r] = at++;
-    add(&b, ", g.");
-    add(&b, real_names[r]);
+    sql_append(&b, ", g.");
+    sql_append(&b, real_names[r]);
   }
   *cr_at = *hh_at = -1;
   if (q->parts & GCS_GCDB_CONDEMNED) {
     *cr_at = at;
     at += GCS_CONDEMN_GROUP_COUNT;
     for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) {
-      add(&b, ", g.");
-      add(&b, condemned_names[i]);
+      sql_append(&b, ", g.");
+      sql_append(&b, condemned_names[i]);
     }
   }
   if (q->parts & GCS_GCDB_HEAP_HISTORY) {
     /* gen2 fragmentation before the GC over every heap; condemned
      * conditions (CondemnReasons1) of every heap, OR-ed by the reader. */
     *hh_at = at;
-    add(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
+    sql_append(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
             "sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) END "
             "FROM gc_heap_gens h WHERE h.trace_id = g.trace_id AND h.pid = g.pid AND h.gc_index = g.gc_index "
-            "AND h.gen = 2), "
+            "AND h.gen = :gen2), "
             "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.trace_id = g.trace_id "
             "AND x.pid = g.pid AND x.gc_index = g.gc_index)");
   }
   /* Only the clauses in use, so the planner picks the (trace_id, pid) index. */
-  add(&b, " FROM gcs g WHERE 1");
-  if (q->trace_id >= 0) add(&b, " AND g.trace_id = :trace");
-  if (q->pid >= 0) add(&b, " AND g.pid = :pid");
-  if (q->complete_only) add(&b, " AND g.complete = 1");
-  if (q->after_id >= 0) add(&b, " AND g.id > :after");
-  add(&b, q->trace_id >= 0 && q->pid >= 0 ? " ORDER BY g.list_index, g.id" : " ORDER BY g.id");
-  if (q->limit > 0) add(&b, " LIMIT :limit");
+  sql_append(&b, " FROM gcs g WHERE 1");
+  if (q->trace_id >= 0) sql_append(&b, " AND g.trace_id = :trace");
+  if (q->pid >= 0) sql_append(&b, " AND g.pid = :pid");
+  if (q->complete_only) sql_append(&b, " AND g.complete = 1");
+  if (q->after_id >= 0) sql_append(&b, " AND g.id > :after");
+  sql_append(&b, q->trace_id >= 0 && q->pid >= 0 ? " ORDER BY g.list_index, g.id" : " ORDER BY g.id");
+  if (q->limit > 0) sql_append(&b, " LIMIT :limit");
   if (b.oom) {
     free(b.s);
     return NULL;
@@ -172,6 +173,7 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
   bind_named(s, ":pid", q->pid);
   bind_named(s, ":after", q->after_id);
   bind_named(s, ":limit", q->limit);
+  bind_named(s, ":gen2", GCS_GEN2);
   struct gcs_gcdb_gc g;
   int stop = 0;
   while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -41,7 +41,10 @@ static const char *const stmt_sql[S_COUNT] = {
 struct type_slot { char *name; int64_t id; uint64_t hash; };
 /* One buffered alloc_ticks row; -1 stands for NULL in the optional columns. */
 struct tick_row { int64_t ts, amount, type_id, heap, object_size; int32_t pid, tid, kind; };
-struct req_slot { int used; int32_t pid, tid; uint64_t id, start_ns; };
+/* A request's slot in the open-addressing table; a closed slot stays as a
+ * tombstone so probe chains stay intact. */
+enum req_state { REQ_EMPTY, REQ_OPEN, REQ_CLOSED };
+struct req_slot { enum req_state state; int32_t pid, tid; uint64_t id, start_ns; };
 
 struct imw {
   sqlite3 *db;
@@ -99,7 +102,7 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
     }
     if (sqlite3_bind_parameter_count(w->st[i]) > 0) sqlite3_bind_int64(w->st[i], 1, trace_id);
   }
-  static const struct gcs_recon_callbacks cb = { on_gc_done, NULL };
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
   w->recon = gcs_recon_new(&cb, w);
   if (!w->recon) { snprintf(err, errlen, "out of memory"); imw_close(w); return NULL; }
   return w;
@@ -192,8 +195,8 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     const struct gcs_ev_RuntimeInformationStart *r = &ev->u.RuntimeInformationStart;
     set_str(&p->command_line, r->CommandLine);
     version_from_dll_path(p, r->RuntimeDllPath);
-    if (r->StartupFlags & 0x1000) p->server_gc = 1;  /* SERVER_GC */
-    if (r->StartupFlags & 0x1) p->concurrent_gc = 1; /* CONCURRENT_GC */
+    if (gcs_startup_is_server_gc(r->StartupFlags)) p->server_gc = 1;
+    if (gcs_startup_is_concurrent_gc(r->StartupFlags)) p->concurrent_gc = 1;
     break;
   }
   case gcs_kind_RuntimeInformation: {
@@ -209,7 +212,7 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     if (ev->u.GCGlobalHeapHistory.NumHeaps > p->heap_count) p->heap_count = ev->u.GCGlobalHeapHistory.NumHeaps;
     break;
   case gcs_kind_GCStart:
-    if (ev->u.GCStart.Type == 1) p->concurrent_gc = 1;  /* a background GC ran */
+    if (gcs_type_is_background(ev->u.GCStart.Type)) p->concurrent_gc = 1;  /* a background GC ran */
     break;
   default: break;
   }
@@ -278,9 +281,9 @@ static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int cr
     struct req_slot *nt = calloc(cap, sizeof *nt);
     if (!nt) return NULL;
     for (size_t i = 0; i < w->capreqs; i++) {
-      if (!w->reqs[i].used) continue;
+      if (w->reqs[i].state == REQ_EMPTY) continue;
       size_t h = hash_u64(w->reqs[i].id ^ ((uint64_t)(uint32_t)w->reqs[i].pid << 32)) & (cap - 1);
-      while (nt[h].used) h = (h + 1) & (cap - 1);
+      while (nt[h].state != REQ_EMPTY) h = (h + 1) & (cap - 1);
       nt[h] = w->reqs[i];
     }
     free(w->reqs);
@@ -289,13 +292,12 @@ static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int cr
   }
   if (!w->capreqs) return NULL;
   size_t h = hash_u64(id ^ ((uint64_t)(uint32_t)pid << 32)) & (w->capreqs - 1);
-  while (w->reqs[h].used == 1 || w->reqs[h].used == 2) {
-    if (w->reqs[h].used == 1 && w->reqs[h].pid == pid && w->reqs[h].id == id) return &w->reqs[h];
+  while (w->reqs[h].state != REQ_EMPTY) {
+    if (w->reqs[h].state == REQ_OPEN && w->reqs[h].pid == pid && w->reqs[h].id == id) return &w->reqs[h];
     h = (h + 1) & (w->capreqs - 1);
   }
   if (!create) return NULL;
-  /* used: 0 empty, 1 open request, 2 closed (tombstone keeps probe chains intact) */
-  w->reqs[h].used = 1;
+  w->reqs[h].state = REQ_OPEN;
   w->reqs[h].pid = pid;
   w->reqs[h].id = id;
   w->nreqs++;
@@ -317,7 +319,7 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
     return 0;
   }
   if (!r) return req_insert(w, ev->pid, id, ev->tid, 0, ev->ts_ns, err, errlen);
-  r->used = 2;
+  r->state = REQ_CLOSED;
   return req_insert(w, r->pid, r->id, r->tid, r->start_ns, ev->ts_ns, err, errlen);
 }
 
@@ -490,10 +492,10 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   if (flush_ticks(w, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)
-    if (w->reqs[i].used == 1) {
+    if (w->reqs[i].state == REQ_OPEN) {
       struct req_slot *r = &w->reqs[i];
       if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
-      r->used = 2;
+      r->state = REQ_CLOSED;
     }
   sqlite3_stmt *s = w->st[S_PROC];
   for (size_t i = 0; i < w->nprocs; i++) {

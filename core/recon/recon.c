@@ -1,6 +1,7 @@
 /*
- * recon.c — the GC reconstruction state machine: TraceEvent's GCStats event
- * handlers (perfview-gcstats.md §2, §3.2), one state per (pid, ClrInstanceID).
+ * recon.c — the GC reconstruction state machine: the GC event handlers of
+ * PerfView's TraceEvent (TraceManagedProcess.cs), one state per (pid,
+ * ClrInstanceID).
  *
  * Departures from PerfView, all to avoid guessing:
  *  - a GCStart without the suspension before it (trace began inside the GC,
@@ -43,17 +44,12 @@ struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud) 
   return r;
 }
 
-void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb) {
-  if (cb) r->live = *cb;
-  else memset(&r->live, 0, sizeof r->live);
-}
-
 void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns) {
   r->origin = ts_ns;
   r->has_origin = 1;
 }
 
-static void free_gc(struct rgc *gc) {
+static void free_gc(struct recon_gc *gc) {
   free(gc->g.heaps);
   free(gc->g.loh_waits);
   free(gc->pin_ids);
@@ -64,7 +60,7 @@ static void free_gc(struct rgc *gc) {
 void gcs_recon_free(struct gcs_recon *r) {
   if (!r) return;
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) free_gc(p->gcs[j]);
     free(p->gcs);
     free(p);
@@ -73,13 +69,13 @@ void gcs_recon_free(struct gcs_recon *r) {
   free(r);
 }
 
-static struct rproc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr, uint16_t clr) {
+static struct recon_proc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr, uint16_t clr) {
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     if (p->sum.pid == pid && (!has_clr || p->sum.clr_instance == clr)) return p;
   }
   if (grow((void **)&r->procs, &r->cap, r->nprocs + 1, sizeof *r->procs)) return NULL;
-  struct rproc *p = calloc(1, sizeof *p);
+  struct recon_proc *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->sum.pid = pid;
   p->sum.clr_instance = has_clr ? clr : 0;
@@ -96,42 +92,42 @@ static struct rproc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr, uin
 
 /* ---- PerfView's current-GC look-ups -------------------------------------- */
 
-static struct rgc *current_gc(struct rproc *p) {
+static struct recon_gc *current_gc(struct recon_proc *p) {
   if (p->ngcs > 0 && !p->gcs[p->ngcs - 1]->g.complete && !p->gcs[p->ngcs - 1]->reported)
     return p->gcs[p->ngcs - 1];
   if (p->current_bgc >= 0) return p->gcs[p->current_bgc];
   return NULL;
 }
 
-static int is_server(const struct rproc *p) {
+static int is_server(const struct recon_proc *p) {
   return p->sum.server_gc == 1 || p->heap_count > 1;
 }
 
-static struct rgc *last_gc(struct rproc *p) {
-  struct rgc *g = current_gc(p);
+static struct recon_gc *last_gc(struct recon_proc *p) {
+  struct recon_gc *g = current_gc(p);
   if (!g && is_server(p) && p->last_completed >= 0) g = p->gcs[p->last_completed];
   return g;
 }
 
-static struct rgc *last_bgc(struct rproc *p) {
+static struct recon_gc *last_bgc(struct recon_proc *p) {
   if (p->current_bgc >= 0) return p->gcs[p->current_bgc];
   for (int i = p->ngcs - 1; i >= 0; i--)
-    if (p->gcs[i]->g.type == 1 && p->gcs[i]->g.complete) return p->gcs[i];
+    if (gcs_type_is_background(p->gcs[i]->g.type) && p->gcs[i]->g.complete) return p->gcs[i];
   for (int i = p->ngcs - 1; i >= 0; i--)
-    if (p->gcs[i]->g.type == 1) return p->gcs[i];
+    if (gcs_type_is_background(p->gcs[i]->g.type)) return p->gcs[i];
   return NULL;
 }
 
 /* ---- completion ----------------------------------------------------------- */
 
-static void report(struct gcs_recon *r, struct rgc *gc) {
+static void report(struct gcs_recon *r, struct recon_gc *gc) {
   if (gc->reported) return;
   gc->reported = 1;
   if (r->cb.gc_done) r->cb.gc_done(&gc->g, r->ud);
 }
 
 /* PerfView's OnEnd: the GC is complete (unless events were lost during it). */
-static void on_end(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
+static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc) {
   if (gc->reported) return;
   if (gc->lost) {
     gc->g.incomplete |= GCS_INC_EVENTS_LOST;
@@ -147,11 +143,11 @@ static void on_end(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
 
 /* ---- handlers ------------------------------------------------------------- */
 
-static void on_suspend_begin(struct rproc *p, const struct gcs_event *ev, int64_t t) {
+static void on_suspend_begin(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   const struct gcs_ev_GCSuspendEEBegin *e = &ev->u.GCSuspendEEBegin;
-  if (e->Reason == 1) {
+  if (e->Reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC) {
     p->susp_tid_gc = ev->tid;
-  } else if (e->Reason == 6) {
+  } else if (gcs_suspend_is_bgc_final(e->Reason)) {
     p->susp_tid_bgc = ev->tid;
     if (p->current_bgc >= 0) p->gcs[p->current_bgc]->g.bgc_prep_suspend_begin_ns = ev->ts_ns;
   } else {
@@ -167,7 +163,7 @@ static void on_suspend_begin(struct rproc *p, const struct gcs_event *ev, int64_
   p->has_susp_time = 1;
 }
 
-static void on_suspend_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+static void on_suspend_end(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   if (p->has_other_susp && ev->tid == p->susp_tid_other) {
     /* A non-GC suspension (PerfView's suspend trigger counts those too). */
     p->has_other_susp = 0;
@@ -186,28 +182,28 @@ static void on_suspend_end(struct gcs_recon *r, struct rproc *p, const struct gc
                        (uint64_t)(t - p->susp_time), ev->ts_ns, r->ud);
 }
 
-static void gen_name(struct gcs_gc *g) {
-  const char *t = g->type == 1 ? "B" : g->type == 2 ? "F" : "N";
-  const char *ind = g->reason == 1 ? "I" : g->reason == 7 ? "i" : "";
-  snprintf(g->gen_name, sizeof g->gen_name, "%u%s%s", g->gen > 9 ? 9 : g->gen, t, ind);
+/* PerfView's Gen column: generation, type letter, induced mark ("2NI"). */
+static void set_gen_name(struct gcs_gc *g) {
+  snprintf(g->gen_name, sizeof g->gen_name, "%u%s%s", g->gen > 9 ? 9 : g->gen, gcs_type_letter(g->type),
+           gcs_reason_induced_mark(g->reason));
 }
 
-static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   const struct gcs_ev_GCStart *e = &ev->u.GCStart;
-  struct rgc *last = p->ngcs ? p->gcs[p->ngcs - 1] : NULL;
+  struct recon_gc *last = p->ngcs ? p->gcs[p->ngcs - 1] : NULL;
   if (last && last->g.number == e->Count) return; /* duplicate GCStart filter */
   int tracked = p->susp_tid_gc > 0 || p->susp_tid_other > 0;
 
   if (grow((void **)&p->gcs, &p->cap, p->ngcs + 1, sizeof *p->gcs)) return;
-  struct rgc *gc = calloc(1, sizeof *gc);
+  struct recon_gc *gc = calloc(1, sizeof *gc);
   if (!gc) return;
   struct gcs_gc *g = &gc->g;
   g->pid = p->sum.pid;
   g->clr_instance = p->sum.clr_instance;
   g->number = e->Count;
   g->list_index = p->ngcs;
-  g->gen = ev->version >= 1 ? e->Depth : 0;
-  g->type = ev->version >= 1 ? e->Type : 0;
+  g->gen = ev->version >= 1 ? e->Depth : GCS_GEN0;   /* GCStart V0 has neither field */
+  g->type = ev->version >= 1 ? e->Type : GCS_GC_TYPE_NON_CONCURRENT;
   g->reason = e->Reason;
   g->heap_count = p->heap_count;
   g->start_ns = ev->ts_ns;
@@ -216,7 +212,7 @@ static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_e
   gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
   gc->start_version = ev->version;
   gc->start_ns_rel = t;
-  gen_name(g);
+  set_gen_name(g);
 
   if (!tracked) {
     /* PerfView drops this GCStart; we keep it, marked, so that its later
@@ -227,11 +223,12 @@ static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_e
     return;
   }
 
-  int ephemeral_at_bgc = last && last->g.type == 1 && !last->g.complete && !last->reported &&
-                         g->type == 0;
-  if (ephemeral_at_bgc || g->reason == 12 /* PMFullGC */) {
-    if (g->reason == 12) {
-      struct rgc *cur = current_gc(p);
+  int ephemeral_at_bgc = last && gcs_type_is_background(last->g.type) && !last->g.complete &&
+                         !last->reported && gcs_type_is_nonconcurrent(g->type);
+  int provisional_full = g->reason == GCS_GC_REASON_PM_FULL_GC;
+  if (ephemeral_at_bgc || provisional_full) {
+    if (provisional_full) {
+      struct recon_gc *cur = current_gc(p);
       if (cur) on_end(r, p, cur);
     }
     gc->pause_start_ns = t;
@@ -247,7 +244,7 @@ static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_e
     if (p->has_susp_time) g->suspend_begin_ns = p->origin_abs + (uint64_t)p->susp_time;
     g->suspend_end_ns = p->origin_abs + (uint64_t)p->susp_end;
   }
-  if (g->type == 1) {
+  if (gcs_type_is_background(g->type)) {
     p->current_bgc = g->list_index;
     gc->pause_ns = gc->suspend_ns;
   }
@@ -255,11 +252,11 @@ static void on_gc_start(struct gcs_recon *r, struct rproc *p, const struct gcs_e
 }
 
 /* PerfView's AddConcurrentPauseTime. */
-static void add_concurrent_pause(struct rproc *p, struct rgc *gc, int64_t t, uint64_t ts_abs) {
+static void add_concurrent_pause(struct recon_proc *p, struct recon_gc *gc, int64_t t, uint64_t ts_abs) {
   if (p->susp_tid_bgc > 0) {
     int64_t pause = t - p->susp_time;
     gc->pause_ns += pause;
-    if (p->last_susp_reason == 6) {
+    if (gcs_suspend_is_bgc_final(p->last_susp_reason)) {
       gc->bgc_pause2_ns = pause;
       gc->g.bgc_prep_restart_end_ns = ts_abs;
     }
@@ -272,20 +269,20 @@ static void add_concurrent_pause(struct rproc *p, struct rgc *gc, int64_t t, uin
   }
 }
 
-static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
+static void on_restart_end(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   if (ev->tid == p->susp_tid_other) {
     p->susp_tid_other = -1;
     p->has_other_susp = 0;
   }
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
-  /* Live hook: this RestartEEEnd closes a SuspendForGCPrep suspension. */
-  int bgc_final = p->has_susp_time && p->last_susp_reason == 6 && ev->tid == p->susp_tid_bgc &&
-                  t >= p->susp_time;
+  /* bgc_final_pause: this RestartEEEnd closes a SuspendForGCPrep suspension. */
+  int bgc_final = p->has_susp_time && gcs_suspend_is_bgc_final(p->last_susp_reason) &&
+                  ev->tid == p->susp_tid_bgc && t >= p->susp_time;
   int64_t final_pause = t - p->susp_time;
   uint32_t final_index = p->current_bgc >= 0 ? p->gcs[p->current_bgc]->g.number : p->last_susp_count;
-  struct rgc *gc = current_gc(p);
+  struct recon_gc *gc = current_gc(p);
   if (gc && !(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) {
-    if (gc->g.type == 1) {
+    if (gcs_type_is_background(gc->g.type)) {
       add_concurrent_pause(p, gc, t, ev->ts_ns);
     } else if (!gc->has_end && gc->start_version == 0) {
       gc->is_concurrent = 1; /* .NET 2.0 concurrent GC */
@@ -295,7 +292,7 @@ static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gc
       gc->g.restart_end_ns = ev->ts_ns;
       if (gc->ephemeral_at_bgc_start && p->current_bgc >= 0) {
         /* The BGC's real initial pause ends here (not in PerfView's figure). */
-        struct rgc *bgc = p->gcs[p->current_bgc];
+        struct recon_gc *bgc = p->gcs[p->current_bgc];
         if (bgc->bgc_pause1_ns < 0) {
           bgc->bgc_pause1_ns = t - bgc->pause_start_ns;
           bgc->g.restart_end_ns = ev->ts_ns;
@@ -307,38 +304,38 @@ static void on_restart_end(struct gcs_recon *r, struct rproc *p, const struct gc
   }
   p->has_susp_time = 0;
   p->susp_tid_bgc = p->susp_tid_gc = -1;
-  if (bgc_final && r->live.bgc_final_pause)
-    r->live.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
+  if (bgc_final && r->cb.bgc_final_pause)
+    r->cb.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
 }
 
-static void on_restart_begin(struct rproc *p, const struct gcs_event *ev) {
+static void on_restart_begin(struct recon_proc *p, const struct gcs_event *ev) {
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
-  struct rgc *gc = current_gc(p);
+  struct recon_gc *gc = current_gc(p);
   if (gc && !gc->g.restart_begin_ns) gc->g.restart_begin_ns = ev->ts_ns;
 }
 
-static struct rgc *find_open_by_number(struct rproc *p, uint32_t number) {
+static struct recon_gc *find_open_by_number(struct recon_proc *p, uint32_t number) {
   for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--)
     if (p->gcs[i]->g.number == number && !p->gcs[i]->reported) return p->gcs[i];
   return NULL;
 }
 
-static void on_gc_end(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
-  struct rgc *gc = current_gc(p);
+static void on_gc_end(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
+  struct recon_gc *gc = current_gc(p);
   uint32_t count = ev->u.GCEnd.Count;
   if (gc && count != 0 && gc->g.number != count) gc = find_open_by_number(p, count);
   if (!gc) return;
-  int first = !gc->has_end;       /* a repeated GCEnd is an orphan for the live hook */
+  int first = !gc->has_end;       /* a repeated GCEnd is an orphan for gc_end */
   gc->duration_ns = t - gc->start_ns_rel;
   gc->has_end = 1;
   gc->g.end_ns = ev->ts_ns;
-  if (first && r->live.gc_end && gc->duration_ns >= 0)
-    r->live.gc_end(p->sum.pid, gc->g.number, gc->g.gen, gc->g.type, (uint64_t)gc->duration_ns,
+  if (first && r->cb.gc_end && gc->duration_ns >= 0)
+    r->cb.gc_end(p->sum.pid, gc->g.number, gc->g.gen, gc->g.type, (uint64_t)gc->duration_ns,
                    ev->ts_ns, r->ud);
 }
 
-static void on_heap_stats(struct gcs_recon *r, struct rproc *p, const struct gcs_event *ev, int64_t t) {
-  struct rgc *gc = current_gc(p);
+static void on_heap_stats(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
+  struct recon_gc *gc = current_gc(p);
   if (gc) {
     gc->g.heap_stats = ev->u.GCHeapStats;
     if (ev->version < 2) {
@@ -348,12 +345,13 @@ static void on_heap_stats(struct gcs_recon *r, struct rproc *p, const struct gcs
     gc->g.has_heap_stats = 1;
     gc->g.heap_stats_ns = ev->ts_ns;
     int64_t prev = p->has_last_heap_stats ? p->last_heap_stats : 0;
-    if (gc->g.type == 1) gc->g.since_last_restart_msec = ns_to_ms(t - prev);
+    if (gcs_type_is_background(gc->g.type)) gc->g.since_last_restart_msec = ns_to_ms(t - prev);
     else gc->g.since_last_restart_msec = ns_to_ms(gc->pause_start_ns - prev);
     if (p->seen_tick)
-      for (int k = 0; k < 3; k++) gc->g.alloc_tick_mb[k] = p->tick_cur[k] - p->tick_at_last[k];
+      for (int k = 0; k < GCS_ALLOC_KIND_COUNT; k++)
+        gc->g.alloc_tick_mb[k] = p->tick_cur[k] - p->tick_at_last[k];
     gc->g.incomplete &= ~(unsigned)GCS_INC_NO_HEAP_STATS;
-    if (gc->g.type == 1 || gc->is_concurrent) {
+    if (gcs_type_is_background(gc->g.type) || gc->is_concurrent) {
       if (!(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE)) on_end(r, p, gc);
     }
   }
@@ -362,29 +360,29 @@ static void on_heap_stats(struct gcs_recon *r, struct rproc *p, const struct gcs
   p->has_last_heap_stats = 1;
 }
 
-static void on_alloc_tick(struct rproc *p, const struct gcs_event *ev) {
+static void on_alloc_tick(struct recon_proc *p, const struct gcs_event *ev) {
   const struct gcs_ev_GCAllocationTick *e = &ev->u.GCAllocationTick;
   double amount = (double)(int64_t)e->AllocationAmount64;
   if (ev->version < 2 || e->AllocationAmount64 == 0) amount = (double)(int32_t)e->AllocationAmount;
   if (amount < 0) p->neg_tick = 1;
   uint32_t kind = e->AllocationKind;
   if (p->neg_tick) {
-    double hi = kind == 0 ? 110 * 1024.0 : 2 * 1024 * 1024.0;
+    double hi = kind == GCS_ALLOC_KIND_SMALL ? 110 * 1024.0 : 2 * 1024 * 1024.0;
     if (amount < 90 * 1024.0) amount = 90 * 1024.0;
     if (amount > hi) amount = hi;
   }
-  if (kind > 2) return;
+  if (kind >= GCS_ALLOC_KIND_COUNT) return;
   p->tick_cur[kind] += amount / 1e6;
   p->seen_tick = 1;
 }
 
-static void on_global_history(struct rproc *p, const struct gcs_event *ev) {
+static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) {
   const struct gcs_ev_GCGlobalHeapHistory *e = &ev->u.GCGlobalHeapHistory;
   if (p->heap_count == -1) {
     p->heap_count = e->NumHeaps;
     p->sum.heap_count = e->NumHeaps;
   }
-  struct rgc *gc = last_gc(p);
+  struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   gc->g.global = *e;
   gc->g.global_version = ev->version;
@@ -392,9 +390,9 @@ static void on_global_history(struct rproc *p, const struct gcs_event *ev) {
   if (gc->g.heap_count == -1) gc->g.heap_count = e->NumHeaps;
 }
 
-static void on_per_heap_history(struct rproc *p, const struct gcs_event *ev) {
+static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev) {
   if (ev->version < 3) return; /* only the V3+ layout is decoded */
-  struct rgc *gc = last_gc(p);
+  struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   struct gcs_gc *g = &gc->g;
   if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
@@ -429,8 +427,8 @@ static void on_per_heap_history(struct rproc *p, const struct gcs_event *ev) {
   }
 }
 
-static void on_pin_object(struct rproc *p, const struct gcs_event *ev) {
-  struct rgc *gc = current_gc(p);
+static void on_pin_object(struct recon_proc *p, const struct gcs_event *ev) {
+  struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   uint64_t id = ev->u.PinObjectAtGCTime.ObjectID;
   for (int i = 0; i < gc->npins; i++)
@@ -446,14 +444,14 @@ static void on_pin_object(struct rproc *p, const struct gcs_event *ev) {
   gc->g.pinned_obj_bytes += ev->u.PinObjectAtGCTime.ObjectSize;
 }
 
-static void on_pin_plug(struct rproc *p, const struct gcs_event *ev) {
-  struct rgc *gc = current_gc(p);
+static void on_pin_plug(struct recon_proc *p, const struct gcs_event *ev) {
+  struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   const struct gcs_ev_PinPlugAtGCTime *e = &ev->u.PinPlugAtGCTime;
   if (e->PlugEnd > e->PlugStart) gc->g.pinned_plug_bytes += e->PlugEnd - e->PlugStart;
 }
 
-static struct gcs_loh_wait *wait_for(struct rgc *gc, int32_t tid, int create) {
+static struct gcs_loh_wait *loh_wait_of_thread(struct recon_gc *gc, int32_t tid, int create) {
   for (int i = 0; i < gc->g.nloh_waits; i++)
     if (gc->g.loh_waits[i].tid == tid) return &gc->g.loh_waits[i];
   if (!create) return NULL;
@@ -465,29 +463,29 @@ static struct gcs_loh_wait *wait_for(struct rgc *gc, int32_t tid, int create) {
   return w;
 }
 
-static void on_bgc_alloc_wait(struct rproc *p, const struct gcs_event *ev, int begin, int64_t t) {
+static void on_bgc_alloc_wait(struct recon_proc *p, const struct gcs_event *ev, int begin, int64_t t) {
   uint32_t reason = ev->u.BGCAllocWaitBegin.Reason;
-  if (reason < 9 || reason > 11) return;
+  if (!gcs_bgc_wait_reason_is_known(reason)) return;
   if (begin) {
     if (p->current_bgc < 0) return;
-    struct rgc *gc = p->gcs[p->current_bgc];
-    if (wait_for(gc, ev->tid, 0)) return; /* a second Start is ignored */
-    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    struct recon_gc *gc = p->gcs[p->current_bgc];
+    if (loh_wait_of_thread(gc, ev->tid, 0)) return; /* a second Start is ignored */
+    struct gcs_loh_wait *w = loh_wait_of_thread(gc, ev->tid, 1);
     if (!w) return;
     w->reason = reason;
     w->start_msec = ns_to_ms(t);
   } else {
-    struct rgc *gc = last_bgc(p);
+    struct recon_gc *gc = last_bgc(p);
     if (!gc) return;
-    struct gcs_loh_wait *w = wait_for(gc, ev->tid, 1);
+    struct gcs_loh_wait *w = loh_wait_of_thread(gc, ev->tid, 1);
     if (!w) return;
     if (!w->reason) w->reason = reason;
     w->stop_msec = ns_to_ms(t);
   }
 }
 
-static void on_cpu_time(struct rproc *p, const struct gcs_event *ev) {
-  struct rgc *gc = find_open_by_number(p, ev->u.GCCpuTime.Count);
+static void on_cpu_time(struct recon_proc *p, const struct gcs_event *ev) {
+  struct recon_gc *gc = find_open_by_number(p, ev->u.GCCpuTime.Count);
   if (!gc) {
     for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--)
       if (p->gcs[i]->g.number == ev->u.GCCpuTime.Count) gc = p->gcs[i];
@@ -520,7 +518,7 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   if (!r->has_origin) gcs_recon_set_time_origin(r, ev->ts_ns);
   uint16_t clr = 0;
   int has_clr = clr_instance_of(ev, &clr);
-  struct rproc *p = get_proc(r, ev->pid, has_clr, clr);
+  struct recon_proc *p = get_proc(r, ev->pid, has_clr, clr);
   if (!p) return;
   p->origin_abs = r->origin;
   int64_t t = (int64_t)(ev->ts_ns - r->origin);
@@ -547,12 +545,13 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCCpuTime: on_cpu_time(p, ev); break;
   case gcs_kind_RuntimeInformationStart:
     p->sum.startup_flags = ev->u.RuntimeInformationStart.StartupFlags;
-    p->sum.server_gc = (p->sum.startup_flags & 0x1000) ? 1 : 0;
+    p->sum.server_gc = gcs_startup_is_server_gc(p->sum.startup_flags);
     break;
   case gcs_kind_RuntimeInformation:
     p->sum.server_gc = ev->u.RuntimeInformation.ServerGC ? 1 : 0;
-    p->sum.startup_flags = (ev->u.RuntimeInformation.ServerGC ? 0x1000u : 0) |
-                           (ev->u.RuntimeInformation.Concurrent ? 0x1u : 0);
+    p->sum.startup_flags = 0;
+    if (ev->u.RuntimeInformation.ServerGC) p->sum.startup_flags |= GCS_STARTUP_FLAGS_SERVER_GC;
+    if (ev->u.RuntimeInformation.Concurrent) p->sum.startup_flags |= GCS_STARTUP_FLAGS_CONCURRENT_GC;
     break;
   default: break;
   }
@@ -564,11 +563,11 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t c
   (void)ts_ns;
   if (pid < 0) r->lost_unattributed += count;
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     if (pid >= 0 && p->sum.pid != pid) continue;
     p->sum.lost_events += count;
     for (int j = 0; j < p->ngcs; j++) {
-      struct rgc *gc = p->gcs[j];
+      struct recon_gc *gc = p->gcs[j];
       if (!gc->reported && !gc->g.complete) {
         gc->lost = 1;
         gc->g.incomplete |= GCS_INC_EVENTS_LOST;
@@ -581,9 +580,9 @@ void gcs_recon_finish(struct gcs_recon *r) {
   if (r->finished) return;
   r->finished = 1;
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) {
-      struct rgc *gc = p->gcs[j];
+      struct recon_gc *gc = p->gcs[j];
       if (gc->g.complete) continue;
       if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
       else if (j == p->ngcs - 1 && !gc->g.restart_end_ns &&
@@ -593,7 +592,7 @@ void gcs_recon_finish(struct gcs_recon *r) {
   }
   recon_calc_all(r);
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) report(r, p->gcs[j]);
   }
 }
@@ -604,13 +603,13 @@ void gcs_recon_finish(struct gcs_recon *r) {
 void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
   if (keep < 16) keep = 16;
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     int drop = p->ngcs - keep;
     if (drop <= 0) continue;
     if (p->current_bgc >= 0 && p->current_bgc < drop) drop = p->current_bgc;
     if (drop <= 0) continue;
     for (int j = 0; j < drop; j++) {
-      struct rgc *gc = p->gcs[j];
+      struct recon_gc *gc = p->gcs[j];
       if (!gc->reported) {
         if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
         recon_calc_gc(r, p, gc);
@@ -640,7 +639,7 @@ int gcs_recon_gc_count(const struct gcs_recon *r, int process) {
 
 const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i) {
   if (process < 0 || process >= r->nprocs) return NULL;
-  struct rproc *p = r->procs[process];
+  struct recon_proc *p = r->procs[process];
   return i >= 0 && i < p->ngcs ? &p->gcs[i]->g : NULL;
 }
 

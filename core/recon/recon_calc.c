@@ -1,15 +1,16 @@
 /*
  * recon_calc.c — derived per-GC figures and the per-process summary: what
- * TraceEvent computes in TraceGC.OnEnd and recomputes in Calculate()
- * (perfview-gcstats.md §3.2–§3.8, §4). Quirks are kept where they change a
- * printed figure and are marked QUIRK.
+ * PerfView's TraceEvent (TraceGC, TraceManagedProcess.cs) computes in
+ * TraceGC.OnEnd and recomputes in its Calculate() pass. Quirks are kept where
+ * they change a printed figure and are marked QUIRK.
  */
 #include <math.h>
 #include <string.h>
 
+#include "gcs_tables.h"
 #include "recon_internal.h"
 
-static int phh_has_gen(const struct gcs_gc *g, int gen) {
+static int per_heap_history_has_gen(const struct gcs_gc *g, int gen) {
   return g->nheaps > 0 && (int)g->heaps[0].gen_count > gen;
 }
 
@@ -26,35 +27,35 @@ static int64_t obj_size_after(const struct gcs_gc_heap *h, int gen) {
   return (int64_t)h->gen[gen].size_after - frag_after(h, gen);
 }
 
-static uint64_t hs_size(const struct gcs_ev_GCHeapStats *s, int gen) {
+static uint64_t heap_stats_gen_size(const struct gcs_ev_GCHeapStats *s, int gen) {
   switch (gen) {
-  case 0: return s->GenerationSize0;
-  case 1: return s->GenerationSize1;
-  case 2: return s->GenerationSize2;
-  case 3: return s->GenerationSize3;
+  case GCS_GEN0: return s->GenerationSize0;
+  case GCS_GEN1: return s->GenerationSize1;
+  case GCS_GEN2: return s->GenerationSize2;
+  case GCS_GEN_LOH: return s->GenerationSize3;
   default: return s->GenerationSize4;
   }
 }
 
-static uint64_t hs_promoted(const struct gcs_ev_GCHeapStats *s, int gen) {
+static uint64_t heap_stats_gen_promoted(const struct gcs_ev_GCHeapStats *s, int gen) {
   switch (gen) {
-  case 0: return s->TotalPromotedSize0;
-  case 1: return s->TotalPromotedSize1;
-  case 2: return s->TotalPromotedSize2;
-  case 3: return s->TotalPromotedSize3;
+  case GCS_GEN0: return s->TotalPromotedSize0;
+  case GCS_GEN1: return s->TotalPromotedSize1;
+  case GCS_GEN2: return s->TotalPromotedSize2;
+  case GCS_GEN_LOH: return s->TotalPromotedSize3;
   default: return s->TotalPromotedSize4;
   }
 }
 
-/* GenSizeBeforeMB (§3.4), including PerfView's estimate without PHH. */
-static double gen_before_mb(struct rproc *p, struct rgc *gc, int gen) {
+/* TraceGC.GenSizeBeforeMB, including PerfView's estimate without PHH. */
+static double gen_before_mb(struct recon_proc *p, struct recon_gc *gc, int gen) {
   struct gcs_gc *g = &gc->g;
-  if (phh_has_gen(g, gen)) {
+  if (per_heap_history_has_gen(g, gen)) {
     double sum = 0;
     for (int h = 0; h < g->nheaps; h++) sum += (double)g->heaps[h].gen[gen].size_before;
     return sum / 1e6;
   }
-  if (g->list_index == 0) return gen == 0 ? g->alloc_tick_mb[0] : 0;
+  if (g->list_index == 0) return gen == GCS_GEN0 ? g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL] : 0;
   const struct gcs_gc *prev = NULL;
   for (int j = g->list_index - 1; j > 0; j--) { /* QUIRK: GCs[0] is never used */
     if (p->gcs[j]->g.has_heap_stats) {
@@ -66,14 +67,14 @@ static double gen_before_mb(struct rproc *p, struct rgc *gc, int gen) {
   const struct gcs_ev_GCHeapStats *ps = &prev->heap_stats, *cs = &g->heap_stats;
   double a, b;
   switch (gen) {
-  case 0:
+  case GCS_GEN0:
     a = (double)ps->GenerationSize0 / 1e6;
-    return a > g->alloc_tick_mb[0] ? a : g->alloc_tick_mb[0];
-  case 1: return (double)ps->GenerationSize1 / 1e6;
-  case 2: return (double)ps->GenerationSize2 / 1e6;
+    return a > g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL] ? a : g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL];
+  case GCS_GEN1: return (double)ps->GenerationSize1 / 1e6;
+  case GCS_GEN2: return (double)ps->GenerationSize2 / 1e6;
   default:
-    a = (double)hs_size(ps, gen);
-    b = g->has_heap_stats ? (double)hs_size(cs, gen) : 0;
+    a = (double)heap_stats_gen_size(ps, gen);
+    b = g->has_heap_stats ? (double)heap_stats_gen_size(cs, gen) : 0;
     return (a > b ? a : b) / 1e6;
   }
 }
@@ -85,68 +86,99 @@ static double user_alloc_per_heap(const struct gcs_gc *g, const struct gcs_gc *p
   int64_t prev_obj = 0;
   if (h < prev->nheaps && (int)prev->heaps[h].gen_count > gen) {
     prev_obj = obj_size_after(&prev->heaps[h], gen);
-    if (gen >= 3 && prev_obj == 0 && prev->gen < 1) prev_obj = obj_space_before(&prev->heaps[h], gen);
+    if (gen >= GCS_GEN_LOH && prev_obj == 0 && prev->gen < GCS_GEN1)
+      prev_obj = obj_space_before(&prev->heaps[h], gen);
   }
   return (double)(obj_space_before(ch, gen) - prev_obj);
 }
 
-static double user_alloc_mb(struct rproc *p, struct rgc *gc, int gen) {
+static double user_alloc_mb(struct recon_proc *p, struct recon_gc *gc, int gen) {
   struct gcs_gc *g = &gc->g;
-  if (g->type == 1 && gen == 0) return g->alloc_tick_mb[0];
+  if (gcs_type_is_background(g->type) && gen == GCS_GEN0) return g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL];
   if (g->nheaps > 0 && g->list_index > 0 && p->gcs[g->list_index - 1]->g.nheaps > 0) {
     const struct gcs_gc *prev = &p->gcs[g->list_index - 1]->g;
     double sum = 0;
     for (int h = 0; h < g->nheaps; h++) sum += user_alloc_per_heap(g, prev, h, gen);
     return sum / 1e6;
   }
-  return g->alloc_tick_mb[gen == 0 ? 0 : 1]; /* QUIRK: POH uses the LOH tick bucket */
+  /* QUIRK: POH uses the LOH tick bucket */
+  return g->alloc_tick_mb[gen == GCS_GEN0 ? GCS_ALLOC_KIND_SMALL : GCS_ALLOC_KIND_LARGE];
 }
 
-/* ---- condemned reasons (§3.8) --------------------------------------------- */
+/* ---- condemned reasons (TraceEvent's GCCondemnedReasons) ------------------- */
 
-static void decode_condemned(uint32_t r0, uint32_t r1, uint8_t out[30]) {
-  memset(out, 0, 30);
-  for (int i = 0; i < 4; i++) out[i] = (uint8_t)((r0 >> (2 * i)) & 3);
-  for (int c = 0; c <= 30; c++) {
-    if (!(r1 & (1u << c))) continue;
-    switch (c) {
-    case 0: out[4] = 1; break;       /* induced_fullgc_p: Induced = Blocking */
-    case 1: out[6] = 1; break;       /* expand_fullgc_p */
-    case 2: case 3: break;           /* high_mem_p, very_high_mem_p: ignored */
-    case 4: out[5] = 1; break;       /* low_ephemeral_p */
-    case 5: out[14] = 1; break;      /* low_card_p: Internal_Tuning */
-    case 6: out[7] = 1; break;
-    case 7: out[9] = 1; break;
-    case 8: out[8] = 1; break;
-    case 9: case 10: out[10] = 1; break;
-    case 11: out[2] = 2; break;      /* max_gen1: Alloc_Exceeded := 2 */
-    case 12: out[11] = 1; break;
-    case 13: out[12] = 1; break;
-    case 14: break;                  /* applied below (wins over 0) */
-    case 15: out[13] = 1; break;
-    default: out[c - 1] = 1; break;  /* 16..30 -> groups 15..29 */
-    }
-  }
-  if (r1 & (1u << 14)) out[4] = 2;   /* induced_noforce_p: NotForced */
+/* Which group of PerfView's condemned-reasons row each CondemnReasons1
+ * condition sets (to 1). high_mem_p and very_high_mem_p set none; the
+ * induced conditions and max_gen1 set values of their own (decode_condemned). */
+static const struct { uint8_t condition, group; } condition_group[] = {
+  { GCS_CONDEMN_CONDITIONS_EXPAND_FULLGC_P, GCS_cr_expand_heap },
+  { GCS_CONDEMN_CONDITIONS_LOW_EPHEMERAL_P, GCS_cr_low_ephemeral },
+  { GCS_CONDEMN_CONDITIONS_LOW_CARD_P, GCS_cr_internal_tuning },
+  { GCS_CONDEMN_CONDITIONS_EPH_HIGH_FRAG_P, GCS_cr_fragmented_ephemeral },
+  { GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_P, GCS_cr_fragmented_gen2 },
+  { GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_E_P, GCS_cr_fragmented_gen1_to_gen2 },
+  { GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_M_P, GCS_cr_fragmented_gen2_high_mem },
+  { GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_VM_P, GCS_cr_fragmented_gen2_high_mem },
+  { GCS_CONDEMN_CONDITIONS_BEFORE_OOM, GCS_cr_gc_before_oom },
+  { GCS_CONDEMN_CONDITIONS_GEN2_TOO_SMALL, GCS_cr_too_small_for_bgc },
+  { GCS_CONDEMN_CONDITIONS_BEFORE_BGC, GCS_cr_ephemeral_before_bgc },
+  { GCS_CONDEMN_CONDITIONS_ALMOST_MAX_ALLOC, GCS_cr_almost_max_alloc },
+  { GCS_CONDEMN_CONDITIONS_AVOID_UNPRODUCTIVE, GCS_cr_avoid_unproductive },
+  { GCS_CONDEMN_CONDITIONS_PM_INDUCED_FULLGC_P, GCS_cr_pm_induced_fullgc },
+  { GCS_CONDEMN_CONDITIONS_PM_ALLOC_LOH, GCS_cr_pm_alloc_loh },
+  { GCS_CONDEMN_CONDITIONS_GEN1_IN_PM, GCS_cr_gen1_in_pm },
+  { GCS_CONDEMN_CONDITIONS_LIMIT_BEFORE_OOM, GCS_cr_limit_before_oom },
+  { GCS_CONDEMN_CONDITIONS_LIMIT_LOH_FRAG, GCS_cr_limit_loh_frag },
+  { GCS_CONDEMN_CONDITIONS_LIMIT_LOH_RECLAIM, GCS_cr_limit_loh_reclaim },
+  { GCS_CONDEMN_CONDITIONS_SERVO_INITIAL, GCS_cr_servo_initial },
+  { GCS_CONDEMN_CONDITIONS_SERVO_NGC, GCS_cr_servo_ngc },
+  { GCS_CONDEMN_CONDITIONS_SERVO_BGC, GCS_cr_servo_bgc },
+  { GCS_CONDEMN_CONDITIONS_SERVO_POSTPONE, GCS_cr_servo_postpone },
+  { GCS_CONDEMN_CONDITIONS_STRESS_MIX, GCS_cr_stress_mix },
+  { GCS_CONDEMN_CONDITIONS_STRESS, GCS_cr_stress },
+  { GCS_CONDEMN_CONDITIONS_AGGRESSIVE, GCS_cr_aggressive },
+};
+
+/* The generation-valued groups come first in both the row and CondemnReasons0. */
+_Static_assert((int)GCS_cr_initial_generation == (int)GCS_CONDEMN_GEN_GROUPS_INITIAL_GENERATION &&
+                   (int)GCS_cr_time_tuning == (int)GCS_CONDEMN_GEN_GROUPS_TIME_TUNING,
+               "condemned-reasons row and CondemnReasons0 groups disagree");
+
+static int condition_held(uint32_t r1, unsigned condition) { return (r1 >> condition) & 1u; }
+
+static void decode_condemned(uint32_t r0, uint32_t r1, uint8_t out[GCS_CONDEMN_GROUP_COUNT]) {
+  memset(out, 0, GCS_CONDEMN_GROUP_COUNT);
+  for (int i = GCS_CONDEMN_GEN_GROUPS_INITIAL_GENERATION; i <= GCS_CONDEMN_GEN_GROUPS_TIME_TUNING; i++)
+    out[i] = (uint8_t)((r0 >> (2 * i)) & 3);
+  for (size_t i = 0; i < sizeof condition_group / sizeof condition_group[0]; i++)
+    if (condition_held(r1, condition_group[i].condition))
+      out[condition_group[i].group] = 1;
+  if (condition_held(r1, GCS_CONDEMN_CONDITIONS_MAX_GEN1)) out[GCS_cr_alloc_exceeded] = GCS_GEN2;
+  if (condition_held(r1, GCS_CONDEMN_CONDITIONS_INDUCED_FULLGC_P))
+    out[GCS_cr_induced] = GCS_CR_INDUCED_BLOCKING;
+  if (condition_held(r1, GCS_CONDEMN_CONDITIONS_INDUCED_NOFORCE_P)) /* wins over induced_fullgc_p */
+    out[GCS_cr_induced] = GCS_CR_INDUCED_NOT_FORCED;
 }
 
 static void condemned_row(struct gcs_gc *g) {
   memset(g->condemned, 0, sizeof g->condemned);
-  uint8_t row[30];
+  uint8_t row[GCS_CONDEMN_GROUP_COUNT];
   if (g->nheaps > 0) {
     int pick = 0;
     if (g->nheaps > 1) {
       for (int h = 0; h < g->nheaps; h++) {
         decode_condemned(g->heaps[h].condemn_reasons0, g->heaps[h].condemn_reasons1, row);
-        if (row[1] == g->gen) {
+        if (row[GCS_cr_final_generation] == g->gen) {
           pick = h;
           break;
         }
       }
-      if (g->gen == 2 && g->type != 1) {
+      if (g->gen == GCS_GEN2 && gcs_type_is_blocking(g->type)) {
         for (int h = pick; h < g->nheaps; h++) { /* QUIRK: ends on the last such heap */
           decode_condemned(g->heaps[h].condemn_reasons0, g->heaps[h].condemn_reasons1, row);
-          if (row[6] + row[11] + row[9] + row[10] > 0) pick = h;
+          if (row[GCS_cr_expand_heap] + row[GCS_cr_gc_before_oom] + row[GCS_cr_fragmented_gen2] +
+                  row[GCS_cr_fragmented_gen2_high_mem] > 0)
+            pick = h;
         }
       }
     }
@@ -154,7 +186,7 @@ static void condemned_row(struct gcs_gc *g) {
   }
   if (g->has_global_history && g->global_version >= 3) {
     decode_condemned(g->global.CondemnReasons0, g->global.CondemnReasons1, row);
-    for (int i = 0; i < 30; i++) g->condemned[i] |= row[i];
+    for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->condemned[i] |= row[i];
   }
 }
 
@@ -163,7 +195,7 @@ static void condemned_row(struct gcs_gc *g) {
 static double safe_div(double a, double b) { return b == 0 ? NAN : a / b; }
 
 /* Figures that need only this GC and the ones before it. */
-void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
+void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc) {
   (void)r;
   struct gcs_gc *g = &gc->g;
   int began_inside = (g->incomplete & GCS_INC_BEGAN_BEFORE_TRACE) != 0;
@@ -171,9 +203,9 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
   g->start_msec = ns_to_ms(gc->start_ns_rel);
   g->suspend_msec = began_inside ? NAN : ns_to_ms(gc->suspend_ns);
   g->duration_msec = gc->has_end ? ns_to_ms(gc->duration_ns) : NAN;
-  int pause_known = g->complete || (g->type != 1 && g->restart_end_ns && !began_inside);
+  int pause_known = g->complete || (gcs_type_is_blocking(g->type) && g->restart_end_ns && !began_inside);
   g->pause_msec = pause_known ? ns_to_ms(gc->pause_ns) : NAN;
-  if (g->type == 1) {
+  if (gcs_type_is_background(g->type)) {
     g->bgc_pause1_msec = gc->bgc_pause1_ns >= 0 ? ns_to_ms(gc->bgc_pause1_ns) : NAN;
     g->bgc_pause2_msec = gc->bgc_pause2_ns >= 0 ? ns_to_ms(gc->bgc_pause2_ns) : NAN;
   }
@@ -195,10 +227,10 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
   const struct gcs_ev_GCHeapStats *s = &g->heap_stats;
   double after = 0, promoted = 0;
   for (int k = 0; k < GCS_GENS; k++) {
-    after += (double)hs_size(s, k);
-    promoted += (double)hs_promoted(s, k);
-    g->gen_after_mb[k] = (double)hs_size(s, k) / 1e6;
-    g->gen_promoted_mb[k] = (double)hs_promoted(s, k) / 1e6;
+    after += (double)heap_stats_gen_size(s, k);
+    promoted += (double)heap_stats_gen_promoted(s, k);
+    g->gen_after_mb[k] = (double)heap_stats_gen_size(s, k) / 1e6;
+    g->gen_promoted_mb[k] = (double)heap_stats_gen_promoted(s, k) / 1e6;
   }
   g->after_mb = after / 1e6;
   g->promoted_mb = promoted / 1e6;
@@ -213,7 +245,7 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
   g->ratio_peak_after = safe_div(g->peak_mb, g->after_mb);
 
   for (int k = 0; k < GCS_GENS; k++) {
-    int valid = phh_has_gen(g, k);
+    int valid = per_heap_history_has_gen(g, k);
     double frag = 0, in = 0, out = 0, budget = 0, osa = 0;
     long surv = 0;
     if (valid) {
@@ -230,7 +262,8 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
       }
       surv /= g->nheaps;
     }
-    int surv_nan = !valid || (k >= 3 && g->gen < 2) || (k <= 2 && (uint32_t)k > g->gen);
+    int surv_nan = !valid || (k >= GCS_GEN_LOH && g->gen < GCS_GEN2) ||
+                   (k < GCS_NGENS_SOH && (uint32_t)k > g->gen);
     g->gen_survival_pct[k] = surv_nan ? NAN : (double)surv;
     g->gen_frag_mb[k] = valid ? frag / 1e6 : NAN;
     g->gen_frag_pct[k] = valid ? safe_div(g->gen_frag_mb[k] * 100, g->gen_after_mb[k]) : NAN;
@@ -241,19 +274,20 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
   }
 
   memset(g->user_alloc_mb, 0, sizeof g->user_alloc_mb);
-  g->user_alloc_mb[0] = user_alloc_mb(p, gc, 0);
-  g->user_alloc_mb[3] = user_alloc_mb(p, gc, 3);
-  g->user_alloc_mb[4] = user_alloc_mb(p, gc, 4);
-  g->total_alloc_mb = g->user_alloc_mb[0] + g->user_alloc_mb[3] + g->user_alloc_mb[4];
+  g->user_alloc_mb[GCS_GEN0] = user_alloc_mb(p, gc, GCS_GEN0);
+  g->user_alloc_mb[GCS_GEN_LOH] = user_alloc_mb(p, gc, GCS_GEN_LOH);
+  g->user_alloc_mb[GCS_GEN_POH] = user_alloc_mb(p, gc, GCS_GEN_POH);
+  g->total_alloc_mb =
+      g->user_alloc_mb[GCS_GEN0] + g->user_alloc_mb[GCS_GEN_LOH] + g->user_alloc_mb[GCS_GEN_POH];
   g->alloc_rate_mb_sec = safe_div(g->total_alloc_mb * 1000, g->since_last_restart_msec);
-  g->gen0_alloc_rate_mb_sec = safe_div(g->user_alloc_mb[0] * 1000, g->since_last_restart_msec);
+  g->gen0_alloc_rate_mb_sec = safe_div(g->user_alloc_mb[GCS_GEN0] * 1000, g->since_last_restart_msec);
 
-  if (g->type != 1) {
+  if (gcs_type_is_blocking(g->type)) {
     g->pct_pause_time = safe_div(g->pause_msec * 100, g->pause_msec + g->since_last_restart_msec);
   } else {
     double prev_stop;
     if (g->list_index > 0) {
-      const struct rgc *pr = p->gcs[g->list_index - 1];
+      const struct recon_gc *pr = p->gcs[g->list_index - 1];
       prev_stop = ns_to_ms(pr->start_ns_rel) + (pr->has_end ? ns_to_ms(pr->duration_ns) : 0);
     } else {
       prev_stop = g->start_msec;
@@ -267,9 +301,9 @@ void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc) {
   condemned_row(g);
 }
 
-static double maxd(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
+static double max_ignoring_nan(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
 
-static void summarize(struct rproc *p) {
+static void summarize(struct recon_proc *p) {
   struct gcs_proc_summary *s = &p->sum;
   s->gc_count = s->incomplete_count = s->induced_count = 0;
   s->total_pause_msec = s->total_alloc_mb = s->total_promoted_mb = 0;
@@ -283,13 +317,13 @@ static void summarize(struct rproc *p) {
       continue;
     }
     s->gc_count++;
-    if (g->reason == 1 || g->reason == 7) s->induced_count++;
+    if (gcs_reason_is_induced(g->reason)) s->induced_count++;
     s->total_pause_msec += g->pause_msec;
-    s->max_pause_msec = maxd(s->max_pause_msec, g->pause_msec);
-    s->max_suspend_msec = maxd(s->max_suspend_msec, g->suspend_msec);
+    s->max_pause_msec = max_ignoring_nan(s->max_pause_msec, g->pause_msec);
+    s->max_suspend_msec = max_ignoring_nan(s->max_suspend_msec, g->suspend_msec);
     s->total_alloc_mb += g->total_alloc_mb;
-    s->max_alloc_rate_mb_sec = maxd(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
-    s->max_heap_mb = maxd(s->max_heap_mb, g->peak_mb);
+    s->max_alloc_rate_mb_sec = max_ignoring_nan(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
+    s->max_heap_mb = max_ignoring_nan(s->max_heap_mb, g->peak_mb);
     s->total_promoted_mb += g->promoted_mb;
     if (!isnan(g->gc_cpu_msec))
       s->total_gc_cpu_msec = (isnan(s->total_gc_cpu_msec) ? 0 : s->total_gc_cpu_msec) + g->gc_cpu_msec;
@@ -309,16 +343,16 @@ static void summarize(struct rproc *p) {
  * the BGC peaks (they look at later GCs) and the summary. */
 void recon_calc_all(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) recon_calc_gc(r, p, p->gcs[j]);
     for (int j = 0; j < p->ngcs; j++) {
       struct gcs_gc *g = &p->gcs[j]->g;
-      if (g->type != 1 || !g->complete) continue;
+      if (!gcs_type_is_background(g->type) || !g->complete) continue;
       double end = g->pause_start_msec + (isnan(g->duration_msec) ? 0 : g->duration_msec);
       for (int k = j + 1; k < p->ngcs; k++) {
         const struct gcs_gc *o = &p->gcs[k]->g;
         if (o->pause_start_msec > end) break;
-        if (o->complete) g->peak_mb = maxd(g->peak_mb, o->before_mb);
+        if (o->complete) g->peak_mb = max_ignoring_nan(g->peak_mb, o->before_mb);
       }
       g->ratio_peak_after = safe_div(g->peak_mb, g->after_mb);
     }

@@ -13,8 +13,8 @@
 
 /* A GC plus the raw state the state machine needs (times kept as integer ns
  * relative to the origin, so differences are exact). */
-struct rgc {
-  struct gcs_gc g;              /* first member: &rgc->g == (struct gcs_gc *)rgc */
+struct recon_gc {
+  struct gcs_gc g;              /* first member: &gc->g == (struct gcs_gc *)gc */
   int64_t pause_start_ns, start_ns_rel, suspend_ns, pause_ns, duration_ns;
   int64_t bgc_pause1_ns, bgc_pause2_ns; /* -1 = none */
   int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
@@ -24,23 +24,23 @@ struct rgc {
   int heaps_cap, waits_cap;
 };
 
-struct rproc {
+struct recon_proc {
   struct gcs_proc_summary sum;
-  /* PerfView's GCStats private state (perfview-gcstats.md §1.2) */
+  /* the per-process state of TraceEvent's GC event handlers */
   int32_t susp_tid_gc, susp_tid_bgc, susp_tid_other;
   int has_susp_time, has_susp_end;
   int64_t susp_time, susp_end;  /* relative ns */
   uint32_t last_susp_reason, last_susp_count;
-  int has_other_susp;           /* a non-GC suspension is open (live hooks) */
+  int has_other_susp;           /* a non-GC suspension is open (suspend_done) */
   int64_t other_susp_time;      /* relative ns of its SuspendEEBegin */
   uint32_t other_susp_reason;
   int has_last_heap_stats;
   int64_t last_heap_stats;      /* relative ns of the last GCHeapStats */
-  double tick_cur[3], tick_at_last[3];
+  double tick_cur[GCS_ALLOC_KIND_COUNT], tick_at_last[GCS_ALLOC_KIND_COUNT];
   int seen_tick, neg_tick;
   int current_bgc, last_completed; /* list indices, -1 = none */
   int heap_count;
-  struct rgc **gcs;
+  struct recon_gc **gcs;
   int ngcs, cap;
   uint64_t origin_abs;           /* the recon's origin, for absolute times */
   int has_first_event;
@@ -49,11 +49,10 @@ struct rproc {
 
 struct gcs_recon {
   struct gcs_recon_callbacks cb;
-  struct gcs_recon_live_callbacks live;
   void *ud;
   int has_origin;
   uint64_t origin;
-  struct rproc **procs;
+  struct recon_proc **procs;
   int nprocs, cap;
   uint64_t lost_unattributed;   /* lost with pid < 0: applied to every process */
   int finished;
@@ -62,7 +61,7 @@ struct gcs_recon {
 static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
 
 /* recon_calc.c */
-void recon_calc_gc(struct gcs_recon *r, struct rproc *p, struct rgc *gc);
+void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc);
 void recon_calc_all(struct gcs_recon *r);
 
 #endif /* GCS_RECON_INTERNAL_H */

@@ -49,17 +49,19 @@ static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   return sqlite3_prepare_v2(db, sql, -1, st, NULL);
 }
 
-static void bd(sqlite3_stmt *st, int i, double v) {
+/* A figure: NULL when PerfView would print NaN or Infinity. */
+static void bind_figure(sqlite3_stmt *st, int i, double v) {
   if (isfinite(v)) sqlite3_bind_double(st, i, v);
   else sqlite3_bind_null(st, i);
 }
-static void bi(sqlite3_stmt *st, int i, int64_t v) { sqlite3_bind_int64(st, i, v); }
-static void bns(sqlite3_stmt *st, int i, uint64_t v) {
+static void bind_int(sqlite3_stmt *st, int i, int64_t v) { sqlite3_bind_int64(st, i, v); }
+/* An absolute event time: NULL when the event was not seen (0). */
+static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v) {
   if (v) sqlite3_bind_int64(st, i, (int64_t)v);
   else sqlite3_bind_null(st, i);
 }
 
-static int step(sqlite3_stmt *st) {
+static int step_and_reset(sqlite3_stmt *st) {
   int rc = sqlite3_step(st);
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);
@@ -70,15 +72,15 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   sqlite3_stmt *s = st[ST_GCS];
   char why[160];
   sqlite3_bind_null(s, P_gcs_key);
-  bi(s, P_gcs_trace_id, trace_id);
-  bi(s, P_gcs_pid, g->pid);
-  bi(s, P_gcs_clr_instance, g->clr_instance);
-  bi(s, P_gcs_gc_index, g->number);
-  bi(s, P_gcs_list_index, g->list_index);
-  bi(s, P_gcs_gen, g->gen);
-  bi(s, P_gcs_type, g->type);
+  bind_int(s, P_gcs_trace_id, trace_id);
+  bind_int(s, P_gcs_pid, g->pid);
+  bind_int(s, P_gcs_clr_instance, g->clr_instance);
+  bind_int(s, P_gcs_gc_index, g->number);
+  bind_int(s, P_gcs_list_index, g->list_index);
+  bind_int(s, P_gcs_gen, g->gen);
+  bind_int(s, P_gcs_type, g->type);
   sqlite3_bind_text(s, P_gcs_gen_name, g->gen_name, -1, SQLITE_TRANSIENT);
-  bi(s, P_gcs_reason, g->reason);
+  bind_int(s, P_gcs_reason, g->reason);
   const char *rn = gcs_map_name("gc_reason", g->reason);
   char rbuf[16];
   if (!rn) {
@@ -86,44 +88,44 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     rn = rbuf;
   }
   sqlite3_bind_text(s, P_gcs_reason_name, rn, -1, SQLITE_TRANSIENT);
-  bi(s, P_gcs_complete, g->complete);
+  bind_int(s, P_gcs_complete, g->complete);
   if (!g->complete)
     sqlite3_bind_text(s, P_gcs_incomplete_why, gcs_gc_incomplete_text(g->incomplete, why, sizeof why), -1,
                       SQLITE_TRANSIENT);
-  bns(s, P_gcs_suspend_begin_ns, g->suspend_begin_ns);
-  bns(s, P_gcs_suspend_end_ns, g->suspend_end_ns);
-  bns(s, P_gcs_start_ns, g->start_ns);
-  bns(s, P_gcs_end_ns, g->end_ns);
-  bns(s, P_gcs_restart_begin_ns, g->restart_begin_ns);
-  bns(s, P_gcs_restart_end_ns, g->restart_end_ns);
-  bns(s, P_gcs_heap_stats_ns, g->heap_stats_ns);
-  bns(s, P_gcs_bgc_prep_suspend_begin_ns, g->bgc_prep_suspend_begin_ns);
-  bns(s, P_gcs_bgc_prep_restart_end_ns, g->bgc_prep_restart_end_ns);
-  bd(s, P_gcs_pause_start_msec, g->pause_start_msec);
-  bd(s, P_gcs_start_msec, g->start_msec);
-  bd(s, P_gcs_suspend_msec, g->suspend_msec);
-  bd(s, P_gcs_pause_msec, g->pause_msec);
-  bd(s, P_gcs_bgc_pause1_msec, g->bgc_pause1_msec);
-  bd(s, P_gcs_bgc_pause2_msec, g->bgc_pause2_msec);
-  bd(s, P_gcs_duration_msec, g->duration_msec);
+  bind_event_time(s, P_gcs_suspend_begin_ns, g->suspend_begin_ns);
+  bind_event_time(s, P_gcs_suspend_end_ns, g->suspend_end_ns);
+  bind_event_time(s, P_gcs_start_ns, g->start_ns);
+  bind_event_time(s, P_gcs_end_ns, g->end_ns);
+  bind_event_time(s, P_gcs_restart_begin_ns, g->restart_begin_ns);
+  bind_event_time(s, P_gcs_restart_end_ns, g->restart_end_ns);
+  bind_event_time(s, P_gcs_heap_stats_ns, g->heap_stats_ns);
+  bind_event_time(s, P_gcs_bgc_prep_suspend_begin_ns, g->bgc_prep_suspend_begin_ns);
+  bind_event_time(s, P_gcs_bgc_prep_restart_end_ns, g->bgc_prep_restart_end_ns);
+  bind_figure(s, P_gcs_pause_start_msec, g->pause_start_msec);
+  bind_figure(s, P_gcs_start_msec, g->start_msec);
+  bind_figure(s, P_gcs_suspend_msec, g->suspend_msec);
+  bind_figure(s, P_gcs_pause_msec, g->pause_msec);
+  bind_figure(s, P_gcs_bgc_pause1_msec, g->bgc_pause1_msec);
+  bind_figure(s, P_gcs_bgc_pause2_msec, g->bgc_pause2_msec);
+  bind_figure(s, P_gcs_duration_msec, g->duration_msec);
   if (g->has_heap_stats) {
-    bd(s, P_gcs_since_last_restart_msec, g->since_last_restart_msec);
-    bd(s, P_gcs_pct_pause_time, g->pct_pause_time);
-    bd(s, P_gcs_pct_gc, g->pct_gc);
-    bd(s, P_gcs_gen0_alloc_mb, g->user_alloc_mb[0]);
-    bd(s, P_gcs_gen0_alloc_rate_mb_sec, g->gen0_alloc_rate_mb_sec);
-    bd(s, P_gcs_loh_alloc_mb, g->user_alloc_mb[3]);
-    bd(s, P_gcs_poh_alloc_mb, g->user_alloc_mb[4]);
-    bd(s, P_gcs_total_alloc_mb, g->total_alloc_mb);
-    bd(s, P_gcs_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
-    bd(s, P_gcs_alloc_tick_small_mb, g->alloc_tick_mb[0]);
-    bd(s, P_gcs_alloc_tick_large_mb, g->alloc_tick_mb[1]);
-    bd(s, P_gcs_alloc_tick_pinned_mb, g->alloc_tick_mb[2]);
-    bd(s, P_gcs_before_mb, g->before_mb);
-    bd(s, P_gcs_peak_mb, g->peak_mb);
-    bd(s, P_gcs_after_mb, g->after_mb);
-    bd(s, P_gcs_ratio_peak_after, g->ratio_peak_after);
-    bd(s, P_gcs_promoted_mb, g->promoted_mb);
+    bind_figure(s, P_gcs_since_last_restart_msec, g->since_last_restart_msec);
+    bind_figure(s, P_gcs_pct_pause_time, g->pct_pause_time);
+    bind_figure(s, P_gcs_pct_gc, g->pct_gc);
+    bind_figure(s, P_gcs_gen0_alloc_mb, g->user_alloc_mb[GCS_GEN0]);
+    bind_figure(s, P_gcs_gen0_alloc_rate_mb_sec, g->gen0_alloc_rate_mb_sec);
+    bind_figure(s, P_gcs_loh_alloc_mb, g->user_alloc_mb[GCS_GEN_LOH]);
+    bind_figure(s, P_gcs_poh_alloc_mb, g->user_alloc_mb[GCS_GEN_POH]);
+    bind_figure(s, P_gcs_total_alloc_mb, g->total_alloc_mb);
+    bind_figure(s, P_gcs_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
+    bind_figure(s, P_gcs_alloc_tick_small_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL]);
+    bind_figure(s, P_gcs_alloc_tick_large_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_LARGE]);
+    bind_figure(s, P_gcs_alloc_tick_pinned_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_PINNED]);
+    bind_figure(s, P_gcs_before_mb, g->before_mb);
+    bind_figure(s, P_gcs_peak_mb, g->peak_mb);
+    bind_figure(s, P_gcs_after_mb, g->after_mb);
+    bind_figure(s, P_gcs_ratio_peak_after, g->ratio_peak_after);
+    bind_figure(s, P_gcs_promoted_mb, g->promoted_mb);
     static const int cols[GCS_GENS][3] = {
       { P_gcs_gen0_mb, P_gcs_gen0_survival_pct, P_gcs_gen0_frag_pct },
       { P_gcs_gen1_mb, P_gcs_gen1_survival_pct, P_gcs_gen1_frag_pct },
@@ -132,144 +134,146 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
       { P_gcs_poh_mb, P_gcs_poh_survival_pct, P_gcs_poh_frag_pct },
     };
     for (int k = 0; k < GCS_GENS; k++) {
-      bd(s, cols[k][0], g->gen_after_mb[k]);
-      bd(s, cols[k][1], g->gen_survival_pct[k]);
-      bd(s, cols[k][2], g->gen_frag_pct[k]);
+      bind_figure(s, cols[k][0], g->gen_after_mb[k]);
+      bind_figure(s, cols[k][1], g->gen_survival_pct[k]);
+      bind_figure(s, cols[k][2], g->gen_frag_pct[k]);
     }
-    bd(s, P_gcs_finalizable_surv_mb, g->finalizable_surv_mb);
-    bi(s, P_gcs_pinned_obj, g->heap_stats.PinnedObjectCount);
-    bi(s, P_gcs_sink_blocks, g->heap_stats.SinkBlockCount);
-    bi(s, P_gcs_gc_handles, g->heap_stats.GCHandleCount);
+    bind_figure(s, P_gcs_finalizable_surv_mb, g->finalizable_surv_mb);
+    bind_int(s, P_gcs_pinned_obj, g->heap_stats.PinnedObjectCount);
+    bind_int(s, P_gcs_sink_blocks, g->heap_stats.SinkBlockCount);
+    bind_int(s, P_gcs_gc_handles, g->heap_stats.GCHandleCount);
   }
-  bd(s, P_gcs_gc_cpu_msec, g->gc_cpu_msec);
-  bi(s, P_gcs_pinned_obj_events, g->pinned_obj_events);
-  bi(s, P_gcs_pinned_obj_bytes, (int64_t)g->pinned_obj_bytes);
-  bi(s, P_gcs_pinned_plug_bytes, (int64_t)g->pinned_plug_bytes);
-  if (g->heap_count >= 0) bi(s, P_gcs_heap_count, g->heap_count);
-  bi(s, P_gcs_phh_count, g->nheaps);
+  bind_figure(s, P_gcs_gc_cpu_msec, g->gc_cpu_msec);
+  bind_int(s, P_gcs_pinned_obj_events, g->pinned_obj_events);
+  bind_int(s, P_gcs_pinned_obj_bytes, (int64_t)g->pinned_obj_bytes);
+  bind_int(s, P_gcs_pinned_plug_bytes, (int64_t)g->pinned_plug_bytes);
+  if (g->heap_count >= 0) bind_int(s, P_gcs_heap_count, g->heap_count);
+  bind_int(s, P_gcs_phh_count, g->nheaps);
   if (g->has_global_history) {
-    bi(s, P_gcs_global_mechanisms, g->global.GlobalMechanisms);
+    bind_int(s, P_gcs_global_mechanisms, g->global.GlobalMechanisms);
     if (g->global_version >= 2) {
-      bi(s, P_gcs_pause_mode, g->global.PauseMode);
-      bi(s, P_gcs_memory_pressure, g->global.MemoryPressure);
+      bind_int(s, P_gcs_pause_mode, g->global.PauseMode);
+      bind_int(s, P_gcs_memory_pressure, g->global.MemoryPressure);
     }
   }
-  bi(s, P_gcs_loh_wait_count, g->nloh_waits);
-  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) bi(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
-  int rc = step(s);
+  bind_int(s, P_gcs_loh_wait_count, g->nloh_waits);
+  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++)
+    bind_int(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
+  int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
 
   if (g->has_heap_stats) {
     s = st[ST_GENS];
     for (int k = 0; k < GCS_GENS; k++) {
-      bi(s, P_gens_key, gc_id);
-      bi(s, P_gens_trace_id, trace_id);
-      bi(s, P_gens_pid, g->pid);
-      bi(s, P_gens_gc_index, g->number);
-      bi(s, P_gens_gen, k);
-      bd(s, P_gens_size_before_mb, g->gen_before_mb[k]);
-      bd(s, P_gens_size_after_mb, g->gen_after_mb[k]);
-      bd(s, P_gens_promoted_mb, g->gen_promoted_mb[k]);
-      bd(s, P_gens_survival_pct, g->gen_survival_pct[k]);
-      bd(s, P_gens_frag_mb, g->gen_frag_mb[k]);
-      bd(s, P_gens_frag_pct, g->gen_frag_pct[k]);
-      bd(s, P_gens_in_mb, g->gen_in_mb[k]);
-      bd(s, P_gens_out_mb, g->gen_out_mb[k]);
-      bd(s, P_gens_budget_mb, g->gen_budget_mb[k]);
-      bd(s, P_gens_obj_size_after_mb, g->gen_obj_size_after_mb[k]);
-      if (k == 0 || k >= 3) bd(s, P_gens_user_alloc_mb, g->user_alloc_mb[k]);
-      if ((rc = step(s))) return rc;
+      bind_int(s, P_gens_key, gc_id);
+      bind_int(s, P_gens_trace_id, trace_id);
+      bind_int(s, P_gens_pid, g->pid);
+      bind_int(s, P_gens_gc_index, g->number);
+      bind_int(s, P_gens_gen, k);
+      bind_figure(s, P_gens_size_before_mb, g->gen_before_mb[k]);
+      bind_figure(s, P_gens_size_after_mb, g->gen_after_mb[k]);
+      bind_figure(s, P_gens_promoted_mb, g->gen_promoted_mb[k]);
+      bind_figure(s, P_gens_survival_pct, g->gen_survival_pct[k]);
+      bind_figure(s, P_gens_frag_mb, g->gen_frag_mb[k]);
+      bind_figure(s, P_gens_frag_pct, g->gen_frag_pct[k]);
+      bind_figure(s, P_gens_in_mb, g->gen_in_mb[k]);
+      bind_figure(s, P_gens_out_mb, g->gen_out_mb[k]);
+      bind_figure(s, P_gens_budget_mb, g->gen_budget_mb[k]);
+      bind_figure(s, P_gens_obj_size_after_mb, g->gen_obj_size_after_mb[k]);
+      if (k == GCS_GEN0 || k >= GCS_GEN_LOH) bind_figure(s, P_gens_user_alloc_mb, g->user_alloc_mb[k]);
+      if ((rc = step_and_reset(s))) return rc;
     }
   }
   for (int h = 0; h < g->nheaps; h++) {
     const struct gcs_gc_heap *hh = &g->heaps[h];
     s = st[ST_HEAPS];
-    bi(s, P_heaps_key, gc_id);
-    bi(s, P_heaps_trace_id, trace_id);
-    bi(s, P_heaps_pid, g->pid);
-    bi(s, P_heaps_gc_index, g->number);
-    bi(s, P_heaps_heap_slot, h);
-    bi(s, P_heaps_heap_index, hh->heap_index);
-    bi(s, P_heaps_condemn_reasons0, hh->condemn_reasons0);
-    bi(s, P_heaps_condemn_reasons1, hh->condemn_reasons1);
-    bi(s, P_heaps_compact_mechanisms, hh->compact_mechanisms);
-    bi(s, P_heaps_expand_mechanisms, hh->expand_mechanisms);
-    bi(s, P_heaps_free_list_allocated, (int64_t)hh->free_list_allocated);
-    bi(s, P_heaps_free_list_rejected, (int64_t)hh->free_list_rejected);
-    bi(s, P_heaps_end_of_seg_allocated, (int64_t)hh->end_of_seg_allocated);
-    bi(s, P_heaps_condemned_allocated, (int64_t)hh->condemned_allocated);
-    bi(s, P_heaps_pinned_allocated, (int64_t)hh->pinned_allocated);
-    bi(s, P_heaps_pinned_allocated_advance, (int64_t)hh->pinned_allocated_advance);
-    bi(s, P_heaps_running_free_list_efficiency, hh->running_free_list_efficiency);
-    bi(s, P_heaps_extra_gen0_commit, (int64_t)hh->extra_gen0_commit);
-    bi(s, P_heaps_gen_count, hh->gen_count);
-    if ((rc = step(s))) return rc;
+    bind_int(s, P_heaps_key, gc_id);
+    bind_int(s, P_heaps_trace_id, trace_id);
+    bind_int(s, P_heaps_pid, g->pid);
+    bind_int(s, P_heaps_gc_index, g->number);
+    bind_int(s, P_heaps_heap_slot, h);
+    bind_int(s, P_heaps_heap_index, hh->heap_index);
+    bind_int(s, P_heaps_condemn_reasons0, hh->condemn_reasons0);
+    bind_int(s, P_heaps_condemn_reasons1, hh->condemn_reasons1);
+    bind_int(s, P_heaps_compact_mechanisms, hh->compact_mechanisms);
+    bind_int(s, P_heaps_expand_mechanisms, hh->expand_mechanisms);
+    bind_int(s, P_heaps_free_list_allocated, (int64_t)hh->free_list_allocated);
+    bind_int(s, P_heaps_free_list_rejected, (int64_t)hh->free_list_rejected);
+    bind_int(s, P_heaps_end_of_seg_allocated, (int64_t)hh->end_of_seg_allocated);
+    bind_int(s, P_heaps_condemned_allocated, (int64_t)hh->condemned_allocated);
+    bind_int(s, P_heaps_pinned_allocated, (int64_t)hh->pinned_allocated);
+    bind_int(s, P_heaps_pinned_allocated_advance, (int64_t)hh->pinned_allocated_advance);
+    bind_int(s, P_heaps_running_free_list_efficiency, hh->running_free_list_efficiency);
+    bind_int(s, P_heaps_extra_gen0_commit, (int64_t)hh->extra_gen0_commit);
+    bind_int(s, P_heaps_gen_count, hh->gen_count);
+    if ((rc = step_and_reset(s))) return rc;
     s = st[ST_HGENS];
     for (uint32_t k = 0; k < hh->gen_count; k++) {
-      bi(s, P_hgens_key, gc_id);
-      bi(s, P_hgens_trace_id, trace_id);
-      bi(s, P_hgens_pid, g->pid);
-      bi(s, P_hgens_gc_index, g->number);
-      bi(s, P_hgens_heap_slot, h);
-      bi(s, P_hgens_gen, k);
-      bi(s, P_hgens_size_before, (int64_t)hh->gen[k].size_before);
-      bi(s, P_hgens_free_list_before, (int64_t)hh->gen[k].free_list_before);
-      bi(s, P_hgens_free_obj_before, (int64_t)hh->gen[k].free_obj_before);
-      bi(s, P_hgens_size_after, (int64_t)hh->gen[k].size_after);
-      bi(s, P_hgens_free_list_after, (int64_t)hh->gen[k].free_list_after);
-      bi(s, P_hgens_free_obj_after, (int64_t)hh->gen[k].free_obj_after);
-      bi(s, P_hgens_in_bytes, (int64_t)hh->gen[k].in);
-      bi(s, P_hgens_pinned_surv, (int64_t)hh->gen[k].pinned_surv);
-      bi(s, P_hgens_non_pinned_surv, (int64_t)hh->gen[k].non_pinned_surv);
-      bi(s, P_hgens_new_allocation, (int64_t)hh->gen[k].new_allocation);
+      bind_int(s, P_hgens_key, gc_id);
+      bind_int(s, P_hgens_trace_id, trace_id);
+      bind_int(s, P_hgens_pid, g->pid);
+      bind_int(s, P_hgens_gc_index, g->number);
+      bind_int(s, P_hgens_heap_slot, h);
+      bind_int(s, P_hgens_gen, k);
+      bind_int(s, P_hgens_size_before, (int64_t)hh->gen[k].size_before);
+      bind_int(s, P_hgens_free_list_before, (int64_t)hh->gen[k].free_list_before);
+      bind_int(s, P_hgens_free_obj_before, (int64_t)hh->gen[k].free_obj_before);
+      bind_int(s, P_hgens_size_after, (int64_t)hh->gen[k].size_after);
+      bind_int(s, P_hgens_free_list_after, (int64_t)hh->gen[k].free_list_after);
+      bind_int(s, P_hgens_free_obj_after, (int64_t)hh->gen[k].free_obj_after);
+      bind_int(s, P_hgens_in_bytes, (int64_t)hh->gen[k].in);
+      bind_int(s, P_hgens_pinned_surv, (int64_t)hh->gen[k].pinned_surv);
+      bind_int(s, P_hgens_non_pinned_surv, (int64_t)hh->gen[k].non_pinned_surv);
+      bind_int(s, P_hgens_new_allocation, (int64_t)hh->gen[k].new_allocation);
       int64_t osb = (int64_t)hh->gen[k].size_before - (int64_t)hh->gen[k].free_list_before -
                     (int64_t)hh->gen[k].free_obj_before;
       double out = (double)hh->gen[k].pinned_surv + (double)hh->gen[k].non_pinned_surv;
-      bi(s, P_hgens_survival_pct, osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb));
-      if ((rc = step(s))) return rc;
+      bind_int(s, P_hgens_survival_pct, osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb));
+      if ((rc = step_and_reset(s))) return rc;
     }
   }
   s = st[ST_WAITS];
   for (int w = 0; w < g->nloh_waits; w++) {
     const struct gcs_loh_wait *lw = &g->loh_waits[w];
-    bi(s, P_waits_key, gc_id);
-    bi(s, P_waits_trace_id, trace_id);
-    bi(s, P_waits_pid, g->pid);
-    bi(s, P_waits_bgc_index, g->number);
-    bi(s, P_waits_tid, lw->tid);
-    if (lw->start_msec != 0) bd(s, P_waits_start_msec, lw->start_msec);
-    if (lw->stop_msec != 0) bd(s, P_waits_stop_msec, lw->stop_msec);
-    if (lw->start_msec != 0 && lw->stop_msec != 0) bd(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
-    bi(s, P_waits_reason, lw->reason);
-    if ((rc = step(s))) return rc;
+    bind_int(s, P_waits_key, gc_id);
+    bind_int(s, P_waits_trace_id, trace_id);
+    bind_int(s, P_waits_pid, g->pid);
+    bind_int(s, P_waits_bgc_index, g->number);
+    bind_int(s, P_waits_tid, lw->tid);
+    if (lw->start_msec != 0) bind_figure(s, P_waits_start_msec, lw->start_msec);
+    if (lw->stop_msec != 0) bind_figure(s, P_waits_stop_msec, lw->stop_msec);
+    if (lw->start_msec != 0 && lw->stop_msec != 0)
+      bind_figure(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
+    bind_int(s, P_waits_reason, lw->reason);
+    if ((rc = step_and_reset(s))) return rc;
   }
   return SQLITE_OK;
 }
 
 static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_proc_summary *p) {
-  bi(s, P_sum_key, trace_id);
-  bi(s, P_sum_pid, p->pid);
-  bi(s, P_sum_clr_instance, p->clr_instance);
-  bi(s, P_sum_gc_count, p->gc_count);
-  bi(s, P_sum_incomplete_count, p->incomplete_count);
-  bi(s, P_sum_induced_count, p->induced_count);
-  bd(s, P_sum_total_pause_msec, p->total_pause_msec);
-  bd(s, P_sum_max_pause_msec, p->max_pause_msec);
-  bd(s, P_sum_mean_pause_msec, p->mean_pause_msec);
-  bd(s, P_sum_max_suspend_msec, p->max_suspend_msec);
-  bd(s, P_sum_total_alloc_mb, p->total_alloc_mb);
-  bd(s, P_sum_max_alloc_rate_mb_sec, p->max_alloc_rate_mb_sec);
-  bd(s, P_sum_max_heap_mb, p->max_heap_mb);
-  bd(s, P_sum_total_promoted_mb, p->total_promoted_mb);
-  bd(s, P_sum_process_duration_msec, p->process_duration_msec);
-  bd(s, P_sum_pct_pause_time, p->pct_pause_time);
-  if (p->heap_count >= 0) bi(s, P_sum_heap_count, p->heap_count);
-  bd(s, P_sum_total_gc_cpu_msec, p->total_gc_cpu_msec);
-  bd(s, P_sum_first_event_msec, p->first_event_msec);
-  bd(s, P_sum_last_event_msec, p->last_event_msec);
-  bi(s, P_sum_lost_events, (int64_t)p->lost_events);
-  return step(s);
+  bind_int(s, P_sum_key, trace_id);
+  bind_int(s, P_sum_pid, p->pid);
+  bind_int(s, P_sum_clr_instance, p->clr_instance);
+  bind_int(s, P_sum_gc_count, p->gc_count);
+  bind_int(s, P_sum_incomplete_count, p->incomplete_count);
+  bind_int(s, P_sum_induced_count, p->induced_count);
+  bind_figure(s, P_sum_total_pause_msec, p->total_pause_msec);
+  bind_figure(s, P_sum_max_pause_msec, p->max_pause_msec);
+  bind_figure(s, P_sum_mean_pause_msec, p->mean_pause_msec);
+  bind_figure(s, P_sum_max_suspend_msec, p->max_suspend_msec);
+  bind_figure(s, P_sum_total_alloc_mb, p->total_alloc_mb);
+  bind_figure(s, P_sum_max_alloc_rate_mb_sec, p->max_alloc_rate_mb_sec);
+  bind_figure(s, P_sum_max_heap_mb, p->max_heap_mb);
+  bind_figure(s, P_sum_total_promoted_mb, p->total_promoted_mb);
+  bind_figure(s, P_sum_process_duration_msec, p->process_duration_msec);
+  bind_figure(s, P_sum_pct_pause_time, p->pct_pause_time);
+  if (p->heap_count >= 0) bind_int(s, P_sum_heap_count, p->heap_count);
+  bind_figure(s, P_sum_total_gc_cpu_msec, p->total_gc_cpu_msec);
+  bind_figure(s, P_sum_first_event_msec, p->first_event_msec);
+  bind_figure(s, P_sum_last_event_msec, p->last_event_msec);
+  bind_int(s, P_sum_lost_events, (int64_t)p->lost_events);
+  return step_and_reset(s);
 }
 
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
@@ -278,7 +282,7 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   int rc = SQLITE_OK;
   for (int i = 0; i < ST_COUNT && rc == SQLITE_OK; i++) rc = prepare(db, i, &st[i]);
   for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) {
-    struct rproc *p = r->procs[i];
+    struct recon_proc *p = r->procs[i];
     rc = store_summary(st[ST_SUM], trace_id, &p->sum);
     for (int j = 0; j < p->ngcs && rc == SQLITE_OK; j++) rc = store_gc(db, st, trace_id, &p->gcs[j]->g);
   }

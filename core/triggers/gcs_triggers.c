@@ -1,4 +1,4 @@
-/* gcs_triggers.c — PerfView's GC stop triggers on gcs_recon's live hooks
+/* gcs_triggers.c — PerfView's GC stop triggers on gcs_recon's pair callbacks
  * (gcs_triggers.h). */
 #include "gcs_triggers.h"
 
@@ -108,14 +108,14 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
 struct gcs_triggers *gcs_triggers_new(int keep_gcs, gcs_trigger_pair_fn on_pair, void *ud) {
   struct gcs_triggers *t = calloc(1, sizeof *t);
   if (!t) return NULL;
-  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done, .suspend_done = on_suspend };
-  static const struct gcs_recon_live_callbacks live = { .gc_end = on_gc_end, .bgc_final_pause = on_bgc_final };
+  static const struct gcs_recon_callbacks cb = {
+    .gc_done = on_gc_done, .suspend_done = on_suspend, .gc_end = on_gc_end, .bgc_final_pause = on_bgc_final,
+  };
   t->recon = gcs_recon_new(&cb, t);
   if (!t->recon) {
     free(t);
     return NULL;
   }
-  gcs_recon_set_live_callbacks(t->recon, &live);
   t->keep_gcs = keep_gcs;
   t->on_pair = on_pair;
   t->ud = ud;

@@ -3,7 +3,7 @@
 # CLI (user-space rgc:* events, vpid/vtid context), import it with gcscope and
 # let gcsim_e2e_check.py compare gcscope's figures with ones it computes from
 # babeltrace2's text output of the same trace (only gcsim's vpid counts).
-#   impact: request mode (issue 6) -> `gcscope impact --format json`
+#   impact: request mode -> `gcscope impact --format json`
 #   views:  server GC with pinned handles and the verbose events (SetGCHandle,
 #           DestroyGCHandle, PinObjectAtGCTime, GCMarkWithType per heap)
 #           -> `gcscope handles` and `gcscope heaps` (csv)

@@ -25,7 +25,7 @@ static void on_done(const struct gcs_gc *gc, void *ud) {
 }
 
 int main(void) {
-  struct gcs_recon_callbacks cb = { on_done, NULL };
+  struct gcs_recon_callbacks cb = { .gc_done = on_done };
   struct gcs_recon *r = gcs_recon_new(&cb, NULL);
   gcs_recon_set_time_origin(r, T0);
   uint64_t sz[5] = { 100000, 0, 0, 0, 0 }, pr[5] = { 0 };

@@ -146,12 +146,12 @@ static void test_forget_old(void) {
 
 int main(void) {
   test_forget_old();
-  struct gcs_recon_callbacks cb = { .gc_done = on_done, .suspend_done = on_suspend };
-  struct gcs_recon_live_callbacks live = { .gc_end = on_gc_end, .bgc_final_pause = on_bgc_final };
+  struct gcs_recon_callbacks cb = {
+    .gc_done = on_done, .suspend_done = on_suspend, .gc_end = on_gc_end, .bgc_final_pause = on_bgc_final,
+  };
   struct gcs_recon *r = gcs_recon_new(&cb, &calls);
   CHECK(r != NULL);
   if (!r) return 1;
-  gcs_recon_set_live_callbacks(r, &live);
   gcs_recon_set_time_origin(r, T0);
 
   /* pid 100, GC 1 (blocking gen1) */
@@ -214,12 +214,12 @@ int main(void) {
   CHECK(bgc && bgc->number == 2);
   if (bgc) CHECK_REL(bgc->bgc_pause2_msec, 35.0, 1e-9);
 
-  /* Without live callbacks set (NULL), the same input only reports GCs. */
+  /* Without gc_end and bgc_final_pause (NULL), the same input only reports GCs. */
   gcs_recon_free(r);
   ncalls = 0;
-  r = gcs_recon_new(&cb, &calls);
+  struct gcs_recon_callbacks gcs_only = { .gc_done = on_done, .suspend_done = on_suspend };
+  r = gcs_recon_new(&gcs_only, &calls);
   if (!r) return 1;
-  gcs_recon_set_live_callbacks(r, NULL);
   feed_suspend(r, 200000, 100, 101, 6, 2);
   feed_simple(r, gcs_kind_GCRestartEEEnd, 235000, 100, 101);
   CHECK(ncalls == 0);

@@ -139,7 +139,7 @@ for pid, e in exp.items():
     check(len(ev) == e["starts"] + e["ends"], "pid %d events GCStart|GCEnd: %d lines" % (pid, len(ev)))
     check(all(l.split()[0] in ("GCStart", "GCEnd") for l in ev), "events filter")
 
-# GC overhead over time (issue 6), computed here from the babeltrace2 pauses:
+# GC overhead over time, computed here from the babeltrace2 pauses:
 # the run is the process's first..last event; the worst 60 s window is the
 # whole run when the run is shorter; MMU(w) = 1 - (most paused time of any
 # w-long window inside the run) / w. The paused time of a window is piecewise

@@ -8,7 +8,7 @@ while top runs: the GCs must appear without restarting top.
 
 Expected figures come from outside gcscope: lttng-analyses' periodstats on
 this trace (pairs GCSuspendEEBegin_V1 -> GCRestartEEEnd_V1 per vpid, i.e.
-PerfView's pause of a blocking GC; ../shared/reference/anchors.md §2.2):
+PerfView's pause of a blocking GC, SuspendEEBegin -> RestartEEEnd):
   Count 11, Avg 14303.354 us, Max 46851.143 us
 so the two processes' GC counts add up to 11, their total pauses to
 11 * 14.303354 = 157.337 ms, and the largest pause is 46.851 ms.

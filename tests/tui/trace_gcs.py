@@ -6,7 +6,7 @@ gcs(trace_dir, procname) returns {GC number: GC} where GC has the fields
   complete, done_ns (when it completed), pause_ms, and for a background GC initial_ms, final_ms,
   suspend_begin_ns, start_ns (the initial suspension and its GCStart).
 
-Pause rules (PerfView's GCStats, /work/shared/reference/perfview-gcstats.md):
+Pause rules (PerfView's GCStats, as TraceEvent's TraceGC computes them):
 - blocking GC (Type 0 or 2): GCSuspendEEBegin -> GCRestartEEEnd of the
   suspension its GCStart came in;
 - background GC: initial pause (its suspension -> the first GCRestartEEEnd)

@@ -1,6 +1,6 @@
 /*
  * gcs_gc.h — one reconstructed GC with all of PerfView's GCStats figures
- * (../shared/reference/perfview-gcstats.md, names in comments), as produced by
+ * (TraceEvent's TraceGC property names in comments), as produced by
  * gcs_recon (gcs_recon.h) and stored in the `gcs`, `gc_gens`, `gc_heaps`,
  * `gc_heap_gens` and `gc_loh_waits` tables (schemas/tables_gc.def).
  *
@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define GCS_GENS 5 /* gen0, gen1, gen2, LOH (3), POH (4) */
+#define GCS_GENS (GCS_GEN_POH + 1) /* gen0, gen1, gen2, LOH, POH: enum gcs_gen */
 
 /* Why a GC is not complete (bit flags, gcs_gc.incomplete). */
 enum gcs_gc_incomplete {
@@ -56,7 +56,7 @@ struct gcs_gc_heap {
 /* An LOH allocation that waited for this background GC. */
 struct gcs_loh_wait {
   int32_t tid;
-  uint32_t reason;              /* 9 GetLOHSeg, 10 AllocDuringSweep, 11 AllocDuringBGC */
+  uint32_t reason;              /* BGCAllocWait's Reason: enum gcs_bgc_wait_reason */
   double start_msec, stop_msec; /* 0 = not seen (PerfView's convention) */
 };
 
@@ -67,7 +67,7 @@ struct gcs_gc {
   uint32_t number;              /* GC Index: GCStart.Count */
   int list_index;               /* position in the process's list (GCStart order) */
   uint32_t gen;                 /* GCStart.Depth */
-  uint32_t type;                /* 0 NonConcurrent, 1 Background, 2 Foreground */
+  uint32_t type;                /* GCStart.Type: enum gcs_gc_type */
   uint32_t reason;              /* GCStart.Reason */
   char gen_name[8];             /* "0N", "2B", "1F", "2NI", "2Bi" */
   int complete;                 /* PerfView's IsComplete and nothing lost */
@@ -92,7 +92,7 @@ struct gcs_gc {
   double gc_cpu_msec;           /* rgc GCCpuTime; NaN if not provided */
 
   /* allocations (MB) */
-  double alloc_tick_mb[3];      /* AllocedSinceLastGCBasedOnAllocTickMB: Small, Large, Pinned */
+  double alloc_tick_mb[GCS_ALLOC_KIND_COUNT]; /* AllocedSinceLastGCBasedOnAllocTickMB per alloc kind */
   double user_alloc_mb[GCS_GENS]; /* UserAllocated[g] for g = 0, 3, 4 (others 0) */
   double total_alloc_mb;        /* AllocedSinceLastGCMB */
   double alloc_rate_mb_sec;     /* AllocRateMBSec */

@@ -1,7 +1,7 @@
 /*
  * gcs_recon.h — GC reconstruction: decoded events in, GCs with their pauses and
- * figures out, following PerfView/TraceEvent's GC state machine
- * (../shared/reference/perfview-gcstats.md). One library, used by
+ * figures out, following the GC state machine of PerfView's TraceEvent library
+ * (TraceGC and its event handlers in TraceManagedProcess.cs). One library, used by
  * `gcscope import` (to fill the gc tables), by the tracer's trigger watcher
  * (to pair suspend/restart events live) and by `gcscope top`.
  *
@@ -37,18 +37,36 @@ typedef struct sqlite3 sqlite3;
 struct gcs_recon;
 struct gcs_gc;        /* one reconstructed GC; defined in gcs_gc.h */
 
+/* What the reconstruction reports while it runs. Every member may be NULL;
+ * each gets the ud given to gcs_recon_new. The struct is copied. Times: ts_ns
+ * is the closing event's timestamp; durations are differences of the events'
+ * ts_ns. gc_end, suspend_done and bgc_final_pause report the pairs the state
+ * machine measures as they close, so the tracer's stop triggers use the same
+ * pairing as import and the TUI. */
 struct gcs_recon_callbacks {
   /* A GC became complete (PerfView's OnEnd), or was closed as incomplete at
-   * gcs_recon_finish / because events were lost. May be NULL. */
+   * gcs_recon_finish / because events were lost. */
   void (*gc_done)(const struct gcs_gc *gc, void *ud);
   /* A suspension ended (SuspendEEEnd on the suspending thread): pid, the
-   * SuspendEEBegin's Count for GC suspensions (reasons 1 and 6; CoreCLR
-   * writes the previous GC's index there, librgc the coming one) or 0 for
-   * other reasons, the suspend reason and SuspendEEBegin -> SuspendEEEnd
-   * (PerfView's /StopOnGCSuspendOverMSec, which counts every reason); ts_ns
-   * is the SuspendEEEnd's. For live stop triggers. */
+   * SuspendEEBegin's Count for GC suspensions (SuspendForGC and
+   * SuspendForGCPrep; CoreCLR writes the previous GC's index there, librgc
+   * the coming one) or 0 for other reasons, the suspend reason and
+   * SuspendEEBegin -> SuspendEEEnd (PerfView's /StopOnGCSuspendOverMSec,
+   * which counts every reason). */
   void (*suspend_done)(int32_t pid, uint32_t gc_index, uint32_t reason,
                        uint64_t suspend_ns, uint64_t ts_ns, void *ud);
+  /* GCEnd of a GC whose GCStart was seen (including one whose suspension was
+   * not seen): GCStart -> GCEnd, PerfView's DurationMSec and what
+   * /StopOnGCOverMSec measures. Reported for every type; PerfView's trigger
+   * ignores background GCs, which the caller must do (gcs_type_is_blocking). */
+  void (*gc_end)(int32_t pid, uint32_t gc_index, uint32_t gen, uint32_t type,
+                 uint64_t duration_ns, uint64_t ts_ns, void *ud);
+  /* RestartEEEnd closing a SuspendForGCPrep suspension: SuspendEEBegin ->
+   * RestartEEEnd, PerfView's BGCFinalPauseMSec and what
+   * /StopOnBGCFinalPauseOverMsec measures. gc_index is the running BGC's
+   * GCStart Count, or the SuspendEEBegin's Count if no BGC is known. */
+  void (*bgc_final_pause)(int32_t pid, uint32_t gc_index, uint64_t pause_ns,
+                          uint64_t ts_ns, void *ud);
 };
 
 struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud);
@@ -57,8 +75,6 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t c
 void gcs_recon_finish(struct gcs_recon *r);
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 void gcs_recon_free(struct gcs_recon *r);
-
-/* ---- additions (analysis half of issue 3) -------------------------------- */
 
 /* Time origin for every *_msec figure (PerfView's "relative to the trace
  * start"): call before feeding with the trace's first timestamp. Without it
@@ -87,30 +103,6 @@ int gcs_recon_process_count(const struct gcs_recon *r);
 const struct gcs_proc_summary *gcs_recon_process(const struct gcs_recon *r, int i);
 int gcs_recon_gc_count(const struct gcs_recon *r, int process);
 const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i);
-
-/* ---- live hooks (the tracer's stop triggers, issue 4) ---------------------
- * Pairs measured by the state machine above, reported when they close, so the
- * tracer's triggers use the same pairing as import and the TUI. A separate
- * struct (not fields appended to gcs_recon_callbacks) because existing users
- * initialise that one positionally and -Wmissing-field-initializers would
- * break them. Callbacks get the ud given to gcs_recon_new; any may be NULL.
- * Times: ts_ns is the closing event's timestamp; durations are differences of
- * the events' ts_ns. Set before feeding; the struct is copied. */
-struct gcs_recon_live_callbacks {
-  /* GCEnd of a GC whose GCStart was seen (including one whose suspension was
-   * not seen): GCStart -> GCEnd, PerfView's DurationMSec and what
-   * /StopOnGCOverMSec measures. Reported for every type; PerfView's trigger
-   * ignores type 1 (BackgroundGC), which the caller must do. */
-  void (*gc_end)(int32_t pid, uint32_t gc_index, uint32_t gen, uint32_t type,
-                 uint64_t duration_ns, uint64_t ts_ns, void *ud);
-  /* RestartEEEnd closing a SuspendForGCPrep (reason 6) suspension:
-   * SuspendEEBegin -> RestartEEEnd, PerfView's BGCFinalPauseMSec and what
-   * /StopOnBGCFinalPauseOverMsec measures. gc_index is the running BGC's
-   * GCStart Count, or the SuspendEEBegin's Count if no BGC is known. */
-  void (*bgc_final_pause)(int32_t pid, uint32_t gc_index, uint64_t pause_ns,
-                          uint64_t ts_ns, void *ud);
-};
-void gcs_recon_set_live_callbacks(struct gcs_recon *r, const struct gcs_recon_live_callbacks *cb);
 
 /* For long live sessions (the tracer's watch): free each process's oldest
  * GCs, keeping the last `keep` (at least 16) and the running BGC. A dropped

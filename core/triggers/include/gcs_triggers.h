@@ -3,7 +3,7 @@
  * live by `gcscope record` (events from LTTng trigger notifications) and
  * offline by `gcscope triggers` (the same events replayed from the database's
  * gc_lifecycle table). The events go into one GC reconstruction (gcs_recon.h),
- * whose live hooks report the pairs as they close:
+ * whose callbacks report the pairs as they close:
  *
  *   gc-over              GCStart -> GCEnd of the same GC, background GCs
  *                        excluded (PerfView: a BGC's GC/Stop is an orphan);
