@@ -98,7 +98,7 @@ int st_load_overhead(sqlite3 *db, struct st_proc *p) {
   size_t n;
   int64_t t0, t1, tstart;
   if (load_span(db, p, &t0, &t1, &tstart) || load_pauses(db, p, &pz, &n)) return -1;
-  if (n == 0) return 0;
+  if (n == 0) { free(pz); return 0; }
   for (size_t i = 0; i < n; i++) {
     if (t0 == 0 || pz[i].start_ns < t0) t0 = pz[i].start_ns;
     if (pz[i].end_ns > t1) t1 = pz[i].end_ns;
