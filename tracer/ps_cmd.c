@@ -1,8 +1,8 @@
 /*
  * ps_cmd.c — `gcscope ps`: the .NET processes gcscope can attach to, like
  * `dotnet-trace ps`: every diagnostic socket in $TMPDIR (or /tmp) whose
- * process is alive, asked for its ProcessInfo2 (pid, command line, runtime
- * version). A socket that cannot be queried (another user's, a hung
+ * process is alive, asked for its ProcessInfo2 (runtime version; the command
+ * line too where /proc/<pid>/cmdline cannot be read). A socket that cannot be queried (another user's, a hung
  * runtime) is listed with the reason.
  */
 #include <errno.h>
@@ -40,6 +40,23 @@ static void comm_of(pid_t pid, char *name, size_t len) {
   if (!name[0]) snprintf(name, len, "?");
 }
 
+/* /proc/<pid>/cmdline with spaces between the arguments; 0 if unreadable.
+ * The runtime's ProcessInfo has only the host's path until the managed
+ * command line is set, early in start-up. */
+static int cmdline_of(pid_t pid, char *out, size_t len) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(out, 1, len - 1, f);
+  fclose(f);
+  while (n && out[n - 1] == '\0') n--;
+  for (size_t i = 0; i < n; i++)
+    if (out[i] == '\0') out[i] = ' ';
+  out[n] = '\0';
+  return n > 0;
+}
+
 static int alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
 
 int gcs_cmd_ps(int argc, char **argv) {
@@ -66,7 +83,9 @@ int gcs_cmd_ps(int argc, char **argv) {
       if (gcs_dsipc_process_info(&ep, &info, err, sizeof err) == 0) {
         char ver[32];
         snprintf(ver, sizeof ver, "%.*s", (int)strcspn(info.runtime_version, "+"), info.runtime_version);
-        printf("%8d  %-16s %-10s %s\n", (int)pids[i], name, ver[0] ? ver : "?", info.command_line);
+        static char cmd[8192];
+        const char *line = cmdline_of(pids[i], cmd, sizeof cmd) ? cmd : info.command_line;
+        printf("%8d  %-16s %-10s %s\n", (int)pids[i], name, ver[0] ? ver : "?", line);
         continue;
       }
     }

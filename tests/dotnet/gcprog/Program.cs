@@ -29,7 +29,8 @@ static class Program
         bool exactlyOne = count == lastCount + 1;
         lastCount = count;
         GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
-        if (!exactlyOne || info.Index == lastIndex) return;
+        // Only the GC just counted: a background GC finishing later can be the "last" one.
+        if (!exactlyOne || info.Index == lastIndex || info.Index != count) return;
         lastIndex = info.Index;
         var p = info.PauseDurations;
         Console.WriteLine($"GC index={info.Index} gen={info.Generation} pause0_ticks={p[0].Ticks} " +
