@@ -69,6 +69,7 @@ struct reader {
   char *err;
   size_t errlen;
   struct gcs_ctf_decoder *dec;
+  const bt_stream *where_stream;   /* stream last reported to cb->where */
 };
 
 static int member_index(const bt_field_class *st, const char *name) {
@@ -413,6 +414,17 @@ static void on_stream_begin(struct reader *r, const bt_message *msg) {
     snprintf(r->st->hostname, sizeof r->st->hostname, "%s", bt_value_string_get(v));
 }
 
+/* Tell cb->where which stream the packets now come from (once per change). */
+static void report_stream(struct reader *r, const bt_message *msg) {
+  const bt_stream *s = bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
+  if (s == r->where_stream) return;
+  r->where_stream = s;
+  const char *name = bt_stream_get_name(s);
+  char id[64];
+  if (!name) { snprintf(id, sizeof id, "stream %llu", (unsigned long long)bt_stream_get_id(s)); name = id; }
+  r->cb->where(name, r->ud);
+}
+
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
   struct reader *r = ud;
   if (r->cancel && *r->cancel) { r->stopped = 1; return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END; }
@@ -437,6 +449,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       case BT_MESSAGE_TYPE_PACKET_BEGINNING: {
         const struct gcs_rd_event *none;
         gcs_ctf_decode(r->dec, m, &none);   /* the decoder's packet → cpu cache */
+        if (r->cb->where) report_stream(r, m);
         break;
       }
       default: break;
@@ -513,6 +526,11 @@ int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbac
     }
     char cname[32];
     snprintf(cname, sizeof cname, "src%d", i);
+    if (cb->where) {
+      char what[4200];
+      snprintf(what, sizeof what, "%s/metadata", dirs[i]);
+      cb->where(what, ud);
+    }
     const bt_component_source *src;
     if (bt_graph_add_source_component(g, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), cname,
                                       params, BT_LOGGING_LEVEL_NONE, &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
@@ -536,6 +554,12 @@ int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbac
       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
     take_error(err, errlen, "babeltrace2 graph");
     goto out;
+  }
+  if (cb->where) {  /* until the first packet */
+    char what[1024] = "the streams of ";
+    for (int i = 0; i < ndirs; i++)
+      snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", i ? ", " : "", dirs[i]);
+    cb->where(what, ud);
   }
   bt_graph_run_status s;
   do { s = bt_graph_run(g); } while (s == BT_GRAPH_RUN_STATUS_AGAIN);

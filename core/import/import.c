@@ -1,10 +1,13 @@
 /* import.c — gcs_import_paths: find the traces behind each path, and import
  * each one in its own transaction (see gcs_db.h).
  *
- * CTF traces are decoded by libbabeltrace2 on a second thread that packs
- * decoded GC events into batches (import_queue.h); this thread writes them to
- * SQLite (import_writer.h). Decoding and inserting then overlap, which is
- * what keeps the import rate close to babeltrace2's own decode rate. */
+ * CTF traces are decoded by libbabeltrace2 in a child process that packs
+ * decoded GC events into batches (import_queue.h) and sends them through a
+ * pipe (import_worker.h: memory limit, progress watchdog; a crash or hang of
+ * libbabeltrace2 cannot take the import with it); a receiving thread hands
+ * them to this thread, which writes them to SQLite (import_writer.h).
+ * Decoding and inserting then overlap, which is what keeps the import rate
+ * close to babeltrace2's own decode rate. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setname_np */
 #endif
@@ -14,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -23,6 +28,7 @@
 #include "gcs_zip.h"
 #include "import_identity.h"
 #include "import_queue.h"
+#include "import_worker.h"
 #include "import_writer.h"
 #include "gcs_nettrace.h"
 
@@ -43,9 +49,11 @@ struct dec_proc { int32_t pid; char name[64]; uint64_t first, last, events, gc_e
 struct decoder {
   const char *const *dirs;
   int ndirs;
-  const volatile int *cancel;
-  struct imq *q;
-  struct imq_batch *cur;
+  struct imwk *wk;         /* the decoding process's pipe to the writer */
+  struct imq_batch *cur;   /* the one batch the decoding process fills */
+  uint64_t nev;            /* events seen (heartbeat, fault injection) */
+  uint64_t fault_at;       /* GCSCOPE_DECODE_FAULT: fail on this event (testing) */
+  char fault[16];
   struct gcs_rd_stats stats;
   int rc;
   char err[1024];
@@ -75,13 +83,13 @@ static struct dec_proc *dec_proc(struct decoder *d, int32_t pid) {
   return p;
 }
 
-/* Room for size bytes in the current batch, handing full batches over. */
+/* Room for size bytes in the current batch, sending full batches over. */
 static void *dec_reserve(struct decoder *d, size_t size) {
-  void *p = d->cur ? imq_reserve(d->cur, size) : NULL;
+  void *p = imq_reserve(d->cur, size);
   if (p) return p;
-  if (d->cur) imq_push(d->q, d->cur);
-  d->cur = imq_get_empty(d->q);
-  return d->cur ? imq_reserve(d->cur, size) : NULL;
+  if (imwk_send_batch(d->wk, d->cur) != 0) return NULL;  /* the writer is gone */
+  d->cur->used = 0;
+  return imq_reserve(d->cur, size);
 }
 
 static size_t str_copy_len(const char *s) {
@@ -102,8 +110,23 @@ static int dec_send_origin(struct decoder *d, uint64_t ts_ns) {
   return 0;
 }
 
+/* Testing hook (GCSCOPE_DECODE_FAULT=hang|alloc|crash[@N]): what a damaged
+ * trace does to libbabeltrace2, at the N-th event (default 1). */
+static void dec_fault(const struct decoder *d) {
+  if (strcmp(d->fault, "hang") == 0) for (;;) {}
+  if (strcmp(d->fault, "crash") == 0) raise(SIGSEGV);
+  if (strcmp(d->fault, "alloc") == 0)
+    for (;;) {
+      char *p = malloc(64 << 20);
+      if (!p) abort();  /* as glib's g_malloc does */
+      memset(p, 1, 64 << 20);
+    }
+}
+
 static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
   struct decoder *d = ud;
+  if ((++d->nev & 1023) == 0 && imwk_tick(d->wk) != 0) return 1;
+  if (d->nev == d->fault_at) dec_fault(d);
   if (!d->origin_sent && e->ev.ts_ns && dec_send_origin(d, e->ev.ts_ns) != 0) return 1;
   struct dec_proc *p = dec_proc(d, e->ev.pid);
   if (p) {
@@ -176,15 +199,102 @@ static double wall_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void *decoder_main(void *arg) {
+static void dec_where(const char *what, void *ud) { imwk_where(((struct decoder *)ud)->wk, what); }
+
+/* What the decoding process sends back at the end, followed by nprocs
+ * struct dec_proc. */
+struct dec_result {
+  int rc;
+  char err[1024];
+  struct gcs_rd_stats stats;
+  double cpu_s;
+  uint64_t nprocs;
+};
+
+/* The decoding process: read the trace, send the batches and the result. */
+static int decoder_main(struct imwk *wk, void *arg) {
   struct decoder *d = arg;
-  static const struct gcs_rd_callbacks cb = { dec_on_event, dec_on_lost };
+  static const struct gcs_rd_callbacks cb = { dec_on_event, dec_on_lost, dec_where };
+  d->wk = wk;
+  const char *fault = getenv("GCSCOPE_DECODE_FAULT");
+  if (fault && *fault) {
+    snprintf(d->fault, sizeof d->fault, "%.*s", (int)strcspn(fault, "@"), fault);
+    const char *at = strchr(fault, '@');
+    d->fault_at = at ? strtoull(at + 1, NULL, 10) : 1;
+  }
+  d->cur = malloc(sizeof *d->cur);
+  if (!d->cur) return 1;
+  d->cur->used = 0;
   double cpu0 = thread_cpu_s();
-  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &cb, d, d->cancel, &d->stats, d->err, sizeof d->err);
-  if (d->cur) { imq_push(d->q, d->cur); d->cur = NULL; }
-  d->cpu_s = thread_cpu_s() - cpu0;
-  imq_close(d->q);
+  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &cb, d, NULL, &d->stats, d->err, sizeof d->err);
+  if (d->cur->used && imwk_send_batch(wk, d->cur) != 0) return 1;
+  size_t len = sizeof(struct dec_result) + d->nprocs * sizeof *d->procs;
+  struct dec_result *res = calloc(1, len);
+  if (!res) return 1;
+  res->rc = d->rc;
+  snprintf(res->err, sizeof res->err, "%s", d->err);
+  res->stats = d->stats;
+  res->cpu_s = thread_cpu_s() - cpu0;
+  res->nprocs = d->nprocs;
+  if (d->nprocs) memcpy(res + 1, d->procs, d->nprocs * sizeof *d->procs);
+  return imwk_send_done(wk, res, len) == 0 ? 0 : 1;
+}
+
+/* The receiving thread of the parent: batches from the pipe into the queue,
+ * then the decoding process's result into the decoder struct. */
+struct receiver {
+  struct imwk wk;
+  struct imq *q;
+  struct decoder *d;
+  const volatile int *cancel;
+  int cancelled;
+};
+
+static void *receiver_main(void *arg) {
+  struct receiver *rv = arg;
+  struct decoder *d = rv->d;
+  void *tail;
+  size_t len;
+  if (imwk_receive(&rv->wk, rv->q, rv->cancel, &tail, &len, &rv->cancelled, d->err, sizeof d->err) != 0) {
+    d->rc = -1;
+    return NULL;
+  }
+  struct dec_result *res = tail;
+  if (len < sizeof *res || (len - sizeof *res) / sizeof *d->procs < res->nprocs ||
+      !(d->procs = malloc(res->nprocs ? res->nprocs * sizeof *d->procs : 1))) {
+    snprintf(d->err, sizeof d->err, len < sizeof *res ? "the decoding process sent malformed data" : "out of memory");
+    d->rc = -1;
+    free(tail);
+    return NULL;
+  }
+  d->rc = res->rc;
+  res->err[sizeof res->err - 1] = '\0';
+  snprintf(d->err, sizeof d->err, "%s", res->err);
+  d->stats = res->stats;
+  d->stats.hostname[sizeof d->stats.hostname - 1] = '\0';
+  d->cpu_s = res->cpu_s;
+  d->nprocs = d->capprocs = (size_t)res->nprocs;
+  if (d->nprocs) memcpy(d->procs, res + 1, d->nprocs * sizeof *d->procs);
+  for (size_t i = 0; i < d->nprocs; i++) d->procs[i].name[sizeof d->procs[i].name - 1] = '\0';
+  free(tail);
   return NULL;
+}
+
+/* Total size of the files of the trace directories (sets the default memory
+ * limit of the decoding process). */
+static uint64_t trace_bytes(const char *const *dirs, int ndirs) {
+  uint64_t n = 0;
+  for (int i = 0; i < ndirs; i++) {
+    DIR *dp = opendir(dirs[i]);
+    if (!dp) continue;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+      struct stat st;
+      if (fstatat(dirfd(dp), de->d_name, &st, 0) == 0 && S_ISREG(st.st_mode)) n += (uint64_t)st.st_size;
+    }
+    closedir(dp);
+  }
+  return n;
 }
 
 /* ---- transaction helpers ----------------------------------------------------- */
@@ -324,15 +434,20 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   double wall0 = wall_s(), cpu0 = thread_cpu_s();
   d->dirs = (const char *const *)s->dirs;
   d->ndirs = s->ndirs;
-  d->cancel = c->opts->cancel;
-  d->q = &q;
+  struct receiver rv = { .q = &q, .d = d, .cancel = c->opts->cancel };
+  struct imwk_limits lim = { c->opts->decode_timeout_s, c->opts->decode_mem_bytes, trace_bytes(d->dirs, d->ndirs) };
   pthread_t th;
-  if (pthread_create(&th, NULL, decoder_main, d) != 0) {
+  if (imwk_start(&rv.wk, &lim, decoder_main, d, err, errlen) != 0) {
     imq_free(&q); free(d); imw_close(w); rollback(c->db);
-    snprintf(err, errlen, "cannot start the decoding thread");
     return -1;
   }
-  pthread_setname_np(th, "gcs-decode");  /* tells the threads apart in perf/top */
+  if (pthread_create(&th, NULL, receiver_main, &rv) != 0) {
+    imwk_abort(&rv.wk);
+    imq_free(&q); free(d->procs); free(d); imw_close(w); rollback(c->db);
+    snprintf(err, errlen, "cannot start the receiving thread");
+    return -1;
+  }
+  pthread_setname_np(th, "gcs-receive");
   /* Writer loop: this thread owns the database. */
   int failed = 0;
   uint64_t n = 0;
@@ -366,11 +481,15 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     imq_release(&q, b);
   }
   pthread_join(th, NULL);
+  if (!failed && (rv.cancelled || cancelled(c->opts))) {
+    snprintf(err, errlen, "interrupted");
+    failed = 1;
+  }
   if (!failed && d->rc < 0) {
     snprintf(err, errlen, "%s", d->err);
     failed = 1;
   }
-  if (!failed && (d->rc == GCS_RD_STOPPED || cancelled(c->opts))) {
+  if (!failed && d->rc == GCS_RD_STOPPED) {
     snprintf(err, errlen, "interrupted");
     failed = 1;
   }

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   if (gcs_ctf_find(argv[1], &s, &n, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
   int rc = 0;
   for (int i = 0; i < n && rc == 0; i++) {
-    struct gcs_rd_callbacks cb = { on_event, on_lost };
+    struct gcs_rd_callbacks cb = { .event = on_event, .lost = on_lost };
     struct gcs_rd_stats st;
     printf("SESSION %s (%d dirs)\n", s[i].root, s[i].ndirs);
     if (gcs_ctf_read((const char *const *)s[i].dirs, s[i].ndirs, &cb, NULL, NULL, &st, err, sizeof err) != 0) {

@@ -62,6 +62,12 @@ struct gcs_rd_lost {
 struct gcs_rd_callbacks {
   int (*event)(const struct gcs_rd_event *e, void *ud);      /* non-zero: stop */
   int (*lost)(const struct gcs_rd_lost *l, void *ud);        /* may be NULL */
+  /* may be NULL: what the reader is about to read, for error reports of a
+   * caller that may not survive the read (a decoding process that crashes):
+   * "DIR/metadata" before each trace's metadata is parsed and its streams
+   * indexed, then the stream's name (its file path) whenever the packet
+   * being read comes from another stream than the previous one. */
+  void (*where)(const char *what, void *ud);
 };
 
 struct gcs_rd_stats {

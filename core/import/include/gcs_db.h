@@ -50,6 +50,13 @@ struct gcs_import_opts {
                                    GC events (0: never), to exercise the rollback */
   int verbose;                  /* 1: after each trace's summary, a line with the
                                    CPU time of the decoding and writing threads */
+  /* CTF traces are decoded in a child process (libbabeltrace2 may hang, run
+   * away with memory or crash on damaged input; any of it fails the trace
+   * with one message and rolls it back): */
+  unsigned decode_timeout_s;    /* kill it after this long without progress; 0: the
+                                   GCSCOPE_DECODE_TIMEOUT environment variable, or 30 */
+  uint64_t decode_mem_bytes;    /* its address-space limit; 0: GCSCOPE_DECODE_MEM_MB,
+                                   or 4 x the trace's size, at least 4 GiB */
 };
 
 #define GCS_IMPORT_MAX_IDS 256
