@@ -32,27 +32,60 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Depth-first walk; depth-limited so a symlink loop cannot hang us. */
-static int walk(const char *dir, int depth, struct strvec *found) {
-  if (depth > 16) return 0;
+/* The directories on the path from the walk's start to the current one,
+ * by device and inode: a directory met again among them is a symlink loop. */
+struct ancestors { dev_t dev[64]; ino_t ino[64]; int n; };
+
+static void walk_error(char *err, size_t errlen, const char *path, int e) {
+  if (e == EACCES || e == EPERM) snprintf(err, errlen, "%s: permission denied", path);
+  else snprintf(err, errlen, "%s: %s", path, strerror(e));
+}
+
+/* Depth-first walk. Every directory under the start must be readable (an
+ * unreadable one could hold a trace: the import would be silently partial);
+ * a symlink back to a directory being walked is an error, not a loop. */
+static int walk(const char *dir, const struct stat *dst, struct ancestors *up, struct strvec *found, char *err,
+                size_t errlen) {
+  for (int i = 0; i < up->n; i++)
+    if (up->dev[i] == dst->st_dev && up->ino[i] == dst->st_ino) {
+      snprintf(err, errlen, "%s: symlink loop (it leads back to a directory above it)", dir);
+      return -1;
+    }
+  if (up->n == (int)(sizeof up->dev / sizeof up->dev[0])) {
+    snprintf(err, errlen, "%s: directories nested too deep", dir);
+    return -1;
+  }
   DIR *d = opendir(dir);
-  if (!d) return 0;  /* unreadable subdirectories are skipped */
+  if (!d) { walk_error(err, errlen, dir, errno); return -1; }
+  up->dev[up->n] = dst->st_dev;
+  up->ino[up->n] = dst->st_ino;
+  up->n++;
   struct dirent *de;
   int rc = 0;
   while (rc == 0 && (de = readdir(d)) != NULL) {
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
     size_t n = strlen(dir) + strlen(de->d_name) + 2;
     char *p = malloc(n);
-    if (!p) { rc = -1; break; }
+    if (!p) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
     snprintf(p, n, "%s/%s", dir, de->d_name);
     struct stat st;
     if (stat(p, &st) == 0) {
-      if (S_ISDIR(st.st_mode)) rc = walk(p, depth + 1, found);
-      else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0) rc = strvec_push(found, dir);
-    }
+      if (S_ISDIR(st.st_mode)) rc = walk(p, &st, up, found, err, errlen);
+      else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0 && strvec_push(found, dir) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+      }
+    } else if (errno == ELOOP) {
+      snprintf(err, errlen, "%s: symlink loop", p);
+      rc = -1;
+    } else if (errno == EACCES) {
+      walk_error(err, errlen, p, errno);
+      rc = -1;
+    }  /* (a dangling symlink is not part of any trace: skipped) */
     free(p);
   }
   closedir(d);
+  up->n--;
   return rc;
 }
 
@@ -88,12 +121,13 @@ int gcs_ctf_find(const char *path, struct gcs_ctf_session **out, int *nout, char
   struct strvec found = {0};
   struct stat st;
   if (stat(base, &st) != 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (errno == ELOOP) snprintf(err, errlen, "%s: symlink loop", path);
+    else walk_error(err, errlen, path, errno);
     free(base);
     return -1;
   }
-  if (walk(base, 0, &found) != 0) {
-    snprintf(err, errlen, "out of memory");
+  struct ancestors up = { .n = 0 };
+  if (walk(base, &st, &up, &found, err, errlen) != 0) {
     strvec_free(&found); free(base);
     return -1;
   }

@@ -1,23 +1,84 @@
 /* gcs_db.c — open/create the gcscope database and build its indexes. */
 #include "gcs_db.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "gcs_tables.h"
 
 static const char schema_sql[] = GCS_SCHEMA_SQL;
 static const char index_sql[] = GCS_INDEX_SQL;
 
+/* Can files be created beside path? (Errors other than EACCES/EROFS: let
+ * SQLite report them.) */
+static int dir_writable(const char *path) {
+  char *dir = strdup(path);
+  if (!dir) return 1;
+  char *sl = strrchr(dir, '/');
+  if (sl) sl[sl == dir ? 1 : 0] = '\0'; else strcpy(dir, ".");
+  int w = access(dir, W_OK | X_OK) == 0 || (errno != EACCES && errno != EROFS);
+  free(dir);
+  return w;
+}
+
+/* Nothing is written to a file that is not ours: the file must be empty (or
+ * new) or hold the traces table, and be writable, before the schema and the
+ * journal settings touch it. */
+static int check_target(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  sqlite3_stmt *q = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(type = 'table' AND name = 'traces'), 0) "
+                              "FROM sqlite_master", -1, &q, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(q);
+  if (rc != SQLITE_ROW) {
+    int code = sqlite3_errcode(db);
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+      snprintf(err, errlen, "%s: not a gcscope database (not an SQLite file)", path);
+    else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      snprintf(err, errlen, "%s: database is locked by another process", path);
+    else
+      snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(q);
+    return -1;
+  }
+  int objects = sqlite3_column_int(q, 0), traces = sqlite3_column_int(q, 1);
+  sqlite3_finalize(q);
+  if (objects > 0 && !traces) {
+    snprintf(err, errlen, "%s: not a gcscope database (an SQLite file with other tables; nothing written)", path);
+    return -1;
+  }
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    snprintf(err, errlen, "%s: permission denied (read-only database)", path);
+    return -1;
+  }
+  /* The rollback journal goes beside the file. */
+  if (!dir_writable(path)) {
+    snprintf(err, errlen, "%s: permission denied (its directory is not writable: no room for the rollback journal)", path);
+    return -1;
+  }
+  return 0;
+}
+
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   sqlite3 *db = NULL;
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK) {
-    snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    int exists = access(path, F_OK) == 0;
+    if (rc == SQLITE_CANTOPEN && (exists ? access(path, R_OK) != 0 && errno == EACCES : !dir_writable(path)))
+      snprintf(err, errlen, "%s: permission denied (%s)", path, exists ? "cannot read it" : "cannot create it");
+    else
+      snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
     return NULL;
   }
   sqlite3_busy_timeout(db, 5000);
+  if (check_target(db, path, err, errlen) != 0) {
+    sqlite3_close(db);
+    return NULL;
+  }
   char *msg = NULL;
   /* Bulk-load settings: the rollback journal keeps each trace's transaction
    * atomic (a crash or Ctrl-C leaves the database as it was); NORMAL sync

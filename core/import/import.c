@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gcs_ctf_find.h"
 #include "gcs_ctf_reader.h"
@@ -622,9 +623,18 @@ static int starts_with_magic(const char *path, const char *magic, size_t n) {
 
 static int import_path(struct import_ctx *c, const char *path, char *err, size_t errlen) {
   struct stat st;
-  if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+  if (stat(path, &st) != 0) {
+    if (errno == ELOOP) snprintf(err, errlen, "%s: symlink loop", path);
+    else if (errno == EACCES) snprintf(err, errlen, "%s: permission denied", path);
+    else snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
   if (S_ISDIR(st.st_mode)) return import_ctf_tree(c, path, path, err, errlen);
   if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a file or directory", path); return -1; }
+  if (access(path, R_OK) != 0) {  /* not "not a trace": the magic could not be read */
+    snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno));
+    return -1;
+  }
   if (starts_with_magic(path, "Nettrace", 8)) {
     return import_nettrace(c, path, err, errlen);
   }
@@ -676,9 +686,25 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
 
 int gcs_import_paths(const char *db_path, const char *const *paths, int npaths, const struct gcs_import_opts *opts,
                      char *err, size_t errlen) {
+  /* A database file this call creates (or fills from empty) is removed (or
+   * emptied) again when it commits nothing: a failed import leaves no trace. */
+  struct stat st;
+  int absent = stat(db_path, &st) != 0 && errno == ENOENT;
+  int empty = !absent && S_ISREG(st.st_mode) && st.st_size == 0;
   sqlite3 *db = gcs_db_open(db_path, err, errlen);
-  if (!db) return -1;
-  int rc = gcs_import_paths_db(db, paths, npaths, opts, NULL, err, errlen);
+  if (!db) {
+    if (absent) unlink(db_path);
+    return -1;
+  }
+  struct gcs_import_totals *tot = malloc(sizeof *tot);
+  if (!tot) { sqlite3_close(db); snprintf(err, errlen, "out of memory"); return -1; }
+  int rc = gcs_import_paths_db(db, paths, npaths, opts, tot, err, errlen);
+  int nothing = tot->traces_imported == 0 && tot->traces_skipped == 0;
+  free(tot);
   sqlite3_close(db);
+  if (rc != 0 && nothing) {
+    if (absent) unlink(db_path);
+    else if (empty && truncate(db_path, 0) != 0) { /* keep the import's error */ }
+  }
   return rc;
 }

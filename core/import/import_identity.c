@@ -25,7 +25,7 @@ static void h_str(struct h2 *h, const char *s) { h_bytes(h, s, strlen(s) + 1); }
 
 static int h_file(struct h2 *h, const char *path, int whole, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
-  if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+  if (!f) { snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno)); return -1; }
   unsigned char *buf = malloc(EDGE);
   if (!buf) { fclose(f); snprintf(err, errlen, "out of memory"); return -1; }
   fseek(f, 0, SEEK_END);
@@ -53,7 +53,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static int h_dir(struct h2 *h, const char *dir, char *err, size_t errlen) {
   DIR *d = opendir(dir);
-  if (!d) { snprintf(err, errlen, "%s: %s", dir, strerror(errno)); return -1; }
+  if (!d) { snprintf(err, errlen, "%s: %s", dir, errno == EACCES ? "permission denied" : strerror(errno)); return -1; }
   char **names = NULL;
   size_t n = 0, cap = 0;
   struct dirent *de;

@@ -12,7 +12,10 @@
  * and several sessions give several sessions.
  *
  * Ownership: the caller frees the result with gcs_ctf_sessions_free().
- * Threading: reentrant. Errors: returns -1 and a one-line message in err.
+ * Threading: reentrant. Errors: returns -1 and a one-line message in err,
+ * also when a directory under path cannot be read ("DIR: permission
+ * denied": a trace in it would silently be left out) or a symlink leads
+ * back to a directory above it ("DIR: symlink loop").
  */
 #ifndef GCS_CTF_FIND_H
 #define GCS_CTF_FIND_H
