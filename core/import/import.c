@@ -319,17 +319,40 @@ static void note_trace_id(struct gcs_import_totals *t, int64_t id) {
   t->ntrace_ids++;
 }
 
+/* The trace already stored under identity, under the legacy identity, or
+ * (a CTF identity) under any identity sharing one of its trace-directory
+ * hashes: SQLITE_ROW with *id, SQLITE_DONE, or an error code. */
+static int find_trace(sqlite3 *db, const char *identity, const char *legacy, int64_t *id) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT id FROM traces WHERE identity IN (?1, ?2) OR (?3 IS NOT NULL AND instr(identity, ?3) > 0) "
+                         "ORDER BY id LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+    return SQLITE_ERROR;
+  size_t pl = strlen(IMPORT_IDENTITY_CTF_PREFIX);
+  const char *parts = strncmp(identity, IMPORT_IDENTITY_CTF_PREFIX, pl) == 0 ? identity + pl : NULL;
+  int rc = SQLITE_DONE;
+  do {
+    sqlite3_reset(s);
+    sqlite3_bind_text(s, 1, identity, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, legacy ? legacy : identity, -1, SQLITE_STATIC);
+    if (parts) sqlite3_bind_text(s, 3, parts, IMPORT_IDENTITY_LEN - 1, SQLITE_STATIC);
+    else sqlite3_bind_null(s, 3);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(s, 0);
+    if (parts) parts = strchr(parts, ',') ? strchr(parts, ',') + 1 : NULL;
+  } while (rc == SQLITE_DONE && parts);
+  sqlite3_finalize(s);
+  return rc;
+}
+
 /* Start the trace's transaction. Returns 1 if the identity is already in the
- * database (transaction closed), 0 with *trace_id set, -1 on error. */
-static int begin_trace(struct import_ctx *c, const char *label, const char *identity, const char *source,
-                       int64_t *trace_id, char *err, size_t errlen) {
+ * database (transaction closed), 0 with *trace_id set, -1 on error. legacy,
+ * if not NULL, is the identity earlier versions stored for the trace. */
+static int begin_trace_as(struct import_ctx *c, const char *label, const char *identity, const char *legacy,
+                          const char *source, int64_t *trace_id, char *err, size_t errlen) {
   if (exec(c->db, "BEGIN IMMEDIATE", err, errlen) != 0) return -1;
   sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(c->db, "SELECT id FROM traces WHERE identity = ?", -1, &s, NULL) != SQLITE_OK) goto fail;
-  sqlite3_bind_text(s, 1, identity, -1, SQLITE_STATIC);
-  int rc = sqlite3_step(s);
-  int64_t old = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-  sqlite3_finalize(s);
+  int64_t old = 0;
+  int rc = find_trace(c->db, identity, legacy, &old);
   if (rc == SQLITE_ROW) {
     rollback(c->db);
     if (!c->opts->quiet)
@@ -359,6 +382,11 @@ fail:
   snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
   rollback(c->db);
   return -1;
+}
+
+static int begin_trace(struct import_ctx *c, const char *label, const char *identity, const char *source,
+                       int64_t *trace_id, char *err, size_t errlen) {
+  return begin_trace_as(c, label, identity, NULL, source, trace_id, err, errlen);
 }
 
 struct trace_result {
@@ -415,10 +443,13 @@ static int cancelled(const struct gcs_import_opts *o) { return o->cancel && *o->
 
 static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_ctf_session *s, char *err,
                       size_t errlen) {
-  char identity[IMPORT_IDENTITY_LEN];
-  if (import_identity_dirs(s->root, (const char *const *)s->dirs, s->ndirs, identity, err, errlen) != 0) return -1;
+  char legacy[IMPORT_IDENTITY_LEN], *identity;
+  if (import_identity_dirs(s->root, (const char *const *)s->dirs, s->ndirs, legacy, err, errlen) != 0 ||
+      import_identity_ctf((const char *const *)s->dirs, s->ndirs, &identity, err, errlen) != 0)
+    return -1;
   int64_t trace_id;
-  int rc = begin_trace(c, label, identity, "lttng", &trace_id, err, errlen);
+  int rc = begin_trace_as(c, label, identity, legacy, "lttng", &trace_id, err, errlen);
+  free(identity);
   if (rc != 0) return rc > 0 ? 0 : -1;
 
   struct imw *w = imw_open(c->db, trace_id, err, errlen);

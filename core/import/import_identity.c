@@ -110,3 +110,29 @@ int import_identity_file(const char *path, char out[IMPORT_IDENTITY_LEN], char *
   h_out(&h, out);
   return 0;
 }
+
+static int cmp_hash(const void *a, const void *b) { return memcmp(a, b, IMPORT_IDENTITY_LEN); }
+
+int import_identity_ctf(const char *const *dirs, int ndirs, char **out, char *err, size_t errlen) {
+  err[0] = '\0';
+  *out = NULL;
+  char (*hs)[IMPORT_IDENTITY_LEN] = calloc((size_t)(ndirs ? ndirs : 1), sizeof *hs);
+  if (!hs) { snprintf(err, errlen, "out of memory"); return -1; }
+  for (int i = 0; i < ndirs; i++) {
+    struct h2 h = { 1469598103934665603ull, 0x9e3779b97f4a7c15ull };
+    if (h_dir(&h, dirs[i], err, errlen) != 0) { free(hs); return -1; }
+    h_out(&h, hs[i]);
+  }
+  qsort(hs, (size_t)ndirs, sizeof *hs, cmp_hash);
+  size_t len = strlen(IMPORT_IDENTITY_CTF_PREFIX) + (size_t)ndirs * IMPORT_IDENTITY_LEN + 1;
+  char *s = malloc(len);
+  if (!s) { free(hs); snprintf(err, errlen, "out of memory"); return -1; }
+  strcpy(s, IMPORT_IDENTITY_CTF_PREFIX);
+  for (int i = 0; i < ndirs; i++) {
+    if (i) strcat(s, ",");
+    strcat(s, hs[i]);
+  }
+  free(hs);
+  *out = s;
+  return 0;
+}
