@@ -115,7 +115,10 @@ static int dec_send_origin(struct decoder *d, uint64_t ts_ns) {
  * trace does to libbabeltrace2, at the N-th event (default 1). */
 static void dec_fault(const struct decoder *d) {
   if (strcmp(d->fault, "hang") == 0) for (;;) {}
-  if (strcmp(d->fault, "crash") == 0) raise(SIGSEGV);
+  if (strcmp(d->fault, "crash") == 0) {
+    signal(SIGSEGV, SIG_DFL);  /* (a sanitizer's handler would turn it into an exit) */
+    raise(SIGSEGV);
+  }
   if (strcmp(d->fault, "alloc") == 0)
     for (;;) {
       char *p = malloc(64 << 20);
