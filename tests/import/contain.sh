@@ -66,6 +66,13 @@ contain_abort)
   run_err 1 "$tmp/t: libbabeltrace2 crashed (SIGABRT) reading the streams of $tmp/t" \
     "$gcscope" import -d "$tmp/db" "$tmp/t"
   db_unchanged
+  # A packet's content size changed in a stream file (found by bench/fuzz/ctf_fuzz.sh, seed 1):
+  # libbabeltrace2 asserts when it reads that packet.
+  rm -rf "$tmp/t"; copy "$perfcollect/kernel" "$tmp/t"
+  printf '\303' | dd of="$tmp/t/channel0_0" bs=1 seek=4159 conv=notrunc 2>/dev/null
+  run_err 1 "$tmp/t: libbabeltrace2 crashed (SIGABRT) reading the streams of $tmp/t$" \
+    "$gcscope" import -d "$tmp/db" "$tmp/t"
+  db_unchanged
   ;;
 contain_crash)
   # A crash (SIGSEGV) inside libbabeltrace2, at the 20th event: the message names the stream.
