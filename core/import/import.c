@@ -43,7 +43,7 @@ struct import_ctx {
   FILE *out;
 };
 
-/* ---- decoder thread -------------------------------------------------------- */
+/* ---- decoding process (and the parent's receiving thread) -------------------- */
 
 struct dec_proc { int32_t pid; char name[64]; uint64_t first, last, events, gc_events; };
 
@@ -61,7 +61,7 @@ struct decoder {
   struct dec_proc *procs;
   size_t nprocs, capprocs, last;
   int origin_sent;
-  double cpu_s;  /* CPU time of the decoding thread */
+  double cpu_s;  /* CPU time of the decoding (in the decoding process) */
   /* per kind, its string fields (looked up once) */
   struct kind_strs { int8_t ready, n; const struct gcs_field_desc *f[GCS_MAX_STR_FIELDS]; } strs[GCS_KIND_COUNT];
 };

@@ -14,9 +14,12 @@
  * rows are in.
  *
  * Ownership: the caller owns the sqlite3 handle from gcs_db_open and closes
- * it with sqlite3_close. Threading: gcs_import_paths uses one extra thread
- * internally (trace decoding runs beside the SQLite writer); a database
- * handle is used by one caller thread at a time. Errors: functions return 0
+ * it with sqlite3_close. Threading: gcs_import_paths decodes each CTF trace
+ * in a child process (fork; libbabeltrace2 may hang, crash or run away with
+ * memory on damaged input) received by one extra thread, beside the SQLite
+ * writer; a database handle is used by one caller thread at a time. Call it
+ * where fork is safe (no other thread of the caller holds a lock the child
+ * could need: libc's are handled by fork itself). Errors: functions return 0
  * on success, -1 with a one-line message (no newline, no program prefix) in
  * err; nothing is printed except the per-trace summary lines of
  * gcs_import_paths, written to opts->out.
@@ -34,7 +37,10 @@ typedef struct sqlite3 sqlite3;
 #define GCS_DB_DEFAULT_PATH "gcscope.db"
 
 /* Open (and create, with every table and view, if missing) the database at
- * path, configured for bulk loading. NULL on failure. */
+ * path, configured for bulk loading. NULL on failure, with nothing written to
+ * the file, when it is not SQLite, holds tables but no `traces` table ("not a
+ * gcscope database"), or is read-only or in a read-only directory
+ * ("permission denied"). */
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
 
 /* Create the indexes of GCS_INDEX_SQL (if missing). */
@@ -76,8 +82,10 @@ struct gcs_import_totals {
 
 /* Import paths into the database at db_path (created if missing). opts and
  * totals may be NULL. Stops at the first failing path: traces committed
- * before it stay, the failing one leaves nothing. "No GC events" is a
- * warning (in the summary line), not an error. */
+ * before it stay, the failing one leaves nothing; a database file this call
+ * created (or found empty) is removed (or emptied) when nothing was
+ * committed. "No GC events" is a warning (in the summary line), not an
+ * error. */
 int gcs_import_paths(const char *db_path, const char *const *paths, int npaths,
                      const struct gcs_import_opts *opts, char *err, size_t errlen);
 
