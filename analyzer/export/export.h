@@ -32,6 +32,8 @@ struct exp_slice {
   int64_t start, end;   /* ns since the trace start; end >= start */
   int64_t data_end;     /* the end the data gave, before clamping */
   int clamped;          /* 1: end was moved to its parent's end (nesting) */
+  int level;            /* 0 a top-level slice, 1 a part of one (suspension, pause): at the
+                           same start the lower level encloses the higher */
   char name[64];
   struct exp_args args; /* n == 0: none */
 };
@@ -81,7 +83,7 @@ int exp_point_add(struct exp_track *t, int64_t ts, double value);   /* a non-fin
 
 /* ---- nesting (export_nest.c) ---------------------------------------------- */
 
-/* Sorts a slice track (start ascending, longer first) and clamps each slice
+/* Sorts a slice track (start ascending, then level, then longer first) and clamps each slice
  * that would extend past its enclosing slice to that slice's end (clamped = 1,
  * args "clamped_from_end_ns"). Returns the number clamped, -1 out of memory.
  * After it, slices[] in order is a pre-order walk of a proper tree. */

@@ -137,6 +137,7 @@ int gcs_cmd_export(int argc, char **argv) {
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", output, (long)getpid());
     if (!(out = fopen(tmp, "wb"))) {
       snprintf(err, sizeof err, "cannot write %s: %m", output);
+      out = stdout;
       tmp[0] = 0;
       goto fail;
     }

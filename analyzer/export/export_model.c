@@ -204,6 +204,7 @@ static int add_gc_pause(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_
   if (!s || gc_args(s, g) || exp_arg_int(s, "pause_ns", (int64_t)(g->restart_end_ns - pstart))) return -1;
   if (g->suspend_begin_ns && suspend_end) {
     struct exp_slice *c = exp_slice_add(t, rel(g->suspend_begin_ns, t0), suspend_end - t0, "suspend EE");
+    if (c) c->level = 1;
     if (!c || exp_arg_int(c, "gc_index", g->gc_index) ||
         exp_arg_double(c, "suspend_msec", g->real[GCS_GCDB_R_suspend_msec]))
       return -1;
@@ -226,11 +227,13 @@ static int add_bgc(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0)
   if (!s || gc_args(s, g) || exp_arg_bool(s, "gc_end_seen", g->end_ns != 0)) return -1;
   if (g->restart_end_ns) {
     struct exp_slice *c = exp_slice_add(t, rel(pstart, t0), rel(g->restart_end_ns, t0), "initial pause");
+    if (c) c->level = 1;
     if (!c || exp_arg_double(c, "bgc_pause1_msec", g->real[GCS_GCDB_R_bgc_pause1_msec])) return -1;
   }
   if (g->bgc_prep_suspend_begin_ns && g->bgc_prep_restart_end_ns) {
     struct exp_slice *c =
         exp_slice_add(t, rel(g->bgc_prep_suspend_begin_ns, t0), rel(g->bgc_prep_restart_end_ns, t0), "final pause");
+    if (c) c->level = 1;
     if (!c || exp_arg_double(c, "bgc_pause2_msec", g->real[GCS_GCDB_R_bgc_pause2_msec])) return -1;
   }
   return 0;

@@ -7,7 +7,8 @@
 static int slice_order(const void *a, const void *b) {
   const struct exp_slice *x = a, *y = b;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  if (x->end != y->end) return x->end > y->end ? -1 : 1; /* the longer one encloses */
+  if (x->level != y->level) return x->level < y->level ? -1 : 1; /* a GC encloses its suspension */
+  if (x->end != y->end) return x->end > y->end ? -1 : 1;             /* else the longer one encloses */
   return 0;
 }
 
