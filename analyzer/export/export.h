@@ -12,21 +12,19 @@
 
 typedef struct sqlite3 sqlite3;
 
+struct gcs_gcdb_gc;
+
 /* One argument of a slice: a number, an integer, a string or a bool. */
 enum exp_arg_kind { EXP_ARG_DOUBLE, EXP_ARG_INT, EXP_ARG_STR, EXP_ARG_BOOL };
 struct exp_arg {
   const char *key;      /* static string */
   enum exp_arg_kind kind;
-  double d;
+  double d;             /* EXP_ARG_DOUBLE */
   int64_t i;            /* EXP_ARG_INT, EXP_ARG_BOOL */
-  char s[48];           /* EXP_ARG_STR */
+  const char *s;        /* EXP_ARG_STR: static, or owned by the process (exp_proc.gcs) */
 };
 
-/* Arguments of one slice (malloc'ed, owned by the slice). */
-struct exp_args {
-  int n, cap;
-  struct exp_arg *a;
-};
+#define EXP_MAX_ARGS 6
 
 struct exp_slice {
   int64_t start, end;   /* ns since the trace start; end >= start */
@@ -35,7 +33,9 @@ struct exp_slice {
   int level;            /* 0 a top-level slice, 1 a part of one (suspension, pause): at the
                            same start the lower level encloses the higher */
   char name[64];
-  struct exp_args args; /* n == 0: none */
+  const struct gcs_gcdb_gc *gc; /* non-NULL: the GC's identity and GCStats figures are args */
+  int nargs;
+  struct exp_arg args[EXP_MAX_ARGS]; /* further args */
 };
 
 struct exp_point {
@@ -62,6 +62,8 @@ struct exp_proc {
   size_t ntracks, cap_tracks;
   size_t gc_slices;          /* slices on the "GC pauses" track */
   size_t clamped;            /* slices clamped to their parent */
+  struct gcs_gcdb_gc *gcs;   /* the process's GC rows (slices point into them) */
+  size_t ngcs;
 };
 
 /* ---- model (export_model.c) ----------------------------------------------- */
@@ -75,10 +77,15 @@ void exp_proc_free(struct exp_proc *p);
 /* Track building blocks (also used by the tests). NULL / -1 when out of memory. */
 struct exp_track *exp_track_add(struct exp_proc *p, enum exp_track_kind kind, const char *name);
 struct exp_slice *exp_slice_add(struct exp_track *t, int64_t start, int64_t end, const char *name);
+/* Adds an argument; -1 when the slice has EXP_MAX_ARGS already. v of
+ * exp_arg_str must outlive the process (static or in exp_proc.gcs). */
 int exp_arg_double(struct exp_slice *s, const char *key, double v);  /* a non-finite v adds nothing */
 int exp_arg_int(struct exp_slice *s, const char *key, int64_t v);
 int exp_arg_bool(struct exp_slice *s, const char *key, int v);
 int exp_arg_str(struct exp_slice *s, const char *key, const char *v);
+/* Calls fn for every argument of s: its GC's identity and finite figures
+ * (when s->gc is set), then its own. */
+void exp_slice_args(const struct exp_slice *s, void (*fn)(const struct exp_arg *a, void *ctx), void *ctx);
 int exp_point_add(struct exp_track *t, int64_t ts, double value);   /* a non-finite value adds nothing */
 
 /* ---- nesting (export_nest.c) ---------------------------------------------- */

@@ -13,7 +13,7 @@
 
 struct json_writer {
   struct exp_writer base;
-  int nevents;
+  int nevents, nargs;
   int32_t pid, tid;
 };
 
@@ -57,7 +57,10 @@ static void json_number(FILE *f, double d) {
   fputs(buf, f);
 }
 
-static void json_arg(FILE *f, const struct exp_arg *a) {
+static void json_arg(const struct exp_arg *a, void *ctx) {
+  struct json_writer *w = ctx;
+  FILE *f = w->base.out;
+  if (w->nargs++) fputc(',', f);
   json_string(f, a->key);
   fputc(':', f);
   switch (a->kind) {
@@ -77,10 +80,8 @@ static void slice_x(const struct exp_slice *s, void *ctx) {
   fputs(",\"dur\":", f);
   json_us(f, s->end - s->start);
   fputs(",\"args\":{", f);
-  for (int i = 0; i < s->args.n; i++) {
-    if (i) fputc(',', f);
-    json_arg(f, &s->args.a[i]);
-  }
+  w->nargs = 0;
+  exp_slice_args(s, json_arg, w);
   fputs("}}", f);
 }
 

@@ -55,10 +55,9 @@ struct exp_slice *exp_slice_add(struct exp_track *t, int64_t start, int64_t end,
 }
 
 static struct exp_arg *arg_add(struct exp_slice *s, const char *key, enum exp_arg_kind kind) {
-  size_t cap = (size_t)s->args.cap;
-  if (grow((void **)&s->args.a, &cap, (size_t)s->args.n + 1, sizeof *s->args.a)) return NULL;
-  s->args.cap = (int)cap;
-  struct exp_arg *a = &s->args.a[s->args.n++];
+  if (s->nargs >= EXP_MAX_ARGS) return NULL;
+  struct exp_arg *a = &s->args[s->nargs++];
+  memset(a, 0, sizeof *a);
   a->key = key;
   a->kind = kind;
   return a;
@@ -89,8 +88,32 @@ int exp_arg_bool(struct exp_slice *s, const char *key, int v) {
 int exp_arg_str(struct exp_slice *s, const char *key, const char *v) {
   struct exp_arg *a = arg_add(s, key, EXP_ARG_STR);
   if (!a) return -1;
-  snprintf(a->s, sizeof a->s, "%s", v ? v : "");
+  a->s = v ? v : "";
   return 0;
+}
+
+/* The GC's identity and every GCStats figure it has (NULL figures left out). */
+static void gc_args(const struct gcs_gcdb_gc *g, void (*fn)(const struct exp_arg *a, void *ctx), void *ctx) {
+  const struct exp_arg id[] = {
+    { .key = "gc_index", .kind = EXP_ARG_INT, .i = g->gc_index },
+    { .key = "gen", .kind = EXP_ARG_INT, .i = g->gen },
+    { .key = "type", .kind = EXP_ARG_STR, .s = gcs_gc_type_name(g->type) },
+    { .key = "reason", .kind = EXP_ARG_STR, .s = gcs_reason_name(g->reason) },
+    { .key = "gen_name", .kind = EXP_ARG_STR, .s = g->gen_name },
+    { .key = "induced", .kind = EXP_ARG_BOOL, .i = gcs_reason_is_induced(g->reason) },
+    { .key = "complete", .kind = EXP_ARG_BOOL, .i = g->complete != 0 },
+  };
+  for (size_t k = 0; k < sizeof id / sizeof id[0]; k++) fn(&id[k], ctx);
+  for (int r = 0; r < GCS_GCDB_NREALS; r++) {
+    if (!isfinite(g->real[r])) continue;
+    struct exp_arg a = { .key = gcs_gcdb_real_name(r), .kind = EXP_ARG_DOUBLE, .d = g->real[r] };
+    fn(&a, ctx);
+  }
+}
+
+void exp_slice_args(const struct exp_slice *s, void (*fn)(const struct exp_arg *a, void *ctx), void *ctx) {
+  if (s->gc) gc_args(s->gc, fn, ctx);
+  for (int i = 0; i < s->nargs; i++) fn(&s->args[i], ctx);
 }
 
 int exp_point_add(struct exp_track *t, int64_t ts, double value) {
@@ -103,12 +126,12 @@ int exp_point_add(struct exp_track *t, int64_t ts, double value) {
 void exp_proc_free(struct exp_proc *p) {
   for (size_t i = 0; i < p->ntracks; i++) {
     struct exp_track *t = &p->tracks[i];
-    for (size_t k = 0; k < t->nslices; k++) free(t->slices[k].args.a);
     free(t->slices);
     free(t->points);
   }
   free(p->tracks);
   free(p->cmdline);
+  free(p->gcs);
   memset(p, 0, sizeof *p);
 }
 
@@ -181,27 +204,14 @@ static void gc_title(char *buf, size_t len, const char *prefix, const struct gcs
            gcs_reason_name(g->reason));
 }
 
-/* The GC's identity and every GCStats figure it has (NULL figures left out). */
-static int gc_args(struct exp_slice *s, const struct gcs_gcdb_gc *g) {
-  int rc = 0;
-  rc |= exp_arg_int(s, "gc_index", g->gc_index);
-  rc |= exp_arg_int(s, "gen", g->gen);
-  rc |= exp_arg_str(s, "type", gcs_gc_type_name(g->type));
-  rc |= exp_arg_str(s, "reason", gcs_reason_name(g->reason));
-  rc |= exp_arg_str(s, "gen_name", g->gen_name);
-  rc |= exp_arg_bool(s, "induced", gcs_reason_is_induced(g->reason));
-  rc |= exp_arg_bool(s, "complete", g->complete);
-  for (int r = 0; r < GCS_GCDB_NREALS; r++) rc |= exp_arg_double(s, gcs_gcdb_real_name(r), g->real[r]);
-  return rc ? -1 : 0;
-}
-
 static int add_gc_pause(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0, int64_t suspend_end) {
   uint64_t pstart = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
   if (!pstart || !g->restart_end_ns) return 0; /* not a timed pause (gc_pauses leaves it out too) */
   char name[64];
   gc_title(name, sizeof name, "GC", g);
   struct exp_slice *s = exp_slice_add(t, rel(pstart, t0), rel(g->restart_end_ns, t0), name);
-  if (!s || gc_args(s, g) || exp_arg_int(s, "pause_ns", (int64_t)(g->restart_end_ns - pstart))) return -1;
+  if (s) s->gc = g;
+  if (!s || exp_arg_int(s, "pause_ns", (int64_t)(g->restart_end_ns - pstart))) return -1;
   if (g->suspend_begin_ns && suspend_end) {
     struct exp_slice *c = exp_slice_add(t, rel(g->suspend_begin_ns, t0), suspend_end - t0, "suspend EE");
     if (c) c->level = 1;
@@ -224,7 +234,8 @@ static int add_bgc(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0)
   char name[64];
   gc_title(name, sizeof name, "BGC", g);
   struct exp_slice *s = exp_slice_add(t, rel(pstart, t0), rel(last, t0), name);
-  if (!s || gc_args(s, g) || exp_arg_bool(s, "gc_end_seen", g->end_ns != 0)) return -1;
+  if (s) s->gc = g;
+  if (!s || exp_arg_bool(s, "gc_end_seen", g->end_ns != 0)) return -1;
   if (g->restart_end_ns) {
     struct exp_slice *c = exp_slice_add(t, rel(pstart, t0), rel(g->restart_end_ns, t0), "initial pause");
     if (c) c->level = 1;
@@ -339,13 +350,17 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
   memset(p, 0, sizeof *p);
   p->trace_id = trace_id;
   p->pid = pid;
-  if (load_process_row(db, p, err, errlen)) return -1;
+  if (load_process_row(db, p, err, errlen)) {
+    exp_proc_free(p);
+    return -1;
+  }
   struct gcs_gcdb_query q = { .trace_id = trace_id, .pid = pid, .after_id = -1, .reals = GCS_GCDB_ALL_REALS };
   struct gcs_gcdb_gc *gcs = NULL;
   size_t n = 0, nsusp = 0;
   struct id_ns *susp = NULL;
   if (gcs_gcdb_load(db, &q, &gcs, &n, err, errlen) || load_suspend_ends(db, p, &susp, &nsusp, err, errlen)) {
     free(gcs);
+    exp_proc_free(p);
     return -1;
   }
   int rc = 0, any_bgc = 0;
@@ -367,7 +382,8 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
         add_gc_counters(counters, g, t0))
       rc = OOM(err, errlen);
   }
-  free(gcs);
+  p->gcs = gcs; /* the slices point into it */
+  p->ngcs = n;
   free(susp);
   if (rc == 0) rc = add_gen_counters(db, p, t0, err, errlen);
   if (rc == 0) rc = add_loh_waits(db, p, err, errlen);

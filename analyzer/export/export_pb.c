@@ -155,7 +155,8 @@ static void track_descriptor(struct pb_writer *w, uint64_t uuid, uint64_t parent
   emit_packet(w);
 }
 
-static void annotation(struct pb_writer *w, const struct exp_arg *a) {
+static void annotation(const struct exp_arg *a, void *ctx) {
+  struct pb_writer *w = ctx;
   struct pb *d = &w->leaf;
   pb_str(d, F_DA_NAME, a->key);
   switch (a->kind) {
@@ -179,7 +180,7 @@ static void slice_begin(const struct exp_slice *s, void *ctx) {
   track_event(w, s->start, TYPE_SLICE_BEGIN);
   pb_str(&w->msg, F_TE_CATEGORIES, "gc");
   pb_str(&w->msg, F_TE_NAME, s->name);
-  for (int i = 0; i < s->args.n; i++) annotation(w, &s->args.a[i]);
+  exp_slice_args(s, annotation, w);
   pb_msg(&w->packet, F_TP_TRACK_EVENT, &w->msg);
   emit_packet(w);
 }
