@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "gcs_cli.h"
@@ -70,7 +71,18 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   return 0;
 }
 
-static int run_sql(sqlite3 *db, const char *sql, int mode) {
+/* Without --write only statements that read run. The connection is
+ * read-only, but some statements write elsewhere through it: VACUUM INTO
+ * writes a new file, ATTACH may create one. sqlite3_stmt_readonly() is true
+ * only for statements that change no database file. */
+static int refused_write(sqlite3_stmt *s) {
+  if (!sqlite3_stmt_readonly(s)) return 1;
+  const char *sql = sqlite3_sql(s);
+  sql += strspn(sql, " \t\r\n(");
+  return strncasecmp(sql, "VACUUM", 6) == 0 || strncasecmp(sql, "ATTACH", 6) == 0;
+}
+
+static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
   const char *tail = sql;
   while (tail && *tail) {
     sqlite3_stmt *s = NULL;
@@ -79,6 +91,12 @@ static int run_sql(sqlite3 *db, const char *sql, int mode) {
       return -1;
     }
     if (!s) continue; /* whitespace or comment */
+    if (!write && refused_write(s)) {
+      fprintf(stderr, "gcscope sql: the database is opened read-only: '%.60s' would write; use --write\n",
+              sqlite3_sql(s));
+      sqlite3_finalize(s);
+      return -1;
+    }
     int rc = run_one(db, s, mode, stdout);
     sqlite3_finalize(s);
     if (rc) return -1;
@@ -122,7 +140,7 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write && query};
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write};
   sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (!db) {
     fprintf(stderr, "gcscope sql: %s\n", err);
@@ -130,7 +148,7 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   int rc = 0;
   if (query) {
-    rc = run_sql(db, query, mode) ? 1 : 0;
+    rc = run_sql(db, query, mode, write) ? 1 : 0;
   } else {
     int tty = isatty(STDIN_FILENO);
     size_t cap = 4096, len = 0;
@@ -149,13 +167,13 @@ int gcs_cmd_sql(int argc, char **argv) {
       memcpy(buf + len, line, l + 1);
       len += l;
       if (sqlite3_complete(buf)) {
-        if (run_sql(db, buf, mode)) rc = 1;
+        if (run_sql(db, buf, mode, write)) rc = 1;
         len = 0;
         buf[0] = 0;
       }
       if (tty) { fputs(len ? "   ...> " : "gcscope> ", stdout); fflush(stdout); }
     }
-    if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode)) rc = 1;
+    if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode, write)) rc = 1;
     if (tty) fputc('\n', stdout);
     free(buf);
   }

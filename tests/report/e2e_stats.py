@@ -32,8 +32,8 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def run(args, cwd=None, ok=True):
-    p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(args, cwd=None, ok=True, stdin=None):
+    p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300, input=stdin)
     if ok and p.returncode != 0:
         print("command failed:", args, p.stderr, file=sys.stderr)
         sys.exit(1)
@@ -207,6 +207,24 @@ out = run(["sql", db, "SELECT count(*) AS n FROM gcs WHERE complete = 1", "--csv
 check(out == "n\n11\n", "sql count: %r" % out)
 p = run(["sql", db, "DELETE FROM gcs"], ok=False)
 check(p.returncode != 0 and p.stderr.count("\n") == 1 and p.stderr.startswith("gcscope sql:"), "sql read-only")
+check("use --write" in p.stderr, "a refused write says to use --write: %r" % p.stderr)
+# VACUUM INTO writes another file through a read-only connection: refused too
+vac = os.path.join(WORK, "vacuumed.db")
+if os.path.exists(vac):
+    os.remove(vac)
+p = run(["sql", db, "VACUUM INTO '%s'" % vac], ok=False)
+check(p.returncode != 0 and "use --write" in p.stderr and not os.path.exists(vac), "VACUUM INTO without --write")
+# statements from stdin: refused without --write, run with it; the shell goes on after an error
+wdb = os.path.join(WORK, "writable.db")
+shutil.copyfile(db, wdb)
+p = run(["sql", wdb], ok=False, stdin="CREATE TABLE z (a);\nSELECT count(*) FROM gcs;\n")
+check(p.returncode == 1 and p.stderr.count("\n") == 1 and "use --write" in p.stderr and "11" in p.stdout,
+      "stdin without --write: %d %r %r" % (p.returncode, p.stderr, p.stdout))
+p = run(["sql", wdb, "--write"], stdin="CREATE TABLE z (a);\nINSERT INTO z VALUES (7);\n")
+out = run(["sql", wdb, "SELECT a FROM z", "--csv"]).stdout
+check(out == "a\n7\n", "stdin with --write: %r" % out)
+run(["sql", wdb, "VACUUM INTO '%s'" % vac, "--write"])
+check(os.path.exists(vac), "VACUUM INTO with --write")
 out = json.loads(run(["sql", db, "SELECT gc_index FROM gcs WHERE pid = %d ORDER BY gc_index LIMIT 2" % with_gcs[0], "--json"]).stdout)
 check([r["gc_index"] for r in out] == [1, 2], "sql --json")
 
