@@ -15,8 +15,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What text and HTML print for a value PerfView shows as NaN or Infinity
+ * (an empty kind, a ratio whose divisor is 0); CSV and JSON write null. */
+#define RPT_NO_VALUE "-"
+
 /* PerfView's numeric text: thousands separators, fixed decimals; NaN and
- * infinities as "NaN", "Infinity", "-Infinity". Returns buf. */
+ * infinities as RPT_NO_VALUE. Returns buf. */
 char *rpt_num(char *buf, size_t n, double v, int decimals);
 
 /* Aligned text table: columns separated by two spaces, right- or left-aligned

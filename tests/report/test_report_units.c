@@ -59,9 +59,9 @@ static void test_num(void) {
   CHECK(strcmp(rpt_num(b, 64, -0.0001, 1), "0.0") == 0);
   CHECK(strcmp(rpt_num(b, 64, -0.0, 3), "0.000") == 0);
   CHECK(strcmp(rpt_num(b, 64, -0.4, 0), "0") == 0);
-  CHECK(strcmp(rpt_num(b, 64, NAN, 1), "NaN") == 0);
-  CHECK(strcmp(rpt_num(b, 64, INFINITY, 1), "Infinity") == 0);
-  CHECK(strcmp(rpt_num(b, 64, -INFINITY, 1), "-Infinity") == 0);
+  CHECK(strcmp(rpt_num(b, 64, NAN, 1), "-") == 0);
+  CHECK(strcmp(rpt_num(b, 64, INFINITY, 1), "-") == 0);
+  CHECK(strcmp(rpt_num(b, 64, -INFINITY, 1), "-") == 0);
   CHECK(strcmp(rpt_num(b, 64, 42, 0), "42") == 0);
   CHECK(strcmp(rpt_num(b, 64, 100, 0), "100") == 0);
   CHECK(strcmp(rpt_num(b, 64, 1000, 0), "1,000") == 0);
