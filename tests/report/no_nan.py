@@ -26,7 +26,7 @@ for t in TRACES:
     for args in (["stats"], ["stats", "--wide"], ["stats", "--format", "html"], ["impact"], ["heaps"],
                  ["advise"], ["triggers"], ["events"]):
         p = subprocess.run([GCSCOPE] + args[:1] + [db] + args[1:], capture_output=True, text=True)
-        m = BAD.search(p.stdout + p.stderr)
+        m = BAD.search((p.stdout + p.stderr).replace(WORK, "WORK"))
         check(m is None, "%s %s: %r" % (os.path.basename(t), " ".join(args), m and m.group(0)))
     js = subprocess.run([GCSCOPE, "stats", db, "--format", "json"], capture_output=True, text=True)
     check(js.returncode == 0 and BAD.search(js.stdout) is None, "%s json" % t)
