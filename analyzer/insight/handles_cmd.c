@@ -25,14 +25,18 @@ static const char USAGE[] =
 
 /* Every handle event with its kind: a destroy takes the kind of its handle's
  * latest set (grp numbers a handle's sets; a destroy before any set has none). */
-#define KINDED                                                                                          \
+#define KINDED_SELECT                                                                                   \
   "WITH e AS (SELECT h.rowid AS rid, h.trace_id, h.pid, h.ts_ns, h.action, h.handle, h.kind AS set_kind, " \
   " sum(h.action = 'set') OVER (PARTITION BY h.trace_id, h.pid, h.handle ORDER BY h.ts_ns, h.rowid "      \
   "  ROWS UNBOUNDED PRECEDING) AS grp FROM gc_handles h "                                                 \
-  " WHERE " GCS_IN_INPUT("h.trace_id") " AND (?1 < 0 OR h.pid = ?1)), "                                  \
-  "k AS (SELECT rid, trace_id, pid, ts_ns, action, handle, CASE WHEN action = 'set' THEN set_kind "      \
+  " WHERE " GCS_IN_INPUT("h.trace_id") " AND (?1 < 0 OR h.pid = ?1)) "                                  \
+  "SELECT rid, trace_id, pid, ts_ns, action, handle, CASE WHEN action = 'set' THEN set_kind "           \
   " WHEN grp > 0 THEN first_value(set_kind) OVER (PARTITION BY trace_id, pid, handle, grp ORDER BY ts_ns, rid) " \
-  " END AS kind FROM e) "
+  " END AS kind FROM e"
+/* The three reports read the kinded events once computed (a temporary table
+ * of the connection: the database itself stays read-only). */
+static const char SQL_MAKE_KINDED[] = "CREATE TEMP TABLE handle_kinds AS " KINDED_SELECT;
+#define KINDED "WITH k AS (SELECT * FROM temp.handle_kinds) "
 
 /* The schema's handle_kind names, as a SQL CASE on k.kind. */
 #define KIND_NAME_WHEN(Value, Name, Const) " WHEN " #Value " THEN '" #Name "'"
@@ -87,6 +91,20 @@ int gcs_cmd_handles(int argc, char **argv) {
     return 1;
   }
   sqlite3 *db = in.db;
+  sqlite3_stmt *mk;
+  if (sqlite3_prepare_v2(db, SQL_MAKE_KINDED, -1, &mk, NULL) != SQLITE_OK) {
+    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+    gcs_input_close(&in);
+    return 1;
+  }
+  sqlite3_bind_int64(mk, 1, o.pid);
+  int made = sqlite3_step(mk);
+  sqlite3_finalize(mk);
+  if (made != SQLITE_DONE) {
+    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+    gcs_input_close(&in);
+    return 1;
+  }
   long n = ins_view_print(CMD, db, "GC handles created and destroyed, by kind and time bucket", SQL_OVER_TIME, &o);
   enum { PIN = GCS_HANDLE_KIND_PINNED, APIN = GCS_HANDLE_KIND_ASYNC_PINNED };
   static char at_gc[sizeof SQL_AT_GC_FMT + 64], longest[sizeof SQL_LONGEST_FMT + 64];
