@@ -15,7 +15,7 @@
 
 #define CMD "allocs"
 
-static const char USAGE[] = "usage: gcscope allocs DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv]\n";
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]";
 
 /* Ranked per process; ?1 pid filter, ?2 top N. */
 static const char SQL[] =
@@ -35,11 +35,11 @@ static const char SQL[] =
 
 int gcs_cmd_allocs(int argc, char **argv) {
   struct ins_view_opts o;
-  int a = ins_view_args(CMD, USAGE, argc, argv, &o);
+  int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = o.trace};
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
   if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;

@@ -15,8 +15,7 @@
 
 #define CMD "handles"
 
-static const char USAGE[] =
-    "usage: gcscope handles DB|TRACE [--trace ID] [--pid PID] [--bucket SEC] [--top N] [--format text|csv]\n";
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--bucket SEC] [--top N] [--format text|csv] [-d DB]";
 
 /* Each query is linear-logarithmic in the handle events and GCs: window
  * functions over (trace, process, handle) ordered by time, no correlated
@@ -81,11 +80,11 @@ static const char SQL_LONGEST_FMT[] = KINDED
 
 int gcs_cmd_handles(int argc, char **argv) {
   struct ins_view_opts o;
-  int a = ins_view_args(CMD, USAGE, argc, argv, &o);
+  int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP | INS_VIEW_BUCKET, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = o.trace};
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
   if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;

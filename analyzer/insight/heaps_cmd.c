@@ -16,7 +16,7 @@
 
 #define CMD "heaps"
 
-static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--trace ID] [--pid PID] [--format text|csv]\n";
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--format text|csv] [-d DB]";
 
 /* Payload "HeapNum=N Type=Name Bytes=B" (gcs_event_format). */
 #define FIELD(name, next)                                                                                 \
@@ -53,11 +53,11 @@ static const char SQL_FMT[] =
 
 int gcs_cmd_heaps(int argc, char **argv) {
   struct ins_view_opts o;
-  int a = ins_view_args(CMD, USAGE, argc, argv, &o);
+  int a = ins_view_args(CMD, SYNOPSIS, 0, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = o.trace};
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
   if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;

@@ -7,64 +7,57 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_report.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
-static int usage(void) {
-  fprintf(stderr, "usage: gcscope stats DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide]\n");
-  return 2;
-}
+enum { O_TRACE, O_PID, O_FORMAT, O_WIDE, O_DB };
+
+static const struct gcs_cli_opt stats_opts[] = {
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), html, csv or json" },
+  [O_WIDE] = { "wide", 0, GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec stats_spec = {
+  .cmd = "stats",
+  .usage = "DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide] [-d DB]",
+  .about = "PerfView's GCStats per process. A TRACE is imported into the database first (once) and the\n"
+           "report covers that trace's processes; a DB argument reports every trace in it.",
+  .opts = stats_opts,
+};
 
 int gcs_cmd_stats(int argc, char **argv) {
-  const char *path = NULL, *format = "text";
+  const char *path = NULL, *format = "text", *dbpath = NULL;
   int pid = -1, wide = 0;
   long long trace = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--pid") == 0 && i + 1 < argc) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 0) {
-        fprintf(stderr, "gcscope stats: bad --pid '%s'\n", argv[i]);
-        return 2;
-      }
-      pid = (int)v;
-    } else if (strcmp(a, "--trace") == 0 && i + 1 < argc) {
-      char *end;
-      trace = strtoll(argv[++i], &end, 10);
-      if (*end || trace < 0) {
-        fprintf(stderr, "gcscope stats: bad --trace '%s'\n", argv[i]);
-        return 2;
-      }
-    } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-      format = argv[++i];
-    } else if (strncmp(a, "--format=", 9) == 0) {
-      format = a + 9;
-    } else if (strcmp(a, "--wide") == 0) {
-      wide = 1;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage();
-      return 0;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "gcscope stats: unknown option '%s'\n", a);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "gcscope stats: more than one input given ('%s')\n", a);
-      return 2;
-    }
+  struct gcs_cli p;
+  gcs_cli_init(&p, &stats_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&stats_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("stats", "%s", p.err);
+    if (k == O_TRACE) trace = p.ival;
+    else if (k == O_PID) pid = (int)p.ival;
+    else if (k == O_FORMAT) format = p.value;
+    else if (k == O_WIDE) wide = 1;
+    else if (k == O_DB) dbpath = p.value;
   }
-  if (!path) return usage();
-  if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") && strcmp(format, "json")) {
-    fprintf(stderr, "gcscope stats: bad --format '%s' (text, html, csv or json)\n", format);
-    return 2;
+  if (p.optind < argc) path = argv[p.optind];
+  if (p.optind + 1 < argc) return gcs_cli_error("stats", "more than one input given ('%s')", argv[p.optind + 1]);
+  if (!path) {
+    gcs_cli_usage(&stats_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
   }
+  if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") && strcmp(format, "json"))
+    return gcs_cli_error("stats", "bad --format '%s' (text, html, csv or json)", format);
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = trace};
+  struct gcs_input_opts io = {.trace_id = trace, .db_path = dbpath};
   if (gcs_input_open(path, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope stats: %s\n", err);
     return 1;

@@ -129,8 +129,8 @@ struct alloc_acc {
   double alloc, rate, cpu;
 };
 
-static void alloc_add(struct alloc_acc acc[3], const struct gcs_gcdb_gc *g) {
-  if (g->complete != 1 || g->gen > 2) return;
+static void alloc_add(struct alloc_acc acc[GCS_NGENS_SOH], const struct gcs_gcdb_gc *g) {
+  if (g->complete != 1 || g->gen >= GCS_NGENS_SOH) return;
   struct alloc_acc *a = &acc[g->gen];
   double alloc = g->real[GCS_GCDB_R_total_alloc_mb], rate = g->real[GCS_GCDB_R_alloc_rate_mb_sec];
   double cpu = g->real[GCS_GCDB_R_gc_cpu_msec];
@@ -147,10 +147,10 @@ static void alloc_add(struct alloc_acc acc[3], const struct gcs_gcdb_gc *g) {
 }
 
 /* Into the rollup rows (after derive()), generations in order as the GROUP BY returned them. */
-static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[3]) {
+static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[GCS_NGENS_SOH]) {
   for (int r = 0; r < 4; r++) p->roll[r].total_alloc = 0;
   struct st_rollup *all = &p->roll[0];
-  for (int gen = 0; gen < 3; gen++) {
+  for (int gen = GCS_GEN0; gen < GCS_NGENS_SOH; gen++) {
     const struct alloc_acc *a = &acc[gen];
     if (!a->rows) continue;
     struct st_rollup *ro = &p->roll[gen + 1];

@@ -83,7 +83,7 @@ extern const double st_hist_edges[ST_HIST_BUCKETS]; /* lower bounds, ms */
 
 struct st_wait { uint32_t bgc_index; int tid; double start, pause; int reason; };
 
-/* GC overhead over time (issue 6), the same figures as `gcscope advise`:
+/* GC overhead over time, the same figures as `gcscope advise`:
  * pauses are [SuspendEEBegin (GCStart if none), RestartEEEnd] of every GC
  * that has both, plus a BGC's final pause; the run is the process's first to
  * last event, widened to cover every pause. ST_MMU_N == INS_MMU_N (window

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
@@ -138,7 +139,7 @@ static void bgc_table(FILE *out, const struct st_proc *p) {
   int n = 0;
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
-    if (!g->complete || g->type != 1) continue;
+    if (!g->complete || !gcs_type_is_background((uint32_t)g->type)) continue;
     char c[6][32];
     const char *row[] = { NUM(c[0], g->v[STC_gc_index], 0), NUM(c[1], g->v[STC_pause_start_msec], 3),
                           NUM(c[2], g->v[STC_bgc_pause1_msec], 3), NUM(c[3], g->v[STC_bgc_pause2_msec], 3),
@@ -213,8 +214,7 @@ void st_write_text(FILE *out, const struct st_model *m, int wide, int color) {
       const struct st_wait *lw = &p->waits[w];
       fprintf(out, "  BGC %u  thread %d  start %s", lw->bgc_index, lw->tid, NUM(a, lw->start, 3));
       fprintf(out, "  pause %s msec  %s\n", NUM(a, lw->pause, 3),
-              lw->reason == 11 ? "Allocated too much during BGC, waiting for BGC to finish"
-                               : "Waiting for BGC to thread free lists");
+              gcs_bgc_wait_reason_text((uint32_t)lw->reason));
     }
     fprintf(out, "\nGen 2 GCs\n");
     gc_table(out, p, wide, color, -INFINITY, 2);
