@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
@@ -17,13 +18,14 @@
 
 static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]";
 
-/* Ranked per process; ?1 pid filter, ?2 top N. */
-static const char SQL[] =
+/* Ranked per process; ?1 pid filter, ?2 top N. The "%d" are the schema's
+ * GCS_ALLOC_KIND_SMALL, _LARGE and _PINNED, filled in at run time. */
+static const char SQL_FMT[] =
     "WITH t AS (SELECT a.trace_id, a.pid, coalesce(ty.name, '(unknown type)') AS type, count(*) AS ticks, "
     " sum(a.amount) AS bytes, "
-    " sum(CASE WHEN a.kind = 0 THEN a.amount ELSE 0 END) AS small_bytes, "
-    " sum(CASE WHEN a.kind = 1 THEN a.amount ELSE 0 END) AS large_bytes, "
-    " sum(CASE WHEN a.kind = 2 THEN a.amount ELSE 0 END) AS pinned_bytes "
+    " sum(CASE WHEN a.kind = %d THEN a.amount ELSE 0 END) AS small_bytes, "
+    " sum(CASE WHEN a.kind = %d THEN a.amount ELSE 0 END) AS large_bytes, "
+    " sum(CASE WHEN a.kind = %d THEN a.amount ELSE 0 END) AS pinned_bytes "
     " FROM alloc_ticks a LEFT JOIN types ty ON ty.id = a.type_id WHERE " GCS_IN_INPUT("a.trace_id") " AND (?1 < 0 OR a.pid = ?1) "
     " GROUP BY a.trace_id, a.pid, a.type_id), "
     "r AS (SELECT *, row_number() OVER (PARTITION BY trace_id, pid ORDER BY bytes DESC, type) AS rank, "
@@ -45,10 +47,12 @@ int gcs_cmd_allocs(int argc, char **argv) {
     return 1;
   }
   sqlite3 *db = in.db;
+  static char sql[sizeof SQL_FMT + 32];
+  snprintf(sql, sizeof sql, SQL_FMT, (int)GCS_ALLOC_KIND_SMALL, (int)GCS_ALLOC_KIND_LARGE, (int)GCS_ALLOC_KIND_PINNED);
   long rows = ins_view_print(CMD, db,
                              "Top allocated types per process (AllocationTick samples: about one per 100 KB per "
                              "heap and kind; small-object figures are estimates, LOH ones close)",
-                             SQL, &o);
+                             sql, &o);
   gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no AllocationTick events (they need the GC keyword at Verbose level)\n", CMD);
   return rows > 0 ? 0 : 1;
