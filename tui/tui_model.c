@@ -207,7 +207,7 @@ int tui_filter_match(enum tui_filter f, const struct tui_gc *gc) {
   case TUI_FILTER_GEN2: return gc->gen == GCS_GEN2;
   case TUI_FILTER_BGC: return gc->type == GCS_GC_TYPE_BACKGROUND;
   case TUI_FILTER_FGC: return gc->type == GCS_GC_TYPE_FOREGROUND;
-  case TUI_FILTER_BLOCKING_GEN2: return gc->gen == 2 && gc->type == 0;
+  case TUI_FILTER_BLOCKING_GEN2: return gc->gen >= 0 && gc->type >= 0 && gcs_gc_is_blocking_gen2((uint32_t)gc->gen, (uint32_t)gc->type);
   case TUI_FILTER_INDUCED: return tui_gc_is_induced(gc);
   default: return 0;
   }

@@ -164,7 +164,7 @@ static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advi
   size_t cnt = 0;
   double longest = 0;
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && g[i].type == 0) {
+    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) {
       cnt++;
       conds |= g[i].condemn_conditions;
       if (g[i].pause_ms > longest) longest = g[i].pause_ms;
@@ -174,7 +174,7 @@ static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advi
   snprintf(f->finding, sizeof f->finding, "%zu full blocking gen2 GC%s (2N), longest pause %.1f ms", cnt,
            cnt == 1 ? "" : "s", longest);
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && g[i].type == 0) cite(f, g[i].index);
+    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) cite(f, g[i].index);
   cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
   cat(f->evidence, sizeof f->evidence, "; condemned reasons:");
   if (!conds) cat(f->evidence, sizeof f->evidence, " none recorded");
