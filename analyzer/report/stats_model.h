@@ -143,7 +143,17 @@ double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w);
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);
 
-void st_write_text(FILE *out, const struct st_model *m, int wide, int color);
+/* The text report. gcs: ST_GCS_ALL prints every GC (PerfView's All GC
+ * Events table, and the gen2 and background GC tables unbounded); N > 0
+ * prints the N GCs with the longest pauses instead and bounds the gen2 and
+ * background GC tables to N rows, each with a "... more: --gcs all" line. */
+#define ST_GCS_ALL (-1)
+#define ST_GCS_DEFAULT 20
+struct st_text_opts {
+  int wide, color;
+  int gcs;
+};
+void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o);
 void st_write_html(FILE *out, const struct st_model *m);
 void st_write_json(FILE *out, const struct st_model *m);
 int st_write_csv(FILE *out, sqlite3 *db, int pid);

@@ -193,6 +193,47 @@ for pid in with_gcs:
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))
 check("\033[" not in txt, "no colour when stdout is not a tty")
+# A terminal-sized report: the N longest pauses, the full table only with --gcs all
+check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "default text lists the longest pauses")
+full = run(["stats", db, "--gcs", "all"]).stdout
+check("All GC Events" in full and full.count("\n") > txt.count("\n") - 5, "--gcs all: every GC")
+top3 = run(["stats", db, "--gcs", "3", "--pid", str(with_gcs[0])]).stdout
+sec = top3[top3.index("GCs with the longest pauses"):]
+rows = [l for l in sec.splitlines()[3:] if l.strip() and l.strip()[0].isdigit()][:3]
+want = sorted(((g["pause_msec"], g["index"]) for g in procs[with_gcs[0]]["gcs"] if g["complete"]),
+              key=lambda x: (-x[0], x[1]))
+ncomplete = len(want)
+check([int(r.split()[0].replace(",", "")) for r in rows] == [i for _, i in want[:3]],
+      "--gcs 3: the three longest pauses first: %r vs %r" % (rows, want[:3]))
+more = ncomplete - 3
+check(more <= 0 or ("... %d more: --gcs all" % more) in sec, "--gcs 3: says how many more (%d)" % more)
+# On a terminal the text goes through $GCSCOPE_PAGER (or $PAGER, else less -FRX); --no-pager turns it off
+import pty
+
+
+def on_tty(args, pager):
+    env = dict(os.environ, GCSCOPE_PAGER=pager)
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(GCSCOPE, [GCSCOPE] + args, env)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+
+
+paged = on_tty(["stats", db], "sed s/^/paged:/")
+check("paged:GC Stats for Process" in paged, "text on a terminal goes through the pager")
+check("paged:" not in on_tty(["stats", db, "--no-pager"], "sed s/^/paged:/"), "--no-pager")
+p = run(["stats", db, "--gcs", "x"], ok=False)
+check(p.returncode == 2 and p.stderr.startswith("gcscope stats: --gcs"), "bad --gcs")
 html = run(["stats", db, "--format", "html"]).stdout
 check(html.count("<svg") == 3 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
       "html self-contained with 3 charts per process (pauses, heap, MMU)")

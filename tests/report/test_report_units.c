@@ -207,7 +207,8 @@ static const struct st_proc *find_proc(const struct st_model *m, int pid) {
 static char *text_of(const struct st_model *m) {
   FILE *f = tmpfile();
   if (!f) return NULL;
-  st_write_text(f, m, 0, 0);
+  const struct st_text_opts to = {.wide = 0, .color = 0, .gcs = ST_GCS_ALL};
+  st_write_text(f, m, &to);
   long n = ftell(f);
   rewind(f);
   char *s = calloc((size_t)n + 1, 1);
