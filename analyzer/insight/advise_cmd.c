@@ -79,11 +79,42 @@ static const char *win_name(int i) {
   return n[i];
 }
 
+/* A process whose GCs are all incomplete cannot be judged: how many, and the
+ * commonest reason they give. Returns the count (0: some GC is complete, or
+ * none at all). */
+struct unjudged {
+  long incomplete;
+  char why[200];
+};
+
+static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *u) {
+  sqlite3_stmt *st;
+  u->incomplete = 0;
+  u->why[0] = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT sum(complete = 0), sum(complete = 1), (SELECT incomplete_why FROM gcs x WHERE "
+                         "x.trace_id = ?1 AND x.pid = ?2 AND x.complete = 0 GROUP BY incomplete_why "
+                         "ORDER BY count(*) DESC, incomplete_why LIMIT 1) FROM gcs WHERE trace_id = ?1 AND pid = ?2",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0) {
+    u->incomplete = (long)sqlite3_column_int64(st, 0);
+    const unsigned char *w = sqlite3_column_text(st, 2);
+    snprintf(u->why, sizeof u->why, "%s", w ? (const char *)w : "reason unknown");
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
 static void print_text(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s) {
+                       double window_s, const struct unjudged *u) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
-  if (a->n == 0) printf("  No findings: none of the rules applies.\n");
+  if (u->incomplete)
+    printf("  Cannot judge: %ld GC%s, all incomplete: %s\n", u->incomplete, u->incomplete == 1 ? "" : "s", u->why);
+  else if (a->n == 0) printf("  No findings: none of the rules applies.\n");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
     printf("  [%s] %s\n    Evidence: %s\n    Next: %s\n", f->rule, f->finding, f->evidence, f->next);
@@ -102,9 +133,14 @@ static void print_text(const struct ins_proc_key *k, const struct ins_advice *a,
 }
 
 static void print_json(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s, int first) {
+                       double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   ins_json_str(stdout, k->name);
+  if (u->incomplete) {
+    printf(", \"cannot_judge\": {\"incomplete_gcs\": %ld, \"why\": ", u->incomplete);
+    ins_json_str(stdout, u->why);
+    printf("}");
+  }
   printf(", \"findings\": [");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
@@ -204,8 +240,10 @@ int gcs_cmd_advise(int argc, char **argv) {
     }
     struct ins_advice a;
     ins_advise(g, ng, have_ps ? &ps : NULL, &ao, &a);
-    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s);
-    else print_json(&procs[i], &a, &ov, window_s, shown == 0);
+    struct unjudged u;
+    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = 0;
+    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s, &u);
+    else print_json(&procs[i], &a, &ov, window_s, shown == 0, &u);
     shown++;
     free(g);
     free(p);

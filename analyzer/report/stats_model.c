@@ -263,7 +263,9 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT command_line FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT server_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT concurrent_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
-      "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1) "
+      "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
+      "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
+      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1) "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -305,6 +307,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->server_gc = icol(s, 20, -1);
     p->concurrent_gc = icol(s, 21, -1);
     p->runtime_version = dup_col(s, 22);
+    p->incomplete_why = dup_col(s, 23);
   }
   sqlite3_finalize(s);
   if (what == ST_LOAD_PROCS) return 0;
@@ -333,6 +336,7 @@ void st_free(struct st_model *m) {
     free(p->name);
     free(p->cmdline);
     free(p->runtime_version);
+    free(p->incomplete_why);
     free(p->trace_path);
     free(p->gcs);
     free(p->waits);

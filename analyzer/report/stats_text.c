@@ -81,7 +81,8 @@ static void summary(FILE *out, const struct st_proc *p) {
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
-  fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
   fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
@@ -247,6 +248,12 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     const struct st_proc *p = &m->procs[i];
     char a[48];
     fprintf(out, "%sGC Stats for Process %5d: %s\n", i ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    if (p->gc_count == 0) {
+      /* Nothing to tabulate: say why in one line instead of empty tables. */
+      fprintf(out, "  No complete GC: %d GC%s seen, all incomplete: %s\n", p->incomplete_count,
+              p->incomplete_count == 1 ? "" : "s", p->incomplete_why ? p->incomplete_why : "reason unknown");
+      continue;
+    }
     summary(out, p);
     rollup(out, p);
     fprintf(out, "\nPause > 200 Msec GC Events\n");
