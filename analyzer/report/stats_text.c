@@ -244,10 +244,15 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
   int wide = o->wide, color = o->color, limit = o->gcs == ST_GCS_ALL ? -1 : o->gcs;
   st_warnings(out, m, "");
   if (m->nprocs == 0) fprintf(out, "No process with GC events.\n");
+  int shown = 0, idle = 0;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     char a[48];
-    fprintf(out, "%sGC Stats for Process %5d: %s\n", i ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    if (p->gc_count == 0 && p->incomplete_count == 0) {
+      idle++;   /* listed in one line at the end */
+      continue;
+    }
+    fprintf(out, "%sGC Stats for Process %5d: %s\n", shown++ ? "\n\n" : "", p->pid, p->name ? p->name : "?");
     if (p->gc_count == 0) {
       /* Nothing to tabulate: say why in one line instead of empty tables. */
       fprintf(out, "  No complete GC: %d GC%s seen, all incomplete: %s\n", p->incomplete_count,
@@ -279,5 +284,13 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
       gc_table(out, p, wide, color, -INFINITY, 0, limit, 1);
     }
     condemned(out, p, limit);
+  }
+  if (idle) {
+    fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");
+    for (int i = 0; i < m->nprocs; i++) {
+      const struct st_proc *p = &m->procs[i];
+      if (p->gc_count == 0 && p->incomplete_count == 0) fprintf(out, " %d (%s)", p->pid, p->name ? p->name : "?");
+    }
+    fprintf(out, "\n");
   }
 }

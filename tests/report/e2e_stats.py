@@ -193,6 +193,13 @@ for pid in with_gcs:
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))
 check("\033[" not in txt, "no colour when stdout is not a tty")
+# Processes without GCs: one line, not an empty report
+idle = sorted(pid for pid, p in procs.items() if p["summary"]["gc_count"] == 0 and p["summary"]["incomplete_count"] == 0)
+for pid in idle:
+    check(("GC Stats for Process %5d" % pid) not in txt, "no empty report for %d" % pid)
+if idle:
+    check(re.search(r"^Processes without GCs:( \d+ \([^)]*\))+$", txt, re.M) is not None
+          and all((" %d (" % pid) in txt.splitlines()[-1] for pid in idle), "one line for processes without GCs")
 # A terminal-sized report: the N longest pauses, the full table only with --gcs all
 check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "default text lists the longest pauses")
 full = run(["stats", db, "--gcs", "all"]).stdout
