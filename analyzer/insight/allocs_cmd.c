@@ -47,6 +47,15 @@ int gcs_cmd_allocs(int argc, char **argv) {
     return 1;
   }
   sqlite3 *db = in.db;
+  int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM alloc_ticks a WHERE " GCS_IN_INPUT("a.trace_id")
+                         " AND (?1 < 0 OR a.pid = ?1))", &o);
+  if (any <= 0) {
+    if (any == 0)
+      fprintf(stderr, "gcscope %s: no AllocationTick events in %s: record them with `gcscope record --profile alloc` "
+                      "(the GC keyword at Verbose level)\n", CMD, o.input);
+    gcs_input_close(&in);
+    return 1;
+  }
   static char sql[sizeof SQL_FMT + 32];
   snprintf(sql, sizeof sql, SQL_FMT, (int)GCS_ALLOC_KIND_SMALL, (int)GCS_ALLOC_KIND_LARGE, (int)GCS_ALLOC_KIND_PINNED);
   long rows = ins_view_print(CMD, db,
@@ -54,6 +63,5 @@ int gcs_cmd_allocs(int argc, char **argv) {
                              "heap and kind; small-object figures are estimates, LOH ones close)",
                              sql, &o);
   gcs_input_close(&in);
-  if (rows == 0) fprintf(stderr, "gcscope %s: no AllocationTick events (they need the GC keyword at Verbose level)\n", CMD);
   return rows > 0 ? 0 : 1;
 }

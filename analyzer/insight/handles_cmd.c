@@ -90,6 +90,15 @@ int gcs_cmd_handles(int argc, char **argv) {
     return 1;
   }
   sqlite3 *db = in.db;
+  int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM gc_handles h WHERE " GCS_IN_INPUT("h.trace_id")
+                         " AND (?1 < 0 OR h.pid = ?1))", &o);
+  if (any <= 0) {
+    if (any == 0)
+      fprintf(stderr, "gcscope %s: no GC handle events in %s: record them with `gcscope record --profile handles` "
+                      "(the GCHandle keyword)\n", CMD, o.input);
+    gcs_input_close(&in);
+    return 1;
+  }
   sqlite3_stmt *mk;
   if (sqlite3_prepare_v2(db, SQL_MAKE_KINDED, -1, &mk, NULL) != SQLITE_OK) {
     fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
@@ -112,6 +121,5 @@ int gcs_cmd_handles(int argc, char **argv) {
   long m = n < 0 ? -1 : ins_view_print(CMD, db, "Pinned handles alive at the start of each GC", at_gc, &o);
   long l = m < 0 ? -1 : ins_view_print(CMD, db, "Longest-lived pins", longest, &o);
   gcs_input_close(&in);
-  if (n == 0) fprintf(stderr, "gcscope %s: no GC handle events (they need the GCHandle keyword)\n", CMD);
   return n > 0 && m >= 0 && l >= 0 ? 0 : 1;
 }

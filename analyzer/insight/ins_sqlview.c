@@ -77,6 +77,18 @@ static void cell(const struct ins_view_opts *o, sqlite3_stmt *st, int c, int wid
   }
 }
 
+int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins_view_opts *o) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    fprintf(stderr, "gcscope %s: database: %s\n", cmd, sqlite3_errmsg(db));
+    return -1;
+  }
+  sqlite3_bind_int64(st, 1, o->pid);
+  int any = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) != 0;
+  sqlite3_finalize(st);
+  return any;
+}
+
 long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char *sql, const struct ins_view_opts *o) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {

@@ -29,6 +29,9 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
                   struct ins_view_opts *o);
 /* Prints the rows of sql (parameters: ?1 pid or -1, ?2 top, ?3 bucket ns) under
  * a title line (text only). Returns the row count, or -1 after a message. */
+/* Does the one-column query sql (same parameters) return a non-zero value?
+ * 1 yes, 0 no, -1 after a message. */
+int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins_view_opts *o);
 long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char *sql, const struct ins_view_opts *o);
 
 #endif /* INS_SQLVIEW_H */
