@@ -40,6 +40,11 @@ adv = subprocess.run([GCSCOPE, "advise", db], capture_output=True, text=True).st
 for pid, n in starts.items():
     check(("Cannot judge: %d GCs, all incomplete: %s" % (n, why)) in adv, "advise for %d" % pid)
 check("No findings" not in adv, "advise never says 'No findings' here")
+# Views over events the trace lacks: one line naming the profile, nothing on stdout
+for cmd, prof in (("allocs", "--profile alloc"), ("handles", "--profile handles")):
+    p = subprocess.run([GCSCOPE, cmd, db], capture_output=True, text=True)
+    check(p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and prof in p.stderr,
+          "%s without its events: %d %r %r" % (cmd, p.returncode, p.stdout, p.stderr))
 if failures:
     print(adv + txt, file=sys.stderr)
     sys.exit(1)
