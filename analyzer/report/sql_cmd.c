@@ -104,6 +104,44 @@ static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
   return 0;
 }
 
+/* The shell's dot-commands, as sqlite3's: .tables, .schema [NAME], .mode
+ * table|csv|json, .help, .quit. Returns 1 to quit, -1 after an error. */
+static int dot_command(sqlite3 *db, char *line, int *mode) {
+  line[strcspn(line, "\r\n")] = 0;
+  char *cmd = strtok(line, " \t"), *arg = strtok(NULL, " \t");
+  if (strcmp(cmd, ".quit") == 0 || strcmp(cmd, ".exit") == 0) return 1;
+  if (strcmp(cmd, ".help") == 0) {
+    printf(".tables             tables and views\n.schema [NAME]      their CREATE statements\n"
+           ".mode table|csv|json  output format\n.quit               leave\n");
+    return 0;
+  }
+  if (strcmp(cmd, ".tables") == 0)
+    return run_sql(db, "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
+                       "AND name NOT LIKE 'sqlite_%' ORDER BY name", *mode, 0) ? -1 : 0;
+  if (strcmp(cmd, ".schema") == 0) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND (?1 IS NULL OR name = ?1) "
+                               "ORDER BY type DESC, name", -1, &st, NULL) != SQLITE_OK)
+      return -1;
+    if (arg) sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) printf("%s;\n", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+  }
+  if (strcmp(cmd, ".mode") == 0 && arg) {
+    if (strcmp(arg, "table") == 0) *mode = OUT_TABLE;
+    else if (strcmp(arg, "csv") == 0) *mode = OUT_CSV;
+    else if (strcmp(arg, "json") == 0) *mode = OUT_JSON;
+    else {
+      fprintf(stderr, "gcscope sql: .mode: table, csv or json\n");
+      return -1;
+    }
+    return 0;
+  }
+  fprintf(stderr, "gcscope sql: unknown command '%s' (.help lists them)\n", cmd);
+  return -1;
+}
+
 enum { O_WRITE, O_CSV, O_JSON };
 
 static const struct gcs_cli_opt sql_opts[] = {
@@ -163,6 +201,13 @@ int gcs_cmd_sql(int argc, char **argv) {
         char *nb = realloc(buf, cap);
         if (!nb) break;
         buf = nb;
+      }
+      if (len == 0 && line[0] == '.') {
+        int d = dot_command(db, line, &mode);
+        if (d > 0) break;
+        if (d < 0) rc = 1;
+        if (tty) { fputs("gcscope> ", stdout); fflush(stdout); }
+        continue;
       }
       memcpy(buf + len, line, l + 1);
       len += l;

@@ -271,6 +271,12 @@ check(p.returncode == 1 and p.stderr.count("\n") == 1 and "use --write" in p.std
 p = run(["sql", wdb, "--write"], stdin="CREATE TABLE z (a);\nINSERT INTO z VALUES (7);\n")
 out = run(["sql", wdb, "SELECT a FROM z", "--csv"]).stdout
 check(out == "a\n7\n", "stdin with --write: %r" % out)
+# the shell's dot-commands: .mode, .tables, .schema; an unknown one is an error and the shell goes on; .quit
+p = run(["sql", wdb], ok=False, stdin=".mode csv\nSELECT count(*) AS n FROM gcs;\n.tables\n.schema gc_pauses\n"
+                                        ".bogus\nSELECT 7 AS seven;\n.quit\nSELECT 8 AS eight;\n")
+check(p.returncode == 1 and "n\n11\n" in p.stdout and "gc_pauses,view" in p.stdout
+      and "CREATE VIEW gc_pauses AS" in p.stdout and "seven\n7\n" in p.stdout and "eight" not in p.stdout
+      and p.stderr.count("\n") == 1 and ".bogus" in p.stderr, "dot-commands: %r %r" % (p.stdout[-300:], p.stderr))
 run(["sql", wdb, "VACUUM INTO '%s'" % vac, "--write"])
 check(os.path.exists(vac), "VACUUM INTO with --write")
 out = json.loads(run(["sql", db, "SELECT gc_index FROM gcs WHERE pid = %d ORDER BY gc_index LIMIT 2" % with_gcs[0], "--json"]).stdout)
