@@ -217,7 +217,11 @@ int gcs_cmd_advise(int argc, char **argv) {
   struct ins_proc_key *procs = NULL;
   size_t np = 0, shown = 0;
   int rc = 1;
-  if (ins_db_processes(CMD, db, 0, &procs, &np) != 0) goto out;
+  char dberr[300];
+  if (ins_db_processes(db, 0, &procs, &np, dberr, sizeof dberr) != 0) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+    goto out;
+  }
   if (fmt == INS_JSON) printf("{\"processes\": [");
   for (size_t i = 0; i < np; i++) {
     if (pid >= 0 && procs[i].pid != pid) continue;
@@ -226,8 +230,11 @@ int gcs_cmd_advise(int argc, char **argv) {
     size_t ng = 0, npz = 0;
     struct ins_proc_summary ps;
     struct overhead ov;
-    if (ins_db_gcs(CMD, db, &procs[i], &g, &ng) != 0 || ins_db_pauses(CMD, db, &procs[i], &p, &npz) != 0 ||
-        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+    if (ins_db_gcs(db, &procs[i], &g, &ng, dberr, sizeof dberr) != 0 ||
+        ins_db_pauses(db, &procs[i], &p, &npz, dberr, sizeof dberr) != 0 ||
+        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0 &&
+         snprintf(dberr, sizeof dberr, "out of memory") > 0)) {
+      fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
       free(g);
       free(p);
       goto out;

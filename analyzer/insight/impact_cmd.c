@@ -192,7 +192,10 @@ static int requests_for(sqlite3 *db, const struct impact_opts *o, const struct i
     return 0;
   }
   if (o->begin) return event_requests(db, o, k, out, n);
-  return ins_db_requests(CMD, db, k, out, n);
+  char e[300];
+  if (ins_db_requests(db, k, out, n, e, sizeof e) == 0) return 0;
+  fprintf(stderr, "gcscope %s: %s\n", CMD, e);
+  return -1;
 }
 
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
@@ -397,7 +400,11 @@ int gcs_cmd_impact(int argc, char **argv) {
   int rc = 1;
   struct ins_proc_key *procs = NULL;
   size_t np = 0;
-  if (ins_db_processes(CMD, db, 1, &procs, &np) != 0) goto out;
+  char dberr[300];
+  if (ins_db_processes(db, 1, &procs, &np, dberr, sizeof dberr) != 0) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+    goto out;
+  }
   /* CSV rows without a pid belong to --pid, or to the only process. */
   int32_t csv_pid = (int32_t)o.pid;
   if (o.requests_file && o.pid < 0) {
@@ -419,8 +426,12 @@ int gcs_cmd_impact(int argc, char **argv) {
     struct ins_request *req = NULL;
     struct ins_pause *pauses = NULL;
     size_t nr = 0, npz = 0;
-    if (requests_for(db, &o, &procs[i], csv_pid, &req, &nr) != 0 ||
-        ins_db_pauses(CMD, db, &procs[i], &pauses, &npz) != 0) {
+    int bad = requests_for(db, &o, &procs[i], csv_pid, &req, &nr) != 0;
+    if (!bad && ins_db_pauses(db, &procs[i], &pauses, &npz, dberr, sizeof dberr) != 0) {
+      fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+      bad = 1;
+    }
+    if (bad) {
       free(req);
       free(pauses);
       goto out_json;
