@@ -166,6 +166,7 @@ int gcs_cmd_export(int argc, char **argv) {
   if (clamped)
     fprintf(stderr, "gcscope " CMD ": %zu slice%s clamped to the slice enclosing it (arg clamped_from_end_ns)\n",
             clamped, clamped == 1 ? "" : "s");
+  gcs_input_warn_discarded(&in, stderr, "gcscope export: ");
   rc = 0;
 fail:
   if (rc) fprintf(stderr, "gcscope " CMD ": %s\n", err);

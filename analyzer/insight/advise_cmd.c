@@ -213,6 +213,8 @@ int gcs_cmd_advise(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
   struct ins_proc_key *procs = NULL;
   size_t np = 0, shown = 0;

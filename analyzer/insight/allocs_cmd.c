@@ -46,6 +46,7 @@ int gcs_cmd_allocs(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+
   sqlite3 *db = in.db;
   int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM alloc_ticks a WHERE " GCS_IN_INPUT("a.trace_id")
                          " AND (?1 < 0 OR a.pid = ?1))", &o);
@@ -56,6 +57,7 @@ int gcs_cmd_allocs(int argc, char **argv) {
     gcs_input_close(&in);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   static char sql[sizeof SQL_FMT + 32];
   snprintf(sql, sizeof sql, SQL_FMT, (int)GCS_ALLOC_KIND_SMALL, (int)GCS_ALLOC_KIND_LARGE, (int)GCS_ALLOC_KIND_PINNED);
   long rows = ins_view_print(CMD, db,

@@ -89,6 +89,7 @@ int gcs_cmd_handles(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+
   sqlite3 *db = in.db;
   int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM gc_handles h WHERE " GCS_IN_INPUT("h.trace_id")
                          " AND (?1 < 0 OR h.pid = ?1))", &o);
@@ -99,6 +100,7 @@ int gcs_cmd_handles(int argc, char **argv) {
     gcs_input_close(&in);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   sqlite3_stmt *mk;
   if (sqlite3_prepare_v2(db, SQL_MAKE_KINDED, -1, &mk, NULL) != SQLITE_OK) {
     fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));

@@ -62,12 +62,14 @@ int gcs_cmd_heaps(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+
   sqlite3 *db = in.db;
   static char sql[sizeof SQL_FMT + 16];
   snprintf(sql, sizeof sql, SQL_FMT, (int)GCS_GC_TYPE_BACKGROUND);
   long rows = ins_view_print(CMD, db,
                              "Bytes promoted by root kind, per GC and heap (imbalance = largest heap / mean heap)",
                              sql, &o);
+  if (rows > 0) gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no GCMarkWithType events in %s\n", CMD, o.input);
   return rows > 0 ? 0 : 1;

@@ -395,6 +395,8 @@ int gcs_cmd_impact(int argc, char **argv) {
     free(o.csv);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
 
   int rc = 1;

@@ -160,6 +160,8 @@ int gcs_cmd_triggers(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
   size_t nt = 0;

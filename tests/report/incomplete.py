@@ -45,6 +45,17 @@ for cmd, prof in (("allocs", "--profile alloc"), ("handles", "--profile handles"
     p = subprocess.run([GCSCOPE, cmd, db], capture_output=True, text=True)
     check(p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and prof in p.stderr,
           "%s without its events: %d %r %r" % (cmd, p.returncode, p.stdout, p.stderr))
+# A trace whose tracer discarded events: every report repeats the warning
+lossy = os.path.join(WORK, "lossy.db")
+shutil.copyfile(db, lossy)
+c = sqlite3.connect(lossy)
+c.execute("UPDATE traces SET discarded = 17")
+c.commit()
+c.close()
+for cmd in (["stats"], ["advise"], ["impact"], ["triggers"], ["events"], ["export", "--format", "chrome-json"]):
+    p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)
+    check(re.search(r"warning: trace \d+ \(.*\): 17 events were discarded by the tracer", p.stderr + p.stdout) is not None,
+          "%s repeats the discarded-events warning: %r" % (cmd[0], p.stderr))
 if failures:
     print(adv + txt, file=sys.stderr)
     sys.exit(1)
