@@ -239,11 +239,18 @@ void st_write_html(FILE *o, const struct st_model *m) {
   FILE *tmp = o;
   st_warnings(tmp, m, "");
   fprintf(o, "</pre>\n");
+  int several = 0;   /* several traces: each heading names its trace */
+  for (int i = 1; i < m->nprocs; i++) several |= m->procs[i].trace_id != m->procs[0].trace_id;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     char a[48], b[48];
     fprintf(o, "<h3>GC Stats for Process %d: ", p->pid);
     rpt_html_str(o, p->name ? p->name : "?");
+    if (several) {
+      fprintf(o, " [trace %lld: ", (long long)p->trace_id);
+      rpt_html_str(o, p->trace_path ? p->trace_path : "?");
+      fprintf(o, "]");
+    }
     fprintf(o, "</h3>\n<ul>");
     if (p->cmdline) {
       fprintf(o, "<li>CommandLine: ");

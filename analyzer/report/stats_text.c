@@ -245,6 +245,10 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
   st_warnings(out, m, "");
   if (m->nprocs == 0) fprintf(out, "No process with GC events.\n");
   int shown = 0, idle = 0;
+  /* Several traces in scope (captures of one process, or recordings of
+   * several): each heading names its trace, so two of one pid differ. */
+  int several = 0;
+  for (int i = 1; i < m->nprocs; i++) several |= m->procs[i].trace_id != m->procs[0].trace_id;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     char a[48];
@@ -252,7 +256,9 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
       idle++;   /* listed in one line at the end */
       continue;
     }
-    fprintf(out, "%sGC Stats for Process %5d: %s\n", shown++ ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    fprintf(out, "%sGC Stats for Process %5d: %s", shown++ ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    if (several) fprintf(out, "  [trace %lld: %s]", (long long)p->trace_id, p->trace_path ? p->trace_path : "?");
+    fprintf(out, "\n");
     if (p->gc_count == 0) {
       /* Nothing to tabulate: say why in one line instead of empty tables. */
       fprintf(out, "  No complete GC: %d GC%s seen, all incomplete: %s\n", p->incomplete_count,

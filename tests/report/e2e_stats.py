@@ -200,6 +200,16 @@ for pid in idle:
 if idle:
     check(re.search(r"^Processes without GCs:( \d+ \([^)]*\))+$", txt, re.M) is not None
           and all((" %d (" % pid) in txt.splitlines()[-1] for pid in idle), "one line for processes without GCs")
+# Two traces in one database: each heading names its trace; --trace narrows to one, without it
+two = os.path.join(WORK, "two.db")
+shutil.copyfile(db, two)
+run(["import", "-d", two, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dotnet", "fixtures",
+                                       "gcprog-alloc.nettrace")])
+heads = [l for l in run(["stats", two]).stdout.splitlines() if l.startswith("GC Stats for Process")]
+check(len(heads) == len(with_gcs) + 1 and all(re.search(r"  \[trace \d+: .+\]$", h) for h in heads),
+      "headings name their trace: %r" % heads)
+heads = [l for l in run(["stats", two, "--trace", "1"]).stdout.splitlines() if l.startswith("GC Stats for Process")]
+check(len(heads) == len(with_gcs) and not any("[trace" in h for h in heads), "--trace 1: %r" % heads)
 # A terminal-sized report: the N longest pauses, the full table only with --gcs all
 check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "default text lists the longest pauses")
 full = run(["stats", db, "--gcs", "all"]).stdout
