@@ -191,6 +191,7 @@ static int load_suspend_ends(sqlite3 *db, const struct exp_proc *p, struct id_ns
 
 static int64_t suspend_end_of(const struct id_ns *v, size_t n, int64_t id) {
   struct id_ns key = { id, 0 };
+  if (n == 0) return 0;   /* v may be NULL: bsearch must not see it */
   const struct id_ns *hit = bsearch(&key, v, n, sizeof *v, id_ns_cmp);
   return hit ? hit->ns : 0;
 }

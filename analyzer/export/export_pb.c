@@ -44,7 +44,7 @@ struct pb {
 };
 
 static void pb_put(struct pb *b, const void *data, size_t len) {
-  if (b->oom) return;
+  if (b->oom || len == 0) return;   /* data may be NULL when len is 0 */
   if (b->n + len > b->cap) {
     size_t c = b->cap ? b->cap * 2 : 256;
     while (c < b->n + len) c *= 2;
