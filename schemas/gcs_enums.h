@@ -141,6 +141,12 @@ static inline int gcs_suspend_is_for_gc(uint32_t reason) {
 
 /* A wait of an LOH allocation for a background GC (BGCAllocWaitBegin/End's
  * Reason: GetLOHSeg, AllocDuringSweep or AllocDuringBGC). */
+/* PerfView's text for a BGC LOH allocation wait's reason. */
+static inline const char *gcs_bgc_wait_reason_text(uint32_t reason) {
+  return reason == GCS_BGC_WAIT_REASON_ALLOC_DURING_BGC ? "Allocated too much during BGC, waiting for BGC to finish"
+                                                        : "Waiting for BGC to thread free lists";
+}
+
 static inline int gcs_bgc_wait_reason_is_known(uint32_t reason) {
   return reason >= GCS_BGC_WAIT_REASON_GET_LOH_SEG && reason <= GCS_BGC_WAIT_REASON_ALLOC_DURING_BGC;
 }

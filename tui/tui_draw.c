@@ -36,12 +36,6 @@ static void get_layout(struct layout *l) {
   if (l->ntable < 1) l->ntable = 1;
 }
 
-int tui_draw_table_rows(void) {
-  struct layout l;
-  get_layout(&l);
-  return l.ntable;
-}
-
 static void put(int y, int x, const char *s) {
   if (y < 0 || y >= LINES || x >= COLS) return;
   mvaddnstr(y, x, s, COLS - x);
@@ -332,7 +326,7 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
            num(a, 12, gc->pause_start_ms, 3), num(b, 12, gc->start_ms, 3), num(c, 12, gc->duration_ms, 3));
   add_line(ls, "Suspend %s ms   Pause %s ms   %% Pause time %s", num(a, 12, gc->suspend_ms, 3),
            num(b, 12, gc->pause_ms, 3), num(c, 8, gc->pct_pause, 1));
-  if (gc->type == 1)
+  if (gc->type == GCS_GC_TYPE_BACKGROUND)
     add_line(ls, "BGC pauses: initial %s ms, final (SuspendForGCPrep) %s ms",
              num(a, 12, gc->bgc_pause1_ms, 3), num(b, 12, gc->bgc_pause2_ms, 3));
   add_line(ls, "Alloc %s MB (gen0 %s MB) at %s MB/s   Promoted %s MB", num(a, 12, gc->alloc_mb, 3),
@@ -421,6 +415,7 @@ static void draw_overlay(struct tui_ui *ui) {
 void tui_ui_draw(struct tui_ui *ui) {
   struct layout l;
   get_layout(&l);
+  ui->page_rows = l.ntable;   /* the key handling pages by what is on screen */
   tui_ui_refresh_rows(ui);
   struct tui_proc view;
   const struct tui_proc *p = tui_ui_proc_view(ui, &view);

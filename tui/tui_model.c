@@ -1,5 +1,6 @@
 /* tui_model.c — per-process GC lists and the GCStats figures `gcscope top`
  * shows. Definitions follow perfview-gcstats.md; see tui_model.h. */
+#include "gcs_enums.h"
 #include "tui_model.h"
 
 #include <math.h>
@@ -122,13 +123,12 @@ void tui_gc_init(struct tui_gc *gc) {
   for (int g = 0; g < TUI_NGENS; g++) gc->gen_before_mb[g] = gc->gen_after_mb[g] = NAN;
 }
 
-int tui_gc_is_induced(const struct tui_gc *gc) { return gc->reason == 1 || gc->reason == 7; }
+int tui_gc_is_induced(const struct tui_gc *gc) { return gc->reason >= 0 && gcs_reason_is_induced((uint32_t)gc->reason); }
 
 const char *tui_gc_gen_name(const struct tui_gc *gc, char *buf, size_t len) {
-  static const char letters[] = "NBF";
-  char t = gc->type >= 0 && gc->type <= 2 ? letters[gc->type] : '?';
-  const char *ind = gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "";
-  snprintf(buf, len, "%d%c%s", gc->gen, t, ind);
+  const char *t = gc->type >= 0 ? gcs_type_letter((uint32_t)gc->type) : "?";
+  const char *ind = gc->reason >= 0 ? gcs_reason_induced_mark((uint32_t)gc->reason) : "";
+  snprintf(buf, len, "%d%s%s", gc->gen, t, ind);
   return buf;
 }
 
@@ -144,8 +144,8 @@ void tui_proc_summary(const struct tui_proc *p, struct tui_summary *s) {
     s->last = gc;
     if (!gc->complete) { s->nincomplete++; continue; }
     if (gc->gen >= 0 && gc->gen <= 2) s->count[gc->gen]++;
-    if (gc->type == 1) s->nbgc++;
-    if (gc->type == 2) s->nfgc++;
+    if (gc->type == GCS_GC_TYPE_BACKGROUND) s->nbgc++;
+    if (gc->type == GCS_GC_TYPE_FOREGROUND) s->nfgc++;
     s->total_pause_ms += nz(gc->pause_ms);
     s->max_pause_ms = maxd(s->max_pause_ms, gc->pause_ms);
     s->heap_max_mb = maxd(s->heap_max_mb, gc->peak_mb);
@@ -203,11 +203,11 @@ int tui_filter_match(enum tui_filter f, const struct tui_gc *gc) {
   switch (f) {
   case TUI_FILTER_ALL: return 1;
   case TUI_FILTER_GEN0: return gc->gen == 0;
-  case TUI_FILTER_GEN1: return gc->gen == 1;
-  case TUI_FILTER_GEN2: return gc->gen == 2;
-  case TUI_FILTER_BGC: return gc->type == 1;
-  case TUI_FILTER_FGC: return gc->type == 2;
-  case TUI_FILTER_BLOCKING_GEN2: return gc->gen == 2 && gc->type == 0;
+  case TUI_FILTER_GEN1: return gc->gen == GCS_GEN1;
+  case TUI_FILTER_GEN2: return gc->gen == GCS_GEN2;
+  case TUI_FILTER_BGC: return gc->type == GCS_GC_TYPE_BACKGROUND;
+  case TUI_FILTER_FGC: return gc->type == GCS_GC_TYPE_FOREGROUND;
+  case TUI_FILTER_BLOCKING_GEN2: return gc->gen >= 0 && gc->type >= 0 && gcs_gc_is_blocking_gen2((uint32_t)gc->gen, (uint32_t)gc->type);
   case TUI_FILTER_INDUCED: return tui_gc_is_induced(gc);
   default: return 0;
   }

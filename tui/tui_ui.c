@@ -64,9 +64,6 @@ void tui_ui_refresh_rows(struct tui_ui *ui) {
   if (n > 0) ui->sel_number = p->gcs[ui->rows[ui->sel]].number;
 }
 
-/* Rows the table has on the current screen size (tui_draw.c's layout). */
-int tui_draw_table_rows(void);
-
 static void move_sel(struct tui_ui *ui, long to) {
   if (ui->nrows == 0) return;
   if (to < 0) to = 0;
@@ -177,7 +174,7 @@ void tui_ui_key(struct tui_ui *ui, int ch) {
   if (ch == KEY_RESIZE) return;    /* the next frame uses the new size */
   if (ui->overlay != TUI_OV_NONE) { overlay_key(ui, ch); return; }
   ui->msg[0] = '\0';
-  int page = tui_draw_table_rows();
+  int page = ui->page_rows;
   if (page < 1) page = 1;
   switch (ch) {
   case 'q': case 'Q': ui->quit = 1; break;

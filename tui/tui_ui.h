@@ -38,6 +38,7 @@ struct tui_ui {
   long nrows;
   uint64_t rows_model_gen;     /* model generation the rows were built from */
   long sel, top;               /* selected row and first visible row */
+  int page_rows;               /* table rows on screen at the last frame (PgUp/PgDn step) */
   int64_t sel_number;          /* GC number of the selected row (kept across updates) */
   int follow;                  /* selection stays on the first row as GCs arrive */
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_advise.h"
@@ -19,10 +20,26 @@
 
 #define CMD "advise"
 
-static void usage(void) {
-  fprintf(stderr, "usage: gcscope advise DB|TRACE [--trace ID] [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS]\n"
-                  "                      [--gen2-frag-pct P] [--format text|json]\n");
-}
+enum { O_TRACE, O_PID, O_WINDOW, O_PAUSE_PCT, O_SUSPEND_MS, O_GEN2_FRAG, O_FORMAT, O_DB };
+
+static const struct gcs_cli_opt advise_opts_table[] = {
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_WINDOW] = { "window", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "the window of the worst-window % paused (default 60)" },
+  [O_PAUSE_PCT] = { "pause-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "pause-time finding above P % (see docs/insight.md)" },
+  [O_SUSPEND_MS] = { "suspend-ms", 0, GCS_CLI_DOUBLE, 0, 1e9, "MS", "long-suspension finding above MS" },
+  [O_GEN2_FRAG] = { "gen2-frag-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "gen2 fragmentation finding above P %" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or json" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec advise_spec = {
+  .cmd = CMD,
+  .usage = "DB|TRACE [--trace ID] [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS] "
+           "[--gen2-frag-pct P] [--format text|json] [-d DB]",
+  .opts = advise_opts_table,
+};
 
 struct overhead {
   int have;
@@ -62,11 +79,42 @@ static const char *win_name(int i) {
   return n[i];
 }
 
+/* A process whose GCs are all incomplete cannot be judged: how many, and the
+ * commonest reason they give. Returns the count (0: some GC is complete, or
+ * none at all). */
+struct unjudged {
+  long incomplete;
+  char why[200];
+};
+
+static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *u) {
+  sqlite3_stmt *st;
+  u->incomplete = 0;
+  u->why[0] = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT sum(complete = 0), sum(complete = 1), (SELECT incomplete_why FROM gcs x WHERE "
+                         "x.trace_id = ?1 AND x.pid = ?2 AND x.complete = 0 GROUP BY incomplete_why "
+                         "ORDER BY count(*) DESC, incomplete_why LIMIT 1) FROM gcs WHERE trace_id = ?1 AND pid = ?2",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0) {
+    u->incomplete = (long)sqlite3_column_int64(st, 0);
+    const unsigned char *w = sqlite3_column_text(st, 2);
+    snprintf(u->why, sizeof u->why, "%s", w ? (const char *)w : "reason unknown");
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
 static void print_text(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s) {
+                       double window_s, const struct unjudged *u) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
-  if (a->n == 0) printf("  No findings: none of the rules applies.\n");
+  if (u->incomplete)
+    printf("  Cannot judge: %ld GC%s, all incomplete: %s\n", u->incomplete, u->incomplete == 1 ? "" : "s", u->why);
+  else if (a->n == 0) printf("  No findings: none of the rules applies.\n");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
     printf("  [%s] %s\n    Evidence: %s\n    Next: %s\n", f->rule, f->finding, f->evidence, f->next);
@@ -85,9 +133,14 @@ static void print_text(const struct ins_proc_key *k, const struct ins_advice *a,
 }
 
 static void print_json(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s, int first) {
+                       double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   ins_json_str(stdout, k->name);
+  if (u->incomplete) {
+    printf(", \"cannot_judge\": {\"incomplete_gcs\": %ld, \"why\": ", u->incomplete);
+    ins_json_str(stdout, u->why);
+    printf("}");
+  }
   printf(", \"findings\": [");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
@@ -125,46 +178,52 @@ int gcs_cmd_advise(int argc, char **argv) {
   enum ins_format fmt = INS_TEXT;
   struct ins_advise_opts ao;
   ins_advise_default_opts(&ao);
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r;
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 0; }
-    if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--pid", v, &pid)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--trace", v, &trace)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--window", &v))) {
-      if (r < 0 || ins_opt_double(CMD, "--window", v, &window_s)) return 2;
-      if (!(window_s >= 0.001)) { fprintf(stderr, "gcscope %s: --window: at least 0.001 s\n", CMD); return 2; }
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--pause-pct", &v))) {
-      if (r < 0 || ins_opt_double(CMD, "--pause-pct", v, &ao.pause_pct)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--suspend-ms", &v))) {
-      if (r < 0 || ins_opt_double(CMD, "--suspend-ms", v, &ao.suspend_ms)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--gen2-frag-pct", &v))) {
-      if (r < 0 || ins_opt_double(CMD, "--gen2-frag-pct", v, &ao.gen2_frag_pct)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
-      int f = r < 0 ? -1 : ins_parse_format(v);
-      if (f < 0 || f == INS_CSV) { fprintf(stderr, "gcscope %s: --format: text or json\n", CMD); return 2; }
+  const char *db_path = NULL;
+  struct gcs_cli p;
+  gcs_cli_init(&p, &advise_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&advise_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    switch (k) {
+    case O_TRACE: trace = (long)p.ival; break;
+    case O_PID: pid = (long)p.ival; break;
+    case O_WINDOW: window_s = p.dval; break;
+    case O_PAUSE_PCT: ao.pause_pct = p.dval; break;
+    case O_SUSPEND_MS: ao.suspend_ms = p.dval; break;
+    case O_GEN2_FRAG: ao.gen2_frag_pct = p.dval; break;
+    case O_DB: db_path = p.value; break;
+    case O_FORMAT: {
+      int f = ins_parse_format(p.value);
+      if (f < 0 || f == INS_CSV) return gcs_cli_error(CMD, "--format: text or json, not '%s'", p.value);
       fmt = (enum ins_format)f;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "gcscope %s: unknown option '%s'\n", CMD, argv[i]);
-      return 2;
-    } else if (!input) input = argv[i];
-    else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]); return 2; }
+      break;
+    }
+    }
   }
-  if (!input) { usage(); return 2; }
+  if (p.optind < argc) input = argv[p.optind];
+  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  if (!input) {
+    gcs_cli_usage(&advise_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
+  }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = trace};
+  struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
   if (gcs_input_open(input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
   struct ins_proc_key *procs = NULL;
   size_t np = 0, shown = 0;
   int rc = 1;
-  if (ins_db_processes(CMD, db, 0, &procs, &np) != 0) goto out;
+  char dberr[300];
+  if (ins_db_processes(db, 0, &procs, &np, dberr, sizeof dberr) != 0) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+    goto out;
+  }
   if (fmt == INS_JSON) printf("{\"processes\": [");
   for (size_t i = 0; i < np; i++) {
     if (pid >= 0 && procs[i].pid != pid) continue;
@@ -173,8 +232,11 @@ int gcs_cmd_advise(int argc, char **argv) {
     size_t ng = 0, npz = 0;
     struct ins_proc_summary ps;
     struct overhead ov;
-    if (ins_db_gcs(CMD, db, &procs[i], &g, &ng) != 0 || ins_db_pauses(CMD, db, &procs[i], &p, &npz) != 0 ||
-        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+    if (ins_db_gcs(db, &procs[i], &g, &ng, dberr, sizeof dberr) != 0 ||
+        ins_db_pauses(db, &procs[i], &p, &npz, dberr, sizeof dberr) != 0 ||
+        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0 &&
+         snprintf(dberr, sizeof dberr, "out of memory") > 0)) {
+      fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
       free(g);
       free(p);
       goto out;
@@ -187,8 +249,10 @@ int gcs_cmd_advise(int argc, char **argv) {
     }
     struct ins_advice a;
     ins_advise(g, ng, have_ps ? &ps : NULL, &ao, &a);
-    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s);
-    else print_json(&procs[i], &a, &ov, window_s, shown == 0);
+    struct unjudged u;
+    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = 0;
+    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s, &u);
+    else print_json(&procs[i], &a, &ov, window_s, shown == 0, &u);
     shown++;
     free(g);
     free(p);

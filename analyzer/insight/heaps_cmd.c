@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
@@ -15,20 +16,30 @@
 
 #define CMD "heaps"
 
-static const char USAGE[] = "usage: gcscope heaps DB|TRACE [--trace ID] [--pid PID] [--format text|csv]\n";
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--format text|csv] [-d DB]";
 
 /* Payload "HeapNum=N Type=Name Bytes=B" (gcs_event_format). */
 #define FIELD(name, next)                                                                                 \
   "substr(e.payload, instr(e.payload, '" name "=') + length('" name "='), "                               \
   "instr(e.payload, '" next "') - instr(e.payload, '" name "=') - length('" name "=') - 1)"
 
-static const char SQL[] =
+/* A mark belongs to the latest-started GC of its process that contains it.
+ * Blocking GCs never overlap one another, and only a background GC spans
+ * others, one at a time: so that GC is the latest-started GC if it contains
+ * the mark, else the latest-started background GC if that does. Two index
+ * lookups per mark (gcs_by_start, gcs_by_type_start), whatever the number of
+ * GCs. "%d" is GCS_GC_TYPE_BACKGROUND, filled in at run time. */
+#define CONTAINS(alias) alias ".start_ns <= c.ts_ns AND (" alias ".end_ns IS NULL OR " alias ".end_ns >= c.ts_ns)"
+static const char SQL_FMT[] =
     "WITH m AS (SELECT e.trace_id, e.pid, e.ts_ns, CAST(" FIELD("HeapNum", "Type=") " AS INTEGER) AS heap, "
     " " FIELD("Type", "Bytes=") " AS kind, CAST(substr(e.payload, instr(e.payload, 'Bytes=') + 6) AS INTEGER) "
     " AS bytes FROM events e WHERE e.name = 'GCMarkWithType' AND " GCS_IN_INPUT("e.trace_id") " AND (?1 < 0 OR e.pid = ?1)), "
-    "a AS (SELECT (SELECT g.gc_index FROM gcs g WHERE g.trace_id = m.trace_id AND g.pid = m.pid AND "
-    " g.start_ns <= m.ts_ns AND (g.end_ns IS NULL OR g.end_ns >= m.ts_ns) ORDER BY g.start_ns DESC LIMIT 1) "
-    " AS gc_index, m.* FROM m), "
+    "c AS (SELECT m.*, (SELECT g.id FROM gcs g WHERE g.trace_id = m.trace_id AND g.pid = m.pid AND "
+    "  g.start_ns <= m.ts_ns ORDER BY g.start_ns DESC LIMIT 1) AS last_id, "
+    " (SELECT g.id FROM gcs g WHERE g.trace_id = m.trace_id AND g.pid = m.pid AND g.type = %d AND "
+    "  g.start_ns <= m.ts_ns ORDER BY g.start_ns DESC LIMIT 1) AS bgc_id FROM m), "
+    "a AS (SELECT CASE WHEN " CONTAINS("l") " THEN l.gc_index WHEN " CONTAINS("b") " THEN b.gc_index END "
+    " AS gc_index, c.* FROM c LEFT JOIN gcs l ON l.id = c.last_id LEFT JOIN gcs b ON b.id = c.bgc_id), "
     "h AS (SELECT trace_id, pid, gc_index, heap, sum(CASE WHEN kind = 'Stack' THEN bytes ELSE 0 END) AS stack, "
     " sum(CASE WHEN kind IN ('Finalizer', 'NewFQ') THEN bytes ELSE 0 END) AS finalize_queue, "
     " sum(CASE WHEN kind IN ('Handle', 'DependentHandle', 'SizedRef') THEN bytes ELSE 0 END) AS handles, "
@@ -42,19 +53,23 @@ static const char SQL[] =
 
 int gcs_cmd_heaps(int argc, char **argv) {
   struct ins_view_opts o;
-  int a = ins_view_args(CMD, USAGE, argc, argv, &o);
+  int a = ins_view_args(CMD, SYNOPSIS, 0, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = o.trace};
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
   if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+
   sqlite3 *db = in.db;
+  static char sql[sizeof SQL_FMT + 16];
+  snprintf(sql, sizeof sql, SQL_FMT, (int)GCS_GC_TYPE_BACKGROUND);
   long rows = ins_view_print(CMD, db,
                              "Bytes promoted by root kind, per GC and heap (imbalance = largest heap / mean heap)",
-                             SQL, &o);
+                             sql, &o);
+  if (rows > 0) gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no GCMarkWithType events in %s\n", CMD, o.input);
   return rows > 0 ? 0 : 1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "ins_db.h"
@@ -27,7 +28,7 @@ struct csv_req {
 };
 
 struct impact_opts {
-  const char *input, *requests_file, *begin, *end, *key;
+  const char *input, *requests_file, *begin, *end, *key, *db_path;
   int64_t offset_ns;
   long pid;          /* -1: all */
   long trace;        /* --trace: -1 every trace of the input */
@@ -39,11 +40,29 @@ struct impact_opts {
   size_t n_csv;
 };
 
-static void usage(void) {
-  fprintf(stderr,
-          "usage: gcscope impact DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]]\n"
-          "                      [--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json]\n");
-}
+enum { O_REQUESTS, O_OFFSET, O_BEGIN, O_END, O_KEY, O_TRACE, O_PID, O_BANDS, O_SLOWEST, O_FORMAT, O_DB };
+
+static const struct gcs_cli_opt impact_opts_table[] = {
+  [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "FILE", "requests from a CSV file: id,start_ns,end_ns[,pid]" },
+  [O_OFFSET] = { "offset", 0, GCS_CLI_INT, -9.2e18, 9.2e18, "NS", "added to the CSV's times (clock difference)" },
+  [O_BEGIN] = { "begin", 0, GCS_CLI_STRING, 0, 0, "EVENT", "requests from the trace: the event that starts one" },
+  [O_END] = { "end", 0, GCS_CLI_STRING, 0, 0, "EVENT", "... and the event that ends it" },
+  [O_KEY] = { "key", 0, GCS_CLI_STRING, 0, 0, "FIELD", "the payload field pairing a begin with its end" },
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
+  [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec impact_spec = {
+  .cmd = CMD,
+  .usage = "DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]] "
+           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json] [-d DB]",
+  .opts = impact_opts_table,
+};
 
 /* CSV lines "id,start_ns,end_ns[,pid]"; blank lines, '#' comments and a
  * header line (first field not a number) are skipped. */
@@ -173,7 +192,10 @@ static int requests_for(sqlite3 *db, const struct impact_opts *o, const struct i
     return 0;
   }
   if (o->begin) return event_requests(db, o, k, out, n);
-  return ins_db_requests(CMD, db, k, out, n);
+  char e[300];
+  if (ins_db_requests(db, k, out, n, e, sizeof e) == 0) return 0;
+  fprintf(stderr, "gcscope %s: %s\n", CMD, e);
+  return -1;
 }
 
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
@@ -313,50 +335,41 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
   *o = (struct impact_opts){.pid = -1, .trace = -1, .slowest = 10, .fmt = INS_TEXT};
   memcpy(o->cuts, ins_default_cuts, sizeof ins_default_cuts);
   o->n_cuts = 3;
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r;
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 1; }
-    if ((r = ins_opt(CMD, argc, argv, &i, "--requests", &v))) { if (r < 0) return -1; o->requests_file = v; }
-    else if ((r = ins_opt(CMD, argc, argv, &i, "--begin", &v))) { if (r < 0) return -1; o->begin = v; }
-    else if ((r = ins_opt(CMD, argc, argv, &i, "--end", &v))) { if (r < 0) return -1; o->end = v; }
-    else if ((r = ins_opt(CMD, argc, argv, &i, "--key", &v))) { if (r < 0) return -1; o->key = v; }
-    else if ((r = ins_opt(CMD, argc, argv, &i, "--offset", &v))) {
-      char *end;
-      errno = 0;
-      if (r < 0) return -1;
-      o->offset_ns = strtoll(v, &end, 10);
-      if (end == v || *end || errno) { fprintf(stderr, "gcscope %s: --offset: not an integer: '%s'\n", CMD, v); return -1; }
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--pid", v, &o->pid)) return -1;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--trace", v, &o->trace)) return -1;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--slowest", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--slowest", v, &o->slowest)) return -1;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--bands", &v))) {
-      if (r < 0) return -1;
-      int n = ins_parse_cuts(v, o->cuts, MAX_CUTS);
+  struct gcs_cli p;
+  gcs_cli_init(&p, &impact_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&impact_spec, stdout); return 1; }
+    if (k == GCS_CLI_BAD) { gcs_cli_error(CMD, "%s", p.err); return -1; }
+    switch (k) {
+    case O_REQUESTS: o->requests_file = p.value; break;
+    case O_OFFSET: o->offset_ns = p.ival; break;
+    case O_BEGIN: o->begin = p.value; break;
+    case O_END: o->end = p.value; break;
+    case O_KEY: o->key = p.value; break;
+    case O_TRACE: o->trace = (long)p.ival; break;
+    case O_PID: o->pid = (long)p.ival; break;
+    case O_SLOWEST: o->slowest = (long)p.ival; break;
+    case O_DB: o->db_path = p.value; break;
+    case O_BANDS: {
+      int n = ins_parse_cuts(p.value, o->cuts, MAX_CUTS);
       if (n < 0) {
-        fprintf(stderr, "gcscope %s: --bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'\n", CMD, v);
+        gcs_cli_error(CMD, "--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
         return -1;
       }
       o->n_cuts = (size_t)n;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
-      if (r < 0) return -1;
-      int f = ins_parse_format(v);
-      if (f < 0) { fprintf(stderr, "gcscope %s: --format: text, csv or json, not '%s'\n", CMD, v); return -1; }
+      break;
+    }
+    case O_FORMAT: {
+      int f = ins_parse_format(p.value);
+      if (f < 0) { gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value); return -1; }
       o->fmt = (enum ins_format)f;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "gcscope %s: unknown option '%s'\n", CMD, argv[i]);
-      return -1;
-    } else if (!o->input) {
-      o->input = argv[i];
-    } else {
-      fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]);
-      return -1;
+      break;
+    }
     }
   }
-  if (!o->input) { usage(); return -1; }
+  if (p.optind < argc) o->input = argv[p.optind];
+  if (p.optind + 1 < argc) { gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return -1; }
+  if (!o->input) { gcs_cli_usage(&impact_spec, stderr); return -1; }
   if ((o->begin != NULL) != (o->end != NULL)) {
     fprintf(stderr, "gcscope %s: --begin and --end go together\n", CMD);
     return -1;
@@ -376,18 +389,24 @@ int gcs_cmd_impact(int argc, char **argv) {
   if (o.requests_file && read_csv(&o) != 0) { free(o.csv); return 1; }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = o.trace};
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
   if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     free(o.csv);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
 
   int rc = 1;
   struct ins_proc_key *procs = NULL;
   size_t np = 0;
-  if (ins_db_processes(CMD, db, 1, &procs, &np) != 0) goto out;
+  char dberr[300];
+  if (ins_db_processes(db, 1, &procs, &np, dberr, sizeof dberr) != 0) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+    goto out;
+  }
   /* CSV rows without a pid belong to --pid, or to the only process. */
   int32_t csv_pid = (int32_t)o.pid;
   if (o.requests_file && o.pid < 0) {
@@ -409,8 +428,12 @@ int gcs_cmd_impact(int argc, char **argv) {
     struct ins_request *req = NULL;
     struct ins_pause *pauses = NULL;
     size_t nr = 0, npz = 0;
-    if (requests_for(db, &o, &procs[i], csv_pid, &req, &nr) != 0 ||
-        ins_db_pauses(CMD, db, &procs[i], &pauses, &npz) != 0) {
+    int bad = requests_for(db, &o, &procs[i], csv_pid, &req, &nr) != 0;
+    if (!bad && ins_db_pauses(db, &procs[i], &pauses, &npz, dberr, sizeof dberr) != 0) {
+      fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
+      bad = 1;
+    }
+    if (bad) {
       free(req);
       free(pauses);
       goto out_json;

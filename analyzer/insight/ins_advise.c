@@ -1,4 +1,5 @@
 /* ins_advise.c — advisor rules over one process's GCs (see ins_advise.h). */
+#include "gcs_enums.h"
 #include "ins_advise.h"
 
 #include <math.h>
@@ -65,13 +66,11 @@ static void cite_list(char *buf, size_t cap, const struct ins_gc *g, size_t n,
   if (f->n_gcs_total > f->n_gcs) cat(buf, cap, ", ... %zu more", f->n_gcs_total - f->n_gcs);
 }
 
-static int is_induced(int reason) {
-  return reason == 1 || reason == 7 || reason == 9 || reason == 10 || reason == 17;
-}
+static int is_induced(int reason) { return gcs_reason_is_requested((uint32_t)reason); }
 
 static const char *reason_name(int reason) {
   const char *s = gcs_map_name("gc_reason", (uint32_t)reason);
-  return s ? s : (reason == 17 ? "InducedAggressive" : "Unknown");
+  return s ? s : "Unknown";
 }
 
 static void rule_pause_time(const struct ins_gc *g, size_t n, const struct ins_proc_summary *ps,
@@ -120,9 +119,9 @@ static void rule_loh_churn(const struct ins_gc *g, size_t n, const struct ins_ad
                            struct ins_advice *a) {
   size_t gen2 = 0, large = 0;
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2) {
+    if (g[i].gen == GCS_GEN2) {
       gen2++;
-      if (g[i].reason == 4) large++;
+      if (g[i].reason == GCS_GC_REASON_ALLOC_LARGE) large++;
     }
   if (large < o->loh_min_count || !(large * 100.0 / (double)gen2 > o->loh_share_pct)) return;
   struct ins_finding *f = add(a, "loh-churn");
@@ -130,7 +129,7 @@ static void rule_loh_churn(const struct ins_gc *g, size_t n, const struct ins_ad
            "Allocating large objects triggers most gen2 GCs (LOH churn): %zu of %zu gen2 GCs are AllocLarge",
            large, gen2);
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && g[i].reason == 4) cite(f, g[i].index);
+    if (g[i].gen == GCS_GEN2 && g[i].reason == GCS_GC_REASON_ALLOC_LARGE) cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence, "%.1f %% of gen2 GCs triggered by AllocLarge: ", large * 100.0 / (double)gen2);
   cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
   snprintf(f->next, sizeof f->next,
@@ -165,7 +164,7 @@ static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advi
   size_t cnt = 0;
   double longest = 0;
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && g[i].type == 0) {
+    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) {
       cnt++;
       conds |= g[i].condemn_conditions;
       if (g[i].pause_ms > longest) longest = g[i].pause_ms;
@@ -175,7 +174,7 @@ static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advi
   snprintf(f->finding, sizeof f->finding, "%zu full blocking gen2 GC%s (2N), longest pause %.1f ms", cnt,
            cnt == 1 ? "" : "s", longest);
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && g[i].type == 0) cite(f, g[i].index);
+    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) cite(f, g[i].index);
   cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
   cat(f->evidence, sizeof f->evidence, "; condemned reasons:");
   if (!conds) cat(f->evidence, sizeof f->evidence, " none recorded");
@@ -200,7 +199,7 @@ static void rule_gen2_frag(const struct ins_gc *g, size_t n, const struct ins_ad
                            struct ins_advice *a) {
   size_t bgcs = 0, hit = 0;
   for (size_t i = 0; i < n; i++)
-    if (g[i].type == 1 && !isnan(g[i].gen2_frag_before_pct)) {
+    if (gcs_type_is_background((uint32_t)g[i].type) && !isnan(g[i].gen2_frag_before_pct)) {
       bgcs++;
       hit += g[i].gen2_frag_before_pct > o->gen2_frag_pct;
     }
@@ -210,7 +209,7 @@ static void rule_gen2_frag(const struct ins_gc *g, size_t n, const struct ins_ad
            "Gen2 free space is not used well: %zu of %zu background GCs started with gen2 fragmentation above %.0f %%",
            hit, bgcs, o->gen2_frag_pct);
   for (size_t i = 0; i < n; i++)
-    if (g[i].type == 1 && g[i].gen2_frag_before_pct > o->gen2_frag_pct) cite(f, g[i].index);
+    if (gcs_type_is_background((uint32_t)g[i].type) && g[i].gen2_frag_before_pct > o->gen2_frag_pct) cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence, "gen2 fragmentation at BGC start: ");
   cite_list(f->evidence, sizeof f->evidence, g, n, f, "gen2frag");
   snprintf(f->next, sizeof f->next,
@@ -249,7 +248,8 @@ static void rule_ephemeral(const struct ins_gc *g, size_t n, const struct ins_ad
   if (!pause || !prom || !idx) goto out;
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen < 2 && g[i].type != 1 && !isnan(g[i].pause_ms) && !isnan(g[i].promoted_mb)) {
+    if (gcs_gen_is_ephemeral((uint32_t)g[i].gen) && gcs_type_is_blocking((uint32_t)g[i].type) && !isnan(g[i].pause_ms) &&
+        !isnan(g[i].promoted_mb)) {
       pause[m] = g[i].pause_ms;
       prom[m] = g[i].promoted_mb;
       idx[m++] = i;
@@ -356,7 +356,7 @@ static void rule_heap_growth(const struct ins_gc *g, size_t n, const struct ins_
                              struct ins_advice *a) {
   size_t m = 0, up = 0, first = 0, last = 0, prev = 0;
   for (size_t i = 0; i < n; i++) {
-    if (g[i].gen != 2 || isnan(g[i].after_mb)) continue;
+    if (g[i].gen != GCS_GEN2 || isnan(g[i].after_mb)) continue;
     if (m == 0) first = i;
     else if (g[i].after_mb >= g[prev].after_mb) up++;
     prev = last = i;
@@ -369,7 +369,7 @@ static void rule_heap_growth(const struct ins_gc *g, size_t n, const struct ins_
   snprintf(f->finding, sizeof f->finding,
            "The heap after gen2 GCs keeps growing (possible managed leak): +%.1f %% over %zu gen2 GCs", growth, m);
   for (size_t i = 0; i < n; i++)
-    if (g[i].gen == 2 && !isnan(g[i].after_mb)) cite(f, g[i].index);
+    if (g[i].gen == GCS_GEN2 && !isnan(g[i].after_mb)) cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence, "After MB at gen2 GCs: ");
   cite_list(f->evidence, sizeof f->evidence, g, n, f, "after");
   double dt = g[last].start_ms - g[first].start_ms;

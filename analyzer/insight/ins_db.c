@@ -9,17 +9,17 @@
 
 #include "gcs_gcdb.h"
 
-static int prep(const char *cmd, sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err, size_t errlen) {
   if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-    fprintf(stderr, "gcscope %s: database: %s\n", cmd, sqlite3_errmsg(db));
+    snprintf(err, errlen, "database: %s", sqlite3_errmsg(db));
     return -1;
   }
   return 0;
 }
 
-static int step_done(const char *cmd, sqlite3 *db, int rc) {
+static int step_done(sqlite3 *db, int rc, char *err, size_t errlen) {
   if (rc != SQLITE_DONE) {
-    fprintf(stderr, "gcscope %s: database: %s\n", cmd, sqlite3_errmsg(db));
+    snprintf(err, errlen, "database: %s", sqlite3_errmsg(db));
     return -1;
   }
   return 0;
@@ -38,12 +38,13 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz) {
 
 /* Runs sql with ?1 = trace id and ?2 = pid of p and turns each row into one
  * element of size sz with fill(). *out is malloc'ed (the caller frees it). */
-static int load_proc_rows(const char *cmd, sqlite3 *db, const char *sql, const struct ins_proc_key *p,
-                          size_t sz, void (*fill)(sqlite3_stmt *st, void *elem), void **out, size_t *n) {
+static int load_proc_rows(sqlite3 *db, const char *sql, const struct ins_proc_key *p, size_t sz,
+                          void (*fill)(sqlite3_stmt *st, void *elem), void **out, size_t *n, char *err,
+                          size_t errlen) {
   sqlite3_stmt *st;
   *out = NULL;
   *n = 0;
-  if (prep(cmd, db, sql, &st)) return -1;
+  if (prep(db, sql, &st, err, errlen)) return -1;
   sqlite3_bind_int64(st, 1, p->trace_id);
   sqlite3_bind_int(st, 2, p->pid);
   size_t cap = 0;
@@ -53,10 +54,10 @@ static int load_proc_rows(const char *cmd, sqlite3 *db, const char *sql, const s
     fill(st, (char *)*out + (*n)++ * sz);
   }
   sqlite3_finalize(st);
-  return step_done(cmd, db, rc);
+  return step_done(db, rc, err, errlen);
 }
 
-int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n) {
+int ins_db_processes(sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n, char *err, size_t errlen) {
   const char *sql =
       "SELECT k.trace_id, k.pid, coalesce(p.name, ''), coalesce(p.first_ns, 0), coalesce(p.last_ns, 0), "
       "coalesce(t.start_ns, 0) FROM (SELECT DISTINCT trace_id, pid FROM gcs UNION "
@@ -67,7 +68,7 @@ int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins
   sqlite3_stmt *st;
   *out = NULL;
   *n = 0;
-  if (prep(cmd, db, sql, &st)) return -1;
+  if (prep(db, sql, &st, err, errlen)) return -1;
   sqlite3_bind_int(st, 1, with_requests);
   size_t cap = 0;
   int rc;
@@ -83,23 +84,24 @@ int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins
     k->trace_start_ns = sqlite3_column_int64(st, 5);
   }
   sqlite3_finalize(st);
-  return step_done(cmd, db, rc);
+  return step_done(db, rc, err, errlen);
 }
 
-int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n) {
+int ins_db_pauses(sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n, char *err,
+                  size_t errlen) {
   struct gcs_gcdb_pause *v;
   size_t nv;
-  char err[256];
+  char e[256];
   *out = NULL;
   *n = 0;
-  if (gcs_gcdb_pauses(db, p->trace_id, p->pid, &v, &nv, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", cmd, err);
+  if (gcs_gcdb_pauses(db, p->trace_id, p->pid, &v, &nv, e, sizeof e)) {
+    snprintf(err, errlen, "%s", e);
     return -1;
   }
   *out = malloc(sizeof **out * (nv ? nv : 1));
   if (!*out) {
     free(v);
-    fprintf(stderr, "gcscope %s: out of memory\n", cmd);
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
   for (size_t i = 0; i < nv; i++) (*out)[i] = (struct ins_pause){v[i].gc_index, v[i].start_ns, v[i].end_ns};
@@ -113,11 +115,11 @@ static void fill_request(sqlite3_stmt *st, void *elem) {
                                                      sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
 }
 
-int ins_db_requests(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out,
-                    size_t *n) {
+int ins_db_requests(sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out, size_t *n, char *err,
+                    size_t errlen) {
   const char *sql = "SELECT request_id, start_ns, end_ns FROM requests WHERE trace_id = ?1 AND pid = ?2 "
                     "AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns";
-  return load_proc_rows(cmd, db, sql, p, sizeof **out, fill_request, (void **)out, n);
+  return load_proc_rows(db, sql, p, sizeof **out, fill_request, (void **)out, n, err, errlen);
 }
 
 /* The advisor's view of one stored GC. */
@@ -132,7 +134,7 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .pinned_objects = isnan(pinned) ? 0 : (uint32_t)pinned, .condemn_conditions = g->condemn_conditions};
 }
 
-int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n) {
+int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen) {
   const struct gcs_gcdb_query q = {
       .trace_id = p->trace_id, .pid = p->pid, .complete_only = 1, .after_id = -1,
       .reals = GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(suspend_msec) |
@@ -141,17 +143,17 @@ int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struc
       .parts = GCS_GCDB_HEAP_HISTORY};
   struct gcs_gcdb_gc *v;
   size_t nv;
-  char err[256];
+  char e[256];
   *out = NULL;
   *n = 0;
-  if (gcs_gcdb_load(db, &q, &v, &nv, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", cmd, err);
+  if (gcs_gcdb_load(db, &q, &v, &nv, e, sizeof e)) {
+    snprintf(err, errlen, "%s", e);
     return -1;
   }
   *out = malloc(sizeof **out * (nv ? nv : 1));
   if (!*out) {
     free(v);
-    fprintf(stderr, "gcscope %s: out of memory\n", cmd);
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
   for (size_t i = 0; i < nv; i++) (*out)[i] = advisor_gc(&v[i]);

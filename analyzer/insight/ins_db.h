@@ -7,7 +7,7 @@
  *
  * Ownership: arrays returned through pointers are malloc'ed; free() them.
  * Threading: one database handle per thread. Errors: functions return 0, or -1
- * after printing one line "gcscope <cmd>: ..." on stderr.
+ * with a one-line message in err (no prefix); nothing is printed.
  */
 #ifndef INS_DB_H
 #define INS_DB_H
@@ -30,20 +30,21 @@ struct ins_proc_key {
 
 /* Processes having GCs (or requests when with_requests) in the input's
  * traces, ordered by trace and pid. */
-int ins_db_processes(const char *cmd, sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n);
+int ins_db_processes(sqlite3 *db, int with_requests, struct ins_proc_key **out, size_t *n, char *err, size_t errlen);
 
 /* The pauses of one process: the gc_pauses view (tables_gc.def). */
-int ins_db_pauses(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n);
+int ins_db_pauses(sqlite3 *db, const struct ins_proc_key *p, struct ins_pause **out, size_t *n, char *err,
+                  size_t errlen);
 
 /* Complete request pairs of one process (requests table). */
-int ins_db_requests(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out,
-                    size_t *n);
+int ins_db_requests(sqlite3 *db, const struct ins_proc_key *p, struct ins_request **out, size_t *n, char *err,
+                    size_t errlen);
 
 /* Complete GCs of one process in GC order, as the advisor sees them. */
-int ins_db_gcs(const char *cmd, sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n);
+int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen);
 
 /* PerfView's per-process duration and total pause (gc_process_summary);
- * worst-window fields are left NaN. Returns -1 without printing if the
+ * worst-window fields are left NaN. Returns -1 if the
  * process has no summary row. */
 int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s);
 

@@ -1,37 +1,59 @@
 /* ins_sqlview.c — argument parsing and table printing for SQL-backed views. */
 #include "ins_sqlview.h"
 
+#include "gcs_cli.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int ins_view_args(const char *cmd, const char *usage, int argc, char **argv, struct ins_view_opts *o) {
+enum { O_TRACE, O_PID, O_TOP, O_BUCKET, O_FORMAT, O_DB, O_N };
+
+int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int argc, char **argv,
+                  struct ins_view_opts *o) {
   *o = (struct ins_view_opts){.pid = -1, .trace = -1, .top = 20, .bucket_s = 1, .fmt = INS_TEXT};
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r;
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { fprintf(stderr, "%s", usage); return 1; }
-    if ((r = ins_opt(cmd, argc, argv, &i, "--pid", &v))) {
-      if (r < 0 || ins_opt_long(cmd, "--pid", v, &o->pid)) return 2;
-    } else if ((r = ins_opt(cmd, argc, argv, &i, "--trace", &v))) {
-      if (r < 0 || ins_opt_long(cmd, "--trace", v, &o->trace)) return 2;
-    } else if ((r = ins_opt(cmd, argc, argv, &i, "--top", &v))) {
-      if (r < 0 || ins_opt_long(cmd, "--top", v, &o->top)) return 2;
-    } else if ((r = ins_opt(cmd, argc, argv, &i, "--bucket", &v))) {
-      if (r < 0 || ins_opt_double(cmd, "--bucket", v, &o->bucket_s)) return 2;
-      if (!(o->bucket_s >= 0.001)) { fprintf(stderr, "gcscope %s: --bucket: at least 0.001 s\n", cmd); return 2; }
-    } else if ((r = ins_opt(cmd, argc, argv, &i, "--format", &v))) {
-      int f = r < 0 ? -1 : ins_parse_format(v);
-      if (f < 0 || f == INS_JSON) { fprintf(stderr, "gcscope %s: --format: text or csv\n", cmd); return 2; }
-      o->fmt = (enum ins_format)f;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "gcscope %s: unknown option '%s'\n", cmd, argv[i]);
-      return 2;
-    } else if (!o->input) o->input = argv[i];
-    else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", cmd, argv[i]); return 2; }
+  const struct gcs_cli_opt all[O_N] = {
+    [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+    [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+    [O_TOP] = { "top", 0, GCS_CLI_INT, 1, 1e9, "N", "rows of the ranked tables (default 20)" },
+    [O_BUCKET] = { "bucket", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "time bucket in seconds (default 1)" },
+    [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or csv" },
+    [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  };
+  /* The options this command takes, in table order; index -> option kind. */
+  struct gcs_cli_opt opts[O_N + 1];
+  int kind[O_N], n = 0;
+  for (int k = 0; k < O_N; k++) {
+    int common = k == O_TRACE || k == O_PID || k == O_FORMAT || k == O_DB;
+    if (!common && !(extra & (k == O_TOP ? INS_VIEW_TOP : INS_VIEW_BUCKET))) continue;
+    kind[n] = k;
+    opts[n++] = all[k];
   }
-  if (!o->input) { fprintf(stderr, "%s", usage); return 2; }
+  opts[n] = (struct gcs_cli_opt){0};
+  const struct gcs_cli_spec spec = { .cmd = cmd, .usage = synopsis, .opts = opts };
+  struct gcs_cli p;
+  gcs_cli_init(&p, &spec, argc, argv);
+  for (int i; (i = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (i == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 1; }
+    if (i == GCS_CLI_BAD) { gcs_cli_error(cmd, "%s", p.err); return 2; }
+    switch (kind[i]) {
+    case O_TRACE: o->trace = (long)p.ival; break;
+    case O_PID: o->pid = (long)p.ival; break;
+    case O_TOP: o->top = (long)p.ival; break;
+    case O_BUCKET: o->bucket_s = p.dval; break;
+    case O_DB: o->db_path = p.value; break;
+    case O_FORMAT: {
+      int f = ins_parse_format(p.value);
+      if (f < 0 || f == INS_JSON) { gcs_cli_error(cmd, "--format: text or csv, not '%s'", p.value); return 2; }
+      o->fmt = (enum ins_format)f;
+      break;
+    }
+    }
+  }
+  if (p.optind < argc) o->input = argv[p.optind];
+  if (p.optind + 1 < argc) { gcs_cli_error(cmd, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
+  if (!o->input) { gcs_cli_usage(&spec, stderr); return 2; }
   return 0;
 }
 
@@ -53,6 +75,18 @@ static void cell(const struct ins_view_opts *o, sqlite3_stmt *st, int c, int wid
   } else {
     printf(c == 0 ? "  %*s" : " %*s", width, s);
   }
+}
+
+int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins_view_opts *o) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    fprintf(stderr, "gcscope %s: database: %s\n", cmd, sqlite3_errmsg(db));
+    return -1;
+  }
+  sqlite3_bind_int64(st, 1, o->pid);
+  int any = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) != 0;
+  sqlite3_finalize(st);
+  return any;
 }
 
 long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char *sql, const struct ins_view_opts *o) {

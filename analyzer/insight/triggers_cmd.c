@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "gcs_events.h"
@@ -24,10 +25,28 @@
 
 #define CMD "triggers"
 
-static void usage(void) {
-  fprintf(stderr, "usage: gcscope triggers DB|TRACE [--gc-over MS] [--suspend-over MS] [--bgc-final-pause-over MS]\n"
-                  "                        [--trace ID] [--pid PID] [--format text|csv|json]\n");
-}
+enum { O_GC_OVER, O_SUSPEND_OVER, O_BGC_FINAL_OVER, O_TRACE, O_PID, O_FORMAT, O_DB };
+_Static_assert(O_GC_OVER == (int)GCS_TRIGGER_GC_OVER && O_SUSPEND_OVER == (int)GCS_TRIGGER_SUSPEND_OVER &&
+                   O_BGC_FINAL_OVER == (int)GCS_TRIGGER_BGC_FINAL_OVER,
+               "the threshold options are indexed by enum gcs_trigger_kind");
+
+static const struct gcs_cli_opt triggers_opts_table[] = {
+  [O_GC_OVER] = { "gc-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCOverMSec" },
+  [O_SUSPEND_OVER] = { "suspend-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCSuspendOverMSec" },
+  [O_BGC_FINAL_OVER] = { "bgc-final-pause-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnBGCFinalPauseOverMsec" },
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec triggers_spec = {
+  .cmd = CMD,
+  .usage = "DB|TRACE [--gc-over MS] [--suspend-over MS] [--bgc-final-pause-over MS] [--trace ID] [--pid PID] "
+           "[--format text|csv|json] [-d DB]",
+  .opts = triggers_opts_table,
+};
 
 /* The option tables below index by enum gcs_trigger_kind. */
 #define INS_TRIG_N GCS_TRIGGER_NKINDS
@@ -107,41 +126,42 @@ static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **ou
 int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
   double thr[INS_TRIG_N] = {NAN, NAN, NAN};
-  static const char *const opt[INS_TRIG_N] = {"--gc-over", "--suspend-over", "--bgc-final-pause-over"};
   long pid = -1, trace = -1;
   enum ins_format fmt = INS_TEXT;
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r = 0, matched = 0;
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(); return 0; }
-    for (int k = 0; k < INS_TRIG_N && !matched; k++)
-      if ((r = ins_opt(CMD, argc, argv, &i, opt[k], &v))) {
-        matched = 1;
-        if (r < 0 || ins_opt_double(CMD, opt[k], v, &thr[k])) return 2;
-      }
-    if (matched) continue;
-    if ((r = ins_opt(CMD, argc, argv, &i, "--pid", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--pid", v, &pid)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--trace", &v))) {
-      if (r < 0 || ins_opt_long(CMD, "--trace", v, &trace)) return 2;
-    } else if ((r = ins_opt(CMD, argc, argv, &i, "--format", &v))) {
-      int f = r < 0 ? -1 : ins_parse_format(v);
-      if (f < 0) { fprintf(stderr, "gcscope %s: --format: text, csv or json\n", CMD); return 2; }
+  const char *db_path = NULL;
+  struct gcs_cli p;
+  gcs_cli_init(&p, &triggers_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&triggers_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    switch (k) {
+    case O_GC_OVER: case O_SUSPEND_OVER: case O_BGC_FINAL_OVER: thr[k] = p.dval; break;
+    case O_TRACE: trace = (long)p.ival; break;
+    case O_PID: pid = (long)p.ival; break;
+    case O_DB: db_path = p.value; break;
+    case O_FORMAT: {
+      int f = ins_parse_format(p.value);
+      if (f < 0) return gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value);
       fmt = (enum ins_format)f;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "gcscope %s: unknown option '%s'\n", CMD, argv[i]);
-      return 2;
-    } else if (!input) input = argv[i];
-    else { fprintf(stderr, "gcscope %s: one DB or TRACE only ('%s')\n", CMD, argv[i]); return 2; }
+      break;
+    }
+    }
   }
-  if (!input) { usage(); return 2; }
+  if (p.optind < argc) input = argv[p.optind];
+  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  if (!input) {
+    gcs_cli_usage(&triggers_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
+  }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = trace};
+  struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
   if (gcs_input_open(input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
   size_t nt = 0;

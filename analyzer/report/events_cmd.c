@@ -72,6 +72,8 @@ int gcs_cmd_events(int argc, char **argv) {
     if (filter) regfree(&re);
     return 1;
   }
+  gcs_input_warn_discarded(&in, stderr, "gcscope events: ");
+
   sqlite3_stmt *s;
   int rc = 0;
   const char *sql =

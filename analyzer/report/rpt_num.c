@@ -1,5 +1,6 @@
 /* rpt_num.c — PerfView's number text (see rpt_util.h): "%.*f" with thousands
- * separators, "NaN"/"Infinity", and no "-0.0".
+ * separators and no "-0.0"; where PerfView prints NaN or Infinity (an empty
+ * kind, a ratio whose divisor is 0) the text says RPT_NO_VALUE ("-").
  *
  * The GC tables print hundreds of thousands of numbers, and printf's exact
  * decimal conversion dominated `gcscope stats`. Most values take a fast path
@@ -58,12 +59,8 @@ static int fast_num(char *buf, size_t n, double v, int decimals) {
 }
 
 char *rpt_num(char *buf, size_t n, double v, int decimals) {
-  if (isnan(v)) {
-    snprintf(buf, n, "NaN");
-    return buf;
-  }
-  if (isinf(v)) {
-    snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
+  if (!isfinite(v)) {   /* an empty kind, a ratio over zero: PerfView's NaN/Infinity */
+    snprintf(buf, n, "%s", RPT_NO_VALUE);
     return buf;
   }
   if (fast_num(buf, n, v, decimals)) return buf;

@@ -3,9 +3,10 @@
 #include "rpt_util.h"
 
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 void rpt_csv_str(FILE *out, const char *s) {
   if (!s) return;
@@ -52,4 +53,21 @@ void rpt_html_str(FILE *out, const char *s) {
     default: fputc(*s, out);
     }
   }
+}
+
+FILE *rpt_pager_open(void) {
+  const char *cmd = getenv("GCSCOPE_PAGER");
+  if (!cmd) cmd = getenv("PAGER");
+  if (!cmd) cmd = "less -FRX";
+  if (!*cmd || strcmp(cmd, "cat") == 0) return NULL;
+  fflush(stdout);
+  signal(SIGPIPE, SIG_IGN);
+  FILE *f = popen(cmd, "w");
+  if (!f) signal(SIGPIPE, SIG_DFL);
+  return f;
+}
+
+void rpt_pager_close(FILE *pager) {
+  pclose(pager);
+  signal(SIGPIPE, SIG_DFL);
 }

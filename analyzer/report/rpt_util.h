@@ -15,8 +15,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What text and HTML print for a value PerfView shows as NaN or Infinity
+ * (an empty kind, a ratio whose divisor is 0); CSV and JSON write null. */
+#define RPT_NO_VALUE "-"
+
+/* Long text on a terminal goes through a pager, as git does: $GCSCOPE_PAGER,
+ * else $PAGER, else "less -FRX" (exits at once when the text fits the
+ * screen, keeps colours). An empty value or "cat" means no pager. Returns the
+ * pager's stdin, or NULL (then write to stdout). SIGPIPE is ignored while the
+ * pager runs (quitting it early is not an error). */
+FILE *rpt_pager_open(void);
+void rpt_pager_close(FILE *pager);
+
 /* PerfView's numeric text: thousands separators, fixed decimals; NaN and
- * infinities as "NaN", "Infinity", "-Infinity". Returns buf. */
+ * infinities as RPT_NO_VALUE. Returns buf. */
 char *rpt_num(char *buf, size_t n, double v, int decimals);
 
 /* Aligned text table: columns separated by two spaces, right- or left-aligned

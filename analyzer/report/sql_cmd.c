@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "gcs_cli.h"
@@ -70,7 +71,18 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   return 0;
 }
 
-static int run_sql(sqlite3 *db, const char *sql, int mode) {
+/* Without --write only statements that read run. The connection is
+ * read-only, but some statements write elsewhere through it: VACUUM INTO
+ * writes a new file, ATTACH may create one. sqlite3_stmt_readonly() is true
+ * only for statements that change no database file. */
+static int refused_write(sqlite3_stmt *s) {
+  if (!sqlite3_stmt_readonly(s)) return 1;
+  const char *sql = sqlite3_sql(s);
+  sql += strspn(sql, " \t\r\n(");
+  return strncasecmp(sql, "VACUUM", 6) == 0 || strncasecmp(sql, "ATTACH", 6) == 0;
+}
+
+static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
   const char *tail = sql;
   while (tail && *tail) {
     sqlite3_stmt *s = NULL;
@@ -79,11 +91,55 @@ static int run_sql(sqlite3 *db, const char *sql, int mode) {
       return -1;
     }
     if (!s) continue; /* whitespace or comment */
+    if (!write && refused_write(s)) {
+      fprintf(stderr, "gcscope sql: the database is opened read-only: '%.60s' would write; use --write\n",
+              sqlite3_sql(s));
+      sqlite3_finalize(s);
+      return -1;
+    }
     int rc = run_one(db, s, mode, stdout);
     sqlite3_finalize(s);
     if (rc) return -1;
   }
   return 0;
+}
+
+/* The shell's dot-commands, as sqlite3's: .tables, .schema [NAME], .mode
+ * table|csv|json, .help, .quit. Returns 1 to quit, -1 after an error. */
+static int dot_command(sqlite3 *db, char *line, int *mode) {
+  line[strcspn(line, "\r\n")] = 0;
+  char *cmd = strtok(line, " \t"), *arg = strtok(NULL, " \t");
+  if (strcmp(cmd, ".quit") == 0 || strcmp(cmd, ".exit") == 0) return 1;
+  if (strcmp(cmd, ".help") == 0) {
+    printf(".tables             tables and views\n.schema [NAME]      their CREATE statements\n"
+           ".mode table|csv|json  output format\n.quit               leave\n");
+    return 0;
+  }
+  if (strcmp(cmd, ".tables") == 0)
+    return run_sql(db, "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
+                       "AND name NOT LIKE 'sqlite_%' ORDER BY name", *mode, 0) ? -1 : 0;
+  if (strcmp(cmd, ".schema") == 0) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND (?1 IS NULL OR name = ?1) "
+                               "ORDER BY type DESC, name", -1, &st, NULL) != SQLITE_OK)
+      return -1;
+    if (arg) sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) printf("%s;\n", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+  }
+  if (strcmp(cmd, ".mode") == 0 && arg) {
+    if (strcmp(arg, "table") == 0) *mode = OUT_TABLE;
+    else if (strcmp(arg, "csv") == 0) *mode = OUT_CSV;
+    else if (strcmp(arg, "json") == 0) *mode = OUT_JSON;
+    else {
+      fprintf(stderr, "gcscope sql: .mode: table, csv or json\n");
+      return -1;
+    }
+    return 0;
+  }
+  fprintf(stderr, "gcscope sql: unknown command '%s' (.help lists them)\n", cmd);
+  return -1;
 }
 
 enum { O_WRITE, O_CSV, O_JSON };
@@ -122,7 +178,7 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write && query};
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write};
   sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (!db) {
     fprintf(stderr, "gcscope sql: %s\n", err);
@@ -130,7 +186,7 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   int rc = 0;
   if (query) {
-    rc = run_sql(db, query, mode) ? 1 : 0;
+    rc = run_sql(db, query, mode, write) ? 1 : 0;
   } else {
     int tty = isatty(STDIN_FILENO);
     size_t cap = 4096, len = 0;
@@ -146,16 +202,23 @@ int gcs_cmd_sql(int argc, char **argv) {
         if (!nb) break;
         buf = nb;
       }
+      if (len == 0 && line[0] == '.') {
+        int d = dot_command(db, line, &mode);
+        if (d > 0) break;
+        if (d < 0) rc = 1;
+        if (tty) { fputs("gcscope> ", stdout); fflush(stdout); }
+        continue;
+      }
       memcpy(buf + len, line, l + 1);
       len += l;
       if (sqlite3_complete(buf)) {
-        if (run_sql(db, buf, mode)) rc = 1;
+        if (run_sql(db, buf, mode, write)) rc = 1;
         len = 0;
         buf[0] = 0;
       }
       if (tty) { fputs(len ? "   ...> " : "gcscope> ", stdout); fflush(stdout); }
     }
-    if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode)) rc = 1;
+    if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode, write)) rc = 1;
     if (tty) fputc('\n', stdout);
     free(buf);
   }

@@ -7,64 +7,69 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_report.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
-static int usage(void) {
-  fprintf(stderr, "usage: gcscope stats DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide]\n");
-  return 2;
-}
+enum { O_TRACE, O_PID, O_FORMAT, O_WIDE, O_GCS, O_NO_PAGER, O_DB };
+
+static const struct gcs_cli_opt stats_opts[] = {
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), html, csv or json" },
+  [O_WIDE] = { "wide", 0, GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
+  [O_GCS] = { "gcs", 0, GCS_CLI_STRING, 0, 0, "all|N|longest",
+              "text: which GCs to list: the 20 (or N) with the longest pauses (default), or all of them" },
+  [O_NO_PAGER] = { "no-pager", 0, GCS_CLI_FLAG, 0, 0, NULL, "text on a terminal: do not page through $PAGER" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  { 0 },
+};
+
+static const struct gcs_cli_spec stats_spec = {
+  .cmd = "stats",
+  .usage = "DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide] [--gcs all|N|longest] [--no-pager] [-d DB]",
+  .about = "PerfView's GCStats per process. A TRACE is imported into the database first (once) and the\n"
+           "report covers that trace's processes; a DB argument reports every trace in it.",
+  .opts = stats_opts,
+};
 
 int gcs_cmd_stats(int argc, char **argv) {
-  const char *path = NULL, *format = "text";
-  int pid = -1, wide = 0;
+  const char *path = NULL, *format = "text", *dbpath = NULL;
+  int pid = -1, wide = 0, no_pager = 0, gcs = ST_GCS_DEFAULT;
   long long trace = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--pid") == 0 && i + 1 < argc) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 0) {
-        fprintf(stderr, "gcscope stats: bad --pid '%s'\n", argv[i]);
-        return 2;
-      }
-      pid = (int)v;
-    } else if (strcmp(a, "--trace") == 0 && i + 1 < argc) {
-      char *end;
-      trace = strtoll(argv[++i], &end, 10);
-      if (*end || trace < 0) {
-        fprintf(stderr, "gcscope stats: bad --trace '%s'\n", argv[i]);
-        return 2;
-      }
-    } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-      format = argv[++i];
-    } else if (strncmp(a, "--format=", 9) == 0) {
-      format = a + 9;
-    } else if (strcmp(a, "--wide") == 0) {
-      wide = 1;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage();
-      return 0;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "gcscope stats: unknown option '%s'\n", a);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "gcscope stats: more than one input given ('%s')\n", a);
-      return 2;
+  struct gcs_cli p;
+  gcs_cli_init(&p, &stats_spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&stats_spec, stdout); return 0; }
+    if (k == GCS_CLI_BAD) return gcs_cli_error("stats", "%s", p.err);
+    if (k == O_TRACE) trace = p.ival;
+    else if (k == O_PID) pid = (int)p.ival;
+    else if (k == O_FORMAT) format = p.value;
+    else if (k == O_WIDE) wide = 1;
+    else if (k == O_DB) dbpath = p.value;
+    else if (k == O_NO_PAGER) no_pager = 1;
+    else if (k == O_GCS) {
+      double n;
+      char e[200];
+      if (strcmp(p.value, "all") == 0) gcs = ST_GCS_ALL;
+      else if (strcmp(p.value, "longest") == 0) gcs = ST_GCS_DEFAULT;
+      else if (gcs_cli_number("--gcs", p.value, 1, 1, 1e9, &n, e, sizeof e) == 0) gcs = (int)n;
+      else return gcs_cli_error("stats", "--gcs: all, longest or a number of GCs, not '%s'", p.value);
     }
   }
-  if (!path) return usage();
-  if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") && strcmp(format, "json")) {
-    fprintf(stderr, "gcscope stats: bad --format '%s' (text, html, csv or json)\n", format);
-    return 2;
+  if (p.optind < argc) path = argv[p.optind];
+  if (p.optind + 1 < argc) return gcs_cli_error("stats", "more than one input given ('%s')", argv[p.optind + 1]);
+  if (!path) {
+    gcs_cli_usage(&stats_spec, stderr);
+    return GCS_CLI_USAGE_STATUS;
   }
+  if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") && strcmp(format, "json"))
+    return gcs_cli_error("stats", "bad --format '%s' (text, html, csv or json)", format);
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = trace};
+  struct gcs_input_opts io = {.trace_id = trace, .db_path = dbpath};
   if (gcs_input_open(path, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope stats: %s\n", err);
     return 1;
@@ -92,7 +97,11 @@ int gcs_cmd_stats(int argc, char **argv) {
         fprintf(stderr, "gcscope stats: no process %d with GC events in %s\n", pid, path);
         rc = 1;
       } else if (strcmp(format, "text") == 0) {
-        st_write_text(stdout, &m, wide, isatty(STDOUT_FILENO));
+        int tty = isatty(STDOUT_FILENO);
+        FILE *pager = tty && !no_pager ? rpt_pager_open() : NULL;
+        const struct st_text_opts to = {.wide = wide, .color = tty, .gcs = gcs};
+        st_write_text(pager ? pager : stdout, &m, &to);
+        if (pager) rpt_pager_close(pager);
       } else if (strcmp(format, "html") == 0) {
         st_write_html(stdout, &m);
       } else {

@@ -64,7 +64,7 @@ static void derive(struct st_proc *p) {
       ro->total_pause += pause;
       ro->total_promoted += isnan(g->v[STC_promoted_mb]) ? 0 : g->v[STC_promoted_mb];
     }
-    int k = gcs_type_is_background((uint32_t)g->type) ? ST_K_BGC : g->gen == 0 ? ST_K_GEN0 : g->gen == 1 ? ST_K_GEN1 : ST_K_GEN2N;
+    int k = gcs_type_is_background((uint32_t)g->type) ? ST_K_BGC : g->gen == GCS_GEN0 ? ST_K_GEN0 : g->gen == GCS_GEN1 ? ST_K_GEN1 : ST_K_GEN2N;
     if (vals[k]) vals[k][nv[k]++] = pause;
     int b = 0;
     while (b + 1 < ST_HIST_BUCKETS && pause >= st_hist_edges[b + 1]) b++;
@@ -129,8 +129,8 @@ struct alloc_acc {
   double alloc, rate, cpu;
 };
 
-static void alloc_add(struct alloc_acc acc[3], const struct gcs_gcdb_gc *g) {
-  if (g->complete != 1 || g->gen > 2) return;
+static void alloc_add(struct alloc_acc acc[GCS_NGENS_SOH], const struct gcs_gcdb_gc *g) {
+  if (g->complete != 1 || g->gen >= GCS_NGENS_SOH) return;
   struct alloc_acc *a = &acc[g->gen];
   double alloc = g->real[GCS_GCDB_R_total_alloc_mb], rate = g->real[GCS_GCDB_R_alloc_rate_mb_sec];
   double cpu = g->real[GCS_GCDB_R_gc_cpu_msec];
@@ -147,10 +147,10 @@ static void alloc_add(struct alloc_acc acc[3], const struct gcs_gcdb_gc *g) {
 }
 
 /* Into the rollup rows (after derive()), generations in order as the GROUP BY returned them. */
-static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[3]) {
+static void alloc_apply(struct st_proc *p, const struct alloc_acc acc[GCS_NGENS_SOH]) {
   for (int r = 0; r < 4; r++) p->roll[r].total_alloc = 0;
   struct st_rollup *all = &p->roll[0];
-  for (int gen = 0; gen < 3; gen++) {
+  for (int gen = GCS_GEN0; gen < GCS_NGENS_SOH; gen++) {
     const struct alloc_acc *a = &acc[gen];
     if (!a->rows) continue;
     struct st_rollup *ro = &p->roll[gen + 1];
@@ -263,7 +263,9 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT command_line FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT server_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT concurrent_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
-      "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1) "
+      "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
+      "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
+      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1) "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -305,6 +307,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->server_gc = icol(s, 20, -1);
     p->concurrent_gc = icol(s, 21, -1);
     p->runtime_version = dup_col(s, 22);
+    p->incomplete_why = dup_col(s, 23);
   }
   sqlite3_finalize(s);
   if (what == ST_LOAD_PROCS) return 0;
@@ -333,6 +336,7 @@ void st_free(struct st_model *m) {
     free(p->name);
     free(p->cmdline);
     free(p->runtime_version);
+    free(p->incomplete_why);
     free(p->trace_path);
     free(p->gcs);
     free(p->waits);

@@ -83,7 +83,7 @@ extern const double st_hist_edges[ST_HIST_BUCKETS]; /* lower bounds, ms */
 
 struct st_wait { uint32_t bgc_index; int tid; double start, pause; int reason; };
 
-/* GC overhead over time (issue 6), the same figures as `gcscope advise`:
+/* GC overhead over time, the same figures as `gcscope advise`:
  * pauses are [SuspendEEBegin (GCStart if none), RestartEEEnd] of every GC
  * that has both, plus a BGC's final pause; the run is the process's first to
  * last event, widened to cover every pause. ST_MMU_N == INS_MMU_N (window
@@ -103,6 +103,7 @@ struct st_proc {
   int64_t trace_id;
   int pid;
   char *name, *cmdline, *runtime_version, *trace_path;
+  char *incomplete_why;         /* the commonest reason its incomplete GCs give, or NULL */
   int server_gc, concurrent_gc, heap_count; /* -1 unknown */
   int gc_count, incomplete_count, induced_count;
   double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
@@ -143,7 +144,17 @@ double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w);
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);
 
-void st_write_text(FILE *out, const struct st_model *m, int wide, int color);
+/* The text report. gcs: ST_GCS_ALL prints every GC (PerfView's All GC
+ * Events table, and the gen2 and background GC tables unbounded); N > 0
+ * prints the N GCs with the longest pauses instead and bounds the gen2 and
+ * background GC tables to N rows, each with a "... more: --gcs all" line. */
+#define ST_GCS_ALL (-1)
+#define ST_GCS_DEFAULT 20
+struct st_text_opts {
+  int wide, color;
+  int gcs;
+};
+void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o);
 void st_write_html(FILE *out, const struct st_model *m);
 void st_write_json(FILE *out, const struct st_model *m);
 int st_write_csv(FILE *out, sqlite3 *db, int pid);

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "rpt_util.h"
 #include "stats_model.h"
@@ -105,7 +106,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
     for (int i2 = 0; i2 < p->ngcs; i2++) {
       const struct st_gc *g = &p->gcs[i2];
       fprintf(o, "%s\n    {\"index\": %.0f, \"gen\": %d, \"type\": \"%s\", \"reason\": ", i2 ? "," : "",
-              g->v[STC_gc_index], g->gen, g->type == 1 ? "B" : g->type == 2 ? "F" : "N");
+              g->v[STC_gc_index], g->gen, gcs_type_letter((uint32_t)g->type));
       rpt_json_str(o, g->reason);
       fprintf(o, ", \"gen_name\": ");
       rpt_json_str(o, g->gen_name);
@@ -238,11 +239,18 @@ void st_write_html(FILE *o, const struct st_model *m) {
   FILE *tmp = o;
   st_warnings(tmp, m, "");
   fprintf(o, "</pre>\n");
+  int several = 0;   /* several traces: each heading names its trace */
+  for (int i = 1; i < m->nprocs; i++) several |= m->procs[i].trace_id != m->procs[0].trace_id;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     char a[48], b[48];
     fprintf(o, "<h3>GC Stats for Process %d: ", p->pid);
     rpt_html_str(o, p->name ? p->name : "?");
+    if (several) {
+      fprintf(o, " [trace %lld: ", (long long)p->trace_id);
+      rpt_html_str(o, p->trace_path ? p->trace_path : "?");
+      fprintf(o, "]");
+    }
     fprintf(o, "</h3>\n<ul>");
     if (p->cmdline) {
       fprintf(o, "<li>CommandLine: ");
@@ -295,8 +303,7 @@ void st_write_html(FILE *o, const struct st_model *m) {
     for (int w = 0; w < p->nwaits; w++)
       fprintf(o, "<tr><td>%u</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", p->waits[w].bgc_index,
               p->waits[w].tid, rpt_num(a, sizeof a, p->waits[w].start, 3), rpt_num(b, sizeof b, p->waits[w].pause, 3),
-              p->waits[w].reason == 11 ? "Allocated too much during BGC, waiting for BGC to finish"
-                                       : "Waiting for BGC to thread free lists");
+              gcs_bgc_wait_reason_text((uint32_t)p->waits[w].reason));
     fprintf(o, "</table>\n<h4>Gen 2</h4>\n");
     html_gc_table(o, p, -INFINITY, 2);
     fprintf(o, "<h4>All GC Events</h4>\n");

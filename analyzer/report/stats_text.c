@@ -1,8 +1,10 @@
 /* stats_text.c — `gcscope stats --format text`: PerfView's GCStats sections as
  * aligned tables that fit 120 columns (--wide: every column). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
@@ -13,7 +15,19 @@ static const char *const cr_headers[GCS_CONDEMN_GROUP_COUNT] = {
   GCS_CONDEMN_GROUPS(CRH)
 };
 
-static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, double min_pause, int min_gen) {
+/* The rows gc_table prints: complete GCs of gen >= min_gen with a pause over
+ * min_pause, in GC order, or the `longest` ones by pause (ties: GC order). */
+static int by_pause_desc(const void *a, const void *b) {
+  const struct st_gc *x = *(const struct st_gc *const *)a, *y = *(const struct st_gc *const *)b;
+  double px = x->v[STC_pause_msec], py = y->v[STC_pause_msec];
+  if (px != py) return px > py ? -1 : 1;
+  return x->v[STC_gc_index] < y->v[STC_gc_index] ? -1 : x->v[STC_gc_index] > y->v[STC_gc_index];
+}
+
+/* limit < 0: every row; otherwise at most limit rows and a line saying how
+ * many more there are. */
+static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, double min_pause, int min_gen,
+                     int limit, int longest) {
   int idx[STC_COUNT], n = 0;
   const char *hdr[STC_COUNT];
   for (int c = 0; c < STC_COUNT; c++)
@@ -26,10 +40,21 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
   for (int i = 0; i < n; i++) t.right[i] = st_cols[idx[i]].decimals >= 0;
   char cells[STC_COUNT][48];
   const char *row[STC_COUNT];
-  int rows = 0;
+  int rows = 0, total = 0;
+  const struct st_gc **sel = malloc(sizeof *sel * (size_t)(p->ngcs ? p->ngcs : 1));
+  if (!sel) {
+    rpt_table_free(&t);
+    fprintf(out, "(out of memory)\n");
+    return;
+  }
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
     if (!g->complete || g->gen < min_gen || !(g->v[STC_pause_msec] > min_pause)) continue;
+    sel[total++] = g;
+  }
+  if (longest) qsort(sel, (size_t)total, sizeof *sel, by_pause_desc);
+  for (int i = 0; i < total && (limit < 0 || i < limit); i++) {
+    const struct st_gc *g = sel[i];
     for (int k = 0; k < n; k++) {
       int c = idx[k];
       if (c == STC_reason_name) row[k] = g->reason;
@@ -43,7 +68,9 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
   }
   if (rows) rpt_table_print(&t, out, color);
   else fprintf(out, "(none)\n");
+  if (rows < total) fprintf(out, "... %d more: --gcs all\n", total - rows);
   rpt_table_free(&t);
+  free(sel);
 }
 
 static void summary(FILE *out, const struct st_proc *p) {
@@ -54,7 +81,8 @@ static void summary(FILE *out, const struct st_proc *p) {
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
-  fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
   fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
@@ -130,15 +158,19 @@ static void rollup(FILE *out, const struct st_proc *p) {
   rpt_table_free(&t);
 }
 
-static void bgc_table(FILE *out, const struct st_proc *p) {
+static void bgc_table(FILE *out, const struct st_proc *p, int limit) {
   const char *h[] = { "GC#", "Pause Start", "Initial Pause", "Final Pause", "PerfView Pause", "Duration" };
   struct rpt_table t;
   rpt_table_init(&t, 6, h);
   for (int i = 0; i < 6; i++) t.right[i] = 1;
-  int n = 0;
+  int n = 0, more = 0;
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
-    if (!g->complete || g->type != 1) continue;
+    if (!g->complete || !gcs_type_is_background((uint32_t)g->type)) continue;
+    if (limit >= 0 && n >= limit) {
+      more++;
+      continue;
+    }
     char c[6][32];
     const char *row[] = { NUM(c[0], g->v[STC_gc_index], 0), NUM(c[1], g->v[STC_pause_start_msec], 3),
                           NUM(c[2], g->v[STC_bgc_pause1_msec], 3), NUM(c[3], g->v[STC_bgc_pause2_msec], 3),
@@ -150,11 +182,12 @@ static void bgc_table(FILE *out, const struct st_proc *p) {
     fprintf(out, "\nBackground GC pauses (msec): initial = SuspendEEBegin -> first RestartEEEnd; final = "
                  "SuspendEEBegin(SuspendForGCPrep) -> RestartEEEnd; PerfView's Pause MSec combines them\n");
     rpt_table_print(&t, out, 0);
+    if (more) fprintf(out, "... %d more: --gcs all\n", more);
   }
   rpt_table_free(&t);
 }
 
-static void condemned(FILE *out, const struct st_proc *p) {
+static void condemned(FILE *out, const struct st_proc *p, int limit) {
   if (!p->has_phh) return;
   int used[GCS_CONDEMN_GROUP_COUNT] = { 0 }, any = 0;
   for (int i = 0; i < p->ngcs; i++)
@@ -177,50 +210,93 @@ static void condemned(FILE *out, const struct st_proc *p) {
   struct rpt_table t;
   rpt_table_init(&t, n + 1, hdr);
   for (int i = 0; i <= n; i++) t.right[i] = 1;
+  int rows = 0, more = 0;
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
     if (!g->complete) continue;
+    int has = 0;
+    for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) has |= g->cr[k] != 0;
+    if (!has) continue;                     /* only GCs with a condemned reason */
+    if (limit >= 0 && rows >= limit) {
+      more++;
+      continue;
+    }
+    rows++;
     char c[GCS_CONDEMN_GROUP_COUNT + 1][24];
     const char *row[GCS_CONDEMN_GROUP_COUNT + 1];
     row[0] = NUM(c[0], g->v[STC_gc_index], 0);
     for (int j = 0; j < n; j++) {
       int k = map[j], v = g->cr[k];
       if (!v) c[j + 1][0] = 0;
-      else if (k == 4) snprintf(c[j + 1], sizeof c[j + 1], "%s", v == 1 ? "Blocking" : "NotForced");
+      else if (k == GCS_cr_induced)
+        snprintf(c[j + 1], sizeof c[j + 1], "%s", v == GCS_CR_INDUCED_BLOCKING ? "Blocking" : "NotForced");
       else snprintf(c[j + 1], sizeof c[j + 1], "%d", v);
       row[j + 1] = c[j + 1];
     }
     rpt_table_add(&t, row);
   }
   rpt_table_print(&t, out, 0);
+  if (more) fprintf(out, "... %d more: --gcs all\n", more);
   rpt_table_free(&t);
 }
 
-void st_write_text(FILE *out, const struct st_model *m, int wide, int color) {
+void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o) {
+  int wide = o->wide, color = o->color, limit = o->gcs == ST_GCS_ALL ? -1 : o->gcs;
   st_warnings(out, m, "");
   if (m->nprocs == 0) fprintf(out, "No process with GC events.\n");
+  int shown = 0, idle = 0;
+  /* Several traces in scope (captures of one process, or recordings of
+   * several): each heading names its trace, so two of one pid differ. */
+  int several = 0;
+  for (int i = 1; i < m->nprocs; i++) several |= m->procs[i].trace_id != m->procs[0].trace_id;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     char a[48];
-    fprintf(out, "%sGC Stats for Process %5d: %s\n", i ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    if (p->gc_count == 0 && p->incomplete_count == 0) {
+      idle++;   /* listed in one line at the end */
+      continue;
+    }
+    fprintf(out, "%sGC Stats for Process %5d: %s", shown++ ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    if (several) fprintf(out, "  [trace %lld: %s]", (long long)p->trace_id, p->trace_path ? p->trace_path : "?");
+    fprintf(out, "\n");
+    if (p->gc_count == 0) {
+      /* Nothing to tabulate: say why in one line instead of empty tables. */
+      fprintf(out, "  No complete GC: %d GC%s seen, all incomplete: %s\n", p->incomplete_count,
+              p->incomplete_count == 1 ? "" : "s", p->incomplete_why ? p->incomplete_why : "reason unknown");
+      continue;
+    }
     summary(out, p);
     rollup(out, p);
     fprintf(out, "\nPause > 200 Msec GC Events\n");
-    gc_table(out, p, wide, color, 200, 0);
+    gc_table(out, p, wide, color, 200, 0, limit, 0);
     fprintf(out, "\nLOH Allocation Pause (due to background GC) > 200 Msec\n");
     if (!p->nwaits) fprintf(out, "(none)\n");
-    for (int w = 0; w < p->nwaits; w++) {
+    for (int w = 0; w < p->nwaits && (limit < 0 || w < limit); w++) {
       const struct st_wait *lw = &p->waits[w];
       fprintf(out, "  BGC %u  thread %d  start %s", lw->bgc_index, lw->tid, NUM(a, lw->start, 3));
       fprintf(out, "  pause %s msec  %s\n", NUM(a, lw->pause, 3),
-              lw->reason == 11 ? "Allocated too much during BGC, waiting for BGC to finish"
-                               : "Waiting for BGC to thread free lists");
+              gcs_bgc_wait_reason_text((uint32_t)lw->reason));
     }
+    if (limit >= 0 && p->nwaits > limit) fprintf(out, "... %d more: --gcs all\n", p->nwaits - limit);
     fprintf(out, "\nGen 2 GCs\n");
-    gc_table(out, p, wide, color, -INFINITY, 2);
-    bgc_table(out, p);
-    fprintf(out, "\nAll GC Events (msec; MB = 10^6 bytes)%s\n", wide ? "" : " -- --wide shows every column");
-    gc_table(out, p, wide, color, -INFINITY, 0);
-    condemned(out, p);
+    gc_table(out, p, wide, color, -INFINITY, 2, limit, 0);
+    bgc_table(out, p, limit);
+    if (limit < 0) {
+      fprintf(out, "\nAll GC Events (msec; MB = 10^6 bytes)%s\n", wide ? "" : " -- --wide shows every column");
+      gc_table(out, p, wide, color, -INFINITY, 0, -1, 0);
+    } else {
+      fprintf(out, "\nThe %d GCs with the longest pauses (msec; MB = 10^6 bytes; every GC: --gcs all)%s\n", limit,
+              wide ? "" : "; --wide shows every column");
+      gc_table(out, p, wide, color, -INFINITY, 0, limit, 1);
+    }
+    condemned(out, p, limit);
+  }
+  if (idle) {
+    fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");
+    for (int i = 0; i < m->nprocs; i++) {
+      const struct st_proc *p = &m->procs[i];
+      if (p->gc_count == 0 && p->incomplete_count == 0) fprintf(out, " %d (%s)", p->pid, p->name ? p->name : "?");
+    }
+    fprintf(out, "\n");
   }
 }

@@ -129,7 +129,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     double l1 = now();
-    st_write_text(devnull, &m, 0, 0);
+    const struct st_text_opts to = {.wide = 0, .color = 0, .gcs = ST_GCS_ALL};
+    st_write_text(devnull, &m, &to);
     fflush(devnull);
     double s1 = now(), c1 = cpu_now();
     st_free(&m);

@@ -77,10 +77,8 @@ static char *build_select(const struct gcs_gcdb_query *q, int real_at[GCS_GCDB_N
     *hh_at = at;
     sql_append(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
             "sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) END "
-            "FROM gc_heap_gens h WHERE h.trace_id = g.trace_id AND h.pid = g.pid AND h.gc_index = g.gc_index "
-            "AND h.gen = :gen2), "
-            "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.trace_id = g.trace_id "
-            "AND x.pid = g.pid AND x.gc_index = g.gc_index)");
+            "FROM gc_heap_gens h WHERE h.gc_id = g.id AND h.gen = :gen2), "
+            "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.gc_id = g.id)");
   }
   /* Only the clauses in use, so the planner picks the (trace_id, pid) index. */
   sql_append(&b, " FROM gcs g WHERE 1");

@@ -176,6 +176,25 @@ fail:
   return -1;
 }
 
+int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix) {
+  sqlite3_stmt *st;
+  if (!in->db || sqlite3_prepare_v2(in->db,
+                                    "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND "
+                                    GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+    return 0;
+  int n = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const unsigned char *path = sqlite3_column_text(st, 1);
+    fprintf(out, "%swarning: trace %lld (%s): %lld events were discarded by the tracer; "
+                 "GCs they may overlap are marked incomplete and left out of the figures\n", prefix,
+            (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
+            (long long)sqlite3_column_int64(st, 2));
+    n++;
+  }
+  sqlite3_finalize(st);
+  return n;
+}
+
 void gcs_input_close(struct gcs_input *in) {
   sqlite3_close(in->db);
   in->db = NULL;

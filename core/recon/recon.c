@@ -145,6 +145,7 @@ static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
 
 static void on_suspend_begin(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   const struct gcs_ev_GCSuspendEEBegin *e = &ev->u.GCSuspendEEBegin;
+  p->seen_suspend = 1;
   if (e->Reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC) {
     p->susp_tid_gc = ev->tid;
   } else if (gcs_suspend_is_bgc_final(e->Reason)) {
@@ -584,6 +585,8 @@ void gcs_recon_finish(struct gcs_recon *r) {
     for (int j = 0; j < p->ngcs; j++) {
       struct recon_gc *gc = p->gcs[j];
       if (gc->g.complete) continue;
+      if ((gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend)
+        gc->g.incomplete |= GCS_INC_NO_SUSPENSIONS;
       if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
       else if (j == p->ngcs - 1 && !gc->g.restart_end_ns &&
                !(gc->g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE))
@@ -645,6 +648,7 @@ const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i)
 
 const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz) {
   static const struct { unsigned bit; const char *text; } t[] = {
+    { GCS_INC_NO_SUSPENSIONS, "the trace has no GCSuspendEEBegin events for the process (suspensions not recorded)" },
     { GCS_INC_BEGAN_BEFORE_TRACE, "no suspension before its GCStart (trace began inside it)" },
     { GCS_INC_TRACE_ENDED, "trace ended inside it" },
     { GCS_INC_EVENTS_LOST, "events lost during it" },
@@ -654,6 +658,7 @@ const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz) {
   if (bufsz) buf[0] = 0;
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     if (!(bits & t[i].bit)) continue;
+    if (t[i].bit == GCS_INC_BEGAN_BEFORE_TRACE && (bits & GCS_INC_NO_SUSPENSIONS)) continue;
     int w = snprintf(buf + n, n < bufsz ? bufsz - n : 0, "%s%s", n ? "; " : "", t[i].text);
     if (w > 0) n += (size_t)w;
     if (n >= bufsz) break;

@@ -29,6 +29,7 @@ struct recon_proc {
   /* the per-process state of TraceEvent's GC event handlers */
   int32_t susp_tid_gc, susp_tid_bgc, susp_tid_other;
   int has_susp_time, has_susp_end;
+  int seen_suspend;             /* any GCSuspendEEBegin of the process so far */
   int64_t susp_time, susp_end;  /* relative ns */
   uint32_t last_susp_reason, last_susp_count;
   int has_other_susp;           /* a non-GC suspension is open (suspend_done) */

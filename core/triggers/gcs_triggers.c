@@ -162,19 +162,6 @@ void gcs_triggers_rearm(struct gcs_triggers *t, uint64_t ts_ns) {
 }
 
 /* The latest reconstructed GC of pid matching the predicate. */
-static const struct gcs_gc *find_gc(const struct gcs_recon *r, int32_t pid,
-                                    int (*match)(const struct gcs_gc *, const struct gcs_trigger_pair *),
-                                    const struct gcs_trigger_pair *p) {
-  for (int i = gcs_recon_process_count(r) - 1; i >= 0; i--) {
-    if (gcs_recon_process(r, i)->pid != pid) continue;
-    for (int j = gcs_recon_gc_count(r, i) - 1; j >= 0; j--) {
-      const struct gcs_gc *g = gcs_recon_gc(r, i, j);
-      if (match(g, p)) return g;
-    }
-  }
-  return NULL;
-}
-
 static int same_number(const struct gcs_gc *g, const struct gcs_trigger_pair *p) {
   return g->number == p->gc_index;
 }
@@ -185,14 +172,55 @@ static int suspended_at(const struct gcs_gc *g, const struct gcs_trigger_pair *p
   return begin == p->begin_ns;
 }
 
+/* Where a process's GC list (in GCStart order) stops being before the pair:
+ * one past the last GC whose number is at most the pair's (gc-over,
+ * bgc-final-pause-over: numbers grow along the list), or one past the last
+ * GC that started at or before the suspension began (suspend-over: a
+ * suspension precedes its GC's start; a BGC's final suspension comes after
+ * the BGC started). Binary search: resolving every pair of a long replay
+ * costs O(log n) each, not O(n). */
+static int search_end(const struct gcs_recon *r, int proc, const struct gcs_trigger_pair *p, int by_number) {
+  int lo = 0, hi = gcs_recon_gc_count(r, proc);
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    const struct gcs_gc *g = gcs_recon_gc(r, proc, mid);
+    int before = by_number ? g->number <= p->gc_index : g->start_ns <= p->begin_ns;
+    if (before) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The GC of pid that matches: searched backwards from where the pair falls
+ * in the list, then (a list not in order) among the GCs after it. */
+static const struct gcs_gc *find_gc(const struct gcs_recon *r, int32_t pid,
+                                    int (*match)(const struct gcs_gc *, const struct gcs_trigger_pair *),
+                                    const struct gcs_trigger_pair *p, int by_number) {
+  for (int i = gcs_recon_process_count(r) - 1; i >= 0; i--) {
+    if (gcs_recon_process(r, i)->pid != pid) continue;
+    int n = gcs_recon_gc_count(r, i), end = search_end(r, i, p, by_number);
+    /* the suspension's own GC starts after it: one past the search end */
+    if (!by_number && end < n) end++;
+    for (int j = end - 1; j >= 0; j--) {
+      const struct gcs_gc *g = gcs_recon_gc(r, i, j);
+      if (match(g, p)) return g;
+    }
+    for (int j = n - 1; j >= end; j--) {
+      const struct gcs_gc *g = gcs_recon_gc(r, i, j);
+      if (match(g, p)) return g;
+    }
+  }
+  return NULL;
+}
+
 int gcs_triggers_resolve(const struct gcs_triggers *t, struct gcs_trigger_pair *p) {
   if (p->resolved) return 1;
   const struct gcs_gc *g;
   if (p->kind == GCS_TRIGGER_SUSPEND_OVER) {
     if (!gcs_suspend_is_for_gc(p->reason)) return p->resolved = 1;   /* no GC */
-    g = find_gc(t->recon, p->pid, suspended_at, p);
+    g = find_gc(t->recon, p->pid, suspended_at, p, 0);
   } else {
-    g = find_gc(t->recon, p->pid, same_number, p);
+    g = find_gc(t->recon, p->pid, same_number, p, 1);
   }
   if (!g) return 0;
   p->gc_index = g->number;

@@ -33,7 +33,7 @@ static void pace(struct gcsim_run *run, struct gcsim_observed *ob, double t0) {
     if (o->induce_every_ms && now >= next_induce) {
       rgc_collect(run->rt, o->induce_gen, mode);
       atomic_fetch_add(&run->induced, 1);
-      if (o->induce_gen == 2) gcsim_observe_full(run->rt, ob);
+      if (o->induce_gen == RGC_MAX_GENERATION) gcsim_observe_full(run->rt, ob);
       next_induce += o->induce_every_ms / 1000.0;
     }
     gcsim_observe_sample(run->rt, ob, &last);

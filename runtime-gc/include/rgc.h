@@ -212,6 +212,8 @@ enum rgc_collect_mode {
  * GC to finish; for a background GC, only until its first pause is over. A
  * blocking gen2 request made while a background GC runs waits for it first.
  * Returns 1 if a GC ran, 0 if an optimized request declined. */
+/* The oldest generation (.NET's GC.MaxGeneration): rgc_collect(rt, RGC_MAX_GENERATION, ...) is a full GC. */
+#define RGC_MAX_GENERATION 2
 int rgc_collect(rgc_runtime *rt, int generation, unsigned mode);
 
 /* 1 while a background GC is between its first pause and its end. */

@@ -71,7 +71,7 @@ _Static_assert((int)RGC_LATENCY_BATCH == (int)GCS_PAUSE_MODE_BATCH &&
                (int)RGC_LATENCY_LOW_LATENCY == (int)GCS_PAUSE_MODE_LOW_LATENCY &&
                (int)RGC_LATENCY_SUSTAINED_LOW_LATENCY == (int)GCS_PAUSE_MODE_SUSTAINED_LOW_LATENCY,
                "rgc_latency_mode must match the pause_mode map");
-_Static_assert(RGC_LOH == GCS_GEN_LOH && RGC_POH == GCS_GEN_POH && RGC_NGEN == GCS_GEN_POH + 1,
+_Static_assert(RGC_MAX_GENERATION == GCS_GEN2 && RGC_LOH == GCS_GEN_LOH && RGC_POH == GCS_GEN_POH && RGC_NGEN == GCS_GEN_POH + 1,
                "librgc numbers generations as the events do");
 
 struct rgc_hdr {

@@ -117,13 +117,13 @@ int main(int argc, char **argv) {
   if (!db) return check_done();
   struct ins_proc_key *procs;
   size_t np;
-  CHECK_EQ_INT(ins_db_processes("test", db, 1, &procs, &np), 0);
+  CHECK_EQ_INT(ins_db_processes(db, 1, &procs, &np, err, sizeof err), 0);
   CHECK_EQ_INT(np, 1);
   CHECK_EQ_INT(procs[0].pid, 10);
 
   struct ins_pause *p;
   size_t n;
-  CHECK_EQ_INT(ins_db_pauses("test", db, &procs[0], &p, &n), 0);
+  CHECK_EQ_INT(ins_db_pauses(db, &procs[0], &p, &n, err, sizeof err), 0);
   CHECK_EQ_INT(n, 4);   /* 3 first pauses + the BGC's final pause */
   int64_t total = 0;
   for (size_t i = 0; i < n; i++) total += p[i].end_ns - p[i].start_ns;
@@ -131,12 +131,12 @@ int main(int argc, char **argv) {
   free(p);
 
   struct ins_request *r;
-  CHECK_EQ_INT(ins_db_requests("test", db, &procs[0], &r, &n), 0);
+  CHECK_EQ_INT(ins_db_requests(db, &procs[0], &r, &n, err, sizeof err), 0);
   CHECK_EQ_INT(n, 3);   /* the open request is left out */
   free(r);
 
   struct ins_gc *g;
-  CHECK_EQ_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_EQ_INT(ins_db_gcs(db, &procs[0], &g, &n, err, sizeof err), 0);
   CHECK_EQ_INT(n, 3);
   if (n == 3) {
     CHECK_EQ_INT(g[1].condemn_conditions, 129);      /* 1 | 128 over the two heaps */
@@ -165,8 +165,8 @@ int main(int argc, char **argv) {
   db = gcs_input_open(argv[2], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   CHECK(db != NULL);
   if (!db) return check_done();
-  CHECK_EQ_INT(ins_db_processes("test", db, 0, &procs, &np), 0);
-  CHECK_EQ_INT(ins_db_gcs("test", db, &procs[0], &g, &n), 0);
+  CHECK_EQ_INT(ins_db_processes(db, 0, &procs, &np, err, sizeof err), 0);
+  CHECK_EQ_INT(ins_db_gcs(db, &procs[0], &g, &n, err, sizeof err), 0);
   CHECK_EQ_INT(ins_db_summary(db, &procs[0], &ps), 0);
   CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 0);
   free(g);

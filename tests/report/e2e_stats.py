@@ -32,8 +32,8 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def run(args, cwd=None, ok=True):
-    p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(args, cwd=None, ok=True, stdin=None):
+    p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300, input=stdin)
     if ok and p.returncode != 0:
         print("command failed:", args, p.stderr, file=sys.stderr)
         sys.exit(1)
@@ -193,6 +193,64 @@ for pid in with_gcs:
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))
 check("\033[" not in txt, "no colour when stdout is not a tty")
+# Processes without GCs: one line, not an empty report
+idle = sorted(pid for pid, p in procs.items() if p["summary"]["gc_count"] == 0 and p["summary"]["incomplete_count"] == 0)
+for pid in idle:
+    check(("GC Stats for Process %5d" % pid) not in txt, "no empty report for %d" % pid)
+if idle:
+    check(re.search(r"^Processes without GCs:( \d+ \([^)]*\))+$", txt, re.M) is not None
+          and all((" %d (" % pid) in txt.splitlines()[-1] for pid in idle), "one line for processes without GCs")
+# Two traces in one database: each heading names its trace; --trace narrows to one, without it
+two = os.path.join(WORK, "two.db")
+shutil.copyfile(db, two)
+run(["import", "-d", two, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dotnet", "fixtures",
+                                       "gcprog-alloc.nettrace")])
+heads = [l for l in run(["stats", two]).stdout.splitlines() if l.startswith("GC Stats for Process")]
+check(len(heads) == len(with_gcs) + 1 and all(re.search(r"  \[trace \d+: .+\]$", h) for h in heads),
+      "headings name their trace: %r" % heads)
+heads = [l for l in run(["stats", two, "--trace", "1"]).stdout.splitlines() if l.startswith("GC Stats for Process")]
+check(len(heads) == len(with_gcs) and not any("[trace" in h for h in heads), "--trace 1: %r" % heads)
+# A terminal-sized report: the N longest pauses, the full table only with --gcs all
+check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "default text lists the longest pauses")
+full = run(["stats", db, "--gcs", "all"]).stdout
+check("All GC Events" in full and full.count("\n") > txt.count("\n") - 5, "--gcs all: every GC")
+top3 = run(["stats", db, "--gcs", "3", "--pid", str(with_gcs[0])]).stdout
+sec = top3[top3.index("GCs with the longest pauses"):]
+rows = [l for l in sec.splitlines()[3:] if l.strip() and l.strip()[0].isdigit()][:3]
+want = sorted(((g["pause_msec"], g["index"]) for g in procs[with_gcs[0]]["gcs"] if g["complete"]),
+              key=lambda x: (-x[0], x[1]))
+ncomplete = len(want)
+check([int(r.split()[0].replace(",", "")) for r in rows] == [i for _, i in want[:3]],
+      "--gcs 3: the three longest pauses first: %r vs %r" % (rows, want[:3]))
+more = ncomplete - 3
+check(more <= 0 or ("... %d more: --gcs all" % more) in sec, "--gcs 3: says how many more (%d)" % more)
+# On a terminal the text goes through $GCSCOPE_PAGER (or $PAGER, else less -FRX); --no-pager turns it off
+import pty
+
+
+def on_tty(args, pager):
+    env = dict(os.environ, GCSCOPE_PAGER=pager)
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(GCSCOPE, [GCSCOPE] + args, env)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+
+
+paged = on_tty(["stats", db], "sed s/^/paged:/")
+check("paged:GC Stats for Process" in paged, "text on a terminal goes through the pager")
+check("paged:" not in on_tty(["stats", db, "--no-pager"], "sed s/^/paged:/"), "--no-pager")
+p = run(["stats", db, "--gcs", "x"], ok=False)
+check(p.returncode == 2 and p.stderr.startswith("gcscope stats: --gcs"), "bad --gcs")
 html = run(["stats", db, "--format", "html"]).stdout
 check(html.count("<svg") == 3 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
       "html self-contained with 3 charts per process (pauses, heap, MMU)")
@@ -207,6 +265,30 @@ out = run(["sql", db, "SELECT count(*) AS n FROM gcs WHERE complete = 1", "--csv
 check(out == "n\n11\n", "sql count: %r" % out)
 p = run(["sql", db, "DELETE FROM gcs"], ok=False)
 check(p.returncode != 0 and p.stderr.count("\n") == 1 and p.stderr.startswith("gcscope sql:"), "sql read-only")
+check("use --write" in p.stderr, "a refused write says to use --write: %r" % p.stderr)
+# VACUUM INTO writes another file through a read-only connection: refused too
+vac = os.path.join(WORK, "vacuumed.db")
+if os.path.exists(vac):
+    os.remove(vac)
+p = run(["sql", db, "VACUUM INTO '%s'" % vac], ok=False)
+check(p.returncode != 0 and "use --write" in p.stderr and not os.path.exists(vac), "VACUUM INTO without --write")
+# statements from stdin: refused without --write, run with it; the shell goes on after an error
+wdb = os.path.join(WORK, "writable.db")
+shutil.copyfile(db, wdb)
+p = run(["sql", wdb], ok=False, stdin="CREATE TABLE z (a);\nSELECT count(*) FROM gcs;\n")
+check(p.returncode == 1 and p.stderr.count("\n") == 1 and "use --write" in p.stderr and "11" in p.stdout,
+      "stdin without --write: %d %r %r" % (p.returncode, p.stderr, p.stdout))
+p = run(["sql", wdb, "--write"], stdin="CREATE TABLE z (a);\nINSERT INTO z VALUES (7);\n")
+out = run(["sql", wdb, "SELECT a FROM z", "--csv"]).stdout
+check(out == "a\n7\n", "stdin with --write: %r" % out)
+# the shell's dot-commands: .mode, .tables, .schema; an unknown one is an error and the shell goes on; .quit
+p = run(["sql", wdb], ok=False, stdin=".mode csv\nSELECT count(*) AS n FROM gcs;\n.tables\n.schema gc_pauses\n"
+                                        ".bogus\nSELECT 7 AS seven;\n.quit\nSELECT 8 AS eight;\n")
+check(p.returncode == 1 and "n\n11\n" in p.stdout and "gc_pauses,view" in p.stdout
+      and "CREATE VIEW gc_pauses AS" in p.stdout and "seven\n7\n" in p.stdout and "eight" not in p.stdout
+      and p.stderr.count("\n") == 1 and ".bogus" in p.stderr, "dot-commands: %r %r" % (p.stdout[-300:], p.stderr))
+run(["sql", wdb, "VACUUM INTO '%s'" % vac, "--write"])
+check(os.path.exists(vac), "VACUUM INTO with --write")
 out = json.loads(run(["sql", db, "SELECT gc_index FROM gcs WHERE pid = %d ORDER BY gc_index LIMIT 2" % with_gcs[0], "--json"]).stdout)
 check([r["gc_index"] for r in out] == [1, 2], "sql --json")
 

@@ -33,7 +33,10 @@ enum gcs_gc_incomplete {
   GCS_INC_BEGAN_BEFORE_TRACE = 0x1, /* GCStart without the suspension before it */
   GCS_INC_TRACE_ENDED = 0x2,        /* still running at the end of the input */
   GCS_INC_EVENTS_LOST = 0x4,        /* events were lost in the process during it */
-  GCS_INC_NO_HEAP_STATS = 0x8       /* restarted (or superseded) without GCHeapStats */
+  GCS_INC_NO_HEAP_STATS = 0x8,      /* restarted (or superseded) without GCHeapStats */
+  GCS_INC_NO_SUSPENSIONS = 0x10     /* with BEGAN_BEFORE_TRACE: the process has no GCSuspendEEBegin at
+                                       all (a trace that does not record suspensions), so the trace
+                                       did not begin inside it */
 };
 
 /* One GCPerHeapHistory (V3+ layout), as received. */

@@ -1,0 +1,403 @@
+/* export_model.c — the GC timeline of one process, from the gc tables
+ * (schemas/tables_gc.def) through core/gcdb's loader:
+ *  - "GC pauses": one slice per GC with a timed pause (the gc_pauses view's
+ *    definition: SuspendEEBegin, or GCStart when none, to RestartEEEnd; a
+ *    background GC's slice is its initial pause), args = its GCStats figures,
+ *    its suspension (SuspendEEBegin -> SuspendEEEnd) nested inside;
+ *  - "Background GCs": each BGC from its pause start to GCEnd (or to the end
+ *    of its last pause if later) with its initial and final pauses nested;
+ *  - "LOH alloc waits (tid N)": gc_loh_waits, one track per waiting thread;
+ *  - counters: heap after / peak, promoted, allocation rate (per GC) and per
+ *    generation the size before (its peak) and after (gc_gens).
+ * Times: ns since the trace start. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "gcs_enums.h"
+#include "gcs_events.h"
+#include "gcs_gcdb.h"
+
+/* ---- building blocks -------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap * 2 : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * elem);
+  if (!q) return -1;
+  memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+struct exp_track *exp_track_add(struct exp_proc *p, enum exp_track_kind kind, const char *name) {
+  if (grow((void **)&p->tracks, &p->cap_tracks, p->ntracks + 1, sizeof *p->tracks)) return NULL;
+  struct exp_track *t = &p->tracks[p->ntracks++];
+  memset(t, 0, sizeof *t);
+  t->kind = kind;
+  snprintf(t->name, sizeof t->name, "%s", name);
+  return t;
+}
+
+struct exp_slice *exp_slice_add(struct exp_track *t, int64_t start, int64_t end, const char *name) {
+  if (grow((void **)&t->slices, &t->cap_slices, t->nslices + 1, sizeof *t->slices)) return NULL;
+  struct exp_slice *s = &t->slices[t->nslices++];
+  memset(s, 0, sizeof *s);
+  s->start = start;
+  s->end = s->data_end = end < start ? start : end;
+  snprintf(s->name, sizeof s->name, "%s", name);
+  return s;
+}
+
+static struct exp_arg *arg_add(struct exp_slice *s, const char *key, enum exp_arg_kind kind) {
+  if (s->nargs >= EXP_MAX_ARGS) return NULL;
+  struct exp_arg *a = &s->args[s->nargs++];
+  memset(a, 0, sizeof *a);
+  a->key = key;
+  a->kind = kind;
+  return a;
+}
+
+int exp_arg_double(struct exp_slice *s, const char *key, double v) {
+  if (!isfinite(v)) return 0;
+  struct exp_arg *a = arg_add(s, key, EXP_ARG_DOUBLE);
+  if (!a) return -1;
+  a->d = v;
+  return 0;
+}
+
+int exp_arg_int(struct exp_slice *s, const char *key, int64_t v) {
+  struct exp_arg *a = arg_add(s, key, EXP_ARG_INT);
+  if (!a) return -1;
+  a->i = v;
+  return 0;
+}
+
+int exp_arg_bool(struct exp_slice *s, const char *key, int v) {
+  struct exp_arg *a = arg_add(s, key, EXP_ARG_BOOL);
+  if (!a) return -1;
+  a->i = v != 0;
+  return 0;
+}
+
+int exp_arg_str(struct exp_slice *s, const char *key, const char *v) {
+  struct exp_arg *a = arg_add(s, key, EXP_ARG_STR);
+  if (!a) return -1;
+  a->s = v ? v : "";
+  return 0;
+}
+
+/* The GC's identity and every GCStats figure it has (NULL figures left out). */
+static void gc_args(const struct gcs_gcdb_gc *g, void (*fn)(const struct exp_arg *a, void *ctx), void *ctx) {
+  const struct exp_arg id[] = {
+    { .key = "gc_index", .kind = EXP_ARG_INT, .i = g->gc_index },
+    { .key = "gen", .kind = EXP_ARG_INT, .i = g->gen },
+    { .key = "type", .kind = EXP_ARG_STR, .s = gcs_gc_type_name(g->type) },
+    { .key = "reason", .kind = EXP_ARG_STR, .s = gcs_reason_name(g->reason) },
+    { .key = "gen_name", .kind = EXP_ARG_STR, .s = g->gen_name },
+    { .key = "induced", .kind = EXP_ARG_BOOL, .i = gcs_reason_is_induced(g->reason) },
+    { .key = "complete", .kind = EXP_ARG_BOOL, .i = g->complete != 0 },
+  };
+  for (size_t k = 0; k < sizeof id / sizeof id[0]; k++) fn(&id[k], ctx);
+  for (int r = 0; r < GCS_GCDB_NREALS; r++) {
+    if (!isfinite(g->real[r])) continue;
+    struct exp_arg a = { .key = gcs_gcdb_real_name(r), .kind = EXP_ARG_DOUBLE, .d = g->real[r] };
+    fn(&a, ctx);
+  }
+}
+
+void exp_slice_args(const struct exp_slice *s, void (*fn)(const struct exp_arg *a, void *ctx), void *ctx) {
+  if (s->gc) gc_args(s->gc, fn, ctx);
+  for (int i = 0; i < s->nargs; i++) fn(&s->args[i], ctx);
+}
+
+int exp_point_add(struct exp_track *t, int64_t ts, double value) {
+  if (!isfinite(value)) return 0;
+  if (grow((void **)&t->points, &t->cap_points, t->npoints + 1, sizeof *t->points)) return -1;
+  t->points[t->npoints++] = (struct exp_point){ ts, value };
+  return 0;
+}
+
+void exp_proc_free(struct exp_proc *p) {
+  for (size_t i = 0; i < p->ntracks; i++) {
+    struct exp_track *t = &p->tracks[i];
+    free(t->slices);
+    free(t->points);
+  }
+  free(p->tracks);
+  free(p->cmdline);
+  free(p->gcs);
+  memset(p, 0, sizeof *p);
+}
+
+/* ---- the process's rows ------------------------------------------------------ */
+
+#define OOM(err, errlen) (snprintf(err, errlen, "out of memory"), -1)
+
+static int db_error(sqlite3 *db, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+  return -1;
+}
+
+static int load_process_row(sqlite3 *db, struct exp_proc *p, char *err, size_t errlen) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT name, command_line FROM processes WHERE trace_id = ?1 AND pid = ?2 "
+                             "ORDER BY id LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+    return db_error(db, err, errlen);
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(s, 0);
+    const char *cmd = (const char *)sqlite3_column_text(s, 1);
+    if (name) snprintf(p->name, sizeof p->name, "%s", name);
+    if (cmd && *cmd && !(p->cmdline = strdup(cmd))) { sqlite3_finalize(s); return OOM(err, errlen); }
+  }
+  sqlite3_finalize(s);
+  if (!p->name[0]) snprintf(p->name, sizeof p->name, "pid %d", (int)p->pid);
+  return 0;
+}
+
+/* gcs.suspend_end_ns is not among the loader's columns: read it by gcs.id. */
+struct id_ns { int64_t id, ns; };
+
+static int id_ns_cmp(const void *a, const void *b) {
+  const struct id_ns *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int load_suspend_ends(sqlite3 *db, const struct exp_proc *p, struct id_ns **out, size_t *n, char *err,
+                             size_t errlen) {
+  sqlite3_stmt *s;
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(db, "SELECT id, suspend_end_ns FROM gcs WHERE trace_id = ?1 AND pid = ?2 "
+                             "AND suspend_end_ns IS NOT NULL ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+    return db_error(db, err, errlen);
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (grow((void **)out, &cap, *n + 1, sizeof **out)) { sqlite3_finalize(s); return OOM(err, errlen); }
+    (*out)[(*n)++] = (struct id_ns){ sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1) };
+  }
+  sqlite3_finalize(s);
+  return 0;
+}
+
+static int64_t suspend_end_of(const struct id_ns *v, size_t n, int64_t id) {
+  struct id_ns key = { id, 0 };
+  if (n == 0) return 0;   /* v may be NULL: bsearch must not see it */
+  const struct id_ns *hit = bsearch(&key, v, n, sizeof *v, id_ns_cmp);
+  return hit ? hit->ns : 0;
+}
+
+/* ---- tracks ------------------------------------------------------------------ */
+
+static int64_t rel(uint64_t ns, int64_t t0) { return ns ? (int64_t)ns - t0 : 0; }
+
+static void gc_title(char *buf, size_t len, const char *prefix, const struct gcs_gcdb_gc *g) {
+  snprintf(buf, len, "%s#%u %u%s %s", prefix, g->gc_index, g->gen, gcs_type_letter(g->type),
+           gcs_reason_name(g->reason));
+}
+
+static int add_gc_pause(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0, int64_t suspend_end) {
+  uint64_t pstart = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
+  if (!pstart || !g->restart_end_ns) return 0; /* not a timed pause (gc_pauses leaves it out too) */
+  char name[64];
+  gc_title(name, sizeof name, "GC", g);
+  struct exp_slice *s = exp_slice_add(t, rel(pstart, t0), rel(g->restart_end_ns, t0), name);
+  if (s) s->gc = g;
+  if (!s || exp_arg_int(s, "pause_ns", (int64_t)(g->restart_end_ns - pstart))) return -1;
+  if (g->suspend_begin_ns && suspend_end) {
+    struct exp_slice *c = exp_slice_add(t, rel(g->suspend_begin_ns, t0), suspend_end - t0, "suspend EE");
+    if (c) c->level = 1;
+    if (!c || exp_arg_int(c, "gc_index", g->gc_index) ||
+        exp_arg_double(c, "suspend_msec", g->real[GCS_GCDB_R_suspend_msec]))
+      return -1;
+  }
+  return 1;
+}
+
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t m = a > b ? a : b;
+  return m > c ? m : c;
+}
+
+static int add_bgc(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0) {
+  uint64_t pstart = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
+  uint64_t last = max3(g->end_ns, g->bgc_prep_restart_end_ns, g->restart_end_ns);
+  if (!pstart || !last) return 0;
+  char name[64];
+  gc_title(name, sizeof name, "BGC", g);
+  struct exp_slice *s = exp_slice_add(t, rel(pstart, t0), rel(last, t0), name);
+  if (s) s->gc = g;
+  if (!s || exp_arg_bool(s, "gc_end_seen", g->end_ns != 0)) return -1;
+  if (g->restart_end_ns) {
+    struct exp_slice *c = exp_slice_add(t, rel(pstart, t0), rel(g->restart_end_ns, t0), "initial pause");
+    if (c) c->level = 1;
+    if (!c || exp_arg_double(c, "bgc_pause1_msec", g->real[GCS_GCDB_R_bgc_pause1_msec])) return -1;
+  }
+  if (g->bgc_prep_suspend_begin_ns && g->bgc_prep_restart_end_ns) {
+    struct exp_slice *c =
+        exp_slice_add(t, rel(g->bgc_prep_suspend_begin_ns, t0), rel(g->bgc_prep_restart_end_ns, t0), "final pause");
+    if (c) c->level = 1;
+    if (!c || exp_arg_double(c, "bgc_pause2_msec", g->real[GCS_GCDB_R_bgc_pause2_msec])) return -1;
+  }
+  return 0;
+}
+
+/* Per-GC counters: after at GCHeapStats (GCEnd, RestartEEEnd if unseen), the
+ * peak and the allocation rate since the previous GC at the pause start. */
+enum { C_AFTER, C_PEAK, C_PROMOTED, C_ALLOC_RATE, C_NGC };
+static const char *const gc_counter_names[C_NGC] = { "Heap after MB", "Heap peak MB", "Promoted MB",
+                                                     "Alloc rate MB/s" };
+
+static int add_gc_counters(struct exp_track **c, const struct gcs_gcdb_gc *g, int64_t t0) {
+  uint64_t pstart = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
+  uint64_t after = g->heap_stats_ns ? g->heap_stats_ns : g->end_ns ? g->end_ns : g->restart_end_ns;
+  int rc = 0;
+  if (after) {
+    rc |= exp_point_add(c[C_AFTER], rel(after, t0), g->real[GCS_GCDB_R_after_mb]);
+    rc |= exp_point_add(c[C_PROMOTED], rel(after, t0), g->real[GCS_GCDB_R_promoted_mb]);
+  }
+  if (pstart) {
+    rc |= exp_point_add(c[C_PEAK], rel(pstart, t0), g->real[GCS_GCDB_R_peak_mb]);
+    rc |= exp_point_add(c[C_ALLOC_RATE], rel(pstart, t0), g->real[GCS_GCDB_R_alloc_rate_mb_sec]);
+  }
+  return rc;
+}
+
+static const char *const gen_label[] = { "Gen0", "Gen1", "Gen2", "LOH", "POH" };
+
+/* The counter track named name, created on first use (NULL: out of memory). */
+static struct exp_track *counter_track(struct exp_proc *p, const char *name) {
+  for (size_t i = 0; i < p->ntracks; i++)
+    if (p->tracks[i].kind == EXP_TRACK_COUNTER && !strcmp(p->tracks[i].name, name)) return &p->tracks[i];
+  return exp_track_add(p, EXP_TRACK_COUNTER, name);
+}
+
+/* Per generation (gc_gens): size before (the generation's peak) at the pause
+ * start, size after at GCHeapStats. */
+static int add_gen_counters(sqlite3 *db, struct exp_proc *p, int64_t t0, char *err, size_t errlen) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT g.gen, g.size_before_mb, g.size_after_mb, coalesce(c.suspend_begin_ns, c.start_ns), "
+                         "coalesce(c.heap_stats_ns, c.end_ns, c.restart_end_ns) FROM gc_gens g JOIN gcs c ON c.id = g.gc_id "
+                         "WHERE c.trace_id = ?1 AND c.pid = ?2 AND g.gen BETWEEN 0 AND 4 ORDER BY g.gen, c.id",
+                         -1, &s, NULL) != SQLITE_OK)
+    return db_error(db, err, errlen);
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    int gen = sqlite3_column_int(s, 0);
+    char name[64];
+    if (sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_type(s, 1) != SQLITE_NULL) {
+      snprintf(name, sizeof name, "%s before MB", gen_label[gen]);
+      struct exp_track *t = counter_track(p, name);
+      rc |= t ? exp_point_add(t, sqlite3_column_int64(s, 3) - t0, sqlite3_column_double(s, 1)) : -1;
+    }
+    if (sqlite3_column_type(s, 4) != SQLITE_NULL && sqlite3_column_type(s, 2) != SQLITE_NULL) {
+      snprintf(name, sizeof name, "%s after MB", gen_label[gen]);
+      struct exp_track *t = counter_track(p, name);
+      rc |= t ? exp_point_add(t, sqlite3_column_int64(s, 4) - t0, sqlite3_column_double(s, 2)) : -1;
+    }
+  }
+  sqlite3_finalize(s);
+  return rc ? OOM(err, errlen) : 0;
+}
+
+static int add_loh_waits(sqlite3 *db, struct exp_proc *p, char *err, size_t errlen) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT tid, start_msec, stop_msec, bgc_index, reason, pause_msec FROM gc_loh_waits "
+                             "WHERE trace_id = ?1 AND pid = ?2 AND start_msec IS NOT NULL AND stop_msec IS NOT NULL "
+                             "ORDER BY tid, start_msec", -1, &s, NULL) != SQLITE_OK)
+    return db_error(db, err, errlen);
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int rc = 0;
+  int64_t tid = -1;
+  size_t track = 0;
+  while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    if (sqlite3_column_int64(s, 0) != tid || tid < 0) {
+      tid = sqlite3_column_int64(s, 0);
+      char name[64];
+      snprintf(name, sizeof name, "LOH alloc waits (tid %lld)", (long long)tid);
+      if (!exp_track_add(p, EXP_TRACK_SLICES, name)) { rc = -1; break; }
+      track = p->ntracks - 1;
+    }
+    struct exp_track *t = &p->tracks[track];
+    int64_t a = llround(sqlite3_column_double(s, 1) * 1e6), b = llround(sqlite3_column_double(s, 2) * 1e6);
+    uint32_t bgc = (uint32_t)sqlite3_column_int64(s, 3), reason = (uint32_t)sqlite3_column_int64(s, 4);
+    char name[64];
+    snprintf(name, sizeof name, "LOH alloc wait (BGC#%u)", bgc);
+    const char *rn = gcs_map_name("bgc_wait_reason", reason);
+    struct exp_slice *sl = exp_slice_add(t, a, b, name);
+    if (!sl || exp_arg_int(sl, "bgc_index", bgc) || exp_arg_int(sl, "tid", tid) ||
+        exp_arg_str(sl, "reason", rn ? rn : "Unknown") || exp_arg_double(sl, "pause_msec", sqlite3_column_double(s, 5)))
+      rc = -1;
+  }
+  sqlite3_finalize(s);
+  return rc ? OOM(err, errlen) : 0;
+}
+
+int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct exp_proc *p, char *err,
+                  size_t errlen) {
+  memset(p, 0, sizeof *p);
+  p->trace_id = trace_id;
+  p->pid = pid;
+  if (load_process_row(db, p, err, errlen)) {
+    exp_proc_free(p);
+    return -1;
+  }
+  struct gcs_gcdb_query q = { .trace_id = trace_id, .pid = pid, .after_id = -1, .reals = GCS_GCDB_ALL_REALS };
+  struct gcs_gcdb_gc *gcs = NULL;
+  size_t n = 0, nsusp = 0;
+  struct id_ns *susp = NULL;
+  if (gcs_gcdb_load(db, &q, &gcs, &n, err, errlen) || load_suspend_ends(db, p, &susp, &nsusp, err, errlen)) {
+    free(gcs);
+    exp_proc_free(p);
+    return -1;
+  }
+  int rc = 0, any_bgc = 0;
+  for (size_t i = 0; i < n; i++) any_bgc |= gcs_type_is_background(gcs[i].type);
+  /* fixed tracks first (indices stay valid: looked up by index after every add) */
+  if (!exp_track_add(p, EXP_TRACK_SLICES, "GC pauses") ||
+      (any_bgc && !exp_track_add(p, EXP_TRACK_SLICES, "Background GCs")))
+    rc = OOM(err, errlen);
+  size_t first_counter = p->ntracks;
+  for (int c = 0; rc == 0 && c < C_NGC; c++)
+    if (!exp_track_add(p, EXP_TRACK_COUNTER, gc_counter_names[c])) rc = OOM(err, errlen);
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    const struct gcs_gcdb_gc *g = &gcs[i];
+    struct exp_track *counters[C_NGC];
+    for (int c = 0; c < C_NGC; c++) counters[c] = &p->tracks[first_counter + (size_t)c];
+    int r = add_gc_pause(&p->tracks[0], g, t0, suspend_end_of(susp, nsusp, g->id));
+    if (r > 0) p->gc_slices++;
+    if (r < 0 || (gcs_type_is_background(g->type) && add_bgc(&p->tracks[1], g, t0)) ||
+        add_gc_counters(counters, g, t0))
+      rc = OOM(err, errlen);
+  }
+  p->gcs = gcs; /* the slices point into it */
+  p->ngcs = n;
+  free(susp);
+  if (rc == 0) rc = add_gen_counters(db, p, t0, err, errlen);
+  if (rc == 0) rc = add_loh_waits(db, p, err, errlen);
+  for (size_t i = 0; rc == 0 && i < p->ntracks; i++) {
+    struct exp_track *t = &p->tracks[i];
+    if (t->kind == EXP_TRACK_COUNTER) {
+      exp_points_sort(t);
+      continue;
+    }
+    long c = exp_nest(t);
+    if (c < 0) rc = OOM(err, errlen);
+    else p->clamped += (size_t)c;
+  }
+  if (rc) exp_proc_free(p);
+  return rc;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""incomplete.py GCSCOPE TRACE WORKDIR -- incomplete data is named, never
+hidden: on a CoreCLR trace that records only GCStart/GCEnd (no suspension,
+restart or heap-stats events), every GC is incomplete. The stored reason says
+the trace has no suspension events (not that it began inside the GC); stats
+prints one line per process with the count and the reason instead of empty
+tables; advise says "Cannot judge" instead of "No findings". The GC counts per
+process come from babeltrace2's text of the trace."""
+import collections, os, re, shutil, sqlite3, subprocess, sys
+
+GCSCOPE, TRACE, WORK = sys.argv[1:4]
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what, file=sys.stderr)
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+db = os.path.join(WORK, "inc.db")
+bt = subprocess.run(["babeltrace2", TRACE], capture_output=True, text=True, check=True).stdout
+starts = collections.Counter(int(m.group(1)) for m in re.finditer(r"GCStart_V\d+: .*?vpid = (\d+)", bt))
+check(len(starts) == 2 and "SuspendEE" not in bt, "premise: two processes, no suspension events: %r" % starts)
+subprocess.run([GCSCOPE, "import", "-d", db, TRACE], check=True, capture_output=True)
+why = "the trace has no GCSuspendEEBegin events for the process (suspensions not recorded)"
+rows = sqlite3.connect(db).execute("SELECT pid, count(*), sum(complete), group_concat(DISTINCT incomplete_why) "
+                                   "FROM gcs GROUP BY pid").fetchall()
+check(sorted((p, n, c, w) for p, n, c, w in rows) == sorted((p, n, 0, why) for p, n in starts.items()),
+      "stored GCs and reasons: %r" % rows)
+txt = subprocess.run([GCSCOPE, "stats", db], capture_output=True, text=True).stdout
+for pid, n in starts.items():
+    line = "  No complete GC: %d GC%s seen, all incomplete: %s" % (n, "" if n == 1 else "s", why)
+    check(("GC Stats for Process %5d" % pid) in txt and line in txt, "stats for %d: %r" % (pid, line))
+check("Pause statistics" not in txt and "Number of Heaps: -1" not in txt, "no empty tables")
+adv = subprocess.run([GCSCOPE, "advise", db], capture_output=True, text=True).stdout
+for pid, n in starts.items():
+    check(("Cannot judge: %d GCs, all incomplete: %s" % (n, why)) in adv, "advise for %d" % pid)
+check("No findings" not in adv, "advise never says 'No findings' here")
+# Views over events the trace lacks: one line naming the profile, nothing on stdout
+for cmd, prof in (("allocs", "--profile alloc"), ("handles", "--profile handles")):
+    p = subprocess.run([GCSCOPE, cmd, db], capture_output=True, text=True)
+    check(p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and prof in p.stderr,
+          "%s without its events: %d %r %r" % (cmd, p.returncode, p.stdout, p.stderr))
+# A trace whose tracer discarded events: every report repeats the warning
+lossy = os.path.join(WORK, "lossy.db")
+shutil.copyfile(db, lossy)
+c = sqlite3.connect(lossy)
+c.execute("UPDATE traces SET discarded = 17")
+c.commit()
+c.close()
+for cmd in (["stats"], ["advise"], ["impact"], ["triggers"], ["events"], ["export", "--format", "chrome-json"]):
+    p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)
+    check(re.search(r"warning: trace \d+ \(.*\): 17 events were discarded by the tracer", p.stderr + p.stdout) is not None,
+          "%s repeats the discarded-events warning: %r" % (cmd[0], p.stderr))
+if failures:
+    print(adv + txt, file=sys.stderr)
+    sys.exit(1)
+print("ok")
