@@ -2,8 +2,10 @@
  * nt_reader.c — the nettrace V4/V5 container: stream header, the
  * FastSerialization object list (Trace, MetadataBlock, EventBlock,
  * StackBlock, SPBlock), event blob headers (compressed and not), sequence
- * numbers, and in-order delivery of the GC events. See gcs_nettrace.h for the
- * contract and docs/nettrace.md for the format summary.
+ * numbers, and in-order delivery of the GC events, read incrementally: the
+ * stream's bytes are accumulated until one whole object is there, which is
+ * then parsed (and handed to the object callback) and dropped. See
+ * gcs_nettrace.h for the contract and docs/nettrace.md for the format.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,9 +26,10 @@
 
 #define NT_MAGIC "Nettrace"
 #define NT_SERIALIZER "!FastSerialization.1"
-#define NT_TAG_NULL 1
-#define NT_TAG_BEGIN_PRIVATE 5
-#define NT_TAG_END 6
+/* FastSerialization tags. */
+enum nt_tag { NT_TAG_NULL = 1, NT_TAG_BEGIN_PRIVATE = 5, NT_TAG_END = 6 };
+#define NT_TRACE_FIELDS 48      /* SyncTimeUTC 16, SyncTimeQPC 8, QPCFrequency 8, 4 x i32 */
+#define NT_STREAM_HEADER 32     /* "Nettrace", u32 20, "!FastSerialization.1" */
 #define NT_MAX_TYPE_NAME 64
 #define NT_BLOCK_HEADER_MIN 20  /* u16 size, u16 flags, i64 min, i64 max */
 #define NT_BLOCK_FLAG_COMPRESSED 1
@@ -50,9 +52,9 @@
 
 struct nt_reader {
   const char *name;
-  const uint8_t *buf;
-  size_t len;
+  uint64_t base;                /* stream offset of the cursor's byte 0 (messages) */
   gcs_nettrace_event_cb cb;
+  gcs_nettrace_object_cb ocb;
   void *ud;
   struct gcs_nettrace_info info;
   char *err;
@@ -71,6 +73,9 @@ struct nt_reader {
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
+  uint64_t live_lag_qpc;        /* live mode: deliver events this much older than max_ts */
+  uint64_t delivered_ts;        /* newest timestamp delivered (live mode: late events) */
+  int delivered_any;
 
   char *strbuf;
   size_t strcap;
@@ -84,6 +89,7 @@ struct nt_blob {
   const uint8_t *payload;
 };
 
+/* Offsets in messages are the stream's. */
 __attribute__((format(printf, 3, 4)))
 static int nt_fail(struct nt_reader *r, size_t offset, const char *fmt, ...) {
   if (!r->err || r->errlen == 0) return -1;
@@ -94,7 +100,8 @@ static int nt_fail(struct nt_reader *r, size_t offset, const char *fmt, ...) {
   int m = vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
   va_end(ap);
   if (m >= 0 && (size_t)(n + m) < r->errlen)
-    snprintf(r->err + n + m, r->errlen - (size_t)(n + m), " (at byte %zu)", offset);
+    snprintf(r->err + n + m, r->errlen - (size_t)(n + m), " (at byte %llu)",
+             (unsigned long long)(r->base + offset));
   return -1;
 }
 
@@ -139,7 +146,7 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   }
   struct gcs_event ev;
   memset(&ev, 0, offsetof(struct gcs_event, u));
-  if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, pe->payload, pe->len,
+  if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, nt_pending_payload(&r->pending, pe), pe->len,
                      r->info.pointer_size, r->strbuf, r->strcap) != 0)
     return 0;  /* an empty payload of an event that needs one: not decodable */
   ev.origin = GCS_ORIGIN_CLR;
@@ -148,6 +155,9 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   ev.tid = pe->tid;
   ev.cpu = pe->cpu;
   r->info.events_decoded++;
+  if (r->delivered_any && pe->ts < r->delivered_ts) r->info.events_late++;
+  if (!r->delivered_any || pe->ts > r->delivered_ts) r->delivered_ts = pe->ts;
+  r->delivered_any = 1;
   if (ev.kind == gcs_kind_RuntimeInformationStart && !r->cmdline_from_processinfo &&
       ev.u.RuntimeInformationStart.CommandLine && ev.u.RuntimeInformationStart.CommandLine[0])
     snprintf(r->info.command_line, sizeof r->info.command_line, "%s",
@@ -162,7 +172,7 @@ static int nt_flush(struct nt_reader *r, uint64_t limit) {
   size_t k = limit == UINT64_MAX ? r->pending.n : nt_pending_prefix(&r->pending, limit);
   for (size_t i = 0; i < k && !r->stopped; i++)
     if (nt_deliver(r, &r->pending.v[i]) != 0) return -1;
-  nt_pending_drop(&r->pending, k);
+  if (nt_pending_drop(&r->pending, k) != 0) return nt_fail(r, 0, "out of memory");
   return 0;
 }
 
@@ -261,9 +271,9 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
     nt_utf16_to_utf8(b->payload, b->payload_len, r->info.command_line, sizeof r->info.command_line);
     r->cmdline_from_processinfo = 1;
   } else if (m->kind >= 0) {
-    struct nt_pending_ev pe = { b->ts, r->order++, b->payload, b->payload_len,
+    struct nt_pending_ev pe = { b->ts, r->order++, 0, b->payload_len,
                                 (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version };
-    if (nt_pending_push(&r->pending, &pe) != 0)
+    if (nt_pending_push(&r->pending, &pe, b->payload) != 0)
       return nt_fail(r, at, "more than %u GC events between two sequence points",
                      (unsigned)r->pending.max);
   }
@@ -332,6 +342,34 @@ static int nt_read_trace(struct nt_reader *r, struct nt_cursor *c, int32_t versi
   return 0;
 }
 
+/* The object types a stream holds. */
+struct nt_object_type { const char *name; enum gcs_nettrace_object_kind kind; };
+static const struct nt_object_type nt_types[] = {
+  { "Trace", GCS_NETTRACE_OBJ_TRACE },       { "MetadataBlock", GCS_NETTRACE_OBJ_METADATA },
+  { "EventBlock", GCS_NETTRACE_OBJ_EVENTS }, { "StackBlock", GCS_NETTRACE_OBJ_STACKS },
+  { "SPBlock", GCS_NETTRACE_OBJ_SEQPOINT },
+};
+
+static const struct nt_object_type *nt_type_named(const char *name) {
+  for (size_t i = 0; i < sizeof nt_types / sizeof nt_types[0]; i++)
+    if (strcmp(nt_types[i].name, name) == 0) return &nt_types[i];
+  return NULL;
+}
+
+static const char *nt_kind_name(enum gcs_nettrace_object_kind k) {
+  for (size_t i = 0; i < sizeof nt_types / sizeof nt_types[0]; i++)
+    if (nt_types[i].kind == k) return nt_types[i].name;
+  return "?";
+}
+
+static int nt_hand_over(struct nt_reader *r, size_t at, enum gcs_nettrace_object_kind kind, int32_t version,
+                        int32_t min_version, const uint8_t *body, size_t len) {
+  if (!r->ocb) return 0;
+  struct gcs_nettrace_object o = { kind, version, min_version, body, len };
+  if (r->ocb(&o, r->ud) != 0) return nt_fail(r, at, "the object callback failed on a %s", nt_kind_name(kind));
+  return 0;
+}
+
 /* One object: BeginPrivateObject, its type, its payload, EndObject.
  * Returns 1 at the end-of-stream tag, 0 after an object, -1 on error. */
 static int nt_read_object(struct nt_reader *r, struct nt_cursor *c) {
@@ -357,24 +395,29 @@ static int nt_read_object(struct nt_reader *r, struct nt_cursor *c) {
     if (name[i] < 0x20 || name[i] > 0x7E) name[i] = '?';
   if (t3 != NT_TAG_END) return nt_fail(r, at, "malformed object type '%s'", name);
 
-  int is_trace = strcmp(name, "Trace") == 0;
+  const struct nt_object_type *type = nt_type_named(name);
+  if (!type) return nt_fail(r, at, "unknown object type '%s'", name);
+  int is_trace = type->kind == GCS_NETTRACE_OBJ_TRACE;
   if (is_trace && r->trace_seen) return nt_fail(r, at, "second Trace object");
   if (!is_trace && !r->trace_seen) return nt_fail(r, at, "object '%s' before the Trace object", name);
   if (is_trace) {
+    size_t fields = c->pos;
     if (nt_read_trace(r, c, version, min_version) != 0) return -1;
+    if (c->pos - fields != NT_TRACE_FIELDS) return nt_fail(r, fields, "Trace object of unexpected size");
+    if (nt_hand_over(r, at, type->kind, version, min_version, c->base + fields, NT_TRACE_FIELDS) != 0) return -1;
   } else {
-    int kind = strcmp(name, "EventBlock") == 0 ? 0 : strcmp(name, "MetadataBlock") == 0 ? 1
-             : strcmp(name, "StackBlock") == 0 ? 2 : strcmp(name, "SPBlock") == 0 ? 3 : -1;
-    if (kind < 0) return nt_fail(r, at, "unknown object type '%s'", name);
     size_t size_at = c->pos;
     uint32_t size = nt_u32(c);
     nt_align4(c);
     if (!c->ok || size > nt_left(c))
       return nt_fail(r, size_at, "truncated %s (%u bytes declared, %zu left)", name, size, nt_left(c));
+    if (nt_hand_over(r, at, type->kind, version, min_version, c->base + c->pos, size) != 0) return -1;
     struct nt_cursor body = nt_cursor_make(c->base, c->pos, c->pos + size);
     int rc = 0;
-    if (kind == 0 || kind == 1) rc = nt_read_event_block(r, &body, kind == 1);
-    else if (kind == 3) rc = nt_read_sequence_point(r, &body);
+    if (type->kind == GCS_NETTRACE_OBJ_EVENTS || type->kind == GCS_NETTRACE_OBJ_METADATA)
+      rc = nt_read_event_block(r, &body, type->kind == GCS_NETTRACE_OBJ_METADATA);
+    else if (type->kind == GCS_NETTRACE_OBJ_SEQPOINT)
+      rc = nt_read_sequence_point(r, &body);
     /* StackBlock: stacks are not used; its size is all we need. */
     if (rc != 0) return -1;
     if (r->stopped) return 1;
@@ -387,10 +430,46 @@ static int nt_read_object(struct nt_reader *r, struct nt_cursor *c) {
   return 0;
 }
 
-static int nt_read_header(struct nt_reader *r, struct nt_cursor *c) {
+/* How many bytes the object at p[0..avail) spans: > 0 when it is all there,
+ * 0 when more bytes are needed, -1 when its header is malformed (then
+ * nt_read_object says how). pos4 is p's stream offset modulo 4. When more
+ * bytes are needed and the type is known, *type_name names it. */
+static long nt_object_extent(const uint8_t *p, size_t avail, size_t pos4, const char **type_name) {
+  *type_name = NULL;
+  if (avail < 1) return 0;
+  if (p[0] == NT_TAG_NULL) return 1;
+  if (p[0] != NT_TAG_BEGIN_PRIVATE) return -1;
+  /* tag, tag, NULL tag, version, minimum version, name length, name, end tag */
+  if (avail < 15) return 0;
+  uint32_t name_len = (uint32_t)p[11] | ((uint32_t)p[12] << 8) | ((uint32_t)p[13] << 16) | ((uint32_t)p[14] << 24);
+  if (name_len == 0 || name_len > NT_MAX_TYPE_NAME) return -1;
+  size_t n = 15 + name_len + 1;   /* through the type's end tag */
+  if (avail < n) return 0;
+  char name[NT_MAX_TYPE_NAME + 1];
+  memcpy(name, p + 15, name_len);
+  name[name_len] = '\0';
+  const struct nt_object_type *t = nt_type_named(name);
+  if (!t) return -1;
+  *type_name = t->name;
+  if (t->kind == GCS_NETTRACE_OBJ_TRACE) {
+    n += NT_TRACE_FIELDS + 1;
+    return avail >= n ? (long)n : 0;
+  }
+  if (avail < n + 4) return 0;
+  uint32_t size = (uint32_t)p[n] | ((uint32_t)p[n + 1] << 8) | ((uint32_t)p[n + 2] << 16) | ((uint32_t)p[n + 3] << 24);
+  if (size > GCS_NETTRACE_MAX_OBJECT) return -1;
+  n += 4;
+  n += (4 - ((pos4 + n) & 3)) & 3;
+  n += (size_t)size + 1;
+  return avail >= n ? (long)n : 0;
+}
+
+static int nt_check_header(struct nt_reader *r, struct nt_cursor *c) {
   size_t slen = strlen(NT_SERIALIZER);
-  if (r->len >= 4 + slen && r->buf[0] == slen && r->buf[1] == 0 && r->buf[2] == 0 && r->buf[3] == 0 &&
-      memcmp(r->buf + 4, NT_SERIALIZER, slen) == 0)
+  const uint8_t *b = c->base + c->pos;
+  size_t avail = nt_left(c);
+  if (avail >= 4 + slen && b[0] == slen && b[1] == 0 && b[2] == 0 && b[3] == 0 &&
+      memcmp(b + 4, NT_SERIALIZER, slen) == 0)
     return nt_fail(r, 0, "a .netperf file (EventPipe format V1-V3) is not supported");
   const uint8_t *magic = nt_bytes(c, 8);
   if (!magic || memcmp(magic, NT_MAGIC, 8) != 0)
@@ -408,44 +487,215 @@ static int nt_read_header(struct nt_reader *r, struct nt_cursor *c) {
   return 0;
 }
 
+/* ---- the stream ---------------------------------------------------------- */
+
+enum nt_state { NT_S_HEADER, NT_S_OBJECTS, NT_S_END, NT_S_FAILED };
+
+struct gcs_nettrace_stream {
+  struct nt_reader r;
+  char name[512];
+  char err[1024];
+  enum nt_state state;
+  uint8_t *acc;                 /* bytes not yet consumed: acc[pos..len) */
+  size_t pos, len, cap;
+  uint64_t base;                /* stream offset of acc[0]; a multiple of 4 */
+  uint64_t live_lag_ns;
+  uint64_t blocks;              /* whole blocks read */
+};
+
+struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettrace_event_cb cb,
+                                                    gcs_nettrace_object_cb ocb, void *ud) {
+  struct gcs_nettrace_stream *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  snprintf(s->name, sizeof s->name, "%s", name ? name : "nettrace stream");
+  s->r.name = s->name;
+  s->r.cb = cb;
+  s->r.ocb = ocb;
+  s->r.ud = ud;
+  s->r.err = s->err;
+  s->r.errlen = sizeof s->err;
+  s->r.info.pid = -1;
+  s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
+  return s;
+}
+
+void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns) { s->live_lag_ns = lag_ns; }
+
+const struct gcs_nettrace_info *gcs_nettrace_stream_info(const struct gcs_nettrace_stream *s) { return &s->r.info; }
+
+uint64_t gcs_nettrace_stream_offset(const struct gcs_nettrace_stream *s) { return s->base + s->pos; }
+
+void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
+  if (!s) return;
+  nt_pending_free(&s->r.pending);
+  nt_u64map_free(&s->r.meta_index);
+  nt_u64map_free(&s->r.last_seq);
+  free(s->r.metas);
+  free(s->r.strbuf);
+  free(s->acc);
+  free(s);
+}
+
+static void nt_update_end(struct nt_reader *r) {
+  r->info.end_ns = r->have_ts ? nt_qpc_to_ns(r->max_ts, r->sync_qpc, r->qpc_freq, r->sync_ns) : r->sync_ns;
+  if (r->info.end_ns < r->info.start_ns) r->info.end_ns = r->info.start_ns;
+}
+
+static int nt_stream_fail(struct gcs_nettrace_stream *s, char *err, size_t errlen) {
+  s->state = NT_S_FAILED;
+  if (err && errlen) snprintf(err, errlen, "%s", s->err);
+  return -1;
+}
+
+/* Drop consumed bytes, keeping acc[0] at a stream offset that is a multiple of 4. */
+static void nt_compact(struct gcs_nettrace_stream *s) {
+  size_t drop = s->pos & ~(size_t)3;
+  if (drop == 0) return;
+  memmove(s->acc, s->acc + drop, s->len - drop);
+  s->len -= drop;
+  s->pos -= drop;
+  s->base += drop;
+}
+
+/* Parse every whole object in acc. */
+static int nt_parse_available(struct gcs_nettrace_stream *s) {
+  struct nt_reader *r = &s->r;
+  r->base = s->base;
+  if (s->state == NT_S_HEADER) {
+    if (s->len - s->pos < NT_STREAM_HEADER) {
+      /* Check what is there already: a wrong magic need not wait. */
+      struct nt_cursor c = nt_cursor_make(s->acc, s->pos, s->len);
+      if (s->len >= 8 && nt_check_header(r, &c) != 0 && strstr(s->err, "truncated") == NULL) return -1;
+      return 0;
+    }
+    struct nt_cursor c = nt_cursor_make(s->acc, s->pos, s->len);
+    if (nt_check_header(r, &c) != 0) return -1;
+    s->pos = c.pos;
+    s->state = NT_S_OBJECTS;
+  }
+  while (s->state == NT_S_OBJECTS && !r->stopped) {
+    const char *type;
+    long n = nt_object_extent(s->acc + s->pos, s->len - s->pos, (size_t)((s->base + s->pos) & 3), &type);
+    if (n == 0) break;
+    size_t end = n > 0 ? s->pos + (size_t)n : s->len;
+    struct nt_cursor c = nt_cursor_make(s->acc, s->pos, end);
+    int rc = nt_read_object(r, &c);
+    if (rc < 0) return -1;
+    if (n < 0) return nt_fail(r, s->pos, "malformed object");   /* not reached: the parse fails first */
+    s->pos = c.pos;
+    if (rc == 0 && r->trace_seen) s->blocks++;
+    if (rc == 1) {
+      if (!r->trace_seen) return nt_fail(r, s->pos, "no Trace object");
+      s->state = NT_S_END;
+    }
+  }
+  if (s->live_lag_ns && r->trace_seen && r->have_ts && s->state == NT_S_OBJECTS && !r->stopped) {
+    if (!r->live_lag_qpc) r->live_lag_qpc = (uint64_t)((double)s->live_lag_ns * (double)r->qpc_freq / 1e9);
+    if (r->max_ts > r->live_lag_qpc && nt_flush(r, r->max_ts - r->live_lag_qpc) != 0) return -1;
+  }
+  nt_update_end(r);
+  return 0;
+}
+
+int gcs_nettrace_stream_feed(struct gcs_nettrace_stream *s, const void *buf, size_t len, char *err, size_t errlen) {
+  if (s->state == NT_S_FAILED) {
+    if (err && errlen) snprintf(err, errlen, "%s", s->err[0] ? s->err : "stream already failed");
+    return -1;
+  }
+  if (s->state == NT_S_END || s->r.stopped || len == 0) return 0;
+  nt_compact(s);
+  if (s->len - s->pos > (size_t)GCS_NETTRACE_MAX_OBJECT + (1u << 20)) {   /* not reached: the extent bounds it */
+    nt_fail(&s->r, s->pos, "an object larger than %u MB", GCS_NETTRACE_MAX_OBJECT >> 20);
+    return nt_stream_fail(s, err, errlen);
+  }
+  if (s->len + len > s->cap) {
+    size_t ncap = s->cap ? s->cap : 1 << 16;
+    while (ncap < s->len + len) ncap *= 2;
+    uint8_t *na = realloc(s->acc, ncap);
+    if (!na) { nt_fail(&s->r, s->pos, "out of memory"); return nt_stream_fail(s, err, errlen); }
+    s->acc = na;
+    s->cap = ncap;
+  }
+  memcpy(s->acc + s->len, buf, len);
+  s->len += len;
+  if (nt_parse_available(s) != 0) return nt_stream_fail(s, err, errlen);
+  return 0;
+}
+
+/* The stream stopped inside an object or between two: what was dropped. */
+static void nt_describe_cut(struct gcs_nettrace_stream *s) {
+  struct nt_reader *r = &s->r;
+  size_t left = s->len - s->pos;
+  uint64_t at = s->base + s->pos;
+  r->info.truncated = 1;
+  r->info.truncated_at = at;
+  r->info.dropped_bytes = left;
+  const char *type = NULL;
+  if (left) (void)nt_object_extent(s->acc + s->pos, left, (size_t)(at & 3), &type);
+  if (left)
+    snprintf(s->err, sizeof s->err, "%s: truncated at byte %llu inside %s%s that starts at byte %llu (%zu bytes "
+             "of it received, dropped); the events of the %llu whole blocks before it are kept", s->name,
+             (unsigned long long)(at + left), type ? (type[0] == 'E' ? "an " : "a ") : "an object",
+             type ? type : "", (unsigned long long)at, left, (unsigned long long)(s->blocks > 0 ? s->blocks - 1 : 0));
+  else
+    snprintf(s->err, sizeof s->err, "%s: truncated at byte %llu after a whole object: the end-of-stream tag is "
+             "missing; every event before it is kept", s->name, (unsigned long long)at);
+}
+
+int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t errlen) {
+  struct nt_reader *r = &s->r;
+  if (s->state == NT_S_FAILED) return nt_stream_fail(s, err, errlen);
+  int rc = 0;
+  if (s->state == NT_S_HEADER) {
+    /* Too short for the stream header: the header check names what is wrong. */
+    struct nt_cursor c = nt_cursor_make(s->acc, s->pos, s->len);
+    r->base = s->base;
+    if (nt_check_header(r, &c) == 0) nt_fail(r, c.pos, "truncated: no Trace object");
+    return nt_stream_fail(s, err, errlen);
+  }
+  if (s->state == NT_S_OBJECTS && !r->stopped) {
+    if (!r->trace_seen) {
+      /* Cut inside the Trace object (or before it): the parser's own message. */
+      struct nt_cursor c = nt_cursor_make(s->acc, s->pos, s->len);
+      r->base = s->base;
+      if (nt_read_object(r, &c) >= 0) nt_fail(r, s->pos, "truncated: no Trace object");
+      return nt_stream_fail(s, err, errlen);
+    }
+    nt_describe_cut(s);
+    rc = 1;
+  }
+  if (!r->stopped && nt_flush(r, UINT64_MAX) != 0) return nt_stream_fail(s, err, errlen);
+  nt_update_end(r);
+  if (rc == 1 && err && errlen) snprintf(err, errlen, "%s", s->err);
+  if (s->state != NT_S_FAILED && rc == 0) s->state = NT_S_END;
+  return rc;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
 int nt_read_buffer(const char *name, const uint8_t *buf, size_t len,
                    gcs_nettrace_event_cb cb, void *ud,
                    struct gcs_nettrace_info *info, char *err, size_t errlen) {
-  struct nt_reader r;
-  memset(&r, 0, sizeof r);
-  r.name = name;
-  r.buf = buf;
-  r.len = len;
-  r.cb = cb;
-  r.ud = ud;
-  r.err = err;
-  r.errlen = errlen;
-  r.info.pid = -1;
-  r.pending.max = GCS_NETTRACE_MAX_PENDING;
   if (err && errlen) err[0] = '\0';
-
-  struct nt_cursor c = nt_cursor_make(buf, 0, len);
-  int rc = nt_read_header(&r, &c);
-  while (rc == 0) rc = nt_read_object(&r, &c);
-  if (rc == 1 && !r.stopped) rc = nt_flush(&r, UINT64_MAX) == 0 ? 1 : -1;
-  if (rc == 1 && !r.trace_seen) rc = nt_fail(&r, c.pos, "no Trace object");
-
-  r.info.end_ns = r.have_ts ? nt_qpc_to_ns(r.max_ts, r.sync_qpc, r.qpc_freq, r.sync_ns) : r.sync_ns;
-  if (r.info.end_ns < r.info.start_ns) r.info.end_ns = r.info.start_ns;
-  if (info) *info = r.info;
-  nt_pending_free(&r.pending);
-  nt_u64map_free(&r.meta_index);
-  nt_u64map_free(&r.last_seq);
-  free(r.metas);
-  free(r.strbuf);
-  return rc == 1 ? 0 : -1;
+  struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(name, cb, NULL, ud);
+  if (!s) {
+    if (err && errlen) snprintf(err, errlen, "%s: out of memory", name);
+    return -1;
+  }
+  int rc = gcs_nettrace_stream_feed(s, buf, len, err, errlen);
+  if (rc == 0) rc = gcs_nettrace_stream_finish(s, err, errlen);
+  if (info) *info = s->r.info;
+  gcs_nettrace_stream_free(s);
+  return rc < 0 ? -1 : 0;
 }
 
 int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
                       struct gcs_nettrace_info *info, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (info) memset(info, 0, sizeof *info);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (err && errlen) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (err && errlen) snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno));
     return -1;
   }
   struct stat st;
@@ -459,17 +709,34 @@ int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
     close(fd);
     return -1;
   }
-  size_t len = (size_t)st.st_size;
-  void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) {
-    if (err && errlen) snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
+  if (!s) {
+    if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+    close(fd);
     return -1;
   }
-  (void)madvise(map, len, MADV_SEQUENTIAL);
-  int rc = nt_read_buffer(path, map, len, cb, ud, info, err, errlen);
-  munmap(map, len);
-  return rc;
+  static const size_t chunk = 1 << 20;
+  uint8_t *buf = malloc(chunk);
+  int rc = buf ? 0 : -1;
+  if (!buf && err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+  while (rc == 0 && !s->r.stopped && s->state != NT_S_END) {
+    ssize_t n = read(fd, buf, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (err && errlen) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      rc = -1;
+      break;
+    }
+    if (n == 0) break;
+    rc = gcs_nettrace_stream_feed(s, buf, (size_t)n, err, errlen);
+  }
+  if (rc == 0) rc = gcs_nettrace_stream_finish(s, err, errlen);
+  if (info) *info = s->r.info;
+  free(buf);
+  close(fd);
+  gcs_nettrace_stream_free(s);
+  return rc < 0 ? -1 : 0;
 }
 
 int gcs_nettrace_is_nettrace(const char *path) {

@@ -1,8 +1,9 @@
 /*
  * nt_corpus_replay.c — runs every file of the fuzz corpus through the reader
  * the way the fuzzer does (so CI replays it under ASan/UBSan). Files named
- * valid-* must parse and deliver events, bad-* must fail; others (fuzzer
- * finds kept as regressions) must only not crash.
+ * valid-* must parse and deliver events, bad-* must fail, truncated-* must
+ * be read up to their cut (rc 0, info.truncated); others (fuzzer finds kept
+ * as regressions) must only not crash.
  * Usage: nt_corpus_replay CORPUS_DIR
  */
 #include <dirent.h>
@@ -47,6 +48,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: expected to parse, got rc=%d (%s)\n", de->d_name, rc, err);
         failures++;
       }
+    } else if (strncmp(de->d_name, "truncated-", 10) == 0 && (rc != 0 || !info.truncated)) {
+      fprintf(stderr, "%s: expected a truncated stream, got rc=%d truncated=%d (%s)\n", de->d_name, rc,
+              info.truncated, err);
+      failures++;
     } else if (strncmp(de->d_name, "bad-", 4) == 0 && rc != -1) {
       fprintf(stderr, "%s: expected an error\n", de->d_name);
       failures++;

@@ -1,7 +1,10 @@
 /*
  * test_nettrace_bad.c — bad input gives -1 and one line naming the file,
- * never a crash: truncated copies of the real trace (cut at several
- * offsets), wrong magic, bumped versions, a V6 and a .netperf header, an
+ * never a crash; a copy cut short after its Trace object is read up to its
+ * last whole object (rc 0, info.truncated, the offset and what was dropped
+ * named), delivering exactly the events of the same bytes closed by an
+ * end-of-stream tag right after that object. Cut copies of the real trace
+ * (at several offsets), wrong magic, bumped versions, a V6 and a .netperf header, an
  * absurd block size, a bad block header, a bad tag, an unknown object type,
  * missing / empty / non-regular files.
  * Usage: test_nettrace_bad REAL_FILE SCRATCH_DIR
@@ -54,6 +57,70 @@ static void expect_error(const char *label, const uint8_t *data, size_t len, con
   unlink(path);
 }
 
+/* The end of the last whole object in b[0..cut): walks the objects by their
+ * framing (tags, type name, declared block size, 4-byte alignment), written
+ * apart from the reader. */
+static size_t last_whole(const uint8_t *b, size_t cut) {
+  size_t p = 32, end = 32;
+  for (;;) {
+    if (p + 15 > cut || b[p] != 5) return end;
+    uint32_t nl = (uint32_t)b[p + 11] | (uint32_t)b[p + 12] << 8 | (uint32_t)b[p + 13] << 16 | (uint32_t)b[p + 14] << 24;
+    size_t q = p + 15 + nl + 1;
+    if (nl == 5 && memcmp(b + p + 15, "Trace", 5) == 0) {
+      q += 48;
+    } else {
+      if (q + 4 > cut) return end;
+      uint32_t size = (uint32_t)b[q] | (uint32_t)b[q + 1] << 8 | (uint32_t)b[q + 2] << 16 | (uint32_t)b[q + 3] << 24;
+      q += 4;
+      q = (q + 3) & ~(size_t)3;
+      q += size;
+    }
+    q += 1;   /* the object's end tag */
+    if (q > cut) return end;
+    p = end = q;
+  }
+}
+
+/* Cut at len: rc 0, truncated at the last whole object, the message names
+ * the file, is one line and contains want; the events delivered are those of
+ * the whole objects (the same bytes plus an end-of-stream tag, read alone). */
+static void expect_truncated(const char *label, const uint8_t *data, size_t len, const char *want) {
+  char path[1024], whole[1024];
+  snprintf(path, sizeof path, "%s/nt-cut-%s.nettrace", scratch, label);
+  snprintf(whole, sizeof whole, "%s/nt-whole-%s.nettrace", scratch, label);
+  size_t keep = last_whole(data, len);
+  FILE *f = fopen(path, "wb"), *g = fopen(whole, "wb");
+  if (!f || !g || fwrite(data, 1, len, f) != len || fwrite(data, 1, keep, g) != keep || fputc(1, g) == EOF) {
+    CHECK_FAIL("cannot write %s", path);
+    if (f) fclose(f);
+    if (g) fclose(g);
+    return;
+  }
+  fclose(f);
+  fclose(g);
+  char err[512] = "", err2[512] = "";
+  struct gcs_nettrace_info info, winfo;
+  delivered = 0;
+  int rc = gcs_nettrace_read(path, count_cb, NULL, &info, err, sizeof err);
+  uint64_t got = delivered;
+  delivered = 0;
+  int wrc = gcs_nettrace_read(whole, count_cb, NULL, &winfo, err2, sizeof err2);
+  if (rc != 0 || wrc != 0) fprintf(stderr, "[%s] rc %d (%s), whole rc %d (%s)\n", label, rc, err, wrc, err2);
+  CHECK_EQ_U64(rc, 0);
+  CHECK_EQ_U64(wrc, 0);
+  CHECK_EQ_U64(info.truncated, 1);
+  CHECK_EQ_U64(winfo.truncated, 0);
+  CHECK_EQ_U64(info.truncated_at, keep);
+  CHECK_EQ_U64(info.dropped_bytes, len - keep);
+  CHECK_EQ_U64(got, delivered);
+  CHECK_EQ_U64(info.events_decoded, winfo.events_decoded);
+  CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':');
+  CHECK(strchr(err, '\n') == NULL);
+  CHECK_HAS(err, want);
+  unlink(path);
+  unlink(whole);
+}
+
 static size_t find(const uint8_t *b, size_t len, const char *s) {
   size_t n = strlen(s);
   for (size_t i = 0; i + n <= len; i++)
@@ -78,15 +145,14 @@ int main(int argc, char **argv) {
   expect_error("cut-20", real, 20, "truncated stream header");
   expect_error("cut-40", real, 40, "truncated object type");
   expect_error("cut-60", real, 60, "truncated Trace object");
-  expect_error("cut-102", real, 102, "end-of-stream tag is missing");
-  expect_error("cut-150", real, 150, "truncated MetadataBlock");
-  expect_error("cut-5000", real, 5000, "truncated");
-  expect_error("cut-100000", real, 100000, "truncated");
-  delivered = 0;
-  expect_error("cut-half", real, len / 2, "truncated");
+  expect_truncated("cut-102", real, 102, "truncated at byte 102 after a whole object: the end-of-stream tag is missing");
+  expect_truncated("cut-150", real, 150, "truncated at byte 150 inside a MetadataBlock that starts at byte 102");
+  expect_truncated("cut-5000", real, 5000, "truncated at byte 5000 inside");
+  expect_truncated("cut-100000", real, 100000, "truncated at byte 100000 inside");
+  expect_truncated("cut-half", real, len / 2, "(");
   CHECK(delivered > 0 && delivered < 64258);  /* what came before the cut was delivered */
-  expect_error("cut-minus2", real, len - 2, "truncated");
-  expect_error("cut-minus1", real, len - 1, "end-of-stream tag is missing");
+  expect_truncated("cut-minus2", real, len - 2, "dropped); the events of the");
+  expect_truncated("cut-minus1", real, len - 1, "the end-of-stream tag is missing; every event before it is kept");
 
   /* Wrong magic. */
   memcpy(buf, real, len);

@@ -19,15 +19,26 @@
  * pid = the Trace object's ProcessId, tid = the event's ThreadId, cpu = its
  * ProcessorNumber.
  *
+ * One reader: gcs_nettrace_stream takes the bytes as they come (a file read
+ * in chunks, a live EventPipe connection, an inflated .gz); gcs_nettrace_read
+ * feeds it a file.
+ *
+ * A stream cut short (a killed recorder, a dead process, a partial copy) is
+ * read up to its last whole object: the events of every whole block are
+ * delivered, and the reader says where it was cut and what was dropped
+ * (truncated). A cut before the Trace object is complete is an error.
+ *
  * Ownership: the gcs_event passed to the callback, and every string it
- * points to, belong to the reader and are valid only during the call.
- * Threading: reentrant; no global state; one call reads one file.
+ * points to, belong to the reader and are valid only during the call; so do
+ * the bytes of an object passed to the object callback.
+ * Threading: reentrant; no global state; a stream is used by one thread.
  * Errors: functions return 0 on success and -1 on failure with a one-line
- * message (no newline) in err naming the file; nothing is printed. Events
- * delivered before an error stay delivered (the caller decides whether to
- * keep them). Memory is bounded: the file is mapped read-only and only the
- * GC events of one sequence-point region are buffered (at most
- * GCS_NETTRACE_MAX_PENDING of them; more is an error).
+ * message (no newline) in err naming the file or stream; nothing is printed.
+ * Events delivered before an error stay delivered (the caller decides
+ * whether to keep them). Memory is bounded: one object is buffered at a time
+ * (at most GCS_NETTRACE_MAX_OBJECT bytes), and only the GC events of one
+ * sequence-point region (at most GCS_NETTRACE_MAX_PENDING of them; more is
+ * an error).
  */
 #ifndef GCS_NETTRACE_H
 #define GCS_NETTRACE_H
@@ -41,8 +52,12 @@
 extern "C" {
 #endif
 
-/* Largest number of not-yet-sorted GC events held at once (40 bytes each: 40 MB). */
+/* Largest number of not-yet-sorted GC events held at once (48 bytes each
+ * plus their payloads). */
 #define GCS_NETTRACE_MAX_PENDING (1u << 20)
+/* Largest object (block) the reader buffers; the runtime writes blocks of
+ * about 100 KB. */
+#define GCS_NETTRACE_MAX_OBJECT (64u << 20)
 
 struct gcs_nettrace_info {
   int32_t pid;               /* Trace object ProcessId */
@@ -58,6 +73,11 @@ struct gcs_nettrace_info {
                                 at sequence points) */
   int format_version;        /* 4 or 5 (5 when metadata carries V5 tags or the
                                 Trace object says 5) */
+  int truncated;             /* the stream ended without its end-of-stream tag
+                                (inside an object, or between two) */
+  uint64_t truncated_at;     /* where: the offset of the first byte not read */
+  uint64_t dropped_bytes;    /* bytes of the object cut short (0 between objects) */
+  uint64_t events_late;      /* live mode: events delivered after a newer one */
 };
 
 /* Called once per delivered event; a non-zero return stops the read, which
@@ -65,9 +85,76 @@ struct gcs_nettrace_info {
 typedef int (*gcs_nettrace_event_cb)(const struct gcs_event *ev, void *ud);
 
 /* Read the file at path. cb may be NULL (only info is filled); info may be
- * NULL. Returns 0, or -1 with "<path>: <what went wrong>" in err. */
+ * NULL. Returns 0 (also for a file cut short after its Trace object: then
+ * info->truncated is set and err says where it was cut and what was dropped),
+ * or -1 with "<path>: <what went wrong>" in err. */
 int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
                       struct gcs_nettrace_info *info, char *err, size_t errlen);
+
+/* ---- streams ------------------------------------------------------------ */
+
+/* The top-level objects of a stream, in the order received. */
+enum gcs_nettrace_object_kind {
+  GCS_NETTRACE_OBJ_TRACE,        /* the Trace object (the stream's header fields) */
+  GCS_NETTRACE_OBJ_METADATA,     /* MetadataBlock */
+  GCS_NETTRACE_OBJ_EVENTS,       /* EventBlock */
+  GCS_NETTRACE_OBJ_STACKS,       /* StackBlock */
+  GCS_NETTRACE_OBJ_SEQPOINT      /* SPBlock */
+};
+
+struct gcs_nettrace_object {
+  enum gcs_nettrace_object_kind kind;
+  int32_t version, min_version;  /* the object type's versions, as in the stream */
+  const uint8_t *body;           /* Trace: its fields; a block: its bytes (after its
+                                    size and padding) */
+  size_t len;
+};
+
+/* Called once per whole object, before its events are delivered; a non-zero
+ * return is an error ("the object callback failed"). */
+typedef int (*gcs_nettrace_object_cb)(const struct gcs_nettrace_object *o, void *ud);
+
+struct gcs_nettrace_stream;
+
+/* name is used in messages ("<name>: ..."). cb and ocb may be NULL. NULL when
+ * out of memory. */
+struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettrace_event_cb cb,
+                                                    gcs_nettrace_object_cb ocb, void *ud);
+/* Live mode: events are sorted per region between sequence points, which
+ * the runtime writes rarely; with lag_ns > 0, each feed also delivers, in
+ * timestamp order, the pending events older than the newest timestamp seen
+ * minus lag_ns. An event arriving older than one already delivered is still
+ * delivered (counted in events_late). */
+void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns);
+/* The next bytes, split anywhere. 0, or -1 with a one-line message (the
+ * stream is then unusable; the events delivered stay delivered). After the
+ * end-of-stream tag, further bytes are ignored. */
+int gcs_nettrace_stream_feed(struct gcs_nettrace_stream *s, const void *buf, size_t len, char *err,
+                             size_t errlen);
+/* End of input: delivers every pending event of the whole blocks. 0 when the
+ * stream ended with its end-of-stream tag; 1 when it was cut short after its
+ * Trace object (info.truncated; err says at which byte and what was
+ * dropped); -1 on an error (also a cut before the Trace object was whole). */
+int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t errlen);
+/* What was read so far (valid until the stream is freed). */
+const struct gcs_nettrace_info *gcs_nettrace_stream_info(const struct gcs_nettrace_stream *s);
+/* Bytes of the stream consumed by whole objects so far. */
+uint64_t gcs_nettrace_stream_offset(const struct gcs_nettrace_stream *s);
+void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s);
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* A nettrace file from objects a stream delivered (a flight recorder's
+ * capture: the Trace object, every metadata block, then the kept blocks):
+ * the stream header, each object re-serialized with its alignment, and the
+ * end-of-stream tag at close. */
+struct gcs_nettrace_writer;
+struct gcs_nettrace_writer *gcs_nettrace_writer_open(const char *path, char *err, size_t errlen);
+int gcs_nettrace_writer_object(struct gcs_nettrace_writer *w, const struct gcs_nettrace_object *o, char *err,
+                               size_t errlen);
+/* Writes the end tag, flushes and closes (also after an error: then the file
+ * is removed). 0 or -1. */
+int gcs_nettrace_writer_close(struct gcs_nettrace_writer *w, char *err, size_t errlen);
 
 /* 1 if the file starts with the "Nettrace" magic, 0 otherwise (also when it
  * cannot be opened). */

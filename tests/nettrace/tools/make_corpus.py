@@ -188,7 +188,7 @@ def main():
     open(os.path.join(out, 'valid-small.nettrace'), 'wb').write(data)
     open(os.path.join(out, 'bad-magic.nettrace'), 'wb').write(b'Nettracf' + data[8:200])
     open(os.path.join(out, 'bad-v6-header.nettrace'), 'wb').write(b'Nettrace' + u32(0) + u32(6) + u32(0) + b'\0' * 16)
-    open(os.path.join(out, 'bad-truncated.nettrace'), 'wb').write(data[:len(data) // 2])
+    open(os.path.join(out, 'truncated-block.nettrace'), 'wb').write(data[:len(data) // 2])
     bumped = bytearray(data)
     # Trace type: tag 5, tag 5, tag 1, version @35, min reader version @39
     assert bumped[32:35] == b'\x05\x05\x01'
