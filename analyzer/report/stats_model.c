@@ -265,7 +265,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT concurrent_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
-      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1) "
+      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -308,6 +308,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->concurrent_gc = icol(s, 21, -1);
     p->runtime_version = dup_col(s, 22);
     p->incomplete_why = dup_col(s, 23);
+    p->trace_truncated_at = sqlite3_column_type(s, 24) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 24);
   }
   sqlite3_finalize(s);
   if (what == ST_LOAD_PROCS) return 0;
@@ -354,6 +355,10 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
                    "GCs they may overlap are marked incomplete and left out of the figures\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
               (long long)p->trace_discarded);
+    if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
+      fprintf(out, "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
+                   "GCs open at the cut are incomplete\n",
+              prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
     last_trace = p->trace_id;
   }
 }

@@ -109,6 +109,7 @@ struct st_proc {
   double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
   double max_suspend, total_gc_cpu;
   int64_t lost_events, trace_discarded;
+  int64_t trace_truncated_at;     /* traces.truncated_at, -1 if the trace is complete */
   struct st_gc *gcs;
   int ngcs;
   struct st_wait *waits;

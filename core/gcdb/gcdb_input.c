@@ -192,6 +192,19 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
     n++;
   }
   sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(in->db,
+                         "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
+                         GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+    return n;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const unsigned char *path = sqlite3_column_text(st, 1);
+    fprintf(out, "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
+                 "GCs open at the cut are incomplete\n", prefix,
+            (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
+            (long long)sqlite3_column_int64(st, 2));
+    n++;
+  }
+  sqlite3_finalize(st);
   return n;
 }
 

@@ -11,6 +11,19 @@
 #include "gcs_tables.h"
 
 static const char schema_sql[] = GCS_SCHEMA_SQL;
+
+/* A database made before a column was added to traces gets it (NULL in the
+ * rows it has), so newer imports and reports work on it. */
+static int add_missing_columns(sqlite3 *db, char **msg) {
+  sqlite3_stmt *st;
+  int has = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('traces') WHERE name = 'truncated_at'", -1, &st,
+                         NULL) != SQLITE_OK)
+    return SQLITE_OK;
+  has = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return has ? SQLITE_OK : sqlite3_exec(db, "ALTER TABLE traces ADD COLUMN truncated_at INTEGER", NULL, NULL, msg);
+}
 static const char index_sql[] = GCS_INDEX_SQL;
 
 /* Can files be created beside path? (Errors other than EACCES/EROFS: let
@@ -88,6 +101,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
                     "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
                     NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
+  if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
   if (rc != SQLITE_OK) {
     /* A file that is not a database ends up here ("file is not a database"). */
     snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(db));

@@ -395,6 +395,9 @@ static int begin_trace(struct import_ctx *c, const char *label, const char *iden
 struct trace_result {
   const char *hostname;
   uint64_t start_ns, end_ns, events, gc_events, discarded;
+  int truncated;                 /* cut short: imported up to truncated_at */
+  uint64_t truncated_at;
+  const char *truncated_why;     /* the reader's line: where, and what was dropped */
 };
 
 /* Finish the writer, update the traces row, commit and print the summary. */
@@ -404,7 +407,7 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(c->db,
                          "UPDATE traces SET hostname=?, start_ns=?, end_ns=?, event_count=?, gc_event_count=?, "
-                         "discarded=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
+                         "discarded=?, truncated_at=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
     return -1;
   }
@@ -415,7 +418,8 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_bind_int64(s, 4, (int64_t)tr->events);
   sqlite3_bind_int64(s, 5, (int64_t)tr->gc_events);
   sqlite3_bind_int64(s, 6, (int64_t)tr->discarded);
-  sqlite3_bind_int64(s, 7, trace_id);
+  if (tr->truncated) sqlite3_bind_int64(s, 7, (int64_t)tr->truncated_at); else sqlite3_bind_null(s, 7);
+  sqlite3_bind_int64(s, 8, trace_id);
   int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) { snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db)); return -1; }
@@ -433,6 +437,8 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
             tr->hostname && *tr->hostname ? ", host " : "", tr->hostname ? tr->hostname : "");
     if (tr->gc_events == 0)
       fprintf(c->out, "%s: warning: no GC events in this trace (0 GCs imported)\n", label);
+    if (tr->truncated)
+      fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
     if (tr->discarded)
       fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
               label, (unsigned long long)tr->discarded);
@@ -541,7 +547,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   }
   if (!failed) {
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
-                               d->stats.decoded, d->stats.discarded };
+                               d->stats.decoded, d->stats.discarded, 0, 0, NULL };
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);
@@ -636,7 +642,7 @@ static int import_nettrace(struct import_ctx *c, const char *path, char *err, si
   }
   if (!failed) {
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
-                               info.events_lost };
+                               info.events_lost, info.truncated, info.truncated_at, nerr };
     if (end_trace(c, w, trace_id, path, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);

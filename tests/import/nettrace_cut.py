@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""nettrace_cut.py GCSCOPE TRACE TMP — `gcscope import` of a .nettrace cut short.
+
+The real .NET Core 3.0 trace is cut inside an EventBlock and exactly after a
+whole block. Each cut imports with exit 0 and one warning naming the byte
+offset, traces.truncated_at is the end of the last whole object (found here by
+walking the objects' framing), and the database holds exactly the GCs of the
+same bytes closed with an end-of-stream tag (a complete file imported on its
+own). Every report on it repeats the warning.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+GCSCOPE, TRACE, TMP = sys.argv[1:4]
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+def last_whole(b, cut):
+    p = end = 32
+    while p + 15 <= cut and b[p] == 5:
+        n = struct.unpack_from("<I", b, p + 11)[0]
+        q = p + 15 + n + 1
+        if b[p + 15:p + 15 + n] == b"Trace":
+            q += 48
+        else:
+            if q + 4 > cut:
+                break
+            size = struct.unpack_from("<I", b, q)[0]
+            q = ((q + 4 + 3) & ~3) + size
+        q += 1
+        if q > cut:
+            break
+        p = end = q
+    return end
+
+
+def gcscope(*args):
+    p = subprocess.run([GCSCOPE] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(db, q):
+    rc, out, err = gcscope("sql", db, q, "--csv")
+    return [l.split(",") for l in out.strip().splitlines()[1:]]
+
+
+data = open(TRACE, "rb").read()
+os.makedirs(TMP, exist_ok=True)
+half = len(data) // 2
+for label, cut in (("inside", half), ("between", last_whole(data, half))):
+    keep = last_whole(data, cut)
+    cutf, wholef = "%s/cut-%s.nettrace" % (TMP, label), "%s/whole-%s.nettrace" % (TMP, label)
+    open(cutf, "wb").write(data[:cut])
+    open(wholef, "wb").write(data[:keep] + b"\x01")
+    for f in (cutf + ".db", wholef + ".db"):
+        if os.path.exists(f):
+            os.unlink(f)
+    rc, out, err = gcscope("import", "-d", cutf + ".db", cutf)
+    print(out + err)
+    check(rc == 0, "%s: import exits 0 (%d)" % (label, rc))
+    warn = [l for l in out.splitlines() if l.startswith("warning: %s: truncated at byte" % cutf)]
+    check(len(warn) == 1, "%s: one warning naming the file and the byte" % label)
+    if label == "inside":
+        check(warn and "truncated at byte %d inside an EventBlock that starts at byte %d (%d bytes of it received, "
+              "dropped)" % (cut, keep, cut - keep) in warn[0], "%s: the warning says what was dropped" % label)
+    else:
+        check(warn and "after a whole object: the end-of-stream tag is missing" in warn[0],
+              "%s: the warning says only the end tag is missing" % label)
+    check(rows(cutf + ".db", "SELECT truncated_at FROM traces") == [[str(keep)]],
+          "%s: traces.truncated_at is %d" % (label, keep))
+    rc2, _, _ = gcscope("import", "-d", wholef + ".db", wholef)
+    check(rc2 == 0, "%s: the closed prefix imports" % label)
+    q = "SELECT gen, count(*), sum(complete) FROM gcs GROUP BY gen ORDER BY gen"
+    a, b = rows(cutf + ".db", q), rows(wholef + ".db", q)
+    check(a == b and a, "%s: the GCs of the cut trace are those of its whole blocks (%s vs %s)" % (label, a, b))
+    check(rows(wholef + ".db", "SELECT count(*) FROM traces WHERE truncated_at IS NULL") == [["1"]],
+          "%s: a complete file is not marked" % label)
+    rc, out, err = gcscope("stats", cutf + ".db", "--no-pager")
+    check("was cut short: imported up to byte %d" % keep in out + err, "%s: stats repeats the warning" % label)
+    rc, out, err = gcscope("advise", cutf + ".db")
+    check("was cut short: imported up to byte %d" % keep in out + err, "%s: advise repeats the warning" % label)
+print("%d failed" % len(fails))
+sys.exit(1 if fails else 0)
