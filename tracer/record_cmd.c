@@ -26,22 +26,17 @@
 #include "trc_child.h"
 #include "trc_clr_lttng.h"
 #include "trc_eventpipe.h"
+#include "trc_fire.h"
 #include "trc_lttng.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
 #include "trc_replay.h"
 #include "trc_watch.h"
 
-#define DEFAULT_TRIGGER_CIRCULAR_MB 64.0
 #define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
 #define DROP_REPORT_NS 1000000000ull /* at most one "notifications lost" line a second */
 #define DISCARD_CHECK_NS 100000000ull /* read the tracer-side discard counters this often */
 #define KEEP_GCS 256                 /* GCs the rules keep per process (a watch may run for days) */
-
-/* trc_opts indexes its trigger options by the rules' kinds. */
-_Static_assert(TRC_GC_OVER == (int)GCS_TRIGGER_GC_OVER && TRC_SUSPEND_OVER == (int)GCS_TRIGGER_SUSPEND_OVER &&
-                   TRC_BGC_FINAL_OVER == (int)GCS_TRIGGER_BGC_FINAL_OVER && TRC_NKINDS == (int)GCS_TRIGGER_NKINDS,
-               "trc_trigger_kind and gcs_trigger_kind differ");
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
 
@@ -164,18 +159,13 @@ static int prepare_outdir(struct rec *r) {
   return 0;
 }
 
-/* The thresholds of the --stop-on-... options given (-1: off). */
-static void thresholds(const struct trc_opts *o, double thr[GCS_TRIGGER_NKINDS]) {
-  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++) thr[k] = o->trigger_on[k] ? o->trigger_ms[k] : -1;
-}
-
 /* The live rules time pairs by notification arrival; the capture holds the
  * events with their own timestamps. Returns 1 to keep the capture (the trace
  * confirms the pause, or cannot say), 0 when the trace contradicts it: the
  * capture is renamed NAME-unverified and does not count. */
 static int verify_capture(struct rec *r, const char *name, const char *path) {
   double thr[GCS_TRIGGER_NKINDS];
-  thresholds(&r->o, thr);
+  trc_rules_thresholds(&r->o, thr);
   static struct trc_replay rp;
   char err[512];
   if (trc_replay(path, thr, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
@@ -211,23 +201,13 @@ static void take_capture(struct rec *r) {
   snprintf(name, sizeof name, "capture-%d", k);
   snprintf(path, sizeof path, "%s/%s", r->outdir, name);
   gcs_triggers_resolve(r->m, &r->fire);
-  int gen = r->fire.gen, type = r->fire.type;
   if (trc_snapshot_record(r->session, name, r->o.relayd ? NULL : path, r->o.relayd, r->err, sizeof r->err)) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
     r->pending = 0;
     return;
   }
   char what[96];
-  if (r->fire.kind == GCS_TRIGGER_SUSPEND_OVER && !gcs_suspend_is_for_gc(r->fire.reason)) {
-    const char *rn = gcs_map_name("suspend_reason", r->fire.reason);
-    snprintf(what, sizeof what, "suspension (%s, no GC)", rn ? rn : "reason ?");
-  } else if (gen >= 0) {
-    snprintf(what, sizeof what, "GC #%u gen%d %s", r->fire.gc_index, gen, gcs_gc_type_name((uint32_t)type));
-  } else if (r->fire.kind == GCS_TRIGGER_SUSPEND_OVER) {
-    snprintf(what, sizeof what, "suspension with Count %u (its GCStart not seen)", r->fire.gc_index);
-  } else {
-    snprintf(what, sizeof what, "GC #%u gen?", r->fire.gc_index);
-  }
+  trc_fire_describe(&r->fire, what, sizeof what);
   printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> ",
          gcs_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms);
   if (r->o.relayd) printf("%s-* on lttng-relayd at %s\n", name, r->o.relayd);
@@ -278,6 +258,24 @@ static void drain(struct rec *r, int ms) {
   }
 }
 
+/* Events the tracer discarded, with the rate that overran the buffers and
+ * what avoids it. */
+static void print_lost(const struct rec *r, const struct trc_replay *rp) {
+  double secs = rp->last_ns > rp->first_ns ? (double)(rp->last_ns - rp->first_ns) / 1e9 : 0;
+  uint64_t kept = rp->events, all = rp->events + rp->lost;
+  printf("; the tracer discarded %llu of %llu events (%.1f %%)", (unsigned long long)rp->lost,
+         (unsigned long long)all, 100.0 * (double)rp->lost / (double)all);
+  uint64_t subbuf = 0, num = 0;
+  trc_channel_geometry(r->o.subbuf_size, r->o.num_subbuf, &subbuf, &num);
+  if (secs > 0 && kept) {
+    double rate = (double)all / secs;
+    printf(": --profile %s made %.0f events/s", trc_profile_name(r->o.profile), rate);
+    if (subbuf && num)
+      printf(" into buffers of %llu x %llu KiB per CPU", (unsigned long long)num, (unsigned long long)(subbuf / 1024));
+  }
+  printf("; a larger --buffer-size/--num-subbuf, or a lighter --profile, avoids it");
+}
+
 static void print_counts(const struct gcs_trigger_summary *s) {
   int n = s->nprocs;
   printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)s->gcs, n, n == 1 ? "" : "es");
@@ -293,15 +291,13 @@ static void print_summary(struct rec *r) {
   if (!r->o.relayd && !r->triggers) {
     static struct trc_replay rp;
     double thr[GCS_TRIGGER_NKINDS];
-    thresholds(&r->o, thr);
+    trc_rules_thresholds(&r->o, thr);
     char err[512];
     if (trc_replay(r->outdir, thr, 0, NULL, &rp, err, sizeof err) == 0) {
       print_counts(&rp.sum);
       if (rp.sum.max_pause_ms > 0)
         printf(", max pause %.3f ms (pid %d GC #%u)", rp.sum.max_pause_ms, (int)rp.sum.max_pid, rp.sum.max_gc);
-      if (rp.lost)
-        printf("; the tracer discarded %llu events (larger --buffer-size/--num-subbuf, or a lighter --profile, avoid it)",
-               (unsigned long long)rp.lost);
+      if (rp.lost) print_lost(r, &rp);
       printf("\n");
       return;
     }
@@ -337,7 +333,7 @@ static int run(struct rec *r) {
   uint64_t subbuf = o->subbuf_size, num = o->num_subbuf;
   if (r->snapshot) {
     uint64_t s, n;
-    trc_circular_geometry(o->circular_mb > 0 ? o->circular_mb : DEFAULT_TRIGGER_CIRCULAR_MB,
+    trc_circular_geometry(o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
                           sysconf(_SC_NPROCESSORS_CONF), &s, &n);
     if (!subbuf) subbuf = s;
     if (!num) num = n;
@@ -475,15 +471,6 @@ static int do_import(struct rec *r) {
   return 0;
 }
 
-/* The stop-trigger rules with the thresholds of the --stop-on-... options given. */
-static struct gcs_triggers *new_rules(const struct trc_opts *o) {
-  struct gcs_triggers *m = gcs_triggers_new(KEEP_GCS, NULL, NULL);
-  if (!m) return NULL;
-  for (int k = 0; k < TRC_NKINDS; k++)
-    if (o->trigger_on[k]) gcs_triggers_set_threshold(m, (enum gcs_trigger_kind)k, o->trigger_ms[k]);
-  return m;
-}
-
 int gcs_cmd_record(int argc, char **argv) {
   static struct rec rec;      /* large; one recording per process */
   struct rec *r = &rec;
@@ -513,7 +500,7 @@ int gcs_cmd_record(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  r->m = new_rules(&r->o);
+  r->m = trc_rules_new(&r->o, KEEP_GCS);
   if (!r->m) {
     fprintf(stderr, "gcscope record: out of memory\n");
     rc = 1;

@@ -1,11 +1,14 @@
 /*
  * trc_eventpipe.c — `gcscope record` over EventPipe (trc_eventpipe.h).
  *
- * One thread, one loop: poll the session's connection (100 ms), append what
- * arrives to trace.nettrace (so a killed gcscope leaves the prefix received
- * so far), and watch the process, --duration and signals. The summary reads
- * the file back through the nettrace reader and the stop-trigger rules'
- * reconstruction (core/triggers), as the LTTng path's summary does.
+ * One thread, one loop: poll the session's connection (100 ms), and watch
+ * the process, --duration and signals. Without a trigger, what arrives is
+ * appended to trace.nettrace (a killed gcscope leaves the prefix received so
+ * far) and the summary replays the file through the stop-trigger rules
+ * (trc_replay, core/triggers), as the LTTng path's summary does. With
+ * triggers, the stream is decoded as it arrives (gcs_nettrace_stream, live
+ * mode) into the same rules, timed by the events' own timestamps, and kept
+ * in a flight recorder (trc_ep_flight.h) written out as capture-K.nettrace.
  */
 #include "trc_eventpipe.h"
 
@@ -23,16 +26,22 @@
 
 #include "gcs_db.h"
 #include "gcs_dsipc.h"
+#include "gcs_enums.h"
 #include "gcs_nettrace.h"
 #include "gcs_triggers.h"
-#include "trc_child.h"
-#include "trc_ep_profile.h"
+#include "trc_ep_flight.h"
+#include "trc_ep_session.h"
+#include "trc_fire.h"
+#include "trc_replay.h"
 
 #define POLL_MS 100
-#define CONNECT_WAIT_MS 60000      /* a runtime under load can take long to start */
 #define DRAIN_AFTER_STOP_MS 10000  /* StopTracing: the runtime flushes, then closes */
 #define DRAIN_AFTER_EXIT_MS 3000   /* the process is gone: its socket closes at once */
 #define SUMMARY_KEEP_GCS 256
+#define LIVE_KEEP_GCS 256          /* GCs the live rules keep per process (a watch may run for days) */
+#define LIVE_LAG_NS 500000000ull   /* events are ordered across threads this long after they arrive */
+#define GEN_WAIT_MS 250            /* wait this long for the GCStart of a suspend-over GC */
+#define MAX_CAPTURES_KEPT 16
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
 
@@ -51,16 +60,24 @@ static int64_t mono_ms(void) {
 
 struct eprec {
   const struct trc_opts *o;
-  char path[PATH_MAX + 32];
-  struct gcs_dsipc_endpoint ep;
-  int launch;
-  struct trc_child child;
-  int child_status, child_done;
-  pid_t pid;
-  int out_fd, stream_fd;
-  uint64_t session, bytes;
-  int exited, stopped, eof;
+  char outdir[PATH_MAX];
+  char path[PATH_MAX + 32];          /* trace.nettrace (no trigger) */
+  struct trc_ep_session s;
+  int out_fd;                        /* trace.nettrace, -1 with triggers */
+  uint64_t bytes;
+  int exited, eof;
   char err[PATH_MAX + 512];
+  /* triggers: the stream decoded live, the rules, the flight recorder */
+  int triggers;
+  struct gcs_nettrace_stream *ns;
+  struct gcs_triggers *m;
+  struct trc_epf *fr;
+  uint64_t last_ts;                  /* the newest event's timestamp */
+  int pending;
+  struct gcs_trigger_pair fire;
+  int64_t due_ms;
+  int captures, verified;
+  char capture_paths[MAX_CAPTURES_KEPT][PATH_MAX + 48];
 };
 
 int trc_eventpipe_wanted(const struct trc_opts *o) {
@@ -70,16 +87,17 @@ int trc_eventpipe_wanted(const struct trc_opts *o) {
   return o->pid > 0 && gcs_dsipc_has_socket(o->pid);
 }
 
-static int usage_error(const char *what) {
-  fprintf(stderr, "gcscope record: %s is not available over EventPipe yet (use --transport lttng for it)\n", what);
+static int usage_error(const char *what, const char *why) {
+  fprintf(stderr, "gcscope record: %s is not available over EventPipe (%s)\n", what, why);
   return 2;
 }
 
 static int check_options(const struct trc_opts *o) {
-  if (trc_opts_any_trigger(o)) return usage_error("--stop-on-...");
-  if (o->relayd) return usage_error("--relayd");
-  if (o->circular_mb > 0) return usage_error("--circular-mb");
-  if (o->subbuf_size || o->num_subbuf) return usage_error("--buffer-size/--num-subbuf");
+  if (o->relayd) return usage_error("--relayd", "it streams LTTng traces; use --transport lttng");
+  if (o->subbuf_size || o->num_subbuf)
+    return usage_error("--buffer-size/--num-subbuf", "they size LTTng's buffers; the runtime's are its own");
+  if (o->circular_mb > 0 && !trc_opts_any_trigger(o))
+    return usage_error("--circular-mb without a --stop-on-... trigger", "the whole stream is written to disk");
   if (!o->command && !o->pid) {
     fprintf(stderr, "gcscope record: --dotnet needs a COMMAND (launch) or --pid PID (attach)\n");
     return 2;
@@ -87,99 +105,101 @@ static int check_options(const struct trc_opts *o) {
   return 0;
 }
 
-static void reap_child(struct eprec *r) {
-  if (r->launch && !r->child_done && waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid)
-    r->child_done = 1;
-}
+/* ---- triggers on the live stream ----------------------------------------- */
 
-static int target_gone(struct eprec *r) {
-  if (r->launch) {
-    reap_child(r);
-    return r->child_done;
+static int on_live_event(const struct gcs_event *ev, void *ud) {
+  struct eprec *r = ud;
+  if (ev->ts_ns > r->last_ts) r->last_ts = ev->ts_ns;
+  if (!gcs_triggers_event_needed(ev->kind)) return 0;
+  struct gcs_trigger_pair f;
+  if (!gcs_triggers_feed(r->m, ev, &f)) return 0;
+  if (r->pending || r->captures >= r->o->collect_multiple) return 0;
+  r->pending = 1;
+  r->fire = f;
+  r->due_ms = mono_ms() + (int64_t)(r->o->delay_after_sec * 1000);
+  if (r->o->delay_after_sec > 0) {
+    char gc[32] = "suspension";
+    if (f.resolved || f.kind != GCS_TRIGGER_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
+    printf("gcscope record: trigger %s fired (pid %d %s, %.3f ms); capturing in %g s\n",
+           gcs_trigger_name(f.kind), f.pid, gc, f.ms, r->o->delay_after_sec);
+    fflush(stdout);
   }
-  return kill(r->pid, 0) != 0 && errno == ESRCH;
-}
-
-/* Launch mode: wait until the runtime connects to our socket, watching the child. */
-static int wait_runtime(struct eprec *r) {
-  int64_t end = mono_ms() + CONNECT_WAIT_MS;
-  for (;;) {
-    struct pollfd p = { .fd = r->ep.listen_fd, .events = POLLIN };
-    int n = poll(&p, 1, POLL_MS);
-    if (n > 0) return 0;
-    if (n < 0 && errno != EINTR) { snprintf(r->err, sizeof r->err, "poll: %s", strerror(errno)); return -1; }
-    if (target_gone(r)) {
-      snprintf(r->err, sizeof r->err,
-               "the command exited before a .NET runtime connected (not a .NET program, or it disables "
-               "diagnostics with DOTNET_EnableDiagnostics=0)");
-      return -1;
-    }
-    if (g_sig) { snprintf(r->err, sizeof r->err, "interrupted before the runtime connected"); return -1; }
-    if (mono_ms() > end) {
-      snprintf(r->err, sizeof r->err, "no .NET runtime connected to %s within %d s", r->ep.path, CONNECT_WAIT_MS / 1000);
-      return -1;
-    }
-  }
-}
-
-static void set_env(const char *name, const char *value, char **saved) {
-  const char *old = getenv(name);
-  *saved = old ? strdup(old) : NULL;
-  setenv(name, value, 1);
-}
-
-static void restore_env(const char *name, char *saved) {
-  if (saved) setenv(name, saved, 1);
-  else unsetenv(name);
-  free(saved);
-}
-
-static int start_launch(struct eprec *r, const struct gcs_dsipc_session_cfg *cfg) {
-  char sock[108], env[160];
-  const char *dir = gcs_dsipc_socket_dir();
-  if (strlen(dir) > 80) dir = "/tmp";   /* a Unix socket path has at most 107 bytes */
-  snprintf(sock, sizeof sock, "%.80s/gcscope-ds-%d.sock", dir, (int)getpid());
-  if (gcs_dsipc_listen(&r->ep, sock, r->err, sizeof r->err)) return -1;
-  r->launch = 1;
-  snprintf(env, sizeof env, "%s,suspend", sock);
-  char *saved;
-  set_env("DOTNET_DiagnosticPorts", env, &saved);
-  int rc = trc_child_spawn(&r->child, r->o->command, 0, r->err, sizeof r->err);
-  restore_env("DOTNET_DiagnosticPorts", saved);
-  if (rc || trc_child_release(&r->child, r->err, sizeof r->err)) return -1;
-  if (wait_runtime(r)) return -1;
-  if (gcs_dsipc_collect(&r->ep, cfg, &r->session, &r->stream_fd, NULL, r->err, sizeof r->err)) return -1;
-  r->pid = (pid_t)r->ep.pid;
-  if (wait_runtime(r) || gcs_dsipc_resume(&r->ep, r->err, sizeof r->err)) return -1;
   return 0;
 }
 
-static int start_attach(struct eprec *r, const struct gcs_dsipc_session_cfg *cfg) {
-  r->pid = r->o->pid;
-  if (gcs_dsipc_attach_pid(&r->ep, r->pid, r->err, sizeof r->err)) return -1;
-  return gcs_dsipc_collect(&r->ep, cfg, &r->session, &r->stream_fd, NULL, r->err, sizeof r->err);
+static int on_live_object(const struct gcs_nettrace_object *o, void *ud) {
+  return trc_epf_add(o, ((struct eprec *)ud)->fr);
 }
 
-/* Append what the connection has: 1 at the end of the stream, 0 otherwise,
- * -1 on a read or write error (in r->err). */
-static int pump(struct eprec *r, int timeout_ms) {
-  struct pollfd p = { .fd = r->stream_fd, .events = POLLIN };
-  int n = poll(&p, 1, timeout_ms);
-  if (n < 0 && errno != EINTR) { snprintf(r->err, sizeof r->err, "waiting for the stream: %s", strerror(errno)); return -1; }
-  if (n <= 0) return 0;
-  static uint8_t buf[1 << 16];
-  ssize_t got = read(r->stream_fd, buf, sizeof buf);
-  if (got < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
-  if (got < 0 && errno == ECONNRESET) return 1;
-  if (got < 0) { snprintf(r->err, sizeof r->err, "reading the stream: %s", strerror(errno)); return -1; }
-  if (got == 0) return 1;
-  for (ssize_t off = 0; off < got;) {
-    ssize_t w = write(r->out_fd, buf + off, (size_t)(got - off));
+/* The capture holds the events with the timestamps the rules used: reading
+ * it back through the same rules finds the same pause (verified), unless the
+ * ring no longer held its start. */
+static void verify_capture(struct eprec *r, const char *name, const char *path) {
+  double thr[GCS_TRIGGER_NKINDS];
+  trc_rules_thresholds(r->o, thr);
+  static struct trc_replay rp;
+  char err[512];
+  if (trc_replay(path, thr, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
+    printf("gcscope record: %s not verified: %s\n", name, err);
+  } else if (!rp.matched) {
+    printf("gcscope record: %s holds the events after the pause only (a larger --circular-mb keeps more)\n", name);
+  } else {
+    printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
+    r->verified++;
+  }
+}
+
+static void take_capture(struct eprec *r) {
+  int k = r->captures + 1;
+  char name[48], path[PATH_MAX + 48], what[96];
+  snprintf(name, sizeof name, "capture-%d.nettrace", k);
+  snprintf(path, sizeof path, "%s/%s", r->outdir, name);
+  gcs_triggers_resolve(r->m, &r->fire);
+  trc_fire_describe(&r->fire, what, sizeof what);
+  r->pending = 0;
+  char err[PATH_MAX + 256];
+  if (trc_epf_write(r->fr, path, err, sizeof err)) {
+    fprintf(stderr, "gcscope record: %s\n", err);
+    return;
+  }
+  printf("gcscope record: trigger %s %g ms: pid %d %s: %.3f ms -> %s\n", gcs_trigger_name(r->fire.kind),
+         r->o->trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms, path);
+  fflush(stdout);
+  verify_capture(r, name, path);
+  if (r->captures < MAX_CAPTURES_KEPT) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
+  r->captures++;
+  gcs_triggers_rearm(r->m, r->last_ts + 1);   /* PerfView re-creates its triggers */
+  fflush(stdout);
+}
+
+/* ---- the stream ---------------------------------------------------------- */
+
+static int write_all(struct eprec *r, const uint8_t *buf, size_t n) {
+  for (size_t off = 0; off < n;) {
+    ssize_t w = write(r->out_fd, buf + off, n - off);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) { snprintf(r->err, sizeof r->err, "writing %s: %s", r->path, strerror(errno)); return -1; }
-    off += w;
+    off += (size_t)w;
   }
+  return 0;
+}
+
+/* Take what the connection has: 1 at the end of the stream, 0 otherwise,
+ * -1 on an error (in r->err). */
+static int pump(struct eprec *r, int timeout_ms) {
+  static uint8_t buf[1 << 16];
+  long got = trc_ep_read(&r->s, buf, sizeof buf, timeout_ms, r->err, sizeof r->err);
+  if (got == TRC_EP_EOF) return 1;
+  if (got <= 0) return (int)got;
   r->bytes += (uint64_t)got;
+  if (r->out_fd >= 0 && write_all(r, buf, (size_t)got)) return -1;
+  if (r->ns) {
+    char err[512];
+    if (gcs_nettrace_stream_feed(r->ns, buf, (size_t)got, err, sizeof err)) {
+      snprintf(r->err, sizeof r->err, "cannot decode the stream, the triggers cannot work: %s", err);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -196,10 +216,15 @@ static int drain(struct eprec *r, int ms) {
 
 static void stop_session(struct eprec *r) {
   char err[512];
-  r->stopped = 1;
-  r->ep.timeout_ms = 5000;
-  if (gcs_dsipc_stop(&r->ep, r->session, err, sizeof err) != 0 && !target_gone(r))
-    fprintf(stderr, "gcscope record: %s\n", err);
+  if (trc_ep_stop(&r->s, err, sizeof err)) fprintf(stderr, "gcscope record: %s\n", err);
+}
+
+/* A capture is due: take it once its suspension's GC is known (or after a short wait). */
+static void maybe_capture(struct eprec *r) {
+  if (!r->pending) return;
+  int64_t t = mono_ms();
+  if (t < r->due_ms) return;
+  if (gcs_triggers_resolve(r->m, &r->fire) || t >= r->due_ms + GEN_WAIT_MS) take_capture(r);
 }
 
 static int record_loop(struct eprec *r) {
@@ -207,10 +232,20 @@ static int record_loop(struct eprec *r) {
   int64_t end = o->duration_sec > 0 ? mono_ms() + (int64_t)(o->duration_sec * 1000) : 0;
   for (;;) {
     int p = pump(r, POLL_MS);
-    if (r->launch) gcs_dsipc_serve_pending(&r->ep);   /* processes the command starts go on untraced */
+    trc_ep_serve(&r->s);   /* processes the command starts go on untraced */
     if (p == 1) { r->eof = 1; break; }
     if (p < 0) return -1;
-    if (target_gone(r)) {
+    if (r->triggers) {
+      maybe_capture(r);
+      if (r->captures >= o->collect_multiple) {
+        printf("gcscope record: all %d capture%s taken%s\n", r->captures, r->captures == 1 ? "" : "s",
+               r->s.launch ? "; waiting for the command to exit" : "");
+        fflush(stdout);
+        stop_session(r);
+        return drain(r, DRAIN_AFTER_STOP_MS);
+      }
+    }
+    if (trc_ep_target_gone(&r->s)) {
       r->exited = 1;
       return drain(r, DRAIN_AFTER_EXIT_MS);
     }
@@ -218,40 +253,39 @@ static int record_loop(struct eprec *r) {
       stop_session(r);
       if (drain(r, DRAIN_AFTER_STOP_MS)) return -1;
       /* --duration: like timeout(1), the command is asked to stop too. */
-      if (r->launch && !g_sig) { reap_child(r); if (!r->child_done) kill(r->child.pid, SIGTERM); }
+      if (r->s.launch && !g_sig) {
+        trc_ep_serve(&r->s);
+        if (!r->s.child_done) kill(r->s.child.pid, SIGTERM);
+      }
       return 0;
     }
   }
-  r->exited = target_gone(r);
-  if (!r->exited && !r->launch) {
+  r->exited = trc_ep_target_gone(&r->s);
+  if (!r->exited && !r->s.launch) {
     /* the runtime closes the stream as its process exits: give it a moment */
-    for (int i = 0; i < 20 && !(r->exited = target_gone(r)); i++) usleep(50000);
+    for (int i = 0; i < 20 && !(r->exited = trc_ep_target_gone(&r->s)); i++) usleep(50000);
   }
-  return 0;
-}
-
-struct summary {
-  struct gcs_triggers *m;
-};
-
-static int on_event(const struct gcs_event *ev, void *ud) {
-  struct gcs_trigger_pair f;
-  gcs_triggers_feed(((struct summary *)ud)->m, ev, &f);
   return 0;
 }
 
 /* A runtime that dies mid-session closes the stream without the
  * end-of-stream tag (FastSerialization's NullReference, one byte 0x01). When
  * the stream was cut between two blocks, that byte makes the file whole; if
- * the file still does not read, it is put back as received. Returns 1 if
- * the tag was added. */
-static int close_cut_stream(struct eprec *r) {
+ * the file still does not read whole, it is put back as received. Returns 1
+ * if the tag was added. */
+static int stream_whole(const char *path) {
   char err[512];
-  if (!r->eof || gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) == 0) return 0;
+  struct gcs_nettrace_info info;
+  memset(&info, 0, sizeof info);
+  return gcs_nettrace_read(path, NULL, NULL, &info, err, sizeof err) == 0 && !info.truncated;
+}
+
+static int close_cut_stream(struct eprec *r) {
+  if (!r->eof || stream_whole(r->path)) return 0;
   int fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return 0;
   int added = write(fd, "\x01", 1) == 1;
-  if (added && gcs_nettrace_read(r->path, NULL, NULL, NULL, err, sizeof err) != 0) {
+  if (added && !stream_whole(r->path)) {
     added = 0;
     if (ftruncate(fd, (off_t)r->bytes) != 0) {}
   }
@@ -259,78 +293,135 @@ static int close_cut_stream(struct eprec *r) {
   return added;
 }
 
-static void print_summary(struct eprec *r) {
+static void print_counts(const struct gcs_trigger_summary *t, int exact) {
+  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)t->gcs, t->nprocs, t->nprocs == 1 ? "" : "es");
+  if (t->max_pause_ms > 0)
+    printf(", max pause %.3f ms (pid %d GC #%u%s)", t->max_pause_ms, (int)t->max_pid, t->max_gc,
+           exact ? "" : "; the part of the stream that was decoded");
+}
+
+/* The whole stream on disk: summarised from the file, as `gcscope stats` reads it. */
+static void print_trace_summary(struct eprec *r) {
   int closed = close_cut_stream(r);
-  struct summary s = { gcs_triggers_new(SUMMARY_KEEP_GCS, NULL, NULL) };
-  struct gcs_nettrace_info info;
+  static struct trc_replay rp;
+  double off[GCS_TRIGGER_NKINDS];
+  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++) off[k] = -1;
   char err[512] = "";
-  memset(&info, 0, sizeof info);
-  int rc = s.m ? gcs_nettrace_read(r->path, on_event, &s, &info, err, sizeof err) : -1;
-  struct gcs_trigger_summary t = { 0 };
-  if (s.m) gcs_triggers_finish(s.m, &t);
-  gcs_triggers_free(s.m);
+  int rc = trc_replay(r->path, off, 0, NULL, &rp, err, sizeof err);
   printf("gcscope record: trace in %s (%llu bytes)\n", r->path, (unsigned long long)r->bytes);
-  printf("gcscope record: %llu GCs in %d process%s", (unsigned long long)t.gcs, t.nprocs, t.nprocs == 1 ? "" : "es");
-  if (t.max_pause_ms > 0) printf(", max pause %.1f ms (pid %d GC #%u)", t.max_pause_ms, (int)t.max_pid, t.max_gc);
-  if (info.events_lost) printf(" (%llu events lost)", (unsigned long long)info.events_lost);
+  print_counts(&rp.sum, rc == 0 && !rp.truncated);
+  if (rp.lost) printf(" (%llu events lost)", (unsigned long long)rp.lost);
   printf("\n");
-  if (r->exited && !r->stopped && !r->launch) printf("gcscope record: process %d exited during the session\n", (int)r->pid);
   if (closed)
     printf("gcscope record: the stream ended without its end-of-stream tag (the runtime did not close the session); "
            "gcscope added it after the last whole block\n");
-  if (rc != 0) {
-    printf("gcscope record: the trace is incomplete: %s\n", err);
-    if (!r->eof) printf("gcscope record: the stream did not end (the runtime did not close it in time)\n");
+  if (rc != 0) printf("gcscope record: the trace is incomplete: %s\n", err);
+  else if (rp.truncated)
+    printf("gcscope record: the stream was cut inside a block; its whole blocks are the trace (import keeps them)\n");
+  if ((rc != 0 || rp.truncated) && !r->eof)
+    printf("gcscope record: the stream did not end (the runtime did not close it in time)\n");
+}
+
+/* Triggers: the stream was decoded live, by the events' own timestamps. */
+static void print_watch_summary(struct eprec *r) {
+  char err[512];
+  int cut = gcs_nettrace_stream_finish(r->ns, err, sizeof err);
+  struct gcs_trigger_summary t;
+  gcs_triggers_finish(r->m, &t);
+  if (r->pending) {
+    /* due after the stream ended (the process exited): the kept blocks hold it */
+    gcs_triggers_resolve(r->m, &r->fire);
+    take_capture(r);
   }
+  if (r->captures)
+    printf("gcscope record: %d capture%s in %s (%d verified by the trace's timestamps)\n", r->captures,
+           r->captures == 1 ? "" : "s", r->outdir, r->verified);
+  else
+    printf("gcscope record: no trigger fired; nothing written\n");
+  print_counts(&t, 1);
+  const struct gcs_nettrace_info *info = gcs_nettrace_stream_info(r->ns);
+  if (info && info->events_lost) printf(" (%llu events lost)", (unsigned long long)info->events_lost);
+  printf(" (%llu bytes of stream)\n", (unsigned long long)r->bytes);
+  if (cut > 0 && r->eof) printf("gcscope record: the stream ended inside a block: %s\n", err);
 }
 
 static void finish_child(struct eprec *r) {
-  if (!r->launch || r->child.pid <= 0) return;
-  if (g_sig && g_sig_forward) { reap_child(r); if (!r->child_done) kill(r->child.pid, g_sig); }
+  if (!r->s.launch || r->s.child.pid <= 0) return;
+  if (g_sig && g_sig_forward) {
+    trc_ep_serve(&r->s);
+    if (!r->s.child_done) kill(r->s.child.pid, g_sig);
+  }
   int nsig = g_nsig;
-  while (!r->child_done) {
-    reap_child(r);
-    if (r->child_done || (g_nsig != nsig && g_nsig > 1)) break;
-    gcs_dsipc_serve_pending(&r->ep);   /* a runtime started after the session must not wait for us */
+  while (!r->s.child_done) {
+    trc_ep_serve(&r->s);   /* also reaps; a runtime started after the session must not wait for us */
+    if (r->s.child_done || (g_nsig != nsig && g_nsig > 1)) break;
     usleep(1000);
   }
 }
 
 static void print_child_status(const struct eprec *r) {
-  if (!r->launch || !r->child_done) return;
-  if (WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))
-    printf("gcscope record: the command exited with status %d\n", WEXITSTATUS(r->child_status));
-  else if (WIFSIGNALED(r->child_status))
-    printf("gcscope record: the command was killed by signal %d\n", WTERMSIG(r->child_status));
+  if (!r->s.launch || !r->s.child_done) return;
+  if (WIFEXITED(r->s.child_status) && WEXITSTATUS(r->s.child_status))
+    printf("gcscope record: the command exited with status %d\n", WEXITSTATUS(r->s.child_status));
+  else if (WIFSIGNALED(r->s.child_status))
+    printf("gcscope record: the command was killed by signal %d\n", WTERMSIG(r->s.child_status));
 }
 
-static int run(struct eprec *r, const char *outdir) {
+static int start_watch(struct eprec *r) {
   const struct trc_opts *o = r->o;
-  struct gcs_dsipc_provider prov[TRC_EP_MAX_PROVIDERS];
-  struct gcs_dsipc_session_cfg cfg = { .providers = prov, .nproviders = trc_ep_profile_providers(o->profile, prov) };
-  snprintf(r->path, sizeof r->path, "%s/%s", outdir, TRC_EP_TRACE_NAME);
-  r->out_fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (r->out_fd < 0) { snprintf(r->err, sizeof r->err, "cannot write %s: %s", r->path, strerror(errno)); return -1; }
-  if (o->command ? start_launch(r, &cfg) : start_attach(r, &cfg)) return -1;
-  printf("gcscope record: recording pid %d over EventPipe to %s\n", (int)r->pid, r->path);
+  double mb = o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB;
+  r->m = trc_rules_new(o, LIVE_KEEP_GCS);
+  r->fr = r->m ? trc_epf_new((uint64_t)(mb * 1e6)) : NULL;
+  r->ns = r->fr ? gcs_nettrace_stream_new("the EventPipe stream", on_live_event, on_live_object, r) : NULL;
+  if (!r->ns) { snprintf(r->err, sizeof r->err, "out of memory"); return -1; }
+  gcs_nettrace_stream_set_live(r->ns, LIVE_LAG_NS);
+  return 0;
+}
+
+static int run(struct eprec *r) {
+  const struct trc_opts *o = r->o;
+  r->triggers = trc_opts_any_trigger(o);
+  if (r->triggers) {
+    if (start_watch(r)) return -1;
+  } else {
+    snprintf(r->path, sizeof r->path, "%s/%s", r->outdir, TRC_EP_TRACE_NAME);
+    r->out_fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (r->out_fd < 0) { snprintf(r->err, sizeof r->err, "cannot write %s: %s", r->path, strerror(errno)); return -1; }
+  }
+  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
+                                  .child_out_fd = -1, .child_in_fd = -1, .interrupted = &g_sig };
+  if (trc_ep_start(&r->s, &cfg, r->err, sizeof r->err)) return -1;
+  if (r->triggers)
+    printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
+           "captures in %s)\n", (int)r->s.pid, o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
+           r->outdir);
+  else
+    printf("gcscope record: recording pid %d over EventPipe to %s\n", (int)r->s.pid, r->path);
   fflush(stdout);
   int rc = record_loop(r);
-  close(r->stream_fd);
-  r->stream_fd = -1;
-  close(r->out_fd);
+  trc_ep_close(&r->s);
+  if (r->out_fd >= 0) close(r->out_fd);
   r->out_fd = -1;
   if (rc) return -1;
   finish_child(r);
-  print_summary(r);
+  if (r->triggers) print_watch_summary(r);
+  else print_trace_summary(r);
+  if (r->exited && !r->s.stopped && !r->s.launch) printf("gcscope record: process %d exited during the session\n", (int)r->s.pid);
   print_child_status(r);
   fflush(stdout);
   return 0;
 }
 
-static int do_import(const struct trc_opts *o, const char *path) {
-  const char *paths[1] = { path };
+static int do_import(const struct eprec *r) {
+  const char *paths[MAX_CAPTURES_KEPT];
+  int n = 0;
+  if (r->triggers)
+    for (int i = 0; i < r->captures && i < MAX_CAPTURES_KEPT; i++) paths[n++] = r->capture_paths[i];
+  else
+    paths[n++] = r->path;
+  if (!n) return 0;
   char err[512];
-  if (gcs_import_paths(o->db ? o->db : GCS_DB_DEFAULT_PATH, paths, 1, NULL, err, sizeof err)) {
+  if (gcs_import_paths(r->o->db ? r->o->db : GCS_DB_DEFAULT_PATH, paths, n, NULL, err, sizeof err)) {
     fprintf(stderr, "gcscope record: import failed: %s\n", err);
     return 1;
   }
@@ -344,9 +435,9 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   struct eprec *r = &rec;
   memset(r, 0, sizeof *r);
   r->o = o;
-  r->child.pid = -1;
-  r->out_fd = r->stream_fd = -1;
-  r->ep.listen_fd = r->ep.spare_fd = -1;
+  snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
+  r->out_fd = -1;
+  r->s.stream_fd = r->s.ep.listen_fd = r->s.ep.spare_fd = -1;
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;
@@ -355,19 +446,19 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   g_sig = g_nsig = 0;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
-  rc = run(r, outdir) ? 1 : 0;
+  rc = run(r) ? 1 : 0;
   if (rc) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
-    if (r->launch && r->child.pid > 0 && !r->child_done) {
-      if (r->child.go_fd >= 0) trc_child_abort(&r->child);
-      else { kill(r->child.pid, SIGKILL); waitpid(r->child.pid, NULL, 0); }
-    }
+    if (r->s.launch) trc_ep_kill_child(&r->s, 0);
+    trc_ep_close(&r->s);
   }
-  if (r->stream_fd >= 0) close(r->stream_fd);
   if (r->out_fd >= 0) close(r->out_fd);
-  gcs_dsipc_close(&r->ep);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
-  if (rc == 0 && o->import) rc = do_import(o, r->path);
+  if (rc == 0 && o->import) rc = do_import(r);
+  gcs_nettrace_stream_free(r->ns);
+  gcs_triggers_free(r->m);
+  trc_epf_free(r->fr);
+  r->ns = NULL; r->m = NULL; r->fr = NULL;
   return rc;
 }

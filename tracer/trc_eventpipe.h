@@ -9,7 +9,11 @@
  * Attach mode (--pid): the process's own diagnostic socket.
  * The recording ends when the process exits (the runtime closes the
  * stream), on SIGINT/SIGTERM or --duration (StopTracing, then the rest of
- * the stream is read to its end).
+ * the stream is read to its end), or once --collect-multiple captures are
+ * taken. With --stop-on-... triggers nothing but the captures is written:
+ * <outdir>/capture-K.nettrace, each the flight recorder's last
+ * --circular-mb MB of stream blocks with every metadata block, taken
+ * --delay-after-trigger seconds after the pause that fired.
  *
  * Errors: prints one line "gcscope record: ..." and returns the exit status
  * (0 ok, 1 failure, 2 usage). Threading: main thread; installs SIGINT and

@@ -376,6 +376,15 @@ int trc_snapshot_record(const char *session, const char *snap_name, const char *
   return r < 0 ? lterr(err, errlen, "cannot record the snapshot", r) : 0;
 }
 
+void trc_channel_geometry(uint64_t subbuf_req, uint64_t num_req, uint64_t *subbuf, uint64_t *num) {
+  struct lttng_domain dom;
+  fill_domain(&dom);
+  struct lttng_channel *ch = lttng_channel_create(&dom);   /* holds the daemon's defaults */
+  *subbuf = subbuf_req ? subbuf_req : ch ? ch->attr.subbuf_size : 0;
+  *num = num_req ? num_req : ch ? ch->attr.num_subbuf : 0;
+  if (ch) lttng_channel_destroy(ch);
+}
+
 void trc_circular_geometry(double total_mb, long ncpus, uint64_t *subbuf, uint64_t *num) {
   if (ncpus < 1) ncpus = 1;
   double per_cpu = total_mb * 1e6 / (double)ncpus / 4.0;

@@ -90,11 +90,7 @@ static const struct gcs_cli_spec record_spec = {
 };
 
 static int set_profile(const char *name, struct trc_opts *o) {
-  if (!strcmp(name, "gc")) o->profile = TRC_PROFILE_GC;
-  else if (!strcmp(name, "alloc")) o->profile = TRC_PROFILE_ALLOC;
-  else if (!strcmp(name, "handles")) o->profile = TRC_PROFILE_HANDLES;
-  else if (!strcmp(name, "verbose")) o->profile = TRC_PROFILE_VERBOSE;
-  else return bad("unknown profile '%s' (expected gc, alloc, handles or verbose)%s", name, "");
+  if (trc_profile_parse(name, &o->profile) != 0) return bad("unknown profile '%s' (expected gc, alloc, handles or verbose)%s", name, "");
   return 0;
 }
 

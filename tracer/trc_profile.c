@@ -121,3 +121,15 @@ int trc_profile_events(enum trc_profile p, int dotnet, const char **names) {
     for (int i = 0; i < NELEM(clr_handles); i++) n = add(names, n, clr_handles[i]);
   return n;
 }
+
+const char *trc_profile_name(enum trc_profile p) {
+  static const char *const names[] = { [TRC_PROFILE_GC] = "gc", [TRC_PROFILE_ALLOC] = "alloc",
+                                       [TRC_PROFILE_HANDLES] = "handles", [TRC_PROFILE_VERBOSE] = "verbose" };
+  return (unsigned)p < sizeof names / sizeof names[0] && names[p] ? names[p] : "?";
+}
+
+int trc_profile_parse(const char *name, enum trc_profile *p) {
+  for (int k = TRC_PROFILE_GC; k <= TRC_PROFILE_VERBOSE; k++)
+    if (!strcmp(name, trc_profile_name((enum trc_profile)k))) { *p = (enum trc_profile)k; return 0; }
+  return -1;
+}

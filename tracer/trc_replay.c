@@ -8,6 +8,7 @@
 
 #include "gcs_ctf_find.h"
 #include "gcs_ctf_reader.h"
+#include "gcs_nettrace.h"
 
 struct replay {
   struct gcs_triggers *t;
@@ -36,12 +37,29 @@ static void on_pair(const struct gcs_trigger_pair *p, void *ud) {
   r->cand[r->ncand++] = *p;
 }
 
+static void span(struct trc_replay *o, uint64_t ts) {
+  if (!ts) return;
+  if (!o->first_ns || ts < o->first_ns) o->first_ns = ts;
+  if (ts > o->last_ns) o->last_ns = ts;
+}
+
 static int on_event(const struct gcs_rd_event *e, void *ud) {
   struct replay *r = ud;
   r->out->events++;
+  span(r->out, e->ev.ts_ns);
   if (!e->decoded || !gcs_triggers_event_needed(e->ev.kind)) return 0;
   if (r->pid > 0 && e->ev.pid != r->pid) return 0;
   gcs_triggers_feed(r->t, &e->ev, NULL);
+  return 0;
+}
+
+static int on_nettrace_event(const struct gcs_event *ev, void *ud) {
+  struct replay *r = ud;
+  r->out->events++;
+  span(r->out, ev->ts_ns);
+  if (!gcs_triggers_event_needed(ev->kind)) return 0;
+  if (r->pid > 0 && ev->pid != r->pid) return 0;
+  gcs_triggers_feed(r->t, ev, NULL);
   return 0;
 }
 
@@ -74,13 +92,24 @@ static void find_match(struct replay *r) {
   }
 }
 
+/* An EventPipe .nettrace file. A cut stream counts as read: its intact part is the trace. */
+static int read_nettrace(const char *path, struct replay *r, char *err, size_t errlen) {
+  struct gcs_nettrace_info info;
+  memset(&info, 0, sizeof info);
+  int rc = gcs_nettrace_read(path, on_nettrace_event, r, &info, err, errlen);
+  r->out->lost = info.events_lost;
+  r->out->truncated = info.truncated;
+  return rc < 0 ? -1 : 0;
+}
+
 int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
                const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   struct gcs_ctf_session *s = NULL;
   int ns = 0;
-  if (gcs_ctf_find(path, &s, &ns, err, errlen)) return -1;
-  if (ns == 0) {
+  int nettrace = gcs_nettrace_is_nettrace(path);
+  if (!nettrace && gcs_ctf_find(path, &s, &ns, err, errlen)) return -1;
+  if (!nettrace && ns == 0) {
     snprintf(err, errlen, "no LTTng trace in %s", path);
     return -1;
   }
@@ -95,7 +124,7 @@ int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], 
   for (int k = 0; k < GCS_TRIGGER_NKINDS; k++)
     if (threshold_ms[k] >= 0) gcs_triggers_set_threshold(r.t, (enum gcs_trigger_kind)k, threshold_ms[k]);
   const struct gcs_rd_callbacks cb = { .event = on_event, .lost = on_lost };
-  int rc = 0;
+  int rc = nettrace ? read_nettrace(path, &r, err, errlen) : 0;
   for (int i = 0; i < ns && rc == 0; i++)
     if (gcs_ctf_read((const char *const *)s[i].dirs, s[i].ndirs, &cb, &r, NULL, NULL, err, errlen) < 0) rc = -1;
   gcs_ctf_sessions_free(s, ns);

@@ -1,5 +1,5 @@
 /*
- * trc_replay.h — a recorded CTF trace replayed through the stop-trigger rules
+ * trc_replay.h — a recorded trace (CTF, or an EventPipe .nettrace file) replayed through the stop-trigger rules
  * (gcs_triggers.h), timed by the events' own timestamps.
  *
  * `record` times its live triggers by when LTTng's trigger notifications
@@ -23,13 +23,16 @@
 struct trc_replay {
   struct gcs_trigger_summary sum;   /* every process replayed */
   uint64_t events;                  /* events read */
+  uint64_t first_ns, last_ns;       /* the first and last event's timestamps (0 if none) */
   uint64_t lost;                    /* events the tracer discarded */
+  int truncated;                    /* a .nettrace cut short: its intact part was replayed */
   uint64_t fired;                   /* pairs over their threshold */
   int matched;                      /* a pair matching `want` was found: match */
   struct gcs_trigger_pair match;
 };
 
-/* Replay the CTF trace(s) under path (a session directory or a capture).
+/* Replay the CTF trace(s) under path (a session directory or a capture), or
+ * the .nettrace file path.
  * threshold_ms[k] < 0: trigger k off. pid > 0: that process only. want, if
  * not NULL, is a pair seen live: the replay looks for the same pause in the
  * trace: the same kind and process, and the same GC (gc-over,

@@ -367,6 +367,23 @@ summary_exact)
     END { printf "%d GCs in 1 process, max pause %.3f ms [(]pid [0-9]+ GC #%d[)]\n", n, max / 1e6, maxc }')
   expect_line "$WORK/out.txt" "^gcscope record: $want\$"
   ;;
+lost_events)
+  # Buffers far too small for the verbose profile: the tracer discards events.
+  # record's line must give the counts babeltrace2 reads from the trace
+  # (events it prints; "discarded N events" warnings, summed) and the rate.
+  run_rec -o "$WORK/t" --profile verbose --buffer-size 4096 --num-subbuf 2 -- \
+    "$GCSIM" --scenario alloc-heavy --seconds 1 || fail "exit $?"
+  babeltrace2 "$WORK/t" >"$WORK/bt.txt" 2>"$WORK/bt.err" || fail "babeltrace2 failed"
+  kept=$(wc -l <"$WORK/bt.txt")
+  # babeltrace2 gives each packet's discarded count as the counter's change,
+  # modulo 2^64 (a counter seen going back prints as 18446744073709551594):
+  # summed modulo 2^64 the changes telescope to the total.
+  lost=$(grep -oE 'discarded [0-9]+ event' "$WORK/bt.err" |
+         python3 -c 'import sys; print(sum(int(l.split()[1]) for l in sys.stdin) % 2**64)')
+  [ "$lost" -gt 0 ] || fail "no events were discarded: the premise failed (buffers too large?)"
+  all=$((kept + lost))
+  expect_line "$WORK/out.txt" "; the tracer discarded $lost of $all events \\([0-9.]+ %\\): --profile verbose made [0-9]+ events/s into buffers of 2 x 4 KiB per CPU; a larger --buffer-size/--num-subbuf, or a lighter --profile, avoids it\$"
+  ;;
 rgc_none)
   # librgc without long pauses: 20 quick induced GCs (GC 10 a background GC
   # whose final pause is not held up), every trigger at 100 ms.

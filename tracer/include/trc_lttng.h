@@ -75,5 +75,9 @@ int trc_snapshot_record(const char *session, const char *snap_name, const char *
 /* Sub-buffer size and count for a ring of total_mb (10^6 bytes) over all
  * CPUs: 4 sub-buffers per CPU, size a power of two >= 4 KiB. */
 void trc_circular_geometry(double total_mb, long ncpus, uint64_t *subbuf, uint64_t *num);
+/* The sub-buffer size and count a session's channel gets: the requested
+ * values, or LTTng's defaults for gcscope's per-user UST channel (0 if
+ * unknown). */
+void trc_channel_geometry(uint64_t subbuf_req, uint64_t num_req, uint64_t *subbuf, uint64_t *num);
 
 #endif

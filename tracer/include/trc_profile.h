@@ -17,5 +17,9 @@ enum trc_profile { TRC_PROFILE_GC, TRC_PROFILE_ALLOC, TRC_PROFILE_HANDLES, TRC_P
 
 /* Fills names[] (capacity TRC_MAX_EVENTS) and returns how many. */
 int trc_profile_events(enum trc_profile p, int dotnet, const char **names);
+/* "gc", "alloc", "handles", "verbose". */
+const char *trc_profile_name(enum trc_profile p);
+/* The profile named name: 0, or -1 if none is. */
+int trc_profile_parse(const char *name, enum trc_profile *p);
 
 #endif

@@ -1,0 +1,26 @@
+/*
+ * trc_fire.h — what `gcscope record` says about a stop trigger that fired,
+ * and the rules it arms, the same over LTTng and EventPipe.
+ * Threading: reentrant. Errors: trc_rules_new returns NULL when out of memory.
+ */
+#ifndef TRC_FIRE_H
+#define TRC_FIRE_H
+
+#include <stddef.h>
+
+#include "gcs_triggers.h"
+#include "trc_opts.h"
+
+/* The flight recorder's size when a trigger is given without --circular-mb. */
+#define TRC_DEFAULT_TRIGGER_CIRCULAR_MB 64.0
+
+/* "GC #12 gen2 NonConcurrentGC", "suspension (SUSPEND_OTHER, no GC)" ... for
+ * a resolved (or unresolvable) pair. */
+void trc_fire_describe(const struct gcs_trigger_pair *p, char *buf, size_t n);
+/* The stop-trigger rules with the thresholds of the --stop-on-... options
+ * given; keep_gcs as gcs_triggers_new. */
+struct gcs_triggers *trc_rules_new(const struct trc_opts *o, int keep_gcs);
+/* The thresholds of the --stop-on-... options given (-1: off). */
+void trc_rules_thresholds(const struct trc_opts *o, double thr[GCS_TRIGGER_NKINDS]);
+
+#endif
