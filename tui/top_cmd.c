@@ -2,9 +2,13 @@
  *   gcscope top DB                    browse a database and follow it
  *   gcscope top --session NAME        attach to a live LTTng session
  *   gcscope top -- COMMAND [ARGS]     record COMMAND live and watch it
+ *   gcscope top --dotnet -- COMMAND   a .NET COMMAND over EventPipe
+ *   gcscope top --pid PID             a running .NET process over EventPipe
  * Argument parsing and the screen loop; the model, the sources and the
  * drawing live in their own files (see tui/README in docs/tui.md). */
 #include <curses.h>
+#include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +16,16 @@
 #include <time.h>
 
 #include "gcs_cli.h"
+#include "gcs_dsipc.h"
 #include "gcs_tui.h"
+#include "tui_ep.h"
 #include "tui_live.h"
 #include "tui_model.h"
 #include "tui_source.h"
 #include "tui_term.h"
 #include "tui_ui.h"
 
-enum { O_SESSION, O_RELAYD, O_LIVE_TIMER, O_LONG_PAUSE };
+enum { O_SESSION, O_RELAYD, O_LIVE_TIMER, O_LONG_PAUSE, O_DOTNET, O_PID, O_OUTPUT };
 
 static const struct gcs_cli_opt top_opts[] = {
   [O_SESSION] = { "session", 0, GCS_CLI_STRING, 0, 0, "NAME", "attach to the live LTTng session NAME through lttng-relayd" },
@@ -27,18 +33,27 @@ static const struct gcs_cli_opt top_opts[] = {
   [O_LIVE_TIMER] = { "live-timer", 0, GCS_CLI_INT, 1, 2147483647.0, "US",
                      "live timer of a session top creates (default 100000 = 100 ms)" },
   [O_LONG_PAUSE] = { "long-pause", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "pauses >= MS are red, >= MS/4 yellow (default 200)" },
+  [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL,
+                 "-- COMMAND is a .NET program: watch it over EventPipe (its diagnostics socket)" },
+  [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
+  [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR",
+                 "with --dotnet/--pid: keep the stream as DIR/trace.nettrace (default: not kept)" },
   { 0 },
 };
 
 static const struct gcs_cli_spec top_spec = {
   .cmd = "top",
-  .usage = "[options] DB\n[options] --session NAME\n[options] -- COMMAND [ARGS...]",
+  .usage = "[options] DB\n[options] --session NAME\n[options] -- COMMAND [ARGS...]\n"
+           "[options] --dotnet -- COMMAND [ARGS...]\n[options] --pid PID",
   .about = "A live terminal view of GC behaviour: per-process header, every GC (newest\n"
            "first), rollup by generation, pause histogram and heap sparklines.\n"
            "\n"
            "  DB          a gcscope database (gcscope import); new GCs an import adds\n"
            "              appear as they are written\n"
-           "  -- COMMAND  run COMMAND in a live LTTng session and watch it",
+           "  -- COMMAND  run COMMAND in a live LTTng session and watch it\n"
+           "  --dotnet -- COMMAND, --pid PID\n"
+           "              a .NET process over EventPipe: the gc profile's events, shown\n"
+           "              within about a second (no LTTng, no .NET SDK tool needed)",
   .opts = top_opts,
   .epilog = "Keys: arrows/PgUp/PgDn/Home/End move, Enter detail, s sort, r reverse, g filter,\n"
             "p process, / search (n next), f freeze, Tab panel, ? help, q quit.\n",
@@ -108,7 +123,9 @@ static int run(struct tui_source *src, double long_pause_ms) {
 }
 
 int gcs_cmd_top(int argc, char **argv) {
-  const char *db = NULL, *session = NULL, *relayd = NULL;
+  const char *db = NULL, *session = NULL, *relayd = NULL, *keep = NULL;
+  int dotnet = 0;
+  pid_t pid = 0;
   long live_timer_us = 100000;
   double long_pause_ms = 200;
   char **command = NULL;
@@ -129,6 +146,9 @@ int gcs_cmd_top(int argc, char **argv) {
     if (k == O_SESSION) session = p.value;
     else if (k == O_RELAYD) relayd = p.value;
     else if (k == O_LIVE_TIMER) live_timer_us = (long)p.ival;
+    else if (k == O_DOTNET) dotnet = 1;
+    else if (k == O_PID) pid = (pid_t)p.ival;
+    else if (k == O_OUTPUT) keep = p.value;
     else if (k == O_LONG_PAUSE) {
       if (!(p.dval > 0)) return gcs_cli_error("top", "--long-pause wants a positive number of ms, not '%s'", p.value);
       long_pause_ms = p.dval;
@@ -138,12 +158,27 @@ int gcs_cmd_top(int argc, char **argv) {
     if (db) return gcs_cli_error("top", "more than one database given ('%s', '%s')", db, argv[i]);
     db = argv[i];
   }
-  int nsources = (db != NULL) + (session != NULL) + (command != NULL);
+  int nsources = (db != NULL) + (session != NULL) + (command != NULL) + (pid != 0);
   if (nsources == 0) { gcs_cli_usage(&top_spec, stderr); return GCS_CLI_USAGE_STATUS; }
-  if (nsources > 1) return gcs_cli_error("top", "give one source: a DB, --session NAME or -- COMMAND");
+  if (nsources > 1) return gcs_cli_error("top", "give one source: a DB, --session NAME, --pid PID or -- COMMAND");
+  if (dotnet && !command && !pid) return gcs_cli_error("top", "--dotnet needs -- COMMAND or --pid PID");
+  int eventpipe = pid || (dotnet && command);
+  if (keep && !eventpipe) return gcs_cli_error("top", "-o is for --dotnet -- COMMAND and --pid PID");
+  if (eventpipe && relayd) return gcs_cli_error("top", "--relayd is for LTTng sources, not EventPipe");
+  if (pid && kill(pid, 0) != 0 && errno == ESRCH) {
+    fprintf(stderr, "gcscope top: no process %d\n", (int)pid);
+    return 1;
+  }
+  if (pid && !gcs_dsipc_has_socket(pid)) {
+    fprintf(stderr, "gcscope top: process %d has no .NET diagnostic socket in %s (not a .NET process, or "
+                    "DOTNET_EnableDiagnostics=0; `gcscope ps` lists those it can watch)\n",
+            (int)pid, gcs_dsipc_socket_dir());
+    return 1;
+  }
   char err[512] = "";
   struct tui_source *src;
   if (db) src = tui_db_open(db, err, sizeof err);
+  else if (eventpipe) src = tui_ep_open(command, pid, keep, err, sizeof err);
   else if (session) src = tui_live_attach(session, relayd, err, sizeof err);
   else src = tui_live_run(command, relayd, live_timer_us, err, sizeof err);
   if (!src) { fprintf(stderr, "gcscope top: %s\n", err); return 1; }

@@ -4,9 +4,8 @@
  * loop polls it: bt_graph_run_once until it says AGAIN (no data yet) or a
  * time slice is used up, so reading never blocks the screen. Each GC event is
  * decoded into struct gcs_event by the importer's decoder (gcs_ctf_decode,
- * the one `gcscope import` uses) and fed to gcs_recon; its gc_done callback
- * adds the GC to the model. The last events are kept in a ring for
- * the detail view. */
+ * the one `gcscope import` uses) and fed to the model through tui_feed (the
+ * one GC reconstruction; a ring of recent events for the detail view). */
 #include "tui_live.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -19,134 +18,30 @@
 #include <unistd.h>
 
 #include "gcs_ctf_reader.h"
-#include "gcs_gc.h"
-#include "gcs_recon.h"
+#include "tui_feed.h"
 #include "tui_live_session.h"
-
-#define RING_CAP 8192
-
-struct ring_ev {
-  uint64_t ts_ns;
-  int32_t pid;
-  enum gcs_kind kind;
-  char text[200];
-};
 
 struct tui_live {
   struct tui_source base;
   bt_graph *graph;
   const bt_plugin *ctf;
-  struct gcs_recon *recon;
-  struct tui_model *model;     /* the model being fed (set by poll) */
-  int changed;
+  struct tui_feed *feed;       /* events -> gcs_recon -> the model */
   int ended;
   int failed;
   int out_of_memory;           /* the decoder failed: reported by poll */
   char session[128], url[512];
-  uint64_t origin_ns;
-  int have_origin;
-  struct ring_ev *ring;        /* recent GC events (detail view) */
-  size_t ring_head, ring_n;
   struct tui_lsess lsess;      /* `-- COMMAND` only */
   int own_session;
   int child_done;
-  uint64_t discarded;
   struct gcs_ctf_decoder *dec;
 };
 
-/* ---- gcs_gc -> the model ------------------------------------------------ */
-
-static double ms_of(const struct tui_live *l, uint64_t ns) {
-  return ns && l->have_origin ? ((double)ns - (double)l->origin_ns) / 1e6 : NAN;
-}
-
-static void flavour_of(struct tui_live *l, struct tui_proc *p) {
-  for (int i = 0; i < gcs_recon_process_count(l->recon); i++) {
-    const struct gcs_proc_summary *s = gcs_recon_process(l->recon, i);
-    if (s->pid != p->pid) continue;
-    const char *kind = s->server_gc == 1 ? "Server" : s->server_gc == 0 ? "Workstation" : "";
-    const char *conc = s->startup_flags ? ((s->startup_flags & 0x1) ? " concurrent" : " non-concurrent") : "";
-    if (s->heap_count > 1 && s->server_gc == 1)
-      snprintf(p->flavour, sizeof p->flavour, "%s %d heaps%s", kind, s->heap_count, conc);
-    else
-      snprintf(p->flavour, sizeof p->flavour, "%s%s", kind, conc);
-    return;
-  }
-}
-
-static void on_gc_done(const struct gcs_gc *g, void *ud) {
-  struct tui_live *l = ud;
-  struct tui_gc t;
-  tui_gc_init(&t);
-  t.trace_id = 0;
-  t.pid = g->pid;
-  t.number = g->number;
-  t.gen = (int)g->gen;
-  t.type = (int)g->type;
-  t.reason = (int)g->reason;
-  t.complete = g->complete;
-  t.start_ms = g->start_msec;
-  t.pause_start_ms = g->pause_start_msec;
-  t.duration_ms = g->duration_msec;
-  t.suspend_ms = g->suspend_msec;
-  t.pause_ms = g->pause_msec;
-  t.bgc_pause1_ms = g->bgc_pause1_msec;
-  t.bgc_pause2_ms = g->bgc_pause2_msec;
-  t.pct_pause = g->pct_pause_time;
-  t.gen0_alloc_mb = g->user_alloc_mb[0];
-  t.alloc_mb = g->total_alloc_mb;
-  t.alloc_rate_mbs = g->alloc_rate_mb_sec;
-  t.peak_mb = g->peak_mb;
-  t.after_mb = g->after_mb;
-  t.promoted_mb = g->promoted_mb;
-  for (int k = 0; k < TUI_NGENS && k < GCS_GENS; k++) {
-    t.gen_before_mb[k] = g->gen_before_mb[k];
-    t.gen_after_mb[k] = g->gen_after_mb[k];
-  }
-  t.start_ns = g->start_ns;
-  t.pause_start_ns = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
-  uint64_t ends[] = { g->end_ns, g->restart_end_ns, g->bgc_prep_restart_end_ns, g->heap_stats_ns };
-  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) if (ends[i] > t.end_ns) t.end_ns = ends[i];
-  if (!l->model) return;
-  int fresh = tui_model_proc(l->model, 0, g->pid, 0) == NULL;
-  tui_model_add_gc(l->model, &t);
-  struct tui_proc *p = tui_model_proc(l->model, 0, g->pid, 0);
-  if (p && (fresh || !p->flavour[0])) flavour_of(l, p);
-  l->changed = 1;
-}
-
 /* ---- decoding ------------------------------------------------------------ */
-
-static int is_bulky(enum gcs_kind k) {
-  return k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
-         k == gcs_kind_PinObjectAtGCTime || k == gcs_kind_PinPlugAtGCTime;
-}
 
 static void on_event(struct tui_live *l, const struct gcs_rd_event *rec) {
   /* Not a GC event, or a packed payload that did not decode: skipped. */
   if (!rec->decoded || rec->payload_error) return;
-  const struct gcs_event *ev = &rec->ev;
-  uint64_t ts = ev->ts_ns;
-  if (!l->have_origin) {
-    l->origin_ns = ts;
-    l->have_origin = 1;
-    gcs_recon_set_time_origin(l->recon, ts);
-  }
-  if (l->model) {
-    tui_model_touch(l->model, 0, ev->pid, ms_of(l, ts));
-    struct tui_proc *p = tui_model_proc(l->model, 0, ev->pid, 0);
-    if (p && !p->name[0]) snprintf(p->name, sizeof p->name, "%s", rec->procname);
-  }
-  if (!is_bulky(ev->kind)) {
-    struct ring_ev *r = &l->ring[(l->ring_head + l->ring_n) % RING_CAP];
-    if (l->ring_n == RING_CAP) l->ring_head = (l->ring_head + 1) % RING_CAP;
-    else l->ring_n++;
-    r->ts_ns = ts;
-    r->pid = ev->pid;
-    r->kind = ev->kind;
-    gcs_event_format(ev, r->text, sizeof r->text);
-  }
-  gcs_recon_feed(l->recon, ev);
+  tui_feed_event(l->feed, &rec->ev, rec->procname);
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
@@ -171,8 +66,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
       uint64_t n = 0;
       if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE && n) {
-        l->discarded += n;
-        gcs_recon_lost(l->recon, -1, 0, n);
+        tui_feed_lost(l->feed, n);
       }
     }
     bt_message_put_ref(m);
@@ -261,8 +155,7 @@ static void explain(struct tui_live *l, const char *why) {
 
 static int live_poll(struct tui_source *src, struct tui_model *m) {
   struct tui_live *l = (struct tui_live *)src;
-  l->model = m;
-  l->changed = 0;
+  tui_feed_set_model(l->feed, m);
   if (l->own_session && !l->child_done && tui_lsess_child_exited(&l->lsess)) {
     l->child_done = 1;
     int st = l->lsess.child_status;
@@ -279,7 +172,7 @@ static int live_poll(struct tui_source *src, struct tui_model *m) {
     if (s == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) break;
     if (s == BT_GRAPH_RUN_ONCE_STATUS_END) {
       l->ended = 1;
-      gcs_recon_finish(l->recon);
+      tui_feed_finish(l->feed);
       snprintf(src->note, sizeof src->note, "the live session ended; q quits");
       break;
     }
@@ -290,29 +183,15 @@ static int live_poll(struct tui_source *src, struct tui_model *m) {
     l->failed = 1;
     return -1;
   }
-  if (l->discarded && !src->note[0])
+  uint64_t lost = tui_feed_lost_total(l->feed);
+  if (lost && !src->note[0])
     snprintf(src->note, sizeof src->note, "%llu events lost: GCs open then are marked incomplete",
-             (unsigned long long)l->discarded);
-  return l->changed;
+             (unsigned long long)lost);
+  return tui_feed_take_changed(l->feed);
 }
 
 static long live_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_evline **out) {
-  struct tui_live *l = (struct tui_live *)src;
-  *out = NULL;
-  if (!gc->pause_start_ns || !gc->end_ns) return 0;
-  struct tui_evline *v = calloc(l->ring_n ? l->ring_n : 1, sizeof *v);
-  if (!v) return -1;
-  long n = 0;
-  for (size_t i = 0; i < l->ring_n; i++) {
-    const struct ring_ev *r = &l->ring[(l->ring_head + i) % RING_CAP];
-    if (r->pid != gc->pid || r->ts_ns < gc->pause_start_ns || r->ts_ns > gc->end_ns) continue;
-    v[n].ms = ms_of(l, r->ts_ns);
-    snprintf(v[n].name, sizeof v[n].name, "%s", gcs_event_descs[r->kind].name);
-    snprintf(v[n].text, sizeof v[n].text, "%s", r->text);
-    n++;
-  }
-  *out = v;
-  return n;
+  return tui_feed_gc_events(((struct tui_live *)src)->feed, gc, out);
 }
 
 static void live_close(struct tui_source *src) {
@@ -322,9 +201,8 @@ static void live_close(struct tui_source *src) {
   bt_plugin_put_ref(l->ctf);
   bt_current_thread_clear_error();
   if (l->own_session) tui_lsess_close(&l->lsess);
-  gcs_recon_free(l->recon);
+  tui_feed_free(l->feed);
   gcs_ctf_decoder_free(l->dec);
-  free(l->ring);
   free(l);
 }
 
@@ -332,12 +210,10 @@ static const struct tui_source_ops live_ops = { live_poll, live_gc_events, live_
 
 static struct tui_live *live_new(char *err, size_t errlen) {
   struct tui_live *l = calloc(1, sizeof *l);
-  if (l) l->ring = calloc(RING_CAP, sizeof *l->ring);
-  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
-  if (l && l->ring) l->recon = gcs_recon_new(&cb, l);
-  if (l && l->recon) l->dec = gcs_ctf_decoder_new();
-  if (!l || !l->ring || !l->recon || !l->dec) {
-    if (l) { gcs_recon_free(l->recon); free(l->ring); free(l); }
+  if (l) l->feed = tui_feed_new();
+  if (l && l->feed) l->dec = gcs_ctf_decoder_new();
+  if (!l || !l->feed || !l->dec) {
+    if (l) { tui_feed_free(l->feed); free(l); }
     snprintf(err, errlen, "out of memory");
     return NULL;
   }

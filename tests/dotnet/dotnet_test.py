@@ -434,6 +434,102 @@ def case_fixture_import():
     compare(d + "/t.db", open(fx + "/gcprog-alloc.out").read(), 24613)
 
 
+def case_trigger():
+    """--stop-on-gc-over over EventPipe: the rules time GCStart -> GCEnd by the
+    events' own timestamps, so the pause that fires is the one the capture
+    holds, to the microsecond; the capture is a valid nettrace that imports,
+    and the GC's generation is the runtime's."""
+    d = workdir("trigger")
+    thr = 15.0
+    p = record(["--dotnet", "--stop-on-gc-over", str(thr), "--delay-after-trigger", "0.5", "-o", d + "/rec",
+                "--import", "-d", d + "/t.db", "--", "dotnet", GCPROG, "long"],
+               cwd=d, env=env_with({"DOTNET_gcConcurrent": "0"}))
+    check(p.returncode == 0, "record exits 0 (got %d)" % p.returncode)
+    check(not os.path.exists(d + "/rec/trace.nettrace"), "with a trigger only captures are written")
+    m = re.search(r"trigger gc-over 15 ms: pid (\d+) GC #(\d+) gen(\d) (\w+): ([0-9.]+) ms -> (\S+)", p.stdout)
+    check(m is not None, "the trigger fired on a GC over %g ms" % thr)
+    if m is None:
+        return
+    pid, idx, gen, ms, path = int(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(5)), m.group(6)
+    check(ms > thr, "the pause that fired is over the threshold (%.3f ms)" % ms)
+    check(path == d + "/rec/capture-1.nettrace", "the capture is capture-1.nettrace (%s)" % path)
+    check("capture-1.nettrace verified: the trace says %.3f ms" % ms in p.stdout, "the capture is verified")
+    check("1 capture in %s/rec (1 verified" % d in p.stdout, "the summary counts one verified capture")
+    with open(path, "rb") as f:
+        check(f.read(8) == b"Nettrace", "the capture is a nettrace file")
+    rows = sql(d + "/t.db", "SELECT gen, round(duration_msec, 3) FROM gcs WHERE pid = %d AND gc_index = %d" % (pid, idx))
+    check(len(rows) == 1, "GC #%d is in the imported capture" % idx)
+    if rows:
+        check(int(rows[0][0]) == gen, "GC #%d: generation in the capture %s, at the trigger %d" % (idx, rows[0][0], gen))
+        check(abs(float(rows[0][1]) - ms) < 0.0015,
+              "GC #%d: GCStart->GCEnd in the capture %s ms, at the trigger %.3f ms" % (idx, rows[0][1], ms))
+    gcs, _ = parse_program(p.stdout)
+    if idx in gcs:
+        check(gcs[idx]["gen"] == gen, "GC #%d: the runtime says gen%d, the trigger gen%d" % (idx, gcs[idx]["gen"], gen))
+    # Every GC over 0 ms, two captures: both verified and importable, each
+    # holding the GC that fired it; then the session stops.
+    p = record(["--dotnet", "--stop-on-gc-over", "0", "--collect-multiple", "2", "--delay-after-trigger", "0.2",
+                "-o", d + "/two", "--", "dotnet", GCPROG, "idle", "3"],
+               cwd=d, env=env_with({"DOTNET_GCgen0size": "0x100000"}))
+    check(p.returncode == 0, "two captures: record exits 0")
+    fired = re.findall(r"trigger gc-over 0 ms: pid (\d+) GC #(\d+) gen\d \w+: [0-9.]+ ms -> (\S+)", p.stdout)
+    check([f[2] for f in fired] == [d + "/two/capture-1.nettrace", d + "/two/capture-2.nettrace"],
+          "two captures, capture-1 and capture-2 (%s)" % fired)
+    check("all 2 captures taken" in p.stdout, "the session stops after two captures")
+    for pid, idx, path in fired:
+        check("%s verified" % os.path.basename(path) in p.stdout, "%s verified" % path)
+        db = path + ".db"
+        imp = subprocess.run([GCSCOPE, "import", "-d", db, path], capture_output=True, text=True)
+        check(imp.returncode == 0, "%s imports (%s)" % (path, imp.stderr.strip()))
+        if imp.returncode == 0:
+            check(sql(db, "SELECT count(*) FROM gcs WHERE pid = %s AND gc_index = %s" % (pid, idx)) == [["1"]],
+                  "%s holds GC #%s" % (path, idx))
+    # Longer than the longest pause: nothing fires, nothing is written.
+    p = record(["--dotnet", "--stop-on-gc-over", "100000", "-o", d + "/none", "--", "dotnet", GCPROG, "alloc"],
+               cwd=d, env=env_with({}))
+    check(p.returncode == 0, "no firing: record exits 0")
+    check("no trigger fired; nothing written" in p.stdout, "no firing: the summary says so")
+    check(os.listdir(d + "/none") == [], "no firing: nothing written (%s)" % os.listdir(d + "/none"))
+
+
+def case_top():
+    """`gcscope top --dotnet -- COMMAND` in tmux: the header's GC counts per
+    generation equal the runtime's own CollectionCount at exit, and the
+    stream kept with -o imports to the same GCs."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tui"))
+    from tmux_top import Screen
+    from top_live_common import header_figures, stable_screen
+    d = workdir("top")
+    env = {"DOTNET_GCgen0size": "0x200000", "DOTNET_CLI_TELEMETRY_OPTOUT": "1"}
+    s = Screen("%s top --dotnet -o %s/keep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG), width=120, height=40, env=env)
+    try:
+        t = stable_screen(s, "command exited", timeout=120)
+        print(t)
+        counts, _, _, _, _ = header_figures(t)
+        m = re.search(r"output in (\S+\.out)\)", t)
+        check(m is not None, "the status line names the command's output file")
+        if m is None or counts is None:
+            check(counts is not None, "the header shows GC counts")
+            return
+        out = open(m.group(1)).read()
+        os.unlink(m.group(1))
+        _, rt = parse_program(out)
+        check(rt is not None, "the program printed its COUNTS line")
+        if rt is None:
+            return
+        want = (rt[0] - rt[1], rt[1] - rt[2], rt[2])
+        check(counts == want, "top's GCs per generation %s, the runtime's %s" % (counts, want))
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+    finally:
+        s.close()
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", d + "/keep/trace.nettrace"], capture_output=True, text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the kept stream imports")
+    per_gen = tuple(int(n) for _, n in sql(d + "/t.db", "SELECT gen, count(*) FROM gcs GROUP BY gen ORDER BY gen"))
+    check(per_gen == counts, "the kept stream has the GCs top showed (%s vs %s)" % (per_gen, counts))
+
+
 CASES = {
     "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
     # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
@@ -452,6 +548,8 @@ CASES = {
     "ps": case_ps,
     "lttng_check": case_lttng_check,
     "fixture_import": case_fixture_import,
+    "trigger": case_trigger,
+    "top": case_top,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,176 @@
+/* tui_feed.c — GC events into top's model through gcs_recon (tui_feed.h). */
+#include "tui_feed.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcs_enums.h"
+#include "gcs_gc.h"
+#include "gcs_recon.h"
+
+#define RING_CAP 8192
+
+struct ring_ev {
+  uint64_t ts_ns;
+  int32_t pid;
+  enum gcs_kind kind;
+  char text[200];
+};
+
+struct tui_feed {
+  struct gcs_recon *recon;
+  struct tui_model *model;
+  int changed;
+  uint64_t origin_ns;
+  int have_origin;
+  uint64_t lost;
+  struct ring_ev *ring;        /* recent GC events (detail view) */
+  size_t ring_head, ring_n;
+};
+
+static double ms_of(const struct tui_feed *f, uint64_t ns) {
+  return ns && f->have_origin ? ((double)ns - (double)f->origin_ns) / 1e6 : NAN;
+}
+
+static void flavour_of(struct tui_feed *f, struct tui_proc *p) {
+  for (int i = 0; i < gcs_recon_process_count(f->recon); i++) {
+    const struct gcs_proc_summary *s = gcs_recon_process(f->recon, i);
+    if (s->pid != p->pid) continue;
+    const char *kind = s->server_gc == 1 ? "Server" : s->server_gc == 0 ? "Workstation" : "";
+    const char *conc = !s->startup_flags ? ""
+                       : gcs_startup_is_concurrent_gc(s->startup_flags) ? " concurrent" : " non-concurrent";
+    if (s->heap_count > 1 && s->server_gc == 1)
+      snprintf(p->flavour, sizeof p->flavour, "%s %d heaps%s", kind, s->heap_count, conc);
+    else
+      snprintf(p->flavour, sizeof p->flavour, "%s%s", kind, conc);
+    return;
+  }
+}
+
+static void on_gc_done(const struct gcs_gc *g, void *ud) {
+  struct tui_feed *f = ud;
+  struct tui_gc t;
+  tui_gc_init(&t);
+  t.trace_id = 0;
+  t.pid = g->pid;
+  t.number = g->number;
+  t.gen = (int)g->gen;
+  t.type = (int)g->type;
+  t.reason = (int)g->reason;
+  t.complete = g->complete;
+  t.start_ms = g->start_msec;
+  t.pause_start_ms = g->pause_start_msec;
+  t.duration_ms = g->duration_msec;
+  t.suspend_ms = g->suspend_msec;
+  t.pause_ms = g->pause_msec;
+  t.bgc_pause1_ms = g->bgc_pause1_msec;
+  t.bgc_pause2_ms = g->bgc_pause2_msec;
+  t.pct_pause = g->pct_pause_time;
+  t.gen0_alloc_mb = g->user_alloc_mb[0];
+  t.alloc_mb = g->total_alloc_mb;
+  t.alloc_rate_mbs = g->alloc_rate_mb_sec;
+  t.peak_mb = g->peak_mb;
+  t.after_mb = g->after_mb;
+  t.promoted_mb = g->promoted_mb;
+  for (int k = 0; k < TUI_NGENS && k < GCS_GENS; k++) {
+    t.gen_before_mb[k] = g->gen_before_mb[k];
+    t.gen_after_mb[k] = g->gen_after_mb[k];
+  }
+  t.start_ns = g->start_ns;
+  t.pause_start_ns = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
+  uint64_t ends[] = { g->end_ns, g->restart_end_ns, g->bgc_prep_restart_end_ns, g->heap_stats_ns };
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) if (ends[i] > t.end_ns) t.end_ns = ends[i];
+  if (!f->model) return;
+  int fresh = tui_model_proc(f->model, 0, g->pid, 0) == NULL;
+  tui_model_add_gc(f->model, &t);
+  struct tui_proc *p = tui_model_proc(f->model, 0, g->pid, 0);
+  if (p && (fresh || !p->flavour[0])) flavour_of(f, p);
+  f->changed = 1;
+}
+
+struct tui_feed *tui_feed_new(void) {
+  struct tui_feed *f = calloc(1, sizeof *f);
+  if (f) f->ring = calloc(RING_CAP, sizeof *f->ring);
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
+  if (f && f->ring) f->recon = gcs_recon_new(&cb, f);
+  if (!f || !f->ring || !f->recon) {
+    if (f) free(f->ring);
+    free(f);
+    return NULL;
+  }
+  return f;
+}
+
+void tui_feed_free(struct tui_feed *f) {
+  if (!f) return;
+  gcs_recon_free(f->recon);
+  free(f->ring);
+  free(f);
+}
+
+void tui_feed_set_model(struct tui_feed *f, struct tui_model *m) { f->model = m; }
+
+static int is_bulky(enum gcs_kind k) {
+  return k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
+         k == gcs_kind_PinObjectAtGCTime || k == gcs_kind_PinPlugAtGCTime;
+}
+
+void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *procname) {
+  uint64_t ts = ev->ts_ns;
+  if (!f->have_origin) {
+    f->origin_ns = ts;
+    f->have_origin = 1;
+    gcs_recon_set_time_origin(f->recon, ts);
+  }
+  if (f->model) {
+    tui_model_touch(f->model, 0, ev->pid, ms_of(f, ts));
+    struct tui_proc *p = tui_model_proc(f->model, 0, ev->pid, 0);
+    if (p && !p->name[0] && procname && *procname) snprintf(p->name, sizeof p->name, "%s", procname);
+  }
+  if (!is_bulky(ev->kind)) {
+    struct ring_ev *r = &f->ring[(f->ring_head + f->ring_n) % RING_CAP];
+    if (f->ring_n == RING_CAP) f->ring_head = (f->ring_head + 1) % RING_CAP;
+    else f->ring_n++;
+    r->ts_ns = ts;
+    r->pid = ev->pid;
+    r->kind = ev->kind;
+    gcs_event_format(ev, r->text, sizeof r->text);
+  }
+  gcs_recon_feed(f->recon, ev);
+}
+
+void tui_feed_lost(struct tui_feed *f, uint64_t count) {
+  if (!count) return;
+  f->lost += count;
+  gcs_recon_lost(f->recon, -1, 0, count);
+}
+
+void tui_feed_finish(struct tui_feed *f) { gcs_recon_finish(f->recon); }
+
+int tui_feed_take_changed(struct tui_feed *f) {
+  int c = f->changed;
+  f->changed = 0;
+  return c;
+}
+
+uint64_t tui_feed_lost_total(const struct tui_feed *f) { return f->lost; }
+
+long tui_feed_gc_events(struct tui_feed *f, struct tui_gc *gc, struct tui_evline **out) {
+  *out = NULL;
+  if (!gc->pause_start_ns || !gc->end_ns) return 0;
+  struct tui_evline *v = calloc(f->ring_n ? f->ring_n : 1, sizeof *v);
+  if (!v) return -1;
+  long n = 0;
+  for (size_t i = 0; i < f->ring_n; i++) {
+    const struct ring_ev *r = &f->ring[(f->ring_head + i) % RING_CAP];
+    if (r->pid != gc->pid || r->ts_ns < gc->pause_start_ns || r->ts_ns > gc->end_ns) continue;
+    v[n].ms = ms_of(f, r->ts_ns);
+    snprintf(v[n].name, sizeof v[n].name, "%s", gcs_event_descs[r->kind].name);
+    snprintf(v[n].text, sizeof v[n].text, "%s", r->text);
+    n++;
+  }
+  *out = v;
+  return n;
+}
