@@ -15,7 +15,7 @@ static void on_sigint(int sig) {
   (void)sig;
   interrupted = 1;
   cancel_flag = 1;
-  signal(SIGINT, SIG_DFL);  /* a second Ctrl-C kills; the journal still protects the database */
+  signal(sig, SIG_DFL);  /* a second one kills; the journal still protects the database */
 }
 
 enum { O_DB, O_QUIET, O_VERBOSE };
@@ -58,12 +58,19 @@ int gcs_cmd_import(int argc, char **argv) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
+  /* SIGTERM and SIGHUP too: the import stops at its next check, rolls back and
+   * removes its temporary files (an extracted zip). */
+  struct sigaction old_term, old_hup;
   sigaction(SIGINT, &sa, &old);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
 
   struct gcs_import_opts opts = { .out = stdout, .quiet = quiet, .cancel = &cancel_flag, .verbose = verbose };
   char err[2048];
   int rc = gcs_import_paths(db, paths, npaths, &opts, err, sizeof err);
   sigaction(SIGINT, &old, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
   if (rc != 0) {
     if (interrupted) fprintf(stderr, "gcscope import: interrupted; the trace being imported was rolled back\n");
     else fprintf(stderr, "gcscope import: %s\n", err);

@@ -55,23 +55,53 @@ static int make_parents(char *path, size_t from) {
   return 0;
 }
 
-static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int method) {
+#define ZIP_MIN_LIMIT (256ull << 20)
+#define ZIP_MAX_LIMIT (16ull << 30)
+#define ZIP_DEFAULT_RATIO 100
+
+uint64_t gcs_zip_default_limit(uint64_t zip_bytes) {
+  const char *e = getenv("GCSCOPE_ZIP_MAX_MB");
+  if (e && *e) {
+    char *end;
+    unsigned long long mb = strtoull(e, &end, 10);
+    if (*end == '\0' && mb > 0) return (uint64_t)mb * 1000000ull;
+  }
+  uint64_t l = zip_bytes * ZIP_DEFAULT_RATIO;
+  if (l < ZIP_MIN_LIMIT) l = ZIP_MIN_LIMIT;
+  if (l > ZIP_MAX_LIMIT) l = ZIP_MAX_LIMIT;
+  return l;
+}
+
+/* inflate_to's results besides 0. */
+enum { ZIP_CORRUPT = -1, ZIP_WRITE = -2, ZIP_CANCELLED = -3 };
+
+static int write_out(FILE *out, const void *p, size_t n) {
+  errno = 0;
+  return fwrite(p, 1, n, out) == n ? 0 : ZIP_WRITE;
+}
+
+/* Copy or inflate one entry; never more than usize bytes are written. */
+static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int method, const volatile int *cancel) {
   uint8_t ibuf[65536], obuf[65536];
   uint32_t left = csize, written = 0;
   if (method == 0) {
+    if (csize != usize) return ZIP_CORRUPT;
     while (left > 0) {
+      if (cancel && *cancel) return ZIP_CANCELLED;
       size_t n = left < sizeof ibuf ? left : sizeof ibuf;
-      if (fread(ibuf, 1, n, in) != n || fwrite(ibuf, 1, n, out) != n) return -1;
+      if (fread(ibuf, 1, n, in) != n) return ZIP_CORRUPT;
+      if (write_out(out, ibuf, n)) return ZIP_WRITE;
       left -= (uint32_t)n;
       written += (uint32_t)n;
     }
-    return written == usize ? 0 : -1;
+    return 0;
   }
   z_stream zs;
   memset(&zs, 0, sizeof zs);
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return -1;
-  int zr = Z_OK;
+  int zr = Z_OK, rc = 0;
   while (zr != Z_STREAM_END) {
+    if (cancel && *cancel) { rc = ZIP_CANCELLED; break; }
     if (zs.avail_in == 0) {
       if (left == 0) break;
       size_t n = left < sizeof ibuf ? left : sizeof ibuf;
@@ -85,14 +115,39 @@ static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int m
     zr = inflate(&zs, Z_NO_FLUSH);
     if (zr != Z_OK && zr != Z_STREAM_END) break;
     size_t n = sizeof obuf - zs.avail_out;
-    if (n && fwrite(obuf, 1, n, out) != n) { zr = Z_ERRNO; break; }
+    if (n > (size_t)(usize - written)) { rc = ZIP_CORRUPT; break; }   /* inflates past its declared size */
+    if (n && write_out(out, obuf, n)) { rc = ZIP_WRITE; break; }
     written += (uint32_t)n;
   }
   inflateEnd(&zs);
-  return zr == Z_STREAM_END && written == usize ? 0 : -1;
+  if (rc) return rc;
+  return zr == Z_STREAM_END && written == usize ? 0 : ZIP_CORRUPT;
 }
 
-int gcs_zip_extract(const char *zip_path, char **out_dir, char *err, size_t errlen) {
+/* The sum of the entries' declared sizes, or -1 if the directory is corrupt. */
+static int64_t declared_total(const uint8_t *cd, uint32_t cdsize, unsigned nent) {
+  size_t pos = 0;
+  uint64_t total = 0;
+  for (unsigned i = 0; i < nent; i++) {
+    if (pos + 46 > cdsize || le32(cd + pos) != 0x02014b50) return -1;
+    total += le32(cd + pos + 24);
+    pos += 46 + (size_t)le16(cd + pos + 28) + le16(cd + pos + 30) + le16(cd + pos + 32);
+  }
+  return (int64_t)total;
+}
+
+static void write_error(char *err, size_t errlen, const char *zip_path, const char *dir, const char *out, int e) {
+  if (e == ENOSPC || e == EDQUOT)
+    snprintf(err, errlen, "%s: no space left on device while extracting into %s (set TMPDIR to a larger file "
+             "system)", zip_path, dir);
+  else
+    snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, out, strerror(e ? e : EIO));
+}
+
+int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char **out_dir, char *err,
+                    size_t errlen) {
+  static const struct gcs_zip_limits none;
+  if (!lim) lim = &none;
   *out_dir = NULL;
   FILE *f = fopen(zip_path, "rb");
   if (!f) { snprintf(err, errlen, "%s: %s", zip_path, strerror(errno)); return -1; }
@@ -122,6 +177,16 @@ int gcs_zip_extract(const char *zip_path, char **out_dir, char *err, size_t errl
   if (!cd || read_at(f, (long)cdoff, cd, cdsize) != 0) {
     free(cd); fclose(f);
     snprintf(err, errlen, "%s: truncated zip archive", zip_path);
+    return -1;
+  }
+  int64_t total = declared_total(cd, cdsize, nent);
+  uint64_t limit = lim->max_bytes ? lim->max_bytes : gcs_zip_default_limit((uint64_t)fsize);
+  if (total < 0 || (uint64_t)total > limit) {
+    free(cd); fclose(f);
+    if (total < 0) snprintf(err, errlen, "%s: corrupt zip central directory", zip_path);
+    else snprintf(err, errlen, "%s: expands to %.1f MB, more than the %.1f MB allowed for a %.1f MB archive "
+                  "(a zip bomb?; GCSCOPE_ZIP_MAX_MB raises the limit)", zip_path, (double)total / 1e6,
+                  (double)limit / 1e6, (double)fsize / 1e6);
     return -1;
   }
   const char *tmp = getenv("TMPDIR");
@@ -175,12 +240,15 @@ int gcs_zip_extract(const char *zip_path, char **out_dir, char *err, size_t errl
       snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, out, strerror(errno));
       free(out); rc = -1; break;
     }
-    if (inflate_to(f, o, csize, usize, method) != 0) {
-      snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, name);
-      rc = -1;
-    }
+    int ir = inflate_to(f, o, csize, usize, method, lim->cancel);
+    int we = errno;
+    if (ir == ZIP_CORRUPT) snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, name);
+    else if (ir == ZIP_CANCELLED) snprintf(err, errlen, "interrupted");
+    else if (ir == ZIP_WRITE) write_error(err, errlen, zip_path, dir, out, we);
+    if (ir) rc = -1;
+    errno = 0;
     if (fclose(o) != 0 && rc == 0) {
-      snprintf(err, errlen, "%s: cannot write %s", zip_path, out);
+      write_error(err, errlen, zip_path, dir, out, errno);
       rc = -1;
     }
     free(out);

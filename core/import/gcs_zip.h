@@ -6,6 +6,13 @@
  * no encryption, no Zip64. Entry names with ".." components or an absolute
  * path are refused (an archive cannot write outside the temporary directory).
  *
+ * Limits (a zip bomb, a full disk): the entries' declared sizes must add up
+ * to at most the limit (lim->max_bytes; 0: GCSCOPE_ZIP_MAX_MB, or 100 x the
+ * archive's size, at least 256 MB and at most 16 GB) before anything is
+ * written, and no entry may inflate past its declared size. A full
+ * $TMPDIR is named as such ("no space left on device"). lim->cancel, when
+ * set during the extraction (Ctrl-C), stops it ("interrupted").
+ *
  * Ownership: gcs_zip_extract returns a malloc'ed directory path the caller
  * passes to gcs_zip_cleanup (which removes the tree and frees the path).
  * Threading: reentrant. Errors: -1 and a one-line message in err naming the
@@ -19,7 +26,17 @@
 /* 1 if the file at path starts with the zip local-header signature. */
 int gcs_zip_is_zip(const char *path);
 
-int gcs_zip_extract(const char *zip_path, char **out_dir, char *err, size_t errlen);
+#include <stdint.h>
+
+struct gcs_zip_limits {
+  uint64_t max_bytes;             /* 0: the default above */
+  const volatile int *cancel;     /* may be NULL */
+};
+
+/* The limit that applies to an archive of zip_bytes. */
+uint64_t gcs_zip_default_limit(uint64_t zip_bytes);
+int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char **out_dir, char *err,
+                    size_t errlen);
 void gcs_zip_cleanup(char *dir);
 
 #endif /* GCS_ZIP_H */

@@ -32,6 +32,8 @@
 #include "import_worker.h"
 #include "import_writer.h"
 #include "gcs_nettrace.h"
+#include <zlib.h>
+#include <ftw.h>
 
 #define MAX_STR_COPY (16 * 1024)  /* longest string field carried to the writer */
 #define GCS_MAX_STR_FIELDS 16     /* string fields of one event (the schema has at most a few) */
@@ -589,6 +591,17 @@ static int import_ctf_tree(struct import_ctx *c, const char *label_base, const c
   return rc;
 }
 
+static int starts_with_magic(const char *path, const char *magic, size_t n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char b[16];
+  int ok = fread(b, 1, n, f) == n && memcmp(b, magic, n) == 0;
+  fclose(f);
+  return ok;
+}
+
+static int starts_with_magic_nt(const char *path) { return starts_with_magic(path, "Nettrace", 8); }
+
 /* ---- nettrace ---------------------------------------------------------------------- */
 
 struct nt_ctx { struct imw *w; const struct gcs_import_opts *opts; uint64_t n; int failed; char *err; size_t errlen; };
@@ -608,11 +621,56 @@ static int nt_on_event(const struct gcs_event *ev, void *ud) {
 
 static int nt_stop_at_first(const struct gcs_event *ev, void *ud) { (void)ev; (void)ud; return 1; }
 
-static int import_nettrace(struct import_ctx *c, const char *path, char *err, size_t errlen) {
+/* A gzip'ed .nettrace, inflated straight into the stream reader (no
+ * temporary file; the reader's memory is bounded whatever the ratio). As
+ * gcs_nettrace_read: 0 (info.truncated when the stream is cut short, also
+ * when the gzip data ends early), -1 with a message. */
+static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud, struct gcs_nettrace_info *info,
+                            char *err, size_t errlen) {
+  gzFile gz = gzopen(path, "rb");
+  if (!gz) { snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOMEM)); return -1; }
+  gzbuffer(gz, 1 << 17);
+  struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
+  uint8_t *buf = malloc(1 << 20);
+  int rc = s && buf ? 0 : -1;
+  if (rc) snprintf(err, errlen, "%s: out of memory", path);
+  const char *gzwhy = NULL;
+  while (rc == 0) {
+    int n = gzread(gz, buf, 1 << 20);
+    if (n < 0) {
+      int code;
+      gzwhy = gzerror(gz, &code);
+      break;
+    }
+    if (n == 0) break;
+    rc = gcs_nettrace_stream_feed(s, buf, (size_t)n, err, errlen);
+    if (rc == 0 && gcs_nettrace_stream_info(s)->events_decoded && cb == nt_stop_at_first) break;
+  }
+  if (rc == 0) {
+    int f = gcs_nettrace_stream_finish(s, err, errlen);
+    if (f < 0 && gzwhy) snprintf(err, errlen, "%s: corrupt gzip data: %s", path, gzwhy);
+    rc = f < 0 ? -1 : 0;
+  }
+  if (info && s) *info = *gcs_nettrace_stream_info(s);
+  gcs_nettrace_stream_free(s);
+  free(buf);
+  gzclose(gz);
+  return rc;
+}
+
+static int read_nettrace(const char *path, int gz, gcs_nettrace_event_cb cb, void *ud,
+                         struct gcs_nettrace_info *info, char *err, size_t errlen) {
+  return gz ? read_nettrace_gz(path, cb, ud, info, err, errlen) : gcs_nettrace_read(path, cb, ud, info, err, errlen);
+}
+
+/* label: what the user named (traces.path; a .zip for an extracted entry);
+ * path: the file read. */
+static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, char *err,
+                           size_t errlen) {
   char identity[IMPORT_IDENTITY_LEN];
   if (import_identity_file(path, identity, err, errlen) != 0) return -1;
   int64_t trace_id;
-  int rc = begin_trace(c, path, identity, "nettrace", &trace_id, err, errlen);
+  int rc = begin_trace(c, label, identity, "nettrace", &trace_id, err, errlen);
   if (rc != 0) return rc > 0 ? 0 : -1;
   struct imw *w = imw_open(c->db, trace_id, err, errlen);
   if (!w) { rollback(c->db); return -1; }
@@ -625,10 +683,10 @@ static int import_nettrace(struct import_ctx *c, const char *path, char *err, si
    * sets sessionStartTimeQPC = SyncTimeQPC). It is in the file header, but the
    * reader reports it only with its info, hence a pass stopped at the first
    * event (the file is mapped: this reads the header and one block). */
-  if (gcs_nettrace_read(path, nt_stop_at_first, NULL, &info, nerr, sizeof nerr) == 0 && info.start_ns)
+  if (read_nettrace(path, gz, nt_stop_at_first, NULL, &info, nerr, sizeof nerr) == 0 && info.start_ns)
     imw_set_time_origin(w, info.start_ns);
   memset(&info, 0, sizeof info);
-  if (gcs_nettrace_read(path, nt_on_event, &x, &info, nerr, sizeof nerr) != 0) {
+  if (read_nettrace(path, gz, nt_on_event, &x, &info, nerr, sizeof nerr) != 0) {
     if (!x.failed) snprintf(err, errlen, "%s", nerr);
     failed = 1;
   } else if (x.failed) {
@@ -643,23 +701,47 @@ static int import_nettrace(struct import_ctx *c, const char *path, char *err, si
   if (!failed) {
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
                                info.events_lost, info.truncated, info.truncated_at, nerr };
-    if (end_trace(c, w, trace_id, path, &tr, err, errlen) != 0) failed = 1;
+    if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);
   imw_close(w);
   return failed ? -1 : 0;
 }
 
+static int has_suffix(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The .nettrace files of an extracted archive, imported under the archive's
+ * name. Returns the number found (their import errors in err), or -1. */
+struct zip_nt { struct import_ctx *c; const char *label; int found, failed; char *err; size_t errlen; };
+static struct zip_nt *g_zip_nt;   /* nftw has no user pointer; imports run one at a time */
+
+static int zip_nt_visit(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)ftw;
+  struct zip_nt *z = g_zip_nt;
+  if (flag != FTW_F || !has_suffix(p, ".nettrace") || !starts_with_magic_nt(p)) return 0;
+  z->found++;
+  if (import_nettrace(z->c, z->label, p, 0, z->err, z->errlen) != 0) { z->failed = 1; return 1; }
+  return 0;
+}
+
+static int import_zip(struct import_ctx *c, const char *path, char *err, size_t errlen) {
+  char *tmp;
+  struct gcs_zip_limits lim = { 0, c->opts->cancel };
+  if (gcs_zip_extract(path, &lim, &tmp, err, errlen) != 0) return -1;
+  struct zip_nt z = { c, path, 0, 0, err, errlen };
+  g_zip_nt = &z;
+  nftw(tmp, zip_nt_visit, 16, FTW_PHYS);
+  g_zip_nt = NULL;
+  int rc = z.failed ? -1 : z.found ? 0 : import_ctf_tree(c, path, tmp, err, errlen);
+  gcs_zip_cleanup(tmp);
+  return rc;
+}
+
 /* ---- paths ------------------------------------------------------------------------- */
 
-static int starts_with_magic(const char *path, const char *magic, size_t n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  char b[16];
-  int ok = fread(b, 1, n, f) == n && memcmp(b, magic, n) == 0;
-  fclose(f);
-  return ok;
-}
 
 static int import_path(struct import_ctx *c, const char *path, char *err, size_t errlen) {
   struct stat st;
@@ -675,16 +757,9 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno));
     return -1;
   }
-  if (starts_with_magic(path, "Nettrace", 8)) {
-    return import_nettrace(c, path, err, errlen);
-  }
-  if (gcs_zip_is_zip(path)) {
-    char *tmp;
-    if (gcs_zip_extract(path, &tmp, err, errlen) != 0) return -1;
-    int rc = import_ctf_tree(c, path, tmp, err, errlen);
-    gcs_zip_cleanup(tmp);
-    return rc;
-  }
+  if (starts_with_magic(path, "Nettrace", 8)) return import_nettrace(c, path, path, 0, err, errlen);
+  if (starts_with_magic(path, "\x1f\x8b", 2)) return import_nettrace(c, path, path, 1, err, errlen);
+  if (gcs_zip_is_zip(path)) return import_zip(c, path, err, errlen);
   if (strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") == 0) {
     /* The user pointed at a trace's metadata file: read its directory. */
     char *dir = strdup(path);
@@ -695,7 +770,8 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     free(dir);
     return rc;
   }
-  snprintf(err, errlen, "%s: not a trace (expected an LTTng trace directory, a perfcollect .trace.zip or a .nettrace file)",
+  snprintf(err, errlen, "%s: not a trace (expected an LTTng trace directory, a perfcollect .trace.zip, or a .nettrace "
+           "file, .nettrace.gz or .nettrace.zip)",
            path);
   return -1;
 }

@@ -169,14 +169,18 @@ static void set_str(char **dst, const char *s) {
   *dst = c;
 }
 
-/* "/usr/share/dotnet/shared/Microsoft.NETCore.App/3.1.1/libcoreclr.so" -> "3.1.1":
- * the directory holding the runtime library, if it starts with a digit. */
+static int is_sep(char c) { return c == '/' || c == '\\'; }
+
+/* "/usr/share/dotnet/shared/Microsoft.NETCore.App/3.1.1/libcoreclr.so" -> "3.1.1"
+ * (also with Windows separators): the directory holding the runtime library,
+ * if it starts with a digit. */
 static void version_from_dll_path(struct imw_proc *p, const char *path) {
   if (!path) return;
-  const char *slash = strrchr(path, '/');
+  const char *slash = NULL;
+  for (const char *q = path; *q; q++) if (is_sep(*q)) slash = q;
   if (!slash || slash == path) return;
   const char *start = slash - 1;
-  while (start > path && *(start - 1) != '/') start--;
+  while (start > path && !is_sep(*(start - 1))) start--;
   if (*start < '0' || *start > '9') return;
   char v[64];
   size_t n = (size_t)(slash - start);
@@ -195,6 +199,14 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     const struct gcs_ev_RuntimeInformationStart *r = &ev->u.RuntimeInformationStart;
     set_str(&p->command_line, r->CommandLine);
     version_from_dll_path(p, r->RuntimeDllPath);
+    if (!p->runtime_version && r->VMMajorVersion) {
+      /* A self-contained app's path carries no version: the event's own
+       * fields, the runtime library's file version (CoreCLR 3.0: 4.700.x). */
+      char v[96];
+      snprintf(v, sizeof v, "%u.%u.%u.%u (runtime file version)", r->VMMajorVersion, r->VMMinorVersion,
+               r->VMBuildNumber, r->VMQfeNumber);
+      set_str(&p->runtime_version, v);
+    }
     if (gcs_startup_is_server_gc(r->StartupFlags)) p->server_gc = 1;
     if (gcs_startup_is_concurrent_gc(r->StartupFlags)) p->concurrent_gc = 1;
     break;
