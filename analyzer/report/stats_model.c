@@ -311,6 +311,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->trace_truncated_at = sqlite3_column_type(s, 24) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 24);
   }
   sqlite3_finalize(s);
+  if (m->nprocs > 1) gcs_input_overlaps(db, &m->overlaps, &m->noverlaps);
   if (what == ST_LOAD_PROCS) return 0;
   for (int i = 0; i < m->nprocs; i++) {
     struct alloc_acc acc[3];
@@ -343,6 +344,7 @@ void st_free(struct st_model *m) {
     free(p->waits);
   }
   free(m->procs);
+  free(m->overlaps);
   memset(m, 0, sizeof *m);
 }
 
@@ -361,4 +363,5 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
     last_trace = p->trace_id;
   }
+  for (int i = 0; i < m->noverlaps; i++) gcs_overlap_note(out, prefix, &m->overlaps[i]);
 }

@@ -121,7 +121,13 @@ struct st_proc {
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
 };
 
-struct st_model { struct st_proc *procs; int nprocs; };
+struct gcs_overlap;
+struct st_model {
+  struct st_proc *procs;
+  int nprocs;
+  struct gcs_overlap *overlaps;  /* traces holding the same GCs (gcs_input_overlaps) */
+  int noverlaps;
+};
 
 /* What st_load reads. ST_LOAD_PROCS: the processes and their summary only (no
  * GCs, rollups or percentiles: enough for st_warnings); ST_LOAD_TEXT: per GC,

@@ -205,7 +205,49 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
     n++;
   }
   sqlite3_finalize(st);
+  struct gcs_overlap *ov;
+  int nov;
+  if (gcs_input_overlaps(in->db, &ov, &nov) == 0)
+    for (int i = 0; i < nov; i++, n++) gcs_overlap_note(out, prefix, &ov[i]);
+  free(ov);
   return n;
+}
+
+int gcs_input_overlaps(sqlite3 *db, struct gcs_overlap **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  static const char sql[] =
+      "WITH k AS (SELECT g.trace_id, g.pid, g.gc_index, g.start_ns, coalesce(p.host, '') AS host FROM gcs g "
+      "  LEFT JOIN processes p ON p.trace_id = g.trace_id AND p.pid = g.pid WHERE " GCS_IN_INPUT("g.trace_id") ") "
+      "SELECT a.trace_id, b.trace_id, a.pid, min(a.gc_index), max(a.gc_index), count(*) FROM k a JOIN k b "
+      "ON b.pid = a.pid AND b.gc_index = a.gc_index AND b.start_ns = a.start_ns AND b.host = a.host "
+      "AND b.trace_id > a.trace_id GROUP BY a.trace_id, b.trace_id, a.pid ORDER BY 1, 2, 3";
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+  int cap = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 4;
+      struct gcs_overlap *v = realloc(*out, (size_t)cap * sizeof *v);
+      if (!v) break;
+      *out = v;
+    }
+    struct gcs_overlap *o = &(*out)[(*n)++];
+    o->trace_a = sqlite3_column_int64(st, 0);
+    o->trace_b = sqlite3_column_int64(st, 1);
+    o->pid = sqlite3_column_int(st, 2);
+    o->first_gc = (uint32_t)sqlite3_column_int64(st, 3);
+    o->last_gc = (uint32_t)sqlite3_column_int64(st, 4);
+    o->count = sqlite3_column_int64(st, 5);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o) {
+  fprintf(out, "%snote: traces %lld and %lld both hold GCs #%u-#%u of pid %d (%lld GCs, e.g. overlapping "
+               "captures): each report covers one trace, so do not add their figures (--trace ID picks one)\n",
+          prefix, (long long)o->trace_a, (long long)o->trace_b, o->first_gc, o->last_gc, o->pid, (long long)o->count);
 }
 
 void gcs_input_close(struct gcs_input *in) {

@@ -87,5 +87,21 @@ for label, cut in (("inside", half), ("between", last_whole(data, half))):
     check("was cut short: imported up to byte %d" % keep in out + err, "%s: stats repeats the warning" % label)
     rc, out, err = gcscope("advise", cutf + ".db")
     check("was cut short: imported up to byte %d" % keep in out + err, "%s: advise repeats the warning" % label)
+# The whole trace and a prefix of it in one database: the same GCs in two
+# traces. Each report covers one trace; stats and advise say they overlap.
+both = "%s/both.db" % TMP
+if os.path.exists(both):
+    os.unlink(both)
+cutf = "%s/cut-inside.nettrace" % TMP
+open(cutf, "wb").write(data[:half])
+rc, out, err = gcscope("import", "-q", "-d", both, TRACE, cutf)
+check(rc == 0, "both import")
+n, lo, hi = rows(both, "SELECT count(*), min(gc_index), max(gc_index) FROM gcs WHERE trace_id = 2")[0]
+note = "note: traces 1 and 2 both hold GCs #%s-#%s of pid 10064 (%s GCs" % (lo, hi, n)
+for cmd in ("stats", "advise", "events"):
+    rc, out, err = gcscope(cmd, both, *(["--no-pager"] if cmd == "stats" else []))
+    check(note in out + err, "%s notes the overlap (%s)" % (cmd, note))
+rc, out, err = gcscope("stats", both, "--trace", "1", "--no-pager")
+check("note: traces" not in out + err and out.count("GC Stats for Process") == 1, "--trace 1: one report, no note")
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)

@@ -68,6 +68,21 @@ void gcs_input_close(struct gcs_input *in);
  * what import said. Returns the number of lines (0 also when the query fails). */
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix);
 
+/* Two traces in scope holding the same GCs of one process (overlapping
+ * captures of a flight recorder, a trace and a copy cut from it): the same
+ * pid, host and GC number with the same GCStart time. Every report covers one
+ * trace at a time, so nothing is counted twice; the note says so. */
+struct gcs_overlap {
+  int64_t trace_a, trace_b;     /* a < b */
+  int pid;
+  uint32_t first_gc, last_gc;   /* GC numbers found in both */
+  int64_t count;                /* GCs found in both */
+};
+/* Fills *out (malloc'ed, caller frees) and *n. 0, or -1 if the query fails. */
+int gcs_input_overlaps(sqlite3 *db, struct gcs_overlap **out, int *n);
+/* "PREFIXnote: traces A and B both hold GCs #X-#Y of pid P (N GCs): ..." */
+void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o);
+
 /* ---- GC rows ---------------------------------------------------------------- */
 
 /* The REAL (and count) figures of a gcs row a loader can read, as doubles
