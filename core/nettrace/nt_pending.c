@@ -79,7 +79,7 @@ static int compact(struct nt_pending *p) {
 int nt_pending_drop(struct nt_pending *p, size_t k) {
   if (k > p->n) k = p->n;
   for (size_t i = 0; i < k; i++) p->live_bytes -= p->v[i].len;
-  memmove(p->v, p->v + k, (p->n - k) * sizeof *p->v);
+  if (k && p->n > k) memmove(p->v, p->v + k, (p->n - k) * sizeof *p->v);
   p->n -= k;
   if (p->n == 0) { p->arena_len = 0; p->live_bytes = 0; return 0; }
   if (p->arena_len > NT_ARENA_COMPACT_MIN && p->arena_len > 2 * p->live_bytes) return compact(p);
