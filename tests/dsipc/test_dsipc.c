@@ -506,6 +506,78 @@ static void test_utf16(void) {
   CHECK_STR(info.os, "");
 }
 
+/* Hostile answers: 400 mutations (fixed seed) of a valid ProcessInfo2 answer
+ * and of a valid CollectTracing answer: bytes changed, sizes inflated,
+ * strings without their end, answers cut. Each call returns 0 or -1 with one
+ * non-empty line, within the timeout, never a crash (the ASan run checks
+ * memory) or a hang. */
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void) { rng_state = rng_state * 1103515245u + 12345u; return rng_state >> 8; }
+
+static void mutate(struct bytes *x) {
+  int n = 1 + (int)(rnd() % 4);
+  for (int i = 0; i < n; i++) {
+    uint32_t r = rnd() % 10;
+    if (r == 0 && x->n > 1) { x->n = 1 + rnd() % (x->n - 1); continue; }          /* cut */
+    size_t at = rnd() % x->n;
+    if (r < 4 && at + 4 <= x->n) {                                              /* a huge u32 */
+      static const uint32_t big[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x10000u, 0xFFFFu };
+      uint32_t v = big[rnd() % 4];
+      for (int k = 0; k < 4; k++) x->b[at + (size_t)k] = (uint8_t)(v >> (8 * k));
+      continue;
+    }
+    x->b[at] = (uint8_t)rnd();
+  }
+}
+
+static void test_hostile_answers(void) {
+  struct bytes pl = { .n = 0 }, info_ok = { .n = 0 }, collect_ok = { .n = 0 }, sess = { .n = 0 };
+  info_payload(&pl, 1);
+  ok_answer(&info_ok, &pl);
+  le(&sess, 77, 8);
+  ok_answer(&collect_ok, &sess);
+  int ok = 0, failed = 0, bad_msg = 0;
+  for (int i = 0; i < 400; i++) {
+    struct step st[3];
+    memset(st, 0, sizeof st);
+    int collect = i & 1;
+    for (int k = 0; k < 3; k++) {
+      st[k].answer = collect ? collect_ok : info_ok;
+      mutate(&st[k].answer);
+    }
+    struct fake f;
+    start_attach(&f, st, 3);
+    struct gcs_dsipc_endpoint ep;
+    char err[512] = "";
+    gcs_dsipc_attach_path(&ep, f.path, err, sizeof err);
+    ep.timeout_ms = 300;
+    int rc;
+    if (collect) {
+      struct gcs_dsipc_session_cfg cfg = { .providers = &gc_provider, .nproviders = 1 };
+      uint64_t session;
+      int fd = -1;
+      rc = gcs_dsipc_collect(&ep, &cfg, &session, &fd, NULL, err, sizeof err);
+      if (rc == 0 && fd >= 0) close(fd);
+    } else {
+      struct gcs_dsipc_process_info info;
+      rc = gcs_dsipc_process_info(&ep, &info, err, sizeof err);
+    }
+    shutdown(f.listen_fd, SHUT_RDWR);   /* the fake's accept ends: fewer connections may have been used */
+    finish(&f);
+    unlink(f.path);
+    if (rc == 0) ok++;
+    else failed++;
+    if (rc != 0 && (!err[0] || strchr(err, '\n'))) {
+      bad_msg++;
+      fprintf(stderr, "  hostile answer %d: message '%s'\n", i, err);
+    }
+    CHECK(rc == 0 || rc == -1);
+  }
+  printf("hostile answers: %d accepted, %d refused with one line, %d bad messages\n", ok, failed, bad_msg);
+  CHECK_EQ_INT(bad_msg, 0);
+  CHECK(failed > 250);   /* most mutations break the answer: the premise of the test */
+}
+
 int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/gcs-dsipc-test-%d", (int)getpid());
   mkdir(g_dir, 0700);
@@ -519,6 +591,7 @@ int main(void) {
   test_reverse();
   test_find();
   test_utf16();
+  test_hostile_answers();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd)) fprintf(stderr, "cleanup failed\n");
