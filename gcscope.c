@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gcs_cli.h"
+#include "gcs_diff.h"
 #include "gcs_export.h"
 #include "gcs_import_cmd.h"
 #include "gcs_insight.h"
@@ -30,6 +31,7 @@ static const struct gcs_command commands[] = {
   { "handles",  gcs_cmd_handles,  "GC handles and pinning over time" },
   { "heaps",    gcs_cmd_heaps,    "Per-heap detail: promoted bytes by root kind, balance" },
   { "advise",   gcs_cmd_advise,   "Findings from the memory-analysis decision tree" },
+  { "diff",     gcs_cmd_diff,     "Two runs compared: GC figures, a pause test, --fail-on for CI" },
   { "export",   gcs_cmd_export,   "The GC timeline as a Perfetto trace or Chrome JSON" },
   { "top",      gcs_cmd_top,      "Live terminal view of GC behaviour" },
 };
