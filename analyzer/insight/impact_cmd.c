@@ -204,7 +204,30 @@ static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv)
   else snprintf(buf, cap, csv ? "p%g_p%g" : "P%g-P%g", b->lo_pct, b->hi_pct);
 }
 
-static void print_text(const struct ins_proc_key *k, const struct ins_impact *r) {
+/* The process's GC pause time split into suspension and GC work (complete
+ * GCs: PerfView's Pause MSec and Suspend Msec), and what the GC ms columns
+ * add up. */
+static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT count(*), sum(pause_msec), sum(suspend_msec) FROM gcs WHERE trace_id = ?1 "
+                             "AND pid = ?2 AND complete = 1", -1, &st, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0) {
+    double pause = sqlite3_column_double(st, 1), susp = sqlite3_column_double(st, 2);
+    printf("  GC pauses: %.3f ms in %d complete GCs = suspending threads %.3f ms (", pause, sqlite3_column_int(st, 0),
+           susp);
+    ins_num(stdout, INS_TEXT, pause > 0 ? susp * 100.0 / pause : NAN);
+    printf(" %%) + GC work %.3f ms (", pause - susp);
+    ins_num(stdout, INS_TEXT, pause > 0 ? (pause - susp) * 100.0 / pause : NAN);
+    printf(" %%)\n  GC ms below: each request's paused time, summed over requests; requests running at once\n"
+           "  each count the same pause, so the sum can exceed the total pause of %.3f ms\n", pause);
+  }
+  sqlite3_finalize(st);
+}
+
+static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
   printf("  Requests: %zu", r->requests);
@@ -223,6 +246,7 @@ static void print_text(const struct ins_proc_key *k, const struct ins_impact *r)
   printf(" ms of ");
   ins_num(stdout, INS_TEXT, r->affected_latency_ms);
   printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
+  print_split(db, k);
   printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
          "GC share %");
   for (size_t b = 0; b < r->n_bands; b++) {
@@ -446,7 +470,7 @@ int gcs_cmd_impact(int argc, char **argv) {
         free(pauses);
         goto out_json;
       }
-      if (o.fmt == INS_TEXT) print_text(&procs[i], &r);
+      if (o.fmt == INS_TEXT) print_text(db, &procs[i], &r);
       else if (o.fmt == INS_CSV) {
         if (!header++) print_csv_header(&r);
         print_csv(&procs[i], &r);
