@@ -1,5 +1,6 @@
 /* import_cmd.c — `gcscope import TRACE... [-d DB]`. */
 #include <signal.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ int gcs_cmd_import(int argc, char **argv) {
   sigaction(SIGHUP, &sa, &old_hup);
 
   struct gcs_import_opts opts = { .out = stdout, .quiet = quiet, .cancel = &cancel_flag, .verbose = verbose };
+  if (!quiet && isatty(STDERR_FILENO)) opts.progress = gcs_import_progress_line;
   char err[2048];
   int rc = gcs_import_paths(db, paths, npaths, &opts, err, sizeof err);
   sigaction(SIGINT, &old, NULL);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -40,6 +41,7 @@ static int import_trace(const char *path, const char *db_path, FILE *progress, i
   }
   const char *paths[1] = {path};
   struct gcs_import_opts o = {.out = progress};
+  if (isatty(STDERR_FILENO)) o.progress = gcs_import_progress_line;   /* a long import shows where it is */
   fprintf(progress, "importing %s into %s\n", path, db_path);
   int rc = gcs_import_paths_db(db, paths, 1, &o, tot, err, errlen);
   sqlite3_close(db);

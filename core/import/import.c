@@ -303,6 +303,122 @@ static uint64_t trace_bytes(const char *const *dirs, int ndirs) {
   return n;
 }
 
+/* ---- progress ----------------------------------------------------------------- */
+
+#define PROGRESS_EVERY_S 0.2
+
+struct prog {
+  const struct gcs_import_opts *o;
+  const char *label;
+  struct imw *w;
+  double t0, last, every_s;
+  uint64_t events;
+  uint64_t span_ns, first_ns;   /* CTF: the packet index's time span, the first event seen */
+};
+
+static double mono_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void prog_start(struct prog *p, const struct gcs_import_opts *o, const char *label, struct imw *w) {
+  memset(p, 0, sizeof *p);
+  p->o = o;
+  p->label = label;
+  p->w = w;
+  p->t0 = p->last = mono_now();
+  /* GCSCOPE_PROGRESS_MS: another interval (the tests' short traces). */
+  const char *e = getenv("GCSCOPE_PROGRESS_MS");
+  p->every_s = e && atoi(e) > 0 ? atoi(e) / 1000.0 : PROGRESS_EVERY_S;
+}
+
+static void prog_emit(struct prog *p, double fraction, int done) {
+  struct gcs_import_progress g = { p->label, p->events, imw_gcs(p->w), mono_now() - p->t0,
+                                   fraction < 0 ? -1 : fraction > 1 ? 1 : fraction, done };
+  p->o->progress(&g, p->o->progress_ud);
+}
+
+/* One more event; fraction as prog_emit (-1: compute it from the CTF span). */
+static void prog_event(struct prog *p, uint64_t ts_ns, double fraction) {
+  p->events++;
+  if (!p->o->progress) return;
+  if (ts_ns && (!p->first_ns || ts_ns < p->first_ns)) p->first_ns = ts_ns;
+  if (p->events & 255) return;
+  double t = mono_now();
+  if (t - p->last < p->every_s) return;
+  p->last = t;
+  if (fraction < 0 && p->span_ns) fraction = (double)(ts_ns - p->first_ns) / (double)p->span_ns;
+  prog_emit(p, fraction, 0);
+}
+
+static void prog_done(struct prog *p) {
+  if (p->o->progress) prog_emit(p, 1, 1);
+}
+
+static uint64_t be64(const uint8_t *b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = v << 8 | b[i];
+  return v;
+}
+
+/* The time span of a CTF trace from its LTTng packet index files
+ * (index/NAME.idx: a big-endian header, magic 0xC1F1DCC1, then one entry per
+ * packet with its begin and end timestamps), in clock cycles (LTTng's clock
+ * counts ns). 0 when there is no index. */
+static uint64_t ctf_index_span(const char *const *dirs, int ndirs) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int i = 0; i < ndirs; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/index", dirs[i]);
+    DIR *dp = opendir(path);
+    if (!dp) continue;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+      size_t n = strlen(de->d_name);
+      if (n < 4 || strcmp(de->d_name + n - 4, ".idx")) continue;
+      char f[4400];
+      snprintf(f, sizeof f, "%s/%s", path, de->d_name);
+      FILE *fp = fopen(f, "rb");
+      if (!fp) continue;
+      uint8_t h[16], e[256];
+      if (fread(h, 1, 16, fp) == 16 && be64(h) >> 32 == 0xC1F1DCC1u) {
+        uint32_t len = (uint32_t)(be64(h + 8) & 0xffffffffu);
+        while (len >= 40 && len <= sizeof e && fread(e, 1, len, fp) == len) {
+          uint64_t b = be64(e + 24), en = be64(e + 32);
+          if (b && b < lo) lo = b;
+          if (en > hi) hi = en;
+        }
+      }
+      fclose(fp);
+    }
+    closedir(dp);
+  }
+  return hi > lo ? hi - lo : 0;
+}
+
+/* The progress line on a terminal: rewritten in place on stderr, erased
+ * before the trace's summary line. */
+void gcs_import_progress_line(const struct gcs_import_progress *g, void *ud) {
+  (void)ud;
+  if (g->done) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    return;
+  }
+  const char *name = strrchr(g->label, '/');
+  name = name && name[1] ? name + 1 : g->label;
+  double rate = g->elapsed_s > 0 ? (double)g->events / g->elapsed_s : 0;
+  fprintf(stderr, "\r%.40s: %llu events (%.0f/s), %llu GCs", name, (unsigned long long)g->events, rate,
+          (unsigned long long)g->gcs);
+  if (g->fraction > 0.01) {
+    double eta = g->elapsed_s * (1 - g->fraction) / g->fraction;
+    fprintf(stderr, ", %.0f %% (about %.0f s left)", g->fraction * 100, eta);
+  }
+  fprintf(stderr, "\033[K");
+  fflush(stderr);
+}
+
 /* ---- transaction helpers ----------------------------------------------------- */
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
@@ -492,6 +608,9 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   }
   pthread_setname_np(th, "gcs-receive");
   /* Writer loop: this thread owns the database. */
+  struct prog pg;
+  prog_start(&pg, c->opts, label, w);
+  if (c->opts->progress) pg.span_ns = ctf_index_span(d->dirs, d->ndirs);
   int failed = 0;
   uint64_t n = 0;
   const uint64_t fail_after = c->opts->fail_after_events;
@@ -511,6 +630,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
         } else if (imw_event(w, &ev, err, errlen) != 0) {
           failed = 1;
         }
+        prog_event(&pg, ev.ts_ns, -1);
       } else if (r->type == IMQ_ORIGIN) {
         uint64_t origin;
         memcpy(&origin, r + 1, sizeof origin);
@@ -547,6 +667,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
       p->gc_events = d->procs[i].gc_events;
     }
   }
+  prog_done(&pg);
   if (!failed) {
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
                                d->stats.decoded, d->stats.discarded, 0, 0, NULL };
@@ -604,7 +725,16 @@ static int starts_with_magic_nt(const char *path) { return starts_with_magic(pat
 
 /* ---- nettrace ---------------------------------------------------------------------- */
 
-struct nt_ctx { struct imw *w; const struct gcs_import_opts *opts; uint64_t n; int failed; char *err; size_t errlen; };
+struct nt_ctx {
+  struct imw *w;
+  const struct gcs_import_opts *opts;
+  uint64_t n;
+  int failed;
+  char *err;
+  size_t errlen;
+  struct prog pg;
+  double fraction;      /* of the file read, updated by the reading loop */
+};
 
 static int nt_on_event(const struct gcs_event *ev, void *ud) {
   struct nt_ctx *x = ud;
@@ -616,6 +746,7 @@ static int nt_on_event(const struct gcs_event *ev, void *ud) {
   }
   imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
   if (imw_event(x->w, ev, x->err, x->errlen) != 0) { x->failed = 1; return 1; }
+  prog_event(&x->pg, ev->ts_ns, x->fraction);
   return 0;
 }
 
@@ -626,7 +757,9 @@ static int nt_stop_at_first(const struct gcs_event *ev, void *ud) { (void)ev; (v
  * gcs_nettrace_read: 0 (info.truncated when the stream is cut short, also
  * when the gzip data ends early), -1 with a message. */
 static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud, struct gcs_nettrace_info *info,
-                            char *err, size_t errlen) {
+                            double *fraction, char *err, size_t errlen) {
+  struct stat st;
+  double size = stat(path, &st) == 0 && st.st_size > 0 ? (double)st.st_size : 0;
   gzFile gz = gzopen(path, "rb");
   if (!gz) { snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOMEM)); return -1; }
   gzbuffer(gz, 1 << 17);
@@ -643,6 +776,7 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
       break;
     }
     if (n == 0) break;
+    if (fraction && size > 0) *fraction = (double)gzoffset(gz) / size;
     rc = gcs_nettrace_stream_feed(s, buf, (size_t)n, err, errlen);
     if (rc == 0 && gcs_nettrace_stream_info(s)->events_decoded && cb == nt_stop_at_first) break;
   }
@@ -658,9 +792,12 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
   return rc;
 }
 
+/* A progress line needs the offset read: the file goes through the gzip
+ * reader then (zlib reads a file that is not gzip'ed as it is). */
 static int read_nettrace(const char *path, int gz, gcs_nettrace_event_cb cb, void *ud,
-                         struct gcs_nettrace_info *info, char *err, size_t errlen) {
-  return gz ? read_nettrace_gz(path, cb, ud, info, err, errlen) : gcs_nettrace_read(path, cb, ud, info, err, errlen);
+                         struct gcs_nettrace_info *info, double *fraction, char *err, size_t errlen) {
+  if (gz || fraction) return read_nettrace_gz(path, cb, ud, info, fraction, err, errlen);
+  return gcs_nettrace_read(path, cb, ud, info, err, errlen);
 }
 
 /* label: what the user named (traces.path; a .zip for an extracted entry);
@@ -674,7 +811,8 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (rc != 0) return rc > 0 ? 0 : -1;
   struct imw *w = imw_open(c->db, trace_id, err, errlen);
   if (!w) { rollback(c->db); return -1; }
-  struct nt_ctx x = { w, c->opts, 0, 0, err, errlen };
+  struct nt_ctx x = { w, c->opts, 0, 0, err, errlen, { 0 }, -1 };
+  prog_start(&x.pg, c->opts, label, w);
   struct gcs_nettrace_info info;
   memset(&info, 0, sizeof info);
   char nerr[1024];
@@ -683,10 +821,11 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
    * sets sessionStartTimeQPC = SyncTimeQPC). It is in the file header, but the
    * reader reports it only with its info, hence a pass stopped at the first
    * event (the file is mapped: this reads the header and one block). */
-  if (read_nettrace(path, gz, nt_stop_at_first, NULL, &info, nerr, sizeof nerr) == 0 && info.start_ns)
+  if (read_nettrace(path, gz, nt_stop_at_first, NULL, &info, NULL, nerr, sizeof nerr) == 0 && info.start_ns)
     imw_set_time_origin(w, info.start_ns);
   memset(&info, 0, sizeof info);
-  if (read_nettrace(path, gz, nt_on_event, &x, &info, nerr, sizeof nerr) != 0) {
+  if (read_nettrace(path, gz, nt_on_event, &x, &info, c->opts->progress ? &x.fraction : NULL, nerr,
+                    sizeof nerr) != 0) {
     if (!x.failed) snprintf(err, errlen, "%s", nerr);
     failed = 1;
   } else if (x.failed) {
@@ -698,6 +837,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
     if (p && !p->first_ns) p->first_ns = info.start_ns;
     if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;
   }
+  prog_done(&x.pg);
   if (!failed) {
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
                                info.events_lost, info.truncated, info.truncated_at, nerr };

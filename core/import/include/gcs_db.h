@@ -46,6 +46,21 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
 /* Create the indexes of GCS_INDEX_SQL (if missing). */
 int gcs_db_create_indexes(sqlite3 *db, char *err, size_t errlen);
 
+/* Where an import is, for a progress line (gcs_import_opts.progress). */
+struct gcs_import_progress {
+  const char *label;            /* the trace being read */
+  uint64_t events;              /* GC events read so far */
+  uint64_t gcs;                 /* GCs reconstructed so far */
+  double elapsed_s;             /* since this trace began */
+  double fraction;              /* 0..1 of the trace read (bytes of a .nettrace; the
+                                   span of the CTF packet index); -1 when unknown */
+  int done;                     /* 1: the trace is read (the last call for it) */
+};
+
+/* A gcs_import_opts.progress that draws one line on stderr, rewritten in
+ * place and erased at done (set it only when stderr is a terminal). */
+void gcs_import_progress_line(const struct gcs_import_progress *p, void *ud);
+
 struct gcs_import_opts {
   FILE *out;                    /* summary lines and notes; NULL: stdout */
   int quiet;                    /* 1: print nothing */
@@ -63,6 +78,10 @@ struct gcs_import_opts {
                                    GCSCOPE_DECODE_TIMEOUT environment variable, or 30 */
   uint64_t decode_mem_bytes;    /* its address-space limit; 0: GCSCOPE_DECODE_MEM_MB,
                                    or 4 x the trace's size, at least 4 GiB */
+  /* If set, called about every 200 ms while a trace is read, and once with
+   * done = 1 before its summary line, from the importing thread. */
+  void (*progress)(const struct gcs_import_progress *p, void *ud);
+  void *progress_ud;
 };
 
 #define GCS_IMPORT_MAX_IDS 256
