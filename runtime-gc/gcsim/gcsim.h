@@ -133,6 +133,7 @@ void gcsim_fin_probe_run(struct gcsim_run *run, struct gcsim_fin_probe *p);
 struct gcsim_facts {
   const char *scenario;
   double seconds_taken;
+  double cpu_seconds_taken;     /* the process's CPU time (all threads) over the same span */
   unsigned threads;
   uint64_t soh_bytes, loh_bytes, poh_bytes, total_allocated;
   uint64_t gc_count, gen0_gcs, gen1_gcs, gen2_gcs;  /* GCs of exactly that generation */

@@ -13,6 +13,7 @@ void gcsim_facts_print(const struct gcsim_facts *f, FILE *out) {
 #define U(k, v) fprintf(out, "%s=%llu\n", k, (unsigned long long)(v))
   fprintf(out, "scenario=%s\n", f->scenario);
   fprintf(out, "seconds_taken=%.3f\n", f->seconds_taken);
+  fprintf(out, "cpu_seconds_taken=%.3f\n", f->cpu_seconds_taken);
   U("threads", f->threads);
   U("gc_server", f->gc_server);
   U("gc_concurrent", f->gc_concurrent);

@@ -3,6 +3,7 @@
  * then print the report and, with --check, judge the scenario signature. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,13 @@ static void gather(struct gcsim_run *run, struct gcsim_facts *f, const struct rg
   }
 }
 
+/* CPU time of the whole process (every thread, user + system), s. */
+static double cpu_s(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int main(int argc, char **argv) {
   struct gcsim_opts o;
   char err[512];
@@ -112,10 +120,11 @@ int main(int argc, char **argv) {
   }
   struct gcsim_facts f;
   memset(&f, 0, sizeof f);
-  double t0 = now_s();
+  double t0 = now_s(), c0 = cpu_s();
   pace(&run, &f.ob, t0);
   gcsim_join(&run);
   f.seconds_taken = now_s() - t0;
+  f.cpu_seconds_taken = cpu_s() - c0;
   int failed = atomic_load(&run.failed);
   if (!failed && o.scenario == GCSIM_SC_FINALIZERS) gcsim_fin_probe_run(&run, &f.probe);
   gather(&run, &f, &cfg);
