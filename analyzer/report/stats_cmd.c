@@ -13,7 +13,7 @@
 #include "rpt_util.h"
 #include "stats_model.h"
 
-enum { O_TRACE, O_PID, O_FORMAT, O_WIDE, O_GCS, O_NO_PAGER, O_DB };
+enum { O_TRACE, O_PID, O_FORMAT, O_WIDE, O_GCS, O_SECTION, O_NO_PAGER, O_DB };
 
 static const struct gcs_cli_opt stats_opts[] = {
   [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
@@ -22,6 +22,9 @@ static const struct gcs_cli_opt stats_opts[] = {
   [O_WIDE] = { "wide", 0, GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
   [O_GCS] = { "gcs", 0, GCS_CLI_STRING, 0, 0, "all|N|longest",
               "text: which GCs to list: the 20 (or N) with the longest pauses (default), or all of them" },
+  [O_SECTION] = { "section", 0, GCS_CLI_STRING, 0, 0, "NAME[,NAME]",
+                  "text: only these sections: summary, pauses, histogram, rollup, long, loh, gen2, bgc,\n"
+                  "gcs, condemned (default all)" },
   [O_NO_PAGER] = { "no-pager", 0, GCS_CLI_FLAG, 0, 0, NULL, "text on a terminal: do not page through $PAGER" },
   [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
   { 0 },
@@ -29,7 +32,7 @@ static const struct gcs_cli_opt stats_opts[] = {
 
 static const struct gcs_cli_spec stats_spec = {
   .cmd = "stats",
-  .usage = "DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide] [--gcs all|N|longest] [--no-pager] [-d DB]",
+  .usage = "DB|TRACE [--trace ID] [--pid PID] [--format text|html|csv|json] [--wide] [--gcs all|N|longest] [--section NAME[,NAME]] [--no-pager] [-d DB]",
   .about = "PerfView's GCStats per process. A TRACE is imported into the database first (once) and the\n"
            "report covers that trace's processes; a DB argument reports every trace in it.",
   .opts = stats_opts,
@@ -38,6 +41,7 @@ static const struct gcs_cli_spec stats_spec = {
 int gcs_cmd_stats(int argc, char **argv) {
   const char *path = NULL, *format = "text", *dbpath = NULL;
   int pid = -1, wide = 0, no_pager = 0, gcs = ST_GCS_DEFAULT;
+  unsigned sections = 0;
   long long trace = -1;
   struct gcs_cli p;
   gcs_cli_init(&p, &stats_spec, argc, argv);
@@ -50,6 +54,10 @@ int gcs_cmd_stats(int argc, char **argv) {
     else if (k == O_WIDE) wide = 1;
     else if (k == O_DB) dbpath = p.value;
     else if (k == O_NO_PAGER) no_pager = 1;
+    else if (k == O_SECTION) {
+      char e[400];
+      if (st_sections_parse(p.value, &sections, e, sizeof e)) return gcs_cli_error("stats", "%s", e);
+    }
     else if (k == O_GCS) {
       double n;
       char e[200];
@@ -59,6 +67,8 @@ int gcs_cmd_stats(int argc, char **argv) {
       else return gcs_cli_error("stats", "--gcs: all, longest or a number of GCs, not '%s'", p.value);
     }
   }
+  if (sections && strcmp(format, "text") != 0)
+    return gcs_cli_error("stats", "--section selects sections of the text report, not of %s", format);
   if (p.optind < argc) path = argv[p.optind];
   if (p.optind + 1 < argc) return gcs_cli_error("stats", "more than one input given ('%s')", argv[p.optind + 1]);
   if (!path) {
@@ -99,7 +109,7 @@ int gcs_cmd_stats(int argc, char **argv) {
       } else if (strcmp(format, "text") == 0) {
         int tty = isatty(STDOUT_FILENO);
         FILE *pager = tty && !no_pager ? rpt_pager_open() : NULL;
-        const struct st_text_opts to = {.wide = wide, .color = tty, .gcs = gcs};
+        const struct st_text_opts to = {.wide = wide, .color = tty, .gcs = gcs, .sections = sections};
         st_write_text(pager ? pager : stdout, &m, &to);
         if (pager) rpt_pager_close(pager);
       } else if (strcmp(format, "html") == 0) {

@@ -157,9 +157,22 @@ double st_percentile(const double *sorted, int n, double p);
  * background GC tables to N rows, each with a "... more: --gcs all" line. */
 #define ST_GCS_ALL (-1)
 #define ST_GCS_DEFAULT 20
+/* The text report's sections (--section NAME[,NAME]). */
+enum {
+  ST_SEC_SUMMARY = 1u << 0, ST_SEC_PAUSES = 1u << 1, ST_SEC_HISTOGRAM = 1u << 2, ST_SEC_ROLLUP = 1u << 3,
+  ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
+  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9,
+};
+#define ST_SECTIONS_DEFAULT 0x3ffu   /* every section */
+struct st_section { const char *name; unsigned bit; const char *what; };
+extern const struct st_section st_sections[];   /* NULL-terminated */
+/* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */
+int st_sections_parse(const char *spec, unsigned *mask, char *err, size_t errlen);
+
 struct st_text_opts {
   int wide, color;
   int gcs;
+  unsigned sections;    /* ST_SEC_* bits; 0: every section */
 };
 void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o);
 void st_write_html(FILE *out, const struct st_model *m);

@@ -91,7 +91,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
+}
 
+static void pause_stats(FILE *out, const struct st_proc *p) {
+  char a[48];
+  (void)a;
   fprintf(out, "\nPause statistics (msec, complete GCs; linear-interpolation percentiles)\n");
   const char *h[] = { "Kind", "Count", "Total", "Mean", "Max", "P50", "P95", "P99" };
   struct rpt_table t;
@@ -112,7 +116,9 @@ static void summary(FILE *out, const struct st_proc *p) {
   }
   rpt_table_print(&t, out, 0);
   rpt_table_free(&t);
+}
 
+static void histogram(FILE *out, const struct st_proc *p) {
   fprintf(out, "\nPause histogram (complete GCs)\n");
   int maxc = 0;
   for (int b2 = 0; b2 < ST_HIST_BUCKETS; b2++) if (p->hist[b2] > maxc) maxc = p->hist[b2];
@@ -240,6 +246,43 @@ static void condemned(FILE *out, const struct st_proc *p, int limit) {
   rpt_table_free(&t);
 }
 
+const struct st_section st_sections[] = {
+  { "summary", ST_SEC_SUMMARY, "the process summary (allocations, heaps, pause totals, overhead, max heap)" },
+  { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
+  { "histogram", ST_SEC_HISTOGRAM, "the pause histogram" },
+  { "rollup", ST_SEC_ROLLUP, "GC rollup by generation" },
+  { "long", ST_SEC_LONG, "pauses > 200 msec" },
+  { "loh", ST_SEC_LOH, "LOH allocation pauses due to background GC" },
+  { "gen2", ST_SEC_GEN2, "gen2 GCs" },
+  { "bgc", ST_SEC_BGC, "background GC pauses" },
+  { "gcs", ST_SEC_GCS, "the GC list (longest pauses, or every GC with --gcs all)" },
+  { "condemned", ST_SEC_CONDEMNED, "condemned reasons of the GCs that have any" },
+  { NULL, 0, NULL },
+};
+
+int st_sections_parse(const char *spec, unsigned *mask, char *err, size_t errlen) {
+  *mask = 0;
+  const char *q = spec;
+  while (*q) {
+    size_t n = strcspn(q, ",");
+    int found = 0;
+    if (n == 3 && !strncmp(q, "all", 3)) { *mask |= ST_SECTIONS_DEFAULT; found = 1; }
+    for (const struct st_section *s = st_sections; !found && s->name; s++)
+      if (strlen(s->name) == n && !strncmp(q, s->name, n)) { *mask |= s->bit; found = 1; }
+    if (!found) {
+      size_t used = (size_t)snprintf(err, errlen, "--section: unknown section '%.*s' (sections: all", (int)n, q);
+      for (const struct st_section *s = st_sections; s->name && used < errlen; s++)
+        used += (size_t)snprintf(err + used, errlen - used, ", %s", s->name);
+      if (used < errlen) snprintf(err + used, errlen - used, ")");
+      return -1;
+    }
+    q += n;
+    if (*q == ',') q++;
+  }
+  if (!*mask) { snprintf(err, errlen, "--section: no section given"); return -1; }
+  return 0;
+}
+
 void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o) {
   int wide = o->wide, color = o->color, limit = o->gcs == ST_GCS_ALL ? -1 : o->gcs;
   st_warnings(out, m, "");
@@ -265,23 +308,32 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
               p->incomplete_count == 1 ? "" : "s", p->incomplete_why ? p->incomplete_why : "reason unknown");
       continue;
     }
-    summary(out, p);
-    rollup(out, p);
-    fprintf(out, "\nPause > 200 Msec GC Events\n");
-    gc_table(out, p, wide, color, 200, 0, limit, 0);
-    fprintf(out, "\nLOH Allocation Pause (due to background GC) > 200 Msec\n");
-    if (!p->nwaits) fprintf(out, "(none)\n");
-    for (int w = 0; w < p->nwaits && (limit < 0 || w < limit); w++) {
+    unsigned sec = o->sections ? o->sections : ST_SECTIONS_DEFAULT;
+    if (sec & ST_SEC_SUMMARY) summary(out, p);
+    if (sec & ST_SEC_PAUSES) pause_stats(out, p);
+    if (sec & ST_SEC_HISTOGRAM) histogram(out, p);
+    if (sec & ST_SEC_ROLLUP) rollup(out, p);
+    if (sec & ST_SEC_LONG) {
+      fprintf(out, "\nPause > 200 Msec GC Events\n");
+      gc_table(out, p, wide, color, 200, 0, limit, 0);
+    }
+    if (sec & ST_SEC_LOH) fprintf(out, "\nLOH Allocation Pause (due to background GC) > 200 Msec\n");
+    if ((sec & ST_SEC_LOH) && !p->nwaits) fprintf(out, "(none)\n");
+    for (int w = 0; (sec & ST_SEC_LOH) && w < p->nwaits && (limit < 0 || w < limit); w++) {
       const struct st_wait *lw = &p->waits[w];
       fprintf(out, "  BGC %u  thread %d  start %s", lw->bgc_index, lw->tid, NUM(a, lw->start, 3));
       fprintf(out, "  pause %s msec  %s\n", NUM(a, lw->pause, 3),
               gcs_bgc_wait_reason_text((uint32_t)lw->reason));
     }
-    if (limit >= 0 && p->nwaits > limit) fprintf(out, "... %d more: --gcs all\n", p->nwaits - limit);
-    fprintf(out, "\nGen 2 GCs\n");
-    gc_table(out, p, wide, color, -INFINITY, 2, limit, 0);
-    bgc_table(out, p, limit);
-    if (limit < 0) {
+    if ((sec & ST_SEC_LOH) && limit >= 0 && p->nwaits > limit) fprintf(out, "... %d more: --gcs all\n", p->nwaits - limit);
+    if (sec & ST_SEC_GEN2) {
+      fprintf(out, "\nGen 2 GCs\n");
+      gc_table(out, p, wide, color, -INFINITY, 2, limit, 0);
+    }
+    if (sec & ST_SEC_BGC) bgc_table(out, p, limit);
+    if (!(sec & ST_SEC_GCS)) {
+      /* the GC list not asked for */
+    } else if (limit < 0) {
       fprintf(out, "\nAll GC Events (msec; MB = 10^6 bytes)%s\n", wide ? "" : " -- --wide shows every column");
       gc_table(out, p, wide, color, -INFINITY, 0, -1, 0);
     } else {
@@ -289,7 +341,7 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
               wide ? "" : "; --wide shows every column");
       gc_table(out, p, wide, color, -INFINITY, 0, limit, 1);
     }
-    condemned(out, p, limit);
+    if (sec & ST_SEC_CONDEMNED) condemned(out, p, limit);
   }
   if (idle) {
     fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");

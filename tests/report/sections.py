@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""sections.py GCSCOPE TRACE TMP — `stats --section`.
+
+On the real .NET Core 3.0 trace: `--section pauses,rollup` prints the pause
+statistics and the rollup and nothing else (no summary, histogram, GC lists or
+condemned reasons); the gen0 row of the pause table counts the complete gen0
+GCs `gcscope sql` counts; `--section all` prints what the default prints; an
+unknown name is a usage error listing the sections; --section with
+--format json is refused.
+"""
+import os
+import re
+import subprocess
+import sys
+
+GCSCOPE, TRACE, TMP = sys.argv[1:4]
+os.makedirs(TMP, exist_ok=True)
+db = TMP + "/s.db"
+if os.path.exists(db):
+    os.unlink(db)
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    p = subprocess.run([GCSCOPE] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+rc, out, err = run("import", "-q", "-d", db, TRACE)
+check(rc == 0, "import")
+rc, out, err = run("stats", db, "--no-pager", "--section", "pauses,rollup")
+print(out)
+check(rc == 0, "exit 0")
+headings = [l for l in out.splitlines() if l and not l.startswith(" ") and not l[0].isdigit()]
+for want in ("Pause statistics", "GC Rollup By Generation"):
+    check(any(h.startswith(want) for h in headings), "%s shown" % want)
+for absent in ("Pause histogram", "Pause > 200", "LOH Allocation", "Gen 2 GCs", "The 20 GCs", "Condemned"):
+    check(not any(h.startswith(absent) for h in headings), "%s not shown" % absent)
+check("Total Allocs" not in out and "CommandLine" not in out, "no summary")
+rc2, q, _ = run("sql", db, "SELECT count(*) FROM gcs WHERE complete = 1 AND gen = 0 AND type <> 1", "--csv")
+n = q.strip().splitlines()[1]
+m = re.search(r"^\s*gen0\s+(\d+)\s", out, re.M)
+check(m is not None and m.group(1) == n, "gen0 row counts %s complete gen0 GCs (%s)" % (n, m.group(1) if m else None))
+rc, full, _ = run("stats", db, "--no-pager")
+rc3, alls, _ = run("stats", db, "--no-pager", "--section", "all")
+check(rc3 == 0 and alls == full, "--section all is the default report")
+rc, out, err = run("stats", db, "--section", "pauses,nosuch")
+check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, pauses, histogram, rollup, long, loh, "
+      "gen2, bgc, gcs, condemned)" in err, "unknown section: usage error listing them (%s)" % err.strip())
+rc, out, err = run("stats", db, "--section", "pauses", "--format", "json")
+check(rc == 2 and "not of json" in err, "--section with json refused")
+print("%d failed" % len(fails))
+sys.exit(1 if fails else 0)
