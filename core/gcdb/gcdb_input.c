@@ -178,35 +178,31 @@ fail:
   return -1;
 }
 
-int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix) {
+/* One warning line per trace the query returns (id, path, a number): fmt
+ * takes the prefix, the id, the path and the number. */
+static int warn_traces(sqlite3 *db, const char *sql, const char *fmt, FILE *out, const char *prefix) {
   sqlite3_stmt *st;
-  if (!in->db || sqlite3_prepare_v2(in->db,
-                                    "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND "
-                                    GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-    return 0;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
   int n = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  for (; sqlite3_step(st) == SQLITE_ROW; n++) {
     const unsigned char *path = sqlite3_column_text(st, 1);
-    fprintf(out, "%swarning: trace %lld (%s): %lld events were discarded by the tracer; "
-                 "GCs they may overlap are marked incomplete and left out of the figures\n", prefix,
-            (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
+    fprintf(out, fmt, prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
             (long long)sqlite3_column_int64(st, 2));
-    n++;
   }
   sqlite3_finalize(st);
-  if (sqlite3_prepare_v2(in->db,
-                         "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
-                         GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-    return n;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const unsigned char *path = sqlite3_column_text(st, 1);
-    fprintf(out, "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
-                 "GCs open at the cut are incomplete\n", prefix,
-            (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
-            (long long)sqlite3_column_int64(st, 2));
-    n++;
-  }
-  sqlite3_finalize(st);
+  return n;
+}
+
+int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix) {
+  if (!in->db) return 0;
+  int n = warn_traces(in->db, "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND " GCS_IN_INPUT("id")
+                      " ORDER BY id",
+                      "%swarning: trace %lld (%s): %lld events were discarded by the tracer; "
+                      "GCs they may overlap are marked incomplete and left out of the figures\n", out, prefix);
+  n += warn_traces(in->db, "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
+                   GCS_IN_INPUT("id") " ORDER BY id",
+                   "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
+                   "GCs open at the cut are incomplete\n", out, prefix);
   struct gcs_overlap *ov;
   int nov;
   if (gcs_input_overlaps(in->db, &ov, &nov) == 0)

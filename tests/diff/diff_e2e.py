@@ -21,19 +21,13 @@ import sqlite3
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import Checker  # noqa: E402
+
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
-fails = []
+T = Checker(GCSCOPE)
+check, run = T.check, T.run
 
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([GCSCOPE] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def pauses(db):
@@ -137,5 +131,4 @@ rc, out, err = run("diff", base)
 check(rc == 2 and "expected BASE and CANDIDATE" in err, "one input: usage error")
 rc, out, err = run("diff", base, cand, "--fail-on", "p99>1")
 check(rc == 2 and "unknown metric 'p99'" in err, "a bad rule: usage error")
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+sys.exit(T.done())

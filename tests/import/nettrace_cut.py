@@ -13,14 +13,14 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import Checker  # noqa: E402
+
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
+T = Checker(GCSCOPE)
+check, run = T.check, T.run
+rows = T.rows
+gcscope = T.run
 
 
 def last_whole(b, cut):
@@ -42,14 +42,6 @@ def last_whole(b, cut):
     return end
 
 
-def gcscope(*args):
-    p = subprocess.run([GCSCOPE] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def rows(db, q):
-    rc, out, err = gcscope("sql", db, q, "--csv")
-    return [l.split(",") for l in out.strip().splitlines()[1:]]
 
 
 data = open(TRACE, "rb").read()
@@ -103,5 +95,4 @@ for cmd in ("stats", "advise", "events"):
     check(note in out + err, "%s notes the overlap (%s)" % (cmd, note))
 rc, out, err = gcscope("stats", both, "--trace", "1", "--no-pager")
 check("note: traces" not in out + err and out.count("GC Stats for Process") == 1, "--trace 1: one report, no note")
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+sys.exit(T.done())

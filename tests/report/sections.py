@@ -13,23 +13,17 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import Checker  # noqa: E402
+
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
+T = Checker(GCSCOPE)
+check, run = T.check, T.run
 os.makedirs(TMP, exist_ok=True)
 db = TMP + "/s.db"
 if os.path.exists(db):
     os.unlink(db)
-fails = []
 
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([GCSCOPE] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 rc, out, err = run("import", "-q", "-d", db, TRACE)
@@ -55,5 +49,4 @@ check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, 
       "gen2, bgc, gcs, condemned)" in err, "unknown section: usage error listing them (%s)" % err.strip())
 rc, out, err = run("stats", db, "--section", "pauses", "--format", "json")
 check(rc == 2 and "not of json" in err, "--section with json refused")
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+sys.exit(T.done())
