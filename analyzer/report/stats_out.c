@@ -1,5 +1,6 @@
 /* stats_out.c — `gcscope stats --format json|csv|html`. */
 #include <math.h>
+#include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -166,9 +167,36 @@ int st_write_csv(FILE *o, sqlite3 *db, int pid) {
 
 /* ---- HTML: self-contained, inline SVG ---------------------------------------- */
 
+#define HTML_CHART_EXACT 2000   /* GCs drawn one by one; more: the largest per pixel column */
+#define HTML_MAX_ROWS 2000      /* rows of a per-GC table; more: a note points at csv */
+#define CHART_W 900.0
+#define CHART_H 220.0
+#define CHART_L 60.0
+#define CHART_B 30.0
+#define CHART_T 20.0
+
+/* Pause bars coloured by generation (long pauses red), hover text with the
+ * GC's number, kind, reason and pause. */
+static const char *gen_colour(int gen) { return gen == 0 ? "#2a6fdb" : gen == 1 ? "#2a9d3a" : "#8e44ad"; }
+
+static void chart_mark(FILE *o, const struct st_gc *g, int col, const char *colour, int bars, double xmin, double xmax,
+                       double ymax) {
+  double v = g->v[col];
+  double x = CHART_L + (g->v[STC_pause_start_msec] - xmin) / (xmax - xmin) * (CHART_W - CHART_L - 20);
+  double y = (CHART_H - CHART_B) - v / ymax * (CHART_H - CHART_B - CHART_T);
+  if (bars) {
+    fprintf(o, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>GC %.0f %s %s: "
+               "%.3f ms</title></line>\n", x, CHART_H - CHART_B, x, y,
+            g->v[STC_pause_msec] > 200 ? "#d00" : gen_colour(g->gen), g->v[STC_gc_index], g->gen_name, g->reason, v);
+  } else {
+    (void)colour;
+    fprintf(o, "%.1f,%.1f ", x, y);
+  }
+}
+
 static void svg_chart(FILE *o, const struct st_proc *p, const char *title, int series, const char *const *names,
                       const int *cols, const char *const *colors, int bars) {
-  const double W = 900, H = 220, L = 60, B = 30, T = 20;
+  const double W = CHART_W, H = CHART_H, L = CHART_L, B = CHART_B, T = CHART_T;
   double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
@@ -192,33 +220,48 @@ static void svg_chart(FILE *o, const struct st_proc *p, const char *title, int s
   fprintf(o, "<text x=\"5\" y=\"%g\" font-size=\"10\">%.4g</text><text x=\"5\" y=\"%g\" font-size=\"10\">0</text>\n", T + 8, ymax, H - B);
   fprintf(o, "<text x=\"%g\" y=\"%g\" font-size=\"10\">%.1f ms</text><text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"end\">%.1f ms</text>\n",
           L, H - 10, xmin, W - 10, H - 10, xmax);
+  /* One mark per pixel column at most: past HTML_CHART_EXACT GCs each column
+   * shows its largest value (a 100,000-GC report stays a few MB). */
+  int ncomplete = 0;
+  for (int i = 0; i < p->ngcs; i++) ncomplete += p->gcs[i].complete;
+  int per_column = ncomplete > HTML_CHART_EXACT;
+  int ncol = (int)(W - L - 20) + 1;
+  int *best = per_column ? malloc((size_t)ncol * sizeof *best) : NULL;
+  if (per_column && !best) per_column = 0;
   for (int s = 0; s < series; s++) {
     fprintf(o, "<text x=\"%g\" y=\"12\" font-size=\"11\" fill=\"%s\">%s</text>\n", L + 10 + s * 120, colors[s], names[s]);
     if (!bars) fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" points=\"", colors[s]);
+    if (per_column)
+      for (int c = 0; c < ncol; c++) best[c] = -1;
     for (int i = 0; i < p->ngcs; i++) {
       const struct st_gc *g = &p->gcs[i];
-      double v = g->v[cols[s]];
-      if (!g->complete || !isfinite(v)) continue;
-      double x = L + (g->v[STC_pause_start_msec] - xmin) / (xmax - xmin) * (W - L - 20);
-      double y = (H - B) - v / ymax * (H - B - T);
-      if (bars)
-        fprintf(o, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>GC %.0f: %.3f ms</title></line>\n",
-                x, H - B, x, y, g->v[STC_pause_msec] > 200 ? "#d00" : colors[s], g->v[STC_gc_index], v);
-      else
-        fprintf(o, "%.1f,%.1f ", x, y);
+      if (!g->complete || !isfinite(g->v[cols[s]])) continue;
+      if (per_column) {
+        int c = (int)((g->v[STC_pause_start_msec] - xmin) / (xmax - xmin) * (W - L - 20));
+        if (c >= 0 && c < ncol && (best[c] < 0 || g->v[cols[s]] > p->gcs[best[c]].v[cols[s]])) best[c] = i;
+        continue;
+      }
+      chart_mark(o, g, cols[s], colors[s], bars, xmin, xmax, ymax);
     }
+    for (int c = 0; per_column && c < ncol; c++)
+      if (best[c] >= 0) chart_mark(o, &p->gcs[best[c]], cols[s], colors[s], bars, xmin, xmax, ymax);
     if (!bars) fprintf(o, "\"/>\n");
   }
+  free(best);
   fprintf(o, "</svg>\n");
+  if (per_column) fprintf(o, "<p class=\"note\">%d GCs: each pixel column shows its largest value.</p>\n", ncomplete);
 }
 
 static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, int min_gen) {
-  fprintf(o, "<table><tr>");
+  fprintf(o, "<div class=\"scroll\"><table><tr>");
   for (int c = 0; c < STC_COUNT; c++) fprintf(o, "<th>%s</th>", st_cols[c].header);
   fprintf(o, "</tr>\n");
+  int rows = 0, more = 0;
   for (int i = 0; i < p->ngcs; i++) {
     const struct st_gc *g = &p->gcs[i];
     if (!g->complete || g->gen < min_gen || !(g->v[STC_pause_msec] > min_pause)) continue;
+    if (rows >= HTML_MAX_ROWS) { more++; continue; }
+    rows++;
     fprintf(o, "<tr class=\"g%d%s\">", g->gen, g->v[STC_pause_msec] > 200 ? " long" : "");
     for (int c = 0; c < STC_COUNT; c++) {
       char b[48];
@@ -233,7 +276,9 @@ static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, in
     }
     fprintf(o, "</tr>\n");
   }
-  fprintf(o, "</table>\n");
+  if (!rows) fprintf(o, "<tr><td colspan=\"%d\">(none)</td></tr>\n", STC_COUNT);
+  fprintf(o, "</table></div>\n");
+  if (more) fprintf(o, "<p class=\"note\">... %d more GCs: <code>gcscope stats --format csv</code> lists every one.</p>\n", more);
 }
 
 void st_write_html(FILE *o, const struct st_model *m) {
@@ -241,7 +286,7 @@ void st_write_html(FILE *o, const struct st_model *m) {
              "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
              "td,th{border:1px solid #bbb;padding:2px 5px;text-align:right}th{background:#eee}"
              "tr.g2{background:#fde2c8}tr.g1{background:#fff3d6}tr.long td{color:#c00;font-weight:bold}"
-             ".warn{color:#a00;font-weight:bold}</style></head><body>\n<h2>GCStats</h2>\n");
+             ".warn{color:#a00;font-weight:bold}.scroll{overflow:auto;max-height:40em}.note{color:#555}</style></head><body>\n<h2>GCStats</h2>\n");
   fprintf(o, "<pre class=\"warn\">");
   FILE *tmp = o;
   st_warnings(tmp, m, "");
@@ -307,7 +352,8 @@ void st_write_html(FILE *o, const struct st_model *m) {
     html_gc_table(o, p, 200, 0);
     fprintf(o, "<h4>LOH Allocation Pause (due to background GC) &gt; 200 Msec</h4>\n<table><tr><th>BGC Index</th>"
                "<th>Thread ID</th><th>Pause Start</th><th>Pause MSec</th><th>Pause Reason</th></tr>\n");
-    for (int w = 0; w < p->nwaits; w++)
+    if (!p->nwaits) fprintf(o, "<tr><td colspan=\"5\">(none)</td></tr>\n");
+    for (int w = 0; w < p->nwaits && w < HTML_MAX_ROWS; w++)
       fprintf(o, "<tr><td>%u</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", p->waits[w].bgc_index,
               p->waits[w].tid, rpt_num(a, sizeof a, p->waits[w].start, 3), rpt_num(b, sizeof b, p->waits[w].pause, 3),
               gcs_bgc_wait_reason_text((uint32_t)p->waits[w].reason));
@@ -319,8 +365,13 @@ void st_write_html(FILE *o, const struct st_model *m) {
       fprintf(o, "<h4>Condemned reasons for GCs</h4>\n<table><tr><th>GC Index</th>");
       for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) fprintf(o, "<th>%s</th>", cr_cols[k] + 3);
       fprintf(o, "</tr>\n");
+      int crows = 0;
       for (int i2 = 0; i2 < p->ngcs; i2++) {
         if (!p->gcs[i2].complete) continue;
+        int any = 0;
+        for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) any |= p->gcs[i2].cr[k] != 0;
+        if (!any || crows >= HTML_MAX_ROWS) continue;   /* as in text: only GCs that have a reason */
+        crows++;
         fprintf(o, "<tr><td>%.0f</td>", p->gcs[i2].v[STC_gc_index]);
         for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++) {
           int v = p->gcs[i2].cr[k];
