@@ -12,6 +12,7 @@
 #include "gcs_cli.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
+#include "rpt_line.h"
 #include "rpt_util.h"
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
@@ -193,8 +194,14 @@ int gcs_cmd_sql(int argc, char **argv) {
     char *buf = malloc(cap), line[4096];
     if (!buf) { sqlite3_close(db); return 1; }
     buf[0] = 0;
-    if (tty) { fputs("gcscope> ", stdout); fflush(stdout); }
-    while (fgets(line, sizeof line, stdin)) {
+    /* On a terminal: line editing and history ($HOME/.gcscope_history). */
+    char hist[4096] = "";
+    const char *home = getenv("HOME");
+    if (home && *home) snprintf(hist, sizeof hist, "%s/.gcscope_history", home);
+    struct rpt_line *ed = rpt_line_open(hist[0] ? hist : NULL);
+    if (tty && !ed) { fputs("gcscope> ", stdout); fflush(stdout); }
+    while (ed ? rpt_line_read(ed, len ? "   ...> " : "gcscope> ", line, sizeof line) >= 0
+              : fgets(line, sizeof line, stdin) != NULL) {
       size_t l = strlen(line);
       if (len + l + 1 > cap) {
         while (len + l + 1 > cap) cap *= 2;
@@ -206,7 +213,7 @@ int gcs_cmd_sql(int argc, char **argv) {
         int d = dot_command(db, line, &mode);
         if (d > 0) break;
         if (d < 0) rc = 1;
-        if (tty) { fputs("gcscope> ", stdout); fflush(stdout); }
+        if (tty && !ed) { fputs("gcscope> ", stdout); fflush(stdout); }
         continue;
       }
       memcpy(buf + len, line, l + 1);
@@ -216,10 +223,11 @@ int gcs_cmd_sql(int argc, char **argv) {
         len = 0;
         buf[0] = 0;
       }
-      if (tty) { fputs(len ? "   ...> " : "gcscope> ", stdout); fflush(stdout); }
+      if (tty && !ed) { fputs(len ? "   ...> " : "gcscope> ", stdout); fflush(stdout); }
     }
     if (len && strspn(buf, " \t\r\n") != len && run_sql(db, buf, mode, write)) rc = 1;
-    if (tty) fputc('\n', stdout);
+    if (tty && !ed) fputc('\n', stdout);
+    rpt_line_close(ed);
     free(buf);
   }
   sqlite3_close(db);
