@@ -69,6 +69,7 @@ static double now_ms(void) {
 static int run(struct tui_source *src, double long_pause_ms) {
   struct tui_model *m = tui_model_new();
   if (!m) { fprintf(stderr, "gcscope top: out of memory\n"); src->ops->close(src); return 1; }
+  tui_model_set_max_gcs(m, src->max_gcs);
   int status = 0;
   char err[600] = "";
   /* First poll before the screen starts, so a bad source fails with a plain line. */

@@ -173,6 +173,8 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = -1;
   e->base.ops = &ep_ops;
   e->base.poll_ms = 100;
+  /* a live view may run for days: the list keeps the newest GCs, the figures all */
+  e->base.max_gcs = TUI_LIVE_MAX_GCS;
   if (keep_dir && open_keep(e, keep_dir, err, errlen)) { ep_close(&e->base); return NULL; }
   int out = -1, in = -1;
   if (command && open_child_io(e, &out, &in, err, errlen)) { ep_close(&e->base); return NULL; }

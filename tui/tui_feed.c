@@ -26,6 +26,7 @@ struct tui_feed {
   uint64_t origin_ns;
   int have_origin;
   uint64_t lost;
+  uint64_t starts;             /* GCStart events: every TUI_FEED_KEEP_GCS, old GCs are forgotten */
   struct ring_ev *ring;        /* recent GC events (detail view) */
   size_t ring_head, ring_n;
 };
@@ -139,6 +140,9 @@ void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *
     gcs_event_format(ev, r->text, sizeof r->text);
   }
   gcs_recon_feed(f->recon, ev);
+  /* Bounded memory: the model already has the finished GCs. */
+  if (ev->kind == gcs_kind_GCStart && ++f->starts % TUI_FEED_KEEP_GCS == 0)
+    gcs_recon_forget_old(f->recon, TUI_FEED_KEEP_GCS);
 }
 
 void tui_feed_lost(struct tui_feed *f, uint64_t count) {

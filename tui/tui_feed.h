@@ -16,6 +16,11 @@
 #include "gcs_events.h"
 #include "tui_source.h"
 
+/* GCs a live view lists per process (the header, rollup and histogram still
+ * count every GC); the reconstruction keeps only its last TUI_FEED_KEEP_GCS. */
+#define TUI_LIVE_MAX_GCS 100000
+#define TUI_FEED_KEEP_GCS 1024
+
 struct tui_feed;
 
 struct tui_feed *tui_feed_new(void);

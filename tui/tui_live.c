@@ -219,6 +219,8 @@ static struct tui_live *live_new(char *err, size_t errlen) {
   }
   l->base.ops = &live_ops;
   l->base.poll_ms = 100;
+  /* a live view may run for days: the list keeps the newest GCs, the figures all */
+  l->base.max_gcs = TUI_LIVE_MAX_GCS;
   return l;
 }
 

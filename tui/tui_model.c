@@ -15,7 +15,20 @@ struct tui_model {
   struct tui_proc *procs;
   size_t nprocs, cap;
   uint64_t generation;
+  size_t max_gcs;              /* per process; 0: no limit */
 };
+
+/* What the figures keep of dropped GCs (see tui_model_set_max_gcs). */
+struct tui_dropped {
+  struct tui_summary s;        /* sums, counts and maxima (first/last/uptime unused) */
+  double first_pause, last_end;
+  struct tui_rollup roll[4];
+  unsigned hist[TUI_NBUCKETS];
+};
+
+void tui_model_set_max_gcs(struct tui_model *m, size_t max) { m->max_gcs = max; }
+
+static void drop_oldest(struct tui_proc *p, size_t max);
 
 /* 1-2-5 steps from 0.1 ms to 1 s. */
 const double tui_bucket_edges_ms[TUI_NBUCKETS - 1] = {
@@ -39,7 +52,10 @@ struct tui_model *tui_model_new(void) { return calloc(1, sizeof(struct tui_model
 
 void tui_model_free(struct tui_model *m) {
   if (!m) return;
-  for (size_t i = 0; i < m->nprocs; i++) free(m->procs[i].gcs);
+  for (size_t i = 0; i < m->nprocs; i++) {
+    free(m->procs[i].gcs);
+    free(m->procs[i].dropped);
+  }
   free(m->procs);
   free(m);
 }
@@ -103,6 +119,7 @@ int tui_model_add_gc(struct tui_model *m, const struct tui_gc *gc) {
     p->cap = cap;
   }
   p->gcs[p->ngcs++] = *gc;
+  drop_oldest(p, m->max_gcs);
   extend(p, gc->pause_start_ms);
   extend(p, gc->start_ms);
   if (!isnan(gc->duration_ms)) extend(p, gc->start_ms + gc->duration_ms);
@@ -136,24 +153,70 @@ const char *tui_gc_gen_name(const struct tui_gc *gc, char *buf, size_t len) {
 static double nz(double v) { return isnan(v) ? 0 : v; }
 static double maxd(double a, double b) { return isnan(b) || b <= a ? a : b; }
 
+/* One GC into the header figures. */
+static void fold_summary(struct tui_summary *s, double *first_pause, double *last_end, const struct tui_gc *gc) {
+  if (!gc->complete) { s->nincomplete++; return; }
+  if (gc->gen >= 0 && gc->gen <= 2) s->count[gc->gen]++;
+  if (gc->type == GCS_GC_TYPE_BACKGROUND) s->nbgc++;
+  if (gc->type == GCS_GC_TYPE_FOREGROUND) s->nfgc++;
+  s->total_pause_ms += nz(gc->pause_ms);
+  s->max_pause_ms = maxd(s->max_pause_ms, gc->pause_ms);
+  s->heap_max_mb = maxd(s->heap_max_mb, gc->peak_mb);
+  s->total_alloc_mb += nz(gc->alloc_mb);
+  if (!isnan(gc->after_mb)) s->heap_now_mb = gc->after_mb;
+  if (isnan(*first_pause)) *first_pause = gc->pause_start_ms;
+  double end = gc->start_ms + gc->duration_ms;   /* GCEnd: HeapStats follows it */
+  if (!isnan(end) && (isnan(*last_end) || end > *last_end)) *last_end = end;
+}
+
+static void fold_rollup(struct tui_rollup out[4], const struct tui_gc *gc) {
+  if (!gc->complete) return;
+  for (int k = 0; k < 2; k++) {
+    struct tui_rollup *r = k == 0 ? &out[0] : (gc->gen >= 0 && gc->gen <= 2 ? &out[1 + gc->gen] : NULL);
+    if (!r) continue;
+    r->count++;
+    if (tui_gc_is_induced(gc)) r->induced++;
+    r->max_pause_ms = maxd(r->max_pause_ms, gc->pause_ms);
+    r->max_peak_mb = maxd(r->max_peak_mb, gc->peak_mb);
+    r->max_alloc_rate_mbs = maxd(r->max_alloc_rate_mbs, gc->alloc_rate_mbs);
+    r->total_pause_ms += nz(gc->pause_ms);
+    r->total_alloc_mb += nz(gc->alloc_mb);
+  }
+}
+
+/* Drop the oldest GCs past the limit, folding them into p->dropped. */
+static void drop_oldest(struct tui_proc *p, size_t max) {
+  if (!max || p->ngcs <= max) return;
+  if (!p->dropped) {
+    p->dropped = calloc(1, sizeof *p->dropped);
+    if (!p->dropped) return;
+    p->dropped->first_pause = p->dropped->last_end = NAN;
+  }
+  size_t k = p->ngcs - max + max / 4;   /* drop a quarter more: amortised */
+  struct tui_dropped *d = p->dropped;
+  for (size_t i = 0; i < k; i++) {
+    const struct tui_gc *gc = &p->gcs[i];
+    fold_summary(&d->s, &d->first_pause, &d->last_end, gc);
+    fold_rollup(d->roll, gc);
+    if (gc->complete && !isnan(gc->pause_ms)) d->hist[tui_pause_bucket(gc->pause_ms)]++;
+  }
+  memmove(p->gcs, p->gcs + k, (p->ngcs - k) * sizeof *p->gcs);
+  p->ngcs -= k;
+  p->ndropped += k;
+}
+
 void tui_proc_summary(const struct tui_proc *p, struct tui_summary *s) {
   memset(s, 0, sizeof *s);
   double first_pause = NAN, last_end = NAN;
+  if (p->dropped) {
+    *s = p->dropped->s;
+    s->last = NULL;
+    first_pause = p->dropped->first_pause;
+    last_end = p->dropped->last_end;
+  }
   for (size_t i = 0; i < p->ngcs; i++) {
-    const struct tui_gc *gc = &p->gcs[i];
-    s->last = gc;
-    if (!gc->complete) { s->nincomplete++; continue; }
-    if (gc->gen >= 0 && gc->gen <= 2) s->count[gc->gen]++;
-    if (gc->type == GCS_GC_TYPE_BACKGROUND) s->nbgc++;
-    if (gc->type == GCS_GC_TYPE_FOREGROUND) s->nfgc++;
-    s->total_pause_ms += nz(gc->pause_ms);
-    s->max_pause_ms = maxd(s->max_pause_ms, gc->pause_ms);
-    s->heap_max_mb = maxd(s->heap_max_mb, gc->peak_mb);
-    s->total_alloc_mb += nz(gc->alloc_mb);
-    if (!isnan(gc->after_mb)) s->heap_now_mb = gc->after_mb;
-    if (isnan(first_pause)) first_pause = gc->pause_start_ms;
-    double end = gc->start_ms + gc->duration_ms;   /* GCEnd: HeapStats follows it */
-    if (!isnan(end) && (isnan(last_end) || end > last_end)) last_end = end;
+    s->last = &p->gcs[i];
+    fold_summary(s, &first_pause, &last_end, &p->gcs[i]);
   }
   if (!isnan(first_pause) && !isnan(last_end) && last_end > first_pause)
     s->process_duration_ms = last_end - first_pause;
@@ -166,27 +229,15 @@ void tui_proc_summary(const struct tui_proc *p, struct tui_summary *s) {
 
 void tui_proc_rollup(const struct tui_proc *p, struct tui_rollup out[4]) {
   memset(out, 0, 4 * sizeof *out);
-  for (size_t i = 0; i < p->ngcs; i++) {
-    const struct tui_gc *gc = &p->gcs[i];
-    if (!gc->complete) continue;
-    for (int k = 0; k < 2; k++) {
-      struct tui_rollup *r = k == 0 ? &out[0] : (gc->gen >= 0 && gc->gen <= 2 ? &out[1 + gc->gen] : NULL);
-      if (!r) continue;
-      r->count++;
-      if (tui_gc_is_induced(gc)) r->induced++;
-      r->max_pause_ms = maxd(r->max_pause_ms, gc->pause_ms);
-      r->max_peak_mb = maxd(r->max_peak_mb, gc->peak_mb);
-      r->max_alloc_rate_mbs = maxd(r->max_alloc_rate_mbs, gc->alloc_rate_mbs);
-      r->total_pause_ms += nz(gc->pause_ms);
-      r->total_alloc_mb += nz(gc->alloc_mb);
-    }
-  }
+  if (p->dropped) memcpy(out, p->dropped->roll, 4 * sizeof *out);
+  for (size_t i = 0; i < p->ngcs; i++) fold_rollup(out, &p->gcs[i]);
   for (int k = 0; k < 4; k++)
     out[k].mean_pause_ms = out[k].count ? out[k].total_pause_ms / out[k].count : NAN;
 }
 
 void tui_proc_histogram(const struct tui_proc *p, unsigned counts[TUI_NBUCKETS]) {
   memset(counts, 0, TUI_NBUCKETS * sizeof counts[0]);
+  if (p->dropped) memcpy(counts, p->dropped->hist, TUI_NBUCKETS * sizeof counts[0]);
   for (size_t i = 0; i < p->ngcs; i++)
     if (p->gcs[i].complete && !isnan(p->gcs[i].pause_ms))
       counts[tui_pause_bucket(p->gcs[i].pause_ms)]++;

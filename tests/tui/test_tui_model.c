@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "gcs_enums.h"
 #include "tui_model.h"
 
 
@@ -169,7 +170,69 @@ static void test_empty(void) {
   tui_model_free(m);
 }
 
+/* A bounded model (live views) lists only the newest GCs but its figures
+ * count every GC: the same 40 GCs into a model limited to 8 and into an
+ * unlimited one give the same header, rollup and histogram, exactly. The
+ * GCs: number i, gen i % 3 (every 7th a background gen2, every 5th
+ * induced), pause 0.5 + i ms, peak 100 + i % 13 MB, alloc 2 + i % 4 MB, one
+ * incomplete (i = 9). */
+static void test_bounded(void) {
+  struct tui_model *all = tui_model_new(), *few = tui_model_new();
+  CHECK(all && few);
+  if (!all || !few) return;
+  tui_model_set_max_gcs(few, 8);
+  for (int i = 1; i <= 40; i++) {
+    int gen = i % 7 == 0 ? 2 : i % 3, type = i % 7 == 0 ? GCS_GC_TYPE_BACKGROUND : GCS_GC_TYPE_NON_CONCURRENT;
+    struct tui_gc g = mk(i, gen, type, i % 5 == 0 ? (int)GCS_GC_REASON_INDUCED : 0, 10.0 * i, 10.0 * i + 0.1, 3,
+                         0.5 + i, 100 + i % 13, 50, 2 + i % 4);
+    g.complete = i != 9;
+    CHECK(tui_model_add_gc(all, &g) == 0);
+    CHECK(tui_model_add_gc(few, &g) == 0);
+  }
+  const struct tui_proc *pa = tui_model_proc(all, 1, 77, 0), *pf = tui_model_proc(few, 1, 77, 0);
+  CHECK(pa && pf);
+  if (!pa || !pf) return;
+  CHECK_EQ_U64(pa->ngcs, 40);
+  CHECK(pf->ngcs <= 8 && pf->ngcs + pf->ndropped == 40);
+  CHECK_EQ_U64(pf->gcs[pf->ngcs - 1].number, 40);      /* the newest stays */
+  struct tui_summary sa, sf;
+  tui_proc_summary(pa, &sa);
+  tui_proc_summary(pf, &sf);
+  for (int g = 0; g < 3; g++) CHECK_EQ_U64(sf.count[g], sa.count[g]);
+  CHECK_EQ_U64(sf.nbgc, sa.nbgc);
+  CHECK_EQ_U64(sf.nincomplete, 1);
+  CHECK_EQ_U64(sa.nincomplete, 1);
+  /* pauses 1.5 .. 40.5 without i = 9: 820 + 20 - 9.5 = 830.5 ms; max 40.5 ms */
+  CHECK_REL(sa.total_pause_ms, 830.5, 1e-12);
+  CHECK_REL(sf.total_pause_ms, sa.total_pause_ms, 1e-12);
+  CHECK_REL(sf.max_pause_ms, 40.5, 1e-12);
+  CHECK_REL(sf.heap_max_mb, sa.heap_max_mb, 1e-12);
+  CHECK_REL(sf.total_alloc_mb, sa.total_alloc_mb, 1e-12);
+  CHECK_REL(sf.process_duration_ms, sa.process_duration_ms, 1e-12);
+  CHECK_REL(sf.pct_paused, sa.pct_paused, 1e-12);
+  CHECK(sf.last && sf.last->number == 40);
+  struct tui_rollup ra[4], rf[4];
+  tui_proc_rollup(pa, ra);
+  tui_proc_rollup(pf, rf);
+  for (int k = 0; k < 4; k++) {
+    CHECK_EQ_U64(rf[k].count, ra[k].count);
+    CHECK_EQ_U64(rf[k].induced, ra[k].induced);
+    CHECK_REL(rf[k].total_pause_ms, ra[k].total_pause_ms, 1e-12);
+    CHECK(rf[k].max_pause_ms == ra[k].max_pause_ms);
+  }
+  CHECK_EQ_U64(ra[0].induced, 8);     /* 5, 10, ..., 40 */
+  unsigned ha[TUI_NBUCKETS], hf[TUI_NBUCKETS];
+  tui_proc_histogram(pa, ha);
+  tui_proc_histogram(pf, hf);
+  unsigned total = 0;
+  for (int b = 0; b < TUI_NBUCKETS; b++) { CHECK_EQ_U64(hf[b], ha[b]); total += hf[b]; }
+  CHECK_EQ_U64(total, 39);
+  tui_model_free(all);
+  tui_model_free(few);
+}
+
 int main(void) {
+  test_bounded();
   test_buckets();
   test_gen_names();
   test_figures();

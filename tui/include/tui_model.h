@@ -55,6 +55,8 @@ struct tui_gc {
 };
 
 /* One traced process. */
+struct tui_dropped;
+
 struct tui_proc {
   int64_t trace_id;            /* processes are keyed by (trace, pid) */
   int32_t pid;
@@ -62,8 +64,12 @@ struct tui_proc {
   char flavour[TUI_NAME_LEN];  /* "Workstation concurrent", "Server 4 heaps" ... */
   double first_ms;             /* earliest time seen for the process (ms since trace start) */
   double last_ms;              /* latest time seen */
-  struct tui_gc *gcs;          /* in arrival (= GC start) order */
+  struct tui_gc *gcs;          /* in arrival (= GC start) order: the newest ones */
   size_t ngcs, cap;
+  /* GCs dropped to bound memory (tui_model_set_max_gcs): what the header,
+   * rollup and histogram still count for them. */
+  uint64_t ndropped;
+  struct tui_dropped *dropped;
 };
 
 /* Header figures of one process (complete GCs only, like PerfView). */
@@ -97,6 +103,12 @@ const char *tui_bucket_label(int bucket);      /* "<0.1", "0.1", ..., ">=1s" */
 struct tui_model;
 
 struct tui_model *tui_model_new(void);
+
+/* Keep at most max GCs per process (0: no limit, the default). Older GCs are
+ * dropped from the list (the table and sparklines show the newest), but the
+ * header, rollup and histogram go on counting them exactly. */
+void tui_model_set_max_gcs(struct tui_model *m, size_t max);
+
 void tui_model_free(struct tui_model *m);
 
 /* The process (trace_id, pid); created (empty) if create != 0. NULL if absent

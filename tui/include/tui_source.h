@@ -43,6 +43,7 @@ struct tui_source {
   char err[512];               /* last error (poll returned -1) */
   char note[128];              /* transient status for the status line, "" if none */
   int poll_ms;                 /* how often the loop polls (ms) */
+  size_t max_gcs;              /* GCs the model keeps per process (0: all); live sources bound it */
 };
 
 /* `gcscope top DB`: follow the gcs table of a gcscope database. */
