@@ -53,11 +53,11 @@ static void raw_on(struct rpt_line *l) {
   t.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
   t.c_cc[VMIN] = 1;
   t.c_cc[VTIME] = 0;
-  if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) == 0) l->raw = 1;
+  if (tcsetattr(STDIN_FILENO, TCSADRAIN, &t) == 0) l->raw = 1;
 }
 
 static void raw_off(struct rpt_line *l) {
-  if (l->raw) tcsetattr(STDIN_FILENO, TCSAFLUSH, &l->saved);
+  if (l->raw) tcsetattr(STDIN_FILENO, TCSADRAIN, &l->saved);  /* typed-ahead input is kept */
   l->raw = 0;
 }
 
@@ -90,8 +90,7 @@ long rpt_line_read(struct rpt_line *l, const char *prompt, char *out, size_t cap
       if (pos < len) { memmove(b + pos, b + pos + 1, len - pos - 1); len--; }
     } else if (c == 3) {                            /* Ctrl-C: abandon the line */
       fputs("^C", stdout);
-      len = pos = 0;
-      ret = 0;
+      ret = -2;
       break;
     } else if (c == 127 || c == 8) {                /* Backspace */
       if (pos) { memmove(b + pos - 1, b + pos, len - pos); pos--; len--; }
@@ -129,6 +128,10 @@ long rpt_line_read(struct rpt_line *l, const char *prompt, char *out, size_t cap
   raw_off(l);
   fputs("\n", stdout);
   fflush(stdout);
+  if (ret == -2) {
+    if (cap) out[0] = '\0';
+    return 0;
+  }
   if (ret < 0) return -1;
   b[len] = '\0';
   add_history(l, b);

@@ -200,8 +200,15 @@ int gcs_cmd_sql(int argc, char **argv) {
     if (home && *home) snprintf(hist, sizeof hist, "%s/.gcscope_history", home);
     struct rpt_line *ed = rpt_line_open(hist[0] ? hist : NULL);
     if (tty && !ed) { fputs("gcscope> ", stdout); fflush(stdout); }
-    while (ed ? rpt_line_read(ed, len ? "   ...> " : "gcscope> ", line, sizeof line) >= 0
-              : fgets(line, sizeof line, stdin) != NULL) {
+    for (;;) {
+      long got = ed ? rpt_line_read(ed, len ? "   ...> " : "gcscope> ", line, sizeof line)
+                    : fgets(line, sizeof line, stdin) ? (long)strlen(line) : -1;
+      if (got < 0) break;
+      if (got == 0 && ed) {   /* Ctrl-C: the statement being typed is dropped, as sqlite3 does */
+        len = 0;
+        buf[0] = 0;
+        continue;
+      }
       size_t l = strlen(line);
       if (len + l + 1 > cap) {
         while (len + l + 1 > cap) cap *= 2;

@@ -39,10 +39,13 @@ def shell():
     return pid, fd
 
 
-def read_until(fd, needle, timeout=10):
+def read_until(fd, needle, timeout=10, then_prompt=True):
+    """Output up to needle and the next prompt: keys are sent only once the
+    shell reads again (its terminal is in raw mode then)."""
     buf = b""
     end = time.time() + timeout
-    while time.time() < end and needle not in buf:
+    while time.time() < end and (needle not in buf or (then_prompt and
+                                                       b"gcscope> " not in buf[buf.find(needle) + len(needle):])):
         r, _, _ = select.select([fd], [], [], 0.1)
         if r:
             try:
@@ -53,7 +56,7 @@ def read_until(fd, needle, timeout=10):
 
 
 pid, fd = shell()
-read_until(fd, b"gcscope> ")
+read_until(fd, b"gcscope> ", then_prompt=False)
 os.write(fd, b"SELEC 5 AS v;" + b"\x1b[D" * 8 + b"T\r")
 got = read_until(fd, b"v\r\n5\r\n")
 T.check(b"v\r\n5\r\n" in got, "edited line runs: SELECT 5 (%r)" % got[-120:])
@@ -76,7 +79,7 @@ lines = open(hist).read().splitlines() if os.path.exists(hist) else []
 T.check(lines[-2:] == ["SELECT nosuchcolumn FROM gcs;", "SELECT count(*) AS n FROM gcs;"],
         "history written (%s)" % lines[-3:])
 pid, fd = shell()
-read_until(fd, b"gcscope> ")
+read_until(fd, b"gcscope> ", then_prompt=False)
 os.write(fd, b"\x1b[A\r")
 got = read_until(fd, b"n\r\n478\r\n")
 T.check(b"n\r\n478\r\n" in got, "the next shell reads the history back")
