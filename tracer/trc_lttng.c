@@ -97,7 +97,7 @@ struct daemon_spec {
 /* Fork/exec spec->exe in its own process group (so a Ctrl-C meant for the
  * traced command does not reach it), stdio on /dev/null, and poll ready().
  * *pid is the child (0 when it exited); on timeout it is stopped. */
-static int daemon_start(const struct daemon_spec *spec, pid_t *pid, char *err, size_t errlen) {
+static int daemon_start(const struct daemon_spec *spec, char *const *args, pid_t *pid, char *err, size_t errlen) {
   *pid = 0;
   char exe[4096];
   if (find_exe(spec->exe, exe, sizeof exe) != 0) {
@@ -113,7 +113,8 @@ static int daemon_start(const struct daemon_spec *spec, pid_t *pid, char *err, s
     setpgid(0, 0);
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) { dup2(fd, 0); dup2(fd, 1); dup2(fd, 2); }
-    execl(exe, spec->exe, (char *)NULL);
+    if (args) execv(exe, args);
+    else execl(exe, spec->exe, (char *)NULL);
     _exit(127);
   }
   *pid = child;
@@ -145,7 +146,7 @@ int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
   };
   d->pid = 0;
   if (sessiond_ready()) return 0;
-  return daemon_start(&spec, &d->pid, err, errlen);
+  return daemon_start(&spec, NULL, &d->pid, err, errlen);
 }
 
 void trc_daemon_stop(struct trc_daemon *d) {
@@ -175,7 +176,7 @@ int trc_port_listening(int port) {
 
 static int relayd_ready(void) { return trc_port_listening(TRC_LIVE_PORT); }
 
-int trc_relayd_ensure(struct trc_relayd *r, char *err, size_t errlen) {
+int trc_relayd_ensure(struct trc_relayd *r, const char *output_dir, char *err, size_t errlen) {
   static const struct daemon_spec spec = {
     "lttng-relayd", relayd_ready, 100, 50,       /* up to 5 s */
     "no lttng-relayd in PATH; install lttng-tools", "",
@@ -183,7 +184,8 @@ int trc_relayd_ensure(struct trc_relayd *r, char *err, size_t errlen) {
   };
   r->pid = 0;
   if (relayd_ready()) return 0;
-  return daemon_start(&spec, &r->pid, err, errlen);
+  char *args[] = { (char *)"lttng-relayd", (char *)"-o", (char *)output_dir, NULL };
+  return daemon_start(&spec, output_dir ? args : NULL, &r->pid, err, errlen);
 }
 
 void trc_relayd_stop(struct trc_relayd *r) {

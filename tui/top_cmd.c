@@ -37,7 +37,8 @@ static const struct gcs_cli_opt top_opts[] = {
                  "-- COMMAND is a .NET program: watch it over EventPipe (its diagnostics socket)" },
   [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR",
-                 "with --dotnet/--pid: keep the stream as DIR/trace.nettrace (default: not kept)" },
+                 "keep the live trace in DIR (-- COMMAND: the CTF trace the relayd writes;\n"
+                 "--dotnet/--pid: DIR/trace.nettrace); default: a temporary directory removed on exit" },
   { 0 },
 };
 
@@ -164,7 +165,7 @@ int gcs_cmd_top(int argc, char **argv) {
   if (nsources > 1) return gcs_cli_error("top", "give one source: a DB, --session NAME, --pid PID or -- COMMAND");
   if (dotnet && !command && !pid) return gcs_cli_error("top", "--dotnet needs -- COMMAND or --pid PID");
   int eventpipe = pid || (dotnet && command);
-  if (keep && !eventpipe) return gcs_cli_error("top", "-o is for --dotnet -- COMMAND and --pid PID");
+  if (keep && !eventpipe && !command) return gcs_cli_error("top", "-o is for -- COMMAND and --pid PID");
   if (eventpipe && relayd) return gcs_cli_error("top", "--relayd is for LTTng sources, not EventPipe");
   if (pid && kill(pid, 0) != 0 && errno == ESRCH) {
     fprintf(stderr, "gcscope top: no process %d\n", (int)pid);
@@ -181,7 +182,7 @@ int gcs_cmd_top(int argc, char **argv) {
   if (db) src = tui_db_open(db, err, sizeof err);
   else if (eventpipe) src = tui_ep_open(command, pid, keep, err, sizeof err);
   else if (session) src = tui_live_attach(session, relayd, err, sizeof err);
-  else src = tui_live_run(command, relayd, live_timer_us, err, sizeof err);
+  else src = tui_live_run(command, relayd, live_timer_us, keep, err, sizeof err);
   if (!src) { fprintf(stderr, "gcscope top: %s\n", err); return 1; }
   return run(src, long_pause_ms);
 }

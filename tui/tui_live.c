@@ -263,7 +263,7 @@ struct tui_source *tui_live_attach(const char *session, const char *relayd_url, 
   return &l->base;
 }
 
-struct tui_source *tui_live_run(char **command, const char *relayd_url, long live_timer_us,
+struct tui_source *tui_live_run(char **command, const char *relayd_url, long live_timer_us, const char *keep_dir,
                                 char *err, size_t errlen) {
   if (relayd_url) {
     snprintf(err, errlen, "--relayd is for --session; -- COMMAND uses a local relayd");
@@ -272,9 +272,15 @@ struct tui_source *tui_live_run(char **command, const char *relayd_url, long liv
   struct tui_live *l = live_new(err, errlen);
   if (!l) return NULL;
   l->own_session = 1;
-  if (tui_lsess_open(&l->lsess, command, live_timer_us, err, errlen) < 0) { live_close(&l->base); return NULL; }
+  if (tui_lsess_open(&l->lsess, command, live_timer_us, keep_dir, err, errlen) < 0) { live_close(&l->base); return NULL; }
   make_url(l, "net://127.0.0.1", l->lsess.host, l->lsess.name);
   snprintf(l->base.desc, sizeof l->base.desc, "live: %s", command[0]);
+  if (!l->lsess.trace_dir[0])
+    snprintf(l->base.note, sizeof l->base.note, "trace: in the running lttng-relayd's output directory");
+  else if (l->lsess.trace_is_temp)
+    snprintf(l->base.note, sizeof l->base.note, "temp trace (removed on exit; -o DIR keeps it): %.80s", l->lsess.trace_dir);
+  else
+    snprintf(l->base.note, sizeof l->base.note, "trace kept in %.90s", l->lsess.trace_dir);
   if (build_graph(l, 0, err, errlen) < 0) { live_close(&l->base); return NULL; }
   return &l->base;
 }

@@ -24,7 +24,8 @@
 
 struct tui_source *tui_live_attach(const char *session, const char *relayd_url,
                                    char *err, size_t errlen);
-struct tui_source *tui_live_run(char **command, const char *relayd_url, long live_timer_us,
+/* keep_dir: -o DIR (see tui_lsess_open). */
+struct tui_source *tui_live_run(char **command, const char *relayd_url, long live_timer_us, const char *keep_dir,
                                 char *err, size_t errlen);
 
 #endif /* TUI_LIVE_H */

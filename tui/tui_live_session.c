@@ -3,7 +3,10 @@
 #include "tui_live_session.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -19,7 +22,13 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, char *err, size_t errlen) {
+static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *f) {
+  (void)sb; (void)flag; (void)f;
+  return remove(p);
+}
+
+int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, const char *keep_dir, char *err,
+                   size_t errlen) {
   memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "gcscope-top-%d", (int)getpid());
   if (gethostname(s->host, sizeof s->host) != 0) snprintf(s->host, sizeof s->host, "localhost");
@@ -48,7 +57,30 @@ int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, char
   if (r0 < 0) return -1;
   s->child_pid = s->child.pid;
   if (trc_daemon_ensure(&s->daemon, err, errlen) < 0) return -1;
-  if (trc_relayd_ensure(&s->relayd, err, errlen) < 0) return -1;
+  /* The live trace: in keep_dir, or a temporary directory removed at close
+   * (only a relayd we start writes where we say). */
+  if (keep_dir) {
+    if (mkdir(keep_dir, 0775) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "cannot create %s: %s", keep_dir, strerror(errno));
+      return -1;
+    }
+    if (!realpath(keep_dir, s->trace_dir)) { snprintf(err, errlen, "%s: %s", keep_dir, strerror(errno)); return -1; }
+  } else {
+    snprintf(s->trace_dir, sizeof s->trace_dir, "%s/gcscope-top-%d-XXXXXX", tmp, (int)getpid());
+    if (!mkdtemp(s->trace_dir)) {
+      snprintf(err, errlen, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+      s->trace_dir[0] = '\0';
+      return -1;
+    }
+    s->trace_is_temp = 1;
+  }
+  if (trc_relayd_ensure(&s->relayd, s->trace_dir, err, errlen) < 0) return -1;
+  if (!s->relayd.pid) {
+    /* a relayd already listened: the trace goes to its output directory */
+    if (s->trace_is_temp) rmdir(s->trace_dir);
+    s->trace_is_temp = 0;
+    s->trace_dir[0] = '\0';
+  }
   /* The tracer's "gc" profile events (rgc and CoreCLR), and only COMMAND:
    * other traced programs on the machine stay out of the view. */
   const char *names[TRC_MAX_EVENTS];
@@ -96,4 +128,8 @@ void tui_lsess_close(struct tui_lsess *s) {
   }
   trc_relayd_stop(&s->relayd);
   trc_daemon_stop(&s->daemon);
+  if (s->trace_is_temp && s->trace_dir[0]) {
+    nftw(s->trace_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);   /* our own mkdtemp directory */
+    s->trace_is_temp = 0;
+  }
 }

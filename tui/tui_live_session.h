@@ -32,9 +32,15 @@ struct tui_lsess {
   int child_released;          /* exec'd (else still held on its pipe) */
   int child_status;            /* wait status once reaped */
   char out_path[300];          /* COMMAND's stdout/stderr go here, not to the screen */
+  char trace_dir[4096];        /* where the relayd we started writes the live trace ("" if
+                                  a relayd already listened: its own output directory) */
+  int trace_is_temp;           /* trace_dir is ours to remove at close (no -o DIR) */
 };
 
-int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, char *err, size_t errlen);
+/* keep_dir (-o DIR): the relayd we start writes the trace there and it is
+ * kept; NULL: a temporary directory removed at close. */
+int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, const char *keep_dir, char *err,
+                   size_t errlen);
 /* Has COMMAND exited? Reaps it; returns 1 once (and after), 0 while it runs. */
 int tui_lsess_child_exited(struct tui_lsess *s);
 void tui_lsess_close(struct tui_lsess *s);

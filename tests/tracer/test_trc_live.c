@@ -92,7 +92,7 @@ int main(void) {
   struct trc_daemon d;
   if (trc_daemon_ensure(&d, err, sizeof err) < 0) { fprintf(stderr, "no session daemon: %s\n", err); return 1; }
   struct trc_relayd r;
-  if (trc_relayd_ensure(&r, err, sizeof err) < 0) {
+  if (trc_relayd_ensure(&r, NULL, err, sizeof err) < 0) {
     fprintf(stderr, "no relayd: %s\n", err);
     trc_daemon_stop(&d);
     return 1;

@@ -59,8 +59,17 @@ try:
     # --- 1: top starts and stops its own relayd ----------------------------
     if not port_open():
         t_start = time.time()
-        s = Screen("%s top -- %s --seconds 2" % (GCSCOPE, DEMO))
+        # The relayd top starts writes the live trace to a temporary directory
+        # (in $TMPDIR) that top removes when it quits, and says so.
+        tmpdir = os.path.join(WORK, "tmp")
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        os.makedirs(tmpdir)
+        s = Screen("%s top -- %s --seconds 2" % (GCSCOPE, DEMO), env={"TMPDIR": tmpdir})
         t = s.wait_until(lambda ls: any(re.match(r"PID \d+ rgc-demo", x) for x in ls), "live header", timeout=20)
+        check("temp trace (removed on exit; -o DIR keeps it): %s" % tmpdir[:20] in t or "command exited (" in t,
+              "the status line names the temporary trace", t)
+        live_dirs = glob.glob(os.path.join(tmpdir, "gcscope-top-*-*"))
+        check(len([d for d in live_dirs if os.path.isdir(d)]) == 1, "one temporary trace directory: %r" % live_dirs)
         t = s.wait_for("command exited (", timeout=20)
         remove_command_output(t)
         s.keys("q")
@@ -69,10 +78,25 @@ try:
         check("gcscope-top-" not in lttng("list").stdout, "top's live session destroyed")
         s.close()
         s = None
-        # the trace that relayd wrote in its default place: not ours to keep
-        for d in glob.glob(os.path.expanduser("~/lttng-traces/*/gcscope-top-*")):
-            if os.path.getmtime(d) >= t_start - 1:
-                shutil.rmtree(d, ignore_errors=True)
+        check(not [d for d in glob.glob(os.path.join(tmpdir, "gcscope-top-*")) if os.path.isdir(d)],
+              "the temporary trace directory is removed on exit")
+        check(not [d for d in glob.glob(os.path.expanduser("~/lttng-traces/*/gcscope-top-*"))
+                   if os.path.getmtime(d) >= t_start - 1], "nothing written to ~/lttng-traces")
+        # -o DIR keeps it: a CTF trace that imports.
+        keep = os.path.join(WORK, "kept")
+        shutil.rmtree(keep, ignore_errors=True)
+        s = Screen("%s top -o %s -- %s --seconds 2" % (GCSCOPE, keep, DEMO), env={"TMPDIR": tmpdir})
+        t = s.wait_for("command exited (", timeout=30)
+        remove_command_output(t)
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+        s.close()
+        s = None
+        metas = glob.glob(os.path.join(keep, "**", "metadata"), recursive=True)
+        check(len(metas) >= 1, "-o DIR keeps the trace (%r)" % metas)
+        imp = subprocess.run([GCSCOPE, "import", "-q", "-d", os.path.join(WORK, "kept.db"), keep], capture_output=True,
+                             text=True)
+        check(imp.returncode == 0, "the kept trace imports: %s" % imp.stderr.strip())
     else:
         print("a relayd already listens: part 1 skipped")
 

@@ -37,8 +37,9 @@ struct trc_relayd {
 
 /* Make sure an lttng-relayd listens on 127.0.0.1:TRC_LIVE_PORT: use the one
  * there, or fork/exec `lttng-relayd` with its default ports (own process
- * group, output silenced) and wait up to 5 s for its live port. */
-int trc_relayd_ensure(struct trc_relayd *r, char *err, size_t errlen);
+ * group, output silenced; `-o output_dir` when not NULL: where it writes the
+ * traces) and wait up to 5 s for its live port. */
+int trc_relayd_ensure(struct trc_relayd *r, const char *output_dir, char *err, size_t errlen);
 /* Stop the relayd we started (SIGTERM, then SIGKILL after 5 s), by PID. */
 void trc_relayd_stop(struct trc_relayd *r);
 /* Is something accepting TCP connections on 127.0.0.1:port? */
