@@ -329,9 +329,10 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   if (gc->type == GCS_GC_TYPE_BACKGROUND)
     add_line(ls, "BGC pauses: initial %s ms, final (SuspendForGCPrep) %s ms",
              num(a, 12, gc->bgc_pause1_ms, 3), num(b, 12, gc->bgc_pause2_ms, 3));
-  add_line(ls, "Alloc %s MB (gen0 %s MB) at %s MB/s   Promoted %s MB", num(a, 12, gc->alloc_mb, 3),
-           num(b, 12, gc->gen0_alloc_mb, 3), num(c, 12, gc->alloc_rate_mbs, 1), num(d, 12, gc->promoted_mb, 3));
-  add_line(ls, "Heap: peak %s MB, after %s MB", num(a, 12, gc->peak_mb, 3), num(b, 12, gc->after_mb, 3));
+  add_line(ls, "Alloc %s MB measured; PerfView %s MB (gen0 %s) %s MB/s", num(a, 12, gc->alloc_mb, 3),
+           num(d, 12, gc->alloc_perfview_mb, 3), num(b, 12, gc->gen0_alloc_mb, 3), num(c, 12, gc->alloc_rate_mbs, 1));
+  add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", num(a, 12, gc->peak_mb, 3), num(b, 12, gc->after_mb, 3),
+           num(c, 12, gc->promoted_mb, 3));
   add_line(ls, "%s", "");
   add_line(ls, "%-6s %12s %12s", "Gen", "Before MB", "After MB");
   static const char *const gens[TUI_NGENS] = { "gen0", "gen1", "gen2", "LOH", "POH" };

@@ -70,7 +70,10 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
   t.bgc_pause2_ms = g->bgc_pause2_msec;
   t.pct_pause = g->pct_pause_time;
   t.gen0_alloc_mb = g->user_alloc_mb[0];
-  t.alloc_mb = g->total_alloc_mb;
+  t.alloc_perfview_mb = g->total_alloc_mb;
+  /* measured; a foreground GC inside a running background GC learns it when
+   * that ends (gc_alloc_known reports the GC again) */
+  t.alloc_mb = !isnan(g->total_alloc_measured_mb) || g->nheaps > 0 ? g->total_alloc_measured_mb : g->total_alloc_mb;
   t.alloc_rate_mbs = g->alloc_rate_mb_sec;
   t.peak_mb = g->peak_mb;
   t.after_mb = g->after_mb;
@@ -94,7 +97,7 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
 struct tui_feed *tui_feed_new(void) {
   struct tui_feed *f = calloc(1, sizeof *f);
   if (f) f->ring = calloc(RING_CAP, sizeof *f->ring);
-  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done };
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done, .gc_alloc_known = on_gc_done };
   if (f && f->ring) f->recon = gcs_recon_new(&cb, f);
   if (!f || !f->ring || !f->recon) {
     if (f) free(f->ring);

@@ -265,7 +265,8 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT concurrent_gc FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
-      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at "
+      " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at, "
+      "s.total_alloc_measured_mb "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -309,6 +310,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->runtime_version = dup_col(s, 22);
     p->incomplete_why = dup_col(s, 23);
     p->trace_truncated_at = sqlite3_column_type(s, 24) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 24);
+    p->total_alloc_measured = dcol(s, 25);
   }
   sqlite3_finalize(s);
   if (m->nprocs > 1) gcs_input_overlaps(db, &m->overlaps, &m->noverlaps);

@@ -28,6 +28,7 @@ typedef struct sqlite3 sqlite3;
   X(pct_gc, "% GC", "%GC", 1, 1) \
   X(gen0_alloc_mb, "Gen0 Alloc MB", "Gen0 Alloc", 3, 0) \
   X(gen0_alloc_rate_mb_sec, "Gen0 Alloc Rate MB/sec", "Gen0 MB/s", 2, 1) \
+  X(alloc_measured_mb, "Alloc MB Measured (gcscope)", "Alloc Meas", 3, 1) \
   X(peak_mb, "Peak MB", "Peak MB", 3, 0) \
   X(after_mb, "After MB", "After MB", 3, 0) \
   X(ratio_peak_after, "Ratio Peak/After", "Pk/Af", 2, 0) \
@@ -107,6 +108,7 @@ struct st_proc {
   int server_gc, concurrent_gc, heap_count; /* -1 unknown */
   int gc_count, incomplete_count, induced_count;
   double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
+  double total_alloc_measured;  /* gcscope's measured allocations (NaN without per-heap history) */
   double max_suspend, total_gc_cpu;
   int64_t lost_events, trace_discarded;
   int64_t trace_truncated_at;     /* traces.truncated_at, -1 if the trace is complete */

@@ -63,6 +63,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "pct_pause_time", p->pct_pause, 1);
     jkv(o, "max_heap_mb", p->max_heap, 1);
     jkv(o, "total_alloc_mb", p->total_alloc, 1);
+    jkv(o, "total_alloc_measured_mb", p->total_alloc_measured, 1);
     jkv(o, "total_promoted_mb", p->total_promoted, 1);
     jkv(o, "max_suspend_msec", p->max_suspend, 1);
     jkv(o, "process_duration_msec", p->process_duration, 1);
@@ -312,8 +313,12 @@ void st_write_html(FILE *o, const struct st_model *m) {
     fprintf(o, "<li>Runtime: %s GC, concurrent GC %s</li>",
             p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
             p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
-    fprintf(o, "<li>Total Allocs: %s MB</li><li>Number of Heaps: %d</li>", rpt_num(a, sizeof a, p->total_alloc, 3),
-            p->heap_count);
+    fprintf(o, "<li>Total Allocs: %s MB</li>", rpt_num(a, sizeof a, p->total_alloc, 3));
+    if (!isnan(p->total_alloc_measured))
+      fprintf(o, "<li>Total Allocs measured: %s MB (gcscope: from the heap's sizes around each GC; PerfView's figure "
+              "above takes a background GC's gen0 from AllocationTick alone)</li>",
+              rpt_num(a, sizeof a, p->total_alloc_measured, 3));
+    fprintf(o, "<li>Number of Heaps: %d</li>", p->heap_count);
     fprintf(o, "<li>GCs: %d complete, %d incomplete</li>", p->gc_count, p->incomplete_count);
     fprintf(o, "<li>Total GC Pause: %s msec</li><li>%% Time paused for Garbage Collection: %s%%</li>",
             rpt_num(a, sizeof a, p->total_pause, 1), rpt_num(b, sizeof b, p->pct_pause, 1));

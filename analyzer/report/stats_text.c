@@ -81,6 +81,9 @@ static void summary(FILE *out, const struct st_proc *p) {
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
+  if (!isnan(p->total_alloc_measured))
+    fprintf(out, "  Total Allocs measured: %s MB (heap sizes around each GC; gcscope's, not PerfView's)\n",
+            NUM(b, p->total_alloc_measured, 3));
   if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
   else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);

@@ -168,6 +168,25 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
     snprintf(err, errlen, "%s: not a gcscope database", in->db_path);
     goto fail;
   }
+  if (have && !gcs_db_is_current(db)) {
+    /* Made by an older gcscope: add the newer columns (empty until its
+     * traces are imported again), as an import would. */
+    sqlite3_close(db);
+    db = gcs_db_open(in->db_path, err, errlen);
+    if (!db) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", err);
+      snprintf(err, errlen, "%s: made by an older gcscope and cannot be brought up to date (%s)", in->db_path, why);
+      goto fail;
+    }
+    sqlite3_close(db);
+    db = NULL;
+    if (sqlite3_open_v2(in->db_path, &db, flags, NULL) != SQLITE_OK) {
+      snprintf(err, errlen, "%s: %s", in->db_path, db ? sqlite3_errmsg(db) : "cannot open");
+      goto fail;
+    }
+    sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+  }
   if (fill_scope(db, ids, nids, have, opts->trace_id, in->imported ? arg : in->db_path, err, errlen)) goto fail;
   free(ids);
   in->db = db;

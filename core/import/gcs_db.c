@@ -12,17 +12,45 @@
 
 static const char schema_sql[] = GCS_SCHEMA_SQL;
 
-/* A database made before a column was added to traces gets it (NULL in the
- * rows it has), so newer imports and reports work on it. */
-static int add_missing_columns(sqlite3 *db, char **msg) {
+/* Columns added after the first release: a database made before gets them
+ * (NULL in the rows it has), so newer imports and reports work on it; its
+ * traces can be imported again for the new figures. */
+static const struct { const char *table, *column, *type; } added_columns[] = {
+  { "traces", "truncated_at", "INTEGER" },
+  { "gcs", "soh_alloc_measured_mb", "REAL" },
+  { "gcs", "loh_alloc_measured_mb", "REAL" },
+  { "gcs", "poh_alloc_measured_mb", "REAL" },
+  { "gcs", "alloc_measured_mb", "REAL" },
+  { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
+};
+
+static int has_column(sqlite3 *db, const char *table, const char *column) {
   sqlite3_stmt *st;
-  int has = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('traces') WHERE name = 'truncated_at'", -1, &st,
-                         NULL) != SQLITE_OK)
-    return SQLITE_OK;
-  has = sqlite3_step(st) == SQLITE_ROW;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+    return 1;
+  sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+  int has = sqlite3_step(st) == SQLITE_ROW;
   sqlite3_finalize(st);
-  return has ? SQLITE_OK : sqlite3_exec(db, "ALTER TABLE traces ADD COLUMN truncated_at INTEGER", NULL, NULL, msg);
+  return has;
+}
+
+int gcs_db_is_current(sqlite3 *db) {
+  for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++)
+    if (!has_column(db, added_columns[i].table, added_columns[i].column)) return 0;
+  return 1;
+}
+
+static int add_missing_columns(sqlite3 *db, char **msg) {
+  for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++) {
+    if (has_column(db, added_columns[i].table, added_columns[i].column)) continue;
+    char sql[256];
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added_columns[i].table, added_columns[i].column,
+             added_columns[i].type);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
 }
 static const char index_sql[] = GCS_INDEX_SQL;
 

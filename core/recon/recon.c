@@ -138,6 +138,7 @@ static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
   p->last_completed = gc->g.list_index;
   if (p->current_bgc == gc->g.list_index) p->current_bgc = -1;
   recon_calc_gc(r, p, gc);
+  recon_alloc_advance(r, p, 0, 0);
   report(r, gc);
 }
 
@@ -210,6 +211,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->start_ns = ev->ts_ns;
   g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
   g->gc_cpu_msec = NAN;
+  recon_alloc_init_gc(gc);
   gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
   gc->start_version = ev->version;
   gc->start_ns_rel = t;
@@ -611,6 +613,7 @@ void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
     if (drop <= 0) continue;
     if (p->current_bgc >= 0 && p->current_bgc < drop) drop = p->current_bgc;
     if (drop <= 0) continue;
+    recon_alloc_advance(r, p, 0, drop);
     for (int j = 0; j < drop; j++) {
       struct recon_gc *gc = p->gcs[j];
       if (!gc->reported) {
@@ -624,6 +627,7 @@ void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
     p->ngcs -= drop;
     for (int j = 0; j < p->ngcs; j++) p->gcs[j]->g.list_index = j;
     if (p->current_bgc >= 0) p->current_bgc -= drop;
+    p->alloc.next -= drop;
     p->last_completed = p->last_completed >= drop ? p->last_completed - drop : -1;
   }
 }

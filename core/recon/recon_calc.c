@@ -309,6 +309,7 @@ static void summarize(struct recon_proc *p) {
   s->total_pause_msec = s->total_alloc_mb = s->total_promoted_mb = 0;
   s->max_pause_msec = s->max_suspend_msec = s->max_alloc_rate_mb_sec = s->max_heap_mb = NAN;
   s->total_gc_cpu_msec = NAN;
+  s->total_alloc_measured_mb = NAN;
   double first_pause_start = NAN;
   for (int j = 0; j < p->ngcs; j++) {
     const struct gcs_gc *g = &p->gcs[j]->g;
@@ -322,6 +323,9 @@ static void summarize(struct recon_proc *p) {
     s->max_pause_msec = max_ignoring_nan(s->max_pause_msec, g->pause_msec);
     s->max_suspend_msec = max_ignoring_nan(s->max_suspend_msec, g->suspend_msec);
     s->total_alloc_mb += g->total_alloc_mb;
+    if (!isnan(g->total_alloc_measured_mb))
+      s->total_alloc_measured_mb = (isnan(s->total_alloc_measured_mb) ? 0 : s->total_alloc_measured_mb) +
+                                   g->total_alloc_measured_mb;
     s->max_alloc_rate_mb_sec = max_ignoring_nan(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
     s->max_heap_mb = max_ignoring_nan(s->max_heap_mb, g->peak_mb);
     s->total_promoted_mb += g->promoted_mb;
@@ -345,6 +349,7 @@ void recon_calc_all(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) recon_calc_gc(r, p, p->gcs[j]);
+    recon_alloc_advance(r, p, 1, 0);
     for (int j = 0; j < p->ngcs; j++) {
       struct gcs_gc *g = &p->gcs[j]->g;
       if (!gcs_type_is_background(g->type) || !g->complete) continue;

@@ -22,6 +22,16 @@ struct recon_gc {
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
   int npins, pins_cap;
   int heaps_cap, waits_cap;
+  double alloc_counted[3];      /* a background GC: bytes counted since it began */
+};
+
+/* recon_alloc.c: the measured allocations' timeline of one process. */
+#define RECON_ALLOC_PENDING 16
+struct recon_alloc {
+  int next;                     /* list index of the first GC not yet placed */
+  double level[3];              /* bytes in SOH/LOH/POH at the last observation */
+  struct recon_gc *pending[RECON_ALLOC_PENDING]; /* placed, after-observation not applied */
+  int npending;
 };
 
 struct recon_proc {
@@ -46,6 +56,7 @@ struct recon_proc {
   uint64_t origin_abs;           /* the recon's origin, for absolute times */
   int has_first_event;
   int64_t first_event, last_event;
+  struct recon_alloc alloc;
 };
 
 struct gcs_recon {
@@ -64,5 +75,11 @@ static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
 /* recon_calc.c */
 void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc);
 void recon_calc_all(struct gcs_recon *r);
+
+/* recon_alloc.c: place every GC whose allocations can be measured now (all
+ * of them when final); drop_below: GCs below this list index are about to be
+ * freed (gcs_recon_forget_old) and are settled first. */
+void recon_alloc_advance(struct gcs_recon *r, struct recon_proc *p, int final, int drop_below);
+void recon_alloc_init_gc(struct recon_gc *gc);
 
 #endif /* GCS_RECON_INTERNAL_H */

@@ -118,6 +118,10 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_figure(s, P_gcs_poh_alloc_mb, g->user_alloc_mb[GCS_GEN_POH]);
     bind_figure(s, P_gcs_total_alloc_mb, g->total_alloc_mb);
     bind_figure(s, P_gcs_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
+    bind_figure(s, P_gcs_soh_alloc_measured_mb, g->alloc_measured_mb[0]);
+    bind_figure(s, P_gcs_loh_alloc_measured_mb, g->alloc_measured_mb[1]);
+    bind_figure(s, P_gcs_poh_alloc_measured_mb, g->alloc_measured_mb[2]);
+    bind_figure(s, P_gcs_alloc_measured_mb, g->total_alloc_measured_mb);
     bind_figure(s, P_gcs_alloc_tick_small_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL]);
     bind_figure(s, P_gcs_alloc_tick_large_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_LARGE]);
     bind_figure(s, P_gcs_alloc_tick_pinned_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_PINNED]);
@@ -263,6 +267,7 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
   bind_figure(s, P_sum_mean_pause_msec, p->mean_pause_msec);
   bind_figure(s, P_sum_max_suspend_msec, p->max_suspend_msec);
   bind_figure(s, P_sum_total_alloc_mb, p->total_alloc_mb);
+  bind_figure(s, P_sum_total_alloc_measured_mb, p->total_alloc_measured_mb);
   bind_figure(s, P_sum_max_alloc_rate_mb_sec, p->max_alloc_rate_mb_sec);
   bind_figure(s, P_sum_max_heap_mb, p->max_heap_mb);
   bind_figure(s, P_sum_total_promoted_mb, p->total_promoted_mb);

@@ -530,7 +530,39 @@ def case_top():
     check(per_gen == counts, "the kept stream has the GCs top showed (%s vs %s)" % (per_gen, counts))
 
 
+def case_alloc_measured():
+    """gcscope's measured allocations against GC.GetTotalAllocatedBytes(true),
+    read right after a last induced GC (GCPROG_FINAL_GC=1): every byte the
+    runtime handed out is before that GC's observation. Seen here: alloc
+    +0.28 %, bgc -1.29 % (CoreCLR's background GCs report gen0 before/after
+    figures that hide part of what was allocated while they ran; not
+    established which part), PerfView's column -2.6 % and -5.5 %. Asserted:
+    within 2 %, and closer to the runtime's figure than PerfView's."""
+    for scenario, env in (("alloc", {"DOTNET_GCgen0size": "0x200000"}),
+                          ("bgc", {"DOTNET_gcConcurrent": "1", "DOTNET_GCgen0size": "0x100000"})):
+        d = workdir("alloc_measured_" + scenario)
+        e = env_with(dict(env, GCPROG_FINAL_GC="1"))
+        p = record(["--dotnet", "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "dotnet", GCPROG, scenario],
+                   cwd=d, env=e)
+        check(p.returncode == 0, "%s: record exits 0 (got %d)" % (scenario, p.returncode))
+        m = re.search(r"^ALLOCATED bytes=(\d+)", p.stdout, re.M)
+        check(m is not None, "%s: the program printed ALLOCATED" % scenario)
+        if not m:
+            continue
+        want = int(m.group(1))
+        row = sql(d + "/t.db", "SELECT sum(alloc_measured_mb) * 1e6, sum(total_alloc_mb) * 1e6, "
+                               "sum(alloc_measured_mb < 0), sum(complete = 1 AND alloc_measured_mb IS NULL) FROM gcs")[0]
+        ours, pv = float(row[0]), float(row[1])
+        print("%s: runtime %d bytes, measured %.0f (%+.3f %%), PerfView %.0f (%+.1f %%)"
+              % (scenario, want, ours, (ours - want) * 100.0 / want, pv, (pv - want) * 100.0 / want))
+        check(abs(ours - want) <= 0.02 * want, "%s: measured %.0f within 2 %% of the runtime's %d" % (scenario, ours, want))
+        check(abs(ours - want) < abs(pv - want), "%s: measured closer to the runtime than PerfView's %.0f" % (scenario, pv))
+        check(row[2] == "0" and row[3] == "0", "%s: no negative or missing measured figure (%s, %s)"
+              % (scenario, row[2], row[3]))
+
+
 CASES = {
+    "alloc_measured": case_alloc_measured,
     "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
     # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
     "launch_server": lambda: launch_case("launch_server", "alloc",

@@ -109,6 +109,15 @@ int main(void) {
   CHECK_REL(b->user_alloc_mb[0], 2.72, 1e-9);
   CHECK_REL(b->user_alloc_mb[3], 0, 1e-9);
   CHECK_REL(b->user_alloc_mb[4], 0, 1e-9);
+  /* measured (recon_alloc.c): GC1 from an empty heap, summed over the 4 heaps:
+   * SOH 10,000,000 - 4 x 100,000 free = 9.6 MB, LOH 1.2, POH 0.16; GC2 as
+   * PerfView's 2.72 with nothing on the LOH/POH. */
+  CHECK_REL(a->alloc_measured_mb[0], 9.6, 1e-9);
+  CHECK_REL(a->alloc_measured_mb[1], 1.2, 1e-9);
+  CHECK_REL(a->alloc_measured_mb[2], 0.16, 1e-9);
+  CHECK_REL(b->alloc_measured_mb[0], 2.72, 1e-9);
+  CHECK_REL(b->total_alloc_measured_mb, 2.72, 1e-9);
+  CHECK_REL(gcs_recon_process(r, 0)->total_alloc_measured_mb, 9.6 + 1.2 + 0.16 + 2.72, 1e-9);
   CHECK_REL(b->gen_survival_pct[1], 20, 1e-9);
   CHECK(b->condemned[0] == 1 && b->condemned[1] == 1 && b->condemned[2] == 2);
   int others = 0;

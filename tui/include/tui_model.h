@@ -41,7 +41,10 @@ struct tui_gc {
   double bgc_pause2_ms;        /* BGC final pause, BGCFinalPauseMSec (NaN for non-BGCs) */
   double pct_pause;            /* PauseTimePercentageSinceLastGC */
   double gen0_alloc_mb;        /* UserAllocated[Gen0] */
-  double alloc_mb;             /* AllocedSinceLastGCMB */
+  double alloc_mb;             /* allocated since the previous GC: gcscope's measured figure
+                                * (gcs_gc.total_alloc_measured_mb), PerfView's
+                                * AllocedSinceLastGCMB where the trace has no per-heap history */
+  double alloc_perfview_mb;    /* AllocedSinceLastGCMB */
   double alloc_rate_mbs;       /* AllocRateMBSec */
   double peak_mb;              /* HeapSizePeakMB */
   double after_mb;             /* HeapSizeAfterMB */

@@ -91,6 +91,7 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(pause_start_msec) X(start_msec) X(duration_msec) X(suspend_msec) X(pause_msec) \
   X(bgc_pause1_msec) X(bgc_pause2_msec) X(pct_pause_time) X(pct_gc) \
   X(gen0_alloc_mb) X(gen0_alloc_rate_mb_sec) X(total_alloc_mb) X(alloc_rate_mb_sec) X(gc_cpu_msec) \
+  X(alloc_measured_mb) \
   X(peak_mb) X(after_mb) X(ratio_peak_after) X(promoted_mb) \
   X(gen0_mb) X(gen0_survival_pct) X(gen0_frag_pct) X(gen1_mb) X(gen1_survival_pct) X(gen1_frag_pct) \
   X(gen2_mb) X(gen2_survival_pct) X(gen2_frag_pct) X(loh_mb) X(loh_survival_pct) X(loh_frag_pct) \

@@ -43,6 +43,10 @@ typedef struct sqlite3 sqlite3;
  * ("permission denied"). */
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
 
+/* 1 when db has every column this gcscope writes (gcs_db_open adds those a
+ * database made by an older gcscope lacks). */
+int gcs_db_is_current(sqlite3 *db);
+
 /* Create the indexes of GCS_INDEX_SQL (if missing). */
 int gcs_db_create_indexes(sqlite3 *db, char *err, size_t errlen);
 

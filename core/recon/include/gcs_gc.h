@@ -100,6 +100,13 @@ struct gcs_gc {
   double total_alloc_mb;        /* AllocedSinceLastGCMB */
   double alloc_rate_mb_sec;     /* AllocRateMBSec */
   double gen0_alloc_rate_mb_sec;
+  /* gcscope's measured allocations (not PerfView's): what the heap's sizes
+   * before and after the GCs say was allocated since the previous one, in
+   * time order, with what a background GC saw allocated while it ran
+   * (recon_alloc.c). [0] SOH (gen0), [1] LOH, [2] POH; NaN until known (a GC
+   * without per-heap history, or one whose background GC is still open). */
+  double alloc_measured_mb[3];
+  double total_alloc_measured_mb;
 
   /* sizes (MB) */
   int has_heap_stats;

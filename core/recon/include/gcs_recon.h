@@ -47,6 +47,10 @@ struct gcs_recon_callbacks {
   /* A GC became complete (PerfView's OnEnd), or was closed as incomplete at
    * gcs_recon_finish / because events were lost. */
   void (*gc_done)(const struct gcs_gc *gc, void *ud);
+  /* A GC already reported got its measured allocations
+   * (alloc_measured_mb): a foreground GC inside a background GC learns them
+   * when the background GC ends. Optional. */
+  void (*gc_alloc_known)(const struct gcs_gc *gc, void *ud);
   /* A suspension ended (SuspendEEEnd on the suspending thread): pid, the
    * SuspendEEBegin's Count for GC suspensions (SuspendForGC and
    * SuspendForGCPrep; CoreCLR writes the previous GC's index there, librgc
@@ -88,6 +92,7 @@ struct gcs_proc_summary {
   int gc_count, incomplete_count, induced_count;
   double total_pause_msec, max_pause_msec, mean_pause_msec, max_suspend_msec;
   double total_alloc_mb, max_alloc_rate_mb_sec, max_heap_mb, total_promoted_mb;
+  double total_alloc_measured_mb; /* Σ total_alloc_measured_mb (NaN if no GC has one) */
   double process_duration_msec, pct_pause_time;
   int heap_count;               /* -1 if unknown */
   double total_gc_cpu_msec;     /* NaN if no GCCpuTime */

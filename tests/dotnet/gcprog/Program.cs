@@ -4,6 +4,8 @@
 // for every GC it observes (GC.GetGCMemoryInfo after each step, when the GC
 // count moved by exactly one, so the last GC is the only new one), and at exit
 //   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
+// With GCPROG_FINAL_GC=1 it ends with an induced GC and prints
+//   ALLOCATED bytes=N   (GC.GetTotalAllocatedBytes(true) right after it)
 // Scenarios: alloc (allocate, promote, LOH, pinning, one induced gen2 GC),
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
 // GC over a large live graph), idle (allocate slowly for a given time),
@@ -144,6 +146,14 @@ static class Program
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
             default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
+        }
+        if (Environment.GetEnvironmentVariable("GCPROG_FINAL_GC") == "1")
+        {
+            // A last blocking GC, then what the runtime says it handed out: every
+            // allocation is before that GC, so the trace's measured allocations can
+            // be compared with it (a few bytes allocated in between aside).
+            GC.Collect();
+            Console.WriteLine($"ALLOCATED bytes={GC.GetTotalAllocatedBytes(true)}");
         }
         Observe();
         Console.WriteLine($"COUNTS gen0={GC.CollectionCount(0)} gen1={GC.CollectionCount(1)} gen2={GC.CollectionCount(2)}");

@@ -1,0 +1,162 @@
+/*
+ * recon_alloc.c — gcscope's measured allocations: what the heap itself says
+ * was allocated between GCs. This is not a PerfView figure (PerfView's
+ * AllocedSinceLastGCMB stays in recon_calc.c, with its quirks); it sits
+ * beside it because PerfView's
+ *   - counts a background GC's gen0 allocations from AllocationTick events
+ *     only (zero without the verbose level), and
+ *   - subtracts the previous GC *in the list* even when that GC ran inside a
+ *     background GC and saw the heap before the background GC swept it
+ *     (negative LOH allocations).
+ *
+ * The method. Every GC with per-heap history gives two observations of each
+ * allocating generation g (SOH = gen0, LOH, POH), summed over heaps: at its
+ * start, the objects before it (size - free list - free objects), and at its
+ * end, the objects after it (size after - fragmentation). Walk them in time
+ * order with a level L per generation:
+ *   - a start observation B: allocated = max(0, B - L) since the last
+ *     observation, attributed to this GC; L = B;
+ *   - an end observation A of a blocking GC: L = A (nothing allocates while
+ *     the world is stopped);
+ *   - an end observation of a background GC, which ran concurrently with the
+ *     program: gen0 is not collected by it, so max(0, A - L) was allocated
+ *     meanwhile; for LOH/POH, whose survivors it counts (pinned + non-pinned
+ *     survival), what it holds beyond them, A - survived, was allocated while
+ *     it ran, less what GCs inside it already counted. Then L = A.
+ * The first observation counts from an empty heap (the process's allocations
+ * before its first GC). On librgc traces the totals equal what the runtime
+ * counted it handed out (tests/recon, tests/tracer); what is allocated after
+ * the last GC is not in any figure.
+ *
+ * Order: a GC's observations are placed once every GC that started before it
+ * is settled (complete, or closed incomplete), so a foreground GC inside a
+ * background GC learns its figure when the background GC ends
+ * (gc_alloc_known).
+ */
+#include <math.h>
+
+#include "recon_internal.h"
+
+static const int meas_gen[3] = { GCS_GEN0, GCS_GEN_LOH, GCS_GEN_POH };
+
+void recon_alloc_init_gc(struct recon_gc *gc) {
+  for (int m = 0; m < 3; m++) gc->g.alloc_measured_mb[m] = NAN;
+  gc->g.total_alloc_measured_mb = NAN;
+}
+
+static int has_gen(const struct gcs_gc *g, int gen) { return g->nheaps > 0 && (int)g->heaps[0].gen_count > gen; }
+
+static int observable(const struct recon_gc *gc) { return gc->g.complete && gc->g.nheaps > 0; }
+
+static double sum_heaps(const struct gcs_gc *g, int gen, int what) {
+  double s = 0;
+  for (int h = 0; h < g->nheaps; h++) {
+    if ((int)g->heaps[h].gen_count <= gen) continue;
+    const struct gcs_gc_heap *hp = &g->heaps[h];
+    switch (what) {
+    case 0:
+      s += (double)hp->gen[gen].size_before - (double)hp->gen[gen].free_list_before -
+           (double)hp->gen[gen].free_obj_before;
+      break;
+    case 1:
+      s += (double)hp->gen[gen].size_after - (double)hp->gen[gen].free_list_after -
+           (double)hp->gen[gen].free_obj_after;
+      break;
+    default: s += (double)hp->gen[gen].pinned_surv + (double)hp->gen[gen].non_pinned_surv; break;
+    }
+  }
+  return s;
+}
+
+static uint64_t end_time(const struct gcs_gc *g) { return g->end_ns ? g->end_ns : g->heap_stats_ns; }
+
+static void credit(struct recon_alloc *a, struct recon_gc *gc, int m, double bytes) {
+  struct gcs_gc *g = &gc->g;
+  if (isnan(g->alloc_measured_mb[m])) g->alloc_measured_mb[m] = 0;
+  g->alloc_measured_mb[m] += bytes / 1e6;
+  g->total_alloc_measured_mb = g->alloc_measured_mb[0] + g->alloc_measured_mb[1] + g->alloc_measured_mb[2];
+  for (int i = 0; i < a->npending; i++)
+    if (a->pending[i] != gc && gcs_type_is_background(a->pending[i]->g.type)) a->pending[i]->alloc_counted[m] += bytes;
+}
+
+static void apply_end(struct gcs_recon *r, struct recon_alloc *a, struct recon_gc *gc) {
+  const struct gcs_gc *g = &gc->g;
+  int bgc = gcs_type_is_background(g->type);
+  for (int m = 0; m < 3; m++) {
+    int gen = meas_gen[m];
+    if (!has_gen(g, gen)) continue;
+    double after = sum_heaps(g, gen, 1);
+    if (bgc) {
+      double d = m == 0 ? after - a->level[m] : after - sum_heaps(g, gen, 2) - gc->alloc_counted[m];
+      if (d > 0) credit(a, gc, m, d);
+    }
+    a->level[m] = after;
+  }
+  if (gc->reported && r->cb.gc_alloc_known) r->cb.gc_alloc_known(g, r->ud);
+}
+
+/* Apply the pending end observations up to time limit (all with limit 0), in
+ * time order. */
+static void apply_ends(struct gcs_recon *r, struct recon_alloc *a, uint64_t limit) {
+  while (a->npending > 0) {
+    int best = 0;
+    for (int i = 1; i < a->npending; i++)
+      if (end_time(&a->pending[i]->g) < end_time(&a->pending[best]->g)) best = i;
+    struct recon_gc *gc = a->pending[best];
+    if (limit && end_time(&gc->g) > limit) return;
+    a->pending[best] = a->pending[--a->npending];
+    apply_end(r, a, gc);
+  }
+}
+
+static void place(struct gcs_recon *r, struct recon_alloc *a, struct recon_gc *gc) {
+  apply_ends(r, a, gc->g.start_ns ? gc->g.start_ns : 1);
+  if (!observable(gc)) return;
+  struct gcs_gc *g = &gc->g;
+  for (int m = 0; m < 3; m++) {
+    int gen = meas_gen[m];
+    if (!has_gen(g, gen)) {
+      if (isnan(g->alloc_measured_mb[m])) g->alloc_measured_mb[m] = 0;
+      continue;
+    }
+    double before = sum_heaps(g, gen, 0), d = before - a->level[m];
+    credit(a, gc, m, d > 0 ? d : 0);
+    a->level[m] = before;
+  }
+  g->total_alloc_measured_mb = g->alloc_measured_mb[0] + g->alloc_measured_mb[1] + g->alloc_measured_mb[2];
+  if (a->npending == RECON_ALLOC_PENDING) apply_ends(r, a, 0); /* never in practice: ends are near */
+  a->pending[a->npending++] = gc;
+}
+
+/* May GC i be placed? A complete GC once its per-heap history is in (a
+ * server GC's may follow its completion: then once the next GC has begun); a
+ * GC closed incomplete at once; an open one once a later GC completed,
+ * unless it is the running background GC. */
+static int settled(const struct recon_proc *p, int i, int final) {
+  const struct recon_gc *gc = p->gcs[i];
+  if (final) return 1;
+  int later = i < p->ngcs - 1;
+  if (gc->g.complete)
+    return later || (gc->g.nheaps > 0 && (gc->g.heap_count <= 0 || gc->g.nheaps >= gc->g.heap_count));
+  if (gc->reported) return 1;
+  if (p->current_bgc == i) return 0;
+  return p->last_completed > i;
+}
+
+void recon_alloc_advance(struct gcs_recon *r, struct recon_proc *p, int final, int drop_below) {
+  struct recon_alloc *a = &p->alloc;
+  while (a->next < p->ngcs && (a->next < drop_below || settled(p, a->next, final))) place(r, a, p->gcs[a->next++]);
+  if (a->next == p->ngcs) {
+    apply_ends(r, a, 0);
+  } else if (drop_below > 0) {
+    /* GCs about to be freed leave the pending list now */
+    for (int i = 0; i < a->npending;)
+      if (a->pending[i]->g.list_index < drop_below) {
+        struct recon_gc *gc = a->pending[i];
+        a->pending[i] = a->pending[--a->npending];
+        apply_end(r, a, gc);
+      } else {
+        i++;
+      }
+  }
+}
