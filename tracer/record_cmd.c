@@ -465,7 +465,7 @@ static int do_import(struct rec *r) {
   if (!n) return 0;
   char err[512];
   struct gcs_import_opts io = { .out = stdout };
-  if (isatty(STDERR_FILENO)) io.progress = gcs_import_progress_line;
+  if (isatty(STDERR_FILENO) && !r->o.quiet) io.progress = gcs_import_progress_line;
   if (gcs_import_paths(r->o.db ? r->o.db : GCS_DB_DEFAULT_PATH, paths, n, &io, err, sizeof err)) {
     fprintf(stderr, "gcscope record: import failed: %s\n", err);
     return 1;

@@ -50,7 +50,7 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -72,6 +72,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_CIRC] = { "circular-mb", 0, GCS_CLI_DOUBLE, 1, INFINITY, "MB", "flight-recorder ring of MB per channel" },
   [O_TRANSPORT] = { "transport", 0, GCS_CLI_STRING, 0, 0, "T",
                     "eventpipe (default for .NET) or lttng (CoreCLR's LTTng provider, DOTNET_EnableEventLog=1)" },
+  [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no progress line while --import runs" },
   { 0 },
 };
 
@@ -79,7 +80,7 @@ static const struct gcs_cli_spec record_spec = {
   .cmd = "record",
   .usage = "[-o DIR] [--profile gc|alloc|handles|verbose]\n"
            "  [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
-           "  [--dotnet [--transport eventpipe|lttng]] [--import [-d DB]] [--relayd URL]\n"
+           "  [--dotnet [--transport eventpipe|lttng]] [--import [-d DB] [-q]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]",
@@ -117,6 +118,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     else return bad("--transport: unknown transport '%s' (expected eventpipe or lttng)%s", p->value, "");
     return 0;
   case O_IMPORT: o->import = 1; return 0;
+  case O_QUIET: o->quiet = 1; return 0;
   case O_RELAYD: o->relayd = p->value; return 0;
   case O_GC_OVER: case O_SUSP_OVER: case O_BGC_OVER: {
     int t = k == O_GC_OVER ? TRC_GC_OVER : k == O_SUSP_OVER ? TRC_SUSPEND_OVER : TRC_BGC_FINAL_OVER;

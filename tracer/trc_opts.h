@@ -30,6 +30,7 @@ struct trc_opts {
   int dotnet;                    /* --dotnet */
   enum trc_transport transport;  /* --transport; AUTO = EventPipe for .NET */
   int import;                    /* --import */
+  int quiet;                     /* -q: no progress line */
   const char *db;                /* -d DB (with --import) */
   const char *relayd;            /* --relayd URL */
   int trigger_on[TRC_NKINDS];    /* --stop-on-... given */
