@@ -14,8 +14,12 @@
  *   bgc-final-pause-over GCSuspendEEBegin(SuspendForGCPrep) -> GCRestartEEEnd;
  *                        PerfView's /StopOnBGCFinalPauseOverMsec
  *
- * A pair fires its trigger when the trigger has a threshold and the pair's
- * duration is strictly greater (threshold 0: every pair longer than 0).
+ * A pair fires when one of the rules (gcs_rules.h; the three flags are rules
+ * of the builtin form) matches it: its kind and predicates, a duration
+ * strictly greater than its threshold (0: every pair longer than 0), and its
+ * limits (max=, cooldown=, for=, timed by the events). Rules of the other
+ * forms see the events themselves (event pairs) or each complete GC's pause
+ * (the windowed % paused).
  * Re-arming (after a capture, or when notifications were lost): pairs that
  * began before the re-arm time are not reported at all (PerfView re-creates
  * its triggers, so such a stop is an orphan; a pair spanning lost events
@@ -42,9 +46,12 @@ enum gcs_trigger_kind {
   GCS_TRIGGER_GC_OVER,
   GCS_TRIGGER_SUSPEND_OVER,
   GCS_TRIGGER_BGC_FINAL_OVER,
-  GCS_TRIGGER_NKINDS
+  GCS_TRIGGER_NKINDS,
+  /* the other rule forms (gcs_rules.h): pairs of events, a windowed metric */
+  GCS_TRIGGER_EVENT_PAIR = GCS_TRIGGER_NKINDS,
+  GCS_TRIGGER_WINDOW
 };
-/* "gc-over", "suspend-over", "bgc-final-pause-over" */
+/* "gc-over", "suspend-over", "bgc-final-pause-over", "event-pair", "pct-pause" */
 const char *gcs_trigger_name(enum gcs_trigger_kind k);
 
 /* One closed pair. */
@@ -57,8 +64,10 @@ struct gcs_trigger_pair {
   uint32_t reason;          /* suspend-over: the suspend reason */
   double ms;                /* end_ns - begin_ns in ms */
   uint64_t begin_ns, end_ns;
-  int fires;                /* over its trigger's threshold */
+  int fires;                /* a rule fired on it */
   int resolved;             /* gc_index/gen/type are those of the GC's GCStart */
+  int rule;                 /* the rule that fired (gcs_triggers_rule), -1 none */
+  double value;             /* window: the % of the window paused; else ms */
 };
 
 /* Every pair reported (fired or not), in closing order. */
@@ -80,7 +89,18 @@ struct gcs_triggers;
  * has a threshold until gcs_triggers_set_threshold. */
 struct gcs_triggers *gcs_triggers_new(int keep_gcs, gcs_trigger_pair_fn on_pair, void *ud);
 void gcs_triggers_free(struct gcs_triggers *t);
+/* PerfView's flag form: the builtin rule named after k (gcs_rule_builtin),
+ * added or given the new threshold. */
 void gcs_triggers_set_threshold(struct gcs_triggers *t, enum gcs_trigger_kind k, double ms);
+/* Any rule (gcs_rules.h), copied; rules are tried in the order added and the
+ * first that fires on a pair wins. -1 when out of memory. */
+struct gcs_rule;
+int gcs_triggers_add_rule(struct gcs_triggers *t, const struct gcs_rule *r);
+int gcs_triggers_nrules(const struct gcs_triggers *t);
+const struct gcs_rule *gcs_triggers_rule(const struct gcs_triggers *t, int i);
+/* Rule i's last firing does not count (its capture was discarded): its
+ * max= and cooldown= forget it. */
+void gcs_triggers_discard(struct gcs_triggers *t, int i);
 
 /* The events the rules read, and their payload fields (NULL-terminated, by
  * gc_events.def name); every other field may be 0. */
