@@ -27,6 +27,7 @@
 #include "trc_clr_lttng.h"
 #include "trc_eventpipe.h"
 #include "trc_fire.h"
+#include "gcs_rules.h"
 #include "trc_lttng.h"
 #include "trc_opts.h"
 #include "trc_profile.h"
@@ -74,7 +75,7 @@ struct rec {
   uint64_t discarded_seen;     /* trc_watch_discarded already passed to m */
   uint64_t discard_check_ns;   /* when the discard counters were last read */
   uint64_t drop_reported_ns;
-  int captures, verified, unverified;
+  int captures, verified, unverified, logged, stop_now;
   char capture_paths[16][PATH_MAX + 32];
   int pending;
   struct gcs_trigger_pair fire;
@@ -105,25 +106,37 @@ static int check_discards(struct rec *r) {
   return 1;
 }
 
-static void on_event(const struct gcs_event *ev, void *ud) {
-  struct rec *r = ud;
-  struct gcs_trigger_pair f;
-  if (!gcs_triggers_feed(r->m, ev, &f)) return;
+static void on_fire(struct rec *r, struct gcs_trigger_pair f) {
   /* A pair spanning discarded notifications may join a begin and an end of
    * different pauses: such a fire is not trusted. */
-  if (check_discards(r)) return;
-  if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) return;
+  if (check_discards(r)) {
+    gcs_triggers_discard(r->m, f.rule);
+    return;
+  }
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, f.rule);
+  if (r->triggers && rule && rule->action == GCS_RULE_LOG) {
+    /* no capture: said, noted and run (its figures are the live ones) */
+    trc_fire_announce(r->m, &f, 0);
+    if (!r->o.relayd) trc_fire_note(r->outdir, r->m, &f, NULL, "logged (timed live)");
+    trc_fire_run(rule, &f, NULL);
+    r->logged++;
+    return;
+  }
+  if (!r->triggers || r->pending || !r->session_live || r->captures >= r->o.collect_multiple) {
+    gcs_triggers_discard(r->m, f.rule);
+    return;
+  }
   r->pending = 1;
   r->fire = f;
   r->due_ns = f.end_ns + (uint64_t)(r->o.delay_after_sec * 1e9);
-  if (r->o.delay_after_sec > 0) {
-    /* An unresolved suspension's Count is not the GC's index on CoreCLR. */
-    char gc[32] = "suspension";
-    if (f.resolved || f.kind != GCS_TRIGGER_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
-    printf("gcscope record: trigger %s fired (pid %d %s, %.1f ms); capturing in %g s\n",
-           gcs_trigger_name(f.kind), f.pid, gc, f.ms, r->o.delay_after_sec);
-  }
+  if (r->o.delay_after_sec > 0) trc_fire_announce(r->m, &f, r->o.delay_after_sec);
   fflush(stdout);
+}
+
+static void on_event(const struct gcs_event *ev, void *ud) {
+  struct rec *r = ud;
+  struct gcs_trigger_pair f;
+  for (int got = gcs_triggers_feed(r->m, ev, &f); got; got = gcs_triggers_next(r->m, &f)) on_fire(r, f);
 }
 
 static int mkdir_p(const char *path) {
@@ -164,22 +177,32 @@ static int prepare_outdir(struct rec *r) {
  * confirms the pause, or cannot say), 0 when the trace contradicts it: the
  * capture is renamed NAME-unverified and does not count. */
 static int verify_capture(struct rec *r, const char *name, const char *path) {
-  double thr[GCS_TRIGGER_NKINDS];
-  trc_rules_thresholds(&r->o, thr);
   static struct trc_replay rp;
   char err[512];
-  if (trc_replay(path, thr, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, r->fire.rule);
+  if (trc_replay_rule(path, rule, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
     printf("gcscope record: %s not verified: %s\n", name, err);
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "not verified");
     return 1;
   }
   if (!rp.matched) {
     printf("gcscope record: %s not verified: the pause is not in the capture (a larger --circular-mb keeps more)\n",
            name);
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "not verified");
     return 1;
   }
   if (rp.match.fires) {
-    printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
+    if (rp.match.kind == GCS_TRIGGER_WINDOW)
+      printf("gcscope record: %s verified: the trace says %.1f %% paused\n", name, rp.match.value);
+    else
+      printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
     r->verified++;
+    struct gcs_trigger_pair exact = r->fire;
+    exact.ms = rp.match.ms;
+    exact.value = rp.match.value;
+    exact.begin_ns = rp.match.begin_ns;
+    exact.end_ns = rp.match.end_ns;
+    trc_fire_note(r->outdir, r->m, &exact, name, "verified");
     return 1;
   }
   char moved[PATH_MAX + 64];
@@ -187,11 +210,17 @@ static int verify_capture(struct rec *r, const char *name, const char *path) {
   if (rename(path, moved) != 0) {
     printf("gcscope record: %s not confirmed (the trace says %.3f ms) but kept: cannot rename it to %s: %s\n", name,
            rp.match.ms, moved, strerror(errno));
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "not verified");
     return 1;
   }
   r->unverified++;
-  printf("gcscope record: %s discarded: the trace says %.3f ms, not over %g ms (the notification arrived late); "
-         "moved to %s, re-armed\n", name, rp.match.ms, r->o.trigger_ms[r->fire.kind], moved);
+  char desc[300];
+  if (rule) gcs_rule_describe(rule, desc, sizeof desc);
+  else snprintf(desc, sizeof desc, "?");
+  printf("gcscope record: %s discarded: the trace says %.3f ms, not over rule %s (the notification arrived late); "
+         "moved to %s, re-armed\n", name, rp.match.ms, desc, moved);
+  trc_fire_note(r->outdir, r->m, &r->fire, moved + strlen(r->outdir) + 1, "discarded");
+  gcs_triggers_discard(r->m, r->fire.rule);
   return 0;
 }
 
@@ -206,10 +235,11 @@ static void take_capture(struct rec *r) {
     r->pending = 0;
     return;
   }
-  char what[96];
+  char what[96], desc[320];
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, r->fire.rule);
   trc_fire_describe(&r->fire, what, sizeof what);
-  printf("gcscope record: trigger %s %g ms: pid %d %s: %.1f ms -> ",
-         gcs_trigger_name(r->fire.kind), r->o.trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms);
+  trc_fire_label(r->m, &r->fire, desc, sizeof desc);
+  printf("gcscope record: %s: pid %d %s: %.1f ms -> ", desc, r->fire.pid, what, r->fire.ms);
   if (r->o.relayd) printf("%s-* on lttng-relayd at %s\n", name, r->o.relayd);
   else printf("%s\n", path);
   fflush(stdout);
@@ -221,6 +251,11 @@ static void take_capture(struct rec *r) {
   if (r->captures < 16) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
   r->pending = 0;
+  trc_fire_run(rule, &r->fire, r->o.relayd ? name : path);
+  if (rule && rule->action == GCS_RULE_STOP) {
+    printf("gcscope record: rule %s stops the recording (action=stop)\n", rule->name);
+    r->stop_now = 1;
+  }
   gcs_triggers_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
 }
 
@@ -378,7 +413,7 @@ static int run(struct rec *r) {
     if (r->pending && t >= r->due_ns) {
       if (gcs_triggers_resolve(r->m, &r->fire) || t >= r->due_ns + GEN_WAIT_NS) {
         take_capture(r);
-        if (r->captures >= o->collect_multiple) {
+        if (r->captures >= o->collect_multiple || r->stop_now) {
           end_session(r);
           if (!o->command) stop = 1;
           else if (!r->child_done)
@@ -436,8 +471,11 @@ static int run(struct rec *r) {
     else if (r->unverified)
       printf("gcscope record: no capture confirmed by the trace (%d discarded, in %s/unverified-*)\n", r->unverified,
              r->outdir);
-    else
+    else if (!r->logged)
       printf("gcscope record: no trigger fired; nothing written\n");
+    if (r->logged)
+      printf("gcscope record: %d firing%s of action=log rules, in %s/firings.tsv\n", r->logged,
+             r->logged == 1 ? "" : "s", r->o.relayd ? "(not kept: --relayd)" : r->outdir);
   } else {
     if (r->o.relayd) print_relayd_where(r, "trace");
     else printf("gcscope record: trace in %s\n", r->outdir);
@@ -479,13 +517,24 @@ int gcs_cmd_record(int argc, char **argv) {
   memset(r, 0, sizeof *r);
   r->child.pid = -1;
   int rc = trc_opts_parse(argc, argv, &r->o);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (trc_eventpipe_wanted(&r->o)) return prepare_outdir(r) ? 1 : trc_eventpipe_record(&r->o, r->outdir);
+  if (rc) {
+    trc_opts_free(&r->o);
+    return rc == 1 ? 0 : rc;
+  }
+  if (trc_eventpipe_wanted(&r->o)) {
+    rc = prepare_outdir(r) ? 1 : trc_eventpipe_record(&r->o, r->outdir);
+    trc_opts_free(&r->o);
+    return rc;
+  }
   if (r->o.dotnet && trc_clr_lttng_check(r->o.pid, r->o.command, r->err, sizeof r->err)) {
     fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", r->err);
+    trc_opts_free(&r->o);
     return 1;
   }
-  if (!r->o.relayd && prepare_outdir(r)) return 1;
+  if (!r->o.relayd && prepare_outdir(r)) {
+    trc_opts_free(&r->o);
+    return 1;
+  }
   if (r->o.relayd) snprintf(r->outdir, sizeof r->outdir, "%s", r->o.relayd);
 
   struct sigaction sa, old_int, old_term;
@@ -526,5 +575,6 @@ int gcs_cmd_record(int argc, char **argv) {
 out:
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
+  trc_opts_free(&r->o);
   return rc;
 }

@@ -32,6 +32,7 @@
 #include "trc_ep_flight.h"
 #include "trc_ep_session.h"
 #include "trc_fire.h"
+#include "gcs_rules.h"
 #include "trc_replay.h"
 
 #define POLL_MS 100
@@ -76,7 +77,7 @@ struct eprec {
   int pending;
   struct gcs_trigger_pair fire;
   int64_t due_ms;
-  int captures, verified;
+  int captures, verified, logged, stop_now;
   char capture_paths[MAX_CAPTURES_KEPT][PATH_MAX + 48];
 };
 
@@ -107,23 +108,32 @@ static int check_options(const struct trc_opts *o) {
 
 /* ---- triggers on the live stream ----------------------------------------- */
 
+static void on_fire(struct eprec *r, struct gcs_trigger_pair f) {
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, f.rule);
+  if (rule && rule->action == GCS_RULE_LOG) {
+    /* timed by the events: exact; said, noted and run, no capture */
+    trc_fire_announce(r->m, &f, 0);
+    trc_fire_note(r->outdir, r->m, &f, NULL, "logged");
+    trc_fire_run(rule, &f, NULL);
+    r->logged++;
+    return;
+  }
+  if (r->pending || r->captures >= r->o->collect_multiple || r->stop_now) {
+    gcs_triggers_discard(r->m, f.rule);
+    return;
+  }
+  r->pending = 1;
+  r->fire = f;
+  r->due_ms = mono_ms() + (int64_t)(r->o->delay_after_sec * 1000);
+  if (r->o->delay_after_sec > 0) trc_fire_announce(r->m, &f, r->o->delay_after_sec);
+}
+
 static int on_live_event(const struct gcs_event *ev, void *ud) {
   struct eprec *r = ud;
   if (ev->ts_ns > r->last_ts) r->last_ts = ev->ts_ns;
   if (!gcs_triggers_event_needed(ev->kind)) return 0;
   struct gcs_trigger_pair f;
-  if (!gcs_triggers_feed(r->m, ev, &f)) return 0;
-  if (r->pending || r->captures >= r->o->collect_multiple) return 0;
-  r->pending = 1;
-  r->fire = f;
-  r->due_ms = mono_ms() + (int64_t)(r->o->delay_after_sec * 1000);
-  if (r->o->delay_after_sec > 0) {
-    char gc[32] = "suspension";
-    if (f.resolved || f.kind != GCS_TRIGGER_SUSPEND_OVER) snprintf(gc, sizeof gc, "GC #%u", f.gc_index);
-    printf("gcscope record: trigger %s fired (pid %d %s, %.3f ms); capturing in %g s\n",
-           gcs_trigger_name(f.kind), f.pid, gc, f.ms, r->o->delay_after_sec);
-    fflush(stdout);
-  }
+  for (int got = gcs_triggers_feed(r->m, ev, &f); got; got = gcs_triggers_next(r->m, &f)) on_fire(r, f);
   return 0;
 }
 
@@ -135,39 +145,50 @@ static int on_live_object(const struct gcs_nettrace_object *o, void *ud) {
  * it back through the same rules finds the same pause (verified), unless the
  * ring no longer held its start. */
 static void verify_capture(struct eprec *r, const char *name, const char *path) {
-  double thr[GCS_TRIGGER_NKINDS];
-  trc_rules_thresholds(r->o, thr);
   static struct trc_replay rp;
   char err[512];
-  if (trc_replay(path, thr, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, r->fire.rule);
+  if (trc_replay_rule(path, rule, r->fire.pid, &r->fire, &rp, err, sizeof err)) {
     printf("gcscope record: %s not verified: %s\n", name, err);
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "not verified");
   } else if (!rp.matched) {
     printf("gcscope record: %s holds the events after the pause only (a larger --circular-mb keeps more)\n", name);
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "not verified");
   } else {
-    printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
+    if (rp.match.kind == GCS_TRIGGER_WINDOW)
+      printf("gcscope record: %s verified: the trace says %.1f %% paused\n", name, rp.match.value);
+    else
+      printf("gcscope record: %s verified: the trace says %.3f ms\n", name, rp.match.ms);
     r->verified++;
+    trc_fire_note(r->outdir, r->m, &r->fire, name, "verified");
   }
 }
 
 static void take_capture(struct eprec *r) {
   int k = r->captures + 1;
-  char name[48], path[PATH_MAX + 48], what[96];
+  char name[48], path[PATH_MAX + 48], what[96], desc[320];
   snprintf(name, sizeof name, "capture-%d.nettrace", k);
   snprintf(path, sizeof path, "%s/%s", r->outdir, name);
   gcs_triggers_resolve(r->m, &r->fire);
   trc_fire_describe(&r->fire, what, sizeof what);
+  const struct gcs_rule *rule = gcs_triggers_rule(r->m, r->fire.rule);
+  trc_fire_label(r->m, &r->fire, desc, sizeof desc);
   r->pending = 0;
   char err[PATH_MAX + 256];
   if (trc_epf_write(r->fr, path, err, sizeof err)) {
     fprintf(stderr, "gcscope record: %s\n", err);
     return;
   }
-  printf("gcscope record: trigger %s %g ms: pid %d %s: %.3f ms -> %s\n", gcs_trigger_name(r->fire.kind),
-         r->o->trigger_ms[r->fire.kind], r->fire.pid, what, r->fire.ms, path);
+  printf("gcscope record: %s: pid %d %s: %.3f ms -> %s\n", desc, r->fire.pid, what, r->fire.ms, path);
   fflush(stdout);
   verify_capture(r, name, path);
   if (r->captures < MAX_CAPTURES_KEPT) snprintf(r->capture_paths[r->captures], sizeof r->capture_paths[0], "%s", path);
   r->captures++;
+  trc_fire_run(rule, &r->fire, path);
+  if (rule && rule->action == GCS_RULE_STOP) {
+    printf("gcscope record: rule %s stops the recording (action=stop)\n", rule->name);
+    r->stop_now = 1;
+  }
   gcs_triggers_rearm(r->m, r->last_ts + 1);   /* PerfView re-creates its triggers */
   fflush(stdout);
 }
@@ -237,7 +258,7 @@ static int record_loop(struct eprec *r) {
     if (p < 0) return -1;
     if (r->triggers) {
       maybe_capture(r);
-      if (r->captures >= o->collect_multiple) {
+      if (r->captures >= o->collect_multiple || r->stop_now) {
         printf("gcscope record: all %d capture%s taken%s\n", r->captures, r->captures == 1 ? "" : "s",
                r->s.launch ? "; waiting for the command to exit" : "");
         fflush(stdout);
@@ -336,8 +357,11 @@ static void print_watch_summary(struct eprec *r) {
   if (r->captures)
     printf("gcscope record: %d capture%s in %s (%d verified by the trace's timestamps)\n", r->captures,
            r->captures == 1 ? "" : "s", r->outdir, r->verified);
-  else
+  else if (!r->logged)
     printf("gcscope record: no trigger fired; nothing written\n");
+  if (r->logged)
+    printf("gcscope record: %d firing%s of action=log rules, in %s/firings.tsv\n", r->logged, r->logged == 1 ? "" : "s",
+           r->outdir);
   print_counts(&t, 1);
   const struct gcs_nettrace_info *info = gcs_nettrace_stream_info(r->ns);
   if (info && info->events_lost) printf(" (%llu events lost)", (unsigned long long)info->events_lost);

@@ -1,6 +1,8 @@
 /* trc_opts.c — parsing and validation of `gcscope record`'s options. */
 #include "trc_opts.h"
 
+#include "gcs_rules.h"
+
 #include "gcs_cli.h"
 
 #include <errno.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 
 static int bad(const char *fmt, const char *a, const char *b) {
-  char msg[512];
+  char msg[1400];
   snprintf(msg, sizeof msg, fmt, a, b);
   return gcs_cli_error("record", "%s", msg);
 }
@@ -44,13 +46,14 @@ const char *trc_trigger_name(enum trc_trigger_kind k) {
 }
 
 int trc_opts_any_trigger(const struct trc_opts *o) {
+  if (o->nrules > 0) return 1;
   for (int k = 0; k < TRC_NKINDS; k++)
     if (o->trigger_on[k]) return 1;
   return 0;
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -73,6 +76,8 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_TRANSPORT] = { "transport", 0, GCS_CLI_STRING, 0, 0, "T",
                     "eventpipe (default for .NET) or lttng (CoreCLR's LTTng provider, DOTNET_EnableEventLog=1)" },
   [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no progress line while --import runs" },
+  [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules, one a line (docs/tracer.md, Stop rules)" },
+  [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
   { 0 },
 };
 
@@ -83,7 +88,7 @@ static const struct gcs_cli_spec record_spec = {
            "  [--dotnet [--transport eventpipe|lttng]] [--import [-d DB] [-q]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
-           "  [--collect-multiple N] [--circular-mb MB] [-- COMMAND [ARGS]]",
+           "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N] [-- COMMAND [ARGS]]",
   .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng, or over EventPipe for .NET\n"
            "(--dotnet; --pid of a process with a diagnostic socket).",
   .opts = record_opts,
@@ -127,7 +132,13 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     return 0;
   }
   case O_DELAY: o->delay_after_sec = p->dval; return 0;
-  case O_MULTI: o->collect_multiple = (int)p->ival; return 0;
+  case O_MULTI: case O_MAXCAP: o->collect_multiple = (int)p->ival; return 0;
+  case O_RULES: {
+    char err[600];
+    free(o->rules);
+    if (gcs_rules_load(p->value, &o->rules, &o->nrules, err, sizeof err)) return bad("--rules %s%s", err, "");
+    return 0;
+  }
   case O_CIRC: o->circular_mb = p->dval; return 0;
   default: return 0;
   }
@@ -153,4 +164,10 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     o->command = argv + p.optind;
   }
   return 0;
+}
+
+void trc_opts_free(struct trc_opts *o) {
+  free(o->rules);
+  o->rules = NULL;
+  o->nrules = 0;
 }

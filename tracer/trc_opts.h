@@ -39,9 +39,13 @@ struct trc_opts {
   int collect_multiple;          /* --collect-multiple, >= 1 */
   double circular_mb;            /* --circular-mb; 0 = not given */
   char **command;                /* COMMAND [ARGS], NULL-terminated; NULL = none */
+  struct gcs_rule *rules;        /* --rules FILE (malloc'ed, freed by trc_opts_free) */
+  int nrules;
 };
 
 int trc_opts_parse(int argc, char **argv, struct trc_opts *o);
+void trc_opts_free(struct trc_opts *o);
+struct gcs_rule;
 int trc_opts_any_trigger(const struct trc_opts *o);
 const char *trc_trigger_name(enum trc_trigger_kind k);   /* "gc-over" ... */
 

@@ -2,6 +2,8 @@
  * the events' timestamps (trc_replay.h). */
 #include "trc_replay.h"
 
+#include "gcs_rules.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +104,8 @@ static int read_nettrace(const char *path, struct replay *r, char *err, size_t e
   return rc < 0 ? -1 : 0;
 }
 
-int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
-               const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
+static int replay(const char *path, const double *threshold_ms, const struct gcs_rule *rule, int pid,
+                  const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   struct gcs_ctf_session *s = NULL;
   int ns = 0;
@@ -121,8 +123,16 @@ int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], 
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++)
+  for (int k = 0; threshold_ms && k < GCS_TRIGGER_NKINDS; k++)
     if (threshold_ms[k] >= 0) gcs_triggers_set_threshold(r.t, (enum gcs_trigger_kind)k, threshold_ms[k]);
+  if (rule) {
+    /* the capture is a window of the recording: limits timed from its start
+     * would not be the live ones */
+    struct gcs_rule one = *rule;
+    one.max_fires = 0;
+    one.cooldown_ms = one.active_ms = 0;
+    gcs_triggers_add_rule(r.t, &one);
+  }
   const struct gcs_rd_callbacks cb = { .event = on_event, .lost = on_lost };
   int rc = nettrace ? read_nettrace(path, &r, err, errlen) : 0;
   for (int i = 0; i < ns && rc == 0; i++)
@@ -137,4 +147,14 @@ int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], 
   free(r.cand);
   gcs_triggers_free(r.t);
   return rc;
+}
+
+int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
+               const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
+  return replay(path, threshold_ms, NULL, pid, want, out, err, errlen);
+}
+
+int trc_replay_rule(const char *path, const struct gcs_rule *rule, int pid, const struct gcs_trigger_pair *want,
+                    struct trc_replay *out, char *err, size_t errlen) {
+  return replay(path, NULL, rule, pid, want, out, err, errlen);
 }

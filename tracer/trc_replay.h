@@ -40,5 +40,10 @@ struct trc_replay {
  * resolved to a GC, the one whose begin is nearest want's. */
 int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
                const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen);
+/* The same through one rule (gcs_rules.h) instead of the thresholds; its
+ * limits are not applied (a capture starts inside the recording). */
+struct gcs_rule;
+int trc_replay_rule(const char *path, const struct gcs_rule *rule, int pid, const struct gcs_trigger_pair *want,
+                    struct trc_replay *out, char *err, size_t errlen);
 
 #endif

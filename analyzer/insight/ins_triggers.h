@@ -23,15 +23,22 @@
 #include "gcs_triggers.h"
 
 struct ins_trig;
-/* threshold_ms[kind]: NaN for a trigger without threshold (nothing fires). */
-struct ins_trig *ins_trig_new(const double threshold_ms[GCS_TRIGGER_NKINDS]);
+/* threshold_ms[kind]: NaN for a trigger without threshold (nothing fires);
+ * rules (gcs_rules.h, may be NULL) are evaluated after them. */
+struct gcs_rule;
+struct ins_trig *ins_trig_new(const double threshold_ms[GCS_TRIGGER_NKINDS], const struct gcs_rule *rules,
+                              int nrules);
 /* One decoded event of the trace, in time order (others than the triggers'
  * events are ignored). */
 int ins_trig_feed(struct ins_trig *t, const struct gcs_event *ev);
 /* End of the trace: resolve every pair's GC. Call once, before ins_trig_pairs. */
 void ins_trig_finish(struct ins_trig *t);
-/* All pairs of one trigger, in closing order. */
+/* All pairs of one kind (the three pairs, GCS_TRIGGER_EVENT_PAIR for
+ * start/stop rules, GCS_TRIGGER_WINDOW for the firings of windowed rules),
+ * in closing order; p->rule says which rule fired on it. */
 const struct gcs_trigger_pair *ins_trig_pairs(const struct ins_trig *t, enum gcs_trigger_kind k, size_t *n);
 void ins_trig_free(struct ins_trig *t);
+/* The rule set (gcs_triggers_rule for names). */
+const struct gcs_triggers *ins_trig_rules(const struct ins_trig *t);
 
 #endif /* INS_TRIGGERS_H */

@@ -18,6 +18,7 @@
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "gcs_events.h"
+#include "gcs_rules.h"
 #include "ins_db.h"
 #include "ins_out.h"
 #include "ins_stats.h"
@@ -25,7 +26,7 @@
 
 #define CMD "triggers"
 
-enum { O_GC_OVER, O_SUSPEND_OVER, O_BGC_FINAL_OVER, O_TRACE, O_PID, O_FORMAT, O_DB };
+enum { O_GC_OVER, O_SUSPEND_OVER, O_BGC_FINAL_OVER, O_TRACE, O_PID, O_FORMAT, O_DB, O_RULES };
 _Static_assert(O_GC_OVER == (int)GCS_TRIGGER_GC_OVER && O_SUSPEND_OVER == (int)GCS_TRIGGER_SUSPEND_OVER &&
                    O_BGC_FINAL_OVER == (int)GCS_TRIGGER_BGC_FINAL_OVER,
                "the threshold options are indexed by enum gcs_trigger_kind");
@@ -38,13 +39,14 @@ static const struct gcs_cli_opt triggers_opts_table[] = {
   [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
   [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
   [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules as record --rules reads them: when each would fire" },
   { 0 },
 };
 
 static const struct gcs_cli_spec triggers_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--gc-over MS] [--suspend-over MS] [--bgc-final-pause-over MS] [--trace ID] [--pid PID] "
-           "[--format text|csv|json] [-d DB]",
+           "[--rules FILE] [--format text|csv|json] [-d DB]",
   .opts = triggers_opts_table,
 };
 
@@ -82,7 +84,8 @@ static int row_event(sqlite3_stmt *st, struct gcs_event *ev) {
 }
 
 /* Replay each trace's gc_lifecycle rows through the stop-trigger rules. */
-static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **out, size_t *n) {
+static int load(sqlite3 *db, long pid, const double *thr, const struct gcs_rule *rules, int nrules,
+                struct trace_trig **out, size_t *n) {
   sqlite3_stmt *st;
   *out = NULL;
   *n = 0;
@@ -108,7 +111,7 @@ static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **ou
       struct trace_trig *nt = realloc(*out, (*n + 1) * sizeof *nt);
       if (!nt) break;
       *out = nt;
-      nt[*n] = (struct trace_trig){tr, sqlite3_column_int64(st, 1), ins_trig_new(thr)};
+      nt[*n] = (struct trace_trig){tr, sqlite3_column_int64(st, 1), ins_trig_new(thr, rules, nrules)};
       if (!nt[(*n)++].t) break;
     }
     struct gcs_event ev;
@@ -123,12 +126,80 @@ static int load(sqlite3 *db, long pid, const double *thr, struct trace_trig **ou
   return 0;
 }
 
+/* The bit of the rule a --KIND-over flag made (0: none). */
+static uint64_t flag_rule_bit(const struct ins_trig *it, enum gcs_trigger_kind k) {
+  const struct gcs_triggers *m = ins_trig_rules(it);
+  for (int i = 0; i < gcs_triggers_nrules(m); i++) {
+    const struct gcs_rule *r = gcs_triggers_rule(m, i);
+    if (r->form == GCS_RULE_BUILTIN && r->kind == k && !strcmp(r->name, gcs_trigger_name(k))) return UINT64_C(1) << i;
+  }
+  return 0;
+}
+
+/* The firings of the --rules rules (with their limits, offline: nothing
+ * re-arms), rule by rule in file order. */
+static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t trace_id, enum ins_format fmt) {
+  const struct gcs_triggers *m = ins_trig_rules(it);
+  if (fmt == INS_TEXT) printf("  Rules\n");
+  if (fmt == INS_JSON) printf(", \"rules\": [");
+  int shown_rule = 0;
+  for (int i = 0; i < gcs_triggers_nrules(m); i++) {
+    const struct gcs_rule *r = gcs_triggers_rule(m, i);
+    if (r->form == GCS_RULE_BUILTIN && !strcmp(r->name, gcs_trigger_name(r->kind))) continue; /* a flag's */
+    char desc[300];
+    gcs_rule_describe(r, desc, sizeof desc);
+    size_t fired = 0;
+    for (int k = 0; k <= GCS_TRIGGER_WINDOW; k++) {
+      size_t n;
+      const struct gcs_trigger_pair *p = ins_trig_pairs(it, (enum gcs_trigger_kind)k, &n);
+      for (size_t j = 0; j < n; j++) fired += (p[j].rules_fired >> i) & 1;
+    }
+    if (fmt == INS_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
+    if (fmt == INS_JSON) {
+      printf("%s\n    {\"rule\": ", shown_rule++ ? "," : "");
+      ins_json_str(stdout, r->name);
+      printf(", \"description\": ");
+      ins_json_str(stdout, desc);
+      printf(", \"fired\": [");
+    }
+    size_t shown = 0;
+    for (int k = 0; k <= GCS_TRIGGER_WINDOW; k++) {
+      size_t n;
+      const struct gcs_trigger_pair *p = ins_trig_pairs(it, (enum gcs_trigger_kind)k, &n);
+      for (size_t j = 0; j < n; j++) {
+        if (!((p[j].rules_fired >> i) & 1)) continue;
+        double at = (double)((int64_t)p[j].begin_ns - start_ns) / 1e6;
+        int window = p[j].kind == GCS_TRIGGER_WINDOW;
+        if (fmt == INS_TEXT) {
+          if (window)
+            printf("      pid %d GC #%u at %.3f ms: %.1f %% paused over the window\n", p[j].pid, p[j].gc_index,
+                   (double)((int64_t)p[j].end_ns - start_ns) / 1e6, p[j].value);
+          else
+            printf("      pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[j].pid, p[j].tid, p[j].gc_index, at, p[j].ms);
+        } else if (fmt == INS_CSV) {
+          printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", trace_id, r->name, window ? r->above_pct : r->over_ms,
+                 p[j].pid, p[j].tid, p[j].gc_index, at, window ? p[j].value : p[j].ms);
+        } else {
+          printf("%s{\"pid\": %d, \"tid\": %d, \"gc_index\": %u, \"start_ms\": %.3f, \"%s\": %.3f}",
+                 shown ? ", " : "", p[j].pid, p[j].tid, p[j].gc_index, at, window ? "pct_paused" : "duration_ms",
+                 window ? p[j].value : p[j].ms);
+        }
+        shown++;
+      }
+    }
+    if (fmt == INS_JSON) printf("]}");
+  }
+  if (fmt == INS_JSON) printf("]");
+}
+
 int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
   double thr[INS_TRIG_N] = {NAN, NAN, NAN};
   long pid = -1, trace = -1;
   enum ins_format fmt = INS_TEXT;
   const char *db_path = NULL;
+  struct gcs_rule *rules = NULL;
+  int nrules = 0;
   struct gcs_cli p;
   gcs_cli_init(&p, &triggers_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
@@ -139,17 +210,30 @@ int gcs_cmd_triggers(int argc, char **argv) {
     case O_TRACE: trace = (long)p.ival; break;
     case O_PID: pid = (long)p.ival; break;
     case O_DB: db_path = p.value; break;
+    case O_RULES: {
+      char rerr[600];
+      free(rules);
+      if (gcs_rules_load(p.value, &rules, &nrules, rerr, sizeof rerr)) return gcs_cli_error(CMD, "--rules %s", rerr);
+      break;
+    }
     case O_FORMAT: {
       int f = ins_parse_format(p.value);
-      if (f < 0) return gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value);
+      if (f < 0) {
+        free(rules);
+        return gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value);
+      }
       fmt = (enum ins_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) input = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) {
+    free(rules);
+    return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  }
   if (!input) {
+    free(rules);
     gcs_cli_usage(&triggers_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
@@ -158,6 +242,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
   if (gcs_input_open(input, &io, &in, err, sizeof err)) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    free(rules);
     return 1;
   }
   gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
@@ -165,7 +250,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
   size_t nt = 0;
-  int rc = load(db, pid, thr, &tt, &nt) == 0 ? 0 : 1;
+  int rc = load(db, pid, thr, rules, nrules, &tt, &nt) == 0 ? 0 : 1;
   gcs_input_close(&in);
   if (rc == 0 && nt == 0) {
     fprintf(stderr, "gcscope %s: no GC suspension/start/end events in %s\n", CMD, input);
@@ -180,12 +265,13 @@ int gcs_cmd_triggers(int argc, char **argv) {
       for (int k = 0; k < INS_TRIG_N; k++) {
         size_t n;
         const struct gcs_trigger_pair *p = ins_trig_pairs(tt[t].t, (enum gcs_trigger_kind)k, &n);
+        uint64_t flag_bit = flag_rule_bit(tt[t].t, (enum gcs_trigger_kind)k);
         double *d = malloc((n ? n : 1) * sizeof *d);
         if (!d) { rc = 1; break; }
         size_t fired = 0;
         for (size_t i = 0; i < n; i++) {
           d[i] = p[i].ms;
-          fired += p[i].fires;
+          fired += (p[i].rules_fired & flag_bit) != 0;
         }
         qsort(d, n, sizeof *d, ins_cmp_double);
         double q[4] = {ins_percentile_sorted(d, n, 50), ins_percentile_sorted(d, n, 90),
@@ -219,7 +305,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
         }
         size_t shown = 0;
         for (size_t i = 0; i < n && !isnan(thr[k]); i++) {
-          if (!p[i].fires) continue;
+          if (!(p[i].rules_fired & flag_bit)) continue;
           double start = (double)((int64_t)p[i].begin_ns - tt[t].start_ns) / 1e6;
           if (fmt == INS_TEXT)
             printf("    pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
@@ -234,11 +320,14 @@ int gcs_cmd_triggers(int argc, char **argv) {
         }
         if (fmt == INS_JSON) printf("]}");
       }
-      if (fmt == INS_JSON) printf("]}");
+      if (fmt == INS_JSON) printf("]");
+      if (nrules) print_rules(tt[t].t, tt[t].start_ns, tt[t].trace_id, fmt);
+      if (fmt == INS_JSON) printf("}");
     }
     if (fmt == INS_JSON) printf("\n]}\n");
   }
   for (size_t t = 0; t < nt; t++) ins_trig_free(tt[t].t);
   free(tt);
+  free(rules);
   return rc;
 }

@@ -107,7 +107,7 @@ int gcs_rule_parse(const char *line, struct gcs_rule *r, char *err, size_t errle
   for (;;) {
     while (isspace((unsigned char)*p)) p++;
     if (!*p) break;
-    size_t tl = strcspn(p, " \t");
+    size_t tl = strcspn(p, " \t\r\n\v\f");
     char tok[600];
     if (tl >= sizeof tok) return fail(err, errlen, "%s: a value is too long%s", r->name, "");
     memcpy(tok, p, tl);
@@ -264,6 +264,7 @@ int gcs_rules_load(const char *path, struct gcs_rule **rules, int *n, char *err,
       snprintf(err, errlen, "%s:%d: line too long", path, lineno);
       goto bad;
     }
+    line[strcspn(line, "\r\n")] = '\0';
     char *hash = strchr(line, '#');
     struct gcs_rule r;
     /* a '#' inside run= belongs to the command */
@@ -281,6 +282,10 @@ int gcs_rules_load(const char *path, struct gcs_rule **rules, int *n, char *err,
         snprintf(err, errlen, "%s:%d: rule '%s' defined twice", path, lineno, r.name);
         goto bad;
       }
+    if (*n == GCS_TRIGGERS_MAX_RULES) {
+      snprintf(err, errlen, "%s:%d: more than %d rules", path, lineno, GCS_TRIGGERS_MAX_RULES);
+      goto bad;
+    }
     if (*n == cap) {
       cap = cap ? cap * 2 : 8;
       struct gcs_rule *nr = realloc(*rules, (size_t)cap * sizeof *nr);

@@ -34,15 +34,15 @@ struct gcs_triggers {
   void *ud;
   struct rule_state *rules;
   int nrules, caprules;
-  int has_first;
+  int has_first, every_rule;
   uint64_t first_ts;          /* the first event fed: rules' for= counts from it */
   uint64_t armed_ns;          /* pairs beginning before this are not reported */
   uint64_t last_ts;
   int32_t tid;                /* thread of the event being fed */
   uint64_t starts;            /* GCStarts fed, to bound the recon's memory */
   /* the firing pair the current feed closed */
-  int fired;
-  struct gcs_trigger_pair fire;
+  int fired, taken;            /* firings of the current feed, and how many were returned */
+  struct gcs_trigger_pair fire[GCS_TRIGGERS_MAX_FIRES];
   /* summary, from the GCs the recon reports */
   uint64_t gcs;
   double max_pause_ms;
@@ -102,10 +102,7 @@ static void count_fire(struct rule_state *rs, uint64_t now) {
 /* Report a pair; remember it when it fires (the first firing of a feed). */
 static void report(struct gcs_triggers *t, struct gcs_trigger_pair *p) {
   if (t->on_pair) t->on_pair(p, t->ud);
-  if (p->fires && !t->fired) {
-    t->fire = *p;
-    t->fired = 1;
-  }
+  if (p->fires && t->fired < GCS_TRIGGERS_MAX_FIRES) t->fire[t->fired++] = *p;
 }
 
 static const struct gcs_gc *find_gc(const struct gcs_recon *r, int32_t pid,
@@ -138,11 +135,12 @@ static void closed(struct gcs_triggers *t, enum gcs_trigger_kind k, int32_t pid,
   };
   p.value = p.ms;
   if (gen >= 0 && k == GCS_TRIGGER_GC_OVER) p.resolved = 1;
-  for (int i = 0; i < t->nrules && !p.fires; i++) {
+  for (int i = 0; i < t->nrules && (!p.fires || t->every_rule); i++) {
     struct rule_state *rs = &t->rules[i];
     if (builtin_matches(t, &rs->r, &p) && limits_ok(t, rs, pid, ts)) {
+      if (!p.fires) p.rule = i;
       p.fires = 1;
-      p.rule = i;
+      p.rules_fired |= UINT64_C(1) << i;
       count_fire(rs, ts);
     }
   }
@@ -200,6 +198,7 @@ static void feed_event_pairs(struct gcs_triggers *t, const struct gcs_event *ev)
         if (p.ms > r->over_ms && limits_ok(t, rs, ev->pid, ev->ts_ns)) {
           p.fires = 1;
           p.rule = i;
+          p.rules_fired = UINT64_C(1) << i;
           count_fire(rs, ev->ts_ns);
         }
         report(t, &p);
@@ -285,7 +284,7 @@ static void feed_window(struct gcs_triggers *t, const struct gcs_gc *g) {
     struct gcs_trigger_pair p = {
       .kind = GCS_TRIGGER_WINDOW, .pid = g->pid, .tid = t->tid, .gc_index = g->number, .gen = (int)g->gen,
       .type = (int)g->type, .ms = covered / 1e6, .begin_ns = from, .end_ns = now, .resolved = 1, .fires = 1,
-      .rule = i, .value = pct,
+      .rule = i, .value = pct, .rules_fired = UINT64_C(1) << i,
     };
     count_fire(rs, now);
     w->above_since = 0;
@@ -345,7 +344,10 @@ void gcs_triggers_free(struct gcs_triggers *t) {
   free(t);
 }
 
+void gcs_triggers_every_rule(struct gcs_triggers *t, int on) { t->every_rule = on; }
+
 int gcs_triggers_add_rule(struct gcs_triggers *t, const struct gcs_rule *r) {
+  if (t->nrules >= GCS_TRIGGERS_MAX_RULES) return -1;
   if (t->nrules == t->caprules) {
     int cap = t->caprules ? t->caprules * 2 : 4;
     struct rule_state *n = realloc(t->rules, (size_t)cap * sizeof *n);
@@ -388,7 +390,7 @@ int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct
   if (e.ts_ns < t->last_ts) e.ts_ns = t->last_ts;
   t->last_ts = e.ts_ns;
   t->tid = e.tid;
-  t->fired = 0;
+  t->fired = t->taken = 0;
   if (!t->has_first) {
     t->has_first = 1;
     t->first_ts = e.ts_ns;
@@ -399,9 +401,14 @@ int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct
    * are accumulated from gc_done as GCs are reported). */
   if (t->keep_gcs > 0 && e.kind == gcs_kind_GCStart && ++t->starts % (uint64_t)t->keep_gcs == 0)
     gcs_recon_forget_old(t->recon, t->keep_gcs);
-  if (!t->fired) return 0;
+  return gcs_triggers_next(t, fired);
+}
+
+int gcs_triggers_next(struct gcs_triggers *t, struct gcs_trigger_pair *fired) {
+  if (t->taken >= t->fired) return 0;
+  struct gcs_trigger_pair *p = &t->fire[t->taken++];
   if (fired) {
-    *fired = t->fire;
+    *fired = *p;
     gcs_triggers_resolve(t, fired);
   }
   return 1;

@@ -81,7 +81,7 @@ static struct gcs_event event(const struct step *s) {
 
 int main(void) {
   const double thr[GCS_TRIGGER_NKINDS] = {2, NAN, 7.5};
-  struct ins_trig *t = ins_trig_new(thr);
+  struct ins_trig *t = ins_trig_new(thr, NULL, 0);
   CHECK(t != NULL);
   if (!t) return 1;
   for (size_t i = 0; i < sizeof EV / sizeof *EV; i++) {

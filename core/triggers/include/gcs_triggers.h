@@ -66,7 +66,8 @@ struct gcs_trigger_pair {
   uint64_t begin_ns, end_ns;
   int fires;                /* a rule fired on it */
   int resolved;             /* gc_index/gen/type are those of the GC's GCStart */
-  int rule;                 /* the rule that fired (gcs_triggers_rule), -1 none */
+  int rule;                 /* the (first) rule that fired (gcs_triggers_rule), -1 none */
+  uint64_t rules_fired;     /* bit i: rule i fired on it (several with gcs_triggers_every_rule) */
   double value;             /* window: the % of the window paused; else ms */
 };
 
@@ -98,6 +99,11 @@ struct gcs_rule;
 int gcs_triggers_add_rule(struct gcs_triggers *t, const struct gcs_rule *r);
 int gcs_triggers_nrules(const struct gcs_triggers *t);
 const struct gcs_rule *gcs_triggers_rule(const struct gcs_triggers *t, int i);
+/* Offline evaluation: every rule that matches a pair fires on it (each with
+ * its own limits), not only the first. */
+void gcs_triggers_every_rule(struct gcs_triggers *t, int on);
+/* At most GCS_TRIGGERS_MAX_RULES rules. */
+#define GCS_TRIGGERS_MAX_RULES 64
 /* Rule i's last firing does not count (its capture was discarded): its
  * max= and cooldown= forget it. */
 void gcs_triggers_discard(struct gcs_triggers *t, int i);
@@ -108,9 +114,12 @@ int gcs_triggers_event_needed(enum gcs_kind k);
 const char *const *gcs_triggers_event_fields(enum gcs_kind k);
 
 /* Feed one event in arrival order. Returns 1 and fills *fired (if not NULL)
- * when the event closes a pair that fires (one pair at most closes per
- * event), resolved as far as known. */
+ * when the event made a rule fire, resolved as far as known. One event can
+ * make several fire (a GCEnd closes a gc-over pair and a start/stop pair):
+ * gcs_triggers_next returns the others, then 0. */
+#define GCS_TRIGGERS_MAX_FIRES 8
 int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired);
+int gcs_triggers_next(struct gcs_triggers *t, struct gcs_trigger_pair *fired);
 /* count events were lost at ts_ns: open GCs become incomplete, and re-arm. */
 void gcs_triggers_lost(struct gcs_triggers *t, uint64_t ts_ns, uint64_t count);
 /* Pairs that began before ts_ns are no longer reported. */
