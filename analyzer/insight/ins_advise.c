@@ -23,7 +23,7 @@ void ins_advise_default_opts(struct ins_advise_opts *o) {
       .suspend_ms = 5, .suspend_critical_ms = 50, .suspend_min_gcs = 2,
       .peak_after_ratio = 2, .peak_after_min_mb = 10,
       .leak_min_gcs = 4, .leak_tail_min_gcs = 3,
-      .leak_growth_pct = 30, .leak_min_mb = 5, .leak_steps_up_pct = 60,
+      .leak_growth_pct = 30, .leak_min_mb = 5, .leak_steps_up_pct = 70,
       .surv_gen0_pct = 15, .surv_gen0_critical_pct = 40, .surv_gen1_pct = 90, .surv_gen1_min_mb = 5,
       .surv_min_gcs = 5,
       .midlife_gen1_pct = 50, .midlife_gen2_pct = 50, .midlife_min_gen2_per_100_gen1 = 5,
@@ -135,23 +135,34 @@ static const char *plural(size_t k) { return k == 1 ? "" : "s"; }
 
 /* ---- heap-growth: a rising trend over the last half of the run ----------- */
 
+/* The GCs whose After measures what lives: full blocking gen2 GCs when there
+ * are enough of them (a compacting GC leaves only the live objects; a BGC's
+ * After also holds what was allocated while it ran), else every gen2 GC. */
+static int leak_point(const struct ins_gc *g, int blocking_only) {
+  return g->gen == GCS_GEN2 && g->after_mb > 0 && !isnan(g->start_ms) &&
+         (!blocking_only || gcs_gc_is_blocking_gen2((uint32_t)g->gen, (uint32_t)g->type));
+}
+
 static void rule_heap_growth(struct ctx *c) {
   const struct ins_gc *g = c->g;
   const struct ins_advise_opts *o = c->o;
-  size_t m = 0;
+  size_t m = 0, mb = 0;
   double t0 = NAN, t1 = NAN;
   for (size_t i = 0; i < c->n; i++) {
     if (isnan(g[i].start_ms)) continue;
     if (isnan(t0) || g[i].start_ms < t0) t0 = g[i].start_ms;
     if (isnan(t1) || g[i].start_ms > t1) t1 = g[i].start_ms;
-    if (g[i].gen == GCS_GEN2 && g[i].after_mb > 0) m++;
+    m += leak_point(&g[i], 0);
+    mb += leak_point(&g[i], 1);
   }
+  int bo = mb >= o->leak_min_gcs;
+  if (bo) m = mb;
   if (m < o->leak_min_gcs || !(t1 > t0)) return;
   double mid = t0 + (t1 - t0) / 2;
   /* The tail: gen2 GCs starting in the last half of the run (x: time, y: After). */
   size_t k = 0, first = c->n, last = c->n;
   for (size_t i = 0; i < c->n; i++) {
-    if (g[i].gen != GCS_GEN2 || !(g[i].after_mb > 0) || isnan(g[i].start_ms)) continue;
+    if (!leak_point(&g[i], bo)) continue;
     if (first == c->n) first = i;
     last = i;
     if (g[i].start_ms < mid) continue;
@@ -182,12 +193,13 @@ static void rule_heap_growth(struct ctx *c) {
            "The heap after gen2 GCs keeps growing (possible managed leak): +%.1f %% (%.1f MB) over the last %.1f s",
            growth_pct, growth_mb, window / 1000);
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == GCS_GEN2 && g[i].after_mb > 0 && g[i].start_ms >= mid) cite(f, g[i].index);
-  cat(f->evidence, sizeof f->evidence, "After at the gen2 GCs of the last half of the run (from %.0f ms): ", mid);
+    if (leak_point(&g[i], bo) && g[i].start_ms >= mid) cite(f, g[i].index);
+  cat(f->evidence, sizeof f->evidence, "After at the %s GCs of the last half of the run (from %.0f ms): ",
+      bo ? "full blocking gen2" : "gen2", mid);
   cite_list(f->evidence, sizeof f->evidence, c, f, F_AFTER);
   cat(f->evidence, sizeof f->evidence,
       "; trend %+.3f MB per minute (median slope), %zu of %zu steps up, median level %.1f MB; "
-      "whole run: %zu gen2 GCs, #%u %.1f MB -> #%u %.1f MB",
+      "whole run: %zu such GCs, #%u %.1f MB -> #%u %.1f MB",
       slope * 60000, ups, k - 1, level, m, g[first].index, g[first].after_mb, g[last].index, g[last].after_mb);
   metric(f, "tail_growth_pct", growth_pct);
   metric(f, "tail_growth_mb", growth_mb);
@@ -196,6 +208,7 @@ static void rule_heap_growth(struct ctx *c) {
   metric(f, "tail_gen2_gcs", (double)k);
   metric(f, "tail_steps_up", (double)ups);
   metric(f, "gen2_gcs", (double)m);
+  metric(f, "blocking_only", bo);
   metric(f, "first_after_mb", g[first].after_mb);
   metric(f, "last_after_mb", g[last].after_mb);
   snprintf(f->next, sizeof f->next,

@@ -315,6 +315,29 @@ int main(void) {
   static const double noisy[7] = {100, 120, 140, 200, 150, 260, 160};
   for (uint32_t i = 0; i < 7; i++) g[n++] = gen2(i + 1, 1, 0, i * 1000.0, noisy[i]);
   NONE(g, n, &healthy);
+  /* With >= 4 full blocking gen2 GCs only they count (their After is what
+   * lives; a BGC's After also holds what was allocated while it ran):
+   * BGCs rising 100..350 MB between 2N GCs staying at 20 MB: no leak ... */
+  n = 0;
+  for (uint32_t i = 0; i < 12; i++)
+    g[n++] = gen2(i + 1, i % 2 ? 0 : 1, 0, i * 1000.0, i % 2 ? 20 : 100 + 50.0 * (i / 2));
+  ins_advise(g, n, &healthy, &O, &A);
+  CHECK(ins_advice_find(&A, "heap-growth") == NULL);
+  /* ... and 2N GCs rising 20, 40, ..., 120 under flat BGCs: a leak, judged on
+   * the 2N GCs. Run 0..11 s, tail from 5.5 s: 2N at 7, 9, 11 s (80, 100, 120):
+   * slope 10 MB/s over the 5.5 s window = 55 MB, median level 100 -> 55 %. */
+  for (uint32_t i = 1; i < 12; i += 2) g[i].after_mb = 20 + 20.0 * (i / 2);
+  for (uint32_t i = 0; i < 12; i += 2) g[i].after_mb = 100;
+  ins_advise(g, n, &healthy, &O, &A);
+  f = ins_advice_find(&A, "heap-growth");
+  CHECK(f != NULL);
+  if (f) {
+    CHECK_NEAR(M(f, "blocking_only"), 1, 1e-9);
+    CHECK_NEAR(M(f, "tail_growth_mb"), 55, 1e-9);
+    CHECK_NEAR(M(f, "tail_growth_pct"), 55, 1e-9);
+    CHECK_EQ_INT(f->severity, INS_SEV_WARNING);
+    CHECK_HAS(f->evidence, "full blocking gen2 GCs");
+  }
   /* Three gen2 GCs are too few. */
   n = 0;
   for (uint32_t i = 0; i < 3; i++) g[n++] = gen2(i + 1, 1, 0, i * 2000.0, 100 + 100 * i);
