@@ -640,7 +640,11 @@ static void rule_gen0_churn(struct ctx *c) {
            "Frequent gen0 GCs of short-lived objects: %.1f gen0 GCs per second, a median %.1f %% survives", rate,
            surv);
   cat(f->evidence, sizeof f->evidence,
-      "%zu gen0 GCs in %.1f ms; they pause %.1f ms = %.1f %% of the run", m, c->run_ms, pause, share);
+      "%zu gen0 GCs in %.1f ms; they pause %.1f ms = %.1f %% of the run; the first: ", m, c->run_ms, pause, share);
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].gen == 0) cite(f, c->g[i].index);
+  f->n_gcs = f->n_gcs < 3 ? f->n_gcs : 3;
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
   metric(f, "gen0_gcs", (double)m);
   metric(f, "gen0_per_second", rate);
   metric(f, "gen0_survival_median_pct", surv);
@@ -798,10 +802,11 @@ static void rule_pause_time(struct ctx *c) {
   metric(f, "total_pause_ms", ps->total_pause_ms);
   metric(f, "duration_ms", ps->duration_ms);
   if (!isnan(ps->worst_window_pct)) metric(f, "worst_window_pct", ps->worst_window_pct);
-  snprintf(f->next, sizeof f->next,
-           "This is the symptom; the findings above it are the causes. Split the pause by generation "
-           "(gcscope stats): if gen2 GCs dominate see the gen2 findings; if ephemeral GCs dominate, "
-           "allocate less (gcscope allocs) or keep less alive (Promoted MB).");
+  if (c->a->n > 1)   /* other findings: the causes */
+    cat(f->next, sizeof f->next, "This is the symptom: the other findings say why. ");
+  cat(f->next, sizeof f->next,
+      "Split the pause by generation (gcscope stats): if gen2 GCs dominate see the gen2 findings; if "
+      "ephemeral GCs dominate, allocate less (gcscope allocs) or keep less alive (Promoted MB).");
 }
 
 size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summary *ps,
