@@ -122,10 +122,10 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
   if (u->all)
     printf("  Cannot judge: %ld GC%s, all incomplete because %s\n", u->incomplete, u->incomplete == 1 ? "" : "s",
            u->why);
-  else if (a->n == 0) printf("  No findings: none of the rules applies.\n");
   if (!u->all && u->incomplete)
     printf("  Note: %ld of %ld GCs incomplete and left out (commonest reason: %s)\n", u->incomplete,
            u->incomplete + u->complete, u->why);
+  if (!u->all && a->n == 0) printf("  No findings: none of the rules applies.\n");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
     printf("  %-8s [%s] %s\n    Evidence: %s\n    Next: %s\n", ins_severity_name(f->severity), f->rule, f->title,

@@ -7,9 +7,10 @@
  * (defaults from ins_advise_default_opts; every rule, threshold and severity
  * is documented in docs/insight.md, "Rules").
  *
- * Robustness: a rule judges a share of the GCs or a percentile, never one
- * GC's extreme value (except long-suspension's critical bound: a single
- * suspension of >= suspend_critical_ms stops every thread that long).
+ * Robustness: a rule about a distribution (pauses, survival, fragmentation,
+ * heap size) judges a median, a percentile, a trend or a share of the GCs,
+ * never one GC's extreme value; rules about events (an induced GC, a full
+ * blocking gen2 GC, a suspension >= suspend_critical_ms) fire on one event.
  *
  * Order: findings are sorted by severity (critical first); within a severity
  * by the rule order below, which puts causes before symptoms (pause-time and

@@ -104,7 +104,8 @@ static void build_healthy(const char *path) {
   sqlite3_close(db);
 }
 
-/* Two GCs, neither complete (the trace ended inside them): advise cannot judge. */
+/* pid 10: two GCs, neither complete (the trace ended inside them): advise
+ * cannot judge. pid 11: one complete GC, one incomplete. */
 static void build_incomplete(const char *path) {
   char err[256];
   unlink(path);
@@ -116,7 +117,12 @@ static void build_incomplete(const char *path) {
            "(1, 10, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 0, 1000000000, 1000500000, NULL, NULL, "
            " NULL, NULL, 1000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'trace ended inside'),"
            "(1, 10, 0, 2, 1, 0, 0, '0N', 0, 'AllocSmall', 0, 3000000000, 3000500000, NULL, NULL, "
-           " NULL, NULL, 3000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'trace ended inside')");
+           " NULL, NULL, 3000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'trace ended inside'),"
+           /* pid 11: one complete GC and one that began before the trace: judged, with a note */
+           "(1, 11, 0, 7, 1, 0, 0, '0N', 0, 'AllocSmall', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
+           " NULL, NULL, 1000, 2, 0.05, 1, 12, 8, 10, 0, NULL),"
+           "(1, 11, 0, 6, 0, 0, 0, '0N', 0, 'AllocSmall', 0, NULL, NULL, 900000000, 900500000, "
+           " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'began before the trace')");
   sqlite3_close(db);
 }
 
