@@ -28,7 +28,7 @@ void ins_advise_default_opts(struct ins_advise_opts *o) {
       .surv_min_gcs = 5,
       .midlife_gen1_pct = 50, .midlife_gen2_pct = 50, .midlife_min_gen2_per_100_gen1 = 5,
       .midlife_min_gen1 = 5, .midlife_min_gen2 = 3,
-      .fin_share_pct = 10, .fin_critical_pct = 25, .fin_min_gcs = 5,
+      .fin_share_pct = 10, .fin_min_share_pct = 1, .fin_critical_pct = 25, .fin_min_gcs = 5,
       .induced_warn_count = 3,
       .full_critical_ms = 100,
       .churn_per_s = 10, .churn_surv_pct = 5, .churn_min_gcs = 20,
@@ -345,6 +345,7 @@ static void rule_finalizers(struct ctx *c) {
   double share = known ? (double)hit * 100.0 / (double)known : 0;
   if (hit < o->fin_min_gcs || share < o->fin_share_pct) return;
   double med = pct(c->x, hit, 50), medshare = pct(c->y, nr, 50);
+  if (!(medshare >= o->fin_min_share_pct)) return;   /* a few bytes: not worth a finding */
   struct ins_finding *f =
       add(c, "finalizers", medshare >= o->fin_critical_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
   snprintf(f->title, sizeof f->title,

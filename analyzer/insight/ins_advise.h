@@ -81,7 +81,7 @@ struct ins_advise_opts {
   size_t surv_min_gcs;
   double midlife_gen1_pct, midlife_gen2_pct, midlife_min_gen2_per_100_gen1;
   size_t midlife_min_gen1, midlife_min_gen2;
-  double fin_share_pct, fin_critical_pct;
+  double fin_share_pct, fin_min_share_pct, fin_critical_pct;
   size_t fin_min_gcs;
   size_t induced_warn_count;
   double full_critical_ms;

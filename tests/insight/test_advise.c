@@ -408,6 +408,9 @@ int main(void) {
   }
   for (size_t i = 0; i < n; i++) g[i].finalizable_surv_mb = 0.1;
   ONLY(g, n, &healthy, "finalizers", WARN);
+  for (size_t i = 0; i < n; i++) g[i].finalizable_surv_mb = 0.005;   /* 0.5 % of promoted: negligible */
+  NONE(g, n, &healthy);
+  for (size_t i = 0; i < n; i++) g[i].finalizable_surv_mb = 0.1;
   for (size_t i = 4; i < n; i++) g[i].finalizable_surv_mb = 0;
   NONE(g, n, &healthy);
 
