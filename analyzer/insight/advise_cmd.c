@@ -118,6 +118,15 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
          k->trace_id);
   if (ps->server_gc) printf(", Server GC");
   if (ps->heap_count > 0) printf(", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
+  size_t by[3] = {0, 0, 0};
+  for (size_t i = 0; i < a->n; i++) by[a->f[i].severity]++;
+  const char *sep = ": ";
+  for (int s = INS_SEV_CRITICAL; s >= INS_SEV_INFO; s--)
+    if (by[s]) {
+      printf("%s%zu %s%s", sep, by[s], ins_severity_name((enum ins_severity)s),
+             s == INS_SEV_WARNING && by[s] > 1 ? "s" : "");
+      sep = ", ";
+    }
   printf("\n");
   if (u->all)
     printf("  Cannot judge: %ld GC%s, all incomplete because %s\n", u->incomplete, u->incomplete == 1 ? "" : "s",
