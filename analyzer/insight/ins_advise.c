@@ -412,7 +412,7 @@ static void rule_high_survival(struct ctx *c) {
   else
     snprintf(f->title, sizeof f->title,
              "High promotion cost: gen1 GCs keep a median %.1f %% of gen1 (%.1f MB promoted each)", s1, p1);
-  if (c0 && m1) cat(f->title, sizeof f->title, "; gen1 GCs promote %.1f MB each", p1);
+  if (c0 && !isnan(p1)) cat(f->title, sizeof f->title, "; gen1 GCs promote %.1f MB each", p1);
   /* Ephemeral GCs: their share of the pause, pause/promoted correlation, pins. */
   size_t me = 0, pins = 0;
   double eph_pause = 0, all_pause = 0;
