@@ -26,7 +26,9 @@ for s in $SCENARIOS; do
     echo "SKIP $s: $(grep '^gcsim: scenario' "$WORK/$s.log" | head -1)"
     continue
   fi
-  if [ $rc -ne 0 ] || ! grep -q "^$WORK/$s: trace [0-9]*:" "$WORK/$s.log"; then
+  # The trace record --import stored, by its path.
+  id=$("$G" sql "$DB" "SELECT id FROM traces WHERE path = '$WORK/$s'" --csv 2>/dev/null | sed -n 2p)
+  if [ $rc -ne 0 ] || [ -z "$id" ]; then
     if [ $ran -eq 0 ] && grep -qi 'lttng\|session daemon\|sessiond' "$WORK/$s.log"; then
       echo "SKIP: LTTng is not usable here: $(tail -1 "$WORK/$s.log")"
       exit 77
@@ -37,7 +39,6 @@ for s in $SCENARIOS; do
     continue
   fi
   ran=$((ran + 1))
-  id=$(sed -n "s|^$WORK/$s: trace \([0-9]*\):.*|\1|p" "$WORK/$s.log" | head -1)
   "$G" advise "$DB" --trace "$id" --format json >"$WORK/$s.json" 2>"$WORK/$s.adv.err" || {
     echo "FAIL $s: gcscope advise exited $?"; cat "$WORK/$s.adv.err"; fail=1; continue; }
   python3 "$CHECK" "$s" "$WORK/$s.json" || fail=1
