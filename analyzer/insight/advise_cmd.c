@@ -20,7 +20,7 @@
 
 #define CMD "advise"
 
-enum { O_TRACE, O_PID, O_WINDOW, O_PAUSE_PCT, O_SUSPEND_MS, O_GEN2_FRAG, O_FORMAT, O_DB };
+enum { O_TRACE, O_PID, O_WINDOW, O_PAUSE_PCT, O_SUSPEND_MS, O_GEN2_FRAG, O_FORMAT, O_FAIL_ON, O_DB };
 
 static const struct gcs_cli_opt advise_opts_table[] = {
   [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
@@ -30,6 +30,7 @@ static const struct gcs_cli_opt advise_opts_table[] = {
   [O_SUSPEND_MS] = { "suspend-ms", 0, GCS_CLI_DOUBLE, 0, 1e9, "MS", "long-suspension finding above MS" },
   [O_GEN2_FRAG] = { "gen2-frag-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "gen2 fragmentation finding above P %" },
   [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or json" },
+  [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "SEV", "exit 1 if a finding is SEV (warning or critical) or worse" },
   [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
   { 0 },
 };
@@ -37,7 +38,7 @@ static const struct gcs_cli_opt advise_opts_table[] = {
 static const struct gcs_cli_spec advise_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--trace ID] [--pid PID] [--window SEC] [--pause-pct P] [--suspend-ms MS] "
-           "[--gen2-frag-pct P] [--format text|json] [-d DB]",
+           "[--gen2-frag-pct P] [--format text|json] [--fail-on warning|critical] [-d DB]",
   .opts = advise_opts_table,
 };
 
@@ -79,17 +80,18 @@ static const char *win_name(int i) {
   return n[i];
 }
 
-/* A process whose GCs are all incomplete cannot be judged: how many, and the
- * commonest reason they give. Returns the count (0: some GC is complete, or
- * none at all). */
+/* Incomplete GCs are left out of the rules: how many, and the commonest reason
+ * they give. all = 1 when no GC of the process is complete (it cannot be judged). */
 struct unjudged {
-  long incomplete;
+  long incomplete, complete;
+  int all;
   char why[200];
 };
 
 static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *u) {
   sqlite3_stmt *st;
-  u->incomplete = 0;
+  u->incomplete = u->complete = 0;
+  u->all = 0;
   u->why[0] = 0;
   if (sqlite3_prepare_v2(db,
                          "SELECT sum(complete = 0), sum(complete = 1), (SELECT incomplete_why FROM gcs x WHERE "
@@ -99,8 +101,10 @@ static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *
     return -1;
   sqlite3_bind_int64(st, 1, k->trace_id);
   sqlite3_bind_int(st, 2, k->pid);
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0) {
+  if (sqlite3_step(st) == SQLITE_ROW) {
     u->incomplete = (long)sqlite3_column_int64(st, 0);
+    u->complete = (long)sqlite3_column_int64(st, 1);
+    u->all = u->incomplete > 0 && u->complete == 0;
     const unsigned char *w = sqlite3_column_text(st, 2);
     snprintf(u->why, sizeof u->why, "%s", w ? (const char *)w : "reason unknown");
   }
@@ -108,16 +112,33 @@ static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *
   return 0;
 }
 
-static void print_text(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s, const struct unjudged *u) {
-  printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
+static void print_text(const struct ins_proc_key *k, const struct ins_proc_summary *ps, const struct ins_advice *a,
+                       const struct overhead *ov, double window_s, const struct unjudged *u) {
+  printf("Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
-  if (u->incomplete)
-    printf("  Cannot judge: %ld GC%s, all incomplete: %s\n", u->incomplete, u->incomplete == 1 ? "" : "s", u->why);
-  else if (a->n == 0) printf("  No findings: none of the rules applies.\n");
+  if (ps->server_gc) printf(", Server GC");
+  if (ps->heap_count > 0) printf(", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
+  size_t by[3] = {0, 0, 0};
+  for (size_t i = 0; i < a->n; i++) by[a->f[i].severity]++;
+  const char *sep = ": ";
+  for (int s = INS_SEV_CRITICAL; s >= INS_SEV_INFO; s--)
+    if (by[s]) {
+      printf("%s%zu %s%s", sep, by[s], ins_severity_name((enum ins_severity)s),
+             s == INS_SEV_WARNING && by[s] > 1 ? "s" : "");
+      sep = ", ";
+    }
+  printf("\n");
+  if (u->all)
+    printf("  Cannot judge: %ld GC%s, all incomplete because %s\n", u->incomplete, u->incomplete == 1 ? "" : "s",
+           u->why);
+  if (!u->all && u->incomplete)
+    printf("  Note: %ld of %ld GCs incomplete and left out (commonest reason: %s)\n", u->incomplete,
+           u->incomplete + u->complete, u->why);
+  if (!u->all && a->n == 0) printf("  No findings: none of the rules applies.\n");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
-    printf("  [%s] %s\n    Evidence: %s\n    Next: %s\n", f->rule, f->finding, f->evidence, f->next);
+    printf("  %-8s [%s] %s\n    Evidence: %s\n    Next: %s\n", ins_severity_name(f->severity), f->rule, f->title,
+           f->evidence, f->next);
   }
   if (ov->have) {
     printf("  GC overhead over time: worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)\n", window_s,
@@ -132,21 +153,34 @@ static void print_text(const struct ins_proc_key *k, const struct ins_advice *a,
   printf("\n");
 }
 
-static void print_json(const struct ins_proc_key *k, const struct ins_advice *a, const struct overhead *ov,
-                       double window_s, int first, const struct unjudged *u) {
+static void print_json(const struct ins_proc_key *k, const struct ins_proc_summary *ps, const struct ins_advice *a,
+                       const struct overhead *ov, double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   ins_json_str(stdout, k->name);
-  if (u->incomplete) {
+  printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc ? "true" : "false");
+  if (ps->heap_count > 0) printf("%d", ps->heap_count);
+  else printf("null");
+  printf(", \"worst_severity\": ");
+  if (ins_advice_worst(a) >= 0) printf("\"%s\"", ins_severity_name((enum ins_severity)ins_advice_worst(a)));
+  else printf("null");
+  if (u->all) {
     printf(", \"cannot_judge\": {\"incomplete_gcs\": %ld, \"why\": ", u->incomplete);
     ins_json_str(stdout, u->why);
     printf("}");
   }
+  printf(", \"complete_gcs\": %ld, \"incomplete_gcs\": %ld", u->complete, u->incomplete);
   printf(", \"findings\": [");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
-    printf("%s\n    {\"rule\": \"%s\", \"finding\": ", i ? "," : "", f->rule);
-    ins_json_str(stdout, f->finding);
-    printf(", \"evidence\": ");
+    printf("%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"title\": ", i ? "," : "", f->rule,
+           ins_severity_name(f->severity));
+    ins_json_str(stdout, f->title);
+    printf(", \"metrics\": {");
+    for (size_t j = 0; j < f->n_metrics; j++) {
+      printf("%s\"%s\": ", j ? ", " : "", f->metrics[j].name);
+      ins_num(stdout, INS_JSON, f->metrics[j].value);
+    }
+    printf("}, \"evidence\": ");
     ins_json_str(stdout, f->evidence);
     printf(", \"next\": ");
     ins_json_str(stdout, f->next);
@@ -176,6 +210,8 @@ int gcs_cmd_advise(int argc, char **argv) {
   long pid = -1, trace = -1;
   double window_s = 60;
   enum ins_format fmt = INS_TEXT;
+  int fail_on = -1, worst = -1;
+  size_t failing = 0;
   struct ins_advise_opts ao;
   ins_advise_default_opts(&ao);
   const char *db_path = NULL;
@@ -192,6 +228,11 @@ int gcs_cmd_advise(int argc, char **argv) {
     case O_SUSPEND_MS: ao.suspend_ms = p.dval; break;
     case O_GEN2_FRAG: ao.gen2_frag_pct = p.dval; break;
     case O_DB: db_path = p.value; break;
+    case O_FAIL_ON:
+      fail_on = ins_parse_severity(p.value);
+      if (fail_on != INS_SEV_WARNING && fail_on != INS_SEV_CRITICAL)
+        return gcs_cli_error(CMD, "--fail-on: warning or critical, not '%s'", p.value);
+      break;
     case O_FORMAT: {
       int f = ins_parse_format(p.value);
       if (f < 0 || f == INS_CSV) return gcs_cli_error(CMD, "--format: text or json, not '%s'", p.value);
@@ -241,18 +282,20 @@ int gcs_cmd_advise(int argc, char **argv) {
       free(p);
       goto out;
     }
-    int have_ps = ins_db_summary(db, &procs[i], &ps) == 0;
+    int have_ps = ins_db_summary(db, &procs[i], &ps) == 0;   /* without: duration 0, no pause-time rule */
     if (have_ps && ov.have) {
       ps.worst_window_pct = ov.worst.paused_pct;
       ps.worst_window_start_ms = (double)ov.worst.start_ns / 1e6;
       ps.window_s = window_s;
     }
     struct ins_advice a;
-    ins_advise(g, ng, have_ps ? &ps : NULL, &ao, &a);
+    ins_advise(g, ng, &ps, &ao, &a);
+    if (ins_advice_worst(&a) > worst) worst = ins_advice_worst(&a);
+    for (size_t j = 0; fail_on >= 0 && j < a.n; j++) failing += (int)a.f[j].severity >= fail_on;
     struct unjudged u;
-    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = 0;
-    if (fmt == INS_TEXT) print_text(&procs[i], &a, &ov, window_s, &u);
-    else print_json(&procs[i], &a, &ov, window_s, shown == 0, &u);
+    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = u.complete = u.all = 0;
+    if (fmt == INS_TEXT) print_text(&procs[i], &ps, &a, &ov, window_s, &u);
+    else print_json(&procs[i], &ps, &a, &ov, window_s, shown == 0, &u);
     shown++;
     free(g);
     free(p);
@@ -262,6 +305,12 @@ out:
   if (fmt == INS_JSON) printf("\n]}\n");
   if (rc == 0 && shown == 0) {
     fprintf(stderr, "gcscope %s: no GCs in %s\n", CMD, input);
+    rc = 1;
+  }
+  if (rc == 0 && fail_on >= 0 && worst >= fail_on) {
+    fprintf(stderr, "gcscope %s: --fail-on %s: %zu finding%s at %s or worse\n", CMD,
+            ins_severity_name((enum ins_severity)fail_on), failing, failing == 1 ? "" : "s",
+            ins_severity_name((enum ins_severity)fail_on));
     rc = 1;
   }
   free(procs);

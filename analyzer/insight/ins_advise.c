@@ -1,4 +1,5 @@
-/* ins_advise.c — advisor rules over one process's GCs (see ins_advise.h). */
+/* ins_advise.c — advisor rules over one process's GCs (see ins_advise.h and
+ * docs/insight.md for every rule, threshold and severity). */
 #include "gcs_enums.h"
 #include "ins_advise.h"
 
@@ -14,15 +15,52 @@
 void ins_advise_default_opts(struct ins_advise_opts *o) {
   *o = (struct ins_advise_opts){
       .pause_pct = 5, .window_pct = 10,
-      .loh_share_pct = 50, .loh_min_count = 2,
-      .gen2_frag_pct = 15,
-      .gen0_frag_pct = 90,
-      .eph_min_gcs = 5, .eph_factor = 3, .eph_min_excess_ms = 1, .eph_promoted_factor = 1.5,
-      .suspend_ms = 5,
+      .loh_share_pct = 50, .loh_min_count = 2, .loh_critical_pct = 25,
+      .gen2_frag_pct = 15, .gen2_frag_share_pct = 50,
+      .gen0_frag_pct = 50, .pin_share_pct = 10, .pin_critical_pct = 50, .pin_min_gcs = 5,
+      .eph_min_gcs = 5, .eph_min_outliers = 5,
+      .eph_factor = 3, .eph_min_excess_ms = 1, .eph_promoted_factor = 1.5, .eph_share_pct = 5,
+      .suspend_ms = 5, .suspend_critical_ms = 50, .suspend_min_gcs = 2,
       .peak_after_ratio = 2, .peak_after_min_mb = 10,
-      .leak_min_gcs = 3, .leak_growth_pct = 20,
+      .leak_min_gcs = 4, .leak_tail_min_gcs = 3,
+      .leak_growth_pct = 30, .leak_min_mb = 5, .leak_steps_up_pct = 70,
+      .surv_gen0_pct = 15, .surv_gen0_critical_pct = 40, .surv_gen1_pct = 90, .surv_gen1_min_mb = 5,
+      .surv_min_gcs = 5,
+      .midlife_gen1_pct = 50, .midlife_gen2_pct = 50, .midlife_min_gen2_per_100_gen1 = 5,
+      .midlife_min_gen1 = 5, .midlife_min_gen2 = 3,
+      .fin_share_pct = 10, .fin_min_share_pct = 1, .fin_critical_pct = 25, .fin_min_gcs = 5,
+      .induced_warn_count = 3,
+      .full_critical_ms = 100,
+      .churn_per_s = 10, .churn_surv_pct = 5, .churn_min_gcs = 20,
   };
 }
+
+const char *ins_severity_name(enum ins_severity s) {
+  switch (s) {
+  case INS_SEV_INFO: return "info";
+  case INS_SEV_WARNING: return "warning";
+  case INS_SEV_CRITICAL: return "critical";
+  }
+  return "?";
+}
+
+int ins_parse_severity(const char *s) {
+  for (int i = INS_SEV_INFO; i <= INS_SEV_CRITICAL; i++)
+    if (s && strcmp(s, ins_severity_name((enum ins_severity)i)) == 0) return i;
+  return -1;
+}
+
+/* What every rule sees: the GCs, the options, scratch space of n doubles. */
+struct ctx {
+  const struct ins_gc *g;
+  size_t n;
+  const struct ins_proc_summary *ps;
+  const struct ins_advise_opts *o;
+  struct ins_advice *a;
+  double *x, *y;     /* scratch, n elements each */
+  int server;
+  double run_ms;     /* the process's duration, else the span of its GCs' starts */
+};
 
 /* Appends printf-style text to a fixed buffer, truncating silently. */
 static void cat(char *buf, size_t cap, const char *fmt, ...) {
@@ -34,11 +72,16 @@ static void cat(char *buf, size_t cap, const char *fmt, ...) {
   va_end(ap);
 }
 
-static struct ins_finding *add(struct ins_advice *a, const char *rule) {
-  struct ins_finding *f = &a->f[a->n++];
+static struct ins_finding *add(struct ctx *c, const char *rule, enum ins_severity sev) {
+  struct ins_finding *f = &c->a->f[c->a->n++];
   memset(f, 0, sizeof *f);
   f->rule = rule;
+  f->severity = sev;
   return f;
+}
+
+static void metric(struct ins_finding *f, const char *name, double v) {
+  if (f->n_metrics < INS_MAX_METRICS) f->metrics[f->n_metrics++] = (struct ins_metric){name, v};
 }
 
 static void cite(struct ins_finding *f, uint32_t gc) {
@@ -46,22 +89,37 @@ static void cite(struct ins_finding *f, uint32_t gc) {
   f->n_gcs_total++;
 }
 
+/* Percentile p of x[0..m-1], sorting x in place; NaN when m == 0. */
+static double pct(double *x, size_t m, double p) {
+  qsort(x, m, sizeof *x, ins_cmp_double);
+  return ins_percentile_sorted(x, m, p);
+}
+
+static const struct ins_gc *by_index(const struct ctx *c, uint32_t index) {
+  for (size_t j = 0; j < c->n; j++)
+    if (c->g[j].index == index) return &c->g[j];
+  return NULL;
+}
+
 /* "#3 (12.0 ms), #7 (9.1 ms)" of the cited GCs, using one figure per GC. */
-static void cite_list(char *buf, size_t cap, const struct ins_gc *g, size_t n,
-                      const struct ins_finding *f, const char *what) {
+enum fig { F_PAUSE, F_SUSPEND, F_GEN2FRAG, F_GEN0FRAG, F_AFTER, F_PROMOTED, F_FINAL, F_GEN2SURV };
+static void cite_list(char *buf, size_t cap, const struct ctx *c, const struct ins_finding *f, enum fig what) {
   for (size_t i = 0; i < f->n_gcs; i++) {
-    for (size_t j = 0; j < n; j++) {
-      if (g[j].index != f->gcs[i]) continue;
-      double v = 0;
-      const char *unit = "ms";
-      if (strcmp(what, "pause") == 0) v = g[j].pause_ms;
-      else if (strcmp(what, "suspend") == 0) v = g[j].suspend_ms;
-      else if (strcmp(what, "gen2frag") == 0) { v = g[j].gen2_frag_before_pct; unit = "%"; }
-      else if (strcmp(what, "gen0frag") == 0) { v = g[j].gen0_frag_pct; unit = "%"; }
-      else if (strcmp(what, "after") == 0) { v = g[j].after_mb; unit = "MB"; }
-      cat(buf, cap, "%s#%u (%.1f %s)", i ? ", " : "", g[j].index, v, unit);
-      break;
+    const struct ins_gc *g = by_index(c, f->gcs[i]);
+    if (!g) continue;
+    double v = 0;
+    const char *unit = "ms";
+    switch (what) {
+    case F_PAUSE: v = g->pause_ms; break;
+    case F_SUSPEND: v = g->suspend_ms; break;
+    case F_GEN2FRAG: v = g->gen2_frag_before_pct; unit = "%"; break;
+    case F_GEN0FRAG: v = g->gen0_frag_pct; unit = "%"; break;
+    case F_AFTER: v = g->after_mb; unit = "MB"; break;
+    case F_PROMOTED: v = g->promoted_mb; unit = "MB"; break;
+    case F_FINAL: v = g->finalizable_surv_mb; unit = "MB"; break;
+    case F_GEN2SURV: v = g->gen2_survival_pct; unit = "%"; break;
     }
+    cat(buf, cap, "%s#%u (%.1f %s)", i ? ", " : "", g->index, v, unit);
   }
   if (f->n_gcs_total > f->n_gcs) cat(buf, cap, ", ... %zu more", f->n_gcs_total - f->n_gcs);
 }
@@ -73,109 +131,446 @@ static const char *reason_name(int reason) {
   return s ? s : "Unknown";
 }
 
-static void rule_pause_time(const struct ins_gc *g, size_t n, const struct ins_proc_summary *ps,
-                            const struct ins_advise_opts *o, struct ins_advice *a) {
-  if (!ps || !(ps->duration_ms > 0)) return;
-  double pct = ps->total_pause_ms * 100.0 / ps->duration_ms;
-  int overall = pct > o->pause_pct;
-  int window = !isnan(ps->worst_window_pct) && ps->worst_window_pct > o->window_pct;
-  if (!overall && !window) return;
-  struct ins_finding *f = add(a, "pause-time");
-  if (overall)
-    snprintf(f->finding, sizeof f->finding, "GC pauses take %.1f %% of the run (above %.0f %%)", pct, o->pause_pct);
-  else
-    snprintf(f->finding, sizeof f->finding,
-             "GC pauses come in bursts: %.1f %% of a %.0f s window (above %.0f %%)",
-             ps->worst_window_pct, ps->window_s, o->window_pct);
-  cat(f->evidence, sizeof f->evidence, "total pause %.1f ms over %.1f ms = %.1f %%", ps->total_pause_ms,
-      ps->duration_ms, pct);
-  if (!isnan(ps->worst_window_pct))
-    cat(f->evidence, sizeof f->evidence, "; worst %.0f s window %.1f %% paused, starting at %.3f ms",
-        ps->window_s, ps->worst_window_pct, ps->worst_window_start_ms);
-  /* The three longest pauses (earlier GC first on ties). */
-  size_t top[3], nt = 0;
-  for (; nt < 3; nt++) {
-    size_t best = n;
-    for (size_t i = 0; i < n; i++) {
-      if (isnan(g[i].pause_ms)) continue;
-      int taken = 0;
-      for (size_t k = 0; k < nt; k++) taken |= top[k] == i;
-      if (!taken && (best == n || g[i].pause_ms > g[best].pause_ms)) best = i;
-    }
-    if (best == n) break;
-    top[nt] = best;
-  }
-  for (size_t i = 0; i < nt; i++) cite(f, g[top[i]].index);
-  if (nt) {
-    cat(f->evidence, sizeof f->evidence, "; longest pauses ");
-    cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
-  }
-  snprintf(f->next, sizeof f->next,
-           "Split the pause by generation (gcscope stats): if gen2 GCs dominate see the gen2 findings; "
-           "if ephemeral GCs dominate, allocate less (gcscope allocs) or keep less alive (Promoted MB).");
+static const char *plural(size_t k) { return k == 1 ? "" : "s"; }
+
+/* ---- heap-growth: a rising trend over the last half of the run ----------- */
+
+/* The GCs whose After measures what lives: full blocking gen2 GCs when there
+ * are enough of them (a compacting GC leaves only the live objects; a BGC's
+ * After also holds what was allocated while it ran), else every gen2 GC. */
+static int leak_point(const struct ins_gc *g, int blocking_only) {
+  return g->gen == GCS_GEN2 && g->after_mb > 0 && !isnan(g->start_ms) &&
+         (!blocking_only || gcs_gc_is_blocking_gen2((uint32_t)g->gen, (uint32_t)g->type));
 }
 
-static void rule_loh_churn(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                           struct ins_advice *a) {
+static void rule_heap_growth(struct ctx *c) {
+  const struct ins_gc *g = c->g;
+  const struct ins_advise_opts *o = c->o;
+  size_t m = 0, mb = 0;
+  double t0 = NAN, t1 = NAN;
+  for (size_t i = 0; i < c->n; i++) {
+    if (isnan(g[i].start_ms)) continue;
+    if (isnan(t0) || g[i].start_ms < t0) t0 = g[i].start_ms;
+    if (isnan(t1) || g[i].start_ms > t1) t1 = g[i].start_ms;
+    m += leak_point(&g[i], 0);
+    mb += leak_point(&g[i], 1);
+  }
+  int bo = mb >= o->leak_min_gcs;
+  if (bo) m = mb;
+  if (m < o->leak_min_gcs || !(t1 > t0)) return;
+  double mid = t0 + (t1 - t0) / 2;
+  /* The tail: gen2 GCs starting in the last half of the run (x: time, y: After). */
+  size_t k = 0, first = c->n, last = c->n;
+  for (size_t i = 0; i < c->n; i++) {
+    if (!leak_point(&g[i], bo)) continue;
+    if (first == c->n) first = i;
+    last = i;
+    if (g[i].start_ms < mid) continue;
+    c->x[k] = g[i].start_ms;
+    c->y[k++] = g[i].after_mb;
+  }
+  if (k < o->leak_tail_min_gcs) return;
+  size_t ups = 0;
+  for (size_t i = 1; i < k; i++) ups += c->y[i] > c->y[i - 1];
+  /* Robust slope: the median of the slopes between each point and the one
+   * half the tail later (a Theil-Sen estimate over those pairs). */
+  size_t h = (k + 1) / 2, np = 0;
+  double *sl = malloc(k * sizeof *sl), *lv = malloc(k * sizeof *lv);
+  if (!sl || !lv) goto out;
+  for (size_t i = 0; i + h < k; i++)
+    if (c->x[i + h] > c->x[i]) sl[np++] = (c->y[i + h] - c->y[i]) / (c->x[i + h] - c->x[i]);
+  memcpy(lv, c->y, k * sizeof *lv);
+  double level = pct(lv, k, 50);
+  if (np == 0 || !(level > 0)) goto out;
+  double slope = pct(sl, np, 50);   /* MB per ms */
+  double window = t1 - mid;
+  double growth_mb = slope * window, growth_pct = growth_mb * 100.0 / level;
+  if (!(growth_pct >= o->leak_growth_pct) || !(growth_mb >= o->leak_min_mb) ||
+      (double)ups * 100.0 < o->leak_steps_up_pct * (double)(k - 1))
+    goto out;
+  struct ins_finding *f = add(c, "heap-growth", growth_pct >= 2 * o->leak_growth_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "The heap after gen2 GCs keeps growing (possible managed leak): +%.1f %% (%.1f MB) over the last %.1f s",
+           growth_pct, growth_mb, window / 1000);
+  for (size_t i = 0; i < c->n; i++)
+    if (leak_point(&g[i], bo) && g[i].start_ms >= mid) cite(f, g[i].index);
+  cat(f->evidence, sizeof f->evidence, "After at the %s GCs of the last half of the run (from %.0f ms): ",
+      bo ? "full blocking gen2" : "gen2", mid);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_AFTER);
+  cat(f->evidence, sizeof f->evidence,
+      "; trend %+.3f MB per minute (median slope), %zu of %zu steps up, median level %.1f MB; "
+      "whole run: %zu such GCs, #%u %.1f MB -> #%u %.1f MB",
+      slope * 60000, ups, k - 1, level, m, g[first].index, g[first].after_mb, g[last].index, g[last].after_mb);
+  metric(f, "tail_growth_pct", growth_pct);
+  metric(f, "tail_growth_mb", growth_mb);
+  metric(f, "trend_mb_per_min", slope * 60000);
+  metric(f, "tail_level_mb", level);
+  metric(f, "tail_gen2_gcs", (double)k);
+  metric(f, "tail_steps_up", (double)ups);
+  metric(f, "gen2_gcs", (double)m);
+  metric(f, "blocking_only", bo);
+  metric(f, "first_after_mb", g[first].after_mb);
+  metric(f, "last_after_mb", g[last].after_mb);
+  snprintf(f->next, sizeof f->next,
+           "Take two heap snapshots some time apart (dotnet-gcdump) and compare what grew; check handles "
+           "that keep objects alive (gcscope handles) and event subscriptions or caches without bounds. "
+           "A heap that is still warming up levels off: a longer trace tells the two apart.");
+out:
+  free(sl);
+  free(lv);
+}
+
+/* ---- long-suspension -------------------------------------------------------- */
+
+static void rule_suspension(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t hit = 0, m = 0;
+  double worst = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    double s = c->g[i].suspend_ms;
+    if (isnan(s)) continue;
+    c->x[m++] = s;
+    if (s > o->suspend_ms) hit++;
+    if (s > worst) worst = s;
+  }
+  if (!(hit >= o->suspend_min_gcs || (hit && worst >= o->suspend_critical_ms))) return;
+  struct ins_finding *f = add(c, "long-suspension", worst >= o->suspend_critical_ms ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title, "Suspending threads took over %.1f ms in %zu GC%s (worst %.1f ms)",
+           o->suspend_ms, hit, plural(hit), worst);
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].suspend_ms > o->suspend_ms) cite(f, c->g[i].index);
+  double med = pct(c->x, m, 50), p99 = ins_percentile_sorted(c->x, m, 99);
+  cat(f->evidence, sizeof f->evidence, "suspension over %.1f ms: ", o->suspend_ms);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_SUSPEND);
+  cat(f->evidence, sizeof f->evidence, "; median suspension %.3f ms, P99 %.3f ms over %zu GCs", med, p99, m);
+  metric(f, "gcs_over", (double)hit);
+  metric(f, "threshold_ms", o->suspend_ms);
+  metric(f, "worst_suspend_ms", worst);
+  metric(f, "median_suspend_ms", med);
+  metric(f, "p99_suspend_ms", p99);
+  snprintf(f->next, sizeof f->next,
+           "A thread did not reach a safe point (a long loop without calls, a long native call in cooperative "
+           "mode): record with --stop-on-suspend-over and scheduler events to see which thread and where.");
+}
+
+/* ---- gen0-frag-pinning ------------------------------------------------------ */
+
+static void rule_gen0_frag(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t hit = 0, pinned = 0;
+  uint32_t maxpin = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (!g->pinned_objects) continue;
+    pinned++;
+    if (g->gen0_frag_pct >= o->gen0_frag_pct) {
+      c->x[hit] = g->gen0_frag_pct;
+      c->y[hit++] = g->pinned_objects;
+      if (g->pinned_objects > maxpin) maxpin = g->pinned_objects;
+    }
+  }
+  double share = c->n ? (double)hit * 100.0 / (double)c->n : 0;
+  if (hit < o->pin_min_gcs || share < o->pin_share_pct) return;
+  struct ins_finding *f = add(c, "gen0-frag-pinning", share >= o->pin_critical_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  double medfrag = pct(c->x, hit, 50), medpin = pct(c->y, hit, 50);
+  snprintf(f->title, sizeof f->title,
+           "Pinned objects fragment gen0: %zu of %zu GCs (%.1f %%) left gen0 >= %.0f %% free space with pins",
+           hit, c->n, share, o->gen0_frag_pct);
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].pinned_objects && c->g[i].gen0_frag_pct >= o->gen0_frag_pct) cite(f, c->g[i].index);
+  cat(f->evidence, sizeof f->evidence,
+      "median gen0 fragmentation %.1f %% and median %.0f pinned objects in those GCs (up to %u); "
+      "GCs with pins: %zu; gen0 fragmentation after the GC: ",
+      medfrag, medpin, maxpin, pinned);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_GEN0FRAG);
+  metric(f, "gcs_fragmented", (double)hit);
+  metric(f, "share_pct", share);
+  metric(f, "gcs_with_pins", (double)pinned);
+  metric(f, "median_gen0_frag_pct", medfrag);
+  metric(f, "median_pinned_objects", medpin);
+  metric(f, "max_pinned_objects", (double)maxpin);
+  snprintf(f->next, sizeof f->next,
+           "Find the long-lived pins (gcscope handles: pinned handles alive at each GC, longest-lived pins); "
+           "allocate buffers that stay pinned on the Pinned Object Heap, or pin for shorter.");
+}
+
+/* ---- loh-churn --------------------------------------------------------------- */
+
+static void rule_loh_churn(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
   size_t gen2 = 0, large = 0;
-  for (size_t i = 0; i < n; i++)
-    if (g[i].gen == GCS_GEN2) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].gen == GCS_GEN2) {
       gen2++;
-      if (g[i].reason == GCS_GC_REASON_ALLOC_LARGE) large++;
+      if (c->g[i].reason == GCS_GC_REASON_ALLOC_LARGE) large++;
     }
   if (large < o->loh_min_count || !(large * 100.0 / (double)gen2 > o->loh_share_pct)) return;
-  struct ins_finding *f = add(a, "loh-churn");
-  snprintf(f->finding, sizeof f->finding,
+  double of_all = large * 100.0 / (double)c->n;
+  struct ins_finding *f = add(c, "loh-churn", of_all >= o->loh_critical_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
            "Allocating large objects triggers most gen2 GCs (LOH churn): %zu of %zu gen2 GCs are AllocLarge",
            large, gen2);
-  for (size_t i = 0; i < n; i++)
-    if (g[i].gen == GCS_GEN2 && g[i].reason == GCS_GC_REASON_ALLOC_LARGE) cite(f, g[i].index);
-  cat(f->evidence, sizeof f->evidence, "%.1f %% of gen2 GCs triggered by AllocLarge: ", large * 100.0 / (double)gen2);
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].gen == GCS_GEN2 && c->g[i].reason == GCS_GC_REASON_ALLOC_LARGE) cite(f, c->g[i].index);
+  cat(f->evidence, sizeof f->evidence, "%.1f %% of gen2 GCs and %.1f %% of all %zu GCs triggered by AllocLarge",
+      large * 100.0 / (double)gen2, of_all, c->n);
+  if (c->run_ms > 0) cat(f->evidence, sizeof f->evidence, " (%.1f per second)", large * 1000.0 / c->run_ms);
+  cat(f->evidence, sizeof f->evidence, ": ");
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  metric(f, "alloc_large_gen2_gcs", (double)large);
+  metric(f, "gen2_gcs", (double)gen2);
+  metric(f, "share_of_gen2_pct", large * 100.0 / (double)gen2);
+  metric(f, "share_of_all_pct", of_all);
+  if (c->run_ms > 0) metric(f, "per_second", large * 1000.0 / c->run_ms);
   snprintf(f->next, sizeof f->next,
            "Find the large allocations (gcscope allocs, Large rows) and reuse those buffers (ArrayPool) "
            "instead of allocating them per operation; GCLOHThreshold raises the LOH size threshold.");
 }
 
-static void rule_induced(const struct ins_gc *g, size_t n, struct ins_advice *a) {
-  size_t cnt = 0;
-  for (size_t i = 0; i < n; i++) cnt += is_induced(g[i].reason);
+/* ---- finalizers ---------------------------------------------------------------- */
+
+static void rule_finalizers(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t known = 0, hit = 0, nr = 0;
+  double total = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (isnan(g->finalizable_surv_mb)) continue;
+    known++;
+    if (!(g->finalizable_surv_mb > 0)) continue;
+    c->x[hit++] = g->finalizable_surv_mb;
+    total += g->finalizable_surv_mb;
+    if (g->promoted_mb > 0) c->y[nr++] = g->finalizable_surv_mb * 100.0 / g->promoted_mb;
+  }
+  double share = known ? (double)hit * 100.0 / (double)known : 0;
+  if (hit < o->fin_min_gcs || share < o->fin_share_pct) return;
+  double med = pct(c->x, hit, 50), medshare = pct(c->y, nr, 50);
+  if (!(medshare >= o->fin_min_share_pct)) return;   /* a few bytes: not worth a finding */
+  struct ins_finding *f =
+      add(c, "finalizers", medshare >= o->fin_critical_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "Finalizable objects survive GCs only to be finalized: %zu of %zu GCs (%.1f %%), a median %.1f %% of "
+           "what they promote",
+           hit, known, share, medshare);
+  /* Cite the GCs promoting the most because of finalizers. */
+  for (size_t r = 0; r < 5; r++) {
+    size_t best = c->n;
+    for (size_t i = 0; i < c->n; i++) {
+      const struct ins_gc *g = &c->g[i];
+      if (!(g->finalizable_surv_mb > 0)) continue;
+      int taken = 0;
+      for (size_t k = 0; k < f->n_gcs; k++) taken |= f->gcs[k] == g->index;
+      if (!taken && (best == c->n || g->finalizable_surv_mb > c->g[best].finalizable_surv_mb)) best = i;
+    }
+    if (best == c->n) break;
+    f->gcs[f->n_gcs++] = c->g[best].index;
+  }
+  f->n_gcs_total = hit;
+  cat(f->evidence, sizeof f->evidence,
+      "Finalizable Surv MB: %.3f MB in all, median %.3f MB per GC; median share of Promoted MB %.1f %%; largest: ",
+      total, med, medshare);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_FINAL);
+  metric(f, "gcs_with_finalizable_survivors", (double)hit);
+  metric(f, "share_pct", share);
+  metric(f, "total_finalizable_surv_mb", total);
+  metric(f, "median_finalizable_surv_mb", med);
+  metric(f, "median_share_of_promoted_pct", medshare);
+  snprintf(f->next, sizeof f->next,
+           "An object with a finalizer that is found dead is kept (and promoted) until its finalizer ran: "
+           "Dispose such objects and call GC.SuppressFinalize in Dispose; find the finalizable types "
+           "(allocation ticks, a heap snapshot's finalizer queue) and avoid finalizers where SafeHandle does.");
+}
+
+/* ---- high-survival ---------------------------------------------------------- */
+
+static void rule_high_survival(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  const struct ins_gc *g = c->g;
+  size_t m0 = 0, m1 = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 0 && !isnan(g[i].gen0_survival_pct)) c->x[m0++] = g[i].gen0_survival_pct;
+  double s0 = pct(c->x, m0, 50), s0p90 = ins_percentile_sorted(c->x, m0, 90);
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
+  double s1 = pct(c->x, m1, 50);
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 0 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+  double p0 = pct(c->x, k, 50);
+  k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+  double p1 = pct(c->x, k, 50);
+  int c0 = m0 >= o->surv_min_gcs && s0 >= o->surv_gen0_pct;
+  int c1 = m1 >= o->surv_min_gcs && s1 >= o->surv_gen1_pct && p1 >= o->surv_gen1_min_mb;
+  if (!c0 && !c1) return;
+  struct ins_finding *f =
+      add(c, "high-survival", c0 && s0 >= o->surv_gen0_critical_pct ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  if (c0)
+    snprintf(f->title, sizeof f->title,
+             "High survival: a median %.1f %% of gen0 survives its GCs (%.1f MB promoted each)", s0, p0);
+  else
+    snprintf(f->title, sizeof f->title,
+             "High promotion cost: gen1 GCs keep a median %.1f %% of gen1 (%.1f MB promoted each)", s1, p1);
+  if (c0 && !isnan(p1)) cat(f->title, sizeof f->title, "; gen1 GCs promote %.1f MB each", p1);
+  /* Ephemeral GCs: their share of the pause, pause/promoted correlation, pins. */
+  size_t me = 0, pins = 0;
+  double eph_pause = 0, all_pause = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    if (!isnan(g[i].pause_ms)) all_pause += g[i].pause_ms;
+    if (g[i].gen == GCS_GEN2 || isnan(g[i].pause_ms) || isnan(g[i].promoted_mb)) continue;
+    c->x[me] = g[i].pause_ms;
+    c->y[me++] = g[i].promoted_mb;
+    eph_pause += g[i].pause_ms;
+    pins += g[i].pinned_objects > 0;
+  }
+  double r = ins_pearson(c->x, c->y, me);
+  cat(f->evidence, sizeof f->evidence, "gen0 GCs: median survival %.1f %%, P90 %.1f %%, median promoted %.3f MB over %zu GCs",
+      s0, s0p90, p0, m0);
+  if (m1)
+    cat(f->evidence, sizeof f->evidence, "; gen1 GCs: median survival %.1f %%, median promoted %.3f MB over %zu GCs",
+        s1, p1, m1);
+  if (all_pause > 0)
+    cat(f->evidence, sizeof f->evidence, "; ephemeral GCs pause %.1f ms = %.1f %% of all GC pause", eph_pause,
+        eph_pause * 100 / all_pause);
+  if (!isnan(r)) cat(f->evidence, sizeof f->evidence, "; pause/promoted correlation %.2f", r);
+  if (pins && me) cat(f->evidence, sizeof f->evidence, "; %.0f %% of them had pinned objects", pins * 100.0 / (double)me);
+  /* Cite the ephemeral GCs that promoted the most. */
+  for (size_t t = 0; t < 5; t++) {
+    size_t best = c->n;
+    for (size_t i = 0; i < c->n; i++) {
+      if (g[i].gen == GCS_GEN2 || isnan(g[i].promoted_mb)) continue;
+      int taken = 0;
+      for (size_t q = 0; q < f->n_gcs; q++) taken |= f->gcs[q] == g[i].index;
+      if (!taken && (best == c->n || g[i].promoted_mb > g[best].promoted_mb)) best = i;
+    }
+    if (best == c->n) break;
+    f->gcs[f->n_gcs++] = g[best].index;
+  }
+  f->n_gcs_total = f->n_gcs;
+  cat(f->evidence, sizeof f->evidence, "; most promoted: ");
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PROMOTED);
+  metric(f, "gen0_gcs", (double)m0);
+  metric(f, "gen0_survival_median_pct", s0);
+  metric(f, "gen0_survival_p90_pct", s0p90);
+  metric(f, "gen0_promoted_median_mb", p0);
+  metric(f, "gen1_gcs", (double)m1);
+  metric(f, "gen1_survival_median_pct", s1);
+  metric(f, "gen1_promoted_median_mb", p1);
+  metric(f, "ephemeral_pause_share_pct", all_pause > 0 ? eph_pause * 100 / all_pause : NAN);
+  metric(f, "pause_promoted_correlation", r);
+  snprintf(f->next, sizeof f->next,
+           "A GC's work is proportional to what survives: find what keeps young objects alive (old objects "
+           "referencing them: set those fields to null when done; caches; GC handles: gcscope handles). "
+           "PerfView's generation-aware view shows which old objects hold them.");
+  if (pins) cat(f->next, sizeof f->next, " Pinned objects survive too: see gen0-frag-pinning if it is listed.");
+}
+
+/* ---- mid-life-crisis ---------------------------------------------------------- */
+
+static void rule_midlife(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  const struct ins_gc *g = c->g;
+  size_t m1 = 0, m2 = 0, k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
+  double s1 = pct(c->x, m1, 50);
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == 1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+  double p1 = pct(c->x, k, 50);
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == GCS_GEN2 && !is_induced(g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
+        !isnan(g[i].gen2_survival_pct))
+      c->x[m2++] = g[i].gen2_survival_pct;
+  double s2 = pct(c->x, m2, 50);
+  double per100 = m1 ? (double)m2 * 100.0 / (double)m1 : 0;
+  if (m1 < o->midlife_min_gen1 || !(s1 >= o->midlife_gen1_pct) || m2 < o->midlife_min_gen2 ||
+      !(s2 <= o->midlife_gen2_pct) || per100 < o->midlife_min_gen2_per_100_gen1)
+    return;
+  struct ins_finding *f = add(c, "mid-life-crisis", INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "Mid-life crisis: objects survive gen1 into gen2 and die there: gen1 GCs keep %.1f %%, "
+           "%zu gen2 GCs keep %.1f %% of gen2",
+           s1, m2, s2);
+  for (size_t i = 0; i < c->n; i++)
+    if (g[i].gen == GCS_GEN2 && !is_induced(g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
+        !isnan(g[i].gen2_survival_pct))
+      cite(f, g[i].index);
+  cat(f->evidence, sizeof f->evidence,
+      "%zu gen1 GCs: median survival %.1f %%, median promoted to gen2 %.3f MB; %zu gen2 GCs triggered by the "
+      "gen2 budget (not induced, not AllocLarge), %.1f per 100 gen1 GCs: median gen2 survival %.1f %%: ",
+      m1, s1, p1, m2, per100, s2);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_GEN2SURV);
+  metric(f, "gen1_gcs", (double)m1);
+  metric(f, "gen1_survival_median_pct", s1);
+  metric(f, "gen1_promoted_median_mb", p1);
+  metric(f, "gen2_gcs", (double)m2);
+  metric(f, "gen2_per_100_gen1", per100);
+  metric(f, "gen2_survival_median_pct", s2);
+  snprintf(f->next, sizeof f->next,
+           "Objects that live a little longer than gen1 collects them (request data kept across awaits, "
+           "short-lived caches) reach gen2 and make full GCs necessary: let them die young (shorter "
+           "lifetime, reuse them from a pool) or keep them for good.");
+}
+
+/* ---- induced -------------------------------------------------------------------- */
+
+static void rule_induced(struct ctx *c) {
+  const struct ins_gc *g = c->g;
+  size_t cnt = 0, blocking = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (is_induced(g[i].reason)) {
+      cnt++;
+      blocking += gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type);
+    }
   if (!cnt) return;
-  struct ins_finding *f = add(a, "induced");
-  snprintf(f->finding, sizeof f->finding, "%zu GC%s induced by code (GC.Collect or a low-memory request)",
+  struct ins_finding *f = add(c, "induced", cnt >= c->o->induced_warn_count ? INS_SEV_WARNING : INS_SEV_INFO);
+  snprintf(f->title, sizeof f->title, "%zu GC%s induced by code (GC.Collect or a low-memory request)",
            cnt, cnt == 1 ? " was" : "s were");
   static const int reasons[] = {1, 7, 9, 10, 17};
   for (size_t r = 0; r < sizeof reasons / sizeof *reasons; r++) {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) c += g[i].reason == reasons[r];
-    if (c) cat(f->evidence, sizeof f->evidence, "%s%s %zu", f->evidence[0] ? ", " : "", reason_name(reasons[r]), c);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) k += g[i].reason == reasons[r];
+    if (k) cat(f->evidence, sizeof f->evidence, "%s%s %zu", f->evidence[0] ? ", " : "", reason_name(reasons[r]), k);
   }
-  for (size_t i = 0; i < n; i++)
+  cat(f->evidence, sizeof f->evidence, "; %zu of them full blocking gen2", blocking);
+  if (c->run_ms > 0) cat(f->evidence, sizeof f->evidence, "; %.2f per second", cnt * 1000.0 / c->run_ms);
+  for (size_t i = 0; i < c->n; i++)
     if (is_induced(g[i].reason)) cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence, "; GCs ");
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  metric(f, "induced_gcs", (double)cnt);
+  metric(f, "blocking_gen2", (double)blocking);
+  if (c->run_ms > 0) metric(f, "per_second", cnt * 1000.0 / c->run_ms);
   snprintf(f->next, sizeof f->next,
            "Find who calls GC.Collect: record the GCTriggered event with call stacks and remove the call "
            "unless it is measured to help.");
 }
 
-static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advice *a) {
+/* ---- full-blocking-gen2 (induced ones are the induced finding's) ------------- */
+
+static int full_blocking(const struct ins_gc *g) {
+  return gcs_gc_is_blocking_gen2((uint32_t)g->gen, (uint32_t)g->type) && !is_induced(g->reason);
+}
+
+static void rule_full_blocking(struct ctx *c) {
   uint32_t conds = 0;
   size_t cnt = 0;
   double longest = 0;
-  for (size_t i = 0; i < n; i++)
-    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) {
+  for (size_t i = 0; i < c->n; i++)
+    if (full_blocking(&c->g[i])) {
       cnt++;
-      conds |= g[i].condemn_conditions;
-      if (g[i].pause_ms > longest) longest = g[i].pause_ms;
+      conds |= c->g[i].condemn_conditions;
+      if (c->g[i].pause_ms > longest) longest = c->g[i].pause_ms;
     }
   if (!cnt) return;
-  struct ins_finding *f = add(a, "full-blocking-gen2");
-  snprintf(f->finding, sizeof f->finding, "%zu full blocking gen2 GC%s (2N), longest pause %.1f ms", cnt,
-           cnt == 1 ? "" : "s", longest);
-  for (size_t i = 0; i < n; i++)
-    if (gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type)) cite(f, g[i].index);
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "pause");
+  struct ins_finding *f =
+      add(c, "full-blocking-gen2", longest >= c->o->full_critical_ms ? INS_SEV_CRITICAL : INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title, "%zu full blocking gen2 GC%s (2N) not induced, longest pause %.1f ms", cnt,
+           plural(cnt), longest);
+  for (size_t i = 0; i < c->n; i++)
+    if (full_blocking(&c->g[i])) cite(f, c->g[i].index);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
   cat(f->evidence, sizeof f->evidence, "; condemned reasons:");
   if (!conds) cat(f->evidence, sizeof f->evidence, " none recorded");
   for (uint32_t b = 0; b < 32; b++)
@@ -184,215 +579,272 @@ static void rule_full_blocking(const struct ins_gc *g, size_t n, struct ins_advi
       if (nm) cat(f->evidence, sizeof f->evidence, " %s", nm);
       else cat(f->evidence, sizeof f->evidence, " bit%u", b);
     }
+  metric(f, "gcs", (double)cnt);
+  metric(f, "longest_pause_ms", longest);
   int mem = (conds & ((1u << 2) | (1u << 3) | (1u << 9) | (1u << 10))) != 0;
   int frag = (conds & ((1u << 7) | (1u << 8) | (1u << 9) | (1u << 10))) != 0;
-  int ind = (conds & ((1u << 0) | (1u << 14))) != 0;
   if (mem) cat(f->next, sizeof f->next, "High memory load made them blocking: reduce the heap or give the process more memory. ");
   if (frag) cat(f->next, sizeof f->next, "Gen2 fragmentation made them compacting: see how gen2 free space is used (gcscope heaps). ");
-  if (ind) cat(f->next, sizeof f->next, "Some were induced: see the induced finding. ");
   cat(f->next, sizeof f->next,
       "Check why they were not background GCs (Condemned reasons); if the pause matters more than the "
       "heap size, GCLatencyMode.SustainedLowLatency avoids them unless they are needed.");
 }
 
-static void rule_gen2_frag(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                           struct ins_advice *a) {
+/* ---- gen2-frag-bgc ------------------------------------------------------------- */
+
+static void rule_gen2_frag(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
   size_t bgcs = 0, hit = 0;
-  for (size_t i = 0; i < n; i++)
-    if (gcs_type_is_background((uint32_t)g[i].type) && !isnan(g[i].gen2_frag_before_pct)) {
-      bgcs++;
-      hit += g[i].gen2_frag_before_pct > o->gen2_frag_pct;
+  for (size_t i = 0; i < c->n; i++)
+    if (gcs_type_is_background((uint32_t)c->g[i].type) && !isnan(c->g[i].gen2_frag_before_pct)) {
+      c->x[bgcs++] = c->g[i].gen2_frag_before_pct;
+      hit += c->g[i].gen2_frag_before_pct > o->gen2_frag_pct;
     }
-  if (!hit) return;
-  struct ins_finding *f = add(a, "gen2-frag-bgc");
-  snprintf(f->finding, sizeof f->finding,
+  double share = bgcs ? (double)hit * 100.0 / (double)bgcs : 0;
+  if (!hit || share < o->gen2_frag_share_pct) return;
+  double med = pct(c->x, bgcs, 50);
+  struct ins_finding *f = add(c, "gen2-frag-bgc", INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
            "Gen2 free space is not used well: %zu of %zu background GCs started with gen2 fragmentation above %.0f %%",
            hit, bgcs, o->gen2_frag_pct);
-  for (size_t i = 0; i < n; i++)
-    if (gcs_type_is_background((uint32_t)g[i].type) && g[i].gen2_frag_before_pct > o->gen2_frag_pct) cite(f, g[i].index);
-  cat(f->evidence, sizeof f->evidence, "gen2 fragmentation at BGC start: ");
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "gen2frag");
+  for (size_t i = 0; i < c->n; i++)
+    if (gcs_type_is_background((uint32_t)c->g[i].type) && c->g[i].gen2_frag_before_pct > o->gen2_frag_pct)
+      cite(f, c->g[i].index);
+  cat(f->evidence, sizeof f->evidence, "median gen2 fragmentation at BGC start %.1f %%; ", med);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_GEN2FRAG);
+  metric(f, "bgcs", (double)bgcs);
+  metric(f, "bgcs_over", (double)hit);
+  metric(f, "share_pct", share);
+  metric(f, "median_gen2_frag_pct", med);
   snprintf(f->next, sizeof f->next,
            "Look at the gen2 free-list and free-object space before these BGCs (gcscope heaps): if the free "
            "spaces are large but unused this is a BGC scheduling problem worth reporting to the .NET GC team.");
 }
 
-static void rule_gen0_frag(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                           struct ins_advice *a) {
-  size_t hit = 0;
-  for (size_t i = 0; i < n; i++) hit += g[i].gen0_frag_pct >= o->gen0_frag_pct && g[i].pinned_objects > 0;
-  if (!hit) return;
-  struct ins_finding *f = add(a, "gen0-frag-pinning");
-  uint32_t maxpin = 0;
-  for (size_t i = 0; i < n; i++)
-    if (g[i].gen0_frag_pct >= o->gen0_frag_pct && g[i].pinned_objects > 0) {
-      cite(f, g[i].index);
-      if (g[i].pinned_objects > maxpin) maxpin = g[i].pinned_objects;
-    }
-  snprintf(f->finding, sizeof f->finding,
-           "Gen0 is mostly free space held by pinned objects: %zu GC%s with gen0 fragmentation >= %.0f %% and pins",
-           hit, hit == 1 ? "" : "s", o->gen0_frag_pct);
-  cat(f->evidence, sizeof f->evidence, "gen0 fragmentation after the GC: ");
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "gen0frag");
-  cat(f->evidence, sizeof f->evidence, "; up to %u pinned objects per GC", maxpin);
-  snprintf(f->next, sizeof f->next,
-           "Find the long-lived pins (gcscope handles: pinned handles alive at each GC, longest-lived pins); "
-           "allocate buffers that stay pinned on the Pinned Object Heap, or pin for shorter.");
-}
+/* ---- gen0-churn ------------------------------------------------------------------- */
 
-static void rule_ephemeral(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                           struct ins_advice *a) {
-  double *pause = malloc((n ? n : 1) * sizeof *pause);
-  double *prom = malloc((n ? n : 1) * sizeof *prom);
-  size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-  if (!pause || !prom || !idx) goto out;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (gcs_gen_is_ephemeral((uint32_t)g[i].gen) && gcs_type_is_blocking((uint32_t)g[i].type) && !isnan(g[i].pause_ms) &&
-        !isnan(g[i].promoted_mb)) {
-      pause[m] = g[i].pause_ms;
-      prom[m] = g[i].promoted_mb;
-      idx[m++] = i;
-    }
-  if (m < o->eph_min_gcs) goto out;
-  double mp = ins_median(pause, m), mpr = ins_median(prom, m);
-  struct ins_finding *f = NULL;
-  int slow_suspend = 0;
-  for (size_t k = 0; k < m; k++) {
-    if (pause[k] >= o->eph_factor * mp && pause[k] - mp >= o->eph_min_excess_ms &&
-        prom[k] <= o->eph_promoted_factor * mpr) {
-      if (!f) f = add(a, "ephemeral-pause");
-      cite(f, g[idx[k]].index);
-      if (g[idx[k]].suspend_ms > (pause[k] - mp) / 2) slow_suspend = 1;
-    }
+static void rule_gen0_churn(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t m = 0, ms = 0;
+  double pause = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->g[i].gen != 0) continue;
+    m++;
+    if (!isnan(c->g[i].pause_ms)) pause += c->g[i].pause_ms;
+    if (!isnan(c->g[i].gen0_survival_pct)) c->x[ms++] = c->g[i].gen0_survival_pct;
   }
-  if (!f) goto out;
-  snprintf(f->finding, sizeof f->finding,
-           "Ephemeral GC pauses do not track promoted bytes: %zu long pause%s without more promotion",
-           f->n_gcs_total, f->n_gcs_total == 1 ? "" : "s");
-  cat(f->evidence, sizeof f->evidence, "median ephemeral pause %.3f ms, median promoted %.3f MB over %zu GCs; ", mp,
-      mpr, m);
-  for (size_t i = 0; i < f->n_gcs; i++)
-    for (size_t j = 0; j < n; j++)
-      if (g[j].index == f->gcs[i]) {
-        cat(f->evidence, sizeof f->evidence, "%s#%u pause %.3f ms, promoted %.3f MB, suspend %.3f ms", i ? "; " : "",
-            g[j].index, g[j].pause_ms, g[j].promoted_mb, g[j].suspend_ms);
-        break;
-      }
-  double r = ins_pearson(pause, prom, m);
-  if (!isnan(r)) cat(f->evidence, sizeof f->evidence, "; pause/promoted correlation %.2f", r);
-  if (slow_suspend)
-    snprintf(f->next, sizeof f->next,
-             "Suspension makes up much of the excess: look at the long-suspension finding and at what the "
-             "threads were doing (gcscope triggers --suspend-over, a trace with scheduler events).");
-  else
-    snprintf(f->next, sizeof f->next,
-             "Suspect stolen CPU: other threads or processes running on the GC threads' CPUs (Server GC); "
-             "record scheduler events (context switches) around these GCs, or use fewer GC heaps.");
-out:
-  free(pause);
-  free(prom);
-  free(idx);
-}
-
-static void rule_suspension(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                            struct ins_advice *a) {
-  size_t hit = 0;
-  double worst = 0;
-  for (size_t i = 0; i < n; i++)
-    if (g[i].suspend_ms > o->suspend_ms) {
-      hit++;
-      if (g[i].suspend_ms > worst) worst = g[i].suspend_ms;
-    }
-  if (!hit) return;
-  struct ins_finding *f = add(a, "long-suspension");
-  snprintf(f->finding, sizeof f->finding, "Suspending threads took over %.1f ms in %zu GC%s (worst %.1f ms)",
-           o->suspend_ms, hit, hit == 1 ? "" : "s", worst);
-  for (size_t i = 0; i < n; i++)
-    if (g[i].suspend_ms > o->suspend_ms) cite(f, g[i].index);
-  cat(f->evidence, sizeof f->evidence, "suspend time: ");
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "suspend");
+  if (m < o->churn_min_gcs || !(c->run_ms > 0) || ms == 0) return;
+  double rate = m * 1000.0 / c->run_ms, surv = pct(c->x, ms, 50), share = pause * 100.0 / c->run_ms;
+  if (rate < o->churn_per_s || !(surv <= o->churn_surv_pct)) return;
+  struct ins_finding *f = add(c, "gen0-churn", share > o->pause_pct ? INS_SEV_WARNING : INS_SEV_INFO);
+  snprintf(f->title, sizeof f->title,
+           "Frequent gen0 GCs of short-lived objects: %.1f gen0 GCs per second, a median %.1f %% survives", rate,
+           surv);
+  cat(f->evidence, sizeof f->evidence,
+      "%zu gen0 GCs in %.1f ms; they pause %.1f ms = %.1f %% of the run; the first: ", m, c->run_ms, pause, share);
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].gen == 0) cite(f, c->g[i].index);
+  f->n_gcs = f->n_gcs < 3 ? f->n_gcs : 3;
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  metric(f, "gen0_gcs", (double)m);
+  metric(f, "gen0_per_second", rate);
+  metric(f, "gen0_survival_median_pct", surv);
+  metric(f, "gen0_pause_pct_of_run", share);
   snprintf(f->next, sizeof f->next,
-           "Record with a suspension trigger (gcscope triggers shows which thresholds would fire) and "
-           "scheduler events, to see which thread did not reach a safe point (long loops, native calls).");
+           "What does not survive decides how often GCs run: allocate less (gcscope allocs on a trace recorded "
+           "with --profile alloc; reuse buffers, avoid temporary strings, boxing and per-call collections); "
+           "a larger gen0 budget (GCgen0size) trades memory for fewer GCs.");
 }
 
-static int cmp_double_asc(const void *x, const void *y) { return ins_cmp_double(x, y); }
+/* ---- peak-vs-after -------------------------------------------------------------- */
 
-static void rule_peak_after(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                            struct ins_advice *a) {
-  double *ratio = malloc((n ? n : 1) * sizeof *ratio);
-  double *diff = malloc((n ? n : 1) * sizeof *diff);
-  if (!ratio || !diff) goto out;
+static void rule_peak_after(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
   size_t m = 0, best = 0;
   double best_ratio = -1;
-  for (size_t i = 0; i < n; i++)
-    if (g[i].after_mb > 0 && !isnan(g[i].peak_mb)) {
-      ratio[m] = g[i].peak_mb / g[i].after_mb;
-      diff[m] = g[i].peak_mb - g[i].after_mb;
-      if (ratio[m] > best_ratio) { best_ratio = ratio[m]; best = i; }
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].after_mb > 0 && !isnan(c->g[i].peak_mb)) {
+      c->x[m] = c->g[i].peak_mb / c->g[i].after_mb;
+      c->y[m] = c->g[i].peak_mb - c->g[i].after_mb;
+      if (c->x[m] > best_ratio) { best_ratio = c->x[m]; best = i; }
       m++;
     }
-  if (m == 0) goto out;
-  qsort(ratio, m, sizeof *ratio, cmp_double_asc);
-  qsort(diff, m, sizeof *diff, cmp_double_asc);
-  double mr = ins_percentile_sorted(ratio, m, 50), md = ins_percentile_sorted(diff, m, 50);
-  if (!(mr >= o->peak_after_ratio && md >= o->peak_after_min_mb)) goto out;
-  struct ins_finding *f = add(a, "peak-vs-after");
-  snprintf(f->finding, sizeof f->finding,
+  if (m == 0) return;
+  double mr = pct(c->x, m, 50), md = pct(c->y, m, 50);
+  if (!(mr >= o->peak_after_ratio && md >= o->peak_after_min_mb)) return;
+  const struct ins_gc *b = &c->g[best];
+  struct ins_finding *f = add(c, "peak-vs-after", INS_SEV_INFO);
+  snprintf(f->title, sizeof f->title,
            "The heap peaks far above what survives: median Peak/After %.2f, median Peak - After %.1f MB", mr, md);
-  cite(f, g[best].index);
+  cite(f, b->index);
   cat(f->evidence, sizeof f->evidence, "%zu GCs; largest ratio at #%u: Peak %.3f MB, After %.3f MB (%.2f)", m,
-      g[best].index, g[best].peak_mb, g[best].after_mb, best_ratio);
+      b->index, b->peak_mb, b->after_mb, best_ratio);
+  metric(f, "median_peak_after_ratio", mr);
+  metric(f, "median_peak_minus_after_mb", md);
   snprintf(f->next, sizeof f->next,
-           "Too much gen0 allocation between GCs (the gen0 budget): allocate less per request, or cap the "
-           "budget (GCGen0MaxBudget) / use fewer Server GC heaps if a smaller peak is worth more GCs.");
-out:
-  free(ratio);
-  free(diff);
+           "Much gen0 allocation between GCs (the gen0 budget): allocate less per request, or cap the budget "
+           "(GCGen0MaxBudget) if a smaller peak is worth more GCs");
+  if (c->server) cat(f->next, sizeof f->next, "; with Server GC, fewer heaps (GCHeapCount) also lower the peak");
+  cat(f->next, sizeof f->next, ".");
 }
 
-static void rule_heap_growth(const struct ins_gc *g, size_t n, const struct ins_advise_opts *o,
-                             struct ins_advice *a) {
-  size_t m = 0, up = 0, first = 0, last = 0, prev = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (g[i].gen != GCS_GEN2 || isnan(g[i].after_mb)) continue;
-    if (m == 0) first = i;
-    else if (g[i].after_mb >= g[prev].after_mb) up++;
-    prev = last = i;
-    m++;
+/* ---- ephemeral-pause ------------------------------------------------------------ */
+
+static void rule_ephemeral(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  const struct ins_gc *g = c->g;
+  size_t total = 0, outliers = 0;
+  double med_p[2] = {NAN, NAN}, med_pr[2] = {NAN, NAN};
+  size_t cnt[2] = {0, 0};
+  for (int gen = 0; gen < 2; gen++) {
+    size_t m = 0;
+    for (size_t i = 0; i < c->n; i++)
+      if (g[i].gen == gen && gcs_type_is_blocking((uint32_t)g[i].type) && !isnan(g[i].pause_ms) &&
+          !isnan(g[i].promoted_mb)) {
+        c->x[m] = g[i].pause_ms;
+        c->y[m++] = g[i].promoted_mb;
+      }
+    cnt[gen] = m;
+    if (m < o->eph_min_gcs) continue;
+    total += m;
+    med_p[gen] = pct(c->x, m, 50);
+    med_pr[gen] = pct(c->y, m, 50);
   }
-  if (m < o->leak_min_gcs || !(g[first].after_mb > 0)) return;
-  double growth = (g[last].after_mb - g[first].after_mb) * 100.0 / g[first].after_mb;
-  if (!(growth >= o->leak_growth_pct) || (double)up < 0.75 * (double)(m - 1)) return;
-  struct ins_finding *f = add(a, "heap-growth");
-  snprintf(f->finding, sizeof f->finding,
-           "The heap after gen2 GCs keeps growing (possible managed leak): +%.1f %% over %zu gen2 GCs", growth, m);
-  for (size_t i = 0; i < n; i++)
-    if (g[i].gen == GCS_GEN2 && !isnan(g[i].after_mb)) cite(f, g[i].index);
-  cat(f->evidence, sizeof f->evidence, "After MB at gen2 GCs: ");
-  cite_list(f->evidence, sizeof f->evidence, g, n, f, "after");
-  double dt = g[last].start_ms - g[first].start_ms;
-  if (dt > 0)
-    cat(f->evidence, sizeof f->evidence, "; %.3f MB per minute; %zu of %zu steps up", (g[last].after_mb - g[first].after_mb) * 60000.0 / dt, up, m - 1);
-  snprintf(f->next, sizeof f->next,
-           "Take two heap snapshots some time apart (dotnet-gcdump) and compare what grew; check handles "
-           "that keep objects alive (gcscope handles) and event subscriptions or caches without bounds.");
+  if (!total) return;
+#define OUTLIER(gc)                                                                                     \
+  ((gc)->gen < 2 && !isnan(med_p[(gc)->gen]) && gcs_type_is_blocking((uint32_t)(gc)->type) &&           \
+   !isnan((gc)->promoted_mb) && (gc)->pause_ms >= o->eph_factor * med_p[(gc)->gen] &&                   \
+   (gc)->pause_ms - med_p[(gc)->gen] >= o->eph_min_excess_ms &&                                          \
+   (gc)->promoted_mb <= o->eph_promoted_factor * med_pr[(gc)->gen])
+  size_t slow_suspend = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (OUTLIER(&g[i])) {
+      outliers++;
+      if (g[i].suspend_ms > (g[i].pause_ms - med_p[g[i].gen]) / 2) slow_suspend++;
+    }
+  double share = outliers * 100.0 / (double)total;
+  if (outliers < o->eph_min_outliers || share < o->eph_share_pct) return;
+  struct ins_finding *f = add(c, "ephemeral-pause", INS_SEV_INFO);
+  for (size_t i = 0; i < c->n; i++)
+    if (OUTLIER(&g[i])) cite(f, g[i].index);
+#undef OUTLIER
+  snprintf(f->title, sizeof f->title,
+           "Ephemeral GC pauses do not track promoted bytes: %zu of %zu (%.1f %%) are >= %.0fx their generation's "
+           "median without more promotion",
+           outliers, total, share, o->eph_factor);
+  for (int gen = 0; gen < 2; gen++)
+    if (!isnan(med_p[gen]))
+      cat(f->evidence, sizeof f->evidence, "%sgen%d: median pause %.3f ms, median promoted %.3f MB over %zu GCs",
+          f->evidence[0] ? "; " : "", gen, med_p[gen], med_pr[gen], cnt[gen]);
+  cat(f->evidence, sizeof f->evidence, "; longest of them: ");
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  cat(f->evidence, sizeof f->evidence, "; %zu with suspension making up half the excess", slow_suspend);
+  metric(f, "outliers", (double)outliers);
+  metric(f, "ephemeral_gcs", (double)total);
+  metric(f, "share_pct", share);
+  metric(f, "gen0_median_pause_ms", med_p[0]);
+  metric(f, "gen1_median_pause_ms", med_p[1]);
+  metric(f, "slow_suspension", (double)slow_suspend);
+  if (slow_suspend * 2 >= outliers)
+    snprintf(f->next, sizeof f->next, "%s",
+             ins_advice_find(c->a, "long-suspension")
+                 ? "Suspension makes up much of the excess: see the long-suspension finding."
+                 : "Suspension makes up much of the excess: record scheduler events to see which thread was "
+                   "late to reach a safe point (gcscope triggers --suspend-over shows how often).");
+  else {
+    snprintf(f->next, sizeof f->next,
+             "Suspect stolen CPU: other threads or processes running on the CPUs the GC needs; record "
+             "scheduler events (context switches) around these GCs");
+    if (c->server) cat(f->next, sizeof f->next, ", or use fewer Server GC heaps (GCHeapCount)");
+    cat(f->next, sizeof f->next, ".");
+  }
+}
+
+/* ---- pause-time (the symptom) ---------------------------------------------------- */
+
+static void rule_pause_time(struct ctx *c) {
+  const struct ins_proc_summary *ps = c->ps;
+  const struct ins_advise_opts *o = c->o;
+  if (!ps || !(ps->duration_ms > 0)) return;
+  double p = ps->total_pause_ms * 100.0 / ps->duration_ms;
+  int overall = p > o->pause_pct;
+  int window = !isnan(ps->worst_window_pct) && ps->worst_window_pct > o->window_pct;
+  if (!overall && !window) return;
+  struct ins_finding *f = add(c, "pause-time", INS_SEV_WARNING);
+  if (overall)
+    snprintf(f->title, sizeof f->title, "GC pauses take %.1f %% of the run (above %.0f %%)", p, o->pause_pct);
+  else
+    snprintf(f->title, sizeof f->title, "GC pauses come in bursts: %.1f %% of a %.0f s window (above %.0f %%)",
+             ps->worst_window_pct, ps->window_s, o->window_pct);
+  cat(f->evidence, sizeof f->evidence, "total pause %.1f ms over %.1f ms = %.1f %%", ps->total_pause_ms,
+      ps->duration_ms, p);
+  if (!isnan(ps->worst_window_pct))
+    cat(f->evidence, sizeof f->evidence, "; worst %.0f s window %.1f %% paused, starting at %.3f ms",
+        ps->window_s, ps->worst_window_pct, ps->worst_window_start_ms);
+  /* The three longest pauses (earlier GC first on ties). */
+  size_t top[3], nt = 0;
+  for (; nt < 3; nt++) {
+    size_t best = c->n;
+    for (size_t i = 0; i < c->n; i++) {
+      if (isnan(c->g[i].pause_ms)) continue;
+      int taken = 0;
+      for (size_t k = 0; k < nt; k++) taken |= top[k] == i;
+      if (!taken && (best == c->n || c->g[i].pause_ms > c->g[best].pause_ms)) best = i;
+    }
+    if (best == c->n) break;
+    top[nt] = best;
+  }
+  for (size_t i = 0; i < nt; i++) cite(f, c->g[top[i]].index);
+  if (nt) {
+    cat(f->evidence, sizeof f->evidence, "; longest pauses ");
+    cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  }
+  metric(f, "pause_pct", p);
+  metric(f, "total_pause_ms", ps->total_pause_ms);
+  metric(f, "duration_ms", ps->duration_ms);
+  if (!isnan(ps->worst_window_pct)) metric(f, "worst_window_pct", ps->worst_window_pct);
+  if (c->a->n > 1)   /* other findings: the causes */
+    cat(f->next, sizeof f->next, "This is the symptom: the other findings say why. ");
+  cat(f->next, sizeof f->next,
+      "Split the pause by generation (gcscope stats): if gen2 GCs dominate see the gen2 findings; if "
+      "ephemeral GCs dominate, allocate less (gcscope allocs) or keep less alive (Promoted MB).");
 }
 
 size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summary *ps,
                   const struct ins_advise_opts *o, struct ins_advice *out) {
   out->n = 0;
-  rule_pause_time(gcs, n, ps, o, out);
-  rule_loh_churn(gcs, n, o, out);
-  rule_induced(gcs, n, out);
-  rule_full_blocking(gcs, n, out);
-  rule_gen2_frag(gcs, n, o, out);
-  rule_gen0_frag(gcs, n, o, out);
-  rule_ephemeral(gcs, n, o, out);
-  rule_suspension(gcs, n, o, out);
-  rule_peak_after(gcs, n, o, out);
-  rule_heap_growth(gcs, n, o, out);
+  struct ctx c = {.g = gcs, .n = n, .ps = ps, .o = o, .a = out, .server = ps && ps->server_gc == 1};
+  c.x = malloc((n ? n : 1) * sizeof *c.x);
+  c.y = malloc((n ? n : 1) * sizeof *c.y);
+  if (!c.x || !c.y) goto out;
+  if (ps && ps->duration_ms > 0) c.run_ms = ps->duration_ms;
+  else if (n > 1 && gcs[n - 1].start_ms > gcs[0].start_ms) c.run_ms = gcs[n - 1].start_ms - gcs[0].start_ms;
+  /* Priority order (ties within a severity): causes first, symptoms last;
+   * induced GCs early, since they reshape the whole GC schedule. */
+  rule_heap_growth(&c);
+  rule_suspension(&c);
+  rule_induced(&c);
+  rule_gen0_frag(&c);
+  rule_loh_churn(&c);
+  rule_finalizers(&c);
+  rule_high_survival(&c);
+  rule_midlife(&c);
+  rule_full_blocking(&c);
+  rule_gen2_frag(&c);
+  rule_gen0_churn(&c);
+  rule_peak_after(&c);
+  rule_ephemeral(&c);
+  rule_pause_time(&c);
+  /* Stable sort by severity, highest first. */
+  for (size_t i = 1; i < out->n; i++) {
+    struct ins_finding t = out->f[i];
+    size_t j = i;
+    for (; j > 0 && out->f[j - 1].severity < t.severity; j--) out->f[j] = out->f[j - 1];
+    out->f[j] = t;
+  }
+out:
+  free(c.x);
+  free(c.y);
   return out->n;
 }
 
@@ -400,4 +852,17 @@ const struct ins_finding *ins_advice_find(const struct ins_advice *a, const char
   for (size_t i = 0; i < a->n; i++)
     if (strcmp(a->f[i].rule, rule) == 0) return &a->f[i];
   return NULL;
+}
+
+double ins_finding_metric(const struct ins_finding *f, const char *name) {
+  for (size_t i = 0; f && i < f->n_metrics; i++)
+    if (strcmp(f->metrics[i].name, name) == 0) return f->metrics[i].value;
+  return NAN;
+}
+
+int ins_advice_worst(const struct ins_advice *a) {
+  int w = -1;
+  for (size_t i = 0; i < a->n; i++)
+    if ((int)a->f[i].severity > w) w = (int)a->f[i].severity;
+  return w;
 }

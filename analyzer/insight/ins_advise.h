@@ -1,31 +1,27 @@
 /*
  * ins_advise.h — the advisor: the mem-doc's decision tree (seed 002) as rules
- * over one process's GCs. Each rule that applies yields one finding with the
- * figures and GC indexes behind it and what to look at next; a rule that does
- * not apply yields nothing. Thresholds are in struct ins_advise_opts
- * (defaults from ins_advise_default_opts, documented in docs/insight.md).
+ * over one process's GCs. Each rule that applies yields one finding with a
+ * severity (info, warning, critical), a title, evidence (text and named
+ * figures), the GC indexes behind it and what to look at next; a rule that
+ * does not apply yields nothing. Thresholds are in struct ins_advise_opts
+ * (defaults from ins_advise_default_opts; every rule, threshold and severity
+ * is documented in docs/insight.md, "Rules").
  *
- * Rules (id: fires when ...):
- *   pause-time        total pause / process duration > pause_pct, or the worst
- *                     window's % paused > window_pct (JMC's 60 s rule)
- *   loh-churn         >= min_count gen2 GCs were triggered by AllocLarge and they
- *                     are more than loh_share_pct of all gen2 GCs
- *   induced           any GC with reason Induced, InducedNotForced,
- *                     InducedLowMemory, InducedCompacting or 17 (aggressive)
- *   full-blocking-gen2 any gen2 GC of type NonConcurrent (2N)
- *   gen2-frag-bgc     a BGC whose gen2 fragmentation before it ran was > gen2_frag_pct
- *   gen0-frag-pinning a GC with gen0 fragmentation >= gen0_frag_pct and pinned objects
- *   ephemeral-pause   >= eph_min_gcs ephemeral (gen0/1, not BGC) GCs, and one whose
- *                     pause >= eph_factor x the median pause and >= median + eph_min_excess_ms
- *                     while its promoted bytes <= eph_promoted_factor x the median
- *   long-suspension   a GC whose suspension > suspend_ms
- *   peak-vs-after     median Peak/After >= peak_after_ratio and median
- *                     (Peak - After) >= peak_after_min_mb
- *   heap-growth       >= leak_min_gcs gen2 GCs with After known; the last After is
- *                     >= leak_growth_pct above the first, and >= 75 % of the steps
- *                     between consecutive gen2 GCs do not go down
+ * Robustness: a rule about a distribution (pauses, survival, fragmentation,
+ * heap size) judges a median, a percentile, a trend or a share of the GCs,
+ * never one GC's extreme value; rules about events (an induced GC, a full
+ * blocking gen2 GC, a suspension >= suspend_critical_ms) fire on one event.
  *
- * Ownership: plain data; no allocation. Threading: reentrant.
+ * Order: findings are sorted by severity (critical first); within a severity
+ * by the rule order below, which puts causes before symptoms (pause-time and
+ * ephemeral-pause come last: they say that pauses are long, the causes say why).
+ *
+ * Rules (id), in that order:
+ *   heap-growth, long-suspension, induced, gen0-frag-pinning, loh-churn,
+ *   finalizers, high-survival, mid-life-crisis, full-blocking-gen2, gen2-frag-bgc,
+ *   gen0-churn, peak-vs-after, ephemeral-pause, pause-time
+ *
+ * Ownership: plain data; no allocation kept. Threading: reentrant.
  */
 #ifndef INS_ADVISE_H
 #define INS_ADVISE_H
@@ -49,39 +45,75 @@ struct ins_gc {
   double gen2_frag_before_pct;/* (FreeListBefore + FreeObjBefore) / SizeBefore of gen2, all heaps */
   uint32_t pinned_objects;    /* GCHeapStats.PinnedObjectCount */
   uint32_t condemn_conditions;/* CondemnReasons1 bits of all heaps and the global history, OR-ed */
+  double gen0_survival_pct;   /* Gen0 Survival Rate % (NaN when gen0 was not collected) */
+  double gen1_survival_pct;   /* Gen1 Survival Rate % (gen1 and gen2 GCs) */
+  double gen2_survival_pct;   /* Gen2 Survival Rate % (gen2 GCs) */
+  double finalizable_surv_mb; /* Finalizable Surv MB: promoted only because a finalizer must run */
 };
 
 struct ins_proc_summary {
-  double duration_ms;         /* PerfView's ProcessDuration */
+  double duration_ms;         /* PerfView's ProcessDuration (0: unknown) */
   double total_pause_ms;
   double worst_window_pct;    /* NaN if not computed */
   double worst_window_start_ms;
   double window_s;
+  int server_gc;              /* 1 server GC; 0 workstation or unknown (no server-only advice) */
+  int heap_count;             /* GC heaps, 0 if unknown */
 };
 
 struct ins_advise_opts {
   double pause_pct, window_pct;
   double loh_share_pct;
   size_t loh_min_count;
-  double gen2_frag_pct;
+  double loh_critical_pct;            /* AllocLarge gen2 GCs as % of all GCs: critical */
+  double gen2_frag_pct, gen2_frag_share_pct;
   double gen0_frag_pct;
-  size_t eph_min_gcs;
-  double eph_factor, eph_min_excess_ms, eph_promoted_factor;
-  double suspend_ms;
+  double pin_share_pct, pin_critical_pct;
+  size_t pin_min_gcs;
+  size_t eph_min_gcs, eph_min_outliers;
+  double eph_factor, eph_min_excess_ms, eph_promoted_factor, eph_share_pct;
+  double suspend_ms, suspend_critical_ms;
+  size_t suspend_min_gcs;
   double peak_after_ratio, peak_after_min_mb;
-  size_t leak_min_gcs;
-  double leak_growth_pct;
+  size_t leak_min_gcs, leak_tail_min_gcs;
+  double leak_growth_pct, leak_min_mb, leak_steps_up_pct;
+  double surv_gen0_pct, surv_gen0_critical_pct, surv_gen1_pct, surv_gen1_min_mb;
+  size_t surv_min_gcs;
+  double midlife_gen1_pct, midlife_gen2_pct, midlife_min_gen2_per_100_gen1;
+  size_t midlife_min_gen1, midlife_min_gen2;
+  double fin_share_pct, fin_min_share_pct, fin_critical_pct;
+  size_t fin_min_gcs;
+  size_t induced_warn_count;
+  double full_critical_ms;
+  double churn_per_s, churn_surv_pct;
+  size_t churn_min_gcs;
 };
 void ins_advise_default_opts(struct ins_advise_opts *o);
 
-#define INS_N_RULES 10
+enum ins_severity { INS_SEV_INFO = 0, INS_SEV_WARNING = 1, INS_SEV_CRITICAL = 2 };
+/* "info", "warning", "critical". */
+const char *ins_severity_name(enum ins_severity s);
+/* The reverse; -1 if s is none of them. */
+int ins_parse_severity(const char *s);
+
+#define INS_N_RULES 14
 #define INS_MAX_CITED 16
+#define INS_MAX_METRICS 12
+
+/* One evidence figure: name (a JSON key, snake case, unit suffixed) and value. */
+struct ins_metric {
+  const char *name;
+  double value;
+};
 
 struct ins_finding {
   const char *rule;               /* rule id, e.g. "induced" */
-  char finding[256];
+  enum ins_severity severity;
+  char title[256];
   char evidence[1024];
   char next[512];
+  size_t n_metrics;
+  struct ins_metric metrics[INS_MAX_METRICS];
   size_t n_gcs_total;             /* GCs the rule matched */
   size_t n_gcs;                   /* cited below (first INS_MAX_CITED) */
   uint32_t gcs[INS_MAX_CITED];
@@ -92,10 +124,15 @@ struct ins_advice {
   struct ins_finding f[INS_N_RULES];
 };
 
-/* gcs in time order. Returns the number of findings. */
+/* gcs in time order; ps may be NULL (no pause-time rule, no server advice).
+ * Returns the number of findings, sorted as described above. */
 size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summary *ps,
                   const struct ins_advise_opts *o, struct ins_advice *out);
 /* The finding of one rule, or NULL if it did not fire. */
 const struct ins_finding *ins_advice_find(const struct ins_advice *a, const char *rule);
+/* A figure of a finding by name; NaN if absent. */
+double ins_finding_metric(const struct ins_finding *f, const char *name);
+/* The highest severity among the findings; -1 with none. */
+int ins_advice_worst(const struct ins_advice *a);
 
 #endif /* INS_ADVISE_H */

@@ -131,7 +131,11 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .suspend_ms = g->real[GCS_GCDB_R_suspend_msec], .promoted_mb = g->real[GCS_GCDB_R_promoted_mb],
       .peak_mb = g->real[GCS_GCDB_R_peak_mb], .after_mb = g->real[GCS_GCDB_R_after_mb],
       .gen0_frag_pct = g->real[GCS_GCDB_R_gen0_frag_pct], .gen2_frag_before_pct = g->gen2_frag_before_pct,
-      .pinned_objects = isnan(pinned) ? 0 : (uint32_t)pinned, .condemn_conditions = g->condemn_conditions};
+      .pinned_objects = isnan(pinned) ? 0 : (uint32_t)pinned, .condemn_conditions = g->condemn_conditions,
+      .gen0_survival_pct = g->real[GCS_GCDB_R_gen0_survival_pct],
+      .gen1_survival_pct = g->real[GCS_GCDB_R_gen1_survival_pct],
+      .gen2_survival_pct = g->real[GCS_GCDB_R_gen2_survival_pct],
+      .finalizable_surv_mb = g->real[GCS_GCDB_R_finalizable_surv_mb]};
 }
 
 int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen) {
@@ -139,7 +143,8 @@ int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, s
       .trace_id = p->trace_id, .pid = p->pid, .complete_only = 1, .after_id = -1,
       .reals = GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(suspend_msec) |
                GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) |
-               GCS_GCDB_BIT(gen0_frag_pct) | GCS_GCDB_BIT(pinned_obj),
+               GCS_GCDB_BIT(gen0_frag_pct) | GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) |
+               GCS_GCDB_BIT(gen1_survival_pct) | GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb),
       .parts = GCS_GCDB_HEAP_HISTORY};
   struct gcs_gcdb_gc *v;
   size_t nv;
@@ -164,7 +169,7 @@ int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, s
 
 int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s) {
   sqlite3_stmt *st;
-  *s = (struct ins_proc_summary){0, 0, NAN, NAN, 60};
+  *s = (struct ins_proc_summary){0, 0, NAN, NAN, 60, 0, 0};
   if (sqlite3_prepare_v2(db,
                          "SELECT sum(process_duration_msec), sum(total_pause_msec) FROM gc_process_summary "
                          "WHERE trace_id = ?1 AND pid = ?2",
@@ -179,6 +184,17 @@ int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_su
     rc = 0;
   }
   sqlite3_finalize(st);
+  /* Server GC and heap count (processes); unknown stays 0 (workstation advice only). */
+  if (sqlite3_prepare_v2(db, "SELECT server_gc, heap_count FROM processes WHERE trace_id = ?1 AND pid = ?2", -1, &st,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, p->trace_id);
+    sqlite3_bind_int(st, 2, p->pid);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      s->server_gc = sqlite3_column_int(st, 0) == 1;
+      s->heap_count = sqlite3_column_int(st, 1);
+    }
+    sqlite3_finalize(st);
+  }
   return rc;
 }
 

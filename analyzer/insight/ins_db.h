@@ -43,9 +43,10 @@ int ins_db_requests(sqlite3 *db, const struct ins_proc_key *p, struct ins_reques
 /* Complete GCs of one process in GC order, as the advisor sees them. */
 int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen);
 
-/* PerfView's per-process duration and total pause (gc_process_summary);
- * worst-window fields are left NaN. Returns -1 if the
- * process has no summary row. */
+/* PerfView's per-process duration and total pause (gc_process_summary),
+ * server GC and heap count (processes); worst-window fields are left NaN.
+ * Returns -1 if the process has no summary row (*s is still filled: duration
+ * 0, the server fields if known). */
 int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s);
 
 /* One "Name=value" token of a payload text (gcs_event_format); copies the

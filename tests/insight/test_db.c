@@ -34,7 +34,7 @@ static void common(sqlite3 *db) {
            "VALUES (1, 10, 'app', 0, 10000000000, 0, 0)");
 }
 
-/* GC 1: gen0, pause [1000, 1002] ms. GC 2: induced full blocking gen2 [3000, 3010],
+/* GC 1: induced gen0, pause [1000, 1002] ms. GC 2: full blocking gen2 [3000, 3010],
  * condemned for induced_fullgc_p (bit 0) on heap 0 and max_high_frag_p (bit 7)
  * on heap 1. GC 3: BGC, pauses [5000, 5001] and [5500, 5503]; gen2 before it:
  * heap 0 size 1000 free 150+50, heap 1 size 1000 free 100+50 -> 17.5 %. */
@@ -46,9 +46,9 @@ static void build_problem(const char *path) {
   if (!db) return;
   common(db);
   exec(db, "INSERT INTO gcs (" GC_COLS ") VALUES "
-           "(1, 10, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
+           "(1, 10, 0, 1, 0, 0, 0, '0NI', 1, 'Induced', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
            " NULL, NULL, 1000, 2, 0.05, 1, 12, 8, 10, 0),"
-           "(1, 10, 0, 2, 1, 2, 0, '2NI', 1, 'Induced', 1, 3000000000, 3000500000, 3009500000, 3010000000, "
+           "(1, 10, 0, 2, 1, 2, 0, '2N', 0, 'AllocSmall', 1, 3000000000, 3000500000, 3009500000, 3010000000, "
            " NULL, NULL, 3000, 10, 0.05, 20, 40, 30, 5, 0),"
            "(1, 10, 0, 3, 2, 2, 1, '2B', 0, 'AllocSmall', 1, 5000000000, 5000500000, 5600000000, 5001000000, "
            " 5500000000, 5503000000, 5000, 4, 0.1, 20, 40, 30, 5, 0)");
@@ -104,10 +104,33 @@ static void build_healthy(const char *path) {
   sqlite3_close(db);
 }
 
+/* pid 10: two GCs, neither complete (the trace ended inside them): advise
+ * cannot judge. pid 11: one complete GC, one incomplete. */
+static void build_incomplete(const char *path) {
+  char err[256];
+  unlink(path);
+  sqlite3 *db = gcs_db_open(path, err, sizeof err);
+  CHECK(db != NULL);
+  if (!db) return;
+  common(db);
+  exec(db, "INSERT INTO gcs (" GC_COLS ", incomplete_why) VALUES "
+           "(1, 10, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 0, 1000000000, 1000500000, NULL, NULL, "
+           " NULL, NULL, 1000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'trace ended inside'),"
+           "(1, 10, 0, 2, 1, 0, 0, '0N', 0, 'AllocSmall', 0, 3000000000, 3000500000, NULL, NULL, "
+           " NULL, NULL, 3000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'trace ended inside'),"
+           /* pid 11: one complete GC and one that began before the trace: judged, with a note */
+           "(1, 11, 0, 7, 1, 0, 0, '0N', 0, 'AllocSmall', 1, 1000000000, 1000500000, 1001500000, 1002000000, "
+           " NULL, NULL, 1000, 2, 0.05, 1, 12, 8, 10, 0, NULL),"
+           "(1, 11, 0, 6, 0, 0, 0, '0N', 0, 'AllocSmall', 0, NULL, NULL, 900000000, 900500000, "
+           " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'began before the trace')");
+  sqlite3_close(db);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: test_insight_db PROBLEM.db HEALTHY.db\n"); return 2; }
+  if (argc < 3) { fprintf(stderr, "usage: test_insight_db PROBLEM.db HEALTHY.db [INCOMPLETE.db]\n"); return 2; }
   build_problem(argv[1]);
   build_healthy(argv[2]);
+  if (argc > 3) build_incomplete(argv[3]);
 
   struct gcs_input in;
   const struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
@@ -142,6 +165,8 @@ int main(int argc, char **argv) {
     CHECK_EQ_INT(g[1].condemn_conditions, 129);      /* 1 | 128 over the two heaps */
     CHECK_REL(g[2].gen2_frag_before_pct, 17.5, 1e-9);  /* 350 / 2000 */
     CHECK(isnan(g[0].gen2_frag_before_pct));
+    CHECK(isnan(g[0].gen0_survival_pct));   /* NULL columns are unknown, not 0 */
+    CHECK_EQ_INT(g[0].reason, 1);
   }
   struct ins_proc_summary ps;
   CHECK_EQ_INT(ins_db_summary(db, &procs[0], &ps), 0);
@@ -151,6 +176,13 @@ int main(int argc, char **argv) {
   struct ins_advice a;
   CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 3);
   CHECK(ins_advice_find(&a, "induced") != NULL);
+  if (a.n == 3) {   /* warnings first (in rule order), the single induced GC (info) last */
+    CHECK_STR(a.f[0].rule, "full-blocking-gen2");
+    CHECK_STR(a.f[1].rule, "gen2-frag-bgc");
+    CHECK_STR(a.f[2].rule, "induced");
+    CHECK_EQ_INT(a.f[2].severity, INS_SEV_INFO);
+  }
+  CHECK_EQ_INT(ps.server_gc, 0);   /* processes.server_gc NULL: workstation advice */
   CHECK(ins_advice_find(&a, "gen2-frag-bgc") != NULL);
   const struct ins_finding *f = ins_advice_find(&a, "full-blocking-gen2");
   CHECK(f != NULL);
