@@ -18,6 +18,8 @@ struct tui_db {
   sqlite3 *db;                 /* in.db */
   sqlite3_int64 last_rowid;
   int have_gcs;                /* the gcs table exists (an import may create it later) */
+  sqlite3_stmt *fired;         /* does a stop rule name this GC (trigger_firings)? NULL: no such table */
+  int fired_tried;
 };
 
 /* Rows read per poll (the rest comes on the next polls). */
@@ -72,10 +74,28 @@ static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
 
 struct poll_sink { struct tui_db *d; struct tui_model *m; int changed; };
 
+/* 1 when a stop rule fired on the GC while record ran. */
+static int was_fired(struct tui_db *d, const struct gcs_gcdb_gc *r) {
+  if (!d->fired_tried) {
+    d->fired_tried = 1;
+    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM trigger_firings WHERE trace_id = ? AND pid = ? AND gc_index = ?",
+                           -1, &d->fired, NULL) != SQLITE_OK)
+      d->fired = NULL;
+  }
+  if (!d->fired) return 0;
+  sqlite3_bind_int64(d->fired, 1, r->trace_id);
+  sqlite3_bind_int64(d->fired, 2, r->pid);
+  sqlite3_bind_int64(d->fired, 3, r->gc_index);
+  int yes = sqlite3_step(d->fired) == SQLITE_ROW;
+  sqlite3_reset(d->fired);
+  return yes;
+}
+
 static int add_row(const struct gcs_gcdb_gc *r, void *ctx) {
   struct poll_sink *k = ctx;
   struct tui_gc gc;
   model_gc(r, &gc);
+  gc.fired = was_fired(k->d, r);
   k->d->last_rowid = gc.db_id;
   if (tui_model_add_gc(k->m, &gc) < 0) return 1;
   k->changed = 1;
@@ -289,6 +309,7 @@ static long db_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_e
 
 static void db_close(struct tui_source *src) {
   struct tui_db *d = (struct tui_db *)src;
+  sqlite3_finalize(d->fired);
   gcs_input_close(&d->in);
   free(d);
 }

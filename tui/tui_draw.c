@@ -159,7 +159,9 @@ static const struct column base_cols[] = {
 static void cell_text(const struct tui_gc *gc, enum tui_col c, int w, char *out) {
   char buf[48];
   switch (c) {
-  case TUI_COL_INDEX: snprintf(out, 48, "%lld%s", (long long)gc->number, gc->complete ? "" : "?"); return;
+  case TUI_COL_INDEX:
+    snprintf(out, 48, "%lld%s%s", (long long)gc->number, gc->complete ? "" : "?", gc->fired ? "!" : "");
+    return;
   case TUI_COL_START: num(out, w, gc->pause_start_ms, 3); return;
   case TUI_COL_GEN: tui_gc_gen_name(gc, out, 16); return;
   case TUI_COL_REASON: snprintf(out, 48, "%.*s", w, gcs_reason_name((uint32_t)gc->reason)); return;
@@ -321,7 +323,8 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   static const char *const types[] = { "NonConcurrentGC", "BackgroundGC", "ForegroundGC" };
   add_line(ls, "GC #%lld  Gen %s  %s  Reason %s  pid %d%s", (long long)gc->number,
            tui_gc_gen_name(gc, gen, sizeof gen), gc->type >= 0 && gc->type <= 2 ? types[gc->type] : "?",
-           gcs_reason_name((uint32_t)gc->reason), gc->pid, gc->complete ? "" : "  (incomplete)");
+           gcs_reason_name((uint32_t)gc->reason), gc->pid,
+           gc->complete ? (gc->fired ? "  (a stop rule fired on it)" : "") : "  (incomplete)");
   add_line(ls, "Pause start %s ms   GC start %s ms   GC duration %s ms",
            num(a, 12, gc->pause_start_ms, 3), num(b, 12, gc->start_ms, 3), num(c, 12, gc->duration_ms, 3));
   add_line(ls, "Suspend %s ms   Pause %s ms   %% Pause time %s", num(a, 12, gc->suspend_ms, 3),

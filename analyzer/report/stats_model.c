@@ -250,6 +250,30 @@ static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc a
     w->reason = sqlite3_column_int(s, 4);
   }
   sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db,
+                         "SELECT rule, kind, gc_index, value, capture, verdict FROM trigger_firings "
+                         "WHERE trace_id = ? AND pid = ? ORDER BY end_ns, rowid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;   /* a database without the table: no firings */
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (p->nfirings == cap) {
+      cap = cap ? cap * 2 : 8;
+      struct st_firing *n = realloc(p->firings, sizeof *n * (size_t)cap);
+      if (!n) break;
+      p->firings = n;
+    }
+    struct st_firing *f = &p->firings[p->nfirings++];
+    f->rule = dup_col(s, 0);
+    f->kind = dup_col(s, 1);
+    f->gc_index = (uint32_t)sqlite3_column_int64(s, 2);
+    f->value = dcol(s, 3);
+    f->capture = dup_col(s, 4);
+    f->verdict = dup_col(s, 5);
+  }
+  sqlite3_finalize(s);
   return 0;
 }
 
@@ -344,6 +368,13 @@ void st_free(struct st_model *m) {
     free(p->trace_path);
     free(p->gcs);
     free(p->waits);
+    for (int f = 0; f < p->nfirings; f++) {
+      free(p->firings[f].rule);
+      free(p->firings[f].kind);
+      free(p->firings[f].capture);
+      free(p->firings[f].verdict);
+    }
+    free(p->firings);
   }
   free(m->procs);
   free(m->overlaps);

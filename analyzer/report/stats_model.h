@@ -100,6 +100,13 @@ struct st_overhead {
   double mmu[ST_MMU_N];          /* NaN for windows longer than the run */
 };
 
+/* A stop rule that fired during `gcscope record` (trigger_firings). */
+struct st_firing {
+  char *rule, *kind, *capture, *verdict;
+  uint32_t gc_index;
+  double value;                 /* ms, or % paused (pct-pause) */
+};
+
 struct st_proc {
   int64_t trace_id;
   int pid;
@@ -116,6 +123,8 @@ struct st_proc {
   int ngcs;
   struct st_wait *waits;
   int nwaits;
+  struct st_firing *firings;
+  int nfirings;
   struct st_rollup roll[4];
   struct st_pausestat kinds[ST_KINDS];
   int hist[ST_HIST_BUCKETS];
@@ -163,9 +172,9 @@ double st_percentile(const double *sorted, int n, double p);
 enum {
   ST_SEC_SUMMARY = 1u << 0, ST_SEC_PAUSES = 1u << 1, ST_SEC_HISTOGRAM = 1u << 2, ST_SEC_ROLLUP = 1u << 3,
   ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
-  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9,
+  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10,
 };
-#define ST_SECTIONS_DEFAULT 0x3ffu   /* every section */
+#define ST_SECTIONS_DEFAULT 0x7ffu   /* every section */
 struct st_section { const char *name; unsigned bit; const char *what; };
 extern const struct st_section st_sections[];   /* NULL-terminated */
 /* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */

@@ -111,6 +111,20 @@ void st_write_json(FILE *o, const struct st_model *m) {
       jkv(o, "pause_msec", p->waits[w].pause, 1);
       fputc('}', o);
     }
+    fprintf(o, "],\n   \"firings\": [");
+    for (int f = 0; f < p->nfirings; f++) {
+      const struct st_firing *fi = &p->firings[f];
+      fprintf(o, "%s{\"gc_index\": %u, \"rule\": ", f ? ", " : "", fi->gc_index);
+      rpt_json_str(o, fi->rule);
+      fprintf(o, ", \"kind\": ");
+      rpt_json_str(o, fi->kind);
+      jkv(o, "value", fi->value, 1);
+      fprintf(o, ", \"capture\": ");
+      rpt_json_str(o, fi->capture);
+      fprintf(o, ", \"verdict\": ");
+      rpt_json_str(o, fi->verdict);
+      fputc('}', o);
+    }
     fprintf(o, "],\n   \"gcs\": [");
     for (int i2 = 0; i2 < p->ngcs; i2++) {
       const struct st_gc *g = &p->gcs[i2];

@@ -249,6 +249,29 @@ static void condemned(FILE *out, const struct st_proc *p, int limit) {
   rpt_table_free(&t);
 }
 
+/* Which stop rules fired on which GC while record ran (trigger_firings). */
+static void firings(FILE *out, const struct st_proc *p, int limit) {
+  fprintf(out, "\nStop-rule firings (gcscope record)\n");
+  struct rpt_table t;
+  const char *h[] = { "GC#", "Rule", "Kind", "Value", "Capture", "Verdict" };
+  rpt_table_init(&t, 6, h);
+  int rows = 0;
+  for (int i = 0; i < p->nfirings && (limit < 0 || rows < limit); i++, rows++) {
+    const struct st_firing *f = &p->firings[i];
+    char gc[16], v[48];
+    snprintf(gc, sizeof gc, "%u", f->gc_index);
+    char n[40];
+    if (f->kind && !strcmp(f->kind, "pct-pause")) snprintf(v, sizeof v, "%s %% paused", NUM(n, f->value, 1));
+    else snprintf(v, sizeof v, "%s ms", NUM(n, f->value, 3));
+    const char *row[] = { gc, f->rule ? f->rule : "?", f->kind ? f->kind : "?", v, f->capture ? f->capture : "-",
+                          f->verdict ? f->verdict : "?" };
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  if (rows < p->nfirings) fprintf(out, "... %d more: --gcs all\n", p->nfirings - rows);
+  rpt_table_free(&t);
+}
+
 const struct st_section st_sections[] = {
   { "summary", ST_SEC_SUMMARY, "the process summary (allocations, heaps, pause totals, overhead, max heap)" },
   { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
@@ -260,6 +283,7 @@ const struct st_section st_sections[] = {
   { "bgc", ST_SEC_BGC, "background GC pauses" },
   { "gcs", ST_SEC_GCS, "the GC list (longest pauses, or every GC with --gcs all)" },
   { "condemned", ST_SEC_CONDEMNED, "condemned reasons of the GCs that have any" },
+  { "firings", ST_SEC_FIRINGS, "the stop rules that fired while `gcscope record` ran (when there are any)" },
   { NULL, 0, NULL },
 };
 
@@ -345,6 +369,7 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
       gc_table(out, p, wide, color, -INFINITY, 0, limit, 1);
     }
     if (sec & ST_SEC_CONDEMNED) condemned(out, p, limit);
+    if ((sec & ST_SEC_FIRINGS) && p->nfirings) firings(out, p, limit);
   }
   if (idle) {
     fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");

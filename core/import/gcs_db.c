@@ -23,6 +23,10 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "alloc_measured_mb", "REAL" },
   { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
 };
+/* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
+static const struct { const char *table, *column; } added_tables[] = {
+  { "trigger_firings", "rule" },
+};
 
 static int has_column(sqlite3 *db, const char *table, const char *column) {
   sqlite3_stmt *st;
@@ -38,6 +42,8 @@ static int has_column(sqlite3 *db, const char *table, const char *column) {
 int gcs_db_is_current(sqlite3 *db) {
   for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++)
     if (!has_column(db, added_columns[i].table, added_columns[i].column)) return 0;
+  for (size_t i = 0; i < sizeof added_tables / sizeof added_tables[0]; i++)
+    if (!has_column(db, added_tables[i].table, added_tables[i].column)) return 0;
   return 1;
 }
 

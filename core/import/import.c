@@ -27,6 +27,7 @@
 #include "gcs_ctf_reader.h"
 #include "gcs_db.h"
 #include "gcs_zip.h"
+#include "import_firings.h"
 #include "import_identity.h"
 #include "import_queue.h"
 #include "import_worker.h"
@@ -43,6 +44,7 @@ struct import_ctx {
   const struct gcs_import_opts *opts;
   struct gcs_import_totals *tot;
   FILE *out;
+  const char *trace_dir;         /* the trace being imported (a CTF session's root, a file): firings.tsv beside it */
 };
 
 /* ---- decoding process (and the parent's receiving thread) -------------------- */
@@ -541,6 +543,11 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) { snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db)); return -1; }
+  int firings = 0;
+  if (import_firings(c->db, trace_id, c->trace_dir ? c->trace_dir : label, tr->start_ns, tr->end_ns, &firings) != 0) {
+    snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
+    return -1;
+  }
   if (c->opts->cancel && *c->opts->cancel) { snprintf(err, errlen, "interrupted"); return -1; }
   if (exec(c->db, "COMMIT", err, errlen) != 0) return -1;
   uint64_t gcs = imw_gcs(w);
@@ -555,6 +562,8 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
             tr->hostname && *tr->hostname ? ", host " : "", tr->hostname ? tr->hostname : "");
     if (tr->gc_events == 0)
       fprintf(c->out, "%s: warning: no GC events in this trace (0 GCs imported)\n", label);
+    if (firings)
+      fprintf(c->out, "%s: %d stop-rule firing%s from record's firings.tsv\n", label, firings, firings == 1 ? "" : "s");
     if (tr->truncated)
       fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
     if (tr->discarded)
@@ -671,7 +680,9 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   if (!failed) {
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
                                d->stats.decoded, d->stats.discarded, 0, 0, NULL };
+    c->trace_dir = s->root;
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
+    c->trace_dir = NULL;
   }
   if (failed) rollback(c->db);
   imw_close(w);
@@ -923,7 +934,7 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
   if (!opts) opts = &defaults;
   if (!totals) totals = &tot_local;
   memset(totals, 0, sizeof *totals);
-  struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout };
+  struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout, NULL };
   for (int i = 0; i < npaths; i++) {
     if (cancelled(opts)) { snprintf(err, errlen, "interrupted"); return -1; }
     if (import_path(&c, paths[i], err, errlen) != 0) {

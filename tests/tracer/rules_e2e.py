@@ -9,7 +9,8 @@ lttng) on gcsim high-survival (about 80 gen1 GCs a second):
       logs its first two pairs (max=2) without a capture.
 
 firings.tsv names each firing; `gcscope triggers CAPTURE --rules FILE`
-finds g1's GC in the capture; a bad rules file is one line and exit 2."""
+finds g1's GC in the capture; import stores the firings (trigger_firings)
+and stats lists them; a bad rules file is one line and exit 2."""
 import os
 import re
 import shutil
@@ -58,6 +59,14 @@ rc, o, e = c.run("triggers", "-d", TMP + "/t.db", out + "/capture-1", "--rules",
 print(o, e)
 c.check(rc == 0 and bool(g1) and re.search(r"g1 \(gc-over > 0 ms, gen 1\): \d+ firings?\n\s+pid \d+ tid \d+ GC #%s " % g1[0][3], o)
         is not None, "triggers --rules: g1 fires on GC #%s in the capture" % (g1[0][3] if g1 else "?"))
+# import keeps the firings: trigger_firings, stats' section and JSON
+rc, o, e = c.run("import", "-d", TMP + "/r.db", out)
+c.check(rc == 0 and re.search(r"\d+ stop-rule firings? from record's firings.tsv", o) is not None, "import reads firings.tsv")
+rows_db = c.rows(TMP + "/r.db", "SELECT rule, gc_index, verdict, capture FROM trigger_firings WHERE rule = 'g1'")
+c.check(bool(g1) and rows_db == [["g1", g1[0][3], "verified", "capture-1"]], "trigger_firings holds g1 (%s)" % rows_db)
+rc, o, e = c.run("stats", TMP + "/r.db", "--section", "firings")
+c.check(bool(g1) and re.search(r"^%s\s+g1\s+gc-over\s+[0-9.]+ ms\s+capture-1\s+verified$" % g1[0][3], o, re.M) is not None,
+        "stats --section firings lists g1 (%s)" % o)
 with open(TMP + "/bad.txt", "w") as f:
     f.write("ok: pair=gc-over over=1\nbroken: pair=gc-over over=1 colour=red\n")
 r = subprocess.run([G, "record", "--rules", TMP + "/bad.txt", "--", "true"], capture_output=True, text=True)

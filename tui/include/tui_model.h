@@ -32,6 +32,7 @@ struct tui_gc {
   int type;                    /* 0 NonConcurrent, 1 Background, 2 Foreground */
   int reason;                  /* GCReason value */
   int complete;                /* 0: trace began/ended inside it or events were lost */
+  int fired;                   /* a stop rule fired on it while record ran (trigger_firings): shown "!" */
   double start_ms;             /* GCStart */
   double pause_start_ms;       /* SuspendEEBegin (or GCStart, see §3.2) */
   double duration_ms;          /* GCStart -> GCEnd */
