@@ -38,7 +38,8 @@ for pid, n in starts.items():
 check("Pause statistics" not in txt and "Number of Heaps: -1" not in txt, "no empty tables")
 adv = subprocess.run([GCSCOPE, "advise", db], capture_output=True, text=True).stdout
 for pid, n in starts.items():
-    check(("Cannot judge: %d GCs, all incomplete: %s" % (n, why)) in adv, "advise for %d" % pid)
+    check(("Cannot judge: %d GC%s, all incomplete because %s" % (n, "" if n == 1 else "s", why)) in adv,
+          "advise for %d" % pid)
 check("No findings" not in adv, "advise never says 'No findings' here")
 # Views over events the trace lacks: one line naming the profile, nothing on stdout
 for cmd, prof in (("allocs", "--profile alloc"), ("handles", "--profile handles")):

@@ -46,7 +46,7 @@ rc3, alls, _ = run("stats", db, "--no-pager", "--section", "all")
 check(rc3 == 0 and alls == full, "--section all is the default report")
 rc, out, err = run("stats", db, "--section", "pauses,nosuch")
 check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, pauses, histogram, rollup, long, loh, "
-      "gen2, bgc, gcs, condemned)" in err, "unknown section: usage error listing them (%s)" % err.strip())
+      "gen2, bgc, gcs, condemned, firings)" in err, "unknown section: usage error listing them (%s)" % err.strip())
 rc, out, err = run("stats", db, "--section", "pauses", "--format", "json")
 check(rc == 2 and "not of json" in err, "--section with json refused")
 sys.exit(T.done())
