@@ -561,7 +561,46 @@ def case_alloc_measured():
               % (scenario, row[2], row[3]))
 
 
+def case_trigger_rules():
+    """record --rules over EventPipe: a gen2 gc-over rule with run= on gcprog's
+    long blocking gen2 GC (the runtime's own pause says it is long), and an
+    action=log event-pair rule limited to one firing; firings.tsv and the
+    imported trigger_firings name them."""
+    d = workdir("trigger_rules")
+    rules = d + "/rules.txt"
+    with open(rules, "w") as f:
+        f.write("g2: pair=gc-over over=15 gen=2 type=nonconcurrent run=env | grep ^GCSCOPE_ | sort > %s/env.txt\n"
+                "first: start=GCStart stop=GCEnd key=count over=0 max=1 action=log\n" % d)
+    p = record(["--dotnet", "--rules", rules, "--delay-after-trigger", "0.5", "-o", d + "/rec", "--import", "-d",
+                d + "/t.db", "--", "dotnet", GCPROG, "long"], cwd=d, env=env_with({"DOTNET_gcConcurrent": "0"}))
+    check(p.returncode == 0, "record exits 0 (got %d)" % p.returncode)
+    m = re.search(r"rule g2 \(gc-over > 15 ms, gen 2, NonConcurrentGC\): pid (\d+) GC #(\d+) gen2 \w+: ([0-9.]+) ms -> (\S+)",
+                  p.stdout)
+    check(m is not None, "g2 fired with a capture")
+    check(len(re.findall(r"rule first .*fired .*; logged", p.stdout)) == 1, "first: logged once (max=1)")
+    if not m:
+        return
+    gc = m.group(2)
+    gcs, _ = parse_program(p.stdout)
+    rt = gcs.get(int(gc))
+    check(rt is not None and rt["gen"] == 2 and rt["pause0_ticks"] / 1e4 > 15,
+          "the runtime says GC #%s is a gen2 GC paused over 15 ms (%s)" % (gc, rt))
+    rows = [l.rstrip("\n").split("\t") for l in open(d + "/rec/firings.tsv")][1:]
+    check([r[0] for r in rows].count("g2") == 1 and [r for r in rows if r[0] == "g2"][0][3] == gc
+          and [r for r in rows if r[0] == "g2"][0][9] == "verified", "firings.tsv: g2 on GC #%s, verified (%s)" % (gc, rows))
+    for _ in range(50):
+        if os.path.exists(d + "/env.txt") and os.path.getsize(d + "/env.txt") > 0:
+            break
+        time.sleep(0.1)
+    env = dict(l.strip().split("=", 1) for l in open(d + "/env.txt")) if os.path.exists(d + "/env.txt") else {}
+    check(env.get("GCSCOPE_RULE") == "g2" and env.get("GCSCOPE_GC") == gc and env.get("GCSCOPE_CAPTURE") == m.group(4),
+          "run=: the rule, GC and capture in its environment (%s)" % env)
+    db = sql(d + "/t.db", "SELECT rule, gc_index, verdict FROM trigger_firings WHERE rule = 'g2'")
+    check(db == [["g2", gc, "verified"]], "trigger_firings: %s" % db)
+
+
 CASES = {
+    "trigger_rules": case_trigger_rules,
     "alloc_measured": case_alloc_measured,
     "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
     # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
