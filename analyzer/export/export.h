@@ -32,6 +32,7 @@ struct exp_slice {
   int clamped;          /* 1: end was moved to its parent's end (nesting) */
   int level;            /* 0 a top-level slice, 1 a part of one (suspension, pause): at the
                            same start the lower level encloses the higher */
+  int instant;          /* a point in time (start == end): Perfetto TYPE_INSTANT, JSON "i" */
   char name[64];
   const struct gcs_gcdb_gc *gc; /* non-NULL: the GC's identity and GCStats figures are args */
   int nargs;

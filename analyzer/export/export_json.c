@@ -74,11 +74,15 @@ static void json_arg(const struct exp_arg *a, void *ctx) {
 static void slice_x(const struct exp_slice *s, void *ctx) {
   struct json_writer *w = ctx;
   FILE *f = w->base.out;
-  event_start(w, "X", s->name);
+  event_start(w, s->instant ? "i" : "X", s->name);
   fputs(",\"cat\":\"gc\",\"ts\":", f);
   json_us(f, s->start);
-  fputs(",\"dur\":", f);
-  json_us(f, s->end - s->start);
+  if (s->instant) {
+    fputs(",\"s\":\"t\"", f);   /* scoped to its thread (track) */
+  } else {
+    fputs(",\"dur\":", f);
+    json_us(f, s->end - s->start);
+  }
   fputs(",\"args\":{", f);
   w->nargs = 0;
   exp_slice_args(s, json_arg, w);

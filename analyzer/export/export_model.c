@@ -346,6 +346,39 @@ static int add_loh_waits(sqlite3 *db, struct exp_proc *p, char *err, size_t errl
   return rc ? OOM(err, errlen) : 0;
 }
 
+/* Stop rules that fired while record ran (trigger_firings): instants on a
+ * track of their own, at the pair's end (when the rule saw it). */
+static int add_firings(sqlite3 *db, struct exp_proc *p, int64_t t0, char *err, size_t errlen) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT rule, kind, gc_index, value, end_ns, capture, verdict FROM trigger_firings "
+                             "WHERE trace_id = ?1 AND pid = ?2 AND end_ns IS NOT NULL ORDER BY end_ns, rowid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;   /* a database without the table */
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int rc = 0;
+  struct exp_track *t = NULL;
+  while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    if (!t && !(t = exp_track_add(p, EXP_TRACK_SLICES, "Stop-rule firings"))) { rc = -1; break; }
+    char name[64];
+    const char *rule = (const char *)sqlite3_column_text(s, 0), *kind = (const char *)sqlite3_column_text(s, 1);
+    snprintf(name, sizeof name, "%s fired (GC#%lld)", rule ? rule : "?", (long long)sqlite3_column_int64(s, 2));
+    int64_t at = rel((uint64_t)sqlite3_column_int64(s, 4), t0);
+    struct exp_slice *sl = exp_slice_add(t, at, at, name);
+    if (!sl) { rc = -1; break; }
+    sl->instant = 1;
+    /* the strings are copied into the slice's name only: keep the args static or numeric */
+    if (exp_arg_int(sl, "gc_index", sqlite3_column_int64(s, 2)) ||
+        exp_arg_double(sl, kind && !strcmp(kind, "pct-pause") ? "pct_paused" : "duration_msec",
+                       sqlite3_column_double(s, 3)) ||
+        exp_arg_bool(sl, "captured", sqlite3_column_type(s, 5) != SQLITE_NULL) ||
+        exp_arg_bool(sl, "verified", sqlite3_column_text(s, 6) && !strcmp((const char *)sqlite3_column_text(s, 6), "verified")))
+      rc = -1;
+  }
+  sqlite3_finalize(s);
+  return rc ? OOM(err, errlen) : 0;
+}
+
 int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct exp_proc *p, char *err,
                   size_t errlen) {
   memset(p, 0, sizeof *p);
@@ -388,6 +421,7 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
   free(susp);
   if (rc == 0) rc = add_gen_counters(db, p, t0, err, errlen);
   if (rc == 0) rc = add_loh_waits(db, p, err, errlen);
+  if (rc == 0) rc = add_firings(db, p, t0, err, errlen);
   for (size_t i = 0; rc == 0 && i < p->ntracks; i++) {
     struct exp_track *t = &p->tracks[i];
     if (t->kind == EXP_TRACK_COUNTER) {

@@ -27,7 +27,7 @@ enum { F_PD_PID = 1, F_PD_CMDLINE = 2, F_PD_PROCESS_NAME = 6 };
 /* TrackEvent */
 enum { F_TE_DEBUG_ANNOTATIONS = 4, F_TE_TYPE = 9, F_TE_TRACK_UUID = 11, F_TE_CATEGORIES = 22, F_TE_NAME = 23,
        F_TE_DOUBLE_COUNTER_VALUE = 44 };
-enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_COUNTER = 4 };
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 /* DebugAnnotation */
 enum { F_DA_BOOL = 2, F_DA_INT = 4, F_DA_DOUBLE = 5, F_DA_STRING = 6, F_DA_NAME = 10 };
 
@@ -177,7 +177,7 @@ static void track_event(struct pb_writer *w, int64_t ts, int type) {
 
 static void slice_begin(const struct exp_slice *s, void *ctx) {
   struct pb_writer *w = ctx;
-  track_event(w, s->start, TYPE_SLICE_BEGIN);
+  track_event(w, s->start, s->instant ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
   pb_str(&w->msg, F_TE_CATEGORIES, "gc");
   pb_str(&w->msg, F_TE_NAME, s->name);
   exp_slice_args(s, annotation, w);
@@ -187,6 +187,7 @@ static void slice_begin(const struct exp_slice *s, void *ctx) {
 
 static void slice_end(const struct exp_slice *s, void *ctx) {
   struct pb_writer *w = ctx;
+  if (s->instant) return;
   track_event(w, s->end, TYPE_SLICE_END);
   pb_msg(&w->packet, F_TP_TRACK_EVENT, &w->msg);
   emit_packet(w);

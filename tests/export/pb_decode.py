@@ -180,6 +180,11 @@ def decode(data):
                  [c.decode() for c in many(e, 22)]]
             t.stack.append(s)
             t.slices.append(s)
+        elif typ == 3:   # TYPE_INSTANT: a slice of no duration (end = start)
+            if t.counter:
+                raise ValueError("instant on counter track %s" % t.name)
+            t.slices.append([one(e, 23).decode(), ts, ts, dict(annotation(a) for a in many(e, 4)),
+                             [c.decode() for c in many(e, 22)]])
         elif typ == 2:
             if not t.stack:
                 raise ValueError("track %s: end without begin at %d" % (t.name, ts))

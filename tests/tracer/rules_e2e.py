@@ -67,6 +67,21 @@ c.check(bool(g1) and rows_db == [["g1", g1[0][3], "verified", "capture-1"]], "tr
 rc, o, e = c.run("stats", TMP + "/r.db", "--section", "firings")
 c.check(bool(g1) and re.search(r"^%s\s+g1\s+gc-over\s+[0-9.]+ ms\s+capture-1\s+verified$" % g1[0][3], o, re.M) is not None,
         "stats --section firings lists g1 (%s)" % o)
+# export: the firings are instants on their own track, in both formats
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "export"))
+import pb_decode  # noqa: E402
+import tef_check  # noqa: E402
+rc, o, e = c.run("export", TMP + "/r.db", "--format", "chrome-json", "-o", TMP + "/t.json")
+doc = tef_check.read(TMP + "/t.json")
+c.check(rc == 0 and not tef_check.check(doc), "chrome-json valid (%s)" % tef_check.check(doc)[:3])
+inst = [ev for ev in (doc["traceEvents"] if isinstance(doc, dict) else doc) if ev.get("ph") == "i"]
+c.check(bool(g1) and any(ev["name"] == "g1 fired (GC#%s)" % g1[0][3] and ev["args"].get("verified") is True
+                         for ev in inst), "chrome-json: g1's firing is an instant (%s)" % inst[:3])
+rc, o, e = c.run("export", TMP + "/r.db", "--format", "perfetto", "-o", TMP + "/t.pftrace")
+tl = pb_decode.decode(open(TMP + "/t.pftrace", "rb").read())
+fire = [sl for t in tl.tracks.values() if t.name == "Stop-rule firings" for sl in t.slices]
+c.check(bool(g1) and any(sl[0] == "g1 fired (GC#%s)" % g1[0][3] and sl[1] == sl[2] for sl in fire),
+        "perfetto: g1's firing is a TYPE_INSTANT on the Stop-rule firings track (%s)" % fire[:3])
 with open(TMP + "/bad.txt", "w") as f:
     f.write("ok: pair=gc-over over=1\nbroken: pair=gc-over over=1 colour=red\n")
 r = subprocess.run([G, "record", "--rules", TMP + "/bad.txt", "--", "true"], capture_output=True, text=True)
