@@ -60,6 +60,7 @@ static int help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  gcs_report_set_findings(gcs_insight_findings_html);   /* the HTML report's advisor block */
   if (argc < 2) { usage(stderr); return GCS_CLI_USAGE_STATUS; }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return help(argc, argv);

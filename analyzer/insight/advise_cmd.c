@@ -317,3 +317,79 @@ out:
   gcs_input_close(&in);
   return rc;
 }
+
+static void html_text(FILE *o, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '<': fputs("&lt;", o); break;
+    case '>': fputs("&gt;", o); break;
+    case '&': fputs("&amp;", o); break;
+    case '"': fputs("&quot;", o); break;
+    default: fputc(*s, o);
+    }
+  }
+}
+
+int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *out) {
+  struct ins_proc_key *procs = NULL;
+  size_t np = 0;
+  char dberr[300];
+  if (ins_db_processes(db, 0, &procs, &np, dberr, sizeof dberr) != 0) return -1;
+  struct ins_advise_opts ao;
+  ins_advise_default_opts(&ao);
+  int rc = -1;
+  for (size_t i = 0; i < np; i++) {
+    if (procs[i].trace_id != trace_id || procs[i].pid != pid) continue;
+    struct ins_gc *g = NULL;
+    struct ins_pause *p = NULL;
+    size_t ng = 0, npz = 0;
+    struct ins_proc_summary ps;
+    struct overhead ov;
+    const double window_s = 60;
+    if (ins_db_gcs(db, &procs[i], &g, &ng, dberr, sizeof dberr) != 0 ||
+        ins_db_pauses(db, &procs[i], &p, &npz, dberr, sizeof dberr) != 0 ||
+        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+      free(g);
+      free(p);
+      break;
+    }
+    if (ins_db_summary(db, &procs[i], &ps) == 0 && ov.have) {
+      ps.worst_window_pct = ov.worst.paused_pct;
+      ps.worst_window_start_ms = (double)ov.worst.start_ns / 1e6;
+      ps.window_s = window_s;
+    }
+    struct ins_advice a;
+    ins_advise(g, ng, &ps, &ao, &a);
+    struct unjudged u;
+    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = u.complete = u.all = 0;
+    fprintf(out, "<div class=\"findings\"><h4>Advisor findings (gcscope advise)</h4>\n");
+    if (u.all) {
+      fprintf(out, "<p>Cannot judge: %ld GC%s, all incomplete because ", u.incomplete, u.incomplete == 1 ? "" : "s");
+      html_text(out, u.why);
+      fprintf(out, "</p>\n");
+    } else if (a.n == 0) {
+      fprintf(out, "<p>No findings: none of the rules applies.</p>\n");
+    }
+    if (a.n) fprintf(out, "<ul>\n");
+    for (size_t j = 0; j < a.n; j++) {
+      const struct ins_finding *f = &a.f[j];
+      fprintf(out, "<li class=\"sev-%s\"><b>%s</b> [", ins_severity_name(f->severity), ins_severity_name(f->severity));
+      html_text(out, f->rule);
+      fprintf(out, "] ");
+      html_text(out, f->title);
+      fprintf(out, "<br><span class=\"note\">Evidence: ");
+      html_text(out, f->evidence);
+      fprintf(out, "<br>Next: ");
+      html_text(out, f->next);
+      fprintf(out, "</span></li>\n");
+    }
+    if (a.n) fprintf(out, "</ul>\n");
+    fprintf(out, "</div>\n");
+    free(g);
+    free(p);
+    rc = 0;
+    break;
+  }
+  free(procs);
+  return rc;
+}

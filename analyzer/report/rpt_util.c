@@ -71,3 +71,35 @@ void rpt_pager_close(FILE *pager) {
   pclose(pager);
   signal(SIGPIPE, SIG_DFL);
 }
+
+double rpt_nice_step(double range, int n) {
+  if (!(range > 0) || n < 1) return 1;
+  double raw = range / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
+                    const char *yunit) {
+  double ystep = rpt_nice_step(ymax, 4), ytop = ceil(ymax / ystep - 1e-9) * ystep;
+  if (!(ytop > 0)) ytop = ystep;
+  for (int k = 0; k * ystep <= ytop * (1 + 1e-9); k++) {
+    double v = k * ystep, y = y1 - v / ytop * (y1 - y0);
+    fprintf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%g</text>\n",
+            x0, y, x1, y, x0 - 4, y + 3, v);
+  }
+  double span = xmax - xmin, xstep = rpt_nice_step(span, 6);
+  int secs = xstep >= 1000;
+  for (double v = ceil(xmin / xstep - 1e-9) * xstep; v <= xmax + xstep * 1e-9; v += xstep) {
+    double x = x0 + (v - xmin) / span * (x1 - x0);
+    fprintf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%g %s</text>\n",
+            x, y0, x, y1, x, y1, x, y1 + 4, x, y1 + 15, secs ? v / 1000 : v, secs ? "s" : "ms");
+  }
+  fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>"
+             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n",
+          x0, y1, x1, y1, x0, y0, x0, y1);
+  fprintf(o, "<text x=\"4\" y=\"%.1f\" font-size=\"10\">%s</text>\n", y0 - 6, yunit);
+  return ytop;
+}

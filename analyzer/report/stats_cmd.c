@@ -38,6 +38,10 @@ static const struct gcs_cli_spec stats_spec = {
   .opts = stats_opts,
 };
 
+static gcs_report_findings_fn findings_fn;
+void gcs_report_set_findings(gcs_report_findings_fn fn) { findings_fn = fn; }
+gcs_report_findings_fn st_findings_fn(void) { return findings_fn; }
+
 int gcs_cmd_stats(int argc, char **argv) {
   const char *path = NULL, *format = "text", *dbpath = NULL;
   int pid = -1, wide = 0, no_pager = 0, gcs = ST_GCS_DEFAULT;
@@ -113,7 +117,7 @@ int gcs_cmd_stats(int argc, char **argv) {
         st_write_text(pager ? pager : stdout, &m, &to);
         if (pager) rpt_pager_close(pager);
       } else if (strcmp(format, "html") == 0) {
-        st_write_html(stdout, &m);
+        st_write_html(stdout, &m, db);
       } else {
         st_warnings(stderr, &m, "gcscope stats: ");
         st_write_json(stdout, &m);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gcs_report.h"
 #include "gcs_tables.h"
 
 typedef struct sqlite3 sqlite3;
@@ -186,7 +187,11 @@ struct st_text_opts {
   unsigned sections;    /* ST_SEC_* bits; 0: every section */
 };
 void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o);
-void st_write_html(FILE *out, const struct st_model *m);
+/* db (may be NULL): for the advisor's findings at the top of each process
+ * (gcs_report_set_findings). */
+void st_write_html(FILE *out, const struct st_model *m, sqlite3 *db);
+/* The function gcs_report_set_findings gave (NULL: none). */
+gcs_report_findings_fn st_findings_fn(void);
 void st_write_json(FILE *out, const struct st_model *m);
 int st_write_csv(FILE *out, sqlite3 *db, int pid);
 void st_warnings(FILE *out, const struct st_model *m, const char *prefix);

@@ -230,11 +230,7 @@ static void svg_chart(FILE *o, const struct st_proc *p, const char *title, int s
   if (xmax <= xmin) xmax = xmin + 1;
   if (ymax <= 0) ymax = 1;
   fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" style=\"background:#fff;border:1px solid #ccc\">\n", W, H);
-  fprintf(o, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#000\"/>", L, H - B, W - 10, H - B);
-  fprintf(o, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#000\"/>\n", L, T, L, H - B);
-  fprintf(o, "<text x=\"5\" y=\"%g\" font-size=\"10\">%.4g</text><text x=\"5\" y=\"%g\" font-size=\"10\">0</text>\n", T + 8, ymax, H - B);
-  fprintf(o, "<text x=\"%g\" y=\"%g\" font-size=\"10\">%.1f ms</text><text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"end\">%.1f ms</text>\n",
-          L, H - 10, xmin, W - 10, H - 10, xmax);
+  ymax = rpt_svg_axes(o, L, T, W - 20, H - B, xmin, xmax, ymax, bars ? "ms" : "MB");
   /* One mark per pixel column at most: past HTML_CHART_EXACT GCs each column
    * shows its largest value (a 100,000-GC report stays a few MB). */
   int ncomplete = 0;
@@ -296,12 +292,16 @@ static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, in
   if (more) fprintf(o, "<p class=\"note\">... %d more GCs: <code>gcscope stats --format csv</code> lists every one.</p>\n", more);
 }
 
-void st_write_html(FILE *o, const struct st_model *m) {
+void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db) {
+  gcs_report_findings_fn findings = db ? st_findings_fn() : NULL;
   fprintf(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope GCStats</title>\n"
              "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
              "td,th{border:1px solid #bbb;padding:2px 5px;text-align:right}th{background:#eee}"
              "tr.g2{background:#fde2c8}tr.g1{background:#fff3d6}tr.long td{color:#c00;font-weight:bold}"
-             ".warn{color:#a00;font-weight:bold}.scroll{overflow:auto;max-height:40em}.note{color:#555}</style></head><body>\n<h2>GCStats</h2>\n");
+             ".warn{color:#a00;font-weight:bold}.scroll{overflow:auto;max-height:40em}.note{color:#555}"
+             ".findings{border:1px solid #ccc;background:#fafafa;padding:2px 10px;margin:6px 0}"
+             ".sev-critical b{color:#c00}.sev-warning b{color:#b60}.sev-info b{color:#2a6fdb}"
+             ".grid{stroke:#e4e4e4}</style></head><body>\n<h2>GCStats</h2>\n");
   fprintf(o, "<pre class=\"warn\">");
   FILE *tmp = o;
   st_warnings(tmp, m, "");
@@ -318,7 +318,9 @@ void st_write_html(FILE *o, const struct st_model *m) {
       rpt_html_str(o, p->trace_path ? p->trace_path : "?");
       fprintf(o, "]");
     }
-    fprintf(o, "</h3>\n<ul>");
+    fprintf(o, "</h3>\n");
+    if (findings) findings(db, (long long)p->trace_id, p->pid, o);
+    fprintf(o, "<ul>");
     if (p->cmdline) {
       fprintf(o, "<li>CommandLine: ");
       rpt_html_str(o, p->cmdline);

@@ -6,7 +6,9 @@ then its GCs copied four more times at later times (2,390 GCs): the HTML's
 "All GC Events" table holds 2,000 rows and says "... 390 more GCs", the
 charts switch to one mark per pixel column and say so, an empty table says
 "(none)", and each pause bar's hover text names its GC. The 478-GC report
-keeps every GC and every mark.
+keeps every GC and every mark, puts the advisor's findings (as `advise`
+gives them) before the summary and draws its axes with round, equally
+spaced ticks and gridlines.
 """
 import os
 import re
@@ -30,6 +32,21 @@ T.check(rc == 0 and "more GCs" not in small and "pixel column" not in small, "47
 T.check(small.count("<title>GC ") == 478, "478 pause bars with hover text (%d)" % small.count("<title>GC "))
 T.check(re.search(r"<title>GC 1 0N \w+: [0-9.]+ ms</title>", small) is not None, "hover: number, kind, reason, pause")
 T.check("LOH Allocation Pause" in small and '<td colspan="5">(none)</td>' in small, "an empty table says (none)")
+
+# the advisor's findings at the top of the process (the same rules as `advise`)
+import json  # noqa: E402
+rc, adv, err = T.run("advise", db, "--format", "json")
+rules = [f["rule"] for p in json.loads(adv)["processes"] for f in p["findings"]]
+top = small.find("Advisor findings (gcscope advise)")
+T.check(top >= 0 and top < small.find("Total Allocs") and rules and all("[%s]" % r in small for r in rules),
+        "findings %s before the summary" % rules)
+# axes: round ticks, equally spaced, with gridlines
+xt = [(float(x), float(v)) for x, v in re.findall(r'<text x="([0-9.]+)" y="[0-9.]+" font-size="10" '
+                                                  r'text-anchor="middle">([0-9.]+) (?:ms|s)</text>', small)]
+steps = sorted(set(round(b[1] - a[1], 6) for a, b in zip(xt, xt[1:]) if b[1] > a[1]))
+T.check(len(xt) >= 3 and len(steps) == 1 and steps[0] in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
+        "x ticks at a round step (%s)" % xt[:6])
+T.check(small.count('class="grid"') >= 10, "gridlines (%d)" % small.count('class="grid"'))
 
 c = sqlite3.connect(db)
 cols = [r[1] for r in c.execute("PRAGMA table_info(gcs)")]

@@ -21,4 +21,12 @@ int gcs_cmd_handles(int argc, char **argv);
 int gcs_cmd_heaps(int argc, char **argv);
 int gcs_cmd_advise(int argc, char **argv);
 
+/* The advisor's findings for one process as an HTML block (for the GCStats
+ * HTML report, gcs_report_set_findings): severity, title, evidence, next
+ * step; "cannot judge" or "no findings" said as such. 0, or -1 on a
+ * database error (nothing written). */
+#include <stdio.h>
+typedef struct sqlite3 sqlite3;
+int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *out);
+
 #endif
