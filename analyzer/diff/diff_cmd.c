@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "diff.h"
+#include "gcs_svg.h"
 #include "gcs_cli.h"
 #include "gcs_diff.h"
 #include "gcs_enums.h"
@@ -28,7 +29,7 @@
 
 enum { O_FORMAT, O_FAIL_ON, O_ALPHA, O_DB };
 static const struct gcs_cli_opt diff_opts[] = {
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "text|json", "output format (default text)" },
+  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "text|json|html", "output format (default text)" },
   [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "RULES",
                   "exit 1 when a rule holds, e.g. 'p99_pause>+10%,pct_pause>+1pt'" },
   [O_ALPHA] = { "alpha", 0, GCS_CLI_DOUBLE, 1e-9, 0.5, "P", "significance level of the pause test (default 0.01)" },
@@ -369,6 +370,106 @@ static void print_json(const struct side *a, const struct side *b, const struct 
   printf("]}\n");
 }
 
+static void html_str(const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '<': fputs("&lt;", stdout); break;
+    case '>': fputs("&gt;", stdout); break;
+    case '&': fputs("&amp;", stdout); break;
+    case '"': fputs("&quot;", stdout); break;
+    default: putchar(*s);
+    }
+  }
+}
+
+/* The two pause distributions as percentile curves (x: percentile 0..100,
+ * y: pause ms up to the larger P99.5; the last 0.5 % is above the chart). */
+static void html_pause_chart(const struct side *a, const struct side *b) {
+  const double W = 900, H = 260, L = 60, B = 30, T = 24, x1 = W - 20;
+  printf("<h3>Pause distributions</h3>\n");
+  if (!a->npauses || !b->npauses) {
+    printf("<p>A side has no complete GC with a pause.</p>\n");
+    return;
+  }
+  double ymax = diff_percentile(a->pauses, a->npauses, 99.5), yb = diff_percentile(b->pauses, b->npauses, 99.5);
+  if (yb > ymax) ymax = yb;
+  if (!(ymax > 0)) ymax = 1;
+  printf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+         "style=\"background:#fff;border:1px solid #ccc\">\n", W, H);
+  double ytop = rpt_svg_axes_x(stdout, L, T, x1, H - B, 0, 100, ymax, "%", "ms");
+  const struct side *sides[2] = { a, b };
+  static const char *const colour[2] = { "#2a6fdb", "#d05a00" }, *const name[2] = { "base", "candidate" };
+  for (int k = 0; k < 2; k++) {
+    printf("<text x=\"%g\" y=\"14\" font-size=\"11\" fill=\"%s\">%s (%zu pauses)</text>\n", L + 10 + k * 200,
+           colour[k], name[k], sides[k]->npauses);
+    printf("<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour[k]);
+    for (int q = 0; q <= 1000; q++) {
+      double v = diff_percentile(sides[k]->pauses, sides[k]->npauses, q / 10.0);
+      if (v > ytop) v = ytop;
+      printf("%.1f,%.1f ", L + q / 1000.0 * (x1 - L), (H - B) - v / ytop * (H - B - T));
+    }
+    printf("\"/>\n");
+    static const double qs[] = { 50, 95, 99 };
+    for (size_t j = 0; j < sizeof qs / sizeof qs[0]; j++) {
+      double v = diff_percentile(sides[k]->pauses, sides[k]->npauses, qs[j]);
+      printf("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s P%g: %.3f ms</title></circle>\n",
+             L + qs[j] / 100 * (x1 - L), (H - B) - (v > ytop ? ytop : v) / ytop * (H - B - T), colour[k], name[k], qs[j], v);
+    }
+  }
+  printf("</svg>\n<p class=\"note\">x: percentile of the complete GCs' pauses; y: pause (ms), up to the larger "
+         "P99.5.</p>\n");
+}
+
+static void print_html(const struct side *a, const struct side *b, const struct verdict *v, double alpha,
+                       const struct diff_rule *rules, int nrules, const int *held) {
+  printf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope diff</title>\n"
+         "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
+         "td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}th{background:#eee}td.l{text-align:left}"
+         ".regression{color:#c00;font-weight:bold}.improvement{color:#2a9d3a;font-weight:bold}.note{color:#555}"
+         ".holds{color:#c00;font-weight:bold}</style></head><body>\n<h2>gcscope diff</h2>\n<p>base: <code>");
+  html_str(a->label);
+  printf("</code><br>candidate: <code>");
+  html_str(b->label);
+  printf("</code></p>\n<p>pauses: <span class=\"%s\">%s</span>",
+         !strcmp(v->word, "regression") ? "regression" : !strcmp(v->word, "improvement") ? "improvement" : "note",
+         v->word);
+  if (!isnan(v->mw.p))
+    printf(" (Mann-Whitney U = %.1f, z = %.2f, p = %.3g, alpha %g; %zu vs %zu pauses; median %+.1f %%, P99 %+.1f %%)",
+           v->mw.u, v->mw.z, v->mw.p, alpha, a->npauses, b->npauses, v->median_change_pct, v->p99_change_pct);
+  printf("</p>\n<table><tr><th>metric</th><th>base</th><th>candidate</th><th>change</th><th>ratio</th></tr>\n");
+  for (int i = 0; i < M_COUNT; i++) {
+    char bs[32], cs[32], ds[40], rs[32];
+    double x = a->m[i], y = b->m[i];
+    num(bs, sizeof bs, x, metrics[i].prec);
+    num(cs, sizeof cs, y, metrics[i].prec);
+    if (isnan(x) || isnan(y)) snprintf(ds, sizeof ds, "-");
+    else if (!strcmp(metrics[i].unit, "%")) snprintf(ds, sizeof ds, "%+.2f pt", y - x);
+    else {
+      char t[32];
+      num(t, sizeof t, y - x, metrics[i].prec);
+      snprintf(ds, sizeof ds, "%s%s", y - x >= 0 ? "+" : "", t);
+    }
+    if (x != 0 && !isnan(x) && !isnan(y)) snprintf(rs, sizeof rs, "%.3f", y / x);
+    else snprintf(rs, sizeof rs, "-");
+    printf("<tr><td class=\"l\">%s%s%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", metrics[i].title,
+           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? " (" : "",
+           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? metrics[i].unit : "",
+           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? ")" : "", bs, cs, ds, rs);
+  }
+  printf("</table>\n");
+  if (nrules) {
+    printf("<h3>--fail-on</h3>\n<ul>\n");
+    for (int i = 0; i < nrules; i++) {
+      printf("<li><code>");
+      html_str(rules[i].text);
+      printf("</code>: %s</li>\n", held[i] ? "<span class=\"holds\">HOLDS</span>" : "does not hold");
+    }
+    printf("</ul>\n");
+  }
+  html_pause_chart(a, b);
+  printf("</body></html>\n");
+}
+
 /* ---- the command ---------------------------------------------------------- */
 
 int gcs_cmd_diff(int argc, char **argv) {
@@ -384,8 +485,8 @@ int gcs_cmd_diff(int argc, char **argv) {
     else if (k == O_ALPHA) alpha = p.dval;
     else if (k == O_DB) db_path = p.value;
   }
-  if (strcmp(format, "text") && strcmp(format, "json"))
-    return gcs_cli_error(CMD, "--format wants text or json, not '%s'", format);
+  if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "html"))
+    return gcs_cli_error(CMD, "--format wants text, json or html, not '%s'", format);
   if (argc - p.optind != 2) return gcs_cli_error(CMD, "expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
   struct diff_rule rules[MAX_RULES];
   int nrules = 0;
@@ -413,6 +514,7 @@ int gcs_cmd_diff(int argc, char **argv) {
     any |= held[i];
   }
   if (!strcmp(format, "json")) print_json(&a, &b, &v, alpha, rules, nrules, held);
+  else if (!strcmp(format, "html")) print_html(&a, &b, &v, alpha, rules, nrules, held);
   else print_text(&a, &b, &v, alpha);
   fflush(stdout);
   for (int i = 0; i < nrules; i++) {

@@ -80,6 +80,11 @@ double rpt_nice_step(double range, int n) {
 
 double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
                     const char *yunit) {
+  return rpt_svg_axes_x(o, x0, y0, x1, y1, xmin, xmax, ymax, "ms", yunit);
+}
+
+double rpt_svg_axes_x(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
+                      const char *xunit, const char *yunit) {
   double ystep = rpt_nice_step(ymax, 4), ytop = ceil(ymax / ystep - 1e-9) * ystep;
   if (!(ytop > 0)) ytop = ystep;
   for (int k = 0; k * ystep <= ytop * (1 + 1e-9); k++) {
@@ -89,13 +94,14 @@ double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double 
             x0, y, x1, y, x0 - 4, y + 3, v);
   }
   double span = xmax - xmin, xstep = rpt_nice_step(span, 6);
-  int secs = xstep >= 1000;
+  int times = !strcmp(xunit, "ms"), secs = times && xstep >= 1000;
   for (double v = ceil(xmin / xstep - 1e-9) * xstep; v <= xmax + xstep * 1e-9; v += xstep) {
-    double x = x0 + (v - xmin) / span * (x1 - x0);
+    double x = x0 + (v - xmin) / span * (x1 - x0), lab = secs ? v / 1000 : v;
+    if (fabs(lab) < 1e-9 * (secs ? xstep / 1000 : xstep)) lab = 0;   /* never "-0" */
     fprintf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>"
                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%g %s</text>\n",
-            x, y0, x, y1, x, y1, x, y1 + 4, x, y1 + 15, secs ? v / 1000 : v, secs ? "s" : "ms");
+            x, y0, x, y1, x, y1, x, y1 + 4, x, y1 + 15, lab, secs ? "s" : xunit);
   }
   fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>"
              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n",

@@ -51,15 +51,7 @@ const char *rpt_table_cell(const struct rpt_table *t, int row, int col);
 void rpt_table_print(const struct rpt_table *t, FILE *out, int color);
 void rpt_table_free(struct rpt_table *t);
 
-/* A step of 1, 2 or 5 x 10^k giving about n ticks over range (> 0). */
-double rpt_nice_step(double range, int n);
-/* Axes of an SVG chart whose plot area is x0..x1 (pixels) by y0 (top)..y1
- * (bottom), for times xmin..xmax ms and values 0..ymax: ticks, labels and
- * light gridlines at round values (times in ms or s), the value unit beside
- * the y axis. Returns the y value at the top of the plot (ymax rounded up to
- * a tick): scale marks by it. */
-double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
-                    const char *yunit);
+#include "gcs_svg.h"   /* rpt_nice_step, rpt_svg_axes */
 
 void rpt_csv_str(FILE *out, const char *s);
 void rpt_json_str(FILE *out, const char *s);

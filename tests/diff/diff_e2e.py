@@ -111,6 +111,17 @@ try:
 except ValueError as e:
     check(False, "json parses without NaN: %s" % e)
 
+# HTML: the verdict, every metric row, --fail-on, both percentile curves.
+rc, out, err = run("diff", base, cand, "--format", "html", "--fail-on", "p99_pause>+10%")
+check(rc == 1 and out.startswith("<!DOCTYPE html>") and '<span class="regression">regression</span>' in out,
+      "html: the regression verdict")
+check(out.count("<tr><td class=\"l\">") == 17 and "<code>p99_pause&gt;+10%</code>: <span class=\"holds\">HOLDS</span>" in out,
+      "html: 17 metric rows and the rule that holds")
+check(out.count("<polyline") == 2 and "P99: " in out and "NaN" not in out and "-0 %" not in out,
+      "html: two percentile curves with hover points")
+rc, out, err = run("diff", base, base, "--format", "html")
+check(rc == 0 and '<span class="note">no significant change</span>' in out, "html: a self diff finds nothing")
+
 # Two processes in one database: DB:PID picks one.
 two = TMP + "/two.db"
 rc, out, err = run("import", "-q", "-d", two, TRACE)

@@ -1,0 +1,26 @@
+/*
+ * gcs_svg.h — chart helpers of gcs_report's HTML writers, public so that
+ * every HTML report (stats, diff) draws its axes the same way.
+ * Ownership: nothing kept. Threading: reentrant. Errors: none (output errors
+ * show on the FILE).
+ */
+#ifndef GCS_SVG_H
+#define GCS_SVG_H
+
+#include <stdio.h>
+
+/* A step of 1, 2 or 5 x 10^k giving about n ticks over range (> 0). */
+double rpt_nice_step(double range, int n);
+/* Axes of an SVG chart whose plot area is x0..x1 (pixels) by y0 (top)..y1
+ * (bottom), for x values xmin..xmax and y values 0..ymax: ticks, labels and
+ * light gridlines at round values, the y unit above the y axis. xunit "ms"
+ * labels times (in ms, or s from 1 s steps on); any other unit is printed
+ * after each x label as is. Returns the y value at the top of the plot
+ * (ymax rounded up to a tick): scale marks by it. */
+double rpt_svg_axes_x(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
+                      const char *xunit, const char *yunit);
+/* rpt_svg_axes_x with times in ms on x. */
+double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
+                    const char *yunit);
+
+#endif
