@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "diff.h"
-#include "gcs_svg.h"
+#include "gcs_html.h"
 #include "gcs_cli.h"
 #include "gcs_diff.h"
 #include "gcs_enums.h"
@@ -289,28 +289,33 @@ static void num(char *buf, size_t n, double v, int prec) {
   else snprintf(buf, n, "%.*f", prec, v);
 }
 
+/* One metric's cells, as both the text and the HTML tables show them. */
+struct row { char title[40], base[32], cand[32], change[40], ratio[32]; };
+static void format_row(const struct side *a, const struct side *b, int i, struct row *r) {
+  double x = a->m[i], y = b->m[i];
+  num(r->base, sizeof r->base, x, metrics[i].prec);
+  num(r->cand, sizeof r->cand, y, metrics[i].prec);
+  if (isnan(x) || isnan(y)) snprintf(r->change, sizeof r->change, "-");
+  else if (!strcmp(metrics[i].unit, "%")) snprintf(r->change, sizeof r->change, "%+.2f pt", y - x);
+  else {
+    char t[32];
+    num(t, sizeof t, y - x, metrics[i].prec);
+    snprintf(r->change, sizeof r->change, "%s%s", y - x >= 0 ? "+" : "", t);
+  }
+  if (x != 0 && !isnan(x) && !isnan(y)) snprintf(r->ratio, sizeof r->ratio, "%.3f", y / x);
+  else snprintf(r->ratio, sizeof r->ratio, "-");
+  int unit = metrics[i].unit[0] && strcmp(metrics[i].unit, "%");
+  snprintf(r->title, sizeof r->title, "%s%s%s%s", metrics[i].title, unit ? " (" : "", unit ? metrics[i].unit : "",
+           unit ? ")" : "");
+}
+
 static void print_text(const struct side *a, const struct side *b, const struct verdict *v, double alpha) {
   printf("base:      %s\ncandidate: %s\n\n", a->label, b->label);
   printf("%-24s %12s %12s %12s %8s\n", "metric", "base", "candidate", "change", "ratio");
   for (int i = 0; i < M_COUNT; i++) {
-    char bs[32], cs[32], ds[40], rs[32];
-    double x = a->m[i], y = b->m[i];
-    num(bs, sizeof bs, x, metrics[i].prec);
-    num(cs, sizeof cs, y, metrics[i].prec);
-    if (isnan(x) || isnan(y)) snprintf(ds, sizeof ds, "-");
-    else if (!strcmp(metrics[i].unit, "%")) snprintf(ds, sizeof ds, "%+.2f pt", y - x);
-    else {
-      char t[32];
-      num(t, sizeof t, y - x, metrics[i].prec);
-      snprintf(ds, sizeof ds, "%s%s", y - x >= 0 ? "+" : "", t);
-    }
-    if (x != 0 && !isnan(x) && !isnan(y)) snprintf(rs, sizeof rs, "%.3f", y / x);
-    else snprintf(rs, sizeof rs, "-");
-    char title[40];
-    snprintf(title, sizeof title, "%s%s%s%s", metrics[i].title, metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? " (" : "",
-             metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? metrics[i].unit : "",
-             metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? ")" : "");
-    printf("%-24s %12s %12s %12s %8s\n", title, bs, cs, ds, rs);
+    struct row r;
+    format_row(a, b, i, &r);
+    printf("%-24s %12s %12s %12s %8s\n", r.title, r.base, r.cand, r.change, r.ratio);
   }
   printf("\npauses: %s", v->word);
   if (!isnan(v->mw.p))
@@ -370,18 +375,6 @@ static void print_json(const struct side *a, const struct side *b, const struct 
   printf("]}\n");
 }
 
-static void html_str(const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
-    case '<': fputs("&lt;", stdout); break;
-    case '>': fputs("&gt;", stdout); break;
-    case '&': fputs("&amp;", stdout); break;
-    case '"': fputs("&quot;", stdout); break;
-    default: putchar(*s);
-    }
-  }
-}
-
 /* The two pause distributions as percentile curves (x: percentile 0..100,
  * y: pause ms up to the larger P99.5; the last 0.5 % is above the chart). */
 static void html_pause_chart(const struct side *a, const struct side *b) {
@@ -427,9 +420,9 @@ static void print_html(const struct side *a, const struct side *b, const struct 
          "td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}th{background:#eee}td.l{text-align:left}"
          ".regression{color:#c00;font-weight:bold}.improvement{color:#2a9d3a;font-weight:bold}.note{color:#555}"
          ".holds{color:#c00;font-weight:bold}</style></head><body>\n<h2>gcscope diff</h2>\n<p>base: <code>");
-  html_str(a->label);
+  rpt_html_str(stdout, a->label);
   printf("</code><br>candidate: <code>");
-  html_str(b->label);
+  rpt_html_str(stdout, b->label);
   printf("</code></p>\n<p>pauses: <span class=\"%s\">%s</span>",
          !strcmp(v->word, "regression") ? "regression" : !strcmp(v->word, "improvement") ? "improvement" : "note",
          v->word);
@@ -438,30 +431,19 @@ static void print_html(const struct side *a, const struct side *b, const struct 
            v->mw.u, v->mw.z, v->mw.p, alpha, a->npauses, b->npauses, v->median_change_pct, v->p99_change_pct);
   printf("</p>\n<table><tr><th>metric</th><th>base</th><th>candidate</th><th>change</th><th>ratio</th></tr>\n");
   for (int i = 0; i < M_COUNT; i++) {
-    char bs[32], cs[32], ds[40], rs[32];
-    double x = a->m[i], y = b->m[i];
-    num(bs, sizeof bs, x, metrics[i].prec);
-    num(cs, sizeof cs, y, metrics[i].prec);
-    if (isnan(x) || isnan(y)) snprintf(ds, sizeof ds, "-");
-    else if (!strcmp(metrics[i].unit, "%")) snprintf(ds, sizeof ds, "%+.2f pt", y - x);
-    else {
-      char t[32];
-      num(t, sizeof t, y - x, metrics[i].prec);
-      snprintf(ds, sizeof ds, "%s%s", y - x >= 0 ? "+" : "", t);
-    }
-    if (x != 0 && !isnan(x) && !isnan(y)) snprintf(rs, sizeof rs, "%.3f", y / x);
-    else snprintf(rs, sizeof rs, "-");
-    printf("<tr><td class=\"l\">%s%s%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", metrics[i].title,
-           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? " (" : "",
-           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? metrics[i].unit : "",
-           metrics[i].unit[0] && strcmp(metrics[i].unit, "%") ? ")" : "", bs, cs, ds, rs);
+    struct row r;
+    format_row(a, b, i, &r);
+    const char *t = r.title;
+    while (*t == ' ') t++;   /* the text's indent of the per-kind counts */
+    printf("<tr><td class=\"l\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", t, r.base, r.cand,
+           r.change, r.ratio);
   }
   printf("</table>\n");
   if (nrules) {
     printf("<h3>--fail-on</h3>\n<ul>\n");
     for (int i = 0; i < nrules; i++) {
       printf("<li><code>");
-      html_str(rules[i].text);
+      rpt_html_str(stdout, rules[i].text);
       printf("</code>: %s</li>\n", held[i] ? "<span class=\"holds\">HOLDS</span>" : "does not hold");
     }
     printf("</ul>\n");

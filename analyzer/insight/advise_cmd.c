@@ -13,6 +13,7 @@
 #include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
+#include "gcs_html.h"
 #include "ins_advise.h"
 #include "ins_db.h"
 #include "ins_out.h"
@@ -318,18 +319,6 @@ out:
   return rc;
 }
 
-static void html_text(FILE *o, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '<': fputs("&lt;", o); break;
-    case '>': fputs("&gt;", o); break;
-    case '&': fputs("&amp;", o); break;
-    case '"': fputs("&quot;", o); break;
-    default: fputc(*s, o);
-    }
-  }
-}
-
 int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *out) {
   struct ins_proc_key *procs = NULL;
   size_t np = 0;
@@ -365,7 +354,7 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     fprintf(out, "<div class=\"findings\"><h4>Advisor findings (gcscope advise)</h4>\n");
     if (u.all) {
       fprintf(out, "<p>Cannot judge: %ld GC%s, all incomplete because ", u.incomplete, u.incomplete == 1 ? "" : "s");
-      html_text(out, u.why);
+      rpt_html_str(out, u.why);
       fprintf(out, "</p>\n");
     } else if (a.n == 0) {
       fprintf(out, "<p>No findings: none of the rules applies.</p>\n");
@@ -374,13 +363,13 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     for (size_t j = 0; j < a.n; j++) {
       const struct ins_finding *f = &a.f[j];
       fprintf(out, "<li class=\"sev-%s\"><b>%s</b> [", ins_severity_name(f->severity), ins_severity_name(f->severity));
-      html_text(out, f->rule);
+      rpt_html_str(out, f->rule);
       fprintf(out, "] ");
-      html_text(out, f->title);
+      rpt_html_str(out, f->title);
       fprintf(out, "<br><span class=\"note\">Evidence: ");
-      html_text(out, f->evidence);
+      rpt_html_str(out, f->evidence);
       fprintf(out, "<br>Next: ");
-      html_text(out, f->next);
+      rpt_html_str(out, f->next);
       fprintf(out, "</span></li>\n");
     }
     if (a.n) fprintf(out, "</ul>\n");

@@ -51,11 +51,10 @@ const char *rpt_table_cell(const struct rpt_table *t, int row, int col);
 void rpt_table_print(const struct rpt_table *t, FILE *out, int color);
 void rpt_table_free(struct rpt_table *t);
 
-#include "gcs_svg.h"   /* rpt_nice_step, rpt_svg_axes */
+#include "gcs_html.h"   /* rpt_html_str, rpt_nice_step, rpt_svg_axes */
 
 void rpt_csv_str(FILE *out, const char *s);
 void rpt_json_str(FILE *out, const char *s);
 void rpt_json_num(FILE *out, double v); /* NaN/inf -> null */
-void rpt_html_str(FILE *out, const char *s);
 
 #endif /* RPT_UTIL_H */

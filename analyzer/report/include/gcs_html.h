@@ -1,14 +1,17 @@
 /*
- * gcs_svg.h — chart helpers of gcs_report's HTML writers, public so that
- * every HTML report (stats, diff) draws its axes the same way.
+ * gcs_html.h — the HTML helpers of gcs_report's writers, public so that every
+ * HTML output (stats, diff, the advisor's block) escapes text and draws its
+ * axes the same way.
  * Ownership: nothing kept. Threading: reentrant. Errors: none (output errors
  * show on the FILE).
  */
-#ifndef GCS_SVG_H
-#define GCS_SVG_H
+#ifndef GCS_HTML_H
+#define GCS_HTML_H
 
 #include <stdio.h>
 
+/* s as HTML text (<, >, & and " escaped); NULL prints nothing. */
+void rpt_html_str(FILE *out, const char *s);
 /* A step of 1, 2 or 5 x 10^k giving about n ticks over range (> 0). */
 double rpt_nice_step(double range, int n);
 /* Axes of an SVG chart whose plot area is x0..x1 (pixels) by y0 (top)..y1
