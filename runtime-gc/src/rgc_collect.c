@@ -13,6 +13,7 @@
  * A background GC leaves after decide_condemned: its first pause is
  * start_background, the rest runs on the BGC thread (rgc_bgc.c). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "rgc_internal.h"
 
@@ -87,7 +88,7 @@ static void evacuate_region(struct rgc_runtime *rt, struct rgc_heap *h, struct r
     o->tw = (uintptr_t)obj_of(n);
     hset(o, f | OF_FWD);
     if (dest != r->gen) rt->rec.heap[h->index].in[dest] += size;
-    RGC_VEC_PUSH(rt->copied, rt->copied_n, rt->copied_cap, obj_of(n));
+    RGC_VEC_PUSH(h->copied, h->copied_n, h->copied_cap, obj_of(n));
     left -= size;
   }
 }
@@ -117,7 +118,7 @@ static void fix_object(struct rgc_runtime *rt, struct rgc_hdr *h, int holder_gen
 
 /* An older (not condemned) region: only slots on dirty cards can refer to
  * condemned objects. Snapshot and clear its cards, then re-set the needed. */
-static void fix_older_region(struct rgc_runtime *rt, struct rgc_region *r) {
+static void fix_older_region(struct rgc_runtime *rt, struct rgc_heap *hp, struct rgc_region *r) {
   size_t c0 = rgc_card_index(rt, r->start);
   size_t nc = (size_t)(r->top - r->start + (1 << RGC_CARD_SHIFT) - 1) >> RGC_CARD_SHIFT;
   if (!nc) return;
@@ -129,6 +130,9 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_region *r) {
     if (any) break;
   }
   if (!any) return;
+  if (!hp->card_snapshot && !(hp->card_snapshot = malloc(RGC_REGION_SIZE >> RGC_CARD_SHIFT)))
+    rgc_fatal("out of memory during a GC (card snapshot)");
+  uint8_t *snap = hp->card_snapshot;
   int hg = rgc_eff_gen(r->gen);
   /* process one region slot (2 MB) of cards at a time */
   for (uint8_t *chunk = r->start; chunk < r->top; chunk += RGC_REGION_SIZE) {
@@ -137,8 +141,8 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_region *r) {
     size_t n = (size_t)(chunk_end - chunk + (1 << RGC_CARD_SHIFT) - 1) >> RGC_CARD_SHIFT;
     bool dirty = false;
     for (size_t k = 0; k < n; k++) {
-      rt->card_snapshot[k] = atomic_load_explicit(&rt->cards[ci + k], memory_order_relaxed);
-      dirty |= rt->card_snapshot[k] != 0;
+      snap[k] = atomic_load_explicit(&rt->cards[ci + k], memory_order_relaxed);
+      dirty |= snap[k] != 0;
       atomic_store_explicit(&rt->cards[ci + k], 0, memory_order_relaxed);
     }
     if (!dirty) continue;
@@ -149,7 +153,7 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_region *r) {
       if ((uint8_t *)h + h->size > chunk && !(hflags(h) & OF_FREE)) {
         RGC_FOR_EACH_SLOT(h, slot, {
           uint8_t *s = (uint8_t *)slot;
-          if (s >= chunk && s < chunk_end && rt->card_snapshot[rgc_card_index(rt, s) - ci])
+          if (s >= chunk && s < chunk_end && snap[rgc_card_index(rt, s) - ci])
             fix_slot(rt, slot, hg);
         });
       }
@@ -562,10 +566,13 @@ static void plan_regions(struct rgc_gc_record *rec, struct rgc_heap *h, bool com
 }
 
 /* Relocate heap h: every survivor of an evacuated region is copied into the
- * same heap (forwarding left in the old copy, the new one in rt->copied);
+ * same heap (forwarding left in the old copy, the new one in the heap's copied list);
  * kept regions take their planned generation with their cards cleared (the
  * fix-up sets the ones still needed). */
-static void relocate(struct rgc_runtime *rt, struct rgc_heap *h, bool compact) {
+static void relocate(struct rgc_runtime *rt, int w) {
+  struct rgc_heap *h = &rt->heaps[w];
+  bool compact = rt->par_compact;
+  h->copied_n = 0;
   if (compact)
     for (struct rgc_region *r = h->condemned; r; r = r->next)
       if (r->evacuate) evacuate_region(rt, h, r);
@@ -578,55 +585,60 @@ static void relocate(struct rgc_runtime *rt, struct rgc_heap *h, bool compact) {
 
 /* Fix up: afterwards no root, handle, finalization entry or surviving heap
  * slot refers to a forwarded object, and every old-to-young slot of a
- * surviving object has its card set. Survivors are found in rt->copied, in
- * kept condemned regions (marked objects) and, for an ephemeral GC, on the
- * dirty cards of older regions. */
-static void fix_up(struct rgc_runtime *rt, int n) {
-  fix_roots(rt);
-  if (gcs_gen_is_ephemeral((uint32_t)n))
-    for (int hi = 0; hi < rt->nheaps; hi++)
-      for (int g = GCS_GEN1; g < RGC_NGEN; g++)
-        for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next)
-          if (!r->fresh) fix_older_region(rt, r);
-  for (size_t i = 0; i < rt->copied_n; i++) {
-    void *o = rt->copied[i];
+ * surviving object has its card set. The roots are fixed by the GC thread;
+ * then each heap's worker fixes that heap's survivors (server GC: in
+ * parallel; relocation is over, so the forwarding it reads in other heaps
+ * no longer changes, and the slots and cards it writes are its heap's own):
+ * the objects copied into it, its kept condemned regions (marked objects)
+ * and, for an ephemeral GC, the dirty cards of its older regions. */
+static void fix_heap(struct rgc_runtime *rt, int w) {
+  struct rgc_heap *hp = &rt->heaps[w];
+  if (gcs_gen_is_ephemeral((uint32_t)rt->condemned_gen))
+    for (int g = GCS_GEN1; g < RGC_NGEN; g++)
+      for (struct rgc_region *r = hp->gens[g]; r; r = r->next)
+        if (!r->fresh) fix_older_region(rt, hp, r);
+  for (size_t i = 0; i < hp->copied_n; i++) {
+    void *o = hp->copied[i];
     struct rgc_region *r = rgc_region_of(rt, o);
     fix_object(rt, hdr_of(o), rgc_eff_gen(r->gen));
   }
-  for (int hi = 0; hi < rt->nheaps; hi++)
-    for (struct rgc_region *r = rt->heaps[hi].condemned; r; r = r->next)
-      if (!r->evacuate) fix_kept_region(rt, r);
+  for (struct rgc_region *r = hp->condemned; r; r = r->next)
+    if (!r->evacuate) fix_kept_region(rt, r);
+}
+
+static void fix_up(struct rgc_runtime *rt) {
+  fix_roots(rt);
+  rgc_par_run(rt, fix_heap);
 }
 
 /* Sweep: afterwards no region is condemned; evacuated and emptied regions
  * are released, kept ones swept (free lists rebuilt, marks cleared) and
- * linked on their generation's list; LOH/POH bump in their roomiest region. */
-static void sweep(struct rgc_runtime *rt) {
-  for (int hi = 0; hi < rt->nheaps; hi++) {
-    struct rgc_heap *h = &rt->heaps[hi];
-    for (struct rgc_region *r = h->condemned, *nx; r; r = nx) {
-      nx = r->next;
-      r->condemned = false;
-      if (r->evacuate || (r->gen >= RGC_LOH && r->live_bytes == 0)) {
-        rgc_region_release(rt, r);
-        continue;
-      }
-      sweep_region(rt, h, r);
-      if (r->gen < RGC_LOH && r->top == r->start) {
-        rgc_region_release(rt, r);
-        continue;
-      }
-      r->next = h->gens[r->gen];
-      h->gens[r->gen] = r;
-      if (r->gen >= RGC_LOH && (!h->alloc_region[r->gen] ||
-          r->end - r->top > h->alloc_region[r->gen]->end - h->alloc_region[r->gen]->top))
-        h->alloc_region[r->gen] = r;
+ * linked on their generation's list; LOH/POH bump in their roomiest region.
+ * Each heap by its worker (the region allocator has its own lock). */
+static void sweep_heap(struct rgc_runtime *rt, int w) {
+  struct rgc_heap *h = &rt->heaps[w];
+  for (struct rgc_region *r = h->condemned, *nx; r; r = nx) {
+    nx = r->next;
+    r->condemned = false;
+    if (r->evacuate || (r->gen >= RGC_LOH && r->live_bytes == 0)) {
+      rgc_region_release(rt, r);
+      continue;
     }
-    h->condemned = NULL;
-    for (int g = 0; g < RGC_NGEN; g++)
-      for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
-    h->alloc_region[GCS_GEN0] = NULL;
+    sweep_region(rt, h, r);
+    if (r->gen < RGC_LOH && r->top == r->start) {
+      rgc_region_release(rt, r);
+      continue;
+    }
+    r->next = h->gens[r->gen];
+    h->gens[r->gen] = r;
+    if (r->gen >= RGC_LOH && (!h->alloc_region[r->gen] ||
+        r->end - r->top > h->alloc_region[r->gen]->end - h->alloc_region[r->gen]->top))
+      h->alloc_region[r->gen] = r;
   }
+  h->condemned = NULL;
+  for (int g = 0; g < RGC_NGEN; g++)
+    for (struct rgc_region *r = h->gens[g]; r; r = r->next) r->fresh = false;
+  h->alloc_region[GCS_GEN0] = NULL;
 }
 
 /* Publish and restart: sizes after, phase times, new budgets, the history,
@@ -683,15 +695,15 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   bool compact = mech != 0;
   g.rec->compacted = compact;
   g.rec->compact_mech = mech;
-  rt->copied_n = 0;
-  for (int hi = 0; hi < rt->nheaps; hi++) {
-    plan_regions(g.rec, &rt->heaps[hi], compact);
-    relocate(rt, &rt->heaps[hi], compact);
-  }
-  fix_up(rt, g.n);
+  for (int hi = 0; hi < rt->nheaps; hi++) plan_regions(g.rec, &rt->heaps[hi], compact);
+  /* server GC: relocation, fix-up and sweep run per heap on the heaps'
+   * workers, like the mark (each phase ends before the next begins) */
+  rt->par_compact = compact;
+  rgc_par_run(rt, relocate);
+  fix_up(rt);
 
   g.t_phase[RGC_PHASE_SWEEP] = rgc_now_ns();
-  sweep(rt);
+  rgc_par_run(rt, sweep_heap);
   g.t_phase[RGC_NPHASES] = rgc_now_ns();
 
   publish_and_restart(rt, &g);

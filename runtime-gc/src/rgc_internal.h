@@ -111,7 +111,7 @@ struct rgc_region {
   int heap;
   bool condemned, evacuate, has_pinned;
   /* Made by the running GC (an evacuation target: its objects are all in
-   * rt->copied and fixed up there). rgc_do_gc clears it on every region when
+   * the heap's copied list and fixed up there). rgc_do_gc clears it on every region when
    * it starts: a region a mutator made since the last GC (LOH/POH) is not
    * fresh, its old-to-young slots need the card fix-up. */
   bool fresh;
@@ -159,6 +159,9 @@ struct rgc_heap {
   uint64_t tick_bytes[GCS_ALLOC_KIND_PINNED + 1]; /* since the last AllocationTick, per alloc_kind */
   uint64_t total_allocated;
   struct rgc_region *condemned;       /* regions the running GC condemned */
+  /* GC scratch of the worker that relocates, fixes up and sweeps this heap */
+  void **copied; size_t copied_n, copied_cap; /* survivors copied into this heap */
+  uint8_t *card_snapshot;                     /* one region slot's cards (fix_older_region) */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
   void **fin_objs; size_t fin_n, fin_cap;
 };
@@ -353,10 +356,9 @@ struct rgc_runtime {
   bool fin_stop;
 
   /* GC scratch (GC thread only) */
-  void **copied; size_t copied_n, copied_cap;
   struct rgc_handle_slot **pins; size_t pins_n, pins_cap;
   int condemned_gen;
-  uint8_t *card_snapshot;
+  bool par_compact;               /* the running GC compacts (read by the heap workers) */
 
   /* statistics */
   pthread_mutex_t info_lock;

@@ -37,8 +37,7 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
   rt->slot_owner = malloc(rt->nslots * sizeof *rt->slot_owner);
   rt->slot_gen = malloc(rt->nslots * sizeof *rt->slot_gen);
   rt->regions = calloc(rt->nslots, sizeof *rt->regions);
-  rt->card_snapshot = malloc(RGC_REGION_SIZE >> RGC_CARD_SHIFT);
-  if (!rt->slot_owner || !rt->slot_gen || !rt->regions || !rt->card_snapshot) {
+  if (!rt->slot_owner || !rt->slot_gen || !rt->regions) {
     if (err) snprintf(err, errlen, "out of memory for region tables");
     return -1;
   }
@@ -56,7 +55,6 @@ void rgc_unreserve(struct rgc_runtime *rt) {
   free(rt->slot_owner);
   free((void *)rt->slot_gen);
   free(rt->regions);
-  free(rt->card_snapshot);
 }
 
 static enum gcs_segment_type segment_type(int gen) {

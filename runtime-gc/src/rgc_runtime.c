@@ -249,10 +249,11 @@ void rgc_destroy(rgc_runtime *rt) {
   }
   for (int i = 0; i < rt->nheaps; i++) {
     free(rt->heaps[i].fin_objs);
+    free(rt->heaps[i].copied);
+    free(rt->heaps[i].card_snapshot);
     pthread_mutex_destroy(&rt->heaps[i].lock);
   }
   free(rt->fq);
-  free(rt->copied);
   free(rt->pins);
   free(rt->cmdline);
   rgc_unreserve(rt);
