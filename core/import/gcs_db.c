@@ -132,6 +132,11 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
                     NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
+  /* The indexes exist before the first row: the import maintains them as it
+   * inserts (events_by_time and the GC tables' indexes take rows in key
+   * order, appended), instead of sorting the tables after the last event,
+   * when nothing else runs (0.3 s of 4 on the alloc-heavy trace). */
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, index_sql, NULL, NULL, &msg);
   if (rc != SQLITE_OK) {
     /* A file that is not a database ends up here ("file is not a database"). */
     snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(db));

@@ -937,9 +937,6 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
       return -1;
     }
   }
-  double t0 = wall_s();
-  if (totals->traces_imported > 0 && gcs_db_create_indexes(db, err, errlen) != 0) return -1;
-  if (opts->verbose && totals->traces_imported > 0) fprintf(c.out, "indexes: wall %.3f s\n", wall_s() - t0);
   return 0;
 }
 
