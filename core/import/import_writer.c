@@ -72,6 +72,8 @@ struct imw {
   int nevents;
   size_t text_used;
   struct gcs_recon *recon;
+  /* per kind, the gc_lifecycle fields and their parameters (looked up once) */
+  struct lc_fields { int8_t ready, n; const struct gcs_field_desc *f[8]; int param[8]; } lc[GCS_KIND_COUNT];
   char text[EVENT_TEXT];
 };
 
@@ -494,15 +496,20 @@ static int write_lifecycle(struct imw *w, const struct gcs_event *ev, char *err,
   sqlite3_bind_text(s, 5, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
   sqlite3_bind_int(s, 6, ev->version);
   for (int i = 7; i <= sqlite3_bind_parameter_count(s); i++) sqlite3_bind_null(s, i);
-  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
-    char param[32] = ":";
-    size_t n = 1;
-    for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
-    param[n] = '\0';
-    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
-    int i = sqlite3_bind_parameter_index(s, param);
-    if (fd && i > 0) sqlite3_bind_int64(s, i, (int64_t)gcs_field_get_int(ev, fd));
+  struct lc_fields *lc = &w->lc[ev->kind];
+  if (!lc->ready) {
+    for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f && lc->n < 8; f++) {
+      char param[32] = ":";
+      size_t n = 1;
+      for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
+      param[n] = '\0';
+      const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+      int i = sqlite3_bind_parameter_index(s, param);
+      if (fd && i > 0) { lc->f[lc->n] = fd; lc->param[lc->n++] = i; }
+    }
+    lc->ready = 1;
   }
+  for (int k = 0; k < lc->n; k++) sqlite3_bind_int64(s, lc->param[k], (int64_t)gcs_field_get_int(ev, lc->f[k]));
   return step(w, s, err, errlen);
 }
 
