@@ -130,6 +130,10 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
                     "PRAGMA page_size=16384; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; "
                     "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
                     NULL, NULL, &msg);
+  /* The schema in one transaction: one journal sync for a new file, not
+   * three per CREATE (about 60 fdatasync calls). Deferred: on a database
+   * that has it all, nothing is written and no write lock is taken. */
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "BEGIN", NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
   /* The indexes exist before the first row: the import maintains them as it
@@ -137,6 +141,8 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
    * order, appended), instead of sorting the tables after the last event,
    * when nothing else runs (0.3 s of 4 on the alloc-heavy trace). */
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, index_sql, NULL, NULL, &msg);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, &msg);
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   if (rc != SQLITE_OK) {
     /* A file that is not a database ends up here ("file is not a database"). */
     snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(db));
