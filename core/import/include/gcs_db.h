@@ -1,6 +1,6 @@
 /*
  * gcs_db.h — the gcscope SQLite database: open/create it with the schema of
- * schemas/gcs_tables.h, build its indexes, and import traces into it.
+ * schemas/gcs_tables.h and its indexes, and import traces into it.
  *
  * gcs_import_paths is the one entry point every importer uses: `gcscope
  * import`, `gcscope stats TRACE` (import, then report), the tracer's
@@ -112,7 +112,8 @@ struct gcs_import_totals {
 int gcs_import_paths(const char *db_path, const char *const *paths, int npaths,
                      const struct gcs_import_opts *opts, char *err, size_t errlen);
 
-/* Same, into an open database, with totals. */
+/* Same, into a database opened by gcs_db_open (which creates the schema and
+ * its indexes), with totals. */
 int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths,
                         const struct gcs_import_opts *opts, struct gcs_import_totals *totals,
                         char *err, size_t errlen);
