@@ -1,11 +1,12 @@
 /*
- * stats-bench: time to print GCStats (`gcscope stats DB`, text) for a database
- * holding N GCs (default 100,000; target < 1 s), against a baseline measured
- * in the same run: one plain `SELECT count(*), sum(pause_msec) FROM gcs` pass.
- * The database is opened and read as `gcscope stats DB` does (gcs_input_open,
- * st_load, st_write_text to /dev/null); each pass is timed RUNS times and the
- * fastest counts. The last line is the result:
- *   stats 100000 GCs: 0.41 s (ratio to count(*) pass 9.8)
+ * stats-bench: time to print GCStats (`gcscope stats DB --format F`, for text,
+ * json, csv and html) for a database holding N GCs (default 100,000; target
+ * < 0.3 s each, issue 13), against a baseline measured in the same run: one
+ * plain `SELECT count(*), sum(pause_msec) FROM gcs` pass. The database is
+ * opened and read as `gcscope stats DB` does (gcs_input_open, st_load, the
+ * format's writer to /dev/null); each pass is timed RUNS times, the formats
+ * alternating, and the fastest counts. The last lines are the results:
+ *   stats text 100000 GCs: 0.21 s (ratio to count(*) pass 9.8; target < 0.3 s)
  * The database is built by feeding synthetic blocking/background GC event
  * sequences through gcs_recon and gcs_recon_store.
  * usage: stats-bench [NGCS] [DB_PATH]
@@ -106,7 +107,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   enum { RUNS = 3 };
-  double base = 1e9, stats = 1e9, stats_cpu = 1e9, load = 0, text = 0;
+  double base = 1e9;
   long cnt = 0;
   for (int run = 0; run < RUNS; run++) {
     double b0 = now();
@@ -120,33 +121,53 @@ int main(int argc, char **argv) {
   }
   FILE *devnull = fopen("/dev/null", "w");
   if (!devnull) return 1;
-  for (int run = 0; run < RUNS; run++) {
-    double s0 = now(), c0 = cpu_now();
-    struct st_model m;
-    char lerr[256];
-    if (st_load(db, -1, ST_LOAD_TEXT, &m, lerr, sizeof lerr) != 0) {
-      fprintf(stderr, "stats-bench: %s\n", lerr);
-      return 1;
+  /* Each format as `gcscope stats --format F` reads and writes it (stats_cmd.c),
+   * output to /dev/null; the formats alternate run by run. */
+  static const char *const fmts[] = { "text", "json", "csv", "html" };
+  enum { NF = sizeof fmts / sizeof fmts[0] };
+  double wall[NF], cpu[NF], load[NF], out[NF];
+  for (int f = 0; f < NF; f++) wall[f] = cpu[f] = 1e9, load[f] = out[f] = 0;
+  for (int run = 0; run < RUNS; run++)
+    for (int f = 0; f < NF; f++) {
+      double s0 = now(), c0 = cpu_now(), l1;
+      struct st_model m;
+      char lerr[256];
+      int csv = strcmp(fmts[f], "csv") == 0;
+      if (st_load(db, -1, csv ? ST_LOAD_PROCS : f == 0 ? ST_LOAD_TEXT : ST_LOAD_ALL, &m, lerr, sizeof lerr) != 0) {
+        fprintf(stderr, "stats-bench: %s\n", lerr);
+        return 1;
+      }
+      l1 = now();
+      if (csv) {
+        st_warnings(devnull, &m, "");
+        st_free(&m);
+        if (st_write_csv(devnull, db, -1)) { fprintf(stderr, "stats-bench: csv: %s\n", sqlite3_errmsg(db)); return 1; }
+      } else {
+        if (f == 0) {
+          const struct st_text_opts to = {.wide = 0, .color = 0, .gcs = ST_GCS_ALL};
+          st_write_text(devnull, &m, &to);
+        } else if (strcmp(fmts[f], "json") == 0) {
+          st_warnings(devnull, &m, "");
+          st_write_json(devnull, &m);
+        } else {
+          st_write_html(devnull, &m);
+        }
+        st_free(&m);
+      }
+      fflush(devnull);
+      double s1 = now(), c1 = cpu_now();
+      if (s1 - s0 < wall[f]) { wall[f] = s1 - s0; load[f] = l1 - s0; out[f] = s1 - l1; }
+      if (c1 - c0 < cpu[f]) cpu[f] = c1 - c0;
     }
-    double l1 = now();
-    const struct st_text_opts to = {.wide = 0, .color = 0, .gcs = ST_GCS_ALL};
-    st_write_text(devnull, &m, &to);
-    fflush(devnull);
-    double s1 = now(), c1 = cpu_now();
-    st_free(&m);
-    if (s1 - s0 < stats) {
-      stats = s1 - s0;
-      load = l1 - s0;
-      text = s1 - l1;
-    }
-    if (c1 - c0 < stats_cpu) stats_cpu = c1 - c0;
-  }
   fclose(devnull);
   sqlite3_close(db);
   if (!getenv("STATS_BENCH_KEEP")) unlink(path);
   printf("baseline SELECT count(*) pass over %ld GCs: %.4f s (fastest of %d)\n", cnt, base, RUNS);
-  printf("gcscope stats (text) over %ld GCs: %.4f s wall (load %.4f s, text %.4f s), %.4f s CPU (fastest of %d)\n",
-         cnt, stats, load, text, stats_cpu, RUNS);
-  printf("stats %ld GCs: %.2f s (ratio to count(*) pass %.1f)\n", cnt, stats, base > 0 ? stats / base : 0.0);
+  for (int f = 0; f < NF; f++)
+    printf("gcscope stats --format %-4s over %ld GCs: %.4f s wall (load %.4f s, write %.4f s), %.4f s CPU (fastest of %d)\n",
+           fmts[f], cnt, wall[f], load[f], out[f], cpu[f], RUNS);
+  for (int f = 0; f < NF; f++)
+    printf("stats %s %ld GCs: %.2f s (ratio to count(*) pass %.1f; target < 0.3 s)\n", fmts[f], cnt, wall[f],
+           base > 0 ? wall[f] / base : 0.0);
   return 0;
 }

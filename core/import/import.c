@@ -652,6 +652,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     }
     imq_release(&q, b);
   }
+  double loop_end = wall_s();
   pthread_join(th, NULL);
   if (!failed && (rv.cancelled || cancelled(c->opts))) {
     snprintf(err, errlen, "interrupted");
@@ -691,8 +692,8 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     c->tot->decode_cpu_s += d->cpu_s;
     c->tot->write_cpu_s += wcpu;
     if (c->opts->verbose)
-      fprintf(c->out, "%s: cpu decode %.3f s, write %.3f s, wall %.3f s (%llu events)\n", label, d->cpu_s, wcpu,
-              wall_s() - wall0, (unsigned long long)d->stats.events);
+      fprintf(c->out, "%s: cpu decode %.3f s, write %.3f s, wall %.3f s, of which %.3f s after the last event (%llu events)\n",
+              label, d->cpu_s, wcpu, wall_s() - wall0, wall_s() - loop_end, (unsigned long long)d->stats.events);
   }
   imq_free(&q);
   free(d->procs);
@@ -947,7 +948,6 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
       return -1;
     }
   }
-  if (totals->traces_imported > 0 && gcs_db_create_indexes(db, err, errlen) != 0) return -1;
   return 0;
 }
 

@@ -12,7 +12,7 @@
 
 /* Every statement's parameter 1 is the trace id, bound once in imw_open
  * (sqlite3_reset keeps bindings). */
-enum { S_EVENT, S_LIFECYCLE, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+enum { S_EVENT, S_EVENTS, S_LIFECYCLE, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
 
 /* Allocation ticks are the bulk of a trace (one per ~100 KB allocated):
  * they are inserted TICK_ROWS rows per statement execution, which shares the
@@ -20,9 +20,18 @@ enum { S_EVENT, S_LIFECYCLE, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_
 #define TICK_ROWS 64
 #define TICK_COLS 8  /* per row, after the shared ?1 */
 #define TICK_ROW_SQL "(?1,?,?,?,?,?,?,?,?)"
+/* The other GC events likewise, EVENT_ROWS rows per execution; their payload
+ * text is formatted straight into a buffer that holds the pending rows'. */
+#define EVENT_ROWS 16
+#define EVENT_COLS 7  /* per row, after the shared ?1 */
+#define EVENT_ROW_SQL "(?1,?,?,?,?,?,?,?)"
+#define EVENT_INSERT "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES"
+#define FMT_MAX 16384               /* longest payload text (gcs_event_format truncates) */
+#define EVENT_TEXT (EVENT_ROWS * 2048 + FMT_MAX)
 
 static const char *const stmt_sql[S_COUNT] = {
-  "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES(?,?,?,?,?,?,?,?)",
+  EVENT_INSERT "(?,?,?,?,?,?,?,?)",
+  NULL, /* S_EVENTS: EVENT_ROWS rows, built in imw_open */
   /* The field columns are named after the fields, lower case (write_lifecycle). */
   "INSERT INTO gc_lifecycle(trace_id, ts_ns, pid, tid, name, version, count, depth, type, reason) "
   "VALUES(?1,?2,?3,?4,?5,?6,:count,:depth,:type,:reason)",
@@ -41,6 +50,8 @@ static const char *const stmt_sql[S_COUNT] = {
 struct type_slot { char *name; int64_t id; uint64_t hash; };
 /* One buffered alloc_ticks row; -1 stands for NULL in the optional columns. */
 struct tick_row { int64_t ts, amount, type_id, heap, object_size; int32_t pid, tid, kind; };
+/* One buffered events row; its payload is text[off, off + len) of struct imw. */
+struct event_row { int64_t ts; int32_t pid, tid, cpu, version; const char *name; size_t off, len; };
 /* A request's slot in the open-addressing table; a closed slot stays as a
  * tombstone so probe chains stay intact. */
 enum req_state { REQ_EMPTY, REQ_OPEN, REQ_CLOSED };
@@ -57,8 +68,13 @@ struct imw {
   uint64_t gc_events, lost, gcs;
   struct tick_row ticks[TICK_ROWS];
   int nticks;
+  struct event_row events[EVENT_ROWS];
+  int nevents;
+  size_t text_used;
   struct gcs_recon *recon;
-  char fmt[16384];
+  /* per kind, the gc_lifecycle fields and their parameters (looked up once) */
+  struct lc_fields { int8_t ready, n; const struct gcs_field_desc *f[8]; int param[8]; } lc[GCS_KIND_COUNT];
+  char text[EVENT_TEXT];
 };
 
 static uint64_t hash_str(const char *s) {
@@ -93,9 +109,13 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
                                                      "type_id, heap, object_size) VALUES");
   for (int r = 0; r < TICK_ROWS; r++)
     n += snprintf(ticks_sql + n, sizeof ticks_sql - (size_t)n, "%s" TICK_ROW_SQL, r ? "," : "");
+  char events_sql[sizeof EVENT_INSERT + EVENT_ROWS * sizeof "," EVENT_ROW_SQL];
+  n = snprintf(events_sql, sizeof events_sql, "%s", EVENT_INSERT);
+  for (int r = 0; r < EVENT_ROWS; r++)
+    n += snprintf(events_sql + n, sizeof events_sql - (size_t)n, "%s" EVENT_ROW_SQL, r ? "," : "");
   for (int i = 0; i < S_COUNT; i++) {
-    if (sqlite3_prepare_v3(db, i == S_TICKS ? ticks_sql : stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
-                           NULL) != SQLITE_OK) {
+    const char *sql = i == S_TICKS ? ticks_sql : i == S_EVENTS ? events_sql : stmt_sql[i];
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
       sql_fail(w, err, errlen);
       imw_close(w);
       return NULL;
@@ -420,17 +440,50 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
   return step(w, s, err, errlen);
 }
 
+/* Bind one buffered events row to columns base+1 .. base+EVENT_COLS. */
+static void bind_event(struct imw *w, sqlite3_stmt *s, int base, const struct event_row *e) {
+  sqlite3_bind_int64(s, base + 1, e->ts);
+  sqlite3_bind_int(s, base + 2, e->pid);
+  sqlite3_bind_int(s, base + 3, e->tid);
+  sqlite3_bind_int(s, base + 4, e->cpu);
+  sqlite3_bind_text(s, base + 5, e->name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, base + 6, e->version);
+  sqlite3_bind_text(s, base + 7, w->text + e->off, (int)e->len, SQLITE_STATIC);
+}
+
+/* Write the buffered events rows, in order (ids follow the trace's order). */
+static int flush_events(struct imw *w, char *err, size_t errlen) {
+  int rc = 0;
+  if (w->nevents == EVENT_ROWS) {
+    sqlite3_stmt *s = w->st[S_EVENTS];
+    for (int r = 0; r < EVENT_ROWS; r++) bind_event(w, s, 1 + r * EVENT_COLS, &w->events[r]);
+    rc = step(w, s, err, errlen);
+  } else {
+    for (int r = 0; r < w->nevents && rc == 0; r++) {
+      bind_event(w, w->st[S_EVENT], 1, &w->events[r]);
+      rc = step(w, w->st[S_EVENT], err, errlen);
+    }
+  }
+  w->nevents = 0;
+  w->text_used = 0;
+  return rc;
+}
+
 static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
-  sqlite3_stmt *s = w->st[S_EVENT];
-  size_t n = gcs_event_format(ev, w->fmt, sizeof w->fmt);
-  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
-  sqlite3_bind_int(s, 3, ev->pid);
-  sqlite3_bind_int(s, 4, ev->tid);
-  sqlite3_bind_int(s, 5, ev->cpu);
-  sqlite3_bind_text(s, 6, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
-  sqlite3_bind_int(s, 7, ev->version);
-  sqlite3_bind_text(s, 8, w->fmt, (int)n, SQLITE_STATIC);
-  return step(w, s, err, errlen);
+  if (EVENT_TEXT - w->text_used < FMT_MAX && flush_events(w, err, errlen) != 0) return -1;
+  struct event_row *e = &w->events[w->nevents];
+  e->off = w->text_used;
+  e->len = gcs_event_format(ev, w->text + e->off, FMT_MAX);
+  if (e->len >= FMT_MAX) e->len = strlen(w->text + e->off);  /* (truncated: what was written) */
+  w->text_used += e->len;
+  e->ts = (int64_t)ev->ts_ns;
+  e->pid = ev->pid;
+  e->tid = ev->tid;
+  e->cpu = ev->cpu;
+  e->name = gcs_event_descs[ev->kind].name;
+  e->version = ev->version;
+  if (++w->nevents == EVENT_ROWS) return flush_events(w, err, errlen);
+  return 0;
 }
 
 /* The stop triggers' events, with the fields their rules read, typed: each
@@ -443,15 +496,20 @@ static int write_lifecycle(struct imw *w, const struct gcs_event *ev, char *err,
   sqlite3_bind_text(s, 5, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
   sqlite3_bind_int(s, 6, ev->version);
   for (int i = 7; i <= sqlite3_bind_parameter_count(s); i++) sqlite3_bind_null(s, i);
-  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
-    char param[32] = ":";
-    size_t n = 1;
-    for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
-    param[n] = '\0';
-    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
-    int i = sqlite3_bind_parameter_index(s, param);
-    if (fd && i > 0) sqlite3_bind_int64(s, i, (int64_t)gcs_field_get_int(ev, fd));
+  struct lc_fields *lc = &w->lc[ev->kind];
+  if (!lc->ready) {
+    for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f && lc->n < 8; f++) {
+      char param[32] = ":";
+      size_t n = 1;
+      for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
+      param[n] = '\0';
+      const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+      int i = sqlite3_bind_parameter_index(s, param);
+      if (fd && i > 0) { lc->f[lc->n] = fd; lc->param[lc->n++] = i; }
+    }
+    lc->ready = 1;
   }
+  for (int k = 0; k < lc->n; k++) sqlite3_bind_int64(s, lc->param[k], (int64_t)gcs_field_get_int(ev, lc->f[k]));
   return step(w, s, err, errlen);
 }
 
@@ -501,7 +559,7 @@ static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
 }
 
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
-  if (flush_ticks(w, err, errlen) != 0) return -1;
+  if (flush_ticks(w, err, errlen) != 0 || flush_events(w, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)
     if (w->reqs[i].state == REQ_OPEN) {

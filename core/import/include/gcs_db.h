@@ -1,6 +1,6 @@
 /*
  * gcs_db.h — the gcscope SQLite database: open/create it with the schema of
- * schemas/gcs_tables.h, build its indexes, and import traces into it.
+ * schemas/gcs_tables.h and its indexes, and import traces into it.
  *
  * gcs_import_paths is the one entry point every importer uses: `gcscope
  * import`, `gcscope stats TRACE` (import, then report), the tracer's
@@ -10,8 +10,8 @@
  * transaction: the traces row, the raw rows (tables_raw.def) and the GC
  * tables (tables_gc.def, via gcs_recon_store) are committed together or not
  * at all. A trace already in the database (same content identity) adds
- * nothing and is reported as "already imported". Indexes are built once the
- * rows are in.
+ * nothing and is reported as "already imported". The indexes are created
+ * with the schema (gcs_db_open) and maintained as the rows go in.
  *
  * Ownership: the caller owns the sqlite3 handle from gcs_db_open and closes
  * it with sqlite3_close. Threading: gcs_import_paths decodes each CTF trace
@@ -47,7 +47,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
  * database made by an older gcscope lacks). */
 int gcs_db_is_current(sqlite3 *db);
 
-/* Create the indexes of GCS_INDEX_SQL (if missing). */
+/* Create the indexes of GCS_INDEX_SQL (if missing; gcs_db_open does). */
 int gcs_db_create_indexes(sqlite3 *db, char *err, size_t errlen);
 
 /* Where an import is, for a progress line (gcs_import_opts.progress). */
@@ -112,7 +112,8 @@ struct gcs_import_totals {
 int gcs_import_paths(const char *db_path, const char *const *paths, int npaths,
                      const struct gcs_import_opts *opts, char *err, size_t errlen);
 
-/* Same, into an open database, with totals. */
+/* Same, into a database opened by gcs_db_open (which creates the schema and
+ * its indexes), with totals. */
 int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths,
                         const struct gcs_import_opts *opts, struct gcs_import_totals *totals,
                         char *err, size_t errlen);
