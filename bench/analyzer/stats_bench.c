@@ -150,7 +150,7 @@ int main(int argc, char **argv) {
           st_warnings(devnull, &m, "");
           st_write_json(devnull, &m);
         } else {
-          st_write_html(devnull, &m);
+          st_write_html(devnull, &m, NULL);   /* the report alone: the advisor block is gcscope advise's cost */
         }
         st_free(&m);
       }
