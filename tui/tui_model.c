@@ -341,3 +341,40 @@ int tui_gc_matches(const struct tui_gc *gc, const char *text) {
   return contains_ci(gcs_reason_name((uint32_t)gc->reason), text) ||
          !strcasecmp(tui_gc_gen_name(gc, gen, sizeof gen), text);
 }
+
+int tui_spark_level(double v, double max) {
+  if (isnan(v) || !(v > 0) || isnan(max) || !(max > 0)) return 0;
+  double l = ceil(v * 8 / max);
+  return l < 1 ? 1 : l > 8 ? 8 : (int)l;
+}
+
+int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
+                        double *heap_mb, double *pause_ms, struct tui_spark *out) {
+  if (ncells < 1 || isnan(p->last_ms) || isnan(p->first_ms) || !(window_ms > 0)) return -1;
+  memset(out, 0, sizeof *out);
+  double len = p->last_ms - p->first_ms;
+  out->end_ms = p->last_ms;
+  out->whole = len > 0 && len < window_ms;
+  double w = out->whole ? len : window_ms;
+  out->start_ms = out->end_ms - w;
+  out->bucket_ms = w / ncells;
+  out->ncells = ncells;
+  out->heap_max_mb = NAN;
+  for (int i = 0; i < ncells; i++) { heap_mb[i] = NAN; pause_ms[i] = 0; }
+  for (size_t k = 0; k < p->ngcs; k++) {
+    const struct tui_gc *gc = &p->gcs[k];
+    double t = gc->pause_start_ms;
+    if (!gc->complete || isnan(t) || t < out->start_ms || t > out->end_ms) continue;
+    long i = (long)floor((t - out->start_ms) / out->bucket_ms);
+    if (i >= ncells) i = ncells - 1;   /* the window's end itself */
+    if (i < 0) i = 0;
+    out->ngcs++;
+    if (!isnan(gc->after_mb) && (isnan(heap_mb[i]) || gc->after_mb > heap_mb[i])) heap_mb[i] = gc->after_mb;
+    pause_ms[i] += nz(gc->pause_ms);
+  }
+  for (int i = 0; i < ncells; i++) {
+    if (!isnan(heap_mb[i]) && (isnan(out->heap_max_mb) || heap_mb[i] > out->heap_max_mb)) out->heap_max_mb = heap_mb[i];
+    out->pause_max_ms = maxd(out->pause_max_ms, pause_ms[i]);
+  }
+  return 0;
+}
