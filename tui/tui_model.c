@@ -378,3 +378,24 @@ int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
   }
   return 0;
 }
+
+const enum tui_col tui_col_priority[TUI_COL_COUNT] = {
+  TUI_COL_INDEX, TUI_COL_GEN, TUI_COL_PAUSE, TUI_COL_PEAK, TUI_COL_AFTER, TUI_COL_START,
+  TUI_COL_REASON, TUI_COL_PROMOTED, TUI_COL_SUSPEND, TUI_COL_ALLOC, TUI_COL_PCT,
+};
+
+static int fit_once(const int width[TUI_COL_COUNT], int avail, unsigned char shown[TUI_COL_COUNT]) {
+  int used = -1, hidden = 0;   /* n columns need n - 1 separators */
+  for (int k = 0; k < TUI_COL_COUNT; k++) {
+    enum tui_col c = tui_col_priority[k];
+    if (!hidden && used + 1 + width[c] <= avail) { used += 1 + width[c]; shown[c] = 1; }
+    else { shown[c] = 0; hidden++; }
+  }
+  return hidden;
+}
+
+int tui_cols_fit(const int width[TUI_COL_COUNT], int avail, int marker, unsigned char shown[TUI_COL_COUNT]) {
+  int hidden = fit_once(width, avail, shown);
+  if (hidden && marker > 0) hidden = fit_once(width, avail - marker, shown);
+  return hidden;
+}

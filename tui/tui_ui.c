@@ -139,7 +139,44 @@ static void search_key(struct tui_ui *ui, int ch) {
   }
 }
 
+/* The sort menu: one key per column (mnemonic, none of them j, k or q). */
+static const char sort_keys[TUI_COL_COUNT] = { 'i', 't', 'g', 'r', 'u', 'p', 'e', 'a', 'm', '%', 'l' };
+int tui_ui_sort_key(enum tui_col c) { return (unsigned)c < TUI_COL_COUNT ? sort_keys[c] : '?'; }
+
+static void sorted_msg(struct tui_ui *ui) {
+  snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort), ui->ascending ? " (ascending)" : "");
+}
+
+/* Sort by c: a new column in its natural direction (numbers descending, Gen
+ * and Reason ascending), the current one reversed. */
+static void sort_by(struct tui_ui *ui, enum tui_col c) {
+  if (c == ui->sort) ui->ascending = !ui->ascending;
+  else { ui->sort = c; ui->ascending = c == TUI_COL_GEN || c == TUI_COL_REASON; }
+  ui->follow = 1;
+  invalidate(ui);
+  sorted_msg(ui);
+}
+
+static void sort_menu_key(struct tui_ui *ui, int ch) {
+  switch (ch) {
+  case 'q': case 27: case KEY_LEFT: case KEY_BACKSPACE: ui->overlay = TUI_OV_NONE; return;
+  case KEY_UP: case 'k': if (ui->sort_sel > 0) ui->sort_sel--; return;
+  case KEY_DOWN: case 'j': if (ui->sort_sel + 1 < TUI_COL_COUNT) ui->sort_sel++; return;
+  case KEY_HOME: ui->sort_sel = 0; return;
+  case KEY_END: ui->sort_sel = TUI_COL_COUNT - 1; return;
+  case '\n': case '\r': case KEY_ENTER:
+    sort_by(ui, (enum tui_col)ui->sort_sel);
+    ui->overlay = TUI_OV_NONE;
+    return;
+  default:
+    for (int c = 0; c < TUI_COL_COUNT; c++)
+      if (ch == sort_keys[c]) { sort_by(ui, (enum tui_col)c); ui->overlay = TUI_OV_NONE; return; }
+    return;
+  }
+}
+
 static void overlay_key(struct tui_ui *ui, int ch) {
+  if (ui->overlay == TUI_OV_SORT) { sort_menu_key(ui, ch); return; }
   size_t nprocs = tui_model_nprocs(ui->model);
   switch (ch) {
   case 'q': case 27: case '?': case KEY_LEFT: case KEY_BACKSPACE:
@@ -185,19 +222,14 @@ void tui_ui_key(struct tui_ui *ui, int ch) {
   case KEY_HOME: move_sel(ui, 0); break;
   case KEY_END: move_sel(ui, ui->nrows - 1); break;
   case 's':
-    ui->sort = (enum tui_col)((ui->sort + 1) % TUI_COL_COUNT);
-    ui->ascending = ui->sort == TUI_COL_GEN || ui->sort == TUI_COL_REASON;
-    ui->follow = 1;
-    invalidate(ui);
-    snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort),
-             ui->ascending ? " (ascending)" : "");
+    ui->overlay = TUI_OV_SORT;
+    ui->sort_sel = ui->sort;
+    break;
+  case 'S':
+    sort_by(ui, (enum tui_col)((ui->sort + 1) % TUI_COL_COUNT));
     break;
   case 'r':
-    ui->ascending = !ui->ascending;
-    ui->follow = 1;
-    invalidate(ui);
-    snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort),
-             ui->ascending ? " (ascending)" : "");
+    sort_by(ui, ui->sort);
     break;
   case 'g':
     ui->filter = (enum tui_filter)((ui->filter + 1) % TUI_FILTER_COUNT);

@@ -326,7 +326,37 @@ static void test_sparklines_short(void) {
   tui_model_free(m);
 }
 
+/* Column dropping. Widths of the 80x24 fixture screen (GC# sorted: "GC#*"):
+ * GC# 4, Start 8, Gen 3, Reason 10, Susp 7, Pause 8, Peak 7, After 8, Prom 7,
+ * %Pause 6, Alloc 8. In priority order, with one space between columns, the
+ * running widths are GC# 4, Gen 8, Pause 17, Peak 25, After 34, Start 43,
+ * Reason 54, Prom 62, Susp 70, Alloc 79, %Pause 86. */
+static void test_cols_fit(void) {
+  int w[TUI_COL_COUNT];
+  w[TUI_COL_INDEX] = 4; w[TUI_COL_START] = 8; w[TUI_COL_GEN] = 3; w[TUI_COL_REASON] = 10;
+  w[TUI_COL_SUSPEND] = 7; w[TUI_COL_PAUSE] = 8; w[TUI_COL_PEAK] = 7; w[TUI_COL_AFTER] = 8;
+  w[TUI_COL_PROMOTED] = 7; w[TUI_COL_PCT] = 6; w[TUI_COL_ALLOC] = 8;
+  unsigned char shown[TUI_COL_COUNT];
+  CHECK(tui_cols_fit(w, 100, 8, shown) == 0);
+  for (int c = 0; c < TUI_COL_COUNT; c++) CHECK(shown[c] == 1);
+  CHECK(tui_cols_fit(w, 86, 8, shown) == 0);                /* exactly fits */
+  /* 80: %Pause (86) does not fit; with 8 cells for the note, 72: Alloc (79) neither */
+  CHECK(tui_cols_fit(w, 80, 8, shown) == 2);
+  CHECK(!shown[TUI_COL_PCT] && !shown[TUI_COL_ALLOC] && shown[TUI_COL_SUSPEND] && shown[TUI_COL_PROMOTED]);
+  CHECK(tui_cols_fit(w, 80, 0, shown) == 1 && shown[TUI_COL_ALLOC] && !shown[TUI_COL_PCT]);
+  /* 40 - 8 = 32: GC#, Gen, Pause, Peak; After (34) and everything after it hidden */
+  CHECK(tui_cols_fit(w, 40, 8, shown) == 7);
+  CHECK(shown[TUI_COL_INDEX] && shown[TUI_COL_GEN] && shown[TUI_COL_PAUSE] && shown[TUI_COL_PEAK]);
+  CHECK(!shown[TUI_COL_AFTER] && !shown[TUI_COL_START] && !shown[TUI_COL_REASON]);
+  /* strict priority: a wide Start hides Reason too, although Reason alone would fit */
+  w[TUI_COL_START] = 50;
+  CHECK(tui_cols_fit(w, 80, 0, shown) == 6 && shown[TUI_COL_AFTER] && !shown[TUI_COL_START] &&
+        !shown[TUI_COL_REASON] && !shown[TUI_COL_SUSPEND]);
+  CHECK(tui_col_priority[0] == TUI_COL_INDEX && tui_col_priority[TUI_COL_COUNT - 1] == TUI_COL_PCT);
+}
+
 int main(void) {
+  test_cols_fit();
   test_sparklines_leak();
   test_sparklines_short();
   test_bounded();

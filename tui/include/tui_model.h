@@ -190,6 +190,17 @@ enum tui_col {
 };
 const char *tui_col_name(enum tui_col c);
 
+/* Which columns a terminal of `avail` cells shows. Columns are kept in the
+ * order of tui_col_priority (GC#, Gen, Pause, Peak, After, Start, Reason,
+ * Promoted, Suspend, Alloc, %Pause): each takes width[c] cells plus one
+ * space between columns; the first column that does not fit and every later
+ * one in that order are hidden (a number is never cut: a column is shown at
+ * its full width or not at all). When some are hidden, `marker` cells are
+ * kept free for the "+N cols" note and the fit is redone. shown[c] is set to
+ * 1 or 0; returns the number hidden. */
+extern const enum tui_col tui_col_priority[TUI_COL_COUNT];
+int tui_cols_fit(const int width[TUI_COL_COUNT], int avail, int marker, unsigned char shown[TUI_COL_COUNT]);
+
 /* Indexes into p->gcs of the GCs passing the filter, sorted by column
  * (descending unless ascending != 0; ties by GC number descending, so the
  * default TUI_COL_INDEX descending is "newest first"). *out is malloc'ed
