@@ -159,19 +159,15 @@ static void draw_sparklines(const struct tui_proc *p, const struct layout *l) {
   put(l->spark + 1, 0, "pause ms");
   if (tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, width, heap, pause, &sp) != 0) return;
   char lab[96], a[32], b[32];
-  for (int row = 0; row < 2; row++) {
-    const double *v = row == 0 ? heap : pause;
-    double max = row == 0 ? sp.heap_max_mb : sp.pause_max_ms;
-    move(l->spark + row, SPARK_LABEL);
-    for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level(v[k], max)]);
-  }
-  double w_s = (sp.end_ms - sp.start_ms) / 1000;
-  snprintf(lab, sizeof lab, " max %s, %s %s s", num(a, 10, sp.heap_max_mb, 3), sp.whole ? "all" : "last",
-           num(b, 8, w_s, w_s < 10 ? 1 : 0));
+  move(l->spark, SPARK_LABEL);
+  for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level_range(heap[k], sp.heap_lo_mb, sp.heap_max_mb)]);
+  move(l->spark + 1, SPARK_LABEL);
+  for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level(pause[k], sp.pause_max_ms)]);
+  snprintf(lab, sizeof lab, " %s..%s MB", full(a, sp.heap_lo_mb, 3), full(b, sp.heap_max_mb, 3));
   put(l->spark, SPARK_LABEL + width, lab);
-  if (sp.bucket_ms < 1000) snprintf(b, sizeof b, "%.3g ms", sp.bucket_ms);
-  else snprintf(b, sizeof b, "%.3g s", sp.bucket_ms / 1000);
-  snprintf(lab, sizeof lab, " max %s, %s/cell", num(a, 10, sp.pause_max_ms, 3), b);
+  double w_s = (sp.end_ms - sp.start_ms) / 1000;
+  snprintf(lab, sizeof lab, " max %s, %s %s s", full(a, sp.pause_max_ms, 3), sp.whole ? "all" : "last",
+           full(b, w_s, w_s < 10 ? 1 : 0));
   put(l->spark + 1, SPARK_LABEL + width, lab);
 }
 

@@ -348,6 +348,13 @@ int tui_spark_level(double v, double max) {
   return l < 1 ? 1 : l > 8 ? 8 : (int)l;
 }
 
+int tui_spark_level_range(double v, double lo, double hi) {
+  if (isnan(v) || isnan(lo) || isnan(hi)) return 0;
+  if (!(hi > lo)) return 8;
+  double l = 1 + ceil((v - lo) * 7 / (hi - lo));
+  return l < 1 ? 1 : l > 8 ? 8 : (int)l;
+}
+
 int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
                         double *heap_mb, double *pause_ms, struct tui_spark *out) {
   if (ncells < 1 || isnan(p->last_ms) || isnan(p->first_ms) || !(window_ms > 0)) return -1;
@@ -359,7 +366,7 @@ int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
   out->start_ms = out->end_ms - w;
   out->bucket_ms = w / ncells;
   out->ncells = ncells;
-  out->heap_max_mb = NAN;
+  out->heap_max_mb = out->heap_lo_mb = NAN;
   for (int i = 0; i < ncells; i++) { heap_mb[i] = NAN; pause_ms[i] = 0; }
   for (size_t k = 0; k < p->ngcs; k++) {
     const struct tui_gc *gc = &p->gcs[k];
@@ -374,8 +381,10 @@ int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
   }
   for (int i = 0; i < ncells; i++) {
     if (!isnan(heap_mb[i]) && (isnan(out->heap_max_mb) || heap_mb[i] > out->heap_max_mb)) out->heap_max_mb = heap_mb[i];
+    if (!isnan(heap_mb[i]) && (isnan(out->heap_lo_mb) || heap_mb[i] < out->heap_lo_mb)) out->heap_lo_mb = heap_mb[i];
     out->pause_max_ms = maxd(out->pause_max_ms, pause_ms[i]);
   }
+  if (!isnan(out->heap_max_mb) && out->heap_max_mb / 2 < out->heap_lo_mb) out->heap_lo_mb = out->heap_max_mb / 2;
   return 0;
 }
 

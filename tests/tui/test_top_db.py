@@ -46,7 +46,7 @@ def row_numbers(text):
     """GC numbers of the table rows, top to bottom (the rows start with the number)."""
     nums = []
     for line in text.split("\n")[7:]:
-        m = re.match(r"^\s+(\d+)\??\s+\d+\.\d+ ", line)
+        m = re.match(r"^\s*(\d+)\??\s+\d+\.\d+ ", line)
         if m:
             nums.append(int(m.group(1)))
     return nums
@@ -89,14 +89,15 @@ try:
     # shorter than 60 s, so the window is all of it; 80 - 9 - 30 = 41 cells of
     # 1234.5 / 41 = 30.11 ms. Complete GCs by pause start: 100 -> cell 3
     # (100 / 30.11 = 3.3), 200 -> 6, 300 -> 9 (9.96), 320 -> 10, 400 -> 13.
-    # Heap after GC (max per cell): 4, 6, 9, 12, 8 on a 12 MB scale ->
-    # ceil(v*8/12) = 3 4 6 8 6 eighths; pause (sum per cell): 2.5, 5.5, 3.25,
-    # 3.5, 250 on a 250 ms scale -> 1 1 1 1 8 (a pause > 0 is at least 1).
+    # Heap after GC (max per cell) 4, 6, 9, 12, 8 on the scale min(4, 12 / 2)
+    # = 4 .. 12: 1 + ceil((v - 4) * 7 / 8) = 1 3 6 8 5 eighths; pause (sum per
+    # cell) 2.5, 5.5, 3.25, 3.5, 250 on 0 .. 250: ceil(v * 8 / 250), at least
+    # 1 = 1 1 1 1 8.
     check(lines[4].startswith("heap MB") and lines[5].startswith("pause ms"), "sparkline labels", t)
-    check(lines[4][9:9 + 41] == "   \u2583  \u2584  \u2586\u2588  \u2586" + " " * 27, "heap sparkline %r" % lines[4][9:50], t)
+    check(lines[4][9:9 + 41] == "   \u2581  \u2583  \u2586\u2588  \u2585" + " " * 27, "heap sparkline %r" % lines[4][9:50], t)
     check(lines[5][9:9 + 41] == "   \u2581  \u2581  \u2581\u2581  \u2588" + " " * 27, "pause sparkline %r" % lines[5][9:50], t)
-    check(lines[4][50:].rstrip() == " max 12.000, all 1.2 s", "heap sparkline label %r" % lines[4][50:], t)
-    check(lines[5][50:].rstrip() == " max 250.000, 30.1 ms/cell", "pause sparkline label %r" % lines[5][50:], t)
+    check(lines[4][50:].rstrip() == " 4.000..12.000 MB", "heap sparkline scale %r" % lines[4][50:], t)
+    check(lines[5][50:].rstrip() == " max 250.000, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
     # --- table: newest first, exact cells ------------------------------------
     check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "rows newest first: %r" % row_numbers(t), t)
     check(re.search(r"^\s+5\s+400\.000 2NI\s+Induced\s+0\.500\s+250\.000\s+25\.000\s+8\.000\s+7\.000", t, re.M)

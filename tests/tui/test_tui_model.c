@@ -254,14 +254,18 @@ static void test_sparklines_leak(void) {
     CHECK_NEAR(heap[b], 130 + b, 1e-9);                 /* max After of GC 30 + b */
     CHECK_NEAR(pause[b], 1 + b % 2, 1e-9);              /* GC 30 + b: 1 + (30 + b) % 2 */
     CHECK(heap[b] < heap[b + 1]);                       /* the leak rises */
-    CHECK(tui_spark_level(heap[b], sp.heap_max_mb) <= tui_spark_level(heap[b + 1], sp.heap_max_mb));
+    CHECK(tui_spark_level_range(heap[b], sp.heap_lo_mb, sp.heap_max_mb) <=
+          tui_spark_level_range(heap[b + 1], sp.heap_lo_mb, sp.heap_max_mb));
   }
   CHECK_NEAR(heap[29], 160, 1e-9);                      /* max(159, 160) */
   CHECK_NEAR(pause[29], 3, 1e-9);                       /* sum: 2 (GC 59) + 1 (GC 60) */
   CHECK_NEAR(sp.heap_max_mb, 160, 1e-9);
   CHECK_NEAR(sp.pause_max_ms, 3, 1e-9);
-  /* levels on the 160 MB scale: ceil(130*8/160) = 7 at the left, 8 at the right */
-  CHECK(tui_spark_level(heap[0], sp.heap_max_mb) == 7 && tui_spark_level(heap[29], sp.heap_max_mb) == 8);
+  /* the heap scale: bottom min(130, 160 / 2) = 80 .. 160; 130 -> 1 + ceil(50 * 7 / 80)
+   * = 6 at the left, 8 at the right (on a 0-based scale it would be 7 .. 8) */
+  CHECK_NEAR(sp.heap_lo_mb, 80, 1e-9);
+  CHECK(tui_spark_level_range(heap[0], sp.heap_lo_mb, sp.heap_max_mb) == 6);
+  CHECK(tui_spark_level_range(heap[29], sp.heap_lo_mb, sp.heap_max_mb) == 8);
 
   /* 60 cells of 1000 ms: one GC every other bucket; empty buckets are NaN / 0. */
   CHECK(tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, 60, heap, pause, &sp) == 0);
@@ -272,9 +276,9 @@ static void test_sparklines_leak(void) {
   }
   CHECK_NEAR(heap[58], 159, 1e-9);
   CHECK_NEAR(heap[59], 160, 1e-9);                      /* GC 60, at the end */
-  CHECK(tui_spark_level(heap[1], sp.heap_max_mb) == 0); /* empty: blank */
+  CHECK(tui_spark_level_range(heap[1], sp.heap_lo_mb, sp.heap_max_mb) == 0); /* empty: blank */
 
-  /* a 10 s window: the last 5 GCs (56..60), 10 cells of 1000 ms */
+  /* a 10 s window: the last 6 GCs (55..60), 10 cells of 1000 ms */
   CHECK(tui_proc_sparklines(p, 10000, 10, heap, pause, &sp) == 0);
   CHECK(sp.ngcs == 6 && sp.start_ms == 110000);         /* 55 .. 60: 110000 is in */
   CHECK_NEAR(heap[0], 155, 1e-9);
@@ -307,15 +311,19 @@ static void test_sparklines_short(void) {
   /*                 0    1  2    3  4    5    6    7    8  9 */
   double want_heap[] = { NAN, 4, NAN, 12, NAN, NAN, NAN, NAN, NAN, 8 };
   double want_pause[] = { 0, 2.5, 0, 6.75, 0, 0, 0, 0, 0, 250 };
-  int want_heap_level[] = { 0, 3, 0, 8, 0, 0, 0, 0, 0, 6 };      /* ceil(v*8/12) */
+  /* heap scale: min(4, 12 / 2) = 4 .. 12: 1 + ceil((v - 4) * 7 / 8) */
+  int want_heap_level[] = { 0, 1, 0, 8, 0, 0, 0, 0, 0, 5 };
   int want_pause_level[] = { 0, 1, 0, 1, 0, 0, 0, 0, 0, 8 };     /* ceil(v*8/250), at least 1 */
   for (int b = 0; b < 10; b++) {
     CHECK(isnan(want_heap[b]) ? isnan(heap[b]) : fabs(heap[b] - want_heap[b]) < 1e-9);
     CHECK_NEAR(pause[b], want_pause[b], 1e-9);
-    CHECK(tui_spark_level(heap[b], sp.heap_max_mb) == want_heap_level[b]);
+    CHECK(tui_spark_level_range(heap[b], sp.heap_lo_mb, sp.heap_max_mb) == want_heap_level[b]);
     CHECK(tui_spark_level(pause[b], sp.pause_max_ms) == want_pause_level[b]);
   }
   CHECK_NEAR(sp.heap_max_mb, 12, 1e-9);
+  CHECK_NEAR(sp.heap_lo_mb, 4, 1e-9);
+  CHECK(tui_spark_level_range(5, 5, 5) == 8 && tui_spark_level_range(NAN, 1, 2) == 0);
+  CHECK(tui_spark_level_range(3.5, 2, 9) == 3);             /* 1 + ceil(1.5 * 7 / 7) = 1 + 2 */
   CHECK_NEAR(sp.pause_max_ms, 250, 1e-9);
   CHECK(tui_spark_level(NAN, 5) == 0 && tui_spark_level(3, NAN) == 0 && tui_spark_level(-1, 5) == 0);
 

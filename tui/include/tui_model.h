@@ -153,6 +153,10 @@ void tui_proc_histogram(const struct tui_proc *p, unsigned counts[TUI_NBUCKETS])
  *   heap_mb[i]  = the largest After MB of those GCs (heap size after GC), NaN if none
  *   pause_ms[i] = the sum of their pauses (time paused in the bucket; a pause
  *                 is counted whole in the bucket it starts in), 0 if none
+ * The heap line is drawn on the scale heap_lo_mb .. heap_max_mb, where the
+ * bottom is the window's smallest heap or half the largest, whichever is
+ * lower: a leak of a few tens of % in the window still climbs several
+ * steps, and noise of a few % stays flat. The pause line starts at 0.
  * GCs dropped by tui_model_set_max_gcs are not in the lines. */
 #define TUI_SPARK_WINDOW_MS 60000.0
 struct tui_spark {
@@ -161,6 +165,7 @@ struct tui_spark {
   int ncells;
   int whole;                   /* 1: the window is the whole timeline (shorter than asked) */
   double heap_max_mb;          /* largest heap_mb[i], NaN if every bucket is empty */
+  double heap_lo_mb;           /* bottom of the heap line's scale: min(smallest heap_mb[i], max / 2) */
   double pause_max_ms;         /* largest pause_ms[i], 0 if none */
   unsigned ngcs;               /* GCs counted in the window */
 };
@@ -171,6 +176,9 @@ int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
 /* Height of a sparkline cell, 0..8 eighths: 0 (blank) for NaN or v <= 0,
  * else ceil(v * 8 / max) in 1..8. */
 int tui_spark_level(double v, double max);
+/* Height on the scale lo .. hi: 0 (blank) for NaN, else 1 + ceil((v - lo) * 7
+ * / (hi - lo)) in 1..8 (8 when hi <= lo). */
+int tui_spark_level_range(double v, double lo, double hi);
 
 /* --- the GC table as the user sees it: filter, sort, search ----------------- */
 
