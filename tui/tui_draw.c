@@ -144,7 +144,7 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
  * one cell per bucket, the newest on the right; empty buckets are blank. */
 #define SPARK_LABEL 9
 #define SPARK_RIGHT 30
-static void draw_sparklines(const struct tui_proc *p, const struct layout *l) {
+static void draw_sparklines(const struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {
   if (l->spark < 0 || !p) return;
   static const char *const blocks_utf8[] = { " ", "\u2581", "\u2582", "\u2583", "\u2584",
                                              "\u2585", "\u2586", "\u2587", "\u2588" };
@@ -157,7 +157,7 @@ static void draw_sparklines(const struct tui_proc *p, const struct layout *l) {
   struct tui_spark sp;
   put(l->spark, 0, "heap MB");
   put(l->spark + 1, 0, "pause ms");
-  if (tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, width, heap, pause, &sp) != 0) return;
+  if (tui_proc_sparklines(p, ui->spark_window_ms, width, heap, pause, &sp) != 0) return;
   char lab[96], a[32], b[32];
   move(l->spark, SPARK_LABEL);
   for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level_range(heap[k], sp.heap_lo_mb, sp.heap_max_mb)]);
@@ -166,8 +166,11 @@ static void draw_sparklines(const struct tui_proc *p, const struct layout *l) {
   snprintf(lab, sizeof lab, " %s..%s MB", full(a, sp.heap_lo_mb, 3), full(b, sp.heap_max_mb, 3));
   put(l->spark, SPARK_LABEL + width, lab);
   double w_s = (sp.end_ms - sp.start_ms) / 1000;
-  snprintf(lab, sizeof lab, " max %s, %s %s s", full(a, sp.pause_max_ms, 3), sp.whole ? "all" : "last",
-           full(b, w_s, w_s < 10 ? 1 : 0));
+  if (sp.whole) snprintf(b, sizeof b, "all %.*f s", w_s < 10 ? 1 : 0, w_s);
+  else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
+  else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
+  else snprintf(b, sizeof b, "last %.0f s", w_s);
+  snprintf(lab, sizeof lab, " max %s, %s", full(a, sp.pause_max_ms, 3), b);
   put(l->spark + 1, SPARK_LABEL + width, lab);
 }
 
@@ -451,16 +454,16 @@ static void help_lines(struct lines *ls) {
     "  p  f         choose the process / freeze the view (f again follows)",
     "  /  n         search a GC number, a reason or a Gen (2B) / the next match",
     "  Tab  h       bottom panel: rollup by generation / pause histogram",
+    "  w            sparkline window: the last 60 s, 10 s, 5 min or 1 h",
     "  ?  q         this help / quit (also Ctrl-C)",
     "The screen",
-    "  heap MB      heap size after GC, the largest in each time bucket",
-    "  pause ms     time paused in each bucket (sum); blank: no GC in the bucket",
-    "               (the last 60 s of the process, or all of it if shorter)",
+    "  heap MB      heap after GC, the largest per time bucket, on the scale shown",
+    "               (its bottom: the smallest heap or half the largest)",
+    "  pause ms     time paused per bucket (sum, from 0); blank: no GC in it",
     "  GC table     * sorted column; 6? incomplete; 6! a stop rule fired; red:",
     "               pause >= --long-pause, yellow >= a quarter; +N cols: N",
     "               columns hidden (a wider terminal shows them, none is cut)",
-    "PerfView's GCStats figures (a BGC's pause = initial + final); MB = 10^6 B.",
-    "Esc or q closes this help.",
+    "PerfView's GCStats figures (a BGC's pause = initial + final). Esc closes.",
   };
   for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) add_line(ls, "%s", text[i]);
 }
@@ -534,7 +537,7 @@ void tui_ui_draw(struct tui_ui *ui) {
   erase();
   draw_title(ui, &l);
   draw_header(p, &l);
-  draw_sparklines(p, &l);
+  draw_sparklines(ui, p, &l);
   draw_table(ui, p, &l);
   if (l.panel >= 0) {
     if (ui->panel == TUI_PANEL_ROLLUP) draw_rollup(p, l.panel);

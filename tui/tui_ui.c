@@ -14,6 +14,7 @@ void tui_ui_init(struct tui_ui *ui, struct tui_model *m, struct tui_source *src)
   ui->sort = TUI_COL_INDEX;    /* newest first */
   ui->follow = 1;
   ui->rows_model_gen = UINT64_MAX;
+  ui->spark_window_ms = TUI_SPARK_WINDOW_MS;
 }
 
 void tui_ui_free(struct tui_ui *ui) {
@@ -259,6 +260,17 @@ void tui_ui_key(struct tui_ui *ui, int ch) {
   case '\t': case 'h':
     ui->panel = (enum tui_panel)((ui->panel + 1) % TUI_PANEL_COUNT);
     break;
+  case 'w': {
+    static const double windows[] = { 60e3, 10e3, 300e3, 3600e3 };
+    size_t k = 0, n = sizeof windows / sizeof windows[0];
+    while (k < n && windows[k] != ui->spark_window_ms) k++;
+    ui->spark_window_ms = windows[(k + 1) % n];
+    snprintf(ui->msg, sizeof ui->msg, "sparklines: the last %.0f %s (or all of a shorter timeline)",
+             ui->spark_window_ms >= 3600e3 ? ui->spark_window_ms / 3600e3 : ui->spark_window_ms >= 120e3
+             ? ui->spark_window_ms / 60e3 : ui->spark_window_ms / 1e3,
+             ui->spark_window_ms >= 3600e3 ? "h" : ui->spark_window_ms >= 120e3 ? "min" : "s");
+    break;
+  }
   case '?':
     ui->overlay = TUI_OV_HELP;
     ui->ov_scroll = 0;

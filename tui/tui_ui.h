@@ -32,6 +32,7 @@ struct tui_ui {
   enum tui_col sort;
   int ascending;
   enum tui_panel panel;
+  double spark_window_ms;      /* the sparklines' window (w: 60 s, 10 s, 5 min, 1 h) */
 
   /* table columns (tui_draw.c): widths of the widest cell seen in the shown
    * process (they only grow, so columns do not jump while scrolling) and

@@ -11,7 +11,8 @@ to 130 s (a quiet stretch), and an incomplete GC at 135.5 s (left out). The
 window is the last 60 s (90000 .. 150000 ms): at 80 columns 80 - 9 - 30 = 41
 cells, at 120 columns 81. For each cell the expected heap (largest After MB)
 and pause (sum) are computed here from the gcs rows, and their heights in
-eighths must be the screen's block characters exactly: the heap on the
+eighths must be the screen's block characters exactly (also after `w`: the last 10 s, then 5 min, which
+is longer than the timeline, so all 150 s): the heap on the
 scale lo .. max with lo = min(smallest, max / 2), 1 + ceil((v - lo) * 7 /
 (max - lo)); the pause on 0 .. max, ceil(v * 8 / max), at least 1; blank for
 an empty cell. The labels give both scales and the window. The heap
@@ -79,9 +80,9 @@ con.close()
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 
 
-def expected(ncells):
-    """(heap levels, pause levels, heap max, pause max, bucket ms) as top must draw them."""
-    window = min(60000.0, last - first)
+def expected(ncells, window=60000.0):
+    """(heap levels, pause levels, heap bottom, heap max, pause max) as top must draw them."""
+    window = min(window, last - first)
     start = last - window
     bucket = window / ncells
     heap = [None] * ncells
@@ -132,6 +133,18 @@ for width in (80, 120):
         q1 = int(math.floor((129999 - 90000) / (60000.0 / ncells))) - 1
         check(q1 > q0 and heap_cells[q0:q1 + 1].strip() == "" and pause_cells[q0:q1 + 1].strip() == "",
               "%s: no GC from 120 to 130 s: blank cells %d..%d" % (where, q0, q1), t)
+        # w: the window cycles 60 s -> 10 s -> 5 min (longer than the timeline:
+        # all 150 s) -> 1 h -> 60 s
+        for key_window, label in ((10000.0, "last 10 s"), (300000.0, "all 150 s")):
+            s.keys("w")
+            t = s.wait_until(lambda ls: ls[5].rstrip().endswith(label), "w: %s" % label)
+            lines = t.split("\n")
+            hl, pl, hlo, hmax, pmax = expected(ncells, key_window)
+            check(lines[4][9:9 + ncells] == "".join(BLOCKS[v] for v in hl), "%s, %s: heap cells %r, want %r"
+                  % (where, label, lines[4][9:9 + ncells], "".join(BLOCKS[v] for v in hl)), t)
+            check(lines[5][9:9 + ncells] == "".join(BLOCKS[v] for v in pl), "%s, %s: pause cells" % (where, label), t)
+            check(lines[4][9 + ncells:].rstrip() == " %.3f..%.3f MB" % (hlo, hmax), "%s, %s: heap scale" % (where, label), t)
+            check(lines[5][9 + ncells:].rstrip() == " max %.3f, %s" % (pmax, label), "%s, %s: label" % (where, label), t)
         s.keys("q")
         s.wait_for("EXIT=0")
     finally:
