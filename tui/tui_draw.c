@@ -43,17 +43,6 @@ static void put(int y, int x, const char *s) {
   mvaddnstr(y, x, s, COLS - x);
 }
 
-/* A number in at most width chars: as many of `dec` decimals as fit; "-" if unknown. */
-static const char *num(char *buf, int width, double v, int dec) {
-  if (isnan(v)) return strcpy(buf, "-");
-  if (isinf(v)) return strcpy(buf, v > 0 ? "inf" : "-inf");
-  for (int d = dec; d >= 0; d--) {
-    int n = snprintf(buf, 32, "%.*f", d, v);
-    if (n <= width) return buf;
-  }
-  return buf;
-}
-
 static void style_on(int pair, int extra) {
   if (tui_term_has_colors() && pair) attron(COLOR_PAIR(pair));
   if (extra) attron(extra);
@@ -350,24 +339,30 @@ static void draw_histogram(const struct tui_proc *p, int y) {
                                       "\u2585", "\u2586", "\u2587", "\u2588" };
   static const char *const ascii[] = { " ", ".", ".", ":", ":", "|", "|", "#", "#" };
   const char *const *blocks = tui_term_utf8() ? utf8 : ascii;
+  /* counts whole: cells widen for 6+ digit counts when the terminal has room,
+   * else counts of 100000 and more are shown in thousands ("150k") */
   char cell[32];
+  int cw = 5;
+  snprintf(cell, sizeof cell, "%u", max);
+  if ((int)strlen(cell) + 1 > cw && 4 + TUI_NBUCKETS * ((int)strlen(cell) + 1) <= COLS) cw = (int)strlen(cell) + 1;
   put(y + 4, 0, "ms");
   put(y + 5, 0, "GCs");
   for (int b = 0; b < TUI_NBUCKETS; b++) {
-    int x = 4 + b * 5;
-    if (x + 5 > COLS) break;
+    int x = 4 + b * cw;
+    if (x + cw > COLS) break;
     /* 3 text rows of 8 levels each */
     int level = max ? (int)((counts[b] * 24 + max - 1) / max) : 0;
     for (int r = 0; r < 3; r++) {
       int fill = level - (2 - r) * 8;
       if (fill < 0) fill = 0;
       if (fill > 8) fill = 8;
-      move(y + 1 + r, x + 1);
+      move(y + 1 + r, x + cw - 4);
       for (int k = 0; k < 3; k++) addstr(blocks[fill]);
     }
-    snprintf(cell, sizeof cell, "%5s", tui_bucket_label(b));
+    snprintf(cell, sizeof cell, "%*s", cw, tui_bucket_label(b));
     put(y + 4, x, cell);
-    snprintf(cell, sizeof cell, "%5u", counts[b]);
+    if (cw == 5 && counts[b] >= 100000) snprintf(cell, sizeof cell, "%4uk", (counts[b] + 500) / 1000);
+    else snprintf(cell, sizeof cell, "%*u", cw, counts[b]);
     put(y + 5, x, cell);
   }
 }
@@ -412,22 +407,23 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
            tui_gc_gen_name(gc, gen, sizeof gen), gc->type >= 0 && gc->type <= 2 ? types[gc->type] : "?",
            gcs_reason_name((uint32_t)gc->reason), gc->pid,
            gc->complete ? (gc->fired ? "  (a stop rule fired on it)" : "") : "  (incomplete)");
-  add_line(ls, "Pause start %s ms   GC start %s ms   GC duration %s ms",
-           num(a, 12, gc->pause_start_ms, 3), num(b, 12, gc->start_ms, 3), num(c, 12, gc->duration_ms, 3));
-  add_line(ls, "Suspend %s ms   Pause %s ms   %% Pause time %s", num(a, 12, gc->suspend_ms, 3),
-           num(b, 12, gc->pause_ms, 3), num(c, 8, gc->pct_pause, 1));
+  /* numbers whole; at most 3 per line so a line fits 78 cells with 12-digit figures */
+  add_line(ls, "Pause start %s ms   GC start %s ms", full(a, gc->pause_start_ms, 3), full(b, gc->start_ms, 3));
+  add_line(ls, "GC duration %s ms   Suspend %s ms   Pause %s ms", full(a, gc->duration_ms, 3),
+           full(b, gc->suspend_ms, 3), full(c, gc->pause_ms, 3));
   if (gc->type == GCS_GC_TYPE_BACKGROUND)
     add_line(ls, "BGC pauses: initial %s ms, final (SuspendForGCPrep) %s ms",
-             num(a, 12, gc->bgc_pause1_ms, 3), num(b, 12, gc->bgc_pause2_ms, 3));
-  add_line(ls, "Alloc %s MB measured; PerfView %s MB (gen0 %s) %s MB/s", num(a, 12, gc->alloc_mb, 3),
-           num(d, 12, gc->alloc_perfview_mb, 3), num(b, 12, gc->gen0_alloc_mb, 3), num(c, 12, gc->alloc_rate_mbs, 1));
-  add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", num(a, 12, gc->peak_mb, 3), num(b, 12, gc->after_mb, 3),
-           num(c, 12, gc->promoted_mb, 3));
+             full(a, gc->bgc_pause1_ms, 3), full(b, gc->bgc_pause2_ms, 3));
+  add_line(ls, "Alloc %s MB measured; PerfView %s MB (gen0 %s)", full(a, gc->alloc_mb, 3),
+           full(d, gc->alloc_perfview_mb, 3), full(b, gc->gen0_alloc_mb, 3));
+  add_line(ls, "Alloc rate %s MB/s   %% Pause time %s", full(a, gc->alloc_rate_mbs, 1), full(b, gc->pct_pause, 1));
+  add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", full(a, gc->peak_mb, 3), full(b, gc->after_mb, 3),
+           full(c, gc->promoted_mb, 3));
   add_line(ls, "%s", "");
   add_line(ls, "%-6s %12s %12s", "Gen", "Before MB", "After MB");
   static const char *const gens[TUI_NGENS] = { "gen0", "gen1", "gen2", "LOH", "POH" };
   for (int g = 0; g < TUI_NGENS; g++)
-    add_line(ls, "%-6s %12s %12s", gens[g], num(a, 12, gc->gen_before_mb[g], 3), num(b, 12, gc->gen_after_mb[g], 3));
+    add_line(ls, "%-6s %12s %12s", gens[g], full(a, gc->gen_before_mb[g], 3), full(b, gc->gen_after_mb[g], 3));
   add_line(ls, "%s", "");
   if (ui->detail_nev == 0) {
     add_line(ls, "Events: none recorded for this GC%s", ui->src && ui->src->ops->gc_events ? "" : " (source keeps none)");
@@ -437,7 +433,7 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   double t0 = ui->detail_ev[0].ms;
   for (long i = 0; i < ui->detail_nev; i++) {
     const struct tui_evline *e = &ui->detail_ev[i];
-    add_line(ls, "  %14s %9s  %-22s %s", num(a, 14, e->ms, 3), num(b, 9, e->ms - t0, 3), e->name, e->text);
+    add_line(ls, "  %14s %9s  %-22s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), e->name, e->text);
   }
 }
 

@@ -12,7 +12,8 @@ Expected layouts (from the widths in columns.sql; one space between columns):
   80:  GC#, Start, Gen, Reason, Pause, Peak, After        "+4 cols"
   100: ... + Susp, Prom                                  "+2 cols"
   160: all 11, no note
-The header's numbers are checked whole too (heap now/max, max pause).
+The header's numbers are checked whole too (heap now/max, max pause), and so
+are the rollup's gen2 row and the detail (Enter) of the widest GC.
 """
 import os
 import re
@@ -111,6 +112,17 @@ for width, (nshown, note) in EXPECT.items():
         check(marked == hidden, "%s: sort menu marks %r hidden, want %r" % (where, marked, hidden), t)
         s.keys("Escape")
         s.wait_for("Sort by", absent=True)
+        # the detail of GC 10234 (the second row): its numbers whole too
+        s.keys("Down", "Enter")
+        t = s.wait_for("GC detail")
+        for want in ("Pause start 12345678.901 ms   GC start 12345679.000 ms",
+                     "GC duration 20000.000 ms   Suspend 123.456 ms   Pause 98765.432 ms",
+                     "Alloc 7654.321 MB measured; PerfView 7654.321 MB (gen0 5000.000)",
+                     "Alloc rate 1000.0 MB/s   % Pause time 99.9",
+                     "Heap: peak 234567.891 MB, after 199999.999 MB, promoted 87654.321 MB"):
+            check(want in t, "%s: detail line %r" % (where, want), t)
+        s.keys("Escape")
+        s.wait_for("GC detail", absent=True)
         s.keys("q")
         s.wait_for("EXIT=0")
     finally:

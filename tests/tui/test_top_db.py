@@ -126,6 +126,8 @@ try:
     check("GC #3  Gen 2B  BackgroundGC  Reason AllocLarge" in t, "detail title", t)
     check("BGC pauses: initial 1.250 ms, final (SuspendForGCPrep) 2.000 ms" in t, "detail BGC pauses", t)
     check("Events (15)" in t, "detail event count", t)
+    s.keys("Down")                     # one line down: the first pause's end
+    t = s.wait_for("301.250")
     check(re.search(r"301\.250\s+1\.250\s+GCRestartEEEnd", t) is not None, "detail event time", t)
     s.keys("NPage")
     t = s.wait_for("GCHeapStats")
