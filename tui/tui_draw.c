@@ -467,7 +467,9 @@ static void help_lines(struct lines *ls) {
 /* The sort menu: a small box under the title, one line per column. */
 static void draw_sort_menu(struct tui_ui *ui) {
   int h = TUI_COL_COUNT + 4, w = 40;
-  if (h > LINES - 1 || w > COLS) return;
+  if (h > LINES - 1) h = LINES - 1;           /* a short terminal: the lines that fit */
+  if (w > COLS - 2) w = COLS - 2;
+  if (h < 3 || w < 16) return;
   WINDOW *win = newwin(h, w, 1, 2);
   if (!win) return;
   werase(win);
@@ -478,11 +480,12 @@ static void draw_sort_menu(struct tui_ui *ui) {
     const char *state = c == (int)ui->sort ? (ui->ascending ? "now: asc" : "now: desc")
                         : ui->col_shown[c] ? "" : "(hidden)";
     snprintf(line, sizeof line, " %c  %-9s %s", tui_ui_sort_key((enum tui_col)c), tui_col_name((enum tui_col)c), state);
+    if (1 + c > h - 2) break;
     if (c == ui->sort_sel) wattron(win, A_REVERSE);
     mvwaddnstr(win, 1 + c, 1, line, w - 2);
     if (c == ui->sort_sel) wattroff(win, A_REVERSE);
   }
-  mvwaddnstr(win, TUI_COL_COUNT + 2, 1, " letter/Enter sorts; again reverses", w - 2);
+  if (TUI_COL_COUNT + 2 <= h - 2) mvwaddnstr(win, TUI_COL_COUNT + 2, 1, " letter/Enter sorts; again reverses", w - 2);
   wnoutrefresh(win);
   delwin(win);
 }

@@ -20,9 +20,11 @@ void tui_ui_init(struct tui_ui *ui, struct tui_model *m, struct tui_source *src)
 void tui_ui_free(struct tui_ui *ui) {
   free(ui->rows);
   free(ui->frozen_n);
+  free(ui->frozen_last_ms);
   free(ui->detail_ev);
   ui->rows = NULL;
   ui->frozen_n = NULL;
+  ui->frozen_last_ms = NULL;
   ui->detail_ev = NULL;
 }
 
@@ -32,8 +34,10 @@ const struct tui_proc *tui_ui_proc_view(struct tui_ui *ui, struct tui_proc *view
   if (n == 0) return NULL;
   if (ui->proc >= n) ui->proc = 0;
   *view = *tui_model_proc_at(ui->model, ui->proc);
-  if (ui->frozen && ui->proc < ui->frozen_nprocs && view->ngcs > ui->frozen_n[ui->proc])
-    view->ngcs = ui->frozen_n[ui->proc];
+  if (ui->frozen && ui->proc < ui->frozen_nprocs) {
+    if (view->ngcs > ui->frozen_n[ui->proc]) view->ngcs = ui->frozen_n[ui->proc];
+    view->last_ms = ui->frozen_last_ms[ui->proc];
+  }
   return view;
 }
 
@@ -78,14 +82,27 @@ static void move_sel(struct tui_ui *ui, long to) {
 
 static void freeze(struct tui_ui *ui, int on) {
   free(ui->frozen_n);
+  free(ui->frozen_last_ms);
   ui->frozen_n = NULL;
+  ui->frozen_last_ms = NULL;
   ui->frozen_nprocs = 0;
   ui->frozen = 0;
   if (on) {
     size_t n = tui_model_nprocs(ui->model);
     ui->frozen_n = calloc(n ? n : 1, sizeof *ui->frozen_n);
-    if (!ui->frozen_n) { snprintf(ui->msg, sizeof ui->msg, "out of memory"); return; }
-    for (size_t i = 0; i < n; i++) ui->frozen_n[i] = tui_model_proc_at(ui->model, i)->ngcs;
+    ui->frozen_last_ms = calloc(n ? n : 1, sizeof *ui->frozen_last_ms);
+    if (!ui->frozen_n || !ui->frozen_last_ms) {
+      free(ui->frozen_n);
+      free(ui->frozen_last_ms);
+      ui->frozen_n = NULL;
+      ui->frozen_last_ms = NULL;
+      snprintf(ui->msg, sizeof ui->msg, "out of memory");
+      return;
+    }
+    for (size_t i = 0; i < n; i++) {
+      ui->frozen_n[i] = tui_model_proc_at(ui->model, i)->ngcs;
+      ui->frozen_last_ms[i] = tui_model_proc_at(ui->model, i)->last_ms;
+    }
     ui->frozen_nprocs = n;
     ui->frozen = 1;
   }

@@ -54,6 +54,8 @@ struct tui_ui {
   /* freeze: the view keeps showing the GCs present when `f` was pressed */
   int frozen;
   size_t *frozen_n;            /* per process: GC count at freeze time */
+  double *frozen_last_ms;      /* per process: its latest time at freeze time (the
+                                  sparklines' window and the uptime stay put too) */
   size_t frozen_nprocs;
 
   enum tui_overlay overlay;

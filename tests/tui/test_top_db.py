@@ -265,16 +265,21 @@ try:
                 " pause_msec, total_alloc_mb, peak_mb, after_mb, promoted_mb) VALUES"
                 " (8, 1, 4242, 0, 7, 6, 0, 0, '0N', 0, 'AllocSmall', 1, 800.0, 800.1, 1.0, 0.1, 1.5,"
                 " 4.0, 9.0, 3.0, 0.25)")
+    # the process's timeline grows to 2469 ms: frozen, the uptime and the
+    # sparklines' window stay at 1.2 s; unfrozen they follow
+    con.execute("UPDATE gc_process_summary SET last_event_msec = 2469.0 WHERE pid = 4242")
     con.commit()
     con.close()
     import time
     time.sleep(1.5)   # > 2 polls of 500 ms: the frozen view must not show it
     t = s.text()
     check(row_numbers(t)[:1] == [6], "frozen view unchanged: %r" % row_numbers(t), t)
+    check("up 1.2 s" in t and "all 1.2 s" in t, "frozen: uptime and sparkline window unchanged", t)
     s.keys("f")
     t = s.wait_for("   7  800.000", timeout=3)
     check(row_numbers(t)[:3] == [7, 6, 5], "unfrozen view shows the new GC: %r" % row_numbers(t), t)
     check("GCs 0:2 1:2 2:2" in t, "counts include the new GC", t)
+    check("up 2.5 s" in t and "all 2.5 s" in t, "unfrozen: the timeline grew to 2.5 s", t)
 
     # --- resize: wider shows more columns, back to 80x24 still fits -------------
     s.resize(100, 30)
