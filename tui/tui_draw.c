@@ -132,35 +132,50 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
  * TUI_SPARK_WINDOW_MS of the process's timeline (or all of it if shorter),
  * one cell per bucket, the newest on the right; empty buckets are blank. */
 #define SPARK_LABEL 9
-#define SPARK_RIGHT 30
+#define SPARK_RIGHT 30             /* the scale labels: more if they need it */
+#define SPARK_MAX 120
+static void spark_labels(const struct tui_spark *sp, char lab[2][96]) {
+  char a[32], b[32];
+  if (sp->ngcs == 0) snprintf(lab[0], 96, " no GC in the window");
+  else snprintf(lab[0], 96, " %s..%s MB", full(a, sp->heap_lo_mb, 3), full(b, sp->heap_max_mb, 3));
+  double w_s = (sp->end_ms - sp->start_ms) / 1000;
+  if (sp->whole) snprintf(b, sizeof b, "all %.*f s", w_s < 10 ? 1 : 0, w_s);
+  else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
+  else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
+  else snprintf(b, sizeof b, "last %.0f s", w_s);
+  snprintf(lab[1], 96, " max %s, %s", full(a, sp->pause_max_ms, 3), b);
+}
+
 static void draw_sparklines(const struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {
   if (l->spark < 0 || !p) return;
   static const char *const blocks_utf8[] = { " ", "\u2581", "\u2582", "\u2583", "\u2584",
                                              "\u2585", "\u2586", "\u2587", "\u2588" };
   static const char *const blocks_ascii[] = { " ", "_", ".", "-", "~", "=", "+", "*", "#" };
   const char *const *blocks = tui_term_utf8() ? blocks_utf8 : blocks_ascii;
-  int width = COLS - SPARK_LABEL - SPARK_RIGHT;
-  if (width > 120) width = 120;
-  if (width < 4) return;
-  double heap[120], pause[120];
-  struct tui_spark sp;
   put(l->spark, 0, "heap MB");
   put(l->spark + 1, 0, "pause ms");
-  if (tui_proc_sparklines(p, ui->spark_window_ms, width, heap, pause, &sp) != 0) return;
-  char lab[96], a[32], b[32];
+  double heap[SPARK_MAX], pause[SPARK_MAX];
+  struct tui_spark sp;
+  char lab[2][96];
+  /* the labels are whole: the lines give up cells when they need more room
+   * (the pause scale can grow a digit with wider buckets: try again) */
+  int right = SPARK_RIGHT, width = 0;
+  for (int tries = 0; tries < 3; tries++) {
+    width = COLS - SPARK_LABEL - right;
+    if (width > SPARK_MAX) width = SPARK_MAX;
+    if (width < 4) return;
+    if (tui_proc_sparklines(p, ui->spark_window_ms, width, heap, pause, &sp) != 0) return;
+    spark_labels(&sp, lab);
+    int need = (int)(strlen(lab[0]) > strlen(lab[1]) ? strlen(lab[0]) : strlen(lab[1]));
+    if (SPARK_LABEL + width + need <= COLS) break;
+    right = need;
+  }
   move(l->spark, SPARK_LABEL);
   for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level_range(heap[k], sp.heap_lo_mb, sp.heap_max_mb)]);
   move(l->spark + 1, SPARK_LABEL);
   for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level(pause[k], sp.pause_max_ms)]);
-  snprintf(lab, sizeof lab, " %s..%s MB", full(a, sp.heap_lo_mb, 3), full(b, sp.heap_max_mb, 3));
-  put(l->spark, SPARK_LABEL + width, lab);
-  double w_s = (sp.end_ms - sp.start_ms) / 1000;
-  if (sp.whole) snprintf(b, sizeof b, "all %.*f s", w_s < 10 ? 1 : 0, w_s);
-  else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
-  else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
-  else snprintf(b, sizeof b, "last %.0f s", w_s);
-  snprintf(lab, sizeof lab, " max %s, %s", full(a, sp.pause_max_ms, 3), b);
-  put(l->spark + 1, SPARK_LABEL + width, lab);
+  put(l->spark, SPARK_LABEL + width, lab[0]);
+  put(l->spark + 1, SPARK_LABEL + width, lab[1]);
 }
 
 /* --- the GC table ---------------------------------------------------------

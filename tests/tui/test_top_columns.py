@@ -103,6 +103,15 @@ for width, (nshown, note) in EXPECT.items():
         roll = next((x for x in lines if x.startswith("2 ")), "")
         check(roll.split()[:4] == ["2", "2", "98765.432", "234567.891"], "%s: rollup gen2 %r" % (where, roll), t)
         check(all(len(x) <= width for x in lines), "%s: rollup fits" % where, t)
+        # sparkline labels whole: no GC in the last 60 s of this 3.5-hour
+        # timeline; over the last hour (w three times: 10 s, 5 min, 1 h) GC
+        # 10234 (after 199999.999 MB; scale bottom half of it) is in, and the
+        # 32-character label takes cells from the lines
+        check(lines[4].rstrip().endswith(" no GC in the window"), "%s: empty window said" % where, t)
+        s.keys("w", "w", "w")
+        t = s.wait_until(lambda ls: ls[5].rstrip().endswith("last 1 h"), "w: 1 h")
+        check(t.split("\n")[4].rstrip().endswith(" 100000.000..199999.999 MB"), "%s: heap scale whole" % where, t)
+        check(t.split("\n")[5].rstrip().endswith(" max 98765.432, last 1 h"), "%s: pause scale whole" % where, t)
         # the sort menu marks the hidden columns
         s.keys("s")
         t = s.wait_for("Sort by")
