@@ -7,8 +7,9 @@ a full GC every 250 ms) at 100x30 and reads the screen once gcsim has exited.
 The process's timeline (~6 s) is shorter than 60 s, so the window is all of
 it ("all N s"), 100 - 9 - 30 = 61 cells. Checked: the heap line (largest heap
 after GC per cell) rises: its first drawn cell is in the lower half of the
-scale, its last at the top, and it hardly ever steps down (at most a tenth
-of the cells, one eighth at a time); its scale's top is at least the header's
+scale, one of its last five at the top, and it hardly ever steps down (at
+most a tenth of the cells, two eighths at most: a cell holding only a full
+GC can sit a little below one of gen0 GCs before it); its scale's top is at least the header's
 heap now (the newest GC is in the window) and at most the header's max
 (Peak MB >= After MB); the pause line has drawn cells.
 """
@@ -49,8 +50,8 @@ try:
     downs = [(a, b) for a, b in zip(drawn, drawn[1:]) if b < a]
     print("heap line: %s (%d cells drawn, %d steps down)" % (heap, len(drawn), len(downs)))
     check(len(drawn) >= ncells // 2, "most cells drawn: %d" % len(drawn), t)
-    check(drawn and drawn[0] <= 4 and drawn[-1] == 8, "rises from the lower half to the top: %r" % drawn, t)
-    check(len(downs) <= len(drawn) // 10 and all(a - b == 1 for a, b in downs), "hardly steps down: %r" % downs, t)
+    check(drawn and drawn[0] <= 4 and max(drawn[-5:]) == 8, "rises from the lower half to the top: %r" % drawn, t)
+    check(len(downs) <= len(drawn) // 10 and all(a - b <= 2 for a, b in downs), "hardly steps down: %r" % downs, t)
     hm = re.search(r"heap ([0-9.]+) MB \(max ([0-9.]+)\)", t)
     check(hm is not None and m is not None and float(hm.group(1)) <= float(m.group(2)) <= float(hm.group(2)),
           "scale top between heap now and max", t)
