@@ -46,8 +46,9 @@ static const struct gcs_cli_spec top_spec = {
   .cmd = "top",
   .usage = "[options] DB\n[options] --session NAME\n[options] -- COMMAND [ARGS...]\n"
            "[options] --dotnet -- COMMAND [ARGS...]\n[options] --pid PID",
-  .about = "A live terminal view of GC behaviour: per-process header, every GC (newest\n"
-           "first), rollup by generation, pause histogram and heap sparklines.\n"
+  .about = "A live terminal view of GC behaviour: per-process header, sparklines of the\n"
+           "heap after GC and of the time paused over the last 60 s, every GC (newest first),\n"
+           "rollup by generation, pause histogram.\n"
            "\n"
            "  DB          a gcscope database (gcscope import); new GCs an import adds\n"
            "              appear as they are written\n"
@@ -56,8 +57,9 @@ static const struct gcs_cli_spec top_spec = {
            "              a .NET process over EventPipe: the gc profile's events, shown\n"
            "              within about a second (no LTTng, no .NET SDK tool needed)",
   .opts = top_opts,
-  .epilog = "Keys: arrows/PgUp/PgDn/Home/End move, Enter detail, s sort, r reverse, g filter,\n"
-            "p process, / search (n next), f freeze, Tab panel, ? help, q quit.\n",
+  .epilog = "Keys: arrows/PgUp/PgDn/Home/End move, Enter detail, s sort menu, S next sort\n"
+            "column, r reverse, g filter, p process, / search (n next), f freeze, Tab panel,\n"
+            "w sparkline window, ? help, q quit.\n",
 };
 
 static double now_ms(void) {

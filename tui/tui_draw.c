@@ -2,7 +2,7 @@
  *   0        title bar: source, process n/N, filter, sort, FROZEN
  *   1..3     process header (flavour, uptime, % paused, counts, heap, alloc rate,
  *            max pause, last GC)
- *   4..5     heap sparklines: peak (before GC) and after, one cell per GC
+ *   4..5     sparklines over time: heap after GC and time paused per bucket
  *   6        table header; then the GCs (newest first by default)
  *   H-7..H-2 bottom panel: rollup by generation, or the pause histogram (Tab)
  *   H-1      status line: keys, messages, the search prompt
@@ -16,6 +16,8 @@
 #include "gcs_events.h"
 #include "tui_term.h"
 #include "tui_ui.h"
+
+#include <stdarg.h>
 
 struct layout {
   int title, header, spark, thead, table, ntable, panel, status;
@@ -39,17 +41,6 @@ static void get_layout(struct layout *l) {
 static void put(int y, int x, const char *s) {
   if (y < 0 || y >= LINES || x >= COLS) return;
   mvaddnstr(y, x, s, COLS - x);
-}
-
-/* A number in at most width chars: as many of `dec` decimals as fit; "-" if unknown. */
-static const char *num(char *buf, int width, double v, int dec) {
-  if (isnan(v)) return strcpy(buf, "-");
-  if (isinf(v)) return strcpy(buf, v > 0 ? "inf" : "-inf");
-  for (int d = dec; d >= 0; d--) {
-    int n = snprintf(buf, 32, "%.*f", d, v);
-    if (n <= width) return buf;
-  }
-  return buf;
 }
 
 static void style_on(int pair, int extra) {
@@ -78,128 +69,212 @@ static void draw_title(struct tui_ui *ui, const struct layout *l) {
   style_off(TUI_PAIR_TITLE, A_REVERSE * !tui_term_has_colors());
 }
 
+/* A header line made of segments: each is drawn whole or, with the ones after
+ * it, not at all, so a number is never cut at the right edge. */
+struct segs { char s[6][160]; int n; };
+static void seg(struct segs *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void seg(struct segs *g, const char *fmt, ...) {
+  if (g->n >= 6) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->s[g->n++], sizeof g->s[0], fmt, ap);
+  va_end(ap);
+}
+static void put_segs(int y, const struct segs *g) {
+  int x = 0;
+  for (int i = 0; i < g->n; i++) {
+    int n = (int)strlen(g->s[i]);
+    if (x + n > COLS && i > 0) break;
+    put(y, x, g->s[i]);
+    x += n;
+  }
+}
+
+static const char *full(char *buf, double v, int dec) {
+  if (isnan(v)) return strcpy(buf, "-");
+  snprintf(buf, 32, "%.*f", dec, v);
+  return buf;
+}
+
 static void draw_header(const struct tui_proc *p, const struct layout *l) {
-  char line[512], a[32], b[32], c[32], d[32];
+  char a[32], b[32];
   if (!p) {
     put(l->header, 0, "No GC seen yet.");
     return;
   }
   struct tui_summary s;
   tui_proc_summary(p, &s);
-  snprintf(line, sizeof line, "PID %d %.24s%s%s%s  up %s s  paused %s%%", p->pid,
-           p->name[0] ? p->name : "?", p->flavour[0] ? " (" : "", p->flavour, p->flavour[0] ? ")" : "",
-           num(a, 10, s.uptime_ms / 1000, 1), num(b, 6, s.pct_paused, 1));
+  struct segs g = { .n = 0 };
+  seg(&g, "PID %d %.24s%s%s%s", p->pid, p->name[0] ? p->name : "?", p->flavour[0] ? " (" : "", p->flavour,
+      p->flavour[0] ? ")" : "");
+  seg(&g, "  up %s s", full(a, s.uptime_ms / 1000, 1));
+  seg(&g, "  paused %s%%", full(a, s.pct_paused, 1));
   attron(A_BOLD);
-  put(l->header, 0, line);
+  put_segs(l->header, &g);
   attroff(A_BOLD);
-  snprintf(line, sizeof line, "GCs 0:%u 1:%u 2:%u (BGC %u, FGC %u)  heap %s MB (max %s)  alloc %s MB/s",
-           s.count[0], s.count[1], s.count[2], s.nbgc, s.nfgc, num(a, 9, s.heap_now_mb, 3),
-           num(b, 9, s.heap_max_mb, 3), num(c, 9, s.alloc_rate_mbs, 1));
-  put(l->header + 1, 0, line);
-  char gen[16] = "", inc[32] = "";
-  if (s.nincomplete) snprintf(inc, sizeof inc, "  (%u incomplete)", s.nincomplete);
+  g.n = 0;
+  seg(&g, "GCs 0:%u 1:%u 2:%u (BGC %u, FGC %u)", s.count[0], s.count[1], s.count[2], s.nbgc, s.nfgc);
+  seg(&g, "  heap %s MB (max %s)", full(a, s.heap_now_mb, 3), full(b, s.heap_max_mb, 3));
+  seg(&g, "  alloc %s MB/s", full(a, s.alloc_rate_mbs, 1));
+  put_segs(l->header + 1, &g);
+  g.n = 0;
+  char gen[16] = "";
+  seg(&g, "max pause %s ms", full(a, s.max_pause_ms, 3));
   if (s.last)
-    snprintf(line, sizeof line, "max pause %s ms  last GC #%lld %s %s, pause %s ms%s", num(a, 10, s.max_pause_ms, 3),
-             (long long)s.last->number, tui_gc_gen_name(s.last, gen, sizeof gen),
-             gcs_reason_name((uint32_t)s.last->reason), num(b, 10, s.last->pause_ms, 3), inc);
-  else
-    snprintf(line, sizeof line, "max pause %s ms", num(d, 10, s.max_pause_ms, 3));
-  put(l->header + 2, 0, line);
+    seg(&g, "  last GC #%lld %s %s, pause %s ms", (long long)s.last->number, tui_gc_gen_name(s.last, gen, sizeof gen),
+        gcs_reason_name((uint32_t)s.last->reason), full(b, s.last->pause_ms, 3));
+  if (s.nincomplete) seg(&g, "  (%u incomplete)", s.nincomplete);
+  put_segs(l->header + 2, &g);
 }
 
-/* Heap sizes over the last GCs: one cell per complete GC, both lines on the
- * scale of the largest peak shown. */
-static void draw_sparklines(const struct tui_proc *p, const struct layout *l) {
+/* Two sparklines over time (tui_proc_sparklines): the heap size after GC
+ * (largest per bucket) and the time paused (sum per bucket) over the last
+ * TUI_SPARK_WINDOW_MS of the process's timeline (or all of it if shorter),
+ * one cell per bucket, the newest on the right; empty buckets are blank. */
+#define SPARK_LABEL 9
+#define SPARK_RIGHT 30             /* the scale labels: more if they need it */
+#define SPARK_MAX 120
+static void spark_labels(const struct tui_spark *sp, char lab[2][96]) {
+  char a[32], b[32];
+  if (sp->ngcs == 0) snprintf(lab[0], 96, " no GC in the window");
+  else snprintf(lab[0], 96, " %s..%s MB", full(a, sp->heap_lo_mb, 3), full(b, sp->heap_max_mb, 3));
+  double w_s = (sp->end_ms - sp->start_ms) / 1000;
+  if (sp->whole) snprintf(b, sizeof b, "all %.*f s", w_s < 10 ? 1 : 0, w_s);
+  else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
+  else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
+  else snprintf(b, sizeof b, "last %.0f s", w_s);
+  snprintf(lab[1], 96, " max %s, %s", full(a, sp->pause_max_ms, 3), b);
+}
+
+static void draw_sparklines(const struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {
   if (l->spark < 0 || !p) return;
   static const char *const blocks_utf8[] = { " ", "\u2581", "\u2582", "\u2583", "\u2584",
                                              "\u2585", "\u2586", "\u2587", "\u2588" };
   static const char *const blocks_ascii[] = { " ", "_", ".", "-", "~", "=", "+", "*", "#" };
   const char *const *blocks = tui_term_utf8() ? blocks_utf8 : blocks_ascii;
-  int width = COLS - 8 - 16;
-  if (width < 4) return;
-  /* the last `width` complete GCs */
-  size_t idx[512];
-  int n = 0;
-  for (size_t i = p->ngcs; i-- > 0 && n < width && n < 512;)
-    if (p->gcs[i].complete) idx[n++] = i;
-  double max = 0;
-  for (int k = 0; k < n; k++) {
-    double v = p->gcs[idx[k]].peak_mb;
-    if (!isnan(v) && v > max) max = v;
-    v = p->gcs[idx[k]].after_mb;
-    if (!isnan(v) && v > max) max = v;
+  put(l->spark, 0, "heap MB");
+  put(l->spark + 1, 0, "pause ms");
+  double heap[SPARK_MAX], pause[SPARK_MAX];
+  struct tui_spark sp;
+  char lab[2][96];
+  /* the labels are whole: the lines give up cells when they need more room
+   * (the pause scale can grow a digit with wider buckets: try again) */
+  int right = SPARK_RIGHT, width = 0;
+  for (int tries = 0; tries < 3; tries++) {
+    width = COLS - SPARK_LABEL - right;
+    if (width > SPARK_MAX) width = SPARK_MAX;
+    if (width < 4) return;
+    if (tui_proc_sparklines(p, ui->spark_window_ms, width, heap, pause, &sp) != 0) return;
+    spark_labels(&sp, lab);
+    int need = (int)(strlen(lab[0]) > strlen(lab[1]) ? strlen(lab[0]) : strlen(lab[1]));
+    if (SPARK_LABEL + width + need <= COLS) break;
+    right = need;
   }
-  char lab[64], a[32];
-  for (int row = 0; row < 2; row++) {
-    put(l->spark + row, 0, row == 0 ? "peak MB" : "aftr MB");
-    move(l->spark + row, 8);
-    for (int k = n - 1; k >= 0; k--) {
-      const struct tui_gc *gc = &p->gcs[idx[k]];
-      double v = row == 0 ? gc->peak_mb : gc->after_mb;
-      int level = isnan(v) || max <= 0 ? 0 : (int)ceil(v * 8 / max);
-      if (level > 8) level = 8;
-      if (!isnan(v) && v > 0 && level == 0) level = 1;
-      addstr(blocks[level]);
-    }
-    double last = n ? (row == 0 ? p->gcs[idx[0]].peak_mb : p->gcs[idx[0]].after_mb) : NAN;
-    snprintf(lab, sizeof lab, row == 0 ? " max %s" : " now %s", num(a, 10, row == 0 ? max : last, 3));
-    put(l->spark + row, 8 + width + 1, lab);
-  }
+  move(l->spark, SPARK_LABEL);
+  for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level_range(heap[k], sp.heap_lo_mb, sp.heap_max_mb)]);
+  move(l->spark + 1, SPARK_LABEL);
+  for (int k = 0; k < width; k++) addstr(blocks[tui_spark_level(pause[k], sp.pause_max_ms)]);
+  put(l->spark, SPARK_LABEL + width, lab[0]);
+  put(l->spark + 1, SPARK_LABEL + width, lab[1]);
 }
 
-struct column { enum tui_col col; int width; int left; };
-static const struct column base_cols[] = {
-  { TUI_COL_INDEX, 7, 0 }, { TUI_COL_START, 10, 0 }, { TUI_COL_GEN, 4, 1 },
-  { TUI_COL_REASON, 11, 1 }, { TUI_COL_SUSPEND, 7, 0 }, { TUI_COL_PAUSE, 9, 0 },
-  { TUI_COL_PEAK, 8, 0 }, { TUI_COL_AFTER, 8, 0 }, { TUI_COL_PROMOTED, 7, 0 },
-  { TUI_COL_PCT, 6, 0 }, { TUI_COL_ALLOC, 8, 0 },
-};
-#define NCOLS ((int)(sizeof base_cols / sizeof base_cols[0]))
+/* --- the GC table ---------------------------------------------------------
+ * Every column is as wide as its widest cell on screen so far (or its title),
+ * and numbers are printed whole: when the terminal is too narrow, columns are
+ * dropped in tui_col_priority order (tui_cols_fit), never cut. Reason is text:
+ * at most REASON_MAX cells. */
+#define REASON_MAX 13
+#define MARKER_W 8                 /* " +N cols" */
 
-static void cell_text(const struct tui_gc *gc, enum tui_col c, int w, char *out) {
-  char buf[48];
+static void cell_text(const struct tui_gc *gc, enum tui_col c, char *out, size_t len) {
+  double v = NAN;
+  int dec = 3;
   switch (c) {
   case TUI_COL_INDEX:
-    snprintf(out, 48, "%lld%s%s", (long long)gc->number, gc->complete ? "" : "?", gc->fired ? "!" : "");
+    snprintf(out, len, "%lld%s%s", (long long)gc->number, gc->complete ? "" : "?", gc->fired ? "!" : "");
     return;
-  case TUI_COL_START: num(out, w, gc->pause_start_ms, 3); return;
-  case TUI_COL_GEN: tui_gc_gen_name(gc, out, 16); return;
-  case TUI_COL_REASON: snprintf(out, 48, "%.*s", w, gcs_reason_name((uint32_t)gc->reason)); return;
-  case TUI_COL_SUSPEND: num(out, w, gc->suspend_ms, 3); return;
-  case TUI_COL_PAUSE: num(out, w, gc->pause_ms, 3); return;
-  case TUI_COL_PEAK: num(out, w, gc->peak_mb, 3); return;
-  case TUI_COL_AFTER: num(out, w, gc->after_mb, 3); return;
-  case TUI_COL_PROMOTED: num(out, w, gc->promoted_mb, 3); return;
-  case TUI_COL_PCT: num(out, w, gc->pct_pause, 1); return;
-  case TUI_COL_ALLOC: num(out, w, gc->alloc_mb, 3); return;
-  default: (void)buf; out[0] = '\0'; return;
+  case TUI_COL_GEN: tui_gc_gen_name(gc, out, len); return;
+  case TUI_COL_REASON: snprintf(out, len, "%.*s", REASON_MAX, gcs_reason_name((uint32_t)gc->reason)); return;
+  case TUI_COL_START: v = gc->pause_start_ms; break;
+  case TUI_COL_SUSPEND: v = gc->suspend_ms; break;
+  case TUI_COL_PAUSE: v = gc->pause_ms; break;
+  case TUI_COL_PEAK: v = gc->peak_mb; break;
+  case TUI_COL_AFTER: v = gc->after_mb; break;
+  case TUI_COL_PROMOTED: v = gc->promoted_mb; break;
+  case TUI_COL_PCT: v = gc->pct_pause; dec = 1; break;
+  case TUI_COL_ALLOC: v = gc->alloc_mb; break;
+  default: out[0] = '\0'; return;
   }
+  if (isnan(v)) snprintf(out, len, "-");
+  else snprintf(out, len, "%.*f", dec, v);
 }
 
-static int row_line(char *line, size_t cap, const struct tui_gc *gc, int header, enum tui_col sort) {
-  int len = 0;
-  for (int i = 0; i < NCOLS; i++) {
-    const struct column *c = &base_cols[i];
-    if (len + c->width > COLS) break;
-    char text[64];
-    if (header) {
-      snprintf(text, sizeof text, "%s%s", tui_col_name(c->col), c->col == sort ? "*" : "");
-    } else {
-      cell_text(gc, c->col, c->width, text);
+static int col_left(enum tui_col c) { return c == TUI_COL_GEN || c == TUI_COL_REASON; }
+
+/* Widths from the rows on screen and the titles; which columns fit. */
+static void fit_columns(struct tui_ui *ui, const struct tui_proc *p, int nvisible, int width[TUI_COL_COUNT]) {
+  if (ui->colw_proc != ui->proc) { memset(ui->colw, 0, sizeof ui->colw); ui->colw_proc = ui->proc; }
+  char text[64];
+  for (int r = 0; p && r < nvisible; r++) {
+    const struct tui_gc *gc = &p->gcs[ui->rows[ui->top + r]];
+    for (int c = 0; c < TUI_COL_COUNT; c++) {
+      cell_text(gc, (enum tui_col)c, text, sizeof text);
+      int n = (int)strlen(text);
+      if (n > ui->colw[c]) ui->colw[c] = n;
     }
-    len += snprintf(line + len, cap - (size_t)len, c->left ? "%-*.*s " : "%*.*s ", c->width, c->width, text);
-    if ((size_t)len >= cap) break;
+  }
+  for (int c = 0; c < TUI_COL_COUNT; c++) {
+    int title = (int)strlen(tui_col_name((enum tui_col)c)) + (c == (int)ui->sort);
+    width[c] = ui->colw[c] > title ? ui->colw[c] : title;
+  }
+  ui->ncols_hidden = tui_cols_fit(width, COLS, MARKER_W, ui->col_shown);
+}
+
+static int row_line(struct tui_ui *ui, char *line, size_t cap, const struct tui_gc *gc, const int width[TUI_COL_COUNT]) {
+  int len = 0;
+  line[0] = '\0';
+  for (int c = 0; c < TUI_COL_COUNT; c++) {
+    if (!ui->col_shown[c]) continue;
+    char text[64];
+    if (!gc) snprintf(text, sizeof text, "%s%s", tui_col_name((enum tui_col)c), c == (int)ui->sort ? "*" : "");
+    else cell_text(gc, (enum tui_col)c, text, sizeof text);
+    len += snprintf(line + len, cap - (size_t)len, col_left((enum tui_col)c) ? "%s%-*.*s" : "%s%*.*s",
+                    len ? " " : "", width[c], width[c], text);
+    if ((size_t)len >= cap) { len = (int)cap - 1; break; }
   }
   return len;
 }
 
+/* The note at the right of the table title: the hidden columns' names when
+ * they fit, else how many are hidden. */
+static void hidden_note(struct tui_ui *ui, int used, char *out, size_t len) {
+  out[0] = '\0';
+  if (!ui->ncols_hidden) return;
+  int n = snprintf(out, len, " hidden:");
+  for (int c = 0; c < TUI_COL_COUNT && n < (int)len; c++)
+    if (!ui->col_shown[c]) n += snprintf(out + n, len - (size_t)n, " %s", tui_col_name((enum tui_col)c));
+  if (used + n > COLS)
+    snprintf(out, len, " +%d col%s", ui->ncols_hidden, ui->ncols_hidden == 1 ? "" : "s");
+}
+
 static void draw_table(struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {
-  char line[512];
-  row_line(line, sizeof line, NULL, 1, ui->sort);
+  char line[1024], note[256];
+  int width[TUI_COL_COUNT];
+  /* keep the selection visible */
+  if (ui->sel < ui->top) ui->top = ui->sel;
+  if (ui->sel >= ui->top + l->ntable) ui->top = ui->sel - l->ntable + 1;
+  if (ui->top > ui->nrows - l->ntable) ui->top = ui->nrows - l->ntable;
+  if (ui->top < 0) ui->top = 0;
+  long nvisible = p ? ui->nrows - ui->top : 0;
+  if (nvisible > l->ntable) nvisible = l->ntable;
+  fit_columns(ui, p, (int)nvisible, width);
+  int used = row_line(ui, line, sizeof line, NULL, width);
+  hidden_note(ui, used, note, sizeof note);
   attron(A_BOLD | A_UNDERLINE);
   move(l->thead, 0);
   for (int x = 0; x < COLS; x++) addch(' ');
   put(l->thead, 0, line);
+  if (note[0]) put(l->thead, COLS - (int)strlen(note), note);
   attroff(A_BOLD | A_UNDERLINE);
   if (!p || ui->nrows == 0) {
     const char *why = ui->src && ui->src->note[0] ? ui->src->note
@@ -207,15 +282,10 @@ static void draw_table(struct tui_ui *ui, const struct tui_proc *p, const struct
     put(l->table, 2, why);
     return;
   }
-  /* keep the selection visible */
-  if (ui->sel < ui->top) ui->top = ui->sel;
-  if (ui->sel >= ui->top + l->ntable) ui->top = ui->sel - l->ntable + 1;
-  if (ui->top > ui->nrows - l->ntable) ui->top = ui->nrows - l->ntable;
-  if (ui->top < 0) ui->top = 0;
-  for (int r = 0; r < l->ntable && ui->top + r < ui->nrows; r++) {
+  for (int r = 0; r < nvisible; r++) {
     long i = ui->top + r;
     const struct tui_gc *gc = &p->gcs[ui->rows[i]];
-    row_line(line, sizeof line, gc, 0, ui->sort);
+    row_line(ui, line, sizeof line, gc, width);
     int pair = 0, extra = 0;
     if (!gc->complete) pair = TUI_PAIR_DIM;
     else if (!isnan(gc->pause_ms) && gc->pause_ms >= ui->long_pause_ms) { pair = TUI_PAIR_LONG; extra = A_BOLD; }
@@ -228,26 +298,47 @@ static void draw_table(struct tui_ui *ui, const struct tui_proc *p, const struct
   }
 }
 
+/* The rollup: columns as wide as their widest number (at least their usual
+ * width); the columns that do not fit at the right are left out, never cut. */
 static void draw_rollup(const struct tui_proc *p, int y) {
-  char line[256], v[8][32];
+  enum { NC = 9 };
+  static const char *const titles[NC] = { "Gen", "Count", "MaxPause", "MaxPeakMB", "MaxAlloc/s", "TotPause",
+                                          "TotAllocMB", "MeanPause", "Ind" };
+  static const int minw[NC] = { 4, 6, 9, 9, 10, 10, 10, 9, 4 };
+  static const char *const names[4] = { "ALL", "0", "1", "2" };
+  char cell[5][NC][40];
+  struct tui_rollup r[4];
+  if (p) tui_proc_rollup(p, r);
+  for (int c = 0; c < NC; c++) snprintf(cell[0][c], sizeof cell[0][c], "%s", titles[c]);
+  for (int k = 0; p && k < 4; k++) {
+    char (*v)[40] = cell[1 + k];
+    snprintf(v[0], 40, "%s", names[k]);
+    snprintf(v[1], 40, "%u", r[k].count);
+    full(v[2], r[k].max_pause_ms, 3);
+    full(v[3], r[k].max_peak_mb, 3);
+    full(v[4], r[k].max_alloc_rate_mbs, 1);
+    full(v[5], r[k].total_pause_ms, 3);
+    full(v[6], r[k].total_alloc_mb, 3);
+    full(v[7], r[k].mean_pause_ms, 3);
+    snprintf(v[8], 40, "%u", r[k].induced);
+  }
+  int nrow = p ? 5 : 1, w[NC], ncol = 0, used = -1;
+  for (int c = 0; c < NC; c++) {
+    w[c] = minw[c];
+    for (int k = 0; k < nrow; k++) if ((int)strlen(cell[k][c]) > w[c]) w[c] = (int)strlen(cell[k][c]);
+    if (ncol == c && used + 1 + w[c] <= COLS) { used += 1 + w[c]; ncol++; }
+  }
   attron(A_BOLD);
   put(y, 0, "GC rollup by generation (ms, MB)                                  Tab: histogram");
   attroff(A_BOLD);
-  snprintf(line, sizeof line, "%-4s %6s %9s %9s %10s %10s %10s %9s %4s", "Gen", "Count", "MaxPause",
-           "MaxPeakMB", "MaxAlloc/s", "TotPause", "TotAllocMB", "MeanPause", "Ind");
-  attron(A_UNDERLINE);
-  put(y + 1, 0, line);
-  attroff(A_UNDERLINE);
-  if (!p) return;
-  struct tui_rollup r[4];
-  tui_proc_rollup(p, r);
-  static const char *const names[4] = { "ALL", "0", "1", "2" };
-  for (int k = 0; k < 4; k++) {
-    snprintf(line, sizeof line, "%-4s %6u %9s %9s %10s %10s %10s %9s %4u", names[k], r[k].count,
-             num(v[0], 9, r[k].max_pause_ms, 3), num(v[1], 9, r[k].max_peak_mb, 3),
-             num(v[2], 10, r[k].max_alloc_rate_mbs, 1), num(v[3], 10, r[k].total_pause_ms, 3),
-             num(v[4], 10, r[k].total_alloc_mb, 3), num(v[5], 9, r[k].mean_pause_ms, 3), r[k].induced);
-    put(y + 2 + k, 0, line);
+  for (int k = 0; k < nrow; k++) {
+    char line[512];
+    int len = 0;
+    for (int c = 0; c < ncol; c++)
+      len += snprintf(line + len, sizeof line - (size_t)len, c == 0 ? "%-*s" : " %*s", w[c], cell[k][c]);
+    if (k == 0) attron(A_UNDERLINE);
+    put(y + 1 + k, 0, line);
+    if (k == 0) attroff(A_UNDERLINE);
   }
 }
 
@@ -263,24 +354,30 @@ static void draw_histogram(const struct tui_proc *p, int y) {
                                       "\u2585", "\u2586", "\u2587", "\u2588" };
   static const char *const ascii[] = { " ", ".", ".", ":", ":", "|", "|", "#", "#" };
   const char *const *blocks = tui_term_utf8() ? utf8 : ascii;
+  /* counts whole: cells widen for 6+ digit counts when the terminal has room,
+   * else counts of 100000 and more are shown in thousands ("150k") */
   char cell[32];
+  int cw = 5;
+  snprintf(cell, sizeof cell, "%u", max);
+  if ((int)strlen(cell) + 1 > cw && 4 + TUI_NBUCKETS * ((int)strlen(cell) + 1) <= COLS) cw = (int)strlen(cell) + 1;
   put(y + 4, 0, "ms");
   put(y + 5, 0, "GCs");
   for (int b = 0; b < TUI_NBUCKETS; b++) {
-    int x = 4 + b * 5;
-    if (x + 5 > COLS) break;
+    int x = 4 + b * cw;
+    if (x + cw > COLS) break;
     /* 3 text rows of 8 levels each */
     int level = max ? (int)((counts[b] * 24 + max - 1) / max) : 0;
     for (int r = 0; r < 3; r++) {
       int fill = level - (2 - r) * 8;
       if (fill < 0) fill = 0;
       if (fill > 8) fill = 8;
-      move(y + 1 + r, x + 1);
+      move(y + 1 + r, x + cw - 4);
       for (int k = 0; k < 3; k++) addstr(blocks[fill]);
     }
-    snprintf(cell, sizeof cell, "%5s", tui_bucket_label(b));
+    snprintf(cell, sizeof cell, "%*s", cw, tui_bucket_label(b));
     put(y + 4, x, cell);
-    snprintf(cell, sizeof cell, "%5u", counts[b]);
+    if (cw == 5 && counts[b] >= 100000) snprintf(cell, sizeof cell, "%4uk", (counts[b] + 500) / 1000);
+    else snprintf(cell, sizeof cell, "%*u", cw, counts[b]);
     put(y + 5, x, cell);
   }
 }
@@ -325,22 +422,23 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
            tui_gc_gen_name(gc, gen, sizeof gen), gc->type >= 0 && gc->type <= 2 ? types[gc->type] : "?",
            gcs_reason_name((uint32_t)gc->reason), gc->pid,
            gc->complete ? (gc->fired ? "  (a stop rule fired on it)" : "") : "  (incomplete)");
-  add_line(ls, "Pause start %s ms   GC start %s ms   GC duration %s ms",
-           num(a, 12, gc->pause_start_ms, 3), num(b, 12, gc->start_ms, 3), num(c, 12, gc->duration_ms, 3));
-  add_line(ls, "Suspend %s ms   Pause %s ms   %% Pause time %s", num(a, 12, gc->suspend_ms, 3),
-           num(b, 12, gc->pause_ms, 3), num(c, 8, gc->pct_pause, 1));
+  /* numbers whole; at most 3 per line so a line fits 78 cells with 12-digit figures */
+  add_line(ls, "Pause start %s ms   GC start %s ms", full(a, gc->pause_start_ms, 3), full(b, gc->start_ms, 3));
+  add_line(ls, "GC duration %s ms   Suspend %s ms   Pause %s ms", full(a, gc->duration_ms, 3),
+           full(b, gc->suspend_ms, 3), full(c, gc->pause_ms, 3));
   if (gc->type == GCS_GC_TYPE_BACKGROUND)
     add_line(ls, "BGC pauses: initial %s ms, final (SuspendForGCPrep) %s ms",
-             num(a, 12, gc->bgc_pause1_ms, 3), num(b, 12, gc->bgc_pause2_ms, 3));
-  add_line(ls, "Alloc %s MB measured; PerfView %s MB (gen0 %s) %s MB/s", num(a, 12, gc->alloc_mb, 3),
-           num(d, 12, gc->alloc_perfview_mb, 3), num(b, 12, gc->gen0_alloc_mb, 3), num(c, 12, gc->alloc_rate_mbs, 1));
-  add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", num(a, 12, gc->peak_mb, 3), num(b, 12, gc->after_mb, 3),
-           num(c, 12, gc->promoted_mb, 3));
+             full(a, gc->bgc_pause1_ms, 3), full(b, gc->bgc_pause2_ms, 3));
+  add_line(ls, "Alloc %s MB measured; PerfView %s MB (gen0 %s)", full(a, gc->alloc_mb, 3),
+           full(d, gc->alloc_perfview_mb, 3), full(b, gc->gen0_alloc_mb, 3));
+  add_line(ls, "Alloc rate %s MB/s   %% Pause time %s", full(a, gc->alloc_rate_mbs, 1), full(b, gc->pct_pause, 1));
+  add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", full(a, gc->peak_mb, 3), full(b, gc->after_mb, 3),
+           full(c, gc->promoted_mb, 3));
   add_line(ls, "%s", "");
   add_line(ls, "%-6s %12s %12s", "Gen", "Before MB", "After MB");
   static const char *const gens[TUI_NGENS] = { "gen0", "gen1", "gen2", "LOH", "POH" };
   for (int g = 0; g < TUI_NGENS; g++)
-    add_line(ls, "%-6s %12s %12s", gens[g], num(a, 12, gc->gen_before_mb[g], 3), num(b, 12, gc->gen_after_mb[g], 3));
+    add_line(ls, "%-6s %12s %12s", gens[g], full(a, gc->gen_before_mb[g], 3), full(b, gc->gen_after_mb[g], 3));
   add_line(ls, "%s", "");
   if (ui->detail_nev == 0) {
     add_line(ls, "Events: none recorded for this GC%s", ui->src && ui->src->ops->gc_events ? "" : " (source keeps none)");
@@ -350,38 +448,65 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   double t0 = ui->detail_ev[0].ms;
   for (long i = 0; i < ui->detail_nev; i++) {
     const struct tui_evline *e = &ui->detail_ev[i];
-    add_line(ls, "  %14s %9s  %-22s %s", num(a, 14, e->ms, 3), num(b, 9, e->ms - t0, 3), e->name, e->text);
+    add_line(ls, "  %14s %9s  %-22s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), e->name, e->text);
   }
 }
 
+/* Fits 80x24: at most 20 lines of at most 78 cells (tui.top_db checks it). */
 static void help_lines(struct lines *ls) {
   static const char *const text[] = {
-    "gcscope top: keys",
-    "",
-    "  Up/Down, j/k    select a GC          PgUp/PgDn  page      Home/End  first/last",
-    "  Enter, Right    the selected GC's detail: its events with times, sizes per",
-    "                  generation before/after, both pauses of a background GC",
-    "  s               sort by the next column (the sorted column is marked *)",
-    "  r               reverse the sort order",
-    "  g               filter: all, gen0, gen1, gen2, background, foreground,",
-    "                  blocking gen2, induced",
-    "  p               choose the process",
-    "  /  then n       search: a GC number, a reason (Induced), a Gen (2B); n = next",
-    "  f               freeze the view (new GCs are kept and shown when resumed)",
-    "  Tab, h          bottom panel: rollup by generation / pause histogram",
-    "  ?               this help          q  quit (also Ctrl-C)",
-    "",
-    "Figures are PerfView's GCStats: Pause = SuspendEEBegin..RestartEEEnd; a BGC's",
-    "pause is its initial plus final pause. % paused = total pause / (first pause",
-    "start .. last GC end). Heap MB is 10^6 bytes; Peak = before GC. Rows in red",
-    "paused >= the long-pause threshold, yellow >= a quarter of it; ? = incomplete.",
-    "",
-    "Esc or q closes this help.",
+    "gcscope top: keys (docs/tui.md tells more)",
+    "  Up/Down j/k  select a GC      PgUp/PgDn  a page      Home/End  first/last",
+    "  Enter        the GC's detail: its events, sizes per generation, BGC pauses",
+    "  s            sort menu: a column's letter or Enter; the same one reverses",
+    "  S  r         sort by the next column / reverse the order",
+    "  g            filter: all, gen0, gen1, gen2, background, foreground,",
+    "               blocking gen2, induced",
+    "  p  f         choose the process / freeze the view (f again follows)",
+    "  /  n         search a GC number, a reason or a Gen (2B) / the next match",
+    "  Tab  h       bottom panel: rollup by generation / pause histogram",
+    "  w            sparkline window: the last 60 s, 10 s, 5 min or 1 h",
+    "  ?  q         this help / quit (also Ctrl-C)",
+    "The screen",
+    "  heap MB      heap after GC, the largest per time bucket, on the scale shown",
+    "               (its bottom: the smallest heap or half the largest)",
+    "  pause ms     time paused per bucket (sum, from 0); blank: no GC in it",
+    "  GC table     * sorted column; 6? incomplete; 6! a stop rule fired; red:",
+    "               pause >= --long-pause, yellow >= a quarter; +N cols: N",
+    "               columns hidden (a wider terminal shows them, none is cut)",
+    "PerfView's GCStats figures (a BGC's pause = initial + final). Esc closes.",
   };
   for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) add_line(ls, "%s", text[i]);
 }
 
+/* The sort menu: a small box under the title, one line per column. */
+static void draw_sort_menu(struct tui_ui *ui) {
+  int h = TUI_COL_COUNT + 4, w = 40;
+  if (h > LINES - 1) h = LINES - 1;           /* a short terminal: the lines that fit */
+  if (w > COLS - 2) w = COLS - 2;
+  if (h < 3 || w < 16) return;
+  WINDOW *win = newwin(h, w, 1, 2);
+  if (!win) return;
+  werase(win);
+  box(win, 0, 0);
+  mvwaddnstr(win, 0, 2, " Sort by (Esc closes) ", w - 4);
+  for (int c = 0; c < TUI_COL_COUNT; c++) {
+    char line[64];
+    const char *state = c == (int)ui->sort ? (ui->ascending ? "now: asc" : "now: desc")
+                        : ui->col_shown[c] ? "" : "(hidden)";
+    snprintf(line, sizeof line, " %c  %-9s %s", tui_ui_sort_key((enum tui_col)c), tui_col_name((enum tui_col)c), state);
+    if (1 + c > h - 2) break;
+    if (c == ui->sort_sel) wattron(win, A_REVERSE);
+    mvwaddnstr(win, 1 + c, 1, line, w - 2);
+    if (c == ui->sort_sel) wattroff(win, A_REVERSE);
+  }
+  if (TUI_COL_COUNT + 2 <= h - 2) mvwaddnstr(win, TUI_COL_COUNT + 2, 1, " letter/Enter sorts; again reverses", w - 2);
+  wnoutrefresh(win);
+  delwin(win);
+}
+
 static void draw_overlay(struct tui_ui *ui) {
+  if (ui->overlay == TUI_OV_SORT) { draw_sort_menu(ui); return; }
   struct lines ls = { 0 };
   const char *title = "";
   if (ui->overlay == TUI_OV_DETAIL) { detail_lines(ui, &ls); title = " GC detail (Esc closes) "; }
@@ -426,7 +551,7 @@ void tui_ui_draw(struct tui_ui *ui) {
   erase();
   draw_title(ui, &l);
   draw_header(p, &l);
-  draw_sparklines(p, &l);
+  draw_sparklines(ui, p, &l);
   draw_table(ui, p, &l);
   if (l.panel >= 0) {
     if (ui->panel == TUI_PANEL_ROLLUP) draw_rollup(p, l.panel);

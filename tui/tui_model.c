@@ -341,3 +341,70 @@ int tui_gc_matches(const struct tui_gc *gc, const char *text) {
   return contains_ci(gcs_reason_name((uint32_t)gc->reason), text) ||
          !strcasecmp(tui_gc_gen_name(gc, gen, sizeof gen), text);
 }
+
+int tui_spark_level(double v, double max) {
+  if (isnan(v) || !(v > 0) || isnan(max) || !(max > 0)) return 0;
+  double l = ceil(v * 8 / max);
+  return l < 1 ? 1 : l > 8 ? 8 : (int)l;
+}
+
+int tui_spark_level_range(double v, double lo, double hi) {
+  if (isnan(v) || isnan(lo) || isnan(hi)) return 0;
+  if (!(hi > lo)) return 8;
+  double l = 1 + ceil((v - lo) * 7 / (hi - lo));
+  return l < 1 ? 1 : l > 8 ? 8 : (int)l;
+}
+
+int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
+                        double *heap_mb, double *pause_ms, struct tui_spark *out) {
+  if (ncells < 1 || isnan(p->last_ms) || isnan(p->first_ms) || !(window_ms > 0)) return -1;
+  memset(out, 0, sizeof *out);
+  double len = p->last_ms - p->first_ms;
+  out->end_ms = p->last_ms;
+  out->whole = len > 0 && len < window_ms;
+  double w = out->whole ? len : window_ms;
+  out->start_ms = out->end_ms - w;
+  out->bucket_ms = w / ncells;
+  out->ncells = ncells;
+  out->heap_max_mb = out->heap_lo_mb = NAN;
+  for (int i = 0; i < ncells; i++) { heap_mb[i] = NAN; pause_ms[i] = 0; }
+  for (size_t k = 0; k < p->ngcs; k++) {
+    const struct tui_gc *gc = &p->gcs[k];
+    double t = gc->pause_start_ms;
+    if (!gc->complete || isnan(t) || t < out->start_ms || t > out->end_ms) continue;
+    long i = (long)floor((t - out->start_ms) / out->bucket_ms);
+    if (i >= ncells) i = ncells - 1;   /* the window's end itself */
+    if (i < 0) i = 0;
+    out->ngcs++;
+    if (!isnan(gc->after_mb) && (isnan(heap_mb[i]) || gc->after_mb > heap_mb[i])) heap_mb[i] = gc->after_mb;
+    pause_ms[i] += nz(gc->pause_ms);
+  }
+  for (int i = 0; i < ncells; i++) {
+    if (!isnan(heap_mb[i]) && (isnan(out->heap_max_mb) || heap_mb[i] > out->heap_max_mb)) out->heap_max_mb = heap_mb[i];
+    if (!isnan(heap_mb[i]) && (isnan(out->heap_lo_mb) || heap_mb[i] < out->heap_lo_mb)) out->heap_lo_mb = heap_mb[i];
+    out->pause_max_ms = maxd(out->pause_max_ms, pause_ms[i]);
+  }
+  if (!isnan(out->heap_max_mb) && out->heap_max_mb / 2 < out->heap_lo_mb) out->heap_lo_mb = out->heap_max_mb / 2;
+  return 0;
+}
+
+const enum tui_col tui_col_priority[TUI_COL_COUNT] = {
+  TUI_COL_INDEX, TUI_COL_GEN, TUI_COL_PAUSE, TUI_COL_PEAK, TUI_COL_AFTER, TUI_COL_START,
+  TUI_COL_REASON, TUI_COL_PROMOTED, TUI_COL_SUSPEND, TUI_COL_ALLOC, TUI_COL_PCT,
+};
+
+static int fit_once(const int width[TUI_COL_COUNT], int avail, unsigned char shown[TUI_COL_COUNT]) {
+  int used = -1, hidden = 0;   /* n columns need n - 1 separators */
+  for (int k = 0; k < TUI_COL_COUNT; k++) {
+    enum tui_col c = tui_col_priority[k];
+    if (!hidden && used + 1 + width[c] <= avail) { used += 1 + width[c]; shown[c] = 1; }
+    else { shown[c] = 0; hidden++; }
+  }
+  return hidden;
+}
+
+int tui_cols_fit(const int width[TUI_COL_COUNT], int avail, int marker, unsigned char shown[TUI_COL_COUNT]) {
+  int hidden = fit_once(width, avail, shown);
+  if (hidden && marker > 0) hidden = fit_once(width, avail - marker, shown);
+  return hidden;
+}

@@ -14,14 +14,17 @@ void tui_ui_init(struct tui_ui *ui, struct tui_model *m, struct tui_source *src)
   ui->sort = TUI_COL_INDEX;    /* newest first */
   ui->follow = 1;
   ui->rows_model_gen = UINT64_MAX;
+  ui->spark_window_ms = TUI_SPARK_WINDOW_MS;
 }
 
 void tui_ui_free(struct tui_ui *ui) {
   free(ui->rows);
   free(ui->frozen_n);
+  free(ui->frozen_last_ms);
   free(ui->detail_ev);
   ui->rows = NULL;
   ui->frozen_n = NULL;
+  ui->frozen_last_ms = NULL;
   ui->detail_ev = NULL;
 }
 
@@ -31,8 +34,10 @@ const struct tui_proc *tui_ui_proc_view(struct tui_ui *ui, struct tui_proc *view
   if (n == 0) return NULL;
   if (ui->proc >= n) ui->proc = 0;
   *view = *tui_model_proc_at(ui->model, ui->proc);
-  if (ui->frozen && ui->proc < ui->frozen_nprocs && view->ngcs > ui->frozen_n[ui->proc])
-    view->ngcs = ui->frozen_n[ui->proc];
+  if (ui->frozen && ui->proc < ui->frozen_nprocs) {
+    if (view->ngcs > ui->frozen_n[ui->proc]) view->ngcs = ui->frozen_n[ui->proc];
+    view->last_ms = ui->frozen_last_ms[ui->proc];
+  }
   return view;
 }
 
@@ -77,14 +82,27 @@ static void move_sel(struct tui_ui *ui, long to) {
 
 static void freeze(struct tui_ui *ui, int on) {
   free(ui->frozen_n);
+  free(ui->frozen_last_ms);
   ui->frozen_n = NULL;
+  ui->frozen_last_ms = NULL;
   ui->frozen_nprocs = 0;
   ui->frozen = 0;
   if (on) {
     size_t n = tui_model_nprocs(ui->model);
     ui->frozen_n = calloc(n ? n : 1, sizeof *ui->frozen_n);
-    if (!ui->frozen_n) { snprintf(ui->msg, sizeof ui->msg, "out of memory"); return; }
-    for (size_t i = 0; i < n; i++) ui->frozen_n[i] = tui_model_proc_at(ui->model, i)->ngcs;
+    ui->frozen_last_ms = calloc(n ? n : 1, sizeof *ui->frozen_last_ms);
+    if (!ui->frozen_n || !ui->frozen_last_ms) {
+      free(ui->frozen_n);
+      free(ui->frozen_last_ms);
+      ui->frozen_n = NULL;
+      ui->frozen_last_ms = NULL;
+      snprintf(ui->msg, sizeof ui->msg, "out of memory");
+      return;
+    }
+    for (size_t i = 0; i < n; i++) {
+      ui->frozen_n[i] = tui_model_proc_at(ui->model, i)->ngcs;
+      ui->frozen_last_ms[i] = tui_model_proc_at(ui->model, i)->last_ms;
+    }
     ui->frozen_nprocs = n;
     ui->frozen = 1;
   }
@@ -139,7 +157,44 @@ static void search_key(struct tui_ui *ui, int ch) {
   }
 }
 
+/* The sort menu: one key per column (mnemonic, none of them j, k or q). */
+static const char sort_keys[TUI_COL_COUNT] = { 'i', 't', 'g', 'r', 'u', 'p', 'e', 'a', 'm', '%', 'l' };
+int tui_ui_sort_key(enum tui_col c) { return (unsigned)c < TUI_COL_COUNT ? sort_keys[c] : '?'; }
+
+static void sorted_msg(struct tui_ui *ui) {
+  snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort), ui->ascending ? " (ascending)" : "");
+}
+
+/* Sort by c: a new column in its natural direction (numbers descending, Gen
+ * and Reason ascending), the current one reversed. */
+static void sort_by(struct tui_ui *ui, enum tui_col c) {
+  if (c == ui->sort) ui->ascending = !ui->ascending;
+  else { ui->sort = c; ui->ascending = c == TUI_COL_GEN || c == TUI_COL_REASON; }
+  ui->follow = 1;
+  invalidate(ui);
+  sorted_msg(ui);
+}
+
+static void sort_menu_key(struct tui_ui *ui, int ch) {
+  switch (ch) {
+  case 'q': case 27: case KEY_LEFT: case KEY_BACKSPACE: ui->overlay = TUI_OV_NONE; return;
+  case KEY_UP: case 'k': if (ui->sort_sel > 0) ui->sort_sel--; return;
+  case KEY_DOWN: case 'j': if (ui->sort_sel + 1 < TUI_COL_COUNT) ui->sort_sel++; return;
+  case KEY_HOME: ui->sort_sel = 0; return;
+  case KEY_END: ui->sort_sel = TUI_COL_COUNT - 1; return;
+  case '\n': case '\r': case KEY_ENTER:
+    sort_by(ui, (enum tui_col)ui->sort_sel);
+    ui->overlay = TUI_OV_NONE;
+    return;
+  default:
+    for (int c = 0; c < TUI_COL_COUNT; c++)
+      if (ch == sort_keys[c]) { sort_by(ui, (enum tui_col)c); ui->overlay = TUI_OV_NONE; return; }
+    return;
+  }
+}
+
 static void overlay_key(struct tui_ui *ui, int ch) {
+  if (ui->overlay == TUI_OV_SORT) { sort_menu_key(ui, ch); return; }
   size_t nprocs = tui_model_nprocs(ui->model);
   switch (ch) {
   case 'q': case 27: case '?': case KEY_LEFT: case KEY_BACKSPACE:
@@ -185,19 +240,14 @@ void tui_ui_key(struct tui_ui *ui, int ch) {
   case KEY_HOME: move_sel(ui, 0); break;
   case KEY_END: move_sel(ui, ui->nrows - 1); break;
   case 's':
-    ui->sort = (enum tui_col)((ui->sort + 1) % TUI_COL_COUNT);
-    ui->ascending = ui->sort == TUI_COL_GEN || ui->sort == TUI_COL_REASON;
-    ui->follow = 1;
-    invalidate(ui);
-    snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort),
-             ui->ascending ? " (ascending)" : "");
+    ui->overlay = TUI_OV_SORT;
+    ui->sort_sel = ui->sort;
+    break;
+  case 'S':
+    sort_by(ui, (enum tui_col)((ui->sort + 1) % TUI_COL_COUNT));
     break;
   case 'r':
-    ui->ascending = !ui->ascending;
-    ui->follow = 1;
-    invalidate(ui);
-    snprintf(ui->msg, sizeof ui->msg, "sorted by %s%s", tui_col_name(ui->sort),
-             ui->ascending ? " (ascending)" : "");
+    sort_by(ui, ui->sort);
     break;
   case 'g':
     ui->filter = (enum tui_filter)((ui->filter + 1) % TUI_FILTER_COUNT);
@@ -227,6 +277,17 @@ void tui_ui_key(struct tui_ui *ui, int ch) {
   case '\t': case 'h':
     ui->panel = (enum tui_panel)((ui->panel + 1) % TUI_PANEL_COUNT);
     break;
+  case 'w': {
+    static const double windows[] = { 60e3, 10e3, 300e3, 3600e3 };
+    size_t k = 0, n = sizeof windows / sizeof windows[0];
+    while (k < n && windows[k] != ui->spark_window_ms) k++;
+    ui->spark_window_ms = windows[(k + 1) % n];
+    snprintf(ui->msg, sizeof ui->msg, "sparklines: the last %.0f %s (or all of a shorter timeline)",
+             ui->spark_window_ms >= 3600e3 ? ui->spark_window_ms / 3600e3 : ui->spark_window_ms >= 120e3
+             ? ui->spark_window_ms / 60e3 : ui->spark_window_ms / 1e3,
+             ui->spark_window_ms >= 3600e3 ? "h" : ui->spark_window_ms >= 120e3 ? "min" : "s");
+    break;
+  }
   case '?':
     ui->overlay = TUI_OV_HELP;
     ui->ov_scroll = 0;

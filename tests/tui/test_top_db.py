@@ -46,7 +46,7 @@ def row_numbers(text):
     """GC numbers of the table rows, top to bottom (the rows start with the number)."""
     nums = []
     for line in text.split("\n")[7:]:
-        m = re.match(r"^\s+(\d+)\??\s+\d+\.\d+ ", line)
+        m = re.match(r"^\s*(\d+)\??\s+\d+\.\d+ ", line)
         if m:
             nums.append(int(m.group(1)))
     return nums
@@ -85,10 +85,19 @@ try:
           "header 2", t)
     check(lines[3].startswith("max pause 250.000 ms  last GC #6 0N AllocSmall, pause - ms  (1 incomplete)"),
           "header 3", t)
-    check("max 25.000" in lines[4] and "now 8.000" in lines[5], "sparkline labels", t)
-    # sparkline: 5 complete GCs, peaks 10 14 20 18 25 on a 25 MB scale ->
-    # ceil(v*8/25) = 4 5 7 6 8 eighths
-    check(lines[4][8:13] == "\u2584\u2585\u2587\u2586\u2588", "peak sparkline %r" % lines[4][8:13], t)
+    # sparklines over time: the timeline 0 .. 1234.5 ms (gc_process_summary) is
+    # shorter than 60 s, so the window is all of it; 80 - 9 - 30 = 41 cells of
+    # 1234.5 / 41 = 30.11 ms. Complete GCs by pause start: 100 -> cell 3
+    # (100 / 30.11 = 3.3), 200 -> 6, 300 -> 9 (9.96), 320 -> 10, 400 -> 13.
+    # Heap after GC (max per cell) 4, 6, 9, 12, 8 on the scale min(4, 12 / 2)
+    # = 4 .. 12: 1 + ceil((v - 4) * 7 / 8) = 1 3 6 8 5 eighths; pause (sum per
+    # cell) 2.5, 5.5, 3.25, 3.5, 250 on 0 .. 250: ceil(v * 8 / 250), at least
+    # 1 = 1 1 1 1 8.
+    check(lines[4].startswith("heap MB") and lines[5].startswith("pause ms"), "sparkline labels", t)
+    check(lines[4][9:9 + 41] == "   \u2581  \u2583  \u2586\u2588  \u2585" + " " * 27, "heap sparkline %r" % lines[4][9:50], t)
+    check(lines[5][9:9 + 41] == "   \u2581  \u2581  \u2581\u2581  \u2588" + " " * 27, "pause sparkline %r" % lines[5][9:50], t)
+    check(lines[4][50:].rstrip() == " 4.000..12.000 MB", "heap sparkline scale %r" % lines[4][50:], t)
+    check(lines[5][50:].rstrip() == " max 250.000, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
     # --- table: newest first, exact cells ------------------------------------
     check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "rows newest first: %r" % row_numbers(t), t)
     check(re.search(r"^\s+5\s+400\.000 2NI\s+Induced\s+0\.500\s+250\.000\s+25\.000\s+8\.000\s+7\.000", t, re.M)
@@ -117,6 +126,8 @@ try:
     check("GC #3  Gen 2B  BackgroundGC  Reason AllocLarge" in t, "detail title", t)
     check("BGC pauses: initial 1.250 ms, final (SuspendForGCPrep) 2.000 ms" in t, "detail BGC pauses", t)
     check("Events (15)" in t, "detail event count", t)
+    s.keys("Down")                     # one line down: the first pause's end
+    t = s.wait_for("301.250")
     check(re.search(r"301\.250\s+1\.250\s+GCRestartEEEnd", t) is not None, "detail event time", t)
     s.keys("NPage")
     t = s.wait_for("GCHeapStats")
@@ -133,18 +144,62 @@ try:
     s.keys("Escape")
     s.wait_for("GC detail", absent=True)
 
-    # --- s: sort by the next column; 5 presses from GC# reach Pause ms --------
+    # --- S: sort by the next column; 5 presses from GC# reach Pause ms --------
     for _ in range(5):
-        s.keys("s")
+        s.keys("S")
     t = s.wait_for("sort Pause ms desc")
     check(row_numbers(t) == [5, 2, 4, 3, 1, 6], "sorted by pause desc: %r" % row_numbers(t), t)
     s.keys("r")
     t = s.wait_for("sort Pause ms asc")
     check(row_numbers(t) == [1, 3, 4, 2, 5, 6], "sorted by pause asc: %r" % row_numbers(t), t)
     for _ in range(6):   # back round to GC#, descending
-        s.keys("s")
+        s.keys("S")
     t = s.wait_for("sort GC# desc")
     check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "back to newest first", t)
+
+    # --- s: the sort menu -------------------------------------------------------
+    s.keys("s")
+    t = s.wait_for("Sort by")
+    menu = {}
+    for line in t.split("\n"):
+        m = re.search(r"\u2502 (\S)  (GC#|Start ms|Gen|Reason|Susp ms|Pause ms|Peak MB|After MB|Prom MB|%Pause|Alloc MB)"
+                      r"\s*(now: \w+|\(hidden\))?\s*\u2502", line)
+        if m:
+            menu[m.group(2)] = (m.group(1), m.group(3))
+    check(menu == {"GC#": ("i", "now: desc"), "Start ms": ("t", None), "Gen": ("g", None), "Reason": ("r", None),
+                   "Susp ms": ("u", None), "Pause ms": ("p", None), "Peak MB": ("e", None),
+                   "After MB": ("a", None), "Prom MB": ("m", None), "%Pause": ("%", "(hidden)"),
+                   "Alloc MB": ("l", "(hidden)")}, "sort menu lines %r" % menu, t)
+    s.keys("p")                        # a letter picks: Pause, descending
+    t = s.wait_for("sort Pause ms desc")
+    check("Sort by" not in t and row_numbers(t) == [5, 2, 4, 3, 1, 6], "menu p: pause desc %r" % row_numbers(t), t)
+    check(re.search(r"Pause ms\*", t.split("\n")[6]) is not None, "sorted column marked", t)
+    s.keys("s")
+    s.wait_for("now: desc")
+    s.keys("p")                        # the same column again: reversed
+    t = s.wait_for("sort Pause ms asc")
+    check(row_numbers(t) == [1, 3, 4, 2, 5, 6], "menu p again: pause asc %r" % row_numbers(t), t)
+    s.keys("s")
+    t = s.wait_for("now: asc")
+    s.keys("Down", "Down")             # the selection starts on Pause ms: Down twice = After MB
+    s.keys("Enter")
+    t = s.wait_for("sort After MB desc")
+    check(row_numbers(t) == [4, 3, 5, 2, 1, 6], "menu Enter: after desc %r" % row_numbers(t), t)
+    s.keys("s")
+    s.wait_for("Sort by")
+    s.keys("g")                        # Gen: ascending first (0N, 1N, 1F, 2NI ... by gen, type)
+    t = s.wait_for("sort Gen asc")
+    check(row_numbers(t)[:2] == [6, 1], "menu g: gen asc %r" % row_numbers(t), t)
+    s.keys("s")
+    s.wait_for("Sort by")
+    s.keys("Escape")                   # Esc closes, nothing changes
+    t = s.wait_for("Sort by", absent=True)
+    check("sort Gen asc" in t, "Esc keeps the sort", t)
+    s.keys("s")
+    s.wait_for("Sort by")
+    s.keys("i")
+    t = s.wait_for("sort GC# desc")
+    check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "menu i: back to newest first", t)
 
     # --- g: filter ---------------------------------------------------------------
     s.keys("g")
@@ -180,9 +235,24 @@ try:
     s.keys("Escape")
     s.wait_for("GC detail", absent=True)
 
-    # --- ?: help -------------------------------------------------------------------
+    # --- ?: help, whole at 80x24 --------------------------------------------------
+    # every line of help_lines() in tui_draw.c is on the screen, whole, in order,
+    # inside the box, with no scrolling
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tui", "tui_draw.c")).read()
+    block = src[src.index("static void help_lines("):]
+    block = block[:block.index("};")]
+    help_text = [x.replace('\\"', '"') for x in re.findall(r'"((?:[^"\\]|\\.)*)",?\s*$', block, re.M)]
+    check(len(help_text) >= 15, "help text parsed: %d lines" % len(help_text))
     s.keys("?")
     t = s.wait_for("gcscope top: keys")
+    lines = t.split("\n")
+    first = next(i for i, x in enumerate(lines) if "gcscope top: keys" in x)
+    for k, want in enumerate(help_text):
+        got = lines[first + k] if first + k < len(lines) else ""
+        check(got[1:1 + len(want)] == want and got[1 + len(want):].strip(" ") == "\u2502" and len(want) <= 78,
+              "help line %d whole: %r" % (k, want), t)
+    check(first + len(help_text) < 23 and "\u2514" in lines[first + len(help_text)], "help box closes after its last line", t)
+    check("PgUp/PgDn \u2500" not in t, "no scroll hint: nothing left to scroll", t)
     s.keys("Escape")
     s.wait_for("gcscope top: keys", absent=True)
 
@@ -195,16 +265,21 @@ try:
                 " pause_msec, total_alloc_mb, peak_mb, after_mb, promoted_mb) VALUES"
                 " (8, 1, 4242, 0, 7, 6, 0, 0, '0N', 0, 'AllocSmall', 1, 800.0, 800.1, 1.0, 0.1, 1.5,"
                 " 4.0, 9.0, 3.0, 0.25)")
+    # the process's timeline grows to 2469 ms: frozen, the uptime and the
+    # sparklines' window stay at 1.2 s; unfrozen they follow
+    con.execute("UPDATE gc_process_summary SET last_event_msec = 2469.0 WHERE pid = 4242")
     con.commit()
     con.close()
     import time
     time.sleep(1.5)   # > 2 polls of 500 ms: the frozen view must not show it
     t = s.text()
     check(row_numbers(t)[:1] == [6], "frozen view unchanged: %r" % row_numbers(t), t)
+    check("up 1.2 s" in t and "all 1.2 s" in t, "frozen: uptime and sparkline window unchanged", t)
     s.keys("f")
-    t = s.wait_for("   7    800.000", timeout=3)
+    t = s.wait_for("   7  800.000", timeout=3)
     check(row_numbers(t)[:3] == [7, 6, 5], "unfrozen view shows the new GC: %r" % row_numbers(t), t)
     check("GCs 0:2 1:2 2:2" in t, "counts include the new GC", t)
+    check("up 2.5 s" in t and "all 2.5 s" in t, "unfrozen: the timeline grew to 2.5 s", t)
 
     # --- resize: wider shows more columns, back to 80x24 still fits -------------
     s.resize(100, 30)

@@ -231,7 +231,142 @@ static void test_bounded(void) {
   tui_model_free(few);
 }
 
+/* Sparklines over time. A leaking process: GC i (0..60) every 2 s (pause
+ * start = start = 2000 i ms, duration 0), After = 100 + i MB, pause 1 + i % 2
+ * ms; its timeline is 0 .. 120000 ms. The 60 s window is 60000 .. 120000. */
+static void test_sparklines_leak(void) {
+  struct tui_model *m = tui_model_new();
+  for (int i = 0; i <= 60; i++) {
+    struct tui_gc g = mk(i + 1, 0, 0, 0, 2000.0 * i, 2000.0 * i, 0, 1 + i % 2, 200, 100 + i, 1);
+    CHECK(tui_model_add_gc(m, &g) == 0);
+  }
+  const struct tui_proc *p = tui_model_proc(m, 1, 77, 0);
+  double heap[60], pause[60];
+  struct tui_spark sp;
+  /* 30 cells of 2000 ms: GC i (30..59) in bucket i - 30; GC 60 is at the
+   * window's end itself, so in the last bucket with GC 59. */
+  CHECK(tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, 30, heap, pause, &sp) == 0);
+  CHECK_NEAR(sp.start_ms, 60000, 1e-9);
+  CHECK_NEAR(sp.end_ms, 120000, 1e-9);
+  CHECK_NEAR(sp.bucket_ms, 2000, 1e-9);
+  CHECK(sp.ncells == 30 && !sp.whole && sp.ngcs == 31);
+  for (int b = 0; b < 29; b++) {
+    CHECK_NEAR(heap[b], 130 + b, 1e-9);                 /* max After of GC 30 + b */
+    CHECK_NEAR(pause[b], 1 + b % 2, 1e-9);              /* GC 30 + b: 1 + (30 + b) % 2 */
+    CHECK(heap[b] < heap[b + 1]);                       /* the leak rises */
+    CHECK(tui_spark_level_range(heap[b], sp.heap_lo_mb, sp.heap_max_mb) <=
+          tui_spark_level_range(heap[b + 1], sp.heap_lo_mb, sp.heap_max_mb));
+  }
+  CHECK_NEAR(heap[29], 160, 1e-9);                      /* max(159, 160) */
+  CHECK_NEAR(pause[29], 3, 1e-9);                       /* sum: 2 (GC 59) + 1 (GC 60) */
+  CHECK_NEAR(sp.heap_max_mb, 160, 1e-9);
+  CHECK_NEAR(sp.pause_max_ms, 3, 1e-9);
+  /* the heap scale: bottom min(130, 160 / 2) = 80 .. 160; 130 -> 1 + ceil(50 * 7 / 80)
+   * = 6 at the left, 8 at the right (on a 0-based scale it would be 7 .. 8) */
+  CHECK_NEAR(sp.heap_lo_mb, 80, 1e-9);
+  CHECK(tui_spark_level_range(heap[0], sp.heap_lo_mb, sp.heap_max_mb) == 6);
+  CHECK(tui_spark_level_range(heap[29], sp.heap_lo_mb, sp.heap_max_mb) == 8);
+
+  /* 60 cells of 1000 ms: one GC every other bucket; empty buckets are NaN / 0. */
+  CHECK(tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, 60, heap, pause, &sp) == 0);
+  CHECK_NEAR(sp.bucket_ms, 1000, 1e-9);
+  for (int k = 0; k < 29; k++) {
+    CHECK_NEAR(heap[2 * k], 130 + k, 1e-9);
+    CHECK(isnan(heap[2 * k + 1]) && pause[2 * k + 1] == 0);
+  }
+  CHECK_NEAR(heap[58], 159, 1e-9);
+  CHECK_NEAR(heap[59], 160, 1e-9);                      /* GC 60, at the end */
+  CHECK(tui_spark_level_range(heap[1], sp.heap_lo_mb, sp.heap_max_mb) == 0); /* empty: blank */
+
+  /* a 10 s window: the last 6 GCs (55..60), 10 cells of 1000 ms */
+  CHECK(tui_proc_sparklines(p, 10000, 10, heap, pause, &sp) == 0);
+  CHECK(sp.ngcs == 6 && sp.start_ms == 110000);         /* 55 .. 60: 110000 is in */
+  CHECK_NEAR(heap[0], 155, 1e-9);
+  CHECK(isnan(heap[1]));
+  CHECK_NEAR(heap[9], 160, 1e-9);
+  tui_model_free(m);
+}
+
+/* A timeline shorter than the window: the window is the whole timeline.
+ * Times 0 .. 1000 ms (touched), 10 cells of 100 ms. Complete GCs at 100
+ * (After 4, pause 2.5), 300 (9, 3.25), 320 (12, 3.5), 999 (8, 250); an
+ * incomplete one at 500 is left out. */
+static void test_sparklines_short(void) {
+  struct tui_model *m = tui_model_new();
+  CHECK(tui_model_touch(m, 1, 77, 0) == 0);
+  CHECK(tui_model_touch(m, 1, 77, 1000) == 0);
+  struct tui_gc gs[] = {
+    mk(1, 0, 0, 0, 100, 100, 1, 2.5, 10, 4, 1), mk(2, 1, 0, 0, 300, 300, 1, 3.25, 14, 9, 1),
+    mk(3, 1, 0, 0, 320, 320, 1, 3.5, 18, 12, 1), mk(4, 0, 0, 0, 500, 500, NAN, NAN, NAN, NAN, NAN),
+    mk(5, 2, 0, 0, 999, 999, 1, 250, 25, 8, 1),
+  };
+  gs[3].complete = 0;
+  for (int i = 0; i < 5; i++) CHECK(tui_model_add_gc(m, &gs[i]) == 0);
+  const struct tui_proc *p = tui_model_proc(m, 1, 77, 0);
+  double heap[10], pause[10];
+  struct tui_spark sp;
+  CHECK(tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, 10, heap, pause, &sp) == 0);
+  CHECK(sp.whole && sp.ngcs == 4 && sp.start_ms == 0 && sp.end_ms == 1000);
+  CHECK_NEAR(sp.bucket_ms, 100, 1e-9);
+  /*                 0    1  2    3  4    5    6    7    8  9 */
+  double want_heap[] = { NAN, 4, NAN, 12, NAN, NAN, NAN, NAN, NAN, 8 };
+  double want_pause[] = { 0, 2.5, 0, 6.75, 0, 0, 0, 0, 0, 250 };
+  /* heap scale: min(4, 12 / 2) = 4 .. 12: 1 + ceil((v - 4) * 7 / 8) */
+  int want_heap_level[] = { 0, 1, 0, 8, 0, 0, 0, 0, 0, 5 };
+  int want_pause_level[] = { 0, 1, 0, 1, 0, 0, 0, 0, 0, 8 };     /* ceil(v*8/250), at least 1 */
+  for (int b = 0; b < 10; b++) {
+    CHECK(isnan(want_heap[b]) ? isnan(heap[b]) : fabs(heap[b] - want_heap[b]) < 1e-9);
+    CHECK_NEAR(pause[b], want_pause[b], 1e-9);
+    CHECK(tui_spark_level_range(heap[b], sp.heap_lo_mb, sp.heap_max_mb) == want_heap_level[b]);
+    CHECK(tui_spark_level(pause[b], sp.pause_max_ms) == want_pause_level[b]);
+  }
+  CHECK_NEAR(sp.heap_max_mb, 12, 1e-9);
+  CHECK_NEAR(sp.heap_lo_mb, 4, 1e-9);
+  CHECK(tui_spark_level_range(5, 5, 5) == 8 && tui_spark_level_range(NAN, 1, 2) == 0);
+  CHECK(tui_spark_level_range(3.5, 2, 9) == 3);             /* 1 + ceil(1.5 * 7 / 7) = 1 + 2 */
+  CHECK_NEAR(sp.pause_max_ms, 250, 1e-9);
+  CHECK(tui_spark_level(NAN, 5) == 0 && tui_spark_level(3, NAN) == 0 && tui_spark_level(-1, 5) == 0);
+
+  /* no timeline yet: nothing to draw */
+  struct tui_proc *q = tui_model_proc(m, 1, 78, 1);
+  CHECK(tui_proc_sparklines(q, TUI_SPARK_WINDOW_MS, 10, heap, pause, &sp) == -1);
+  CHECK(tui_proc_sparklines(p, TUI_SPARK_WINDOW_MS, 0, heap, pause, &sp) == -1);
+  tui_model_free(m);
+}
+
+/* Column dropping. Widths of the 80x24 fixture screen (GC# sorted: "GC#*"):
+ * GC# 4, Start 8, Gen 3, Reason 10, Susp 7, Pause 8, Peak 7, After 8, Prom 7,
+ * %Pause 6, Alloc 8. In priority order, with one space between columns, the
+ * running widths are GC# 4, Gen 8, Pause 17, Peak 25, After 34, Start 43,
+ * Reason 54, Prom 62, Susp 70, Alloc 79, %Pause 86. */
+static void test_cols_fit(void) {
+  int w[TUI_COL_COUNT];
+  w[TUI_COL_INDEX] = 4; w[TUI_COL_START] = 8; w[TUI_COL_GEN] = 3; w[TUI_COL_REASON] = 10;
+  w[TUI_COL_SUSPEND] = 7; w[TUI_COL_PAUSE] = 8; w[TUI_COL_PEAK] = 7; w[TUI_COL_AFTER] = 8;
+  w[TUI_COL_PROMOTED] = 7; w[TUI_COL_PCT] = 6; w[TUI_COL_ALLOC] = 8;
+  unsigned char shown[TUI_COL_COUNT];
+  CHECK(tui_cols_fit(w, 100, 8, shown) == 0);
+  for (int c = 0; c < TUI_COL_COUNT; c++) CHECK(shown[c] == 1);
+  CHECK(tui_cols_fit(w, 86, 8, shown) == 0);                /* exactly fits */
+  /* 80: %Pause (86) does not fit; with 8 cells for the note, 72: Alloc (79) neither */
+  CHECK(tui_cols_fit(w, 80, 8, shown) == 2);
+  CHECK(!shown[TUI_COL_PCT] && !shown[TUI_COL_ALLOC] && shown[TUI_COL_SUSPEND] && shown[TUI_COL_PROMOTED]);
+  CHECK(tui_cols_fit(w, 80, 0, shown) == 1 && shown[TUI_COL_ALLOC] && !shown[TUI_COL_PCT]);
+  /* 40 - 8 = 32: GC#, Gen, Pause, Peak; After (34) and everything after it hidden */
+  CHECK(tui_cols_fit(w, 40, 8, shown) == 7);
+  CHECK(shown[TUI_COL_INDEX] && shown[TUI_COL_GEN] && shown[TUI_COL_PAUSE] && shown[TUI_COL_PEAK]);
+  CHECK(!shown[TUI_COL_AFTER] && !shown[TUI_COL_START] && !shown[TUI_COL_REASON]);
+  /* strict priority: a wide Start hides Reason too, although Reason alone would fit */
+  w[TUI_COL_START] = 50;
+  CHECK(tui_cols_fit(w, 80, 0, shown) == 6 && shown[TUI_COL_AFTER] && !shown[TUI_COL_START] &&
+        !shown[TUI_COL_REASON] && !shown[TUI_COL_SUSPEND]);
+  CHECK(tui_col_priority[0] == TUI_COL_INDEX && tui_col_priority[TUI_COL_COUNT - 1] == TUI_COL_PCT);
+}
+
 int main(void) {
+  test_cols_fit();
+  test_sparklines_leak();
+  test_sparklines_short();
   test_bounded();
   test_buckets();
   test_gen_names();

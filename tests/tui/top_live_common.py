@@ -99,7 +99,7 @@ def header_figures(t):
     m = re.search(r"last GC #(\d+) (\w+) \w+, pause ([0-9.]+|-) ms", t)
     last = (int(m.group(1)), m.group(2), None if m.group(3) == "-" else float(m.group(3))) if m else None
     rows = []
-    for m in re.finditer(r"^\s+(\d+)\??\s+\d+\.\d+ (\w+)\s+\w+\s+\S+\s+(\S+) ", t, re.M):
+    for m in re.finditer(r"^\s*(\d+)\??\s+\d+\.\d+ (\w+)\s+\w+\s+\S+\s+(\S+) ", t, re.M):
         rows.append((int(m.group(1)), m.group(2), None if m.group(3) == "-" else float(m.group(3))))
     return counts, bf, maxp, last, rows
 

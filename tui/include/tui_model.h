@@ -141,6 +141,45 @@ void tui_proc_summary(const struct tui_proc *p, struct tui_summary *s);
 void tui_proc_rollup(const struct tui_proc *p, struct tui_rollup out[4]);
 void tui_proc_histogram(const struct tui_proc *p, unsigned counts[TUI_NBUCKETS]);
 
+/* --- sparklines over time ---------------------------------------------------
+ * The header's two sparklines: time on the x axis, not GCs, so a heap that
+ * grows (a leak) rises from left to right whatever the GC rate.
+ * The window ends at the process's latest time seen (p->last_ms: live, the
+ * latest event, so an idle process's line scrolls on) and spans window_ms
+ * (TUI_SPARK_WINDOW_MS by default), or the whole timeline (first_ms ..
+ * last_ms) when that is shorter. It is cut into ncells equal buckets; bucket
+ * i holds the complete GCs whose pause start is in
+ * [start + i*bucket, start + (i+1)*bucket) (the window's end in the last).
+ *   heap_mb[i]  = the largest After MB of those GCs (heap size after GC), NaN if none
+ *   pause_ms[i] = the sum of their pauses (time paused in the bucket; a pause
+ *                 is counted whole in the bucket it starts in), 0 if none
+ * The heap line is drawn on the scale heap_lo_mb .. heap_max_mb, where the
+ * bottom is the window's smallest heap or half the largest, whichever is
+ * lower: a leak of a few tens of % in the window still climbs several
+ * steps, and noise of a few % stays flat. The pause line starts at 0.
+ * GCs dropped by tui_model_set_max_gcs are not in the lines. */
+#define TUI_SPARK_WINDOW_MS 60000.0
+struct tui_spark {
+  double start_ms, end_ms;     /* the window */
+  double bucket_ms;            /* (end - start) / ncells */
+  int ncells;
+  int whole;                   /* 1: the window is the whole timeline (shorter than asked) */
+  double heap_max_mb;          /* largest heap_mb[i], NaN if every bucket is empty */
+  double heap_lo_mb;           /* bottom of the heap line's scale: min(smallest heap_mb[i], max / 2) */
+  double pause_max_ms;         /* largest pause_ms[i], 0 if none */
+  unsigned ngcs;               /* GCs counted in the window */
+};
+/* Fills heap_mb[ncells], pause_ms[ncells] and *out. Returns 0, or -1 if there
+ * is no timeline yet (no time seen) or ncells < 1 (arrays untouched). */
+int tui_proc_sparklines(const struct tui_proc *p, double window_ms, int ncells,
+                        double *heap_mb, double *pause_ms, struct tui_spark *out);
+/* Height of a sparkline cell, 0..8 eighths: 0 (blank) for NaN or v <= 0,
+ * else ceil(v * 8 / max) in 1..8. */
+int tui_spark_level(double v, double max);
+/* Height on the scale lo .. hi: 0 (blank) for NaN, else 1 + ceil((v - lo) * 7
+ * / (hi - lo)) in 1..8 (8 when hi <= lo). */
+int tui_spark_level_range(double v, double lo, double hi);
+
 /* --- the GC table as the user sees it: filter, sort, search ----------------- */
 
 enum tui_filter {
@@ -158,6 +197,17 @@ enum tui_col {
   TUI_COL_ALLOC, TUI_COL_COUNT
 };
 const char *tui_col_name(enum tui_col c);
+
+/* Which columns a terminal of `avail` cells shows. Columns are kept in the
+ * order of tui_col_priority (GC#, Gen, Pause, Peak, After, Start, Reason,
+ * Promoted, Suspend, Alloc, %Pause): each takes width[c] cells plus one
+ * space between columns; the first column that does not fit and every later
+ * one in that order are hidden (a number is never cut: a column is shown at
+ * its full width or not at all). When some are hidden, `marker` cells are
+ * kept free for the "+N cols" note and the fit is redone. shown[c] is set to
+ * 1 or 0; returns the number hidden. */
+extern const enum tui_col tui_col_priority[TUI_COL_COUNT];
+int tui_cols_fit(const int width[TUI_COL_COUNT], int avail, int marker, unsigned char shown[TUI_COL_COUNT]);
 
 /* Indexes into p->gcs of the GCs passing the filter, sorted by column
  * (descending unless ascending != 0; ties by GC number descending, so the
