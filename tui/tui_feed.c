@@ -50,8 +50,8 @@ static void flavour_of(struct tui_feed *f, struct tui_proc *p) {
   }
 }
 
-static void on_gc_done(const struct gcs_gc *g, void *ud) {
-  struct tui_feed *f = ud;
+/* The model's view of a reconstructed GC. */
+static void model_gc(const struct gcs_gc *g, struct tui_gc *tp) {
   struct tui_gc t;
   tui_gc_init(&t);
   t.trace_id = 0;
@@ -86,6 +86,13 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
   t.pause_start_ns = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
   uint64_t ends[] = { g->end_ns, g->restart_end_ns, g->bgc_prep_restart_end_ns, g->heap_stats_ns };
   for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) if (ends[i] > t.end_ns) t.end_ns = ends[i];
+  *tp = t;
+}
+
+static void on_gc_done(const struct gcs_gc *g, void *ud) {
+  struct tui_feed *f = ud;
+  struct tui_gc t;
+  model_gc(g, &t);
   if (!f->model) return;
   int fresh = tui_model_proc(f->model, 0, g->pid, 0) == NULL;
   tui_model_add_gc(f->model, &t);
@@ -94,10 +101,19 @@ static void on_gc_done(const struct gcs_gc *g, void *ud) {
   f->changed = 1;
 }
 
+/* A GC shown already got its measured allocations (a foreground GC inside a
+ * background GC that just ended): its row is updated, wherever it is. */
+static void on_gc_alloc_known(const struct gcs_gc *g, void *ud) {
+  struct tui_feed *f = ud;
+  struct tui_gc t;
+  model_gc(g, &t);
+  if (f->model && tui_model_update_gc(f->model, &t) == 0) f->changed = 1;
+}
+
 struct tui_feed *tui_feed_new(void) {
   struct tui_feed *f = calloc(1, sizeof *f);
   if (f) f->ring = calloc(RING_CAP, sizeof *f->ring);
-  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done, .gc_alloc_known = on_gc_done };
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done, .gc_alloc_known = on_gc_alloc_known };
   if (f && f->ring) f->recon = gcs_recon_new(&cb, f);
   if (!f || !f->ring || !f->recon) {
     if (f) free(f->ring);

@@ -127,6 +127,17 @@ int tui_model_add_gc(struct tui_model *m, const struct tui_gc *gc) {
   return 0;
 }
 
+int tui_model_update_gc(struct tui_model *m, const struct tui_gc *gc) {
+  struct tui_proc *p = tui_model_proc(m, gc->trace_id, gc->pid, 0);
+  for (size_t i = p ? p->ngcs : 0; i-- > 0;)
+    if (p->gcs[i].number == gc->number && p->gcs[i].start_ms == gc->start_ms) {
+      p->gcs[i] = *gc;
+      m->generation++;
+      return 0;
+    }
+  return -1;
+}
+
 void tui_gc_init(struct tui_gc *gc) {
   memset(gc, 0, sizeof *gc);
   gc->db_id = -1;

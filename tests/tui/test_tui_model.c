@@ -363,7 +363,33 @@ static void test_cols_fit(void) {
   CHECK(tui_col_priority[0] == TUI_COL_INDEX && tui_col_priority[TUI_COL_COUNT - 1] == TUI_COL_PCT);
 }
 
+/* A foreground GC inside a background GC learns its measured allocation
+ * when the background GC ends (tui_feed's gc_alloc_known): its row is
+ * updated however many GCs came after it, and the totals follow. */
+static void test_update(void) {
+  struct tui_model *m = tui_model_new();
+  struct tui_gc fg = mk(1, 1, 2, 0, 10, 10, 1, 1, 5, 4, NAN);
+  CHECK(tui_model_add_gc(m, &fg) == 0);
+  for (int i = 2; i <= 200; i++) {
+    struct tui_gc g = mk(i, 0, 0, 0, 10.0 * i, 10.0 * i, 1, 1, 5, 4, 1.0);
+    CHECK(tui_model_add_gc(m, &g) == 0);
+  }
+  struct tui_summary s;
+  tui_proc_summary(tui_model_proc(m, 1, 77, 0), &s);
+  CHECK_NEAR(s.total_alloc_mb, 199.0, 1e-9);          /* the foreground GC's NaN counts 0 */
+  fg.alloc_mb = 2.5;
+  CHECK(tui_model_update_gc(m, &fg) == 0);             /* 199 GCs back: found, not appended */
+  struct tui_proc *p = tui_model_proc(m, 1, 77, 0);
+  CHECK(p->ngcs == 200);
+  tui_proc_summary(p, &s);
+  CHECK_NEAR(s.total_alloc_mb, 201.5, 1e-9);
+  struct tui_gc none = mk(999, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1);
+  CHECK(tui_model_update_gc(m, &none) == -1 && p->ngcs == 200);
+  tui_model_free(m);
+}
+
 int main(void) {
+  test_update();
   test_cols_fit();
   test_sparklines_leak();
   test_sparklines_short();

@@ -125,6 +125,9 @@ struct tui_proc *tui_model_proc_at(struct tui_model *m, size_t i);
  * already present (a live GC first reported incomplete and then again) is
  * replaced. Updates first_ms/last_ms. Returns 0 or -1. */
 int tui_model_add_gc(struct tui_model *m, const struct tui_gc *gc);
+/* Replace the row of a GC already added (same process, number and start),
+ * however far back: 0, or -1 when it is not (or no longer) in the model. */
+int tui_model_update_gc(struct tui_model *m, const struct tui_gc *gc);
 /* Record that the process was seen at time ms (extends first_ms/last_ms;
  * the live source calls it for every event so the uptime runs on). */
 int tui_model_touch(struct tui_model *m, int64_t trace_id, int32_t pid, double ms);
