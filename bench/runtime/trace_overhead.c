@@ -11,7 +11,10 @@
  * rotated order (ABC, BCA, CAB, ...) so that no configuration always runs
  * first; the workload reports its own wall and CPU time (gcscope's session
  * setup is not counted). Per configuration: the median over rounds; the
- * ratio to "none" is the median of the per-round ratios, with their range.
+ * ratio to "none" is the median of the per-round ratios, with their range,
+ * and the CPU time tracing adds per GC (median over rounds of the traced
+ * minus the untraced CPU time, over the GC count): a figure that does not
+ * depend on the workload's GC rate.
  *
  *   rgc-trace-overhead [--rounds N] [--small]
  *   rgc-trace-overhead --workload [--small]      (one run of the trees)
@@ -156,8 +159,13 @@ static int measure(const char *dir, const char *name, const char *cmd, int round
       u[r] = res[c][r].cpu / res[C_NONE][r].cpu;
     }
     double wm = median(w, rounds), um = median(u, rounds);
-    printf("  %-5s / none: wall %.3f (rounds %.3f..%.3f), cpu %.3f (rounds %.3f..%.3f)%s\n", conf_name[c], wm, w[0],
-           w[rounds - 1], um, u[0], u[rounds - 1],
+    /* What tracing adds per GC, in CPU time: comparable across GC rates. */
+    double add[MAXR];
+    for (int r = 0; r < rounds; r++)
+      add[r] = res[C_NONE][r].gcs > 0 ? (res[c][r].cpu - res[C_NONE][r].cpu) / res[C_NONE][r].gcs * 1e6 : 0;
+    double am = median(add, rounds);
+    printf("  %-5s / none: wall %.3f (rounds %.3f..%.3f), cpu %.3f (rounds %.3f..%.3f), cpu added per GC %.1f us%s\n",
+           conf_name[c], wm, w[0], w[rounds - 1], um, u[0], u[rounds - 1], am,
            wm < 1 ? "  [below 1: within the spread of the untraced runs; more --rounds narrow it]" : "");
     ratio[c] = wm;
   }

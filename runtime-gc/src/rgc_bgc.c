@@ -404,6 +404,7 @@ static void run_bgc(struct rgc_runtime *rt) {
   rec->phase_us[RGC_PHASE_MARK] += (tp - t0) / 1000;
   rec->phase_us[RGC_PHASE_RELOCATE] = (t1 - tp) / 1000;
   rec->phase_us[RGC_PHASE_SWEEP] = (t2 - t1) / 1000;
+  rec->mem_load_pct = rgc_memory_load_percent(rt, &rec->mem_total_avail);
   rgc_ev_history(rt, rec);
   rgc_ev_gc_end(rec->index, GCS_GEN2);
   for (int g = 0; g <= GCS_GEN2; g++) atomic_fetch_add(&rt->counts[g], 1);

@@ -641,8 +641,9 @@ static void sweep_heap(struct rgc_runtime *rt, int w) {
   h->alloc_region[GCS_GEN0] = NULL;
 }
 
-/* Publish and restart: sizes after, phase times, new budgets, the history,
- * GCEnd, CPU time and heap stats events, collection counts and memory info;
+/* Publish and restart: sizes after, phase times, new budgets, the memory
+ * load, the history, GCEnd, CPU time and heap stats events, collection
+ * counts and memory info;
  * the finalizer thread is woken if there is work, the program resumes. */
 static void publish_and_restart(struct rgc_runtime *rt, struct gc_run *g) {
   struct rgc_gc_record *rec = g->rec;
@@ -653,6 +654,7 @@ static void publish_and_restart(struct rgc_runtime *rt, struct gc_run *g) {
   sum_heaps(rec);
   for (int gen = 0; gen <= GCS_GEN2; gen++) if (rec->in[gen]) rec->promoted_any = true;
 
+  rec->mem_load_pct = rgc_memory_load_percent(rt, &rec->mem_total_avail);
   rgc_ev_history(rt, rec);
   rgc_ev_gc_end(g->count, (uint32_t)n);
   for (int gen = 0; gen <= n; gen++) atomic_fetch_add(&rt->counts[gen], 1);

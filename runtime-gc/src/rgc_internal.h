@@ -239,6 +239,9 @@ struct rgc_gc_record {
   uint64_t pause_ns, suspend_ns;
   uint64_t pause2_ns;                 /* BGC: the second pause */
   uint64_t cpu_ns;                    /* CPU time of the GC threads */
+  /* Memory load at the GC's end, read once (rgc_memory_load_percent) for
+   * both GCGlobalHeapHistory.MemoryPressure and rgc_memory_info. */
+  uint64_t mem_load_pct, mem_total_avail;
   int nheaps;
   struct rgc_heap_rec heap[RGC_MAX_HEAPS];  /* the totals above are their sums */
 };

@@ -51,8 +51,7 @@ void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
   pthread_mutex_lock(&rt->region_lock);
   mi.total_committed_bytes = rt->committed;
   pthread_mutex_unlock(&rt->region_lock);
-  uint64_t avail = 0;
-  uint64_t load = rgc_memory_load_percent(rt, &avail);
+  uint64_t avail = rec->mem_total_avail, load = rec->mem_load_pct;
   mi.total_available_memory_bytes = avail;
   mi.memory_load_bytes = avail * load / 100;
   mi.high_memory_load_threshold_bytes = avail * rt->cfg.high_mem_percent / 100;

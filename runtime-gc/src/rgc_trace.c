@@ -98,7 +98,7 @@ void rgc_ev_history(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
                          (rec->promoted_any ? GCS_GLOBAL_MECHANISMS_PROMOTION : 0u) |
                          (rec->demoted ? GCS_GLOBAL_MECHANISMS_DEMOTION : 0u);
     e.PauseMode = rec->pause_mode;
-    e.MemoryPressure = (uint32_t)rgc_memory_load_percent(rt, NULL);
+    e.MemoryPressure = (uint32_t)rec->mem_load_pct;  /* read once per GC, shared with rgc_memory_info */
     e.CondemnReasons0 = rec->r0; e.CondemnReasons1 = rec->r1;
     e.Count = RGC_NPHASES;  /* Times: mark, plan+relocate+fix-up, sweep (microseconds) */
     for (int i = 0; i < RGC_NPHASES; i++) e.Times[i] = (uint32_t)rec->phase_us[i];
