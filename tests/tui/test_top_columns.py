@@ -65,7 +65,8 @@ EXPECT = {80: (7, "+4 cols"), 100: (9, "+2 cols"), 160: (11, "")}
 for width, (nshown, note) in EXPECT.items():
     s = Screen("%s top %s" % (GCSCOPE, DB), width=width, height=24)
     try:
-        t = s.wait_for("PID 777")
+        s.wait_for("PID 777")
+        t = s.wait_for("q quit")   # the footer: the whole screen drawn, not only its first lines
         lines = t.split("\n")
         head = lines[6]
         where = "at %d columns" % width

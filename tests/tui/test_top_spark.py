@@ -110,7 +110,8 @@ for width in (80, 120):
     hl, pl, hlo, hmax, pmax = expected(ncells)
     s = Screen("%s top %s" % (GCSCOPE, DB), width=width, height=24)
     try:
-        t = s.wait_for("PID 900")
+        s.wait_for("PID 900")
+        t = s.wait_for("q quit")   # the footer: the whole screen drawn, not only its first lines
         lines = t.split("\n")
         where = "at %d columns" % width
         heap_cells = lines[4][9:9 + ncells]
