@@ -37,9 +37,12 @@ EXPECT = {
                            "full-blocking-gen2"],
                     metrics=[("gen0-frag-pinning", "share_pct", 50, 100)]),
     "finalizers": dict(top="finalizers", need=[("finalizers", "critical")],
-                       never=["heap-growth", "loh-churn", "gen0-frag-pinning", "high-survival"],
-                       # gcsim collects twice after the run (GC.Collect-like): info at most
-                       max_sev={"induced": "info"},
+                       never=["loh-churn", "gen0-frag-pinning", "high-survival"],
+                       # gcsim collects twice after the run (GC.Collect-like): info at most.
+                       # On a loaded machine the finalizer thread falls behind and the
+                       # objects waiting for it grow the heap (+47 % in the last second
+                       # seen in one CI run): a true symptom, listed after the cause.
+                       max_sev={"induced": "info", "heap-growth": "warning"},
                        metrics=[("finalizers", "median_share_of_promoted_pct", 25, 100)]),
     "induced": dict(top="induced", need=[("induced", "warning")],
                     never=["heap-growth", "loh-churn", "finalizers", "gen0-frag-pinning", "high-survival",

@@ -191,6 +191,12 @@ no_daemon)
   # recording and stops it afterwards.
   H="$WORK/home"; mkdir -p "$H"; chown 65534:65534 "$H" "$WORK"
   asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH="$PATH" HOME="$H" LTTNG_HOME="$H" "$@"; }
+  # A build tree inside a private directory (mktemp -d makes mode 700) is out of
+  # nobody's reach: run copies of the two programs from the test's own directory.
+  if ! asnobody test -x "$GCSCOPE" || ! asnobody test -x "$EMIT"; then
+    mkdir -p "$WORK/bin" && cp "$GCSCOPE" "$EMIT" "$WORK/bin/" || fail "cannot copy the programs for uid 65534"
+    GCSCOPE="$WORK/bin/$(basename "$GCSCOPE")" EMIT="$WORK/bin/$(basename "$EMIT")"
+  fi
   pgrep -u 65534 lttng-sessiond >/dev/null && fail "a session daemon of uid 65534 already runs"
   asnobody "$GCSCOPE" record -o "$H/t" --stop-on-gc-over 50 --delay-after-trigger 0 -- "$EMIT" --gcs 6 --long-gc 3:300 \
     >"$WORK/out.txt" 2>"$WORK/err.txt" || fail "exit $?"
