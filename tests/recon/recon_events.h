@@ -13,18 +13,13 @@
 #include "gcs_events.h"
 #include "gcs_gc.h"
 #include "check.h"
+#include "gcs_test_event.h"
 #include "gcs_recon.h"
 
 #define T0 1000000000000ull /* origin, ns */
 
 static inline struct gcs_event ev_at(enum gcs_kind k, double us, int pid, int tid) {
-  struct gcs_event e;
-  memset(&e, 0, sizeof e);
-  e.kind = k;
-  e.version = gcs_event_descs[k].version;
-  e.ts_ns = T0 + (uint64_t)llround(us * 1000.0);
-  e.pid = pid;
-  e.tid = tid;
+  struct gcs_event e = gcs_test_event(k, pid, tid, T0 + (uint64_t)llround(us * 1000.0));
   e.cpu = 0;
   return e;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "gcs_test_event.h"
 #include "gcs_enums.h"
 #include "gcs_triggers.h"
 
@@ -22,14 +23,7 @@
 #define BGC GCS_GC_TYPE_BACKGROUND
 
 static struct gcs_event ev(enum gcs_kind k, int32_t pid, int32_t tid, uint64_t ms) {
-  struct gcs_event e;
-  memset(&e, 0, sizeof e);
-  e.kind = k;
-  e.version = gcs_event_descs[k].version;
-  e.pid = pid;
-  e.tid = tid;
-  e.ts_ns = T0 + ms * MS;
-  return e;
+  return gcs_test_event(k, pid, tid, T0 + ms * MS);
 }
 
 static int nfired;

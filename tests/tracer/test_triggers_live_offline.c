@@ -27,6 +27,7 @@
 #include "gcs_enums.h"
 #include "gcs_insight.h"
 #include "gcs_triggers.h"
+#include "gcs_test_event.h"
 #include "import_writer.h"
 
 static int failures;
@@ -44,13 +45,7 @@ static int nscript;
 
 static struct gcs_event *add(enum gcs_kind k, int32_t tid, uint64_t ms) {
   struct gcs_event *e = &script[nscript++];
-  memset(e, 0, sizeof *e);
-  e->kind = k;
-  e->version = gcs_event_descs[k].version;
-  e->pid = PID;
-  e->tid = tid;
-  e->cpu = -1;
-  e->ts_ns = T0 + ms * MS;
+  *e = gcs_test_event(k, PID, tid, T0 + ms * MS);
   return e;
 }
 static void susp(int32_t tid, uint64_t ms, uint32_t reason, uint32_t count) {
