@@ -35,6 +35,8 @@ import signal
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 SKIP = 77
 PAUSE_ABS_MS = 0.25
@@ -43,13 +45,6 @@ PAUSE_REL = 0.05
 GCSCOPE = os.environ.get("GCSCOPE", "gcscope")
 GCPROG = os.environ.get("GCPROG", "")
 WORK = os.environ.get("WORK", "/tmp/gcscope-dotnet-test")
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
 
 
 def skip_without_dotnet():
@@ -634,5 +629,5 @@ if __name__ == "__main__":
         skip_without_dotnet()
     os.makedirs(WORK, exist_ok=True)
     CASES[sys.argv[1]]()
-    print("%d failed" % len(FAILS))
-    sys.exit(1 if FAILS else 0)
+    print("%d failed" % failed())
+    sys.exit(1 if failed() else 0)

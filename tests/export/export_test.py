@@ -29,17 +29,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pb_decode  # noqa: E402
 import tef_check  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, MODE, INPUT, WORK = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), os.path.abspath(sys.argv[4])
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
-    return cond
 
 
 def run(args, status=0):
@@ -297,7 +290,7 @@ def test_cli():
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 {"real": test_real, "handbuilt": test_handbuilt, "cli": test_cli}[MODE]()
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

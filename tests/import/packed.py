@@ -24,15 +24,10 @@ import sys
 import time
 import zipfile
 import zlib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 def run(args, env=None):
@@ -162,5 +157,5 @@ out = p.communicate(timeout=60)[0]
 print(out)
 check(p.returncode != 0 and "interrupted" in out, "SIGTERM: the import stops, said so")
 check(not glob.glob(tmpdir + "/gcscope-zip-*"), "SIGTERM: no temporary directory left")
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+print("%d failed" % failed())
+sys.exit(1 if failed() else 0)

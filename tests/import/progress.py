@@ -13,16 +13,11 @@ import os
 import re
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, NT, CTF, TMP = sys.argv[1:5]
 os.makedirs(TMP, exist_ok=True)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 env = dict(os.environ, GCSCOPE_PROGRESS_MS="1")
@@ -52,5 +47,5 @@ for label, trace, gcs in (("nettrace", NT, 478), ("ctf", CTF, 11)):
     p = subprocess.run([GCSCOPE, "import", "-d", db, trace], env=env, capture_output=True, text=True)
     check(p.returncode == 0 and "\r" not in p.stderr and "events (" not in p.stderr,
           "%s: no progress when stderr is not a terminal" % label)
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+print("%d failed" % failed())
+sys.exit(1 if failed() else 0)

@@ -21,18 +21,13 @@ import csv
 import io
 import json
 import re
+import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 MODE, BT, PID, GCSIM_OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 LINE = re.compile(r"^\[(\d+)\.(\d{9})\] \([^)]*\) \S+ rgc:(\w+?)(?:_V\d+)?: .*?vpid = (\d+), vtid = (\d+) \}, \{ (.*) \}$")
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def events():
@@ -203,7 +198,7 @@ elif MODE == "views":
     check_views(sys.argv[5], sys.argv[6])
 else:
     sys.exit("unknown mode " + MODE)
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

@@ -19,22 +19,16 @@ import os
 import shutil
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, TRACE, WORK = sys.argv[1:4]
-failures = 0
 
 # (GC index) -> (generation, pause ns), from nt_walk.py gc-pauses.
 PAUSES = {1: (0, 20865216), 2: (0, 12535134), 3: (1, 13602642), 100: (0, 12728790), 179: (1, 13140109),
           250: (0, 14548515), 317: (1, 15515833), 445: (1, 23324485), 469: (1, 22586032), 478: (0, 28646019)}
 TOTAL_PAUSE_NS = 7730339857  # sum over the 478 GCs (nt_walk.py gc-pauses)
 PID = 10064                  # the Trace object's process id
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def run(args, cwd=None):
@@ -81,7 +75,7 @@ check(os.path.exists(os.path.join(WORK, "gcscope.db")), "stats FILE created ./gc
 txt = run(["stats", db])
 check("GCs: 478 complete, 0 incomplete" in txt, "text summary")
 
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

@@ -17,19 +17,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, TRACE, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 REASONS = {0: "AllocSmall", 1: "Induced", 2: "LowMemory", 3: "Empty", 4: "AllocLarge",
            5: "OutOfSpaceSOH", 6: "OutOfSpaceLOH", 7: "InducedNotForced"}
-failures = 0
 SPANS = {}  # pid -> (first, last) event ns, from babeltrace2
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def run(args, cwd=None, ok=True, stdin=None):
@@ -317,7 +311,7 @@ for args, what in (([ "stats", other], "not a gcscope DB"),
     check(p.returncode != 0 and p.stderr.count("\n") == 1 and p.stderr.startswith("gcscope "),
           what + ": %d %r" % (p.returncode, p.stderr))
 
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

@@ -7,16 +7,10 @@ prints one line per process with the count and the reason instead of empty
 tables; advise says "Cannot judge" instead of "No findings". The GC counts per
 process come from babeltrace2's text of the trace."""
 import collections, os, re, shutil, sqlite3, subprocess, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, TRACE, WORK = sys.argv[1:4]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -57,7 +51,7 @@ for cmd in (["stats"], ["advise"], ["impact"], ["triggers"], ["events"], ["expor
     p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)
     check(re.search(r"warning: trace \d+ \(.*\): 17 events were discarded by the tracer", p.stderr + p.stdout) is not None,
           "%s repeats the discarded-events warning: %r" % (cmd[0], p.stderr))
-if failures:
+if failed():
     print(adv + txt, file=sys.stderr)
     sys.exit(1)
 print("ok")

@@ -13,17 +13,11 @@ import os
 import shutil
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, A, B, WORK = (os.path.abspath(a) for a in sys.argv[1:5])
 A_PROC, B_PROC = (27661, "app"), (4242, None)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def run(args, ok=True):
@@ -83,7 +77,7 @@ check(len(ev) > 0, "events B_TRACE: rows")
 pids = {int(line.split()[2]) for line in ev}
 check(pids == {B_PROC[0]}, "events B_TRACE: pid 4242 only, got %s" % pids)
 
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

@@ -5,16 +5,10 @@ HTML print "-", and CSV/JSON null: on real traces (a .NET 10 nettrace with no
 background GC, CoreCLR 3.1, CoreCLR 2017 with GCStart/GCEnd only) no report
 says NaN or Infinity, and an empty kind's row reads "-" where its mean is."""
 import json, os, re, shutil, subprocess, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, WORK, TRACES = sys.argv[1], sys.argv[2], sys.argv[3:]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -41,7 +35,7 @@ check(re.search(r"^gen2 background +0 +0\.000 +- +- +- +- +-$", txt, re.M) is no
 js = json.loads(subprocess.run([GCSCOPE, "stats", db, "--format", "json"], capture_output=True, text=True).stdout)
 bg = js["processes"][0]["summary"]["pause_percentiles"]["gen2 background"]
 check(bg["count"] == 0 and bg["mean_msec"] is None and bg["max_msec"] is None, "json: null for the empty kind: %r" % bg)
-if failures:
-    print("%d failure(s)" % failures, file=sys.stderr)
+if failed():
+    print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)
 print("ok")

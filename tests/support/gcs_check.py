@@ -1,7 +1,15 @@
 """gcs_check.py — what the Python end-to-end tests share: a failure list with
 check(), running gcscope, and a query through `gcscope sql --csv`.
 
-    import sys, os; sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "support"))
+A test script either uses the module's own list:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    from gcs_check import check, failed, finish
+    check(cond, "what", context)      # context (a screen, an output) printed under the FAIL line
+    sys.exit(finish())                # "N failed" and 1, or "ok" and 0
+
+or a Checker that also runs gcscope:
+
     from gcs_check import Checker
     t = Checker(GCSCOPE)
     t.check(cond, "what")
@@ -12,6 +20,32 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+
+_FAILS = []
+
+
+def check(cond, what, context=""):
+    """Records a failed expectation: one FAIL line, then its context if any."""
+    if not cond:
+        _FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+        if context:
+            print(context, file=sys.stderr)
+    return bool(cond)
+
+
+def failed():
+    """How many checks failed so far."""
+    return len(_FAILS)
+
+
+def finish():
+    """The exit status: 1 after "N failed" if a check failed, else 0 after "ok"."""
+    if _FAILS:
+        print("%d failed" % len(_FAILS), file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
 
 
 class Checker:

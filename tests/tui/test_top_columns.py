@@ -24,6 +24,8 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, MKDB, SQL, WORK = sys.argv[1:5]
 DB = os.path.join(WORK, "top-columns.db")
@@ -31,14 +33,6 @@ os.makedirs(WORK, exist_ok=True)
 if os.path.exists(DB):
     os.unlink(DB)
 subprocess.run([MKDB, DB, SQL], check=True)
-
-failures = []
-
-
-def check(cond, what, screen=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, screen), file=sys.stderr)
 
 
 # screen order, titles, and the database's value printed as top prints it
@@ -138,7 +132,7 @@ for width, (nshown, note) in EXPECT.items():
     finally:
         s.close()
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")

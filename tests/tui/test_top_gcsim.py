@@ -32,17 +32,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
 from top_live_common import Relayd, header_figures, remove_command_output, stable_screen  # noqa: E402
 import trace_gcs  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, GCSIM, WORK = sys.argv[1:4]
 TABLE_ROWS = 10   # at 80x24: 24 - title, 3 header, 2 sparklines, column names, 6 panel, status
 MS = 0.0011       # screen shows ms with 3 decimals
-failures = []
-
-
-def check(cond, what, text=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, text), file=sys.stderr)
 
 
 def close_ms(a, b):
@@ -204,7 +199,7 @@ if fgcs:
         check(close_ms(d["pause"], f.pause_ms), "FGC pause: screen %r, trace %r" % (d["pause"], f.pause_ms),
               fg_detail)
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")

@@ -21,16 +21,11 @@ import sys
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, MKDB, TRACE, WORK = sys.argv[1:5]
 DB = os.path.join(WORK, "top-import.db")
-failures = []
-
-
-def check(cond, what, text=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, text), file=sys.stderr)
 
 
 def rollup_all(t):
@@ -70,7 +65,7 @@ try:
 finally:
     s.close()
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")

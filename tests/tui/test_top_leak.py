@@ -21,16 +21,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
 from top_live_common import remove_command_output, stable_screen  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, GCSIM = sys.argv[1:3]
 BLOCKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
-failures = []
-
-
-def check(cond, what, screen=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, screen), file=sys.stderr)
 
 
 s = Screen("%s top -- %s --scenario leak --seconds 6 --quiet" % (GCSCOPE, GCSIM), width=100, height=30)
@@ -61,7 +56,7 @@ try:
 finally:
     s.close()
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")

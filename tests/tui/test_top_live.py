@@ -29,15 +29,10 @@ from tmux_top import Screen  # noqa: E402
 from top_live_common import (header_figures, lttng, port_open, remove_command_output,  # noqa: E402
                              stable_screen, Relayd)
 import trace_gcs  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, DEMO, WORK = sys.argv[1:4]
-failures = []
-
-
-def check(cond, what, text=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, text), file=sys.stderr)
 
 
 def trace_figures(trace_dir, procname="rgc-demo"):
@@ -172,7 +167,7 @@ finally:
     if relayd is not None:
         relayd.stop()
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")

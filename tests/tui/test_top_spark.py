@@ -28,6 +28,8 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tmux_top import Screen  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, MKDB, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
@@ -36,14 +38,6 @@ SQL = os.path.join(WORK, "spark.sql")
 for f in (DB, SQL):
     if os.path.exists(f):
         os.unlink(f)
-
-failures = []
-
-
-def check(cond, what, screen=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, screen), file=sys.stderr)
 
 
 rows = []
@@ -151,7 +145,7 @@ for width in (80, 120):
     finally:
         s.close()
 
-if failures:
-    print("%d check(s) failed" % len(failures), file=sys.stderr)
+if failed():
+    print("%d check(s) failed" % failed(), file=sys.stderr)
     sys.exit(1)
 print("all checks passed")
