@@ -812,6 +812,28 @@ static int read_nettrace(const char *path, int gz, gcs_nettrace_event_cb cb, voi
   return gcs_nettrace_read(path, cb, ud, info, err, errlen);
 }
 
+/* A .nettrace names no process: its name is what the kernel calls it
+ * (/proc/PID/comm, LTTng's procname), the file name of the command line's
+ * program (quoted or up to the first blank) cut to 15 bytes. "" when the
+ * command line has no program. */
+static void name_from_command_line(const char *cmd, char *out, size_t len) {
+  size_t n;
+  if (cmd[0] == '"') {  /* a quoted program: "C:\Program Files\dotnet\dotnet.exe" app.dll */
+    cmd++;
+    n = strcspn(cmd, "\"");
+  } else {
+    n = strcspn(cmd, " \t");
+  }
+  const char *b = cmd;
+  for (size_t i = 0; i < n; i++)
+    if (cmd[i] == '/' || cmd[i] == '\\') b = cmd + i + 1;
+  size_t k = (size_t)(cmd + n - b);
+  if (k > 15) k = 15;
+  if (k >= len) k = len - 1;
+  memcpy(out, b, k);
+  out[k] = '\0';
+}
+
 /* label: what the user named (traces.path; a .zip for an extracted entry);
  * path: the file read. */
 static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, char *err,
@@ -846,6 +868,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (!failed) {
     struct imw_proc *p = imw_proc(w, info.pid);
     if (p && info.command_line[0] && !p->command_line) p->command_line = strdup(info.command_line);
+    if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
     if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;
   }
