@@ -251,6 +251,7 @@ struct rgc_marker {
   void **ms; size_t n, cap;           /* local mark stack */
   uint64_t counter;                   /* bytes newly marked */
   bool share;                         /* give surplus work to the shared pool */
+  bool par;                           /* other markers run: claim mark bits atomically */
   /* Live bytes marked in region lr not yet added to lr->live_bytes: one
    * atomic add per run of objects in the same region, not per object
    * (flushed at the end of every drain). */
@@ -286,21 +287,34 @@ struct rgc_runtime {
   int next_heap;                  /* round-robin heap assignment (thread_lock) */
   _Atomic int latency_mode;       /* enum rgc_latency_mode */
 
-  /* GC workers (server GC): worker 0 is the GC thread, 1..nheaps-1 helpers */
+  /* GC workers (server GC): worker 0 is the GC thread, 1..nheaps-1 helpers
+   * (rgc_par.c) */
   pthread_t *workers;
   pthread_mutex_t work_lock;
   pthread_cond_t work_cv, work_done_cv;
-  void (*work_fn)(struct rgc_runtime *, int);
-  uint64_t work_epoch;
-  int work_done, work_stop;
+  void (*work_fn)(struct rgc_runtime *, int);  /* published by work_epoch (release) */
+  _Atomic uint64_t work_epoch;    /* jobs started */
+  _Atomic uint64_t work_gc;       /* GCs begun (rgc_par_begin) */
+  _Atomic int work_active;        /* a GC runs: helpers spin for jobs */
+  _Atomic int work_done, work_stop;
+  _Atomic int work_sleepers, done_sleepers;
   _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
+  void (*heap_fn)(struct rgc_runtime *, int);  /* rgc_par_heaps' job */
+  _Atomic int next_heap_job;
   struct rgc_marker markers[RGC_MAX_HEAPS];
   /* shared mark pool (balanced marking) */
   pthread_mutex_t pool_lock;
-  pthread_cond_t pool_cv;
   void **pool; size_t pool_n, pool_cap;
-  _Atomic size_t pool_hint;
+  _Atomic size_t pool_hint;       /* pool_n, readable without the lock */
+  _Atomic int pool_done;          /* every worker idle, pool empty */
   int pool_idle, pool_nworkers;
+  /* Mark tasks (rgc_mark.c): roots are handed out a task at a time to
+   * whichever worker asks next, so a worker that starts late or has less
+   * to do takes more: runs of root slots (stack), handle chunks, older
+   * regions (dirty cards). Listed by the GC thread before marking. */
+  struct rgc_root_run { void ***slots; size_t n; } *root_runs; size_t root_nruns, root_runs_cap;
+  struct rgc_region **older_regions; size_t older_n, older_cap;
+  _Atomic size_t next_root_run, next_fq, next_handle_chunk, next_older;
 
   /* background GC (rgc_bgc.c) */
   pthread_t bgc_thread;
@@ -424,6 +438,25 @@ static inline void rgc_card_set(struct rgc_runtime *rt, const void *slot) {
 static inline bool rgc_card_get(struct rgc_runtime *rt, const void *slot) {
   return atomic_load_explicit(&rt->cards[rgc_card_index(rt, slot)], memory_order_relaxed) != 0;
 }
+/* Is any byte of cards[i..e] (inclusive) non-zero? Eight at a time: a 2 MB
+ * region has 8,192 cards, mostly clean. Used during GC pauses only (no
+ * mutator writes cards then). */
+static inline bool rgc_bytes_any(const uint8_t *cards, size_t i, size_t e) {
+  if (i == e) return cards[i] != 0;
+  for (; i <= e && (i & 7); i++) if (cards[i]) return true;
+  for (; i + 7 <= e; i += 8) {
+    uint64_t w;
+    memcpy(&w, cards + i, 8);
+    if (w) return true;
+  }
+  for (; i <= e; i++) if (cards[i]) return true;
+  return false;
+}
+/* Does any card covering [a, b) (b > a) hold a dirty bit? */
+static inline bool rgc_cards_dirty(struct rgc_runtime *rt, const void *a, const void *b) {
+  return rgc_bytes_any((const uint8_t *)rt->cards, rgc_card_index(rt, a), rgc_card_index(rt, (const uint8_t *)b - 1));
+}
+
 /* Effective generation for the old-to-young rule: LOH/POH count as gen2. */
 static inline int rgc_eff_gen(int g) { return g > GCS_GEN2 ? GCS_GEN2 : g; }
 
@@ -478,6 +511,13 @@ void rgc_workers_stop(struct rgc_runtime *rt);
 /* Run fn(rt, w) for every worker w in 0..nheaps-1 (0 on the calling GC
  * thread) and wait for all of them. */
 void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+/* Run fn(rt, h) once for every heap h, each on whichever worker takes it
+ * first (a worker that starts late, or is not scheduled, leaves its heap to
+ * the others) and wait for all of them. */
+void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+/* The GC thread, around a GC: helpers spin for jobs in between. */
+void rgc_par_begin(struct rgc_runtime *rt);
+void rgc_par_end(struct rgc_runtime *rt);
 void rgc_pool_reset(struct rgc_runtime *rt, int nworkers);
 void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m);
 /* Take work from the pool into m; false when every worker is idle and the

@@ -58,6 +58,7 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     return 0;
   }
   uint64_t target;
+  bool wake_workers = false;
   if (!rq->induced && (rt->req_pending || rt->gc_running)) {
     /* join the pending or running GC */
     target = rt->gc_done + (rt->gc_running ? 1 : 0) + (rt->req_pending ? 1 : 0);
@@ -75,8 +76,12 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     rt->req_pending = true;
     target = rt->gc_done + (rt->gc_running ? 2 : 1);
     pthread_cond_signal(&rt->req_cv);
+    wake_workers = !rt->gc_running;
   }
   pthread_mutex_unlock(&rt->req_lock);
+  /* server GC: the heaps' workers wake now, with the GC thread (waking a
+   * sleeping thread takes long on some machines) */
+  if (wake_workers) rgc_par_begin(rt);
   /* wait in "native": the GC must not wait for this thread */
   if (t) rgc_enter_native(t);
   pthread_mutex_lock(&rt->req_lock);
