@@ -173,8 +173,8 @@ struct rgc_thread {
   uint8_t *alloc_ptr, *alloc_limit;
   const _Atomic int *suspend_flag;  /* &rt->suspend_flag */
   void ***roots; size_t nroots, roots_cap;
-  /* librgc only */
   uint8_t *ctx_start;               /* start of the allocation context (gen0) */
+  /* librgc only */
   struct rgc_runtime *rt;
   struct rgc_heap *heap;
   _Atomic int state;
@@ -189,7 +189,8 @@ _Static_assert(offsetof(struct rgc_thread, alloc_ptr) == offsetof(struct rgc_thr
                offsetof(struct rgc_thread, suspend_flag) == offsetof(struct rgc_thread_head_, suspend_flag) &&
                offsetof(struct rgc_thread, roots) == offsetof(struct rgc_thread_head_, roots) &&
                offsetof(struct rgc_thread, nroots) == offsetof(struct rgc_thread_head_, nroots) &&
-               offsetof(struct rgc_thread, roots_cap) == offsetof(struct rgc_thread_head_, roots_cap),
+               offsetof(struct rgc_thread, roots_cap) == offsetof(struct rgc_thread_head_, roots_cap) &&
+               offsetof(struct rgc_thread, ctx_start) == offsetof(struct rgc_thread_head_, ctx_start),
                "rgc_thread_head_ out of date");
 _Static_assert(offsetof(struct rgc_type, fast_size) == offsetof(struct rgc_type_head_, fast_size),
                "rgc_type_head_ out of date");
@@ -484,7 +485,7 @@ void rgc_retire_context(struct rgc_thread *t);
 /* ---- rgc_threads.c ---- */
 /* The calling thread's rgc_thread (rgc_current_thread without a call). */
 extern __thread struct rgc_thread *rgc_tls_thread
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+    __attribute__((tls_model("initial-exec"), visibility("default")));
 void rgc_suspend_all(struct rgc_runtime *rt);
 void rgc_resume_all(struct rgc_runtime *rt);
 void rgc_park_for_gc(struct rgc_thread *t);
