@@ -45,15 +45,32 @@ static uint64_t clamp_u64(double v, uint64_t lo, uint64_t hi) {
 
 /* ---- evacuation ---------------------------------------------------------- */
 
+/* Survivors promoted into free-list space fill one free-list item at a
+ * time (the heap's promotion context for the generation, h->promo_*), not
+ * one item per object: an item is taken, bumped through, and what is left
+ * of it becomes free again when the next is taken or relocation ends. */
+static void promo_retire(struct rgc_runtime *rt, struct rgc_heap *h, int dest) {
+  uint8_t *p = h->promo_ptr[dest], *e = h->promo_limit[dest];
+  if (p && p < e) rgc_make_free(rt, h, rgc_region_of(rt, p), p, (size_t)(e - p), true);
+  h->promo_ptr[dest] = h->promo_limit[dest] = NULL;
+}
+
 static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest, size_t size) {
   struct rgc_heap_rec *rec = &rt->rec.heap[h->index];
   /* During a BGC, old free lists are being rebuilt: only fresh regions. */
   if (dest > rt->condemned_gen && !atomic_load_explicit(&rt->bgc_active, memory_order_relaxed)) {
-    struct rgc_hdr *item = rgc_free_list_take(rt, h, dest, size);
-    if (item) {
-      struct rgc_region *r = rgc_region_of(rt, item);
-      size_t rem = item->size - size;
-      if (rem) rgc_make_free(rt, h, r, (uint8_t *)item + size, rem, true);
+    uint8_t *p = h->promo_ptr[dest];
+    if (p && (size_t)(h->promo_limit[dest] - p) >= size) {
+      h->promo_ptr[dest] = p + size;
+      rec->fl_allocated += size;
+      return p;
+    }
+    struct rgc_hdr *item = h->promo_fl_empty[dest] ? NULL : rgc_free_list_take(rt, h, dest, size);
+    if (!item) h->promo_fl_empty[dest] = true;  /* not again in this relocation */
+    else {
+      promo_retire(rt, h, dest);
+      h->promo_ptr[dest] = (uint8_t *)item + size;
+      h->promo_limit[dest] = (uint8_t *)item + item->size;
       rec->fl_allocated += size;
       return (uint8_t *)item;
     }
@@ -563,9 +580,12 @@ static void relocate(struct rgc_runtime *rt, int w) {
   struct rgc_heap *h = &rt->heaps[w];
   bool compact = rt->par_compact;
   h->copied_n = 0;
-  if (compact)
+  memset(h->promo_fl_empty, 0, sizeof h->promo_fl_empty);
+  if (compact) {
     for (struct rgc_region *r = h->condemned; r; r = r->next)
       if (r->evacuate) evacuate_region(rt, h, r);
+    for (int g = 0; g < RGC_NGEN; g++) promo_retire(rt, h, g);
+  }
   for (struct rgc_region *r = h->condemned; r; r = r->next) {
     if (r->evacuate) continue;
     rgc_region_set_gen(rt, r, r->new_gen);

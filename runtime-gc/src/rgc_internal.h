@@ -161,6 +161,8 @@ struct rgc_heap {
   struct rgc_region *condemned;       /* regions the running GC condemned */
   /* GC scratch of the worker that relocates, fixes up and sweeps this heap */
   void **copied; size_t copied_n, copied_cap; /* survivors copied into this heap */
+  uint8_t *promo_ptr[RGC_NGEN], *promo_limit[RGC_NGEN]; /* promotion into a free-list item */
+  bool promo_fl_empty[RGC_NGEN];              /* no item big enough left (this relocation) */
   uint8_t *card_snapshot;                     /* one region slot's cards (fix_older_region) */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
   void **fin_objs; size_t fin_n, fin_cap;
@@ -309,6 +311,7 @@ struct rgc_runtime {
   _Atomic size_t pool_hint;       /* pool_n, readable without the lock */
   _Atomic int pool_done;          /* every worker idle, pool empty */
   int pool_idle, pool_nworkers;
+  _Atomic int pool_waiting;       /* pool_idle, readable without the lock */
   /* Mark tasks (rgc_mark.c): roots are handed out a task at a time to
    * whichever worker asks next, so a worker that starts late or has less
    * to do takes more: runs of root slots (stack), handle chunks, older

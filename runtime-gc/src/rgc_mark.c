@@ -48,7 +48,10 @@ static void drain(struct rgc_runtime *rt, struct rgc_marker *m) {
   unsigned head = 0, cnt = 0;
   for (;;) {
     if (m->n) {
-      if (m->share && m->n >= 64 && !atomic_load_explicit(&rt->pool_hint, memory_order_relaxed))
+      /* share when the pool is empty and the stack is long or a worker
+       * waits (the bottom half: in a tree, the biggest subtrees) */
+      if (m->share && m->n >= 2 && !atomic_load_explicit(&rt->pool_hint, memory_order_relaxed) &&
+          (m->n >= 64 || atomic_load_explicit(&rt->pool_waiting, memory_order_relaxed)))
         rgc_pool_give(rt, m);
       void *p = m->ms[--m->n];
       struct rgc_hdr *h = hdr_of(p);

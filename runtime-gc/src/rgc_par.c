@@ -16,8 +16,8 @@
  * non-zero, broadcasts under work_lock (both sides sequentially consistent).
  *
  * Balanced marking: each worker marks from its roots into a local stack;
- * when the local stack is long and the shared pool is empty, half of it goes
- * to the pool. An idle worker spins until the pool has work or every worker
+ * when the shared pool is empty and the local stack is long, or another
+ * worker waits for work, the bottom half of the stack goes to the pool. An idle worker spins until the pool has work or every worker
  * is idle with the pool empty (marking is over). With one worker the pool is
  * never used. */
 #include <sched.h>
@@ -190,6 +190,7 @@ void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)
 void rgc_pool_reset(struct rgc_runtime *rt, int nworkers) {
   rt->pool_n = 0;
   rt->pool_idle = 0;
+  atomic_store(&rt->pool_waiting, 0);
   rt->pool_nworkers = nworkers;
   atomic_store(&rt->pool_hint, 0);
   atomic_store(&rt->pool_done, 0);
@@ -212,14 +213,17 @@ bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {
     if (!idle || atomic_load_explicit(&rt->pool_hint, memory_order_relaxed)) {
       pthread_mutex_lock(&rt->pool_lock);
       if (rt->pool_n) {
-        if (idle) rt->pool_idle--;
+        if (idle) atomic_store_explicit(&rt->pool_waiting, --rt->pool_idle, memory_order_relaxed);
         size_t take = rt->pool_n < 64 ? rt->pool_n : 64;
         for (size_t k = 0; k < take; k++) RGC_VEC_PUSH(m->ms, m->n, m->cap, rt->pool[--rt->pool_n]);
         atomic_store_explicit(&rt->pool_hint, rt->pool_n, memory_order_relaxed);
         pthread_mutex_unlock(&rt->pool_lock);
         return true;
       }
-      if (!idle) { idle = true; rt->pool_idle++; }
+      if (!idle) {
+        idle = true;
+        atomic_store_explicit(&rt->pool_waiting, ++rt->pool_idle, memory_order_relaxed);
+      }
       if (rt->pool_idle == rt->pool_nworkers) {
         /* every worker idle, nothing left: marking is over */
         atomic_store_explicit(&rt->pool_done, 1, memory_order_release);
