@@ -120,7 +120,8 @@ struct rgc_region {
   size_t pinned_bytes;
   size_t fl_bytes, fo_bytes;        /* free-list and free-object bytes in the region */
   struct rgc_region *next;
-};
+} __attribute__((aligned(64)));     /* a cache line each: server GC's workers bump
+                                       the tops of neighbouring descriptors */
 
 /* Walk the blocks of region r in address order, free objects included: obj
  * is each header. The next block's address is read before the body runs, so
@@ -145,7 +146,7 @@ struct rgc_heap_rec {
   uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
   uint64_t mark_bytes[RGC_MARK_KINDS];
   uint64_t fl_allocated, eos_allocated, condemned_allocated;
-};
+} __attribute__((aligned(64)));     /* each heap's worker writes its own: no false sharing */
 
 /* Per-heap state (workstation GC: one heap; server GC: one per core). */
 struct rgc_heap {
@@ -166,7 +167,7 @@ struct rgc_heap {
   uint8_t *card_snapshot;                     /* one region slot's cards (fix_older_region) */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
   void **fin_objs; size_t fin_n, fin_cap;
-};
+} __attribute__((aligned(128)));    /* heaps' workers write their own: no false sharing */
 
 enum { TS_COOP = 0, TS_PREEMPT = 1 };
 
@@ -260,7 +261,7 @@ struct rgc_marker {
    * (flushed at the end of every drain). */
   struct rgc_region *lr;
   size_t lbytes;
-};
+} __attribute__((aligned(128)));    /* written for every object marked: one per cache-line pair */
 
 struct rgc_runtime {
   struct rgc_config cfg;

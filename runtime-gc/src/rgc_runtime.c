@@ -162,7 +162,9 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
   }
   uint64_t g0min, g0max;
   if (rgc_config_check(&cfg, &g0min, &g0max, err, errlen)) return NULL;
-  struct rgc_runtime *rt = calloc(1, sizeof *rt);
+  /* aligned: the per-heap and per-worker parts start on their own cache lines */
+  struct rgc_runtime *rt = aligned_alloc(_Alignof(struct rgc_runtime), sizeof *rt);
+  if (rt) memset(rt, 0, sizeof *rt);
   if (!rt) {
     if (err) snprintf(err, errlen, "out of memory");
     return NULL;
