@@ -520,6 +520,9 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
  * first (a worker that starts late, or is not scheduled, leaves its heap to
  * the others) and wait for all of them. */
 void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+/* Server GC: bind the calling worker thread w to a CPU of its own (when
+ * there are at least as many CPUs as heaps). */
+void rgc_worker_affinity(struct rgc_runtime *rt, int w);
 /* The GC thread, around a GC: helpers spin for jobs in between. */
 void rgc_par_begin(struct rgc_runtime *rt);
 void rgc_par_end(struct rgc_runtime *rt);

@@ -1,7 +1,10 @@
 /* rgc_par.c — server GC's worker threads and the shared mark pool.
  *
  * Workers: one per heap. Worker 0 is the GC thread itself; workers
- * 1..nheaps-1 are helper threads (fork-join). Between GCs a helper sleeps on
+ * 1..nheaps-1 are helper threads (fork-join). Worker w runs on the w-th CPU
+ * the process may use, when there are at least as many CPUs as heaps (as
+ * CoreCLR affinitizes its server GC threads): woken together, the workers
+ * otherwise tend to land on the waker's CPU and take turns there. Between GCs a helper sleeps on
  * a condition variable. rgc_par_begin, at the start of a GC, wakes them; from
  * then until rgc_par_end they spin (pause, then sched_yield) waiting for the
  * next job, so a phase starts on every worker at once: waking a sleeping
@@ -73,10 +76,25 @@ static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *see
   }
 }
 
+void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
+  cpu_set_t allowed;
+  if (rt->nheaps <= 1 || sched_getaffinity(0, sizeof allowed, &allowed)) return;
+  if (CPU_COUNT(&allowed) < rt->nheaps) return;  /* more heaps than CPUs: let the scheduler place them */
+  for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &allowed) || k++ != w) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)sched_setaffinity(0, sizeof one, &one);  /* best effort */
+    return;
+  }
+}
+
 static void *worker_main(void *arg) {
   struct rgc_runtime *rt = ((void **)arg)[0];
   int w = (int)(intptr_t)((void **)arg)[1];
   free(arg);
+  rgc_worker_affinity(rt, w);
   uint64_t seen = 0, seen_gc = 0;
   for (;;) {
     seen = helper_wait(rt, seen, &seen_gc);

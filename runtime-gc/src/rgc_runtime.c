@@ -24,6 +24,7 @@ static char *read_cmdline(void) {
 
 static void *gc_main(void *arg) {
   struct rgc_runtime *rt = arg;
+  rgc_worker_affinity(rt, 0);  /* server GC: worker 0 */
   pthread_mutex_lock(&rt->req_lock);
   for (;;) {
     while (!rt->req_pending && !rt->stopping) pthread_cond_wait(&rt->req_cv, &rt->req_lock);
