@@ -1,19 +1,33 @@
-/* gc_modes — librgc GC flavours compared in one run, as ratios:
+/* gc_modes — librgc GC flavours compared, as ratios:
  *
- *   rgc-gc-modes [--small]
+ *   rgc-gc-modes [--small] [--rounds N] [--heaps N,N...]
+ *   rgc-gc-modes --only CONFIG [--small]     (one run in this process)
  *
- * 1. Gen0 pauses, server GC (one heap and GC thread per core) against
- *    workstation GC, on the same workload: 2 threads building trees that
- *    survive a while (so gen0 GCs mark real work). Median gen0 pause of each.
+ * 1. Gen0 pauses, server GC with N heaps (one GC thread per heap) against
+ *    workstation GC, on the same work per GC: 2 mutator threads build binary
+ *    trees that stay referenced for 64 rounds (so a gen0 GC marks and keeps
+ *    real work), with the same total gen0 budget in every configuration
+ *    (workstation: B; server with N heaps: B/N per heap; the budget does not
+ *    adapt: gen0MaxBudget = gen0size), so every configuration makes the same
+ *    number of gen0 GCs over the same survivors. Each configuration runs in a
+ *    separate process (no heap, warm-up or page faults carry over), the
+ *    configurations in a rotated order per round; a run reports the median
+ *    of its gen0 pauses after the first 10 (warm-up). Printed per
+ *    configuration: the median over rounds of the run medians, their range,
+ *    the GC count; per N: the median of the per-round ratios
+ *    server(N)/workstation with their range.
  * 2. Gen2 pause on a large heap (linked lists, ~40 MB; --small: ~5 MB):
- *    one blocking gen2 GC against one background GC (its two pauses added).
- * Last lines: "gen0 median pause server/workstation R" and
- * "gen2 pause background/blocking R". Not a test: numbers vary per machine. */
+ *    one blocking gen2 GC against one background GC (its two pauses added),
+ *    once, in its own process.
+ * Last lines: "gen0 median pause server/workstation R" (N = 2, or the first
+ * N of --heaps above 1) and "gen2 pause background/blocking R". Not a test:
+ * numbers vary per machine, and server GC needs idle cores to gain. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rgc.h"
@@ -24,21 +38,33 @@ static rgc_runtime *rt;
 static const rgc_type *node_t, *refs_t;
 static int small;
 
+#define GEN0_BUDGET (64u << 20)  /* total gen0 budget, every configuration (never reached) */
+#define WARMUP 10                 /* gen0 GCs not counted */
 #define MAXP 100000
 static uint64_t pauses[MAXP];
-static size_t npauses;
+static size_t npauses, nseen;
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_gc(void *ctx, const struct rgc_memory_info *mi) {
   (void)ctx;
   pthread_mutex_lock(&plock);
-  if (mi->generation == 0 && npauses < MAXP) pauses[npauses++] = mi->pause_durations_ns[0];
+  if (mi->generation == 0 && nseen++ >= WARMUP && npauses < MAXP) pauses[npauses++] = mi->pause_durations_ns[0];
   pthread_mutex_unlock(&plock);
 }
 
-static int cmp(const void *a, const void *b) {
+static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
+}
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median_d(double *v, int n, double *lo, double *hi) {
+  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+  *lo = v[0];
+  *hi = v[n - 1];
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static struct node *tree(rgc_thread *t, int depth) {
@@ -55,27 +81,53 @@ static struct node *tree(rgc_thread *t, int depth) {
   return n;
 }
 
+/* The two mutators meet at a barrier every ROUNDS_PER_GC rounds (waiting in
+ * native, so a GC need not wait for them); between two barriers, worker 0
+ * induces the GC: gen0, every 8th gen1, every 64th gen2 (budgets never
+ * trigger one). Every configuration thus runs the same GCs over the same
+ * survivors: each gen0 GC finds 2 x ROUNDS_PER_GC kept trees (2 x 390 KB)
+ * among 2 x 1.2 MB of new objects, the rest of them garbage. */
+#define ROUNDS_PER_GC 4
+static pthread_barrier_t meet;
+
+static void meet_in_native(rgc_thread *t) {
+  rgc_enter_native(t);
+  pthread_barrier_wait(&meet);
+  rgc_leave_native(t);
+}
+
 static void *worker(void *arg) {
-  (void)arg;
+  int id = (int)(intptr_t)arg;
   rgc_thread *t = rgc_attach_thread(rt);
   void *keep = rgc_alloc_array(t, refs_t, 64);
   rgc_root(t, &keep);
-  int rounds = small ? 300 : 3000;
+  int rounds = small ? 120 : 1200, gcs = 0;
   for (int i = 0; i < rounds; i++) {
-    struct node *n = tree(t, 10);                      /* ~49 KB */
+    struct node *n = tree(t, 10);                      /* 2,047 nodes, 98 KB */
     rgc_array_set(keep, (size_t)(i % 64), n);          /* lives for 64 rounds */
+    (void)tree(t, 11);                                 /* garbage, 196 KB */
+    if ((i + 1) % ROUNDS_PER_GC == 0) {
+      meet_in_native(t);
+      if (id == 0) {
+        gcs++;
+        rgc_collect(rt, gcs % 64 == 0 ? 2 : gcs % 8 == 0 ? 1 : 0, RGC_COLLECT_FORCED);
+      }
+      meet_in_native(t);
+    }
   }
   rgc_detach_thread(t);
   return NULL;
 }
 
-static rgc_runtime *make(int server, int concurrent) {
+/* heaps 0: workstation GC; N >= 1: server GC with N heaps. */
+static rgc_runtime *make(int heaps, int concurrent) {
   struct rgc_config c;
   rgc_config_default(&c);
-  c.server = server;
-  c.heap_count = server ? 2 : 1;
+  c.server = heaps > 0;
+  c.heap_count = heaps > 0 ? (unsigned)heaps : 1;
   c.concurrent = concurrent;
-  c.gen0_size = 1u << 20;
+  /* GCs are induced (worker): no budget runs out between them */
+  c.gen0_size = c.gen0_max_budget = GEN0_BUDGET / c.heap_count;
   char err[200];
   rgc_runtime *r = rgc_create(&c, err, sizeof err);
   if (!r) { fprintf(stderr, "rgc-gc-modes: %s\n", err); exit(1); }
@@ -85,22 +137,31 @@ static rgc_runtime *make(int server, int concurrent) {
   return r;
 }
 
-static double gen0_median(int server) {
-  rt = make(server, 0);
-  npauses = 0;
+struct result { double med_ms, p90_ms; size_t gcs; double blocking_ms, background_ms, gen2_mb; };
+
+static struct result gen0_run(int heaps) {
+  struct result res = {0};
+  rt = make(heaps, 0);
+  npauses = nseen = 0;
   rgc_set_gc_callback(rt, on_gc, NULL);
   pthread_t th[2];
-  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, worker, NULL);
+  pthread_barrier_init(&meet, NULL, 2);
+  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
   for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&meet);
   rgc_set_gc_callback(rt, NULL, NULL);
   rgc_destroy(rt);
-  qsort(pauses, npauses, sizeof *pauses, cmp);
-  double med = npauses ? (double)pauses[npauses / 2] / 1e6 : 0;
-  printf("%-12s gen0 GCs %5zu  median gen0 pause %.3f ms\n", server ? "server(2)" : "workstation", npauses, med);
-  return med;
+  qsort(pauses, npauses, sizeof *pauses, cmp_u64);
+  res.gcs = nseen;
+  if (npauses) {
+    res.med_ms = (double)pauses[npauses / 2] / 1e6;
+    res.p90_ms = (double)pauses[npauses * 9 / 10] / 1e6;
+  }
+  return res;
 }
 
-static void gen2_pauses(double *blocking, double *background) {
+static struct result gen2_run(void) {
+  struct result res = {0};
   rt = make(0, 1);
   rgc_thread *t = rgc_attach_thread(rt);
   int lists = small ? 100 : 800;
@@ -123,24 +184,129 @@ static void gen2_pauses(double *blocking, double *background) {
   struct rgc_memory_info mi;
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_get_memory_info(rt, RGC_GC_KIND_FULL_BLOCKING, &mi);
-  *blocking = (double)mi.pause_durations_ns[0] / 1e6;
+  res.blocking_ms = (double)mi.pause_durations_ns[0] / 1e6;
   rgc_collect(rt, 2, RGC_COLLECT_NON_BLOCKING);
   rgc_wait_background_gc(rt);
   rgc_get_memory_info(rt, RGC_GC_KIND_BACKGROUND, &mi);
-  *background = (double)(mi.pause_durations_ns[0] + mi.pause_durations_ns[1]) / 1e6;
-  printf("gen2 heap %.1f MB: blocking pause %.3f ms, background pauses %.3f + %.3f ms\n",
-         (double)mi.generation_info[2].size_before / 1e6, *blocking,
-         (double)mi.pause_durations_ns[0] / 1e6, (double)mi.pause_durations_ns[1] / 1e6);
+  res.background_ms = (double)(mi.pause_durations_ns[0] + mi.pause_durations_ns[1]) / 1e6;
+  res.gen2_mb = (double)mi.generation_info[2].size_before / 1e6;
+  printf("gen2 heap %.1f MB: blocking pause %.3f ms, background pauses %.3f + %.3f ms\n", res.gen2_mb,
+         res.blocking_ms, (double)mi.pause_durations_ns[0] / 1e6, (double)mi.pause_durations_ns[1] / 1e6);
   rgc_detach_thread(t);
   rgc_destroy(rt);
+  return res;
 }
 
+/* config -1: the gen2 comparison; 0: workstation; N: server with N heaps. */
+static struct result run_one(int config) {
+  return config < 0 ? gen2_run() : gen0_run(config);
+}
+
+static struct result run_child(int config) {
+  int fd[2];
+  if (pipe(fd)) { perror("rgc-gc-modes: pipe"); exit(1); }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) { perror("rgc-gc-modes: fork"); exit(1); }
+  if (pid == 0) {
+    close(fd[0]);
+    struct result r = run_one(config);
+    fflush(stdout);
+    ssize_t w = write(fd[1], &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+  }
+  close(fd[1]);
+  struct result r;
+  ssize_t got = read(fd[0], &r, sizeof r);
+  close(fd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  if (got != (ssize_t)sizeof r || !WIFEXITED(st) || WEXITSTATUS(st)) {
+    fprintf(stderr, "rgc-gc-modes: configuration %d failed\n", config);
+    exit(1);
+  }
+  return r;
+}
+
+static void config_name(int config, char *buf, size_t n) {
+  if (config == 0) snprintf(buf, n, "workstation");
+  else snprintf(buf, n, "server(%d)", config);
+}
+
+#define MAXROUNDS 64
+#define MAXCONF 9
+
 int main(int argc, char **argv) {
-  small = argc > 1 && !strcmp(argv[1], "--small");
-  double wks = gen0_median(0), svr = gen0_median(1);
-  double blocking, background;
-  gen2_pauses(&blocking, &background);
-  printf("gen0 median pause server/workstation %.3f\n", wks > 0 ? svr / wks : 0);
-  printf("gen2 pause background/blocking %.3f\n", blocking > 0 ? background / blocking : 0);
+  int rounds = 5, only = -2;
+  int heaps[MAXCONF - 1] = {1, 2}, nh = 2;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--small")) {
+      small = 1;
+    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+      rounds = atoi(argv[++i]);
+      if (rounds > MAXROUNDS) rounds = MAXROUNDS;
+    } else if (!strcmp(argv[i], "--heaps") && i + 1 < argc) {
+      nh = 0;
+      for (char *s = argv[++i]; *s && nh < MAXCONF - 1;) {
+        int v = (int)strtol(s, &s, 10);
+        if (v < 1 || v > 64) { fprintf(stderr, "rgc-gc-modes: --heaps takes 1..64, comma-separated\n"); return 2; }
+        heaps[nh++] = v;
+        if (*s == ',') s++;
+        else if (*s) { fprintf(stderr, "rgc-gc-modes: --heaps takes 1..64, comma-separated\n"); return 2; }
+      }
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      const char *w = argv[++i];
+      only = !strcmp(w, "workstation") ? 0 : !strcmp(w, "gen2") ? -1
+             : !strncmp(w, "server", 6) && atoi(w + 6) > 0 ? atoi(w + 6) : -3;
+      if (only == -3) { fprintf(stderr, "rgc-gc-modes: --only workstation|serverN|gen2\n"); return 2; }
+    } else {
+      fprintf(stderr, "usage: rgc-gc-modes [--small] [--rounds N] [--heaps N,N...] [--only workstation|serverN|gen2]\n");
+      return 2;
+    }
+  }
+  if (only >= -1) {
+    struct result r = run_one(only);
+    if (only >= 0) {
+      char name[32];
+      config_name(only, name, sizeof name);
+      printf("%s: %zu gen0 GCs, median gen0 pause %.3f ms, p90 %.3f ms\n", name, r.gcs, r.med_ms, r.p90_ms);
+    }
+    return 0;
+  }
+  int conf[MAXCONF] = {0}, nconf = 1;
+  for (int i = 0; i < nh; i++) conf[nconf++] = heaps[i];
+  printf("gen0: 2 threads, a GC induced every %d rounds of each (same GCs and survivors in every "
+         "configuration), %d rounds, each run a separate process, rotated order; %ld CPUs online\n",
+         ROUNDS_PER_GC, rounds, sysconf(_SC_NPROCESSORS_ONLN));
+  static struct result R[MAXROUNDS][MAXCONF];
+  for (int k = 0; k < rounds; k++)
+    for (int j = 0; j < nconf; j++) {
+      int c = (k + j) % nconf;
+      R[k][c] = run_child(conf[c]);
+    }
+  double v[MAXROUNDS], lo, hi;
+  printf("%-12s %8s %28s %10s\n", "config", "gen0 GCs", "median gen0 pause ms (min-max)", "p90 ms");
+  for (int c = 0; c < nconf; c++) {
+    char name[32];
+    config_name(conf[c], name, sizeof name);
+    for (int k = 0; k < rounds; k++) v[k] = (double)R[k][c].gcs;
+    double gcs = median_d(v, rounds, &lo, &hi);
+    for (int k = 0; k < rounds; k++) v[k] = R[k][c].p90_ms;
+    double p90 = median_d(v, rounds, &lo, &hi);
+    for (int k = 0; k < rounds; k++) v[k] = R[k][c].med_ms;
+    double med = median_d(v, rounds, &lo, &hi);
+    printf("%-12s %8.0f %12.3f (%6.3f-%6.3f) %10.3f\n", name, gcs, med, lo, hi, p90);
+  }
+  double main_ratio = 0;
+  int main_set = 0;
+  for (int c = 1; c < nconf; c++) {
+    for (int k = 0; k < rounds; k++) v[k] = R[k][0].med_ms > 0 ? R[k][c].med_ms / R[k][0].med_ms : 0;
+    double m = median_d(v, rounds, &lo, &hi);
+    printf("gen0 median pause server(%d)/workstation %.3f (rounds %.3f-%.3f)\n", conf[c], m, lo, hi);
+    if (!main_set && conf[c] > 1) main_ratio = m, main_set = 1;
+  }
+  struct result g2 = run_child(-1);
+  printf("gen0 median pause server/workstation %.3f\n", main_ratio);
+  printf("gen2 pause background/blocking %.3f\n", g2.blocking_ms > 0 ? g2.background_ms / g2.blocking_ms : 0);
   return 0;
 }

@@ -1,11 +1,18 @@
 /* rgc-gcbench — GCBench (Ellis, Kovac, Boehm; parameters as published:
  * stretch tree depth 18, long-lived tree depth 16, an array of 500,000
  * doubles, trees of depth 4..16 in steps of 2, built top-down and bottom-up)
- * run in one invocation on librgc, on bdwgc and on malloc/free. Prints total
- * time, GC count, max and median pause for each, then the ratios; the last
- * two lines are `time librgc/bdwgc R` and `median-pause librgc/bdwgc R`.
+ * on librgc, on bdwgc and on malloc/free, each run a separate process
+ * (forked: no heap, allocator cache or page faults carry over from one run
+ * to the next), the three in a rotated order per round (ABC, BCA, CAB...).
+ * Prints per collector the median over rounds of the time (and its range),
+ * CPU time, GC count, max pause (and range), median pause and median gen0
+ * pause; then each ratio as the median of the per-round ratios with their
+ * range, and the same ratios one per line: the last two lines are
+ * `time librgc/bdwgc R` and `median-pause librgc/bdwgc R`.
  *
- *   rgc-gcbench [--small]     (--small: depths /2, for a smoke test)
+ *   rgc-gcbench [--small] [--rounds N]   (default 5 rounds; --small: depths /2)
+ *   rgc-gcbench --only librgc|bdwgc|malloc [--small]
+ *                      (one run in this process, for perf or callgrind)
  */
 #include <gc.h>
 #include <pthread.h>
@@ -13,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rgc.h"
 
@@ -199,30 +208,161 @@ static void run_malloc(void) {
   free(array);
 }
 
+/* ---- one collector per process ---- */
+enum { C_RGC, C_BDW, C_MALLOC, NCOLL };
+static const char *const cname[NCOLL] = {"librgc", "bdwgc", "malloc/free"};
+struct result { double ms, cpu_ms, max_ms, med_ms, med0_ms; size_t gcs; };
+
+static double cpu_ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static struct result run_one(int c) {
+  struct result r = {0};
+  double c0 = cpu_ms_now();
+  uint64_t t0 = now_ns();
+  if (c == C_RGC) run_rgc();
+  else if (c == C_BDW) r.gcs = run_bdw();
+  else run_malloc();
+  r.ms = (double)(now_ns() - t0) / 1e6;
+  r.cpu_ms = cpu_ms_now() - c0;
+  if (c != C_MALLOC) {
+    const struct pauses *p = &P[c == C_RGC ? 0 : 1];
+    if (c == C_RGC) r.gcs = p->n;
+    r.max_ms = max_ms(p);
+    r.med_ms = median_ms(p, -1);
+    r.med0_ms = c == C_RGC ? median_ms(p, 0) : 0;
+  }
+  return r;
+}
+
+/* Run collector c in a child process (nothing of one run carries over to the
+ * next: heap, caches of the allocator, page faults already taken). */
+static struct result run_child(int c) {
+  int fd[2];
+  if (pipe(fd)) { perror("rgc-gcbench: pipe"); exit(1); }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) { perror("rgc-gcbench: fork"); exit(1); }
+  if (pid == 0) {
+    close(fd[0]);
+    struct result r = run_one(c);
+    ssize_t w = write(fd[1], &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+  }
+  close(fd[1]);
+  struct result r;
+  ssize_t got = read(fd[0], &r, sizeof r);
+  close(fd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  if (got != (ssize_t)sizeof r || !WIFEXITED(st) || WEXITSTATUS(st)) {
+    fprintf(stderr, "rgc-gcbench: the %s run failed\n", cname[c]);
+    exit(1);
+  }
+  return r;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+/* Median, minimum and maximum of v[0..n) (sorted in place). */
+static double med3(double *v, int n, double *lo, double *hi) {
+  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+  *lo = v[0];
+  *hi = v[n - 1];
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAXROUNDS 64
+
 int main(int argc, char **argv) {
+  int rounds = 5, only = -1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--small")) {
       kStretchTreeDepth = 12; kLongLivedTreeDepth = 10; kArraySize = 50000; kMaxTreeDepth = 10;
+    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+      rounds = atoi(argv[++i]);
+      if (rounds > MAXROUNDS) rounds = MAXROUNDS;
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      const char *w = argv[++i];
+      only = !strcmp(w, "librgc") ? C_RGC : !strcmp(w, "bdwgc") ? C_BDW : !strcmp(w, "malloc") ? C_MALLOC : -2;
+      if (only == -2) { fprintf(stderr, "rgc-gcbench: --only librgc|bdwgc|malloc\n"); return 2; }
     } else {
-      fprintf(stderr, "usage: rgc-gcbench [--small]\n");
+      fprintf(stderr, "usage: rgc-gcbench [--small] [--rounds N] [--only librgc|bdwgc|malloc]\n");
       return 2;
     }
   }
   printf("GCBench: stretch depth %d, long-lived depth %d, array %d doubles, depths %d..%d\n",
          kStretchTreeDepth, kLongLivedTreeDepth, kArraySize, kMinTreeDepth, kMaxTreeDepth);
-  uint64_t t0 = now_ns(); run_malloc(); uint64_t t_malloc = now_ns() - t0;
-  t0 = now_ns(); run_rgc(); uint64_t t_rgc = now_ns() - t0;
-  t0 = now_ns(); size_t bdw_gcs = run_bdw(); uint64_t t_bdw = now_ns() - t0;
-  printf("%-12s %10s %6s %14s %14s %16s\n", "collector", "time ms", "GCs", "max pause ms", "median ms", "median gen0 ms");
-  printf("%-12s %10.1f %6zu %14.3f %14.3f %16.3f\n", "librgc", (double)t_rgc / 1e6, P[0].n,
-         max_ms(&P[0]), median_ms(&P[0], -1), median_ms(&P[0], 0));
-  printf("%-12s %10.1f %6zu %14.3f %14.3f %16s\n", "bdwgc", (double)t_bdw / 1e6, bdw_gcs,
-         max_ms(&P[1]), median_ms(&P[1], -1), "-");
-  printf("%-12s %10.1f %6s %14s %14s %16s\n", "malloc/free", (double)t_malloc / 1e6, "-", "-", "-", "-");
-  double mb = median_ms(&P[1], -1);
-  printf("time librgc/malloc %.3f\n", (double)t_rgc / (double)t_malloc);
-  printf("median-gen0-pause librgc/bdwgc %.3f\n", mb > 0 ? median_ms(&P[0], 0) / mb : 0);
-  printf("time librgc/bdwgc %.3f\n", (double)t_rgc / (double)t_bdw);
-  printf("median-pause librgc/bdwgc %.3f\n", mb > 0 ? median_ms(&P[0], -1) / mb : 0);
+  if (only >= 0) {  /* one run in this process (for profilers) */
+    struct result r = run_one(only);
+    printf("%s: %.1f ms (cpu %.1f ms), %zu GCs, max pause %.3f ms, median %.3f ms, median gen0 %.3f ms\n",
+           cname[only], r.ms, r.cpu_ms, r.gcs, r.max_ms, r.med_ms, r.med0_ms);
+    return 0;
+  }
+  printf("%d rounds; each run a separate process, the three in a rotated order per round\n", rounds);
+  static struct result R[MAXROUNDS][NCOLL];
+  for (int k = 0; k < rounds; k++)
+    for (int j = 0; j < NCOLL; j++) {
+      int c = (k + j) % NCOLL;
+      R[k][c] = run_child(c);
+    }
+  /* per collector: medians over rounds (min-max) */
+  double v[MAXROUNDS], lo, hi;
+  printf("%-12s %22s %9s %6s %22s %10s %14s\n", "collector", "time ms (min-max)", "cpu ms", "GCs",
+         "max pause ms (min-max)", "median ms", "median gen0 ms");
+  for (int c = 0; c < NCOLL; c++) {
+    double t, tl, th, cpu, gcs, mp = 0, mpl = 0, mph = 0, md = 0, md0 = 0;
+    for (int k = 0; k < rounds; k++) v[k] = R[k][c].ms;
+    t = med3(v, rounds, &tl, &th);
+    for (int k = 0; k < rounds; k++) v[k] = R[k][c].cpu_ms;
+    cpu = med3(v, rounds, &lo, &hi);
+    for (int k = 0; k < rounds; k++) v[k] = (double)R[k][c].gcs;
+    gcs = med3(v, rounds, &lo, &hi);
+    if (c != C_MALLOC) {
+      for (int k = 0; k < rounds; k++) v[k] = R[k][c].max_ms;
+      mp = med3(v, rounds, &mpl, &mph);
+      for (int k = 0; k < rounds; k++) v[k] = R[k][c].med_ms;
+      md = med3(v, rounds, &lo, &hi);
+      for (int k = 0; k < rounds; k++) v[k] = R[k][c].med0_ms;
+      md0 = med3(v, rounds, &lo, &hi);
+      printf("%-12s %8.1f (%5.1f-%5.1f) %9.1f %6.0f %8.3f (%5.3f-%5.3f) %10.3f %14.3f\n", cname[c], t, tl, th,
+             cpu, gcs, mp, mpl, mph, md, md0);
+    } else {
+      printf("%-12s %8.1f (%5.1f-%5.1f) %9.1f %6s %22s %10s %14s\n", cname[c], t, tl, th, cpu, "-", "-", "-", "-");
+    }
+  }
+  /* ratios: median of the per-round ratios, with their range */
+  enum { F_MS, F_CPU, F_MAX, F_MED, F_MED0 };
+  static const struct { const char *name; int a, b, fa, fb; } ratios[] = {
+    {"time librgc/malloc", C_RGC, C_MALLOC, F_MS, F_MS},
+    {"cpu librgc/bdwgc", C_RGC, C_BDW, F_CPU, F_CPU},
+    {"max-pause librgc/bdwgc", C_RGC, C_BDW, F_MAX, F_MAX},
+    {"median-gen0-pause librgc/bdwgc", C_RGC, C_BDW, F_MED0, F_MED},
+    {"time librgc/bdwgc", C_RGC, C_BDW, F_MS, F_MS},
+    {"median-pause librgc/bdwgc", C_RGC, C_BDW, F_MED, F_MED},
+  };
+  const size_t nratios = sizeof ratios / sizeof *ratios;
+  double rm[sizeof ratios / sizeof *ratios], rl[sizeof ratios / sizeof *ratios], rh[sizeof ratios / sizeof *ratios];
+  for (size_t i = 0; i < nratios; i++) {
+    int n = 0;
+    for (int k = 0; k < rounds; k++) {
+      const struct result *ra = &R[k][ratios[i].a], *rb = &R[k][ratios[i].b];
+      const double fa[] = {ra->ms, ra->cpu_ms, ra->max_ms, ra->med_ms, ra->med0_ms};
+      const double fb[] = {rb->ms, rb->cpu_ms, rb->max_ms, rb->med_ms, rb->med0_ms};
+      if (fb[ratios[i].fb] > 0) v[n++] = fa[ratios[i].fa] / fb[ratios[i].fb];
+    }
+    rm[i] = n ? med3(v, n, &rl[i], &rh[i]) : 0;
+    if (!n) rl[i] = rh[i] = 0;
+  }
+  printf("ratios (median of the per-round ratios, min-max):\n");
+  for (size_t i = 0; i < nratios; i++) printf("  %-31s %.3f (%.3f-%.3f)\n", ratios[i].name, rm[i], rl[i], rh[i]);
+  /* the last two lines, read by scripts */
+  printf("time librgc/bdwgc %.3f\n", rm[nratios - 2]);
+  printf("median-pause librgc/bdwgc %.3f\n", rm[nratios - 1]);
   return 0;
 }

@@ -301,6 +301,7 @@ struct rgc_thread_head_ {
   uint8_t *alloc_ptr, *alloc_limit;   /* the thread's bump-allocation context */
   const int *suspend_flag;            /* non-zero: a GC wants to suspend threads */
   void ***roots; size_t nroots, roots_cap;
+  uint8_t *ctx_start;                 /* start of the context (objects in gen0) */
 };
 struct rgc_type_head_ {
   size_t fast_size;  /* block size of a small OBJECT without finalizer, else 0 */
@@ -334,6 +335,21 @@ static inline void rgc_root_release_inline_(rgc_thread *t, size_t mark) {
   if (mark <= th->nroots) th->nroots = mark;
 }
 #ifndef RGC_NO_INLINE
+/* The calling thread's rgc_thread (librgc's, for the write barrier). */
+extern __thread rgc_thread *rgc_tls_thread __attribute__((tls_model("initial-exec")));
+/* The write barrier's common case: the holder lies in the calling thread's
+ * own allocation context, so it is in gen0 (no card needed; a GC retires
+ * every context before it promotes anything): just the store. */
+static inline void rgc_write_ref_inline_(void *obj, void **slot, void *val) {
+  const struct rgc_thread_head_ *th = (const struct rgc_thread_head_ *)rgc_tls_thread;
+  if (th && (uintptr_t)obj - (uintptr_t)th->ctx_start < (uintptr_t)th->alloc_ptr - (uintptr_t)th->ctx_start)
+    __atomic_store_n(slot, val, __ATOMIC_RELEASE);
+  else
+    rgc_write_ref(obj, slot, val);
+}
+#undef RGC_SET
+#define RGC_SET(obj, field, val) rgc_write_ref_inline_((obj), (void **)&(obj)->field, (val))
+#define rgc_write_ref(obj, slot, val) rgc_write_ref_inline_((obj), (slot), (val))
 #define rgc_alloc(t, ty) rgc_alloc_inline_((t), (ty))
 #define rgc_root_mark(t) rgc_root_mark_inline_(t)
 #define rgc_root(t, slot) rgc_root_inline_((t), (slot))

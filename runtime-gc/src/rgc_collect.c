@@ -45,15 +45,32 @@ static uint64_t clamp_u64(double v, uint64_t lo, uint64_t hi) {
 
 /* ---- evacuation ---------------------------------------------------------- */
 
+/* Survivors promoted into free-list space fill one free-list item at a
+ * time (the heap's promotion context for the generation, h->promo_*), not
+ * one item per object: an item is taken, bumped through, and what is left
+ * of it becomes free again when the next is taken or relocation ends. */
+static void promo_retire(struct rgc_runtime *rt, struct rgc_heap *h, int dest) {
+  uint8_t *p = h->promo_ptr[dest], *e = h->promo_limit[dest];
+  if (p && p < e) rgc_make_free(rt, h, rgc_region_of(rt, p), p, (size_t)(e - p), true);
+  h->promo_ptr[dest] = h->promo_limit[dest] = NULL;
+}
+
 static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest, size_t size) {
   struct rgc_heap_rec *rec = &rt->rec.heap[h->index];
   /* During a BGC, old free lists are being rebuilt: only fresh regions. */
   if (dest > rt->condemned_gen && !atomic_load_explicit(&rt->bgc_active, memory_order_relaxed)) {
-    struct rgc_hdr *item = rgc_free_list_take(rt, h, dest, size);
-    if (item) {
-      struct rgc_region *r = rgc_region_of(rt, item);
-      size_t rem = item->size - size;
-      if (rem) rgc_make_free(rt, h, r, (uint8_t *)item + size, rem, true);
+    uint8_t *p = h->promo_ptr[dest];
+    if (p && (size_t)(h->promo_limit[dest] - p) >= size) {
+      h->promo_ptr[dest] = p + size;
+      rec->fl_allocated += size;
+      return p;
+    }
+    struct rgc_hdr *item = h->promo_fl_empty[dest] ? NULL : rgc_free_list_take(rt, h, dest, size);
+    if (!item) h->promo_fl_empty[dest] = true;  /* not again in this relocation */
+    else {
+      promo_retire(rt, h, dest);
+      h->promo_ptr[dest] = (uint8_t *)item + size;
+      h->promo_limit[dest] = (uint8_t *)item + item->size;
       rec->fl_allocated += size;
       return (uint8_t *)item;
     }
@@ -119,17 +136,7 @@ static void fix_object(struct rgc_runtime *rt, struct rgc_hdr *h, int holder_gen
 /* An older (not condemned) region: only slots on dirty cards can refer to
  * condemned objects. Snapshot and clear its cards, then re-set the needed. */
 static void fix_older_region(struct rgc_runtime *rt, struct rgc_heap *hp, struct rgc_region *r) {
-  size_t c0 = rgc_card_index(rt, r->start);
-  size_t nc = (size_t)(r->top - r->start + (1 << RGC_CARD_SHIFT) - 1) >> RGC_CARD_SHIFT;
-  if (!nc) return;
-  bool any = false;
-  for (uint8_t *p = r->start; p < r->top; p += RGC_REGION_SIZE) {
-    size_t ci = rgc_card_index(rt, p), n = RGC_REGION_SIZE >> RGC_CARD_SHIFT;
-    if (ci + n > c0 + nc) n = c0 + nc - ci;
-    for (size_t k = 0; k < n && !any; k++) any = atomic_load_explicit(&rt->cards[ci + k], memory_order_relaxed);
-    if (any) break;
-  }
-  if (!any) return;
+  if (r->top == r->start || !rgc_cards_dirty(rt, r->start, r->top)) return;
   if (!hp->card_snapshot && !(hp->card_snapshot = malloc(RGC_REGION_SIZE >> RGC_CARD_SHIFT)))
     rgc_fatal("out of memory during a GC (card snapshot)");
   uint8_t *snap = hp->card_snapshot;
@@ -139,24 +146,24 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_heap *hp, struct
     uint8_t *chunk_end = chunk + RGC_REGION_SIZE < r->top ? chunk + RGC_REGION_SIZE : r->top;
     size_t ci = rgc_card_index(rt, chunk);
     size_t n = (size_t)(chunk_end - chunk + (1 << RGC_CARD_SHIFT) - 1) >> RGC_CARD_SHIFT;
-    bool dirty = false;
-    for (size_t k = 0; k < n; k++) {
-      snap[k] = atomic_load_explicit(&rt->cards[ci + k], memory_order_relaxed);
-      dirty |= snap[k] != 0;
-      atomic_store_explicit(&rt->cards[ci + k], 0, memory_order_relaxed);
-    }
-    if (!dirty) continue;
+    if (!rgc_bytes_any((const uint8_t *)rt->cards, ci, ci + n - 1)) continue;
+    memcpy(snap, (const uint8_t *)&rt->cards[ci], n);
+    memset((uint8_t *)&rt->cards[ci], 0, n);
     /* objects overlapping the chunk: walk from the region start (objects may
-     * straddle chunk boundaries only in multi-slot LOH/POH regions) */
+     * straddle chunk boundaries only in multi-slot LOH/POH regions); only
+     * those on a dirty card have slots to fix */
     RGC_FOR_EACH_OBJECT(r, h) {
       if ((uint8_t *)h >= chunk_end) break;
-      if ((uint8_t *)h + h->size > chunk && !(hflags(h) & OF_FREE)) {
-        RGC_FOR_EACH_SLOT(h, slot, {
-          uint8_t *s = (uint8_t *)slot;
-          if (s >= chunk && s < chunk_end && snap[rgc_card_index(rt, s) - ci])
-            fix_slot(rt, slot, hg);
-        });
-      }
+      uint8_t *a = (uint8_t *)h > chunk ? (uint8_t *)h : chunk;
+      uint8_t *b = (uint8_t *)h + h->size < chunk_end ? (uint8_t *)h + h->size : chunk_end;
+      if (b <= a || (hflags(h) & OF_FREE) ||
+          !rgc_bytes_any(snap, rgc_card_index(rt, a) - ci, rgc_card_index(rt, b - 1) - ci))
+        continue;
+      RGC_FOR_EACH_SLOT(h, slot, {
+        uint8_t *s = (uint8_t *)slot;
+        if (s >= chunk && s < chunk_end && snap[rgc_card_index(rt, s) - ci])
+          fix_slot(rt, slot, hg);
+      });
     }
   }
 }
@@ -573,9 +580,12 @@ static void relocate(struct rgc_runtime *rt, int w) {
   struct rgc_heap *h = &rt->heaps[w];
   bool compact = rt->par_compact;
   h->copied_n = 0;
-  if (compact)
+  memset(h->promo_fl_empty, 0, sizeof h->promo_fl_empty);
+  if (compact) {
     for (struct rgc_region *r = h->condemned; r; r = r->next)
       if (r->evacuate) evacuate_region(rt, h, r);
+    for (int g = 0; g < RGC_NGEN; g++) promo_retire(rt, h, g);
+  }
   for (struct rgc_region *r = h->condemned; r; r = r->next) {
     if (r->evacuate) continue;
     rgc_region_set_gen(rt, r, r->new_gen);
@@ -608,7 +618,7 @@ static void fix_heap(struct rgc_runtime *rt, int w) {
 
 static void fix_up(struct rgc_runtime *rt) {
   fix_roots(rt);
-  rgc_par_run(rt, fix_heap);
+  rgc_par_heaps(rt, fix_heap);
 }
 
 /* Sweep: afterwards no region is condemned; evacuated and emptied regions
@@ -682,8 +692,10 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   if (atomic_load(&rt->bgc_active) && must_wait_for_bgc(rq)) rgc_bgc_wait_done(rt);
   g.during_bgc = rgc_bgc_hold(rt);
 
+  rgc_par_begin(rt);  /* server GC: the heaps' workers wake while the program stops */
   suspend_and_begin(rt, &g);
   if (decide_condemned(rt, &g)) {
+    rgc_par_end(rt);
     start_background(rt, &g);
     return;
   }
@@ -698,15 +710,16 @@ void rgc_do_gc(struct rgc_runtime *rt, const struct rgc_request *rq) {
   g.rec->compacted = compact;
   g.rec->compact_mech = mech;
   for (int hi = 0; hi < rt->nheaps; hi++) plan_regions(g.rec, &rt->heaps[hi], compact);
-  /* server GC: relocation, fix-up and sweep run per heap on the heaps'
-   * workers, like the mark (each phase ends before the next begins) */
+  /* server GC: relocation, fix-up and sweep run per heap, each heap taken
+   * by the next free worker (each phase ends before the next begins) */
   rt->par_compact = compact;
-  rgc_par_run(rt, relocate);
+  rgc_par_heaps(rt, relocate);
   fix_up(rt);
 
   g.t_phase[RGC_PHASE_SWEEP] = rgc_now_ns();
-  rgc_par_run(rt, sweep_heap);
+  rgc_par_heaps(rt, sweep_heap);
   g.t_phase[RGC_NPHASES] = rgc_now_ns();
+  rgc_par_end(rt);
 
   publish_and_restart(rt, &g);
 }

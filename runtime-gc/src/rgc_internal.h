@@ -120,7 +120,8 @@ struct rgc_region {
   size_t pinned_bytes;
   size_t fl_bytes, fo_bytes;        /* free-list and free-object bytes in the region */
   struct rgc_region *next;
-};
+} __attribute__((aligned(64)));     /* a cache line each: server GC's workers bump
+                                       the tops of neighbouring descriptors */
 
 /* Walk the blocks of region r in address order, free objects included: obj
  * is each header. The next block's address is read before the body runs, so
@@ -145,7 +146,7 @@ struct rgc_heap_rec {
   uint64_t in[RGC_NGEN], surv[RGC_NGEN], pinned_surv[RGC_NGEN];
   uint64_t mark_bytes[RGC_MARK_KINDS];
   uint64_t fl_allocated, eos_allocated, condemned_allocated;
-};
+} __attribute__((aligned(64)));     /* each heap's worker writes its own: no false sharing */
 
 /* Per-heap state (workstation GC: one heap; server GC: one per core). */
 struct rgc_heap {
@@ -161,10 +162,12 @@ struct rgc_heap {
   struct rgc_region *condemned;       /* regions the running GC condemned */
   /* GC scratch of the worker that relocates, fixes up and sweeps this heap */
   void **copied; size_t copied_n, copied_cap; /* survivors copied into this heap */
+  uint8_t *promo_ptr[RGC_NGEN], *promo_limit[RGC_NGEN]; /* promotion into a free-list item */
+  bool promo_fl_empty[RGC_NGEN];              /* no item big enough left (this relocation) */
   uint8_t *card_snapshot;                     /* one region slot's cards (fix_older_region) */
   /* finalization registry and f-reachable queue (fq under rt->fin_lock) */
   void **fin_objs; size_t fin_n, fin_cap;
-};
+} __attribute__((aligned(128)));    /* heaps' workers write their own: no false sharing */
 
 enum { TS_COOP = 0, TS_PREEMPT = 1 };
 
@@ -173,8 +176,8 @@ struct rgc_thread {
   uint8_t *alloc_ptr, *alloc_limit;
   const _Atomic int *suspend_flag;  /* &rt->suspend_flag */
   void ***roots; size_t nroots, roots_cap;
-  /* librgc only */
   uint8_t *ctx_start;               /* start of the allocation context (gen0) */
+  /* librgc only */
   struct rgc_runtime *rt;
   struct rgc_heap *heap;
   _Atomic int state;
@@ -189,7 +192,8 @@ _Static_assert(offsetof(struct rgc_thread, alloc_ptr) == offsetof(struct rgc_thr
                offsetof(struct rgc_thread, suspend_flag) == offsetof(struct rgc_thread_head_, suspend_flag) &&
                offsetof(struct rgc_thread, roots) == offsetof(struct rgc_thread_head_, roots) &&
                offsetof(struct rgc_thread, nroots) == offsetof(struct rgc_thread_head_, nroots) &&
-               offsetof(struct rgc_thread, roots_cap) == offsetof(struct rgc_thread_head_, roots_cap),
+               offsetof(struct rgc_thread, roots_cap) == offsetof(struct rgc_thread_head_, roots_cap) &&
+               offsetof(struct rgc_thread, ctx_start) == offsetof(struct rgc_thread_head_, ctx_start),
                "rgc_thread_head_ out of date");
 _Static_assert(offsetof(struct rgc_type, fast_size) == offsetof(struct rgc_type_head_, fast_size),
                "rgc_type_head_ out of date");
@@ -251,12 +255,13 @@ struct rgc_marker {
   void **ms; size_t n, cap;           /* local mark stack */
   uint64_t counter;                   /* bytes newly marked */
   bool share;                         /* give surplus work to the shared pool */
+  bool par;                           /* other markers run: claim mark bits atomically */
   /* Live bytes marked in region lr not yet added to lr->live_bytes: one
    * atomic add per run of objects in the same region, not per object
    * (flushed at the end of every drain). */
   struct rgc_region *lr;
   size_t lbytes;
-};
+} __attribute__((aligned(128)));    /* written for every object marked: one per cache-line pair */
 
 struct rgc_runtime {
   struct rgc_config cfg;
@@ -286,21 +291,35 @@ struct rgc_runtime {
   int next_heap;                  /* round-robin heap assignment (thread_lock) */
   _Atomic int latency_mode;       /* enum rgc_latency_mode */
 
-  /* GC workers (server GC): worker 0 is the GC thread, 1..nheaps-1 helpers */
+  /* GC workers (server GC): worker 0 is the GC thread, 1..nheaps-1 helpers
+   * (rgc_par.c) */
   pthread_t *workers;
   pthread_mutex_t work_lock;
   pthread_cond_t work_cv, work_done_cv;
-  void (*work_fn)(struct rgc_runtime *, int);
-  uint64_t work_epoch;
-  int work_done, work_stop;
+  void (*work_fn)(struct rgc_runtime *, int);  /* published by work_epoch (release) */
+  _Atomic uint64_t work_epoch;    /* jobs started */
+  _Atomic uint64_t work_gc;       /* GCs begun (rgc_par_begin) */
+  _Atomic int work_active;        /* a GC runs: helpers spin for jobs */
+  _Atomic int work_done, work_stop;
+  _Atomic int work_sleepers, done_sleepers;
   _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
+  void (*heap_fn)(struct rgc_runtime *, int);  /* rgc_par_heaps' job */
+  _Atomic int next_heap_job;
   struct rgc_marker markers[RGC_MAX_HEAPS];
   /* shared mark pool (balanced marking) */
   pthread_mutex_t pool_lock;
-  pthread_cond_t pool_cv;
   void **pool; size_t pool_n, pool_cap;
-  _Atomic size_t pool_hint;
+  _Atomic size_t pool_hint;       /* pool_n, readable without the lock */
+  _Atomic int pool_done;          /* every worker idle, pool empty */
   int pool_idle, pool_nworkers;
+  _Atomic int pool_waiting;       /* pool_idle, readable without the lock */
+  /* Mark tasks (rgc_mark.c): roots are handed out a task at a time to
+   * whichever worker asks next, so a worker that starts late or has less
+   * to do takes more: runs of root slots (stack), handle chunks, older
+   * regions (dirty cards). Listed by the GC thread before marking. */
+  struct rgc_root_run { void ***slots; size_t n; } *root_runs; size_t root_nruns, root_runs_cap;
+  struct rgc_region **older_regions; size_t older_n, older_cap;
+  _Atomic size_t next_root_run, next_fq, next_handle_chunk, next_older;
 
   /* background GC (rgc_bgc.c) */
   pthread_t bgc_thread;
@@ -424,6 +443,25 @@ static inline void rgc_card_set(struct rgc_runtime *rt, const void *slot) {
 static inline bool rgc_card_get(struct rgc_runtime *rt, const void *slot) {
   return atomic_load_explicit(&rt->cards[rgc_card_index(rt, slot)], memory_order_relaxed) != 0;
 }
+/* Is any byte of cards[i..e] (inclusive) non-zero? Eight at a time: a 2 MB
+ * region has 8,192 cards, mostly clean. Used during GC pauses only (no
+ * mutator writes cards then). */
+static inline bool rgc_bytes_any(const uint8_t *cards, size_t i, size_t e) {
+  if (i == e) return cards[i] != 0;
+  for (; i <= e && (i & 7); i++) if (cards[i]) return true;
+  for (; i + 7 <= e; i += 8) {
+    uint64_t w;
+    memcpy(&w, cards + i, 8);
+    if (w) return true;
+  }
+  for (; i <= e; i++) if (cards[i]) return true;
+  return false;
+}
+/* Does any card covering [a, b) (b > a) hold a dirty bit? */
+static inline bool rgc_cards_dirty(struct rgc_runtime *rt, const void *a, const void *b) {
+  return rgc_bytes_any((const uint8_t *)rt->cards, rgc_card_index(rt, a), rgc_card_index(rt, (const uint8_t *)b - 1));
+}
+
 /* Effective generation for the old-to-young rule: LOH/POH count as gen2. */
 static inline int rgc_eff_gen(int g) { return g > GCS_GEN2 ? GCS_GEN2 : g; }
 
@@ -451,7 +489,7 @@ void rgc_retire_context(struct rgc_thread *t);
 /* ---- rgc_threads.c ---- */
 /* The calling thread's rgc_thread (rgc_current_thread without a call). */
 extern __thread struct rgc_thread *rgc_tls_thread
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+    __attribute__((tls_model("initial-exec"), visibility("default")));
 void rgc_suspend_all(struct rgc_runtime *rt);
 void rgc_resume_all(struct rgc_runtime *rt);
 void rgc_park_for_gc(struct rgc_thread *t);
@@ -478,6 +516,16 @@ void rgc_workers_stop(struct rgc_runtime *rt);
 /* Run fn(rt, w) for every worker w in 0..nheaps-1 (0 on the calling GC
  * thread) and wait for all of them. */
 void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+/* Run fn(rt, h) once for every heap h, each on whichever worker takes it
+ * first (a worker that starts late, or is not scheduled, leaves its heap to
+ * the others) and wait for all of them. */
+void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
+/* Server GC: bind the calling worker thread w to a CPU of its own (when
+ * there are at least as many CPUs as heaps). */
+void rgc_worker_affinity(struct rgc_runtime *rt, int w);
+/* The GC thread, around a GC: helpers spin for jobs in between. */
+void rgc_par_begin(struct rgc_runtime *rt);
+void rgc_par_end(struct rgc_runtime *rt);
 void rgc_pool_reset(struct rgc_runtime *rt, int nworkers);
 void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m);
 /* Take work from the pool into m; false when every worker is idle and the

@@ -19,8 +19,10 @@ static inline void flush_live(struct rgc_marker *m) {
  * atomic or. */
 static inline void mark_in(struct rgc_marker *m, struct rgc_region *r, void *p) {
   struct rgc_hdr *h = hdr_of(p);
-  if (hflags(h) & OF_MARK) return;
-  if (atomic_fetch_or_explicit(&h->flags, OF_MARK, memory_order_relaxed) & OF_MARK) return;
+  uint32_t f = hflags(h);
+  if (f & OF_MARK) return;
+  if (!m->par) hset(h, f | OF_MARK);  /* the only marker: no read-modify-write needed */
+  else if (atomic_fetch_or_explicit(&h->flags, OF_MARK, memory_order_relaxed) & OF_MARK) return;
   if (r != m->lr) { flush_live(m); m->lr = r; }
   m->lbytes += h->size;
   m->counter += h->size;
@@ -46,7 +48,10 @@ static void drain(struct rgc_runtime *rt, struct rgc_marker *m) {
   unsigned head = 0, cnt = 0;
   for (;;) {
     if (m->n) {
-      if (m->share && m->n >= 64 && !atomic_load_explicit(&rt->pool_hint, memory_order_relaxed))
+      /* share when the pool is empty and the stack is long or a worker
+       * waits (the bottom half: in a tree, the biggest subtrees) */
+      if (m->share && m->n >= 2 && !atomic_load_explicit(&rt->pool_hint, memory_order_relaxed) &&
+          (m->n >= 64 || atomic_load_explicit(&rt->pool_waiting, memory_order_relaxed)))
         rgc_pool_give(rt, m);
       void *p = m->ms[--m->n];
       struct rgc_hdr *h = hdr_of(p);
@@ -77,28 +82,15 @@ static void drain(struct rgc_runtime *rt, struct rgc_marker *m) {
   flush_live(m);
 }
 
-/* Does any card covering [a, b) hold a dirty bit? */
-static bool cards_dirty(struct rgc_runtime *rt, const uint8_t *a, const uint8_t *b) {
-  for (size_t c = rgc_card_index(rt, a), e = rgc_card_index(rt, b - 1); c <= e; c++)
-    if (atomic_load_explicit(&rt->cards[c], memory_order_relaxed)) return true;
-  return false;
-}
-
-static void mark_older(struct rgc_runtime *rt, struct rgc_marker *m, int hi) {
-  {
-    struct rgc_heap *hp = &rt->heaps[hi];
-    for (int g = 1; g < RGC_NGEN; g++) {
-      for (struct rgc_region *r = hp->gens[g]; r; r = r->next) {
-        if (r->condemned || r->top == r->start || !cards_dirty(rt, r->start, r->top)) continue;
-        RGC_FOR_EACH_OBJECT(r, h) {
-          if (hflags(h) & OF_FREE) continue;
-          if (!cards_dirty(rt, (uint8_t *)h, (uint8_t *)h + h->size)) continue;
-          RGC_FOR_EACH_SLOT(h, slot, {
-            if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, m, *slot); drain(rt, m); }
-          });
-        }
-      }
-    }
+/* Mark from the old-to-young slots of older region r: those on dirty cards. */
+static void mark_older_region(struct rgc_runtime *rt, struct rgc_marker *m, struct rgc_region *r) {
+  if (!rgc_cards_dirty(rt, r->start, r->top)) return;
+  RGC_FOR_EACH_OBJECT(r, h) {
+    if (hflags(h) & OF_FREE) continue;
+    if (!rgc_cards_dirty(rt, h, (uint8_t *)h + h->size)) continue;
+    RGC_FOR_EACH_SLOT(h, slot, {
+      if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, m, *slot); drain(rt, m); }
+    });
   }
 }
 
@@ -117,28 +109,36 @@ static void clear_weak(struct rgc_runtime *rt, uint32_t kind) {
     }
 }
 
-/* Worker w's share of the roots, by kind (bytes per kind go to its heap's
- * record: GCMarkWithType per heap), then the shared drain. */
+/* The next task of a kind: its index, or n when none is left. */
+static inline size_t claim(_Atomic size_t *next, size_t n) {
+  if (atomic_load_explicit(next, memory_order_relaxed) >= n) return n;
+  size_t i = atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
+  return i < n ? i : n;
+}
+
+/* Worker w marks: root tasks kind by kind, each taken by whichever worker
+ * asks first (bytes per kind go to the worker's heap record: GCMarkWithType
+ * per heap), then the shared drain. */
 static void mark_worker(struct rgc_runtime *rt, int w) {
   struct rgc_marker *m = &rt->markers[w];
   struct rgc_heap_rec *hr = &rt->rec.heap[w];
   int nw = rt->nheaps;
   m->n = 0;
-  m->share = nw > 1;
+  m->share = m->par = nw > 1;
   m->lr = NULL;
   m->lbytes = 0;
-  /* Stack: root slots of the threads assigned to this worker's heap */
+  /* Stack: runs of thread root slots */
   m->counter = 0;
-  for (struct rgc_thread *t = rt->threads; t; t = t->next) {
-    if (t->heap->index != w) continue;
-    for (size_t i = 0; i < t->nroots; i++)
-      if (*t->roots[i]) { mark_obj(rt, m, *t->roots[i]); drain(rt, m); }
+  for (size_t i; (i = claim(&rt->next_root_run, rt->root_nruns)) < rt->root_nruns;) {
+    const struct rgc_root_run *run = &rt->root_runs[i];
+    for (size_t k = 0; k < run->n; k++)
+      if (*run->slots[k]) { mark_obj(rt, m, *run->slots[k]); drain(rt, m); }
   }
   hr->mark_bytes[GCS_ROOT_KIND_STACK] = m->counter;
 
   /* Finalizer: objects already f-reachable, waiting for the finalizer thread */
   m->counter = 0;
-  if (w == 0) {
+  if (claim(&rt->next_fq, 1) == 0) {
     pthread_mutex_lock(&rt->fin_lock);
     for (size_t i = 0; i < rt->fq_n; i++) {
       mark_obj(rt, m, rt->fq[(rt->fq_head + i) % rt->fq_cap]);
@@ -148,11 +148,11 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
   }
   hr->mark_bytes[GCS_ROOT_KIND_FINALIZER] = m->counter;
 
-  /* Handles: strong and pinned, chunks dealt round-robin */
+  /* Handles: strong and pinned, a chunk at a time */
   m->counter = 0;
-  int ci = 0;
+  size_t ci = 0, want = claim(&rt->next_handle_chunk, SIZE_MAX);
   for (struct rgc_handle_chunk *c = rt->handle_chunks; c; c = c->next, ci++) {
-    if (ci % nw != w) continue;
+    if (ci != want) continue;
     for (int i = 0; i < RGC_HANDLE_CHUNK; i++) {
       struct rgc_handle_slot *s = &c->slots[i];
       void *o = atomic_load_explicit(&s->obj, memory_order_relaxed);
@@ -160,18 +160,43 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
       mark_obj(rt, m, o);
       drain(rt, m);
     }
+    want = claim(&rt->next_handle_chunk, SIZE_MAX);
   }
   hr->mark_bytes[GCS_ROOT_KIND_HANDLE] = m->counter;
 
-  /* Older generations of this heap: dirty cards; then help until done */
+  /* Older generations: dirty cards, a region at a time; then help until done */
   m->counter = 0;
-  if (gcs_gen_is_ephemeral((uint32_t)rt->condemned_gen)) mark_older(rt, m, w);
+  for (size_t i; (i = claim(&rt->next_older, rt->older_n)) < rt->older_n;)
+    mark_older_region(rt, m, rt->older_regions[i]);
   for (;;) {
     drain(rt, m);
     if (nw == 1 || !rgc_pool_take(rt, m)) break;
   }
   hr->mark_bytes[GCS_ROOT_KIND_OLDER] = m->counter;
   m->share = false;
+}
+
+#define RGC_ROOT_RUN 256  /* root slots per stack task */
+
+/* List the mark tasks (GC thread, before the workers start). */
+static void list_mark_tasks(struct rgc_runtime *rt) {
+  rt->root_nruns = 0;
+  for (struct rgc_thread *t = rt->threads; t; t = t->next)
+    for (size_t i = 0; i < t->nroots; i += RGC_ROOT_RUN) {
+      struct rgc_root_run run = {t->roots + i, t->nroots - i < RGC_ROOT_RUN ? t->nroots - i : RGC_ROOT_RUN};
+      RGC_VEC_PUSH(rt->root_runs, rt->root_nruns, rt->root_runs_cap, run);
+    }
+  rt->older_n = 0;
+  if (gcs_gen_is_ephemeral((uint32_t)rt->condemned_gen))
+    for (int hi = 0; hi < rt->nheaps; hi++)
+      for (int g = 1; g < RGC_NGEN; g++)
+        for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next)
+          if (!r->condemned && r->top != r->start)
+            RGC_VEC_PUSH(rt->older_regions, rt->older_n, rt->older_cap, r);
+  atomic_store(&rt->next_root_run, 0);
+  atomic_store(&rt->next_fq, 0);
+  atomic_store(&rt->next_handle_chunk, 0);
+  atomic_store(&rt->next_older, 0);
 }
 
 /* Pinned handles: flag their condemned targets before marking (serial). */
@@ -198,6 +223,7 @@ static void pin_targets(struct rgc_runtime *rt) {
 void rgc_mark_phase(struct rgc_runtime *rt) {
   struct rgc_gc_record *rec = &rt->rec;
   pin_targets(rt);
+  list_mark_tasks(rt);
   rgc_pool_reset(rt, rt->nheaps);
   rgc_par_run(rt, mark_worker);
 

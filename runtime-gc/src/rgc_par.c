@@ -1,39 +1,111 @@
 /* rgc_par.c — server GC's worker threads and the shared mark pool.
  *
  * Workers: one per heap. Worker 0 is the GC thread itself; workers
- * 1..nheaps-1 are helper threads that sleep until the GC thread publishes a
- * job (rgc_par_run), run it with their index, and report back (fork-join).
- * Each helper adds the CPU time it spent on jobs to work_cpu_ns, so a GC's
- * CPU time covers all of its threads.
+ * 1..nheaps-1 are helper threads (fork-join). Worker w runs on the w-th CPU
+ * the process may use, when there are at least as many CPUs as heaps (as
+ * CoreCLR affinitizes its server GC threads): woken together, the workers
+ * otherwise tend to land on the waker's CPU and take turns there. Between GCs a helper sleeps on
+ * a condition variable. rgc_par_begin, at the start of a GC, wakes them; from
+ * then until rgc_par_end they spin (pause, then sched_yield) waiting for the
+ * next job, so a phase starts on every worker at once: waking a sleeping
+ * thread costs 100-200 us on a virtual machine, as much as a whole phase of
+ * a gen0 GC. A helper that finds no job for RGC_SPIN_NS sleeps again until
+ * the next job. Each helper adds the CPU time it spent on jobs to
+ * work_cpu_ns, so a GC's CPU time covers all of its threads.
  *
- * Balanced marking: each worker marks from its own roots into a local stack;
- * when the local stack is long and the shared pool is empty, half of it goes
- * to the pool. An idle worker takes work from the pool. Marking is over when
- * every worker is idle and the pool is empty. With one worker the pool is
+ * Sleeping and waking without lost wake-ups: a waiter counts itself in
+ * *_sleepers, then re-checks its condition, under work_lock; a signaller
+ * changes the condition (an atomic), then reads the sleeper count and, if
+ * non-zero, broadcasts under work_lock (both sides sequentially consistent).
+ *
+ * Balanced marking: each worker marks from its roots into a local stack;
+ * when the shared pool is empty and the local stack is long, or another
+ * worker waits for work, the bottom half of the stack goes to the pool. An idle worker spins until the pool has work or every worker
+ * is idle with the pool empty (marking is over). With one worker the pool is
  * never used. */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "rgc_internal.h"
+
+#define RGC_SPIN_NS 2000000  /* a helper spins this long for a job during a GC */
+
+/* Spin iteration i of a wait: a pause first, later a yield (more workers
+ * than cores: the thread being waited for may need this core). */
+static void spin_once(unsigned i) {
+  if (i < 128) __builtin_ia32_pause();
+  else sched_yield();
+}
+
+static void wake_sleepers(struct rgc_runtime *rt, _Atomic int *sleepers, pthread_cond_t *cv) {
+  if (atomic_load(sleepers)) {
+    pthread_mutex_lock(&rt->work_lock);
+    pthread_cond_broadcast(cv);
+    pthread_mutex_unlock(&rt->work_lock);
+  }
+}
+
+/* A helper's next job: the epoch after `seen`, or 0 when stopping. */
+static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *seen_gc) {
+  for (;;) {
+    uint64_t e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
+    if (e != seen) return e;
+    if (atomic_load(&rt->work_stop)) return 0;
+    /* a GC is running that this helper has not spun in yet: spin */
+    uint64_t gc = atomic_load(&rt->work_gc);
+    if (gc != *seen_gc && atomic_load(&rt->work_active)) {
+      *seen_gc = gc;
+      uint64_t t0 = rgc_now_ns();
+      for (unsigned i = 0;; i++) {
+        e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
+        if (e != seen) return e;
+        if (!atomic_load_explicit(&rt->work_active, memory_order_relaxed)) break;
+        if ((i & 63) == 63 && rgc_now_ns() - t0 > RGC_SPIN_NS) break;
+        spin_once(i);
+      }
+      continue;
+    }
+    /* sleep until a job, a stop, or a new GC */
+    pthread_mutex_lock(&rt->work_lock);
+    atomic_fetch_add(&rt->work_sleepers, 1);
+    while (atomic_load(&rt->work_epoch) == seen && !atomic_load(&rt->work_stop) &&
+           !(atomic_load(&rt->work_gc) != *seen_gc && atomic_load(&rt->work_active)))
+      pthread_cond_wait(&rt->work_cv, &rt->work_lock);
+    atomic_fetch_sub(&rt->work_sleepers, 1);
+    pthread_mutex_unlock(&rt->work_lock);
+  }
+}
+
+void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
+  cpu_set_t allowed;
+  if (rt->nheaps <= 1 || sched_getaffinity(0, sizeof allowed, &allowed)) return;
+  if (CPU_COUNT(&allowed) < rt->nheaps) return;  /* more heaps than CPUs: let the scheduler place them */
+  for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &allowed) || k++ != w) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)sched_setaffinity(0, sizeof one, &one);  /* best effort */
+    return;
+  }
+}
 
 static void *worker_main(void *arg) {
   struct rgc_runtime *rt = ((void **)arg)[0];
   int w = (int)(intptr_t)((void **)arg)[1];
   free(arg);
-  uint64_t seen = 0;
-  pthread_mutex_lock(&rt->work_lock);
+  rgc_worker_affinity(rt, w);
+  uint64_t seen = 0, seen_gc = 0;
   for (;;) {
-    while (rt->work_epoch == seen && !rt->work_stop) pthread_cond_wait(&rt->work_cv, &rt->work_lock);
-    if (rt->work_stop) break;
-    seen = rt->work_epoch;
+    seen = helper_wait(rt, seen, &seen_gc);
+    if (!seen) break;
     void (*fn)(struct rgc_runtime *, int) = rt->work_fn;
-    pthread_mutex_unlock(&rt->work_lock);
     uint64_t c0 = rgc_thread_cpu_ns();
     fn(rt, w);
     atomic_fetch_add(&rt->work_cpu_ns, rgc_thread_cpu_ns() - c0);
-    pthread_mutex_lock(&rt->work_lock);
-    if (++rt->work_done == rt->nheaps - 1) pthread_cond_signal(&rt->work_done_cv);
+    atomic_fetch_add(&rt->work_done, 1);
+    wake_sleepers(rt, &rt->done_sleepers, &rt->work_done_cv);
   }
-  pthread_mutex_unlock(&rt->work_lock);
   return NULL;
 }
 
@@ -42,7 +114,6 @@ int rgc_workers_start(struct rgc_runtime *rt) {
   pthread_cond_init(&rt->work_cv, NULL);
   pthread_cond_init(&rt->work_done_cv, NULL);
   pthread_mutex_init(&rt->pool_lock, NULL);
-  pthread_cond_init(&rt->pool_cv, NULL);
   if (rt->nheaps <= 1) return 0;
   rt->workers = calloc((size_t)rt->nheaps, sizeof *rt->workers);
   if (!rt->workers) return -1;
@@ -62,8 +133,8 @@ int rgc_workers_start(struct rgc_runtime *rt) {
 
 void rgc_workers_stop(struct rgc_runtime *rt) {
   if (rt->workers) {
+    atomic_store(&rt->work_stop, 1);
     pthread_mutex_lock(&rt->work_lock);
-    rt->work_stop = 1;
     pthread_cond_broadcast(&rt->work_cv);
     pthread_mutex_unlock(&rt->work_lock);
     for (int w = 1; w < rt->nheaps; w++) pthread_join(rt->workers[w], NULL);
@@ -74,9 +145,22 @@ void rgc_workers_stop(struct rgc_runtime *rt) {
   pthread_cond_destroy(&rt->work_cv);
   pthread_cond_destroy(&rt->work_done_cv);
   pthread_mutex_destroy(&rt->pool_lock);
-  pthread_cond_destroy(&rt->pool_cv);
   free(rt->pool);
+  free(rt->root_runs);
+  free(rt->older_regions);
   for (int i = 0; i < RGC_MAX_HEAPS; i++) free(rt->markers[i].ms);
+}
+
+void rgc_par_begin(struct rgc_runtime *rt) {
+  if (rt->nheaps <= 1) return;
+  atomic_store(&rt->work_active, 1);
+  atomic_fetch_add(&rt->work_gc, 1);
+  wake_sleepers(rt, &rt->work_sleepers, &rt->work_cv);
+}
+
+void rgc_par_end(struct rgc_runtime *rt) {
+  if (rt->nheaps <= 1) return;
+  atomic_store(&rt->work_active, 0);
 }
 
 void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) {
@@ -84,23 +168,50 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) 
     fn(rt, 0);
     return;
   }
-  pthread_mutex_lock(&rt->work_lock);
+  int helpers = rt->nheaps - 1;
   rt->work_fn = fn;
-  rt->work_done = 0;
-  rt->work_epoch++;
-  pthread_cond_broadcast(&rt->work_cv);
-  pthread_mutex_unlock(&rt->work_lock);
+  atomic_store(&rt->work_done, 0);
+  atomic_fetch_add_explicit(&rt->work_epoch, 1, memory_order_release);
+  wake_sleepers(rt, &rt->work_sleepers, &rt->work_cv);
   fn(rt, 0);
+  for (unsigned i = 0; i < 4096; i++) {
+    if (atomic_load(&rt->work_done) == helpers) return;
+    spin_once(i);
+  }
   pthread_mutex_lock(&rt->work_lock);
-  while (rt->work_done < rt->nheaps - 1) pthread_cond_wait(&rt->work_done_cv, &rt->work_lock);
+  atomic_fetch_add(&rt->done_sleepers, 1);
+  while (atomic_load(&rt->work_done) != helpers) pthread_cond_wait(&rt->work_done_cv, &rt->work_lock);
+  atomic_fetch_sub(&rt->done_sleepers, 1);
   pthread_mutex_unlock(&rt->work_lock);
+}
+
+/* rgc_par_heaps: each worker takes the next heap not taken yet. */
+static void heap_job(struct rgc_runtime *rt, int w) {
+  (void)w;
+  for (;;) {
+    int h = atomic_fetch_add_explicit(&rt->next_heap_job, 1, memory_order_relaxed);
+    if (h >= rt->nheaps) return;
+    rt->heap_fn(rt, h);
+  }
+}
+
+void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) {
+  if (rt->nheaps <= 1) {
+    fn(rt, 0);
+    return;
+  }
+  rt->heap_fn = fn;
+  atomic_store(&rt->next_heap_job, 0);
+  rgc_par_run(rt, heap_job);
 }
 
 void rgc_pool_reset(struct rgc_runtime *rt, int nworkers) {
   rt->pool_n = 0;
   rt->pool_idle = 0;
+  atomic_store(&rt->pool_waiting, 0);
   rt->pool_nworkers = nworkers;
   atomic_store(&rt->pool_hint, 0);
+  atomic_store(&rt->pool_done, 0);
 }
 
 void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m) {
@@ -108,30 +219,37 @@ void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m) {
   pthread_mutex_lock(&rt->pool_lock);
   for (size_t i = 0; i < give; i++) RGC_VEC_PUSH(rt->pool, rt->pool_n, rt->pool_cap, m->ms[i]);
   atomic_store_explicit(&rt->pool_hint, rt->pool_n, memory_order_relaxed);
-  if (rt->pool_idle) pthread_cond_broadcast(&rt->pool_cv);
   pthread_mutex_unlock(&rt->pool_lock);
   memmove(m->ms, m->ms + give, (m->n - give) * sizeof *m->ms);
   m->n -= give;
 }
 
 bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {
-  pthread_mutex_lock(&rt->pool_lock);
   bool idle = false;
-  for (;;) {
-    if (rt->pool_n) {
-      if (idle) rt->pool_idle--;
-      size_t take = rt->pool_n < 64 ? rt->pool_n : 64;
-      for (size_t i = 0; i < take; i++) RGC_VEC_PUSH(m->ms, m->n, m->cap, rt->pool[--rt->pool_n]);
-      atomic_store_explicit(&rt->pool_hint, rt->pool_n, memory_order_relaxed);
+  for (unsigned i = 0;; i++) {
+    if (atomic_load_explicit(&rt->pool_done, memory_order_acquire)) return false;
+    if (!idle || atomic_load_explicit(&rt->pool_hint, memory_order_relaxed)) {
+      pthread_mutex_lock(&rt->pool_lock);
+      if (rt->pool_n) {
+        if (idle) atomic_store_explicit(&rt->pool_waiting, --rt->pool_idle, memory_order_relaxed);
+        size_t take = rt->pool_n < 64 ? rt->pool_n : 64;
+        for (size_t k = 0; k < take; k++) RGC_VEC_PUSH(m->ms, m->n, m->cap, rt->pool[--rt->pool_n]);
+        atomic_store_explicit(&rt->pool_hint, rt->pool_n, memory_order_relaxed);
+        pthread_mutex_unlock(&rt->pool_lock);
+        return true;
+      }
+      if (!idle) {
+        idle = true;
+        atomic_store_explicit(&rt->pool_waiting, ++rt->pool_idle, memory_order_relaxed);
+      }
+      if (rt->pool_idle == rt->pool_nworkers) {
+        /* every worker idle, nothing left: marking is over */
+        atomic_store_explicit(&rt->pool_done, 1, memory_order_release);
+        pthread_mutex_unlock(&rt->pool_lock);
+        return false;
+      }
       pthread_mutex_unlock(&rt->pool_lock);
-      return true;
     }
-    if (!idle) { idle = true; rt->pool_idle++; }
-    if (rt->pool_idle == rt->pool_nworkers) {
-      pthread_cond_broadcast(&rt->pool_cv);
-      pthread_mutex_unlock(&rt->pool_lock);
-      return false;
-    }
-    pthread_cond_wait(&rt->pool_cv, &rt->pool_lock);
+    spin_once(i);
   }
 }

@@ -36,7 +36,8 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
   rt->cards = c;
   rt->slot_owner = malloc(rt->nslots * sizeof *rt->slot_owner);
   rt->slot_gen = malloc(rt->nslots * sizeof *rt->slot_gen);
-  rt->regions = calloc(rt->nslots, sizeof *rt->regions);
+  rt->regions = aligned_alloc(_Alignof(struct rgc_region), rt->nslots * sizeof *rt->regions);
+  if (rt->regions) memset(rt->regions, 0, rt->nslots * sizeof *rt->regions);
   if (!rt->slot_owner || !rt->slot_gen || !rt->regions) {
     if (err) snprintf(err, errlen, "out of memory for region tables");
     return -1;

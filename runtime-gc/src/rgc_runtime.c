@@ -24,6 +24,7 @@ static char *read_cmdline(void) {
 
 static void *gc_main(void *arg) {
   struct rgc_runtime *rt = arg;
+  rgc_worker_affinity(rt, 0);  /* server GC: worker 0 */
   pthread_mutex_lock(&rt->req_lock);
   for (;;) {
     while (!rt->req_pending && !rt->stopping) pthread_cond_wait(&rt->req_cv, &rt->req_lock);
@@ -58,6 +59,7 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     return 0;
   }
   uint64_t target;
+  bool wake_workers = false;
   if (!rq->induced && (rt->req_pending || rt->gc_running)) {
     /* join the pending or running GC */
     target = rt->gc_done + (rt->gc_running ? 1 : 0) + (rt->req_pending ? 1 : 0);
@@ -75,8 +77,12 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     rt->req_pending = true;
     target = rt->gc_done + (rt->gc_running ? 2 : 1);
     pthread_cond_signal(&rt->req_cv);
+    wake_workers = !rt->gc_running;
   }
   pthread_mutex_unlock(&rt->req_lock);
+  /* server GC: the heaps' workers wake now, with the GC thread (waking a
+   * sleeping thread takes long on some machines) */
+  if (wake_workers) rgc_par_begin(rt);
   /* wait in "native": the GC must not wait for this thread */
   if (t) rgc_enter_native(t);
   pthread_mutex_lock(&rt->req_lock);
@@ -157,7 +163,9 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
   }
   uint64_t g0min, g0max;
   if (rgc_config_check(&cfg, &g0min, &g0max, err, errlen)) return NULL;
-  struct rgc_runtime *rt = calloc(1, sizeof *rt);
+  /* aligned: the per-heap and per-worker parts start on their own cache lines */
+  struct rgc_runtime *rt = aligned_alloc(_Alignof(struct rgc_runtime), sizeof *rt);
+  if (rt) memset(rt, 0, sizeof *rt);
   if (!rt) {
     if (err) snprintf(err, errlen, "out of memory");
     return NULL;
