@@ -96,6 +96,7 @@ struct rgc_config {
   unsigned high_mem_percent; /* 90 */
   int verify_heap;           /* 0 */
   enum rgc_compact_mode compact_mode;
+  int no_affinitize;         /* 0: server GC pins its worker w to the w-th CPU the process may use */
 };
 
 /* Fill defaults. */

@@ -30,12 +30,13 @@ bad:
 
 int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
   enum knob { SERVER, CONCURRENT, HEAP_COUNT, GEN0_SIZE, GEN0_MAX_BUDGET, LOH_THRESHOLD,
-              HEAP_HARD_LIMIT, HIGH_MEM_PERCENT, VERIFY_HEAP };
+              HEAP_HARD_LIMIT, HIGH_MEM_PERCENT, VERIFY_HEAP, NO_AFFINITIZE };
   static const struct { const char *name; enum knob which; } knobs[] = {
     {"RGC_gcServer", SERVER}, {"RGC_gcConcurrent", CONCURRENT}, {"RGC_GCHeapCount", HEAP_COUNT},
     {"RGC_GCgen0size", GEN0_SIZE}, {"RGC_GCgen0MaxBudget", GEN0_MAX_BUDGET},
     {"RGC_GCLOHThreshold", LOH_THRESHOLD}, {"RGC_GCHeapHardLimit", HEAP_HARD_LIMIT},
     {"RGC_GCHighMemPercent", HIGH_MEM_PERCENT}, {"RGC_VERIFY_HEAP", VERIFY_HEAP},
+    {"RGC_GCNoAffinitize", NO_AFFINITIZE},
   };
   for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
     const char *s = getenv(knobs[i].name);
@@ -52,6 +53,7 @@ int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
     case HEAP_HARD_LIMIT: cfg->heap_hard_limit = v; break;
     case HIGH_MEM_PERCENT: cfg->high_mem_percent = (unsigned)v; if (v > 100) goto range; break;
     case VERIFY_HEAP: cfg->verify_heap = v != 0; break;
+    case NO_AFFINITIZE: cfg->no_affinitize = v != 0; break;
     }
     continue;
   range:

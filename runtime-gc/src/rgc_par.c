@@ -78,7 +78,7 @@ static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *see
 
 void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
   cpu_set_t allowed;
-  if (rt->nheaps <= 1 || sched_getaffinity(0, sizeof allowed, &allowed)) return;
+  if (rt->nheaps <= 1 || rt->cfg.no_affinitize || sched_getaffinity(0, sizeof allowed, &allowed)) return;
   if (CPU_COUNT(&allowed) < rt->nheaps) return;  /* more heaps than CPUs: let the scheduler place them */
   for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
     if (!CPU_ISSET(cpu, &allowed) || k++ != w) continue;
