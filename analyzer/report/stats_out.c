@@ -152,32 +152,165 @@ void st_write_json(FILE *o, const struct st_model *m) {
 
 /* ---- CSV: every column of the gcs table, complete or not --------------------- */
 
-int st_write_csv(FILE *o, sqlite3 *db, int pid) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
-                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) "
-                         "ORDER BY g.trace_id, g.pid, g.list_index",
-                         -1, &s, NULL) != SQLITE_OK)
-    return -1;
-  sqlite3_bind_int(s, 1, pid);
-  int n = sqlite3_column_count(s);
-  for (int c = 0; c < n; c++) fprintf(o, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
-  fputc('\n', o);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < n; c++) {
-      if (c) fputc(',', o);
-      switch (sqlite3_column_type(s, c)) {
-      case SQLITE_NULL: break;
-      case SQLITE_INTEGER: fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c)); break;
-      case SQLITE_FLOAT: fprintf(o, "%.15g", sqlite3_column_double(s, c)); break;
-      default: rpt_csv_str(o, (const char *)sqlite3_column_text(s, c));
-      }
-    }
-    fputc('\n', o);
+/* One cell as the csv has always written it: NULL empty, integers "%lld",
+ * reals "%.15g", anything else as text. */
+static void csv_cell(struct rpt_wbuf *w, sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL: break;
+  case SQLITE_INTEGER: rpt_wbuf_i64(w, (long long)sqlite3_value_int64(v)); break;
+  case SQLITE_FLOAT: rpt_wbuf_g(w, sqlite3_value_double(v), 15); break;
+  default: rpt_wbuf_csv_str(w, (const char *)sqlite3_value_text(v));
   }
-  sqlite3_finalize(s);
+}
+
+/* process_name: the first processes row of (trace_id, pid), looked up once
+ * per process (rows come ordered by trace_id, pid) rather than per GC; the
+ * cell's text (csv_cell's) into *cell. */
+static int csv_process_name(sqlite3_stmt *name, int64_t trace_id, int pid, char **cell, size_t *cell_len) {
+  sqlite3_reset(name);
+  sqlite3_bind_int64(name, 1, trace_id);
+  sqlite3_bind_int(name, 2, pid);
+  sqlite3_value *v = sqlite3_step(name) == SQLITE_ROW ? sqlite3_column_value(name, 0) : NULL;
+  int ty = v ? sqlite3_value_type(v) : SQLITE_NULL;
+  const char *text = ty == SQLITE_TEXT || ty == SQLITE_BLOB ? (const char *)sqlite3_value_text(v) : NULL;
+  size_t cap = (text ? 2 * strlen(text) : 0) + 3 + RPT_FMT_MAX, n = 0;
+  char *b = malloc(cap);
+  if (!b) return -1;
+  if (ty == SQLITE_INTEGER) {
+    n = (size_t)snprintf(b, cap, "%lld", (long long)sqlite3_value_int64(v));
+  } else if (ty == SQLITE_FLOAT) {
+    n = rpt_fmt_g(b, sqlite3_value_double(v), 15);
+  } else if (text && !strpbrk(text, ",\"\n\r")) {
+    n = strlen(text);
+    memcpy(b, text, n);
+  } else if (text) {
+    b[n++] = '"';
+    for (const char *t = text; *t; t++) {
+      if (*t == '"') b[n++] = '"';
+      b[n++] = *t;
+    }
+    b[n++] = '"';
+  }
+  free(*cell);
+  *cell = b;
+  *cell_len = n;
   return 0;
+}
+
+/* The csv's state while SQLite steps through the rows. */
+struct csv_run {
+  struct rpt_wbuf *w;
+  sqlite3_stmt *name;           /* the process_name lookup */
+  int c_trace, c_pid;           /* argument index of trace_id and pid */
+  char *pname;                  /* the current process's cell */
+  size_t pname_len;
+  int64_t cur_trace;
+  int cur_pid, have, failed;
+};
+
+/* One row: process_name, then every cell. */
+static int csv_row(struct csv_run *r, sqlite3_value **v, int n) {
+  int64_t t = r->c_trace >= 0 ? sqlite3_value_int64(v[r->c_trace]) : 0;
+  int p = r->c_pid >= 0 ? sqlite3_value_int(v[r->c_pid]) : 0;
+  if (!r->have || t != r->cur_trace || p != r->cur_pid) {
+    if (csv_process_name(r->name, t, p, &r->pname, &r->pname_len)) return -1;
+    r->cur_trace = t;
+    r->cur_pid = p;
+    r->have = 1;
+  }
+  rpt_wbuf_mem(r->w, r->pname, r->pname_len);
+  for (int c = 0; c < n; c++) {
+    rpt_wbuf_char(r->w, ',');
+    csv_cell(r->w, v[c]);
+  }
+  rpt_wbuf_char(r->w, '\n');
+  return 0;
+}
+
+/* The row as an SQL function of every column: SQLite hands the function its
+ * registers, which costs far less per cell than sqlite3_column_value. */
+static void csv_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  struct csv_run *r = sqlite3_user_data(ctx);
+  if (csv_row(r, argv, argc)) {
+    r->failed = 1;
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+#define CSV_ROW_FN "gcscope_csv_row"
+
+int st_write_csv(FILE *o, sqlite3 *db, int pid) {
+  static const char from[] = " FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) "
+                             "ORDER BY g.trace_id, g.pid, g.list_index";
+  sqlite3_stmt *s = NULL, *cols = NULL;
+  struct csv_run r = {.c_trace = -1, .c_pid = -1};
+  char *sql = NULL;
+  int rc = -1, fn = 0;
+  if (sqlite3_prepare_v2(db, "SELECT name FROM processes p WHERE p.trace_id = ?1 AND p.pid = ?2 LIMIT 1", -1, &r.name,
+                         NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, "SELECT g.* FROM gcs g LIMIT 0", -1, &cols, NULL) != SQLITE_OK)
+    goto out;
+  r.w = malloc(sizeof *r.w);
+  if (!r.w) goto out;
+  r.w->f = o;
+  r.w->n = 0;
+  /* The header: process_name, then the gcs columns. */
+  int n = sqlite3_column_count(cols);
+  size_t sql_len = sizeof "SELECT " + strlen(CSV_ROW_FN) + 2 + sizeof from;
+  rpt_wbuf_str(r.w, "process_name");
+  for (int c = 0; c < n; c++) {
+    const char *cn = sqlite3_column_name(cols, c);
+    if (strcmp(cn, "trace_id") == 0) r.c_trace = c;
+    if (strcmp(cn, "pid") == 0) r.c_pid = c;
+    rpt_wbuf_char(r.w, ',');
+    rpt_wbuf_str(r.w, cn);
+    sql_len += 2 * strlen(cn) + 8;
+  }
+  rpt_wbuf_char(r.w, '\n');
+  /* SELECT gcscope_csv_row(g."c1", ...) when the function may take every
+   * column (SQLITE_LIMIT_FUNCTION_ARG, 127 by default); else g.* read cell by cell. */
+  fn = n > 0 && n <= sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, -1) &&
+       sqlite3_create_function(db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) == SQLITE_OK;
+  sql = malloc(sql_len);
+  if (!sql) goto out;
+  size_t at = 0;
+  if (fn) {
+    at += (size_t)sprintf(sql, "SELECT %s(", CSV_ROW_FN);
+    for (int c = 0; c < n; c++) {
+      sql[at++] = c ? ',' : ' ';
+      at += (size_t)sprintf(sql + at, "g.\"");
+      for (const char *p = sqlite3_column_name(cols, c); *p; p++) {
+        if (*p == '"') sql[at++] = '"';
+        sql[at++] = *p;
+      }
+      sql[at++] = '"';
+    }
+    sql[at++] = ')';
+  } else {
+    at += (size_t)sprintf(sql, "SELECT g.*");
+  }
+  memcpy(sql + at, from, sizeof from);
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto out;
+  sqlite3_bind_int(s, 1, pid);
+  sqlite3_value **v = fn ? NULL : malloc(sizeof *v * (size_t)(n ? n : 1));
+  int step = SQLITE_NOMEM;
+  while ((fn || v) && (step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (fn) continue;   /* the function wrote the row */
+    for (int c = 0; c < n; c++) v[c] = sqlite3_column_value(s, c);
+    if (csv_row(&r, v, n)) break;
+  }
+  free(v);
+  rc = step == SQLITE_DONE && !r.failed ? 0 : -1;
+out:
+  if (r.w) rpt_wbuf_flush(r.w);
+  free(r.w);
+  free(r.pname);
+  free(sql);
+  sqlite3_finalize(s);
+  sqlite3_finalize(cols);
+  sqlite3_finalize(r.name);
+  if (fn) sqlite3_create_function(db, CSV_ROW_FN, -1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  return rc;
 }
 
 /* ---- HTML: self-contained, inline SVG ---------------------------------------- */

@@ -124,6 +124,178 @@ static void test_num(void) {
   CHECK(bad == 0);
 }
 
+/* ---- printf-free %g and JSON numbers (rpt_fmt.c) ----------------------------- */
+
+/* What rpt_fmt_g and rpt_fmt_json must write: printf's own text. */
+static void ref_g(char *out, double v, int prec) { snprintf(out, RPT_FMT_MAX, "%.*g", prec, v); }
+static void ref_json(char *out, double v) {
+  if (!isfinite(v)) strcpy(out, "null");
+  else if (v == floor(v) && fabs(v) < 1e15) snprintf(out, RPT_FMT_MAX, "%.0f", v);
+  else snprintf(out, RPT_FMT_MAX, "%.17g", v);
+}
+
+static int fmt_bad;
+static void check_fmt(double v) {
+  char b[RPT_FMT_MAX], r[RPT_FMT_MAX];
+  static const int precs[] = { 15, 17, 1, 6, 16 };
+  for (size_t i = 0; i < sizeof precs / sizeof precs[0] && fmt_bad < 8; i++) {
+    size_t n = rpt_fmt_g(b, v, precs[i]);
+    ref_g(r, v, precs[i]);
+    if (strcmp(b, r) != 0 || n != strlen(r)) {
+      fprintf(stderr, "rpt_fmt_g(%a, %d) = \"%s\", printf \"%s\"\n", v, precs[i], b, r);
+      fmt_bad++;
+    }
+  }
+  size_t n = rpt_fmt_json(b, v);
+  ref_json(r, v);
+  if (strcmp(b, r) != 0 || n != strlen(r)) {
+    fprintf(stderr, "rpt_fmt_json(%a) = \"%s\", want \"%s\"\n", v, b, r);
+    fmt_bad++;
+  }
+}
+
+static void test_fmt(void) {
+  char b[RPT_FMT_MAX];
+  /* Exact expected text, independent of printf. */
+  CHECK(rpt_fmt_g(b, 0.0, 15) == 1 && strcmp(b, "0") == 0);
+  CHECK(rpt_fmt_g(b, -0.0, 15) == 2 && strcmp(b, "-0") == 0);
+  rpt_fmt_g(b, 0.1, 17);
+  CHECK(strcmp(b, "0.10000000000000001") == 0);
+  rpt_fmt_g(b, 0.1, 15);
+  CHECK(strcmp(b, "0.1") == 0);
+  rpt_fmt_g(b, 1e15, 15);
+  CHECK(strcmp(b, "1e+15") == 0);
+  rpt_fmt_g(b, 123456789012345.0, 15);
+  CHECK(strcmp(b, "123456789012345") == 0);
+  rpt_fmt_g(b, 0.0001, 15);
+  CHECK(strcmp(b, "0.0001") == 0);
+  rpt_fmt_g(b, 0.00001, 15);
+  CHECK(strcmp(b, "1e-05") == 0);
+  rpt_fmt_g(b, -2.5e-300, 15);
+  CHECK(strcmp(b, "-2.5e-300") == 0);
+  rpt_fmt_g(b, 1.7976931348623157e308, 17);
+  CHECK(strcmp(b, "1.7976931348623157e+308") == 0);
+  rpt_fmt_g(b, 4.9406564584124654e-324, 17);
+  CHECK(strcmp(b, "4.9406564584124654e-324") == 0);
+  /* Exact decimal ties go to the even digit: 1234567890123455 and ...65 are
+   * doubles (< 2^53); 15 digits keep ...45|5 -> ...46 and ...46|5 -> ...46. */
+  rpt_fmt_g(b, 1234567890123455.0, 15);
+  CHECK(strcmp(b, "1.23456789012346e+15") == 0);
+  rpt_fmt_g(b, 1234567890123465.0, 15);
+  CHECK(strcmp(b, "1.23456789012346e+15") == 0);
+  rpt_fmt_g(b, 0.125, 2);
+  CHECK(strcmp(b, "0.12") == 0);
+  rpt_fmt_g(b, 0.375, 2);
+  CHECK(strcmp(b, "0.38") == 0);
+  /* A carry into a new digit: 9.9999999999999995 (the double below 10) -> 10. */
+  rpt_fmt_g(b, nextafter(10.0, 0), 15);
+  CHECK(strcmp(b, "10") == 0);
+  rpt_fmt_g(b, nextafter(1e-4, 0), 15);
+  CHECK(strcmp(b, "0.0001") == 0);
+  rpt_fmt_g(b, nextafter(1e-4, 0), 17);
+  CHECK(strcmp(b, "9.9999999999999991e-05") == 0);
+  CHECK(rpt_fmt_json(b, NAN) == 4 && strcmp(b, "null") == 0);
+  rpt_fmt_json(b, -INFINITY);
+  CHECK(strcmp(b, "null") == 0);
+  rpt_fmt_json(b, -0.0);
+  CHECK(strcmp(b, "-0") == 0);
+  rpt_fmt_json(b, 999999999999999.0);
+  CHECK(strcmp(b, "999999999999999") == 0);
+  rpt_fmt_json(b, 1e15);
+  CHECK(strcmp(b, "1000000000000000") == 0);
+  rpt_fmt_json(b, 12.3456);
+  CHECK(strcmp(b, "12.345599999999999") == 0);
+  rpt_fmt_json(b, -7.0);
+  CHECK(strcmp(b, "-7") == 0);
+
+  /* Against printf: edge values, then random ones of every kind. */
+  static const double edges[] = {
+    0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 9.5, 99.5, 0.05, 0.15, 0.25, 1e-4, 1e-5,
+    9.99999999999999e-5, 1e14, 1e15, 1e16, 1e17, 1e21, 1e22, 1e23, 1e28, 1e29, 1e-11, 1e-12, 1e100, 1e-100,
+    1e300, 1e-300, 2.2250738585072014e-308, 4.9406564584124654e-324, 1.7976931348623157e308,
+    9007199254740992.0, 9007199254740993.0, 18014398509481984.0, 4503599627370495.5, 123456.789,
+    999999999999999.9, 99999999999999.99, 0.999999999999999944, 1.00000000000000022, 5e-324,
+    INFINITY, -INFINITY, NAN,
+  };
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+    check_fmt(edges[i]);
+    check_fmt(-edges[i]);
+    if (isfinite(edges[i])) {
+      check_fmt(nextafter(edges[i], INFINITY));
+      check_fmt(nextafter(edges[i], -INFINITY));
+    }
+  }
+  for (int i = 0; i < 300000 && fmt_bad < 8; i++) {
+    uint64_t x = next_rand();
+    double v;
+    switch (x % 6) {
+    case 0: { /* any finite bit pattern */
+      uint64_t bits = next_rand();
+      memcpy(&v, &bits, sizeof v);
+      if (!isfinite(v)) v = 1.5;
+      break;
+    }
+    case 1: /* report-like magnitudes: mantissa * 10^(-12..18) */
+      v = (double)(next_rand() >> 11) / 9007199254740992.0 * pow(10, (double)((x >> 3) % 31) - 12);
+      break;
+    case 2: /* short decimals, as milliseconds and MB are: k / 10^(0..6) */
+      v = (double)(next_rand() % 100000000) / pow(10, (double)((x >> 3) % 7));
+      break;
+    case 3: /* integers up to 2^53 and a bit beyond, where 15/16/17 digits tie */
+      v = (double)(next_rand() >> (11 - (x >> 3) % 4));
+      break;
+    case 4: { /* decimal ties at 15 and 17 digits: (2k+1) * 5 * 10^e, e small */
+      double k = (double)(next_rand() % 1000000000000000ull);
+      v = (k * 10 + 5) * pow(10, (double)((x >> 3) % 5));
+      break;
+    }
+    default: /* powers of ten and two, one ulp either side */
+      v = (x >> 3) & 1 ? pow(10, (double)((x >> 4) % 60) - 30) : ldexp(1.0, (int)((x >> 4) % 200) - 100);
+      v = nextafter(v, (x >> 10) & 1 ? INFINITY : -INFINITY);
+      break;
+    }
+    if ((x >> 12) & 1) v = -v;
+    check_fmt(v);
+  }
+  CHECK(fmt_bad == 0);
+
+  /* The write buffer: text longer than the buffer, and many small writes. */
+  FILE *f = tmpfile();
+  CHECK(f != NULL);
+  if (!f) return;
+  static struct rpt_wbuf w;
+  w.f = f;
+  w.n = 0;
+  for (int i = 0; i < 20000; i++) {
+    rpt_wbuf_i64(&w, i - 10000);
+    rpt_wbuf_char(&w, ',');
+    rpt_wbuf_g(&w, i / 7.0, 15);
+    rpt_wbuf_char(&w, '\n');
+  }
+  static char big[100000];
+  memset(big, 'z', sizeof big - 1);
+  rpt_wbuf_str(&w, big);
+  rpt_wbuf_json_str(&w, "a\"b\\c\n");
+  rpt_wbuf_csv_str(&w, "x,\"y\"");
+  rpt_wbuf_flush(&w);
+  long len = ftell(f);
+  rewind(f);
+  char *all = malloc((size_t)len + 1);
+  CHECK(all && fread(all, 1, (size_t)len, f) == (size_t)len);
+  if (all) {
+    all[len] = 0;
+    char want[64];
+    CHECK(strncmp(all, "-10000,0\n-9999,0.142857142857143\n", 33) == 0);
+    snprintf(want, sizeof want, "9999,%.15g\n", 19999 / 7.0);
+    const char *z = strchr(all, 'z');
+    CHECK(z && z - all >= (long)strlen(want) && strncmp(z - strlen(want), want, strlen(want)) == 0);
+    CHECK(z && strspn(z, "z") == sizeof big - 1);
+    CHECK(strcmp(all + len - strlen("\"a\\\"b\\\\c\\u000a\"\"x,\"\"y\"\"\""), "\"a\\\"b\\\\c\\u000a\"\"x,\"\"y\"\"\"") == 0);
+    free(all);
+  }
+  fclose(f);
+}
+
 /* ---- aligned table ------------------------------------------------------------ */
 
 static char *print_to_string(const struct rpt_table *t, int color) {
@@ -328,6 +500,7 @@ int main(int argc, char **argv) {
   CHECK(fabs(st_percentile(x, 1, 99) - 1) < 1e-12);
   CHECK(isnan(st_percentile(x, 0, 50)));
   test_num();
+  test_fmt();
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
   test_mmu();
