@@ -22,6 +22,64 @@ static void jkv(FILE *o, const char *k, double v, int comma) {
   rpt_json_num(o, v);
 }
 
+/* "%.0f" of an integral value (the GC index) */
+static void wbuf_f0(struct rpt_wbuf *w, double v) {
+  if (isfinite(v) && v == floor(v) && fabs(v) < 1e15) {
+    rpt_wbuf_json_num(w, v);
+  } else {
+    char b[400];
+    int n = snprintf(b, sizeof b, "%.0f", v);
+    rpt_wbuf_mem(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+  }
+}
+
+/* The per-GC objects: most of the json's bytes, written through one buffer. */
+static void json_gcs(FILE *o, const struct st_proc *p) {
+  struct rpt_wbuf wb, *w = &wb;       /* fwrite()s to o after what o holds */
+  char keys[STC_COUNT][64];          /* ", \"column\": " */
+  size_t klen[STC_COUNT];
+  w->f = o;
+  w->n = 0;
+  for (int c = 0; c < STC_COUNT; c++) {
+    int n = snprintf(keys[c], sizeof keys[c], ", \"%s\": ", st_cols[c].name);
+    klen[c] = n < 0 ? 0 : (size_t)n < sizeof keys[c] ? (size_t)n : sizeof keys[c] - 1;
+  }
+  for (int i2 = 0; i2 < p->ngcs; i2++) {
+    const struct st_gc *g = &p->gcs[i2];
+    rpt_wbuf_str(w, i2 ? ",\n    {\"index\": " : "\n    {\"index\": ");
+    wbuf_f0(w, g->v[STC_gc_index]);
+    rpt_wbuf_str(w, ", \"gen\": ");
+    rpt_wbuf_i64(w, g->gen);
+    rpt_wbuf_str(w, ", \"type\": \"");
+    rpt_wbuf_str(w, gcs_type_letter((uint32_t)g->type));
+    rpt_wbuf_str(w, "\", \"reason\": ");
+    rpt_wbuf_json_str(w, g->reason);
+    rpt_wbuf_str(w, ", \"gen_name\": ");
+    rpt_wbuf_json_str(w, g->gen_name);
+    rpt_wbuf_str(w, g->complete ? ", \"complete\": true" : ", \"complete\": false");
+    for (int c = 0; c < STC_COUNT; c++) {
+      if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
+      rpt_wbuf_mem(w, keys[c], klen[c]);
+      rpt_wbuf_json_num(w, g->v[c]);
+    }
+    rpt_wbuf_str(w, ", \"duration_msec\": ");
+    rpt_wbuf_json_num(w, g->duration_msec);
+    rpt_wbuf_str(w, ", \"phh_count\": ");
+    rpt_wbuf_i64(w, g->phh_count);
+    rpt_wbuf_str(w, ", \"condemned\": {");
+    int n = 0;
+    for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
+      if (g->cr[k]) {
+        rpt_wbuf_str(w, n++ ? ", \"" : "\"");
+        rpt_wbuf_str(w, cr_cols[k] + 3);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_i64(w, g->cr[k]);
+      }
+    rpt_wbuf_str(w, "}}");
+  }
+  rpt_wbuf_flush(w);
+}
+
 void st_write_json(FILE *o, const struct st_model *m) {
   fprintf(o, "{\"warnings\": [");
   int nw = 0;
@@ -126,25 +184,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
       fputc('}', o);
     }
     fprintf(o, "],\n   \"gcs\": [");
-    for (int i2 = 0; i2 < p->ngcs; i2++) {
-      const struct st_gc *g = &p->gcs[i2];
-      fprintf(o, "%s\n    {\"index\": %.0f, \"gen\": %d, \"type\": \"%s\", \"reason\": ", i2 ? "," : "",
-              g->v[STC_gc_index], g->gen, gcs_type_letter((uint32_t)g->type));
-      rpt_json_str(o, g->reason);
-      fprintf(o, ", \"gen_name\": ");
-      rpt_json_str(o, g->gen_name);
-      fprintf(o, ", \"complete\": %s", g->complete ? "true" : "false");
-      for (int c = 0; c < STC_COUNT; c++) {
-        if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
-        jkv(o, st_cols[c].name, g->v[c], 1);
-      }
-      jkv(o, "duration_msec", g->duration_msec, 1);
-      fprintf(o, ", \"phh_count\": %d, \"condemned\": {", g->phh_count);
-      int n = 0;
-      for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
-        if (g->cr[k]) fprintf(o, "%s\"%s\": %d", n++ ? ", " : "", cr_cols[k] + 3, g->cr[k]);
-      fprintf(o, "}}");
-    }
+    json_gcs(o, p);
     fprintf(o, "]}");
   }
   fprintf(o, "]}\n");
