@@ -57,7 +57,7 @@ static int load_span(sqlite3 *db, const struct st_proc *p, int64_t *first, int64
 /* A cursor over the paused time before x, for x that never decreases: the
  * same value as ins_timeline's binary search, found by walking forward. */
 struct cursor { const struct ins_timeline *t; size_t j; };
-static int64_t paused_before(struct cursor *c, int64_t x) {
+static inline int64_t paused_before(struct cursor *c, int64_t x) {
   const struct ins_timeline *t = c->t;
   while (c->j < t->n && t->end[c->j] <= x) c->j++;
   int64_t v = t->cum[c->j];
@@ -83,6 +83,7 @@ double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w) {
     if (s > last) s = last;
     int64_t v = paused_before(&hi, s + w) - paused_before(&lo, s);
     if (v > best) best = v;
+    if (best >= w) return 0.0;   /* a window wholly paused: nothing can be worse (1 - w / w) */
   }
   int64_t v = paused_before(&hi, last + w) - paused_before(&lo, last);
   if (v > best) best = v;

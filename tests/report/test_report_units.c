@@ -296,6 +296,41 @@ static void test_fmt(void) {
   fclose(f);
 }
 
+/* ---- st_sort_doubles against qsort ------------------------------------------ */
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_sort(void) {
+  enum { N = 5000 };
+  static double a[N], b[N];
+  for (int round = 0; round < 40; round++) {
+    int n = round < 4 ? round * 30 : N - round * 17;   /* small ones take qsort's path */
+    for (int i = 0; i < n; i++) {
+      uint64_t x = next_rand();
+      switch ((round + i) % 5) {
+      case 0: a[i] = (double)(x % 100) / 10; break;                     /* many equal values */
+      case 1: a[i] = -(double)(x % 1000) * 0.37; break;                 /* negatives */
+      case 2: a[i] = ldexp((double)(x >> 12), (int)(x % 200) - 150); break;
+      case 3: a[i] = (x & 1) ? 0.0 : 1e300; break;
+      default: a[i] = (double)(x % 7) - 3; break;
+      }
+    }
+    if (round % 10 == 9) a[n / 2] = -0.0;     /* qsort's own path */
+    if (round % 10 == 8) a[n / 3] = NAN;
+    memcpy(b, a, sizeof a[0] * (size_t)n);
+    st_sort_doubles(a, n);
+    qsort(b, (size_t)n, sizeof b[0], cmp_dbl);
+    CHECK(memcmp(a, b, sizeof a[0] * (size_t)n) == 0);
+  }
+  double c[] = { 3, -1, 2.5, 2.5, -1e-300, 0, 7, 1e308, -1e308, 0.5 };
+  st_sort_doubles(c, 10);
+  const double want[] = { -1e308, -1, -1e-300, 0, 0.5, 2.5, 2.5, 3, 7, 1e308 };
+  CHECK(memcmp(c, want, sizeof c) == 0);
+}
+
 /* ---- aligned table ------------------------------------------------------------ */
 
 static char *print_to_string(const struct rpt_table *t, int color) {
@@ -501,6 +536,7 @@ int main(int argc, char **argv) {
   CHECK(isnan(st_percentile(x, 0, 50)));
   test_num();
   test_fmt();
+  test_sort();
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
   test_mmu();
