@@ -40,17 +40,27 @@ static const char digit_pairs[201] =
   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
   "8081828384858687888990919293949596979899";
 
-/* The decimal digits of u, exactly `width` of them (leading zeros), into out. */
-static void put_digits(char *out, uint64_t u, int width) {
+/* The decimal digits of u < 10^8, exactly `width` of them, into out. */
+static inline void put_digits32(char *out, uint32_t u, int width) {
   int i = width;
   while (i >= 2) {
-    unsigned d = (unsigned)(u % 100);
+    uint32_t d = u % 100;
     u /= 100;
     i -= 2;
-    out[i] = digit_pairs[2 * d];
-    out[i + 1] = digit_pairs[2 * d + 1];
+    memcpy(out + i, digit_pairs + 2 * d, 2);
   }
   if (i) out[0] = (char)('0' + u % 10);
+}
+
+/* The decimal digits of u, exactly `width` of them (leading zeros), into out:
+ * eight at a time in 32-bit arithmetic. */
+static inline void put_digits(char *out, uint64_t u, int width) {
+  while (width > 8) {
+    width -= 8;
+    put_digits32(out + width, (uint32_t)(u % 100000000), 8);
+    u /= 100000000;
+  }
+  put_digits32(out, (uint32_t)u, width);
 }
 
 /* The number of decimal digits of u (1 for 0). */
@@ -229,19 +239,25 @@ void rpt_wbuf_mem(struct rpt_wbuf *w, const char *s, size_t len) {
   w->n += len;
 }
 
-void rpt_wbuf_i64(struct rpt_wbuf *w, long long v) {
+size_t rpt_fmt_i64(char *buf, long long v) {
   uint64_t u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  char *p = rpt_wbuf_room(w, 21);
-  if (u < 10) {                                  /* 0 and flags: most integer cells */
-    if (v < 0) *p++ = '-';
-    *p = (char)('0' + u);
-    w->n += 1 + (v < 0);
+  size_t o = 0;
+  if (v < 0) buf[o++] = '-';
+  int nd = count_digits(u);
+  put_digits(buf + o, u, nd);
+  o += (size_t)nd;
+  buf[o] = 0;
+  return o;
+}
+
+void rpt_wbuf_i64(struct rpt_wbuf *w, long long v) {
+  char *p = rpt_wbuf_room(w, 24);
+  if ((unsigned long long)v < 10) {              /* 0 and flags: most integer cells */
+    *p = (char)('0' + v);
+    w->n++;
     return;
   }
-  if (v < 0) *p++ = '-';
-  int nd = count_digits(u);
-  put_digits(p, u, nd);
-  w->n += (size_t)nd + (v < 0);
+  w->n += rpt_fmt_i64(p, v);
 }
 
 void rpt_wbuf_g(struct rpt_wbuf *w, double v, int prec) {

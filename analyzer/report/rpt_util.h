@@ -65,6 +65,7 @@ void rpt_json_num(FILE *out, double v); /* NaN/inf -> null */
 #define RPT_FMT_MAX 40
 size_t rpt_fmt_g(char *buf, double v, int prec);
 size_t rpt_fmt_json(char *buf, double v);
+size_t rpt_fmt_i64(char *buf, long long v);                   /* "%lld" */
 
 /* A write buffer in front of a FILE (the csv and json writers: one fwrite
  * per 64 KB instead of a call per field). Flush before using f directly. */

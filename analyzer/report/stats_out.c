@@ -59,8 +59,9 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     rpt_wbuf_str(w, g->complete ? ", \"complete\": true" : ", \"complete\": false");
     for (int c = 0; c < STC_COUNT; c++) {
       if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
-      rpt_wbuf_mem(w, keys[c], klen[c]);
-      rpt_wbuf_json_num(w, g->v[c]);
+      char *at = rpt_wbuf_room(w, sizeof keys[c] + RPT_FMT_MAX);
+      memcpy(at, keys[c], klen[c]);
+      w->n += klen[c] + rpt_fmt_json(at + klen[c], g->v[c]);
     }
     rpt_wbuf_str(w, ", \"duration_msec\": ");
     rpt_wbuf_json_num(w, g->duration_msec);
@@ -192,20 +193,42 @@ void st_write_json(FILE *o, const struct st_model *m) {
 
 /* ---- CSV: every column of the gcs table, complete or not --------------------- */
 
-/* One cell as the csv has always written it: NULL empty, integers "%lld",
- * reals "%.15g", anything else as text. */
-static void csv_cell(struct rpt_wbuf *w, sqlite3_value *v) {
+/* ",cell", as the csv has always written a cell: NULL empty, integers "%lld",
+ * reals "%.15g", anything else as text; numbers written in place. */
+static void csv_next_cell(struct rpt_wbuf *w, sqlite3_value *v) {
+  char *p = rpt_wbuf_room(w, RPT_FMT_MAX + 1);
+  *p++ = ',';
   switch (sqlite3_value_type(v)) {
-  case SQLITE_NULL: break;
-  case SQLITE_INTEGER: rpt_wbuf_i64(w, (long long)sqlite3_value_int64(v)); break;
-  case SQLITE_FLOAT: rpt_wbuf_g(w, sqlite3_value_double(v), 15); break;
-  default: rpt_wbuf_csv_str(w, (const char *)sqlite3_value_text(v));
+  case SQLITE_NULL: w->n++; break;
+  case SQLITE_INTEGER: {
+    long long x = (long long)sqlite3_value_int64(v);
+    if ((unsigned long long)x < 10) {
+      *p = (char)('0' + x);
+      w->n += 2;
+    } else {
+      w->n += 1 + rpt_fmt_i64(p, x);
+    }
+    break;
+  }
+  case SQLITE_FLOAT: {
+    double d = sqlite3_value_double(v);
+    if (d == 0 && !signbit(d)) {
+      *p = '0';
+      w->n += 2;
+    } else {
+      w->n += 1 + rpt_fmt_g(p, d, 15);
+    }
+    break;
+  }
+  default:
+    w->n++;
+    rpt_wbuf_csv_str(w, (const char *)sqlite3_value_text(v));
   }
 }
 
 /* process_name: the first processes row of (trace_id, pid), looked up once
  * per process (rows come ordered by trace_id, pid) rather than per GC; the
- * cell's text (csv_cell's) into *cell. */
+ * cell's text (as csv_next_cell writes it) into *cell. */
 static int csv_process_name(sqlite3_stmt *name, int64_t trace_id, int pid, char **cell, size_t *cell_len) {
   sqlite3_reset(name);
   sqlite3_bind_int64(name, 1, trace_id);
@@ -259,10 +282,7 @@ static int csv_row(struct csv_run *r, sqlite3_value **v, int n) {
     r->have = 1;
   }
   rpt_wbuf_mem(r->w, r->pname, r->pname_len);
-  for (int c = 0; c < n; c++) {
-    rpt_wbuf_char(r->w, ',');
-    csv_cell(r->w, v[c]);
-  }
+  for (int c = 0; c < n; c++) csv_next_cell(r->w, v[c]);
   rpt_wbuf_char(r->w, '\n');
   return 0;
 }
