@@ -1,5 +1,6 @@
 /* stats_out.c — `gcscope stats --format json|csv|html`. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -298,78 +299,219 @@ static void csv_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 }
 
 #define CSV_ROW_FN "gcscope_csv_row"
+/* Rows in the order of the gcs_by_proc index (trace_id, pid, list_index, then
+ * rowid), so (trace_id, pid, list_index, id) ranges cut it into parts. */
+#define CSV_FROM " FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1)"
+#define CSV_ORDER " ORDER BY g.trace_id, g.pid, g.list_index"
+#define CSV_KEY "(g.trace_id, g.pid, g.list_index, g.id)"
+/* From this many rows the csv is written in two halves at once (two threads,
+ * two connections): reading every column is most of its time. */
+#define CSV_SPLIT_ROWS 20000
 
-int st_write_csv(FILE *o, sqlite3 *db, int pid) {
-  static const char from[] = " FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) "
-                             "ORDER BY g.trace_id, g.pid, g.list_index";
-  sqlite3_stmt *s = NULL, *cols = NULL;
-  struct csv_run r = {.c_trace = -1, .c_pid = -1};
+/* What a part of the csv needs: the gcs columns, and its key range. */
+struct csv_part {
+  sqlite3 *db;
+  FILE *out;
+  int pid, ncols, c_trace, c_pid;
+  const char *select;           /* "SELECT gcscope_csv_row(g."c1", ...)" or "SELECT g.*" */
+  int fn;                       /* select calls CSV_ROW_FN */
+  int64_t lo[4], hi[4];         /* rows with key >= lo (has_lo) and < hi (has_hi) */
+  int has_lo, has_hi;
+  int rc;
+};
+
+/* Writes the part's rows (no header) to part->out. 0, or -1 (db error or no memory). */
+static int csv_write_part(struct csv_part *pt) {
+  struct csv_run r = {.c_trace = pt->c_trace, .c_pid = pt->c_pid};
+  sqlite3_stmt *s = NULL;
+  sqlite3_value **v = NULL;
   char *sql = NULL;
   int rc = -1, fn = 0;
-  if (sqlite3_prepare_v2(db, "SELECT name FROM processes p WHERE p.trace_id = ?1 AND p.pid = ?2 LIMIT 1", -1, &r.name,
-                         NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(db, "SELECT g.* FROM gcs g LIMIT 0", -1, &cols, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(pt->db, "SELECT name FROM processes p WHERE p.trace_id = ?1 AND p.pid = ?2 LIMIT 1", -1,
+                         &r.name, NULL) != SQLITE_OK)
     goto out;
   r.w = malloc(sizeof *r.w);
-  if (!r.w) goto out;
-  r.w->f = o;
+  size_t len = strlen(pt->select) + sizeof CSV_FROM + sizeof CSV_ORDER + 2 * (sizeof CSV_KEY + 40);
+  sql = malloc(len);
+  if (!r.w || !sql) goto out;
+  r.w->f = pt->out;
   r.w->n = 0;
-  /* The header: process_name, then the gcs columns. */
-  int n = sqlite3_column_count(cols);
-  size_t sql_len = sizeof "SELECT " + strlen(CSV_ROW_FN) + 2 + sizeof from;
-  rpt_wbuf_str(r.w, "process_name");
-  for (int c = 0; c < n; c++) {
-    const char *cn = sqlite3_column_name(cols, c);
-    if (strcmp(cn, "trace_id") == 0) r.c_trace = c;
-    if (strcmp(cn, "pid") == 0) r.c_pid = c;
-    rpt_wbuf_char(r.w, ',');
-    rpt_wbuf_str(r.w, cn);
-    sql_len += 2 * strlen(cn) + 8;
-  }
-  rpt_wbuf_char(r.w, '\n');
-  /* SELECT gcscope_csv_row(g."c1", ...) when the function may take every
-   * column (SQLITE_LIMIT_FUNCTION_ARG, 127 by default); else g.* read cell by cell. */
-  fn = n > 0 && n <= sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, -1) &&
-       sqlite3_create_function(db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) == SQLITE_OK;
-  sql = malloc(sql_len);
-  if (!sql) goto out;
-  size_t at = 0;
-  if (fn) {
-    at += (size_t)sprintf(sql, "SELECT %s(", CSV_ROW_FN);
-    for (int c = 0; c < n; c++) {
-      sql[at++] = c ? ',' : ' ';
-      at += (size_t)sprintf(sql + at, "g.\"");
-      for (const char *p = sqlite3_column_name(cols, c); *p; p++) {
-        if (*p == '"') sql[at++] = '"';
-        sql[at++] = *p;
-      }
-      sql[at++] = '"';
-    }
-    sql[at++] = ')';
+  snprintf(sql, len, "%s%s%s%s%s", pt->select, CSV_FROM, pt->has_lo ? " AND " CSV_KEY " >= (?2, ?3, ?4, ?5)" : "",
+           pt->has_hi ? " AND " CSV_KEY " < (?6, ?7, ?8, ?9)" : "", CSV_ORDER);
+  if (pt->fn) {
+    if (sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) != SQLITE_OK) goto out;
+    fn = 1;
   } else {
-    at += (size_t)sprintf(sql, "SELECT g.*");
+    v = malloc(sizeof *v * (size_t)(pt->ncols ? pt->ncols : 1));
+    if (!v) goto out;
   }
-  memcpy(sql + at, from, sizeof from);
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto out;
-  sqlite3_bind_int(s, 1, pid);
-  sqlite3_value **v = fn ? NULL : malloc(sizeof *v * (size_t)(n ? n : 1));
-  int step = SQLITE_NOMEM;
-  while ((fn || v) && (step = sqlite3_step(s)) == SQLITE_ROW) {
+  if (sqlite3_prepare_v2(pt->db, sql, -1, &s, NULL) != SQLITE_OK) goto out;
+  sqlite3_bind_int(s, 1, pt->pid);
+  for (int i = 0; i < 4; i++) {
+    if (pt->has_lo) sqlite3_bind_int64(s, 2 + i, pt->lo[i]);
+    if (pt->has_hi) sqlite3_bind_int64(s, 6 + i, pt->hi[i]);
+  }
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
     if (fn) continue;   /* the function wrote the row */
-    for (int c = 0; c < n; c++) v[c] = sqlite3_column_value(s, c);
-    if (csv_row(&r, v, n)) break;
+    for (int c = 0; c < pt->ncols; c++) v[c] = sqlite3_column_value(s, c);
+    if (csv_row(&r, v, pt->ncols)) {
+      r.failed = 1;
+      break;
+    }
   }
-  free(v);
-  rc = step == SQLITE_DONE && !r.failed ? 0 : -1;
+  rc = (step == SQLITE_DONE || step == SQLITE_ROW) && !r.failed ? 0 : -1;
 out:
   if (r.w) rpt_wbuf_flush(r.w);
   free(r.w);
   free(r.pname);
   free(sql);
+  free(v);
   sqlite3_finalize(s);
-  sqlite3_finalize(cols);
   sqlite3_finalize(r.name);
-  if (fn) sqlite3_create_function(db, CSV_ROW_FN, -1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  if (fn) sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  return rc;
+}
+
+static void *csv_part_thread(void *arg) {
+  struct csv_part *pt = arg;
+  pt->rc = csv_write_part(pt);
+  return NULL;
+}
+
+/* The key of the row in the middle of the csv, when there are enough rows
+ * to split; 0 when found. */
+static int csv_middle(sqlite3 *db, int pid, int64_t key[4]) {
+  sqlite3_stmt *s;
+  int64_t n = 0;
+  int rc = -1;
+  if (sqlite3_prepare_v2(db, "SELECT count(*)" CSV_FROM, -1, &s, NULL) != SQLITE_OK) return -1;
+  sqlite3_bind_int(s, 1, pid);
+  if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  if (n < CSV_SPLIT_ROWS) return -1;
+  if (sqlite3_prepare_v2(db, "SELECT g.trace_id, g.pid, g.list_index, g.id" CSV_FROM CSV_ORDER " LIMIT 1 OFFSET ?2", -1,
+                         &s, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int(s, 1, pid);
+  sqlite3_bind_int64(s, 2, n / 2);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    for (int i = 0; i < 4; i++) key[i] = sqlite3_column_int64(s, i);
+    rc = 0;
+  }
+  sqlite3_finalize(s);
+  return rc;
+}
+
+/* A second read-only connection to db's file with the same traces in scope
+ * (temp.input_traces); NULL if that cannot be had. */
+static sqlite3 *csv_second_connection(sqlite3 *db) {
+  const char *file = sqlite3_db_filename(db, "main");
+  sqlite3 *d2 = NULL;
+  sqlite3_stmt *ids = NULL, *ins = NULL;
+  int ok = 0;
+  if (!file || !*file || sqlite3_open_v2(file, &d2, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    goto out;
+  sqlite3_busy_timeout(d2, GCS_INPUT_BUSY_MS);
+  if (sqlite3_exec(d2, "CREATE TEMP TABLE input_traces(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, "SELECT id FROM temp.input_traces", -1, &ids, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(d2, "INSERT INTO temp.input_traces VALUES (?)", -1, &ins, NULL) != SQLITE_OK)
+    goto out;
+  int rc;
+  while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
+    sqlite3_bind_int64(ins, 1, sqlite3_column_int64(ids, 0));
+    if (sqlite3_step(ins) != SQLITE_DONE) goto out;
+    sqlite3_reset(ins);
+  }
+  ok = rc == SQLITE_DONE;
+out:
+  sqlite3_finalize(ids);
+  sqlite3_finalize(ins);
+  if (!ok) {
+    sqlite3_close(d2);
+    d2 = NULL;
+  }
+  return d2;
+}
+
+int st_write_csv(FILE *o, sqlite3 *db, int pid) {
+  sqlite3_stmt *cols = NULL;
+  char *select = NULL;
+  int rc = -1;
+  if (sqlite3_prepare_v2(db, "SELECT g.* FROM gcs g LIMIT 0", -1, &cols, NULL) != SQLITE_OK) return -1;
+  struct csv_part a = {.db = db, .out = o, .pid = pid, .c_trace = -1, .c_pid = -1};
+  /* The header: process_name, then the gcs columns. */
+  int n = sqlite3_column_count(cols);
+  size_t sql_len = sizeof "SELECT " + strlen(CSV_ROW_FN) + 2;
+  fputs("process_name", o);
+  for (int c = 0; c < n; c++) {
+    const char *cn = sqlite3_column_name(cols, c);
+    if (strcmp(cn, "trace_id") == 0) a.c_trace = c;
+    if (strcmp(cn, "pid") == 0) a.c_pid = c;
+    fputc(',', o);
+    fputs(cn, o);
+    sql_len += 2 * strlen(cn) + 8;
+  }
+  fputc('\n', o);
+  a.ncols = n;
+  /* SELECT gcscope_csv_row(g."c1", ...) when the function may take every
+   * column (SQLITE_LIMIT_FUNCTION_ARG, 127 by default); else g.* read cell by cell. */
+  a.fn = n > 0 && n <= sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, -1);
+  select = malloc(sql_len);
+  if (!select) goto out;
+  size_t at = 0;
+  if (a.fn) {
+    at += (size_t)sprintf(select, "SELECT %s(", CSV_ROW_FN);
+    for (int c = 0; c < n; c++) {
+      select[at++] = c ? ',' : ' ';
+      at += (size_t)sprintf(select + at, "g.\"");
+      for (const char *p = sqlite3_column_name(cols, c); *p; p++) {
+        if (*p == '"') select[at++] = '"';
+        select[at++] = *p;
+      }
+      select[at++] = '"';
+    }
+    select[at++] = ')';
+    select[at] = 0;
+  } else {
+    strcpy(select, "SELECT g.*");
+  }
+  a.select = select;
+  /* Many rows: the second half on a second connection and thread, into
+   * memory, written after the first half. */
+  struct csv_part b = a;
+  int64_t mid[4];
+  char *mem = NULL;
+  size_t mem_len = 0;
+  pthread_t th;
+  int split = 0;
+  if (a.fn && csv_middle(db, pid, mid) == 0 && (b.db = csv_second_connection(db)) != NULL) {
+    b.out = open_memstream(&mem, &mem_len);
+    memcpy(b.lo, mid, sizeof mid);
+    b.has_lo = 1;
+    memcpy(a.hi, mid, sizeof mid);
+    a.has_hi = 1;
+    split = b.out && pthread_create(&th, NULL, csv_part_thread, &b) == 0;
+    if (!split) {
+      if (b.out) fclose(b.out);
+      free(mem);
+      mem = NULL;
+      sqlite3_close(b.db);
+      a.has_hi = 0;
+    }
+  }
+  rc = csv_write_part(&a);
+  if (split) {
+    pthread_join(th, NULL);
+    fclose(b.out);
+    sqlite3_close(b.db);
+    if (rc == 0 && b.rc == 0) fwrite(mem, 1, mem_len, o);
+    else rc = -1;
+    free(mem);
+  }
+out:
+  free(select);
+  sqlite3_finalize(cols);
   return rc;
 }
 

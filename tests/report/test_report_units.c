@@ -424,6 +424,156 @@ static char *text_of(const struct st_model *m) {
   return s;
 }
 
+/* ---- csv: against the writer it replaced --------------------------------------- */
+
+/* The csv as st_write_csv wrote it before (one query, printf): the reference. */
+static void ref_csv(FILE *o, sqlite3 *db, int pid) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
+                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE g.trace_id IN (SELECT id FROM "
+                         "temp.input_traces) AND (?1 < 0 OR g.pid = ?1) ORDER BY g.trace_id, g.pid, g.list_index",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int(s, 1, pid);
+  int n = sqlite3_column_count(s);
+  for (int c = 0; c < n; c++) fprintf(o, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
+  fputc('\n', o);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < n; c++) {
+      if (c) fputc(',', o);
+      switch (sqlite3_column_type(s, c)) {
+      case SQLITE_NULL: break;
+      case SQLITE_INTEGER: fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c)); break;
+      case SQLITE_FLOAT: fprintf(o, "%.15g", sqlite3_column_double(s, c)); break;
+      default: rpt_csv_str(o, (const char *)sqlite3_column_text(s, c));
+      }
+    }
+    fputc('\n', o);
+  }
+  sqlite3_finalize(s);
+}
+
+static char *file_text(FILE *f, long *len) {
+  fflush(f);
+  *len = ftell(f);
+  rewind(f);
+  char *t = malloc((size_t)*len + 1);
+  if (t && fread(t, 1, (size_t)*len, f) != (size_t)*len) {
+    free(t);
+    return NULL;
+  }
+  if (t) t[*len] = 0;
+  return t;
+}
+
+/* 30,000 GCs over three processes of two traces (enough rows for the csv to
+ * be written in two halves at once), list_index ties, NULLs, text to quote,
+ * reals of every size: byte for byte the old writer's csv, whole and per pid. */
+static void test_csv(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/test_report_csv.db", dir);
+  unlink(path);
+  sqlite3 *w;
+  CHECK(sqlite3_open(path, &w) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, GCS_SCHEMA_SQL, NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(w,
+                     "INSERT INTO traces (id, path, identity, event_count, gc_event_count, discarded, source, "
+                     "imported_ns) VALUES (1, 'a', 'a', 0, 0, 0, 'lttng', 0), (2, 'b', 'b', 0, 0, 0, 'lttng', 0);"
+                     "INSERT INTO processes (trace_id, pid, name, event_count, gc_event_count) VALUES "
+                     "(1, 7, 'app, \"quoted\"', 0, 0), (1, 9, NULL, 0, 0), (2, 7, 'other', 0, 0);"
+                     "INSERT INTO gc_process_summary (trace_id, pid, clr_instance, gc_count, incomplete_count, "
+                     "induced_count, total_pause_msec, total_alloc_mb, total_promoted_mb, process_duration_msec, "
+                     "pct_pause_time, lost_events) VALUES (1, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), "
+                     "(1, 9, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), (2, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0);",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_stmt *ins;
+  CHECK(sqlite3_prepare_v2(w,
+                           "INSERT INTO gcs (trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, "
+                           "reason, reason_name, complete, incomplete_why, start_ns, pause_msec, peak_mb, "
+                           "pct_pause_time, gen0_mb, suspend_begin_ns, restart_end_ns, bgc_prep_suspend_begin_ns, "
+                           "bgc_prep_restart_end_ns) "
+                           "VALUES (?1, ?2, 0, ?3, ?4, ?5, ?14, '0N', 0, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16, ?17, ?18)",
+                           -1, &ins, NULL) == SQLITE_OK);
+  sqlite3_exec(w, "BEGIN", NULL, NULL, NULL);
+  int bad_ins = 0;
+  for (int i = 0; i < 30000; i++) {
+    int proc = i % 3;  /* rows stored interleaved: the csv orders them */
+    uint64_t x = next_rand();
+    sqlite3_bind_int(ins, 1, proc == 2 ? 2 : 1);
+    sqlite3_bind_int(ins, 2, proc == 1 ? 9 : 7);
+    sqlite3_bind_int(ins, 3, i);
+    sqlite3_bind_int(ins, 4, (i / 3) / 2);  /* every list_index twice */
+    sqlite3_bind_int(ins, 5, (int)(x % 3));
+    sqlite3_bind_text(ins, 6, x % 5 == 0 ? "Alloc,\"Small\"" : "AllocSmall", -1, SQLITE_STATIC);
+    sqlite3_bind_int(ins, 7, (int)(x % 7 != 0));
+    if (x % 7 == 0) sqlite3_bind_text(ins, 8, "trace ended\ninside it", -1, SQLITE_STATIC);
+    else sqlite3_bind_null(ins, 8);
+    sqlite3_bind_int64(ins, 9, (int64_t)(1700000000000000000ull + (x >> 20)));
+    sqlite3_bind_double(ins, 10, (double)(x % 100000) / 1000.0);
+    double big;
+    uint64_t bits = next_rand();
+    memcpy(&big, &bits, sizeof big);
+    if (!isfinite(big)) big = -0.0;
+    if (x % 11 == 0) sqlite3_bind_null(ins, 11);
+    else sqlite3_bind_double(ins, 11, x % 2 ? big : (double)(x % 977) * 0.1);
+    sqlite3_bind_double(ins, 12, (double)(x >> 11) / 9007199254740992.0 * 100);
+    sqlite3_bind_double(ins, 13, x % 13 == 0 ? 1e15 * (double)(x % 50) : (double)(x % 4000) / 3.0);
+    /* Pauses as the gc_pauses view sees them: SuspendEEBegin or else GCStart,
+     * to RestartEEEnd; a background GC's final pause. */
+    int64_t t = 1000000000 + (int64_t)i * 20000000;
+    sqlite3_bind_int(ins, 14, (int)(x % 4 == 1));
+    if (x % 4 == 0) sqlite3_bind_null(ins, 15);
+    else sqlite3_bind_int64(ins, 15, t - (int64_t)(x % 1000));
+    if (x % 9 == 0) sqlite3_bind_null(ins, 16);
+    else sqlite3_bind_int64(ins, 16, t + (int64_t)(x % 30000000));
+    sqlite3_bind_int64(ins, 17, t + 5000000);
+    if (x % 8 == 5) sqlite3_bind_null(ins, 18);
+    else sqlite3_bind_int64(ins, 18, t + 5000000 + (int64_t)(x % 3000000));
+    if (sqlite3_step(ins) != SQLITE_DONE) bad_ins++;
+    sqlite3_reset(ins);
+  }
+  sqlite3_exec(w, "COMMIT", NULL, NULL, NULL);
+  CHECK(bad_ins == 0);
+  sqlite3_finalize(ins);
+  CHECK(sqlite3_exec(w, GCS_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(w);
+
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
+  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
+  CHECK(db != NULL);
+  if (!db) return;
+  static const int pids[] = { -1, 7, 9, 12345 };
+  for (size_t k = 0; k < sizeof pids / sizeof pids[0]; k++) {
+    FILE *a = tmpfile(), *b = tmpfile();
+    CHECK(a && b);
+    if (!a || !b) break;
+    CHECK(st_write_csv(a, db, pids[k]) == 0);
+    ref_csv(b, db, pids[k]);
+    long la, lb;
+    char *ta = file_text(a, &la), *tb = file_text(b, &lb);
+    CHECK(ta && tb && la == lb && memcmp(ta, tb, (size_t)la) == 0);
+    if (k == 0) CHECK(la > 1000000);   /* the whole csv is there */
+    free(ta);
+    free(tb);
+    fclose(a);
+    fclose(b);
+  }
+  /* st_load's overhead figures, from the GC rows, are those of the view. */
+  struct st_model m;
+  CHECK(st_load(db, -1, ST_LOAD_TEXT, &m, err, sizeof err) == 0 && m.nprocs == 3);
+  for (int i = 0; i < m.nprocs; i++) {
+    struct st_proc copy = m.procs[i];
+    CHECK(m.procs[i].ov.have && st_load_overhead(db, &copy) == 0);
+    CHECK(memcmp(&m.procs[i].ov, &copy.ov, sizeof copy.ov) == 0);
+  }
+  st_free(&m);
+  gcs_input_close(&in);
+  unlink(path);
+}
+
 static void test_load(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/test_report_units.db", dir);
@@ -473,6 +623,14 @@ static void test_load(const char *dir) {
     /* Derived figures: complete GCs 1.5 and 2 ms. */
     CHECK(n1->roll[0].count == 2 && n1->roll[0].total_pause == 3.5 && n1->kinds[ST_K_BGC].count == 1);
     CHECK(n1->roll[0].total_alloc == 10); /* sum of total_alloc_mb over complete GCs: 4 + 6 */
+  }
+  /* The overhead figures from the loaded GC rows are those of the gc_pauses view. */
+  for (int i = 0; i < all.nprocs; i++) {
+    struct st_proc copy = all.procs[i];
+    CHECK(st_load_overhead(db, &copy) == 0);
+    const struct st_overhead *x = &all.procs[i].ov, *y = &copy.ov;
+    CHECK(x->have == y->have);
+    CHECK(memcmp(x, y, sizeof *x) == 0);
   }
   /* The 120-column text is the same from either load. */
   char *tn = text_of(&narrow), *ta = text_of(&all);
@@ -539,6 +697,7 @@ int main(int argc, char **argv) {
   test_sort();
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
+  test_csv(argc > 1 ? argv[1] : ".");
   test_mmu();
   return check_done();
 }
