@@ -8,9 +8,10 @@
  * s = P - 1 - floor(log10 |v|). The product m * 5^s * 2^(k+s) is formed
  * exactly in 128 bits (as a quotient when s < 0), so N and the rounding,
  * half to even on an exact tie as printf does in the default rounding mode,
- * are exact. Values whose product does not fit (|s| > 27: about |v| < 1e-11
- * or > 1e28 for 17 digits) go through snprintf. The text (fixed or
- * exponent style, trailing zeros removed) follows C11 7.21.6.1 for %g. */
+ * are exact. Values whose product does not fit (|s| > 27: |v| below about
+ * 1e-11, or above about 1e41) and precisions over 17 go through snprintf. The
+ * text (fixed or exponent style, trailing zeros removed) follows C11
+ * 7.21.6.1 for %g. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

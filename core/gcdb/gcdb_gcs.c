@@ -192,6 +192,9 @@ static int have_row_fn(sqlite3 *db) {
     sqlite3_finalize(s);
     return 1;
   }
+#ifndef SQLITE_DIRECTONLY
+#define SQLITE_DIRECTONLY 0   /* SQLite < 3.30: no such flag */
+#endif
   return sqlite3_create_function(db, ROW_FN, -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, row_fn, NULL, NULL) ==
          SQLITE_OK;
 }
@@ -212,9 +215,10 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
     snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
     return -1;
   }
-  if (as_fn) {
-    int i = sqlite3_bind_parameter_index(s, ":state");
-    if (i > 0) sqlite3_bind_pointer(s, i, &st, ROW_FN, NULL);
+  if (as_fn && sqlite3_bind_pointer(s, sqlite3_bind_parameter_index(s, ":state"), &st, ROW_FN, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return -1;
   }
   bind_named(s, ":trace", q->trace_id);
   bind_named(s, ":pid", q->pid);
