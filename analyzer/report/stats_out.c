@@ -331,17 +331,17 @@ static int csv_write_part(struct csv_part *pt) {
                          &r.name, NULL) != SQLITE_OK)
     goto out;
   r.w = malloc(sizeof *r.w);
-  size_t len = strlen(pt->select) + sizeof CSV_FROM + sizeof CSV_ORDER + 2 * (sizeof CSV_KEY + 40);
+  size_t len = strlen(pt->select) + sizeof "SELECT g.*" + sizeof CSV_FROM + sizeof CSV_ORDER + 2 * (sizeof CSV_KEY + 40);
   sql = malloc(len);
   if (!r.w || !sql) goto out;
   r.w->f = pt->out;
   r.w->n = 0;
-  snprintf(sql, len, "%s%s%s%s%s", pt->select, CSV_FROM, pt->has_lo ? " AND " CSV_KEY " >= (?2, ?3, ?4, ?5)" : "",
-           pt->has_hi ? " AND " CSV_KEY " < (?6, ?7, ?8, ?9)" : "", CSV_ORDER);
-  if (pt->fn) {
-    if (sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) != SQLITE_OK) goto out;
-    fn = 1;
-  } else {
+  /* Without the function (it cannot be registered): g.* read cell by cell. */
+  fn = pt->fn && sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) == SQLITE_OK;
+  snprintf(sql, len, "%s%s%s%s%s", fn ? pt->select : "SELECT g.*", CSV_FROM,
+           pt->has_lo ? " AND " CSV_KEY " >= (?2, ?3, ?4, ?5)" : "", pt->has_hi ? " AND " CSV_KEY " < (?6, ?7, ?8, ?9)" : "",
+           CSV_ORDER);
+  if (!fn) {
     v = malloc(sizeof *v * (size_t)(pt->ncols ? pt->ncols : 1));
     if (!v) goto out;
   }
