@@ -23,7 +23,9 @@ int ins_timeline_build(struct ins_timeline *t, const struct ins_pause *p, size_t
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
     if (p[i].end_ns > p[i].start_ns) s[m++] = p[i];
-  qsort(s, m, sizeof *s, cmp_pause_start);
+  size_t sorted = 1;   /* pauses read in GC order are usually in order already */
+  while (sorted < m && s[sorted - 1].start_ns <= s[sorted].start_ns) sorted++;
+  if (sorted < m) qsort(s, m, sizeof *s, cmp_pause_start);
   size_t k = 0;
   for (size_t i = 0; i < m; i++) {
     if (k > 0 && s[i].start_ns <= t->end[k - 1]) {

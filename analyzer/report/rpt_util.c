@@ -36,11 +36,14 @@ void rpt_json_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* "null" for NaN and infinities, "%.0f" for an integer below 1e15, else "%.17g"
+ * (the text comes from rpt_fmt_json, which writes exactly that). */
 void rpt_json_num(FILE *out, double v) {
-  if (!isfinite(v)) fputs("null", out);
-  else if (v == floor(v) && fabs(v) < 1e15) fprintf(out, "%.0f", v);
-  else fprintf(out, "%.17g", v);
+  char b[RPT_FMT_MAX];
+  size_t n = rpt_fmt_json(b, v);
+  fwrite(b, 1, n, out);
 }
+
 
 void rpt_html_str(FILE *out, const char *s) {
   if (!s) return;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* What text and HTML print for a value PerfView shows as NaN or Infinity
  * (an empty kind, a ratio whose divisor is 0); CSV and JSON write null. */
@@ -56,5 +57,39 @@ void rpt_table_free(struct rpt_table *t);
 void rpt_csv_str(FILE *out, const char *s);
 void rpt_json_str(FILE *out, const char *s);
 void rpt_json_num(FILE *out, double v); /* NaN/inf -> null */
+
+/* Number text without printf (rpt_fmt.c), byte for byte what printf writes.
+ * rpt_fmt_g: snprintf(buf, RPT_FMT_MAX, "%.*g", prec, v); rpt_fmt_json:
+ * rpt_json_num's text ("null", "%.0f" for integers below 1e15, else "%.17g").
+ * buf holds RPT_FMT_MAX bytes; both return the length. */
+#define RPT_FMT_MAX 40
+size_t rpt_fmt_g(char *buf, double v, int prec);
+size_t rpt_fmt_json(char *buf, double v);
+size_t rpt_fmt_i64(char *buf, long long v);                   /* "%lld" */
+
+/* A write buffer in front of a FILE (the csv and json writers: one fwrite
+ * per 64 KB instead of a call per field). Flush before using f directly. */
+struct rpt_wbuf {
+  FILE *f;
+  size_t n;
+  char b[65536];
+};
+void rpt_wbuf_flush(struct rpt_wbuf *w);
+void rpt_wbuf_mem(struct rpt_wbuf *w, const char *s, size_t len);
+void rpt_wbuf_i64(struct rpt_wbuf *w, long long v);
+void rpt_wbuf_g(struct rpt_wbuf *w, double v, int prec);      /* "%.*g" */
+void rpt_wbuf_json_num(struct rpt_wbuf *w, double v);         /* rpt_json_num */
+void rpt_wbuf_json_str(struct rpt_wbuf *w, const char *s);    /* rpt_json_str */
+void rpt_wbuf_csv_str(struct rpt_wbuf *w, const char *s);     /* rpt_csv_str */
+/* At least len free bytes at the end of the buffer (len <= its size). */
+static inline char *rpt_wbuf_room(struct rpt_wbuf *w, size_t len) {
+  if (w->n + len > sizeof w->b) rpt_wbuf_flush(w);
+  return w->b + w->n;
+}
+static inline void rpt_wbuf_char(struct rpt_wbuf *w, char c) {
+  if (w->n == sizeof w->b) rpt_wbuf_flush(w);
+  w->b[w->n++] = c;
+}
+static inline void rpt_wbuf_str(struct rpt_wbuf *w, const char *s) { rpt_wbuf_mem(w, s, strlen(s)); }
 
 #endif /* RPT_UTIL_H */

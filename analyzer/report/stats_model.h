@@ -151,14 +151,25 @@ enum { ST_LOAD_PROCS, ST_LOAD_TEXT, ST_LOAD_ALL };
 int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_t errlen);
 void st_free(struct st_model *m);
 
-/* Fills p->ov from the gcs/processes/traces tables (called by st_load).
+/* Fills p->ov from the gcs/processes/traces tables.
  * Returns 0 (p->ov.have 0 when the process has no timed pause) or -1. */
 int st_load_overhead(sqlite3 *db, struct st_proc *p);
+/* The same from pauses already read (st_load takes them from the GC rows it
+ * loads: st_pause_of_gc appends a GC's 0, 1 or 2 pauses of the gc_pauses view). */
+struct ins_pause;
+struct gcs_gcdb_gc;
+int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n);
+void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n);
 
 /* ins_mmu (ins_overhead.h) for one window size, the same value in O(n) rather
  * than O(n log n): the report computes 13 sizes per process, up to 10^5 GCs. */
 struct ins_timeline;
 double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w);
+
+/* Sorts x ascending: exactly the array qsort with a (x < y) - (x > y)
+ * comparison leaves (glibc's stable merge sort), faster (a radix sort when
+ * x holds no -0.0 and no NaN). */
+void st_sort_doubles(double *x, int n);
 
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);

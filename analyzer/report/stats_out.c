@@ -1,5 +1,6 @@
 /* stats_out.c — `gcscope stats --format json|csv|html`. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -20,6 +21,65 @@ static const char *const roll_names[4] = { "ALL", "0", "1", "2" };
 static void jkv(FILE *o, const char *k, double v, int comma) {
   fprintf(o, "%s\"%s\": ", comma ? ", " : "", k);
   rpt_json_num(o, v);
+}
+
+/* "%.0f" of an integral value (the GC index) */
+static void wbuf_f0(struct rpt_wbuf *w, double v) {
+  if (isfinite(v) && v == floor(v) && fabs(v) < 1e15) {
+    rpt_wbuf_json_num(w, v);
+  } else {
+    char b[400];
+    int n = snprintf(b, sizeof b, "%.0f", v);
+    rpt_wbuf_mem(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+  }
+}
+
+/* The per-GC objects: most of the json's bytes, written through one buffer. */
+static void json_gcs(FILE *o, const struct st_proc *p) {
+  struct rpt_wbuf wb, *w = &wb;       /* fwrite()s to o after what o holds */
+  char keys[STC_COUNT][64];          /* ", \"column\": " */
+  size_t klen[STC_COUNT];
+  w->f = o;
+  w->n = 0;
+  for (int c = 0; c < STC_COUNT; c++) {
+    int n = snprintf(keys[c], sizeof keys[c], ", \"%s\": ", st_cols[c].name);
+    klen[c] = n < 0 ? 0 : (size_t)n < sizeof keys[c] ? (size_t)n : sizeof keys[c] - 1;
+  }
+  for (int i2 = 0; i2 < p->ngcs; i2++) {
+    const struct st_gc *g = &p->gcs[i2];
+    rpt_wbuf_str(w, i2 ? ",\n    {\"index\": " : "\n    {\"index\": ");
+    wbuf_f0(w, g->v[STC_gc_index]);
+    rpt_wbuf_str(w, ", \"gen\": ");
+    rpt_wbuf_i64(w, g->gen);
+    rpt_wbuf_str(w, ", \"type\": \"");
+    rpt_wbuf_str(w, gcs_type_letter((uint32_t)g->type));
+    rpt_wbuf_str(w, "\", \"reason\": ");
+    rpt_wbuf_json_str(w, g->reason);
+    rpt_wbuf_str(w, ", \"gen_name\": ");
+    rpt_wbuf_json_str(w, g->gen_name);
+    rpt_wbuf_str(w, g->complete ? ", \"complete\": true" : ", \"complete\": false");
+    for (int c = 0; c < STC_COUNT; c++) {
+      if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
+      char *at = rpt_wbuf_room(w, sizeof keys[c] + RPT_FMT_MAX);
+      memcpy(at, keys[c], klen[c]);
+      w->n += klen[c] + rpt_fmt_json(at + klen[c], g->v[c]);
+    }
+    rpt_wbuf_str(w, ", \"duration_msec\": ");
+    rpt_wbuf_json_num(w, g->duration_msec);
+    rpt_wbuf_str(w, ", \"phh_count\": ");
+    rpt_wbuf_i64(w, g->phh_count);
+    rpt_wbuf_str(w, ", \"condemned\": {");
+    int n = 0;
+    for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
+      if (g->cr[k]) {
+        rpt_wbuf_str(w, n++ ? ", \"" : "\"");
+        rpt_wbuf_str(w, cr_cols[k] + 3);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_i64(w, g->cr[k]);
+      }
+    rpt_wbuf_str(w, "}}");
+  }
+  rpt_wbuf_flush(w);
 }
 
 void st_write_json(FILE *o, const struct st_model *m) {
@@ -126,25 +186,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
       fputc('}', o);
     }
     fprintf(o, "],\n   \"gcs\": [");
-    for (int i2 = 0; i2 < p->ngcs; i2++) {
-      const struct st_gc *g = &p->gcs[i2];
-      fprintf(o, "%s\n    {\"index\": %.0f, \"gen\": %d, \"type\": \"%s\", \"reason\": ", i2 ? "," : "",
-              g->v[STC_gc_index], g->gen, gcs_type_letter((uint32_t)g->type));
-      rpt_json_str(o, g->reason);
-      fprintf(o, ", \"gen_name\": ");
-      rpt_json_str(o, g->gen_name);
-      fprintf(o, ", \"complete\": %s", g->complete ? "true" : "false");
-      for (int c = 0; c < STC_COUNT; c++) {
-        if (st_cols[c].decimals < 0 || c == STC_gc_index) continue;
-        jkv(o, st_cols[c].name, g->v[c], 1);
-      }
-      jkv(o, "duration_msec", g->duration_msec, 1);
-      fprintf(o, ", \"phh_count\": %d, \"condemned\": {", g->phh_count);
-      int n = 0;
-      for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
-        if (g->cr[k]) fprintf(o, "%s\"%s\": %d", n++ ? ", " : "", cr_cols[k] + 3, g->cr[k]);
-      fprintf(o, "}}");
-    }
+    json_gcs(o, p);
     fprintf(o, "]}");
   }
   fprintf(o, "]}\n");
@@ -152,32 +194,325 @@ void st_write_json(FILE *o, const struct st_model *m) {
 
 /* ---- CSV: every column of the gcs table, complete or not --------------------- */
 
-int st_write_csv(FILE *o, sqlite3 *db, int pid) {
+/* ",cell", as the csv has always written a cell: NULL empty, integers "%lld",
+ * reals "%.15g", anything else as text; numbers written in place. */
+static void csv_next_cell(struct rpt_wbuf *w, sqlite3_value *v) {
+  char *p = rpt_wbuf_room(w, RPT_FMT_MAX + 1);
+  *p++ = ',';
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL: w->n++; break;
+  case SQLITE_INTEGER: {
+    long long x = (long long)sqlite3_value_int64(v);
+    if ((unsigned long long)x < 10) {
+      *p = (char)('0' + x);
+      w->n += 2;
+    } else {
+      w->n += 1 + rpt_fmt_i64(p, x);
+    }
+    break;
+  }
+  case SQLITE_FLOAT: {
+    double d = sqlite3_value_double(v);
+    if (d == 0 && !signbit(d)) {
+      *p = '0';
+      w->n += 2;
+    } else {
+      w->n += 1 + rpt_fmt_g(p, d, 15);
+    }
+    break;
+  }
+  default:
+    w->n++;
+    rpt_wbuf_csv_str(w, (const char *)sqlite3_value_text(v));
+  }
+}
+
+/* process_name: the first processes row of (trace_id, pid), looked up once
+ * per process (rows come ordered by trace_id, pid) rather than per GC; the
+ * cell's text (as csv_next_cell writes it) into *cell. */
+static int csv_process_name(sqlite3_stmt *name, int64_t trace_id, int pid, char **cell, size_t *cell_len) {
+  sqlite3_reset(name);
+  sqlite3_bind_int64(name, 1, trace_id);
+  sqlite3_bind_int(name, 2, pid);
+  sqlite3_value *v = sqlite3_step(name) == SQLITE_ROW ? sqlite3_column_value(name, 0) : NULL;
+  int ty = v ? sqlite3_value_type(v) : SQLITE_NULL;
+  const char *text = ty == SQLITE_TEXT || ty == SQLITE_BLOB ? (const char *)sqlite3_value_text(v) : NULL;
+  size_t cap = (text ? 2 * strlen(text) : 0) + 3 + RPT_FMT_MAX, n = 0;
+  char *b = malloc(cap);
+  if (!b) return -1;
+  if (ty == SQLITE_INTEGER) {
+    n = (size_t)snprintf(b, cap, "%lld", (long long)sqlite3_value_int64(v));
+  } else if (ty == SQLITE_FLOAT) {
+    n = rpt_fmt_g(b, sqlite3_value_double(v), 15);
+  } else if (text && !strpbrk(text, ",\"\n\r")) {
+    n = strlen(text);
+    memcpy(b, text, n);
+  } else if (text) {
+    b[n++] = '"';
+    for (const char *t = text; *t; t++) {
+      if (*t == '"') b[n++] = '"';
+      b[n++] = *t;
+    }
+    b[n++] = '"';
+  }
+  free(*cell);
+  *cell = b;
+  *cell_len = n;
+  return 0;
+}
+
+/* The csv's state while SQLite steps through the rows. */
+struct csv_run {
+  struct rpt_wbuf *w;
+  sqlite3_stmt *name;           /* the process_name lookup */
+  int c_trace, c_pid;           /* argument index of trace_id and pid */
+  char *pname;                  /* the current process's cell */
+  size_t pname_len;
+  int64_t cur_trace;
+  int cur_pid, have, failed;
+};
+
+/* One row: process_name, then every cell. */
+static int csv_row(struct csv_run *r, sqlite3_value **v, int n) {
+  int64_t t = r->c_trace >= 0 ? sqlite3_value_int64(v[r->c_trace]) : 0;
+  int p = r->c_pid >= 0 ? sqlite3_value_int(v[r->c_pid]) : 0;
+  if (!r->have || t != r->cur_trace || p != r->cur_pid) {
+    if (csv_process_name(r->name, t, p, &r->pname, &r->pname_len)) return -1;
+    r->cur_trace = t;
+    r->cur_pid = p;
+    r->have = 1;
+  }
+  rpt_wbuf_mem(r->w, r->pname, r->pname_len);
+  for (int c = 0; c < n; c++) csv_next_cell(r->w, v[c]);
+  rpt_wbuf_char(r->w, '\n');
+  return 0;
+}
+
+/* The row as an SQL function of every column: SQLite hands the function its
+ * registers, which costs far less per cell than sqlite3_column_value. */
+static void csv_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  struct csv_run *r = sqlite3_user_data(ctx);
+  if (csv_row(r, argv, argc)) {
+    r->failed = 1;
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+#define CSV_ROW_FN "gcscope_csv_row"
+/* Rows in the order of the gcs_by_proc index (trace_id, pid, list_index, then
+ * rowid), so (trace_id, pid, list_index, id) ranges cut it into parts. */
+#define CSV_FROM " FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1)"
+#define CSV_ORDER " ORDER BY g.trace_id, g.pid, g.list_index"
+#define CSV_KEY "(g.trace_id, g.pid, g.list_index, g.id)"
+/* From this many rows the csv is written in two halves at once (two threads,
+ * two connections): reading every column is most of its time. */
+#define CSV_SPLIT_ROWS 20000
+
+/* What a part of the csv needs: the gcs columns, and its key range. */
+struct csv_part {
+  sqlite3 *db;
+  FILE *out;
+  int pid, ncols, c_trace, c_pid;
+  const char *select;           /* "SELECT gcscope_csv_row(g."c1", ...)" or "SELECT g.*" */
+  int fn;                       /* select calls CSV_ROW_FN */
+  int64_t lo[4], hi[4];         /* rows with key >= lo (has_lo) and < hi (has_hi) */
+  int has_lo, has_hi;
+  int rc;
+};
+
+/* Writes the part's rows (no header) to part->out. 0, or -1 (db error or no memory). */
+static int csv_write_part(struct csv_part *pt) {
+  struct csv_run r = {.c_trace = pt->c_trace, .c_pid = pt->c_pid};
+  sqlite3_stmt *s = NULL;
+  sqlite3_value **v = NULL;
+  char *sql = NULL;
+  int rc = -1, fn = 0;
+  if (sqlite3_prepare_v2(pt->db, "SELECT name FROM processes p WHERE p.trace_id = ?1 AND p.pid = ?2 LIMIT 1", -1,
+                         &r.name, NULL) != SQLITE_OK)
+    goto out;
+  r.w = malloc(sizeof *r.w);
+  size_t len = strlen(pt->select) + sizeof "SELECT g.*" + sizeof CSV_FROM + sizeof CSV_ORDER + 2 * (sizeof CSV_KEY + 40);
+  sql = malloc(len);
+  if (!r.w || !sql) goto out;
+  r.w->f = pt->out;
+  r.w->n = 0;
+  /* Without the function (it cannot be registered): g.* read cell by cell. */
+  fn = pt->fn && sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, &r, csv_row_fn, NULL, NULL) == SQLITE_OK;
+  snprintf(sql, len, "%s%s%s%s%s", fn ? pt->select : "SELECT g.*", CSV_FROM,
+           pt->has_lo ? " AND " CSV_KEY " >= (?2, ?3, ?4, ?5)" : "", pt->has_hi ? " AND " CSV_KEY " < (?6, ?7, ?8, ?9)" : "",
+           CSV_ORDER);
+  if (!fn) {
+    v = malloc(sizeof *v * (size_t)(pt->ncols ? pt->ncols : 1));
+    if (!v) goto out;
+  }
+  if (sqlite3_prepare_v2(pt->db, sql, -1, &s, NULL) != SQLITE_OK) goto out;
+  sqlite3_bind_int(s, 1, pt->pid);
+  for (int i = 0; i < 4; i++) {
+    if (pt->has_lo) sqlite3_bind_int64(s, 2 + i, pt->lo[i]);
+    if (pt->has_hi) sqlite3_bind_int64(s, 6 + i, pt->hi[i]);
+  }
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (fn) continue;   /* the function wrote the row */
+    for (int c = 0; c < pt->ncols; c++) v[c] = sqlite3_column_value(s, c);
+    if (csv_row(&r, v, pt->ncols)) {
+      r.failed = 1;
+      break;
+    }
+  }
+  rc = (step == SQLITE_DONE || step == SQLITE_ROW) && !r.failed ? 0 : -1;
+out:
+  if (r.w) rpt_wbuf_flush(r.w);
+  free(r.w);
+  free(r.pname);
+  free(sql);
+  free(v);
+  sqlite3_finalize(s);
+  sqlite3_finalize(r.name);
+  if (fn) sqlite3_create_function(pt->db, CSV_ROW_FN, -1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  return rc;
+}
+
+static void *csv_part_thread(void *arg) {
+  struct csv_part *pt = arg;
+  pt->rc = csv_write_part(pt);
+  return NULL;
+}
+
+/* The key of the row in the middle of the csv, when there are enough rows
+ * to split; 0 when found. */
+static int csv_middle(sqlite3 *db, int pid, int64_t key[4]) {
   sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
-                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE " GCS_IN_INPUT("g.trace_id") " AND (?1 < 0 OR g.pid = ?1) "
-                         "ORDER BY g.trace_id, g.pid, g.list_index",
-                         -1, &s, NULL) != SQLITE_OK)
+  int64_t n = 0;
+  int rc = -1;
+  if (sqlite3_prepare_v2(db, "SELECT count(*)" CSV_FROM, -1, &s, NULL) != SQLITE_OK) return -1;
+  sqlite3_bind_int(s, 1, pid);
+  if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  if (n < CSV_SPLIT_ROWS) return -1;
+  if (sqlite3_prepare_v2(db, "SELECT g.trace_id, g.pid, g.list_index, g.id" CSV_FROM CSV_ORDER " LIMIT 1 OFFSET ?2", -1,
+                         &s, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_int(s, 1, pid);
-  int n = sqlite3_column_count(s);
-  for (int c = 0; c < n; c++) fprintf(o, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
-  fputc('\n', o);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < n; c++) {
-      if (c) fputc(',', o);
-      switch (sqlite3_column_type(s, c)) {
-      case SQLITE_NULL: break;
-      case SQLITE_INTEGER: fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c)); break;
-      case SQLITE_FLOAT: fprintf(o, "%.15g", sqlite3_column_double(s, c)); break;
-      default: rpt_csv_str(o, (const char *)sqlite3_column_text(s, c));
-      }
-    }
-    fputc('\n', o);
+  sqlite3_bind_int64(s, 2, n / 2);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    for (int i = 0; i < 4; i++) key[i] = sqlite3_column_int64(s, i);
+    rc = 0;
   }
   sqlite3_finalize(s);
-  return 0;
+  return rc;
+}
+
+/* A second read-only connection to db's file with the same traces in scope
+ * (temp.input_traces); NULL if that cannot be had. */
+static sqlite3 *csv_second_connection(sqlite3 *db) {
+  const char *file = sqlite3_db_filename(db, "main");
+  sqlite3 *d2 = NULL;
+  sqlite3_stmt *ids = NULL, *ins = NULL;
+  int ok = 0;
+  if (!file || !*file || sqlite3_open_v2(file, &d2, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    goto out;
+  sqlite3_busy_timeout(d2, GCS_INPUT_BUSY_MS);
+  if (sqlite3_exec(d2, "CREATE TEMP TABLE input_traces(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, "SELECT id FROM temp.input_traces", -1, &ids, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(d2, "INSERT INTO temp.input_traces VALUES (?)", -1, &ins, NULL) != SQLITE_OK)
+    goto out;
+  int rc;
+  while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
+    sqlite3_bind_int64(ins, 1, sqlite3_column_int64(ids, 0));
+    if (sqlite3_step(ins) != SQLITE_DONE) goto out;
+    sqlite3_reset(ins);
+  }
+  ok = rc == SQLITE_DONE;
+out:
+  sqlite3_finalize(ids);
+  sqlite3_finalize(ins);
+  if (!ok) {
+    sqlite3_close(d2);
+    d2 = NULL;
+  }
+  return d2;
+}
+
+int st_write_csv(FILE *o, sqlite3 *db, int pid) {
+  sqlite3_stmt *cols = NULL;
+  char *select = NULL;
+  int rc = -1;
+  if (sqlite3_prepare_v2(db, "SELECT g.* FROM gcs g LIMIT 0", -1, &cols, NULL) != SQLITE_OK) return -1;
+  struct csv_part a = {.db = db, .out = o, .pid = pid, .c_trace = -1, .c_pid = -1};
+  /* The header: process_name, then the gcs columns. */
+  int n = sqlite3_column_count(cols);
+  size_t sql_len = sizeof "SELECT " + strlen(CSV_ROW_FN) + 2;
+  fputs("process_name", o);
+  for (int c = 0; c < n; c++) {
+    const char *cn = sqlite3_column_name(cols, c);
+    if (strcmp(cn, "trace_id") == 0) a.c_trace = c;
+    if (strcmp(cn, "pid") == 0) a.c_pid = c;
+    fputc(',', o);
+    fputs(cn, o);
+    sql_len += 2 * strlen(cn) + 8;
+  }
+  fputc('\n', o);
+  a.ncols = n;
+  /* SELECT gcscope_csv_row(g."c1", ...) when the function may take every
+   * column (SQLITE_LIMIT_FUNCTION_ARG, 127 by default); else g.* read cell by cell. */
+  a.fn = n > 0 && n <= sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, -1);
+  select = malloc(sql_len);
+  if (!select) goto out;
+  size_t at = 0;
+  if (a.fn) {
+    at += (size_t)sprintf(select, "SELECT %s(", CSV_ROW_FN);
+    for (int c = 0; c < n; c++) {
+      select[at++] = c ? ',' : ' ';
+      at += (size_t)sprintf(select + at, "g.\"");
+      for (const char *p = sqlite3_column_name(cols, c); *p; p++) {
+        if (*p == '"') select[at++] = '"';
+        select[at++] = *p;
+      }
+      select[at++] = '"';
+    }
+    select[at++] = ')';
+    select[at] = 0;
+  } else {
+    strcpy(select, "SELECT g.*");
+  }
+  a.select = select;
+  /* Many rows: the second half on a second connection and thread, into
+   * memory, written after the first half. */
+  struct csv_part b = a;
+  int64_t mid[4];
+  char *mem = NULL;
+  size_t mem_len = 0;
+  pthread_t th;
+  int split = 0;
+  if (a.fn && csv_middle(db, pid, mid) == 0 && (b.db = csv_second_connection(db)) != NULL) {
+    b.out = open_memstream(&mem, &mem_len);
+    memcpy(b.lo, mid, sizeof mid);
+    b.has_lo = 1;
+    memcpy(a.hi, mid, sizeof mid);
+    a.has_hi = 1;
+    split = b.out && pthread_create(&th, NULL, csv_part_thread, &b) == 0;
+    if (!split) {
+      if (b.out) fclose(b.out);
+      free(mem);
+      mem = NULL;
+      sqlite3_close(b.db);
+      a.has_hi = 0;
+    }
+  }
+  rc = csv_write_part(&a);
+  if (split) {
+    pthread_join(th, NULL);
+    fclose(b.out);
+    sqlite3_close(b.db);
+    if (rc == 0 && b.rc == 0) fwrite(mem, 1, mem_len, o);
+    else rc = -1;
+    free(mem);
+  }
+out:
+  free(select);
+  sqlite3_finalize(cols);
+  return rc;
 }
 
 /* ---- HTML: self-contained, inline SVG ---------------------------------------- */

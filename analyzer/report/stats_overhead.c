@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "ins_overhead.h"
 #include "ins_timeline.h"
@@ -56,7 +57,7 @@ static int load_span(sqlite3 *db, const struct st_proc *p, int64_t *first, int64
 /* A cursor over the paused time before x, for x that never decreases: the
  * same value as ins_timeline's binary search, found by walking forward. */
 struct cursor { const struct ins_timeline *t; size_t j; };
-static int64_t paused_before(struct cursor *c, int64_t x) {
+static inline int64_t paused_before(struct cursor *c, int64_t x) {
   const struct ins_timeline *t = c->t;
   while (c->j < t->n && t->end[c->j] <= x) c->j++;
   int64_t v = t->cum[c->j];
@@ -82,6 +83,7 @@ double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w) {
     if (s > last) s = last;
     int64_t v = paused_before(&hi, s + w) - paused_before(&lo, s);
     if (v > best) best = v;
+    if (best >= w) return 0.0;   /* a window wholly paused: nothing can be worse (1 - w / w) */
   }
   int64_t v = paused_before(&hi, last + w) - paused_before(&lo, last);
   if (v > best) best = v;
@@ -89,24 +91,40 @@ double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w) {
 }
 
 int st_load_overhead(sqlite3 *db, struct st_proc *p) {
+  struct ins_pause *pz;
+  size_t n;
+  if (load_pauses(db, p, &pz, &n)) return -1;
+  int rc = st_overhead_of(db, p, pz, n);
+  free(pz);
+  return rc;
+}
+
+void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n) {
+  if ((g->ns_set & GCS_GCDB_HAS_RESTART_END) && (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)))
+    out[(*n)++] = (struct ins_pause){g->gc_index,
+                                     (int64_t)(g->ns_set & GCS_GCDB_HAS_SUSPEND_BEGIN ? g->suspend_begin_ns : g->start_ns),
+                                     (int64_t)g->restart_end_ns};
+  const unsigned prep = GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN | GCS_GCDB_HAS_BGC_PREP_RESTART_END;
+  if (g->type == GCS_GC_TYPE_BACKGROUND && (g->ns_set & prep) == prep)
+    out[(*n)++] = (struct ins_pause){g->gc_index, (int64_t)g->bgc_prep_suspend_begin_ns,
+                                     (int64_t)g->bgc_prep_restart_end_ns};
+}
+
+int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n) {
   struct st_overhead *o = &p->ov;
   memset(o, 0, sizeof *o);
   o->window_s = ST_OVERHEAD_WINDOW_S;
   o->worst_pct = o->worst_start_ms = o->worst_len_ms = o->worst_paused_ms = NAN;
   for (int i = 0; i < ST_MMU_N; i++) o->mmu[i] = NAN;
-  struct ins_pause *pz;
-  size_t n;
   int64_t t0, t1, tstart;
-  if (load_span(db, p, &t0, &t1, &tstart) || load_pauses(db, p, &pz, &n)) return -1;
-  if (n == 0) { free(pz); return 0; }
+  if (load_span(db, p, &t0, &t1, &tstart)) return -1;
+  if (n == 0) return 0;
   for (size_t i = 0; i < n; i++) {
     if (t0 == 0 || pz[i].start_ns < t0) t0 = pz[i].start_ns;
     if (pz[i].end_ns > t1) t1 = pz[i].end_ns;
   }
   struct ins_timeline tl;
-  int rc = ins_timeline_build(&tl, pz, n);
-  free(pz);
-  if (rc != 0) return -1;
+  if (ins_timeline_build(&tl, pz, n) != 0) return -1;
   struct ins_window *wins = NULL, worst;
   size_t nw = 0;
   if (t1 > t0 &&

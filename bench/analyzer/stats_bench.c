@@ -6,7 +6,10 @@
  * opened and read as `gcscope stats DB` does (gcs_input_open, st_load, the
  * format's writer to /dev/null); each pass is timed RUNS times, the formats
  * alternating, and the fastest counts. The last lines are the results:
- *   stats text 100000 GCs: 0.21 s (ratio to count(*) pass 9.8; target < 0.3 s)
+ *   stats text 100000 GCs: 0.18 s (ratio to count(*) pass 10.3; target < 0.3 s)
+ * csv writes its two halves on two threads from 20,000 rows (stats_out.c):
+ * its CPU time is then larger than its wall time. docs/stats.md, "Benchmark
+ * and speed", says how the README's figures were measured.
  * The database is built by feeding synthetic blocking/background GC event
  * sequences through gcs_recon and gcs_recon_store.
  * usage: stats-bench [NGCS] [DB_PATH]

@@ -124,6 +124,213 @@ static void test_num(void) {
   CHECK(bad == 0);
 }
 
+/* ---- printf-free %g and JSON numbers (rpt_fmt.c) ----------------------------- */
+
+/* What rpt_fmt_g and rpt_fmt_json must write: printf's own text. */
+static void ref_g(char *out, double v, int prec) { snprintf(out, RPT_FMT_MAX, "%.*g", prec, v); }
+static void ref_json(char *out, double v) {
+  if (!isfinite(v)) strcpy(out, "null");
+  else if (v == floor(v) && fabs(v) < 1e15) snprintf(out, RPT_FMT_MAX, "%.0f", v);
+  else snprintf(out, RPT_FMT_MAX, "%.17g", v);
+}
+
+static int fmt_bad;
+static void check_fmt(double v) {
+  char b[RPT_FMT_MAX], r[RPT_FMT_MAX];
+  static const int precs[] = { 15, 17, 1, 6, 16 };
+  for (size_t i = 0; i < sizeof precs / sizeof precs[0] && fmt_bad < 8; i++) {
+    size_t n = rpt_fmt_g(b, v, precs[i]);
+    ref_g(r, v, precs[i]);
+    if (strcmp(b, r) != 0 || n != strlen(r)) {
+      fprintf(stderr, "rpt_fmt_g(%a, %d) = \"%s\", printf \"%s\"\n", v, precs[i], b, r);
+      fmt_bad++;
+    }
+  }
+  size_t n = rpt_fmt_json(b, v);
+  ref_json(r, v);
+  if (strcmp(b, r) != 0 || n != strlen(r)) {
+    fprintf(stderr, "rpt_fmt_json(%a) = \"%s\", want \"%s\"\n", v, b, r);
+    fmt_bad++;
+  }
+}
+
+static void test_fmt(void) {
+  char b[RPT_FMT_MAX];
+  /* Exact expected text, independent of printf. */
+  CHECK(rpt_fmt_g(b, 0.0, 15) == 1 && strcmp(b, "0") == 0);
+  CHECK(rpt_fmt_g(b, -0.0, 15) == 2 && strcmp(b, "-0") == 0);
+  rpt_fmt_g(b, 0.1, 17);
+  CHECK(strcmp(b, "0.10000000000000001") == 0);
+  rpt_fmt_g(b, 0.1, 15);
+  CHECK(strcmp(b, "0.1") == 0);
+  rpt_fmt_g(b, 1e15, 15);
+  CHECK(strcmp(b, "1e+15") == 0);
+  rpt_fmt_g(b, 123456789012345.0, 15);
+  CHECK(strcmp(b, "123456789012345") == 0);
+  rpt_fmt_g(b, 0.0001, 15);
+  CHECK(strcmp(b, "0.0001") == 0);
+  rpt_fmt_g(b, 0.00001, 15);
+  CHECK(strcmp(b, "1e-05") == 0);
+  rpt_fmt_g(b, -2.5e-300, 15);
+  CHECK(strcmp(b, "-2.5e-300") == 0);
+  rpt_fmt_g(b, 1.7976931348623157e308, 17);
+  CHECK(strcmp(b, "1.7976931348623157e+308") == 0);
+  rpt_fmt_g(b, 4.9406564584124654e-324, 17);
+  CHECK(strcmp(b, "4.9406564584124654e-324") == 0);
+  /* Exact decimal ties go to the even digit: 1234567890123455 and ...65 are
+   * doubles (< 2^53); 15 digits keep ...45|5 -> ...46 and ...46|5 -> ...46. */
+  rpt_fmt_g(b, 1234567890123455.0, 15);
+  CHECK(strcmp(b, "1.23456789012346e+15") == 0);
+  rpt_fmt_g(b, 1234567890123465.0, 15);
+  CHECK(strcmp(b, "1.23456789012346e+15") == 0);
+  rpt_fmt_g(b, 0.125, 2);
+  CHECK(strcmp(b, "0.12") == 0);
+  rpt_fmt_g(b, 0.375, 2);
+  CHECK(strcmp(b, "0.38") == 0);
+  /* A carry into a new digit: 9.9999999999999995 (the double below 10) -> 10. */
+  rpt_fmt_g(b, nextafter(10.0, 0), 15);
+  CHECK(strcmp(b, "10") == 0);
+  rpt_fmt_g(b, nextafter(1e-4, 0), 15);
+  CHECK(strcmp(b, "0.0001") == 0);
+  rpt_fmt_g(b, nextafter(1e-4, 0), 17);
+  CHECK(strcmp(b, "9.9999999999999991e-05") == 0);
+  CHECK(rpt_fmt_json(b, NAN) == 4 && strcmp(b, "null") == 0);
+  rpt_fmt_json(b, -INFINITY);
+  CHECK(strcmp(b, "null") == 0);
+  rpt_fmt_json(b, -0.0);
+  CHECK(strcmp(b, "-0") == 0);
+  rpt_fmt_json(b, 999999999999999.0);
+  CHECK(strcmp(b, "999999999999999") == 0);
+  rpt_fmt_json(b, 1e15);
+  CHECK(strcmp(b, "1000000000000000") == 0);
+  rpt_fmt_json(b, 12.3456);
+  CHECK(strcmp(b, "12.345599999999999") == 0);
+  rpt_fmt_json(b, -7.0);
+  CHECK(strcmp(b, "-7") == 0);
+
+  /* Against printf: edge values, then random ones of every kind. */
+  static const double edges[] = {
+    0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 9.5, 99.5, 0.05, 0.15, 0.25, 1e-4, 1e-5,
+    9.99999999999999e-5, 1e14, 1e15, 1e16, 1e17, 1e21, 1e22, 1e23, 1e28, 1e29, 1e-11, 1e-12, 1e100, 1e-100,
+    1e300, 1e-300, 2.2250738585072014e-308, 4.9406564584124654e-324, 1.7976931348623157e308,
+    9007199254740992.0, 9007199254740993.0, 18014398509481984.0, 4503599627370495.5, 123456.789,
+    999999999999999.9, 99999999999999.99, 0.999999999999999944, 1.00000000000000022, 5e-324,
+    INFINITY, -INFINITY, NAN,
+  };
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+    check_fmt(edges[i]);
+    check_fmt(-edges[i]);
+    if (isfinite(edges[i])) {
+      check_fmt(nextafter(edges[i], INFINITY));
+      check_fmt(nextafter(edges[i], -INFINITY));
+    }
+  }
+  for (int i = 0; i < 300000 && fmt_bad < 8; i++) {
+    uint64_t x = next_rand();
+    double v;
+    switch (x % 6) {
+    case 0: { /* any finite bit pattern */
+      uint64_t bits = next_rand();
+      memcpy(&v, &bits, sizeof v);
+      if (!isfinite(v)) v = 1.5;
+      break;
+    }
+    case 1: /* report-like magnitudes: mantissa * 10^(-12..18) */
+      v = (double)(next_rand() >> 11) / 9007199254740992.0 * pow(10, (double)((x >> 3) % 31) - 12);
+      break;
+    case 2: /* short decimals, as milliseconds and MB are: k / 10^(0..6) */
+      v = (double)(next_rand() % 100000000) / pow(10, (double)((x >> 3) % 7));
+      break;
+    case 3: /* integers up to 2^53 and a bit beyond, where 15/16/17 digits tie */
+      v = (double)(next_rand() >> (11 - (x >> 3) % 4));
+      break;
+    case 4: { /* decimal ties at 15 and 17 digits: (2k+1) * 5 * 10^e, e small */
+      double k = (double)(next_rand() % 1000000000000000ull);
+      v = (k * 10 + 5) * pow(10, (double)((x >> 3) % 5));
+      break;
+    }
+    default: /* powers of ten and two, one ulp either side */
+      v = (x >> 3) & 1 ? pow(10, (double)((x >> 4) % 60) - 30) : ldexp(1.0, (int)((x >> 4) % 200) - 100);
+      v = nextafter(v, (x >> 10) & 1 ? INFINITY : -INFINITY);
+      break;
+    }
+    if ((x >> 12) & 1) v = -v;
+    check_fmt(v);
+  }
+  CHECK(fmt_bad == 0);
+
+  /* The write buffer: text longer than the buffer, and many small writes. */
+  FILE *f = tmpfile();
+  CHECK(f != NULL);
+  if (!f) return;
+  static struct rpt_wbuf w;
+  w.f = f;
+  w.n = 0;
+  for (int i = 0; i < 20000; i++) {
+    rpt_wbuf_i64(&w, i - 10000);
+    rpt_wbuf_char(&w, ',');
+    rpt_wbuf_g(&w, i / 7.0, 15);
+    rpt_wbuf_char(&w, '\n');
+  }
+  static char big[100000];
+  memset(big, 'z', sizeof big - 1);
+  rpt_wbuf_str(&w, big);
+  rpt_wbuf_json_str(&w, "a\"b\\c\n");
+  rpt_wbuf_csv_str(&w, "x,\"y\"");
+  rpt_wbuf_flush(&w);
+  long len = ftell(f);
+  rewind(f);
+  char *all = malloc((size_t)len + 1);
+  CHECK(all && fread(all, 1, (size_t)len, f) == (size_t)len);
+  if (all) {
+    all[len] = 0;
+    char want[64];
+    CHECK(strncmp(all, "-10000,0\n-9999,0.142857142857143\n", 33) == 0);
+    snprintf(want, sizeof want, "9999,%.15g\n", 19999 / 7.0);
+    const char *z = strchr(all, 'z');
+    CHECK(z && z - all >= (long)strlen(want) && strncmp(z - strlen(want), want, strlen(want)) == 0);
+    CHECK(z && strspn(z, "z") == sizeof big - 1);
+    CHECK(strcmp(all + len - strlen("\"a\\\"b\\\\c\\u000a\"\"x,\"\"y\"\"\""), "\"a\\\"b\\\\c\\u000a\"\"x,\"\"y\"\"\"") == 0);
+    free(all);
+  }
+  fclose(f);
+}
+
+/* ---- st_sort_doubles against qsort ------------------------------------------ */
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_sort(void) {
+  enum { N = 5000 };
+  static double a[N], b[N];
+  for (int round = 0; round < 40; round++) {
+    int n = round < 4 ? round * 30 : N - round * 17;   /* small ones take qsort's path */
+    for (int i = 0; i < n; i++) {
+      uint64_t x = next_rand();
+      switch ((round + i) % 5) {
+      case 0: a[i] = (double)(x % 100) / 10; break;                     /* many equal values */
+      case 1: a[i] = -(double)(x % 1000) * 0.37; break;                 /* negatives */
+      case 2: a[i] = ldexp((double)(x >> 12), (int)(x % 200) - 150); break;
+      case 3: a[i] = (x & 1) ? 0.0 : 1e300; break;
+      default: a[i] = (double)(x % 7) - 3; break;
+      }
+    }
+    if (round % 10 == 9) a[n / 2] = -0.0;     /* qsort's own path */
+    if (round % 10 == 8) a[n / 3] = NAN;
+    memcpy(b, a, sizeof a[0] * (size_t)n);
+    st_sort_doubles(a, n);
+    qsort(b, (size_t)n, sizeof b[0], cmp_dbl);
+    CHECK(memcmp(a, b, sizeof a[0] * (size_t)n) == 0);
+  }
+  double c[] = { 3, -1, 2.5, 2.5, -1e-300, 0, 7, 1e308, -1e308, 0.5 };
+  st_sort_doubles(c, 10);
+  const double want[] = { -1e308, -1, -1e-300, 0, 0.5, 2.5, 2.5, 3, 7, 1e308 };
+  CHECK(memcmp(c, want, sizeof c) == 0);
+}
+
 /* ---- aligned table ------------------------------------------------------------ */
 
 static char *print_to_string(const struct rpt_table *t, int color) {
@@ -217,6 +424,156 @@ static char *text_of(const struct st_model *m) {
   return s;
 }
 
+/* ---- csv: against the writer it replaced --------------------------------------- */
+
+/* The csv as st_write_csv wrote it before (one query, printf): the reference. */
+static void ref_csv(FILE *o, sqlite3 *db, int pid) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT (SELECT name FROM processes p WHERE p.trace_id = g.trace_id AND p.pid = g.pid "
+                         "LIMIT 1) AS process_name, g.* FROM gcs g WHERE g.trace_id IN (SELECT id FROM "
+                         "temp.input_traces) AND (?1 < 0 OR g.pid = ?1) ORDER BY g.trace_id, g.pid, g.list_index",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int(s, 1, pid);
+  int n = sqlite3_column_count(s);
+  for (int c = 0; c < n; c++) fprintf(o, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
+  fputc('\n', o);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < n; c++) {
+      if (c) fputc(',', o);
+      switch (sqlite3_column_type(s, c)) {
+      case SQLITE_NULL: break;
+      case SQLITE_INTEGER: fprintf(o, "%lld", (long long)sqlite3_column_int64(s, c)); break;
+      case SQLITE_FLOAT: fprintf(o, "%.15g", sqlite3_column_double(s, c)); break;
+      default: rpt_csv_str(o, (const char *)sqlite3_column_text(s, c));
+      }
+    }
+    fputc('\n', o);
+  }
+  sqlite3_finalize(s);
+}
+
+static char *file_text(FILE *f, long *len) {
+  fflush(f);
+  *len = ftell(f);
+  rewind(f);
+  char *t = malloc((size_t)*len + 1);
+  if (t && fread(t, 1, (size_t)*len, f) != (size_t)*len) {
+    free(t);
+    return NULL;
+  }
+  if (t) t[*len] = 0;
+  return t;
+}
+
+/* 30,000 GCs over three processes of two traces (enough rows for the csv to
+ * be written in two halves at once), list_index ties, NULLs, text to quote,
+ * reals of every size: byte for byte the old writer's csv, whole and per pid. */
+static void test_csv(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/test_report_csv.db", dir);
+  unlink(path);
+  sqlite3 *w;
+  CHECK(sqlite3_open(path, &w) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, GCS_SCHEMA_SQL, NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(w,
+                     "INSERT INTO traces (id, path, identity, event_count, gc_event_count, discarded, source, "
+                     "imported_ns) VALUES (1, 'a', 'a', 0, 0, 0, 'lttng', 0), (2, 'b', 'b', 0, 0, 0, 'lttng', 0);"
+                     "INSERT INTO processes (trace_id, pid, name, event_count, gc_event_count) VALUES "
+                     "(1, 7, 'app, \"quoted\"', 0, 0), (1, 9, NULL, 0, 0), (2, 7, 'other', 0, 0);"
+                     "INSERT INTO gc_process_summary (trace_id, pid, clr_instance, gc_count, incomplete_count, "
+                     "induced_count, total_pause_msec, total_alloc_mb, total_promoted_mb, process_duration_msec, "
+                     "pct_pause_time, lost_events) VALUES (1, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), "
+                     "(1, 9, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), (2, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0);",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_stmt *ins;
+  CHECK(sqlite3_prepare_v2(w,
+                           "INSERT INTO gcs (trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, "
+                           "reason, reason_name, complete, incomplete_why, start_ns, pause_msec, peak_mb, "
+                           "pct_pause_time, gen0_mb, suspend_begin_ns, restart_end_ns, bgc_prep_suspend_begin_ns, "
+                           "bgc_prep_restart_end_ns) "
+                           "VALUES (?1, ?2, 0, ?3, ?4, ?5, ?14, '0N', 0, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16, ?17, ?18)",
+                           -1, &ins, NULL) == SQLITE_OK);
+  sqlite3_exec(w, "BEGIN", NULL, NULL, NULL);
+  int bad_ins = 0;
+  for (int i = 0; i < 30000; i++) {
+    int proc = i % 3;  /* rows stored interleaved: the csv orders them */
+    uint64_t x = next_rand();
+    sqlite3_bind_int(ins, 1, proc == 2 ? 2 : 1);
+    sqlite3_bind_int(ins, 2, proc == 1 ? 9 : 7);
+    sqlite3_bind_int(ins, 3, i);
+    sqlite3_bind_int(ins, 4, (i / 3) / 2);  /* every list_index twice */
+    sqlite3_bind_int(ins, 5, (int)(x % 3));
+    sqlite3_bind_text(ins, 6, x % 5 == 0 ? "Alloc,\"Small\"" : "AllocSmall", -1, SQLITE_STATIC);
+    sqlite3_bind_int(ins, 7, (int)(x % 7 != 0));
+    if (x % 7 == 0) sqlite3_bind_text(ins, 8, "trace ended\ninside it", -1, SQLITE_STATIC);
+    else sqlite3_bind_null(ins, 8);
+    sqlite3_bind_int64(ins, 9, (int64_t)(1700000000000000000ull + (x >> 20)));
+    sqlite3_bind_double(ins, 10, (double)(x % 100000) / 1000.0);
+    double big;
+    uint64_t bits = next_rand();
+    memcpy(&big, &bits, sizeof big);
+    if (!isfinite(big)) big = -0.0;
+    if (x % 11 == 0) sqlite3_bind_null(ins, 11);
+    else sqlite3_bind_double(ins, 11, x % 2 ? big : (double)(x % 977) * 0.1);
+    sqlite3_bind_double(ins, 12, (double)(x >> 11) / 9007199254740992.0 * 100);
+    sqlite3_bind_double(ins, 13, x % 13 == 0 ? 1e15 * (double)(x % 50) : (double)(x % 4000) / 3.0);
+    /* Pauses as the gc_pauses view sees them: SuspendEEBegin or else GCStart,
+     * to RestartEEEnd; a background GC's final pause. */
+    int64_t t = 1000000000 + (int64_t)i * 20000000;
+    sqlite3_bind_int(ins, 14, (int)(x % 4 == 1));
+    if (x % 4 == 0) sqlite3_bind_null(ins, 15);
+    else sqlite3_bind_int64(ins, 15, t - (int64_t)(x % 1000));
+    if (x % 9 == 0) sqlite3_bind_null(ins, 16);
+    else sqlite3_bind_int64(ins, 16, t + (int64_t)(x % 30000000));
+    sqlite3_bind_int64(ins, 17, t + 5000000);
+    if (x % 8 == 5) sqlite3_bind_null(ins, 18);
+    else sqlite3_bind_int64(ins, 18, t + 5000000 + (int64_t)(x % 3000000));
+    if (sqlite3_step(ins) != SQLITE_DONE) bad_ins++;
+    sqlite3_reset(ins);
+  }
+  sqlite3_exec(w, "COMMIT", NULL, NULL, NULL);
+  CHECK(bad_ins == 0);
+  sqlite3_finalize(ins);
+  CHECK(sqlite3_exec(w, GCS_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(w);
+
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
+  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
+  CHECK(db != NULL);
+  if (!db) return;
+  static const int pids[] = { -1, 7, 9, 12345 };
+  for (size_t k = 0; k < sizeof pids / sizeof pids[0]; k++) {
+    FILE *a = tmpfile(), *b = tmpfile();
+    CHECK(a && b);
+    if (!a || !b) break;
+    CHECK(st_write_csv(a, db, pids[k]) == 0);
+    ref_csv(b, db, pids[k]);
+    long la, lb;
+    char *ta = file_text(a, &la), *tb = file_text(b, &lb);
+    CHECK(ta && tb && la == lb && memcmp(ta, tb, (size_t)la) == 0);
+    if (k == 0) CHECK(la > 1000000);   /* the whole csv is there */
+    free(ta);
+    free(tb);
+    fclose(a);
+    fclose(b);
+  }
+  /* st_load's overhead figures, from the GC rows, are those of the view. */
+  struct st_model m;
+  CHECK(st_load(db, -1, ST_LOAD_TEXT, &m, err, sizeof err) == 0 && m.nprocs == 3);
+  for (int i = 0; i < m.nprocs; i++) {
+    struct st_proc copy = m.procs[i];
+    CHECK(m.procs[i].ov.have && st_load_overhead(db, &copy) == 0);
+    CHECK(memcmp(&m.procs[i].ov, &copy.ov, sizeof copy.ov) == 0);
+  }
+  st_free(&m);
+  gcs_input_close(&in);
+  unlink(path);
+}
+
 static void test_load(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/test_report_units.db", dir);
@@ -266,6 +623,14 @@ static void test_load(const char *dir) {
     /* Derived figures: complete GCs 1.5 and 2 ms. */
     CHECK(n1->roll[0].count == 2 && n1->roll[0].total_pause == 3.5 && n1->kinds[ST_K_BGC].count == 1);
     CHECK(n1->roll[0].total_alloc == 10); /* sum of total_alloc_mb over complete GCs: 4 + 6 */
+  }
+  /* The overhead figures from the loaded GC rows are those of the gc_pauses view. */
+  for (int i = 0; i < all.nprocs; i++) {
+    struct st_proc copy = all.procs[i];
+    CHECK(st_load_overhead(db, &copy) == 0);
+    const struct st_overhead *x = &all.procs[i].ov, *y = &copy.ov;
+    CHECK(x->have == y->have);
+    CHECK(memcmp(x, y, sizeof *x) == 0);
   }
   /* The 120-column text is the same from either load. */
   char *tn = text_of(&narrow), *ta = text_of(&all);
@@ -328,8 +693,11 @@ int main(int argc, char **argv) {
   CHECK(fabs(st_percentile(x, 1, 99) - 1) < 1e-12);
   CHECK(isnan(st_percentile(x, 0, 50)));
   test_num();
+  test_fmt();
+  test_sort();
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
+  test_csv(argc > 1 ? argv[1] : ".");
   test_mmu();
   return check_done();
 }

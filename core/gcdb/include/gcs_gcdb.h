@@ -124,12 +124,19 @@ struct gcs_gcdb_gc {
   char reason_name[24];
   uint64_t start_ns, end_ns, suspend_begin_ns, restart_end_ns, heap_stats_ns;
   uint64_t bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns;
+  unsigned ns_set;              /* GCS_GCDB_HAS_*: which of those times are not NULL */
   double real[GCS_GCDB_NREALS]; /* indexed by enum gcs_gcdb_real */
   /* GCS_GCDB_CONDEMNED: PerfView's condemned-reasons row (GCS_CONDEMN_GROUPS) */
   uint8_t condemned[GCS_CONDEMN_GROUP_COUNT];
   /* GCS_GCDB_HEAP_HISTORY: from gc_heaps / gc_heap_gens */
   double gen2_frag_before_pct;  /* gen2 free list + free objects before / size before, all heaps; NaN if unknown */
   uint32_t condemn_conditions;  /* CondemnReasons1 of every heap, OR-ed */
+};
+
+/* gcs_gcdb_gc.ns_set: the event times the row holds (0 above is also a value). */
+enum {
+  GCS_GCDB_HAS_START = 1, GCS_GCDB_HAS_END = 2, GCS_GCDB_HAS_SUSPEND_BEGIN = 4, GCS_GCDB_HAS_RESTART_END = 8,
+  GCS_GCDB_HAS_HEAP_STATS = 16, GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN = 32, GCS_GCDB_HAS_BGC_PREP_RESTART_END = 64,
 };
 
 /* Optional parts of a row. */
