@@ -6,7 +6,8 @@ a database argument covers the whole database; --trace ID narrows it.
 usage: input_policy.py GCSCOPE A_TRACE B_TRACE WORKDIR
 A_TRACE: netcore31-startup-small (babeltrace2: every event has vpid 27661,
 procname "app"); B_TRACE: the nettrace corpus's valid-small (make_corpus.py
-writes pid 4242; nettrace carries no process name).
+writes pid 4242; nettrace carries no process name: the import names it after
+its command line, "ignored-cmd").
 """
 import json
 import os
@@ -17,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from gcs_check import check, failed  # noqa: E402
 
 GCSCOPE, A, B, WORK = (os.path.abspath(a) for a in sys.argv[1:5])
-A_PROC, B_PROC = (27661, "app"), (4242, None)
+A_PROC, B_PROC = (27661, "app"), (4242, "ignored-cmd")
 
 
 def run(args, ok=True):
