@@ -1,42 +1,85 @@
 /*
- * stats-bench: time to print GCStats (`gcscope stats DB --format F`, for text,
- * json, csv and html) for a database holding N GCs (default 100,000; target
- * < 0.3 s each, issue 13), against a baseline measured in the same run: one
- * plain `SELECT count(*), sum(pause_msec) FROM gcs` pass. The database is
- * opened and read as `gcscope stats DB` does (gcs_input_open, st_load, the
- * format's writer to /dev/null); each pass is timed RUNS times, the formats
- * alternating, and the fastest counts. The last lines are the results:
- *   stats text 100000 GCs: 0.18 s (ratio to count(*) pass 10.3; target < 0.3 s)
- * csv writes its two halves on two threads from 20,000 rows (stats_out.c):
- * its CPU time is then larger than its wall time. docs/stats.md, "Benchmark
- * and speed", says how the README's figures were measured.
- * The database is built by feeding synthetic blocking/background GC event
- * sequences through gcs_recon and gcs_recon_store.
- * usage: stats-bench [NGCS] [DB_PATH]
+ * stats-bench: how long `gcscope stats DB --format F` takes for text, json,
+ * csv and html on a database of NGCS GCs (default 100,000; target < 0.3 s
+ * each, issue 13), as a user runs it: each configuration a separate process
+ * (open, load, format, write to /dev/null, exit), against a baseline measured
+ * in the same run, the process `gcscope sql DB "SELECT count(*),
+ * sum(pause_msec) FROM gcs"` (start-up plus one pass over the table). ROUNDS
+ * rounds (default 7) run the five commands in an order rotated each round;
+ * printed per command: the median wall time with the lowest and highest, and
+ * the median CPU time (user + sys, all threads: csv writes its halves on two
+ * threads from 20,000 rows); then per format the median and the ratio to the
+ * baseline process with its range over the rounds:
+ *   stats text 100000 GCs: 0.18 s (ratio to the count(*) process 9.0, 8.1-10.2; target < 0.3 s)
+ * html includes the advisor's findings block, as `gcscope stats --format
+ * html` prints it. docs/stats.md, "Benchmark and speed", says how README's
+ * figures were measured. The database is built by feeding synthetic
+ * blocking/background GC event sequences through gcs_recon and
+ * gcs_recon_store. STATS_BENCH_KEEP=1 keeps it; STATS_BENCH_GCSCOPE names
+ * another gcscope binary to time (a build of older code, say).
+ * usage: stats-bench [NGCS] [DB_PATH] [ROUNDS]
  */
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "gcs_gcdb.h"
 #include "gcs_recon.h"
 #include "gcs_tables.h"
-#include "rpt_util.h"
-#include "stats_model.h"
-
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define MAX_ROUNDS 50
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(const double *v, int n) {
+  double t[MAX_ROUNDS];
+  memcpy(t, v, sizeof *v * (size_t)n);
+  qsort(t, (size_t)n, sizeof *t, cmp_d);
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+static void range(const double *v, int n, double *lo, double *hi) {
+  *lo = *hi = v[0];
+  for (int i = 1; i < n; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+}
+
+/* Runs argv with stdout to /dev/null: wall seconds and CPU (user + sys) seconds. */
+static int run(const char *const *argv, double *wall, double *cpu) {
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid < 0) { perror("stats-bench: fork"); return -1; }
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) dup2(fd, 1);
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  int st;
+  struct rusage ru;
+  if (wait4(pid, &st, 0, &ru) != pid) { perror("stats-bench: wait4"); return -1; }
+  *wall = now() - t0;
+  *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+         (double)ru.ru_stime.tv_usec / 1e6;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    fprintf(stderr, "stats-bench: %s %s ... failed (status %d)\n", argv[0], argv[1], st);
+    return -1;
+  }
+  return 0;
 }
 
 static void feed(struct gcs_recon *r, enum gcs_kind k, uint64_t ts, int tid, struct gcs_event *e) {
@@ -51,6 +94,11 @@ static void feed(struct gcs_recon *r, enum gcs_kind k, uint64_t ts, int tid, str
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 100000;
   const char *path = argc > 2 ? argv[2] : "stats_bench.db";
+  int rounds = argc > 3 ? atoi(argv[3]) : 7;
+  if (n < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
+    fprintf(stderr, "usage: stats-bench [NGCS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", MAX_ROUNDS);
+    return 2;
+  }
   unlink(path);
   sqlite3 *db;
   if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
@@ -99,78 +147,36 @@ int main(int argc, char **argv) {
   }
   printf("built %ld GCs in %.3f s\n", n, now() - t0);
 
-  /* Open as `gcscope stats` does. Each pass runs RUNS times and the fastest
-   * counts: the baseline is a few tens of ms, and a single run is noisy. */
-  char oerr[512];
-  struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1};
-  db = gcs_input_open(path, &io, &in, oerr, sizeof oerr) == 0 ? in.db : NULL;
-  if (!db) {
-    fprintf(stderr, "stats-bench: %s\n", oerr);
-    return 1;
-  }
-  enum { RUNS = 3 };
-  double base = 1e9;
-  long cnt = 0;
-  for (int run = 0; run < RUNS; run++) {
-    double b0 = now();
-    sqlite3_stmt *s;
-    sqlite3_prepare_v2(db, "SELECT count(*), sum(pause_msec) FROM gcs", -1, &s, NULL);
-    sqlite3_step(s);
-    cnt = (long)sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    double b = now() - b0;
-    if (b < base) base = b;
-  }
-  FILE *devnull = fopen("/dev/null", "w");
-  if (!devnull) return 1;
-  /* Each format as `gcscope stats --format F` reads and writes it (stats_cmd.c),
-   * output to /dev/null; the formats alternate run by run. */
-  static const char *const fmts[] = { "text", "json", "csv", "html" };
-  enum { NF = sizeof fmts / sizeof fmts[0] };
-  double wall[NF], cpu[NF], load[NF], out[NF];
-  for (int f = 0; f < NF; f++) wall[f] = cpu[f] = 1e9, load[f] = out[f] = 0;
-  for (int run = 0; run < RUNS; run++)
-    for (int f = 0; f < NF; f++) {
-      double s0 = now(), c0 = cpu_now(), l1;
-      struct st_model m;
-      char lerr[256];
-      int csv = strcmp(fmts[f], "csv") == 0;
-      if (st_load(db, -1, csv ? ST_LOAD_PROCS : f == 0 ? ST_LOAD_TEXT : ST_LOAD_ALL, &m, lerr, sizeof lerr) != 0) {
-        fprintf(stderr, "stats-bench: %s\n", lerr);
-        return 1;
-      }
-      l1 = now();
-      if (csv) {
-        st_warnings(devnull, &m, "");
-        st_free(&m);
-        if (st_write_csv(devnull, db, -1)) { fprintf(stderr, "stats-bench: csv: %s\n", sqlite3_errmsg(db)); return 1; }
-      } else {
-        if (f == 0) {
-          const struct st_text_opts to = {.wide = 0, .color = 0, .gcs = ST_GCS_ALL};
-          st_write_text(devnull, &m, &to);
-        } else if (strcmp(fmts[f], "json") == 0) {
-          st_warnings(devnull, &m, "");
-          st_write_json(devnull, &m);
-        } else {
-          st_write_html(devnull, &m, NULL);   /* the report alone: the advisor block is gcscope advise's cost */
-        }
-        st_free(&m);
-      }
-      fflush(devnull);
-      double s1 = now(), c1 = cpu_now();
-      if (s1 - s0 < wall[f]) { wall[f] = s1 - s0; load[f] = l1 - s0; out[f] = s1 - l1; }
-      if (c1 - c0 < cpu[f]) cpu[f] = c1 - c0;
+  /* Each configuration is a separate process, as a user runs it: the
+   * baseline `gcscope sql DB "SELECT count(*), sum(pause_msec) FROM gcs"`
+   * and `gcscope stats DB --format F` for each format, output to /dev/null.
+   * Rounds rotate the order so that a change in load hits every one. */
+  const char *gcscope = getenv("STATS_BENCH_GCSCOPE") ? getenv("STATS_BENCH_GCSCOPE") : GCSCOPE_BIN;
+  static const char *const names[] = { "count(*)", "text", "json", "csv", "html" };
+  enum { NC = sizeof names / sizeof names[0] };
+  static double wall[NC][MAX_ROUNDS], cpu[NC][MAX_ROUNDS];
+  for (int round = 0; round < rounds; round++)
+    for (int k = 0; k < NC; k++) {
+      int c = (k + round) % NC;
+      const char *argv_sql[] = { gcscope, "sql", path, "SELECT count(*), sum(pause_msec) FROM gcs", NULL };
+      const char *argv_stats[] = { gcscope, "stats", path, "--format", names[c], NULL };
+      if (run(c == 0 ? argv_sql : argv_stats, &wall[c][round], &cpu[c][round]) != 0) return 1;
     }
-  fclose(devnull);
-  sqlite3_close(db);
   if (!getenv("STATS_BENCH_KEEP")) unlink(path);
-  printf("baseline SELECT count(*) pass over %ld GCs: %.4f s (fastest of %d)\n", cnt, base, RUNS);
-  for (int f = 0; f < NF; f++)
-    printf("gcscope stats --format %-4s over %ld GCs: %.4f s wall (load %.4f s, write %.4f s), %.4f s CPU (fastest of %d)\n",
-           fmts[f], cnt, wall[f], load[f], out[f], cpu[f], RUNS);
-  for (int f = 0; f < NF; f++)
-    printf("stats %s %ld GCs: %.2f s (ratio to count(*) pass %.1f; target < 0.3 s)\n", fmts[f], cnt, wall[f],
-           base > 0 ? wall[f] / base : 0.0);
+  printf("%d rounds, each configuration a separate process, order rotated; median (lowest-highest)\n", rounds);
+  double base = median(wall[0], rounds);
+  for (int c = 0; c < NC; c++) {
+    double lo, hi;
+    range(wall[c], rounds, &lo, &hi);
+    printf("%-38s wall %.3f s (%.3f-%.3f), CPU %.3f s\n", c == 0 ? "gcscope sql DB 'SELECT count(*) ...'" : names[c],
+           median(wall[c], rounds), lo, hi, median(cpu[c], rounds));
+  }
+  for (int c = 1; c < NC; c++) {
+    double lo, hi, r[MAX_ROUNDS];
+    for (int i = 0; i < rounds; i++) r[i] = wall[0][i] > 0 ? wall[c][i] / wall[0][i] : 0;
+    range(r, rounds, &lo, &hi);
+    printf("stats %s %ld GCs: %.2f s (ratio to the count(*) process %.1f, %.1f-%.1f; target < 0.3 s)\n", names[c], n,
+           median(wall[c], rounds), base > 0 ? median(wall[c], rounds) / base : 0.0, lo, hi);
+  }
   return 0;
 }
