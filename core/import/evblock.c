@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "gcs_db.h"
+#include "gcs_triggers.h"
 
 /* zlib level: 1 packs the events about as small as 6 at a third of the time. */
 #define EVB_ZLEVEL 1
@@ -260,12 +262,29 @@ static void fields_json(const struct gcs_event *ev, struct jbuf *j) {
 
 enum {
   U_TS_NS, U_PID, U_TID, U_CPU, U_NAME, U_VERSION, U_PAYLOAD, U_FIELDS, U_SEQ,
-  U_ALLOC_KIND, U_AMOUNT, U_TYPE_ID, U_HEAP, U_OBJECT_SIZE, U_TRUNCATED, U_DATA
+  U_ALLOC_KIND, U_AMOUNT, U_TYPE_ID, U_HEAP, U_OBJECT_SIZE, U_TRUNCATED,
+  U_LIFECYCLE, U_LC_COUNT, U_LC_DEPTH, U_LC_TYPE, U_LC_REASON, U_DATA
 };
 static const char unpack_schema[] =
     "CREATE TABLE x(ts_ns INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, name TEXT, version INTEGER, "
     "payload TEXT, fields TEXT, seq INTEGER, alloc_kind INTEGER, amount INTEGER, type_id INTEGER, heap INTEGER, "
-    "object_size INTEGER, truncated INTEGER, data HIDDEN)";
+    "object_size INTEGER, truncated INTEGER, lifecycle INTEGER, lc_count INTEGER, lc_depth INTEGER, lc_type INTEGER, "
+    "lc_reason INTEGER, data HIDDEN)";
+
+/* The gc_lifecycle view's typed fields: of the fields the stop triggers read
+ * (gcs_triggers_event_fields), those named count, depth, type and reason
+ * (any case), as the import stored them in the gc_lifecycle table before. */
+static const char *const lc_names[] = { "count", "depth", "type", "reason" };
+
+static void lc_column(sqlite3_context *ctx, const struct gcs_event *ev, int which) {
+  if (!gcs_triggers_event_needed(ev->kind)) return;
+  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
+    if (strcasecmp(*f, lc_names[which]) != 0) continue;
+    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+    if (fd) sqlite3_result_int64(ctx, (sqlite3_int64)gcs_field_get_int(ev, fd));
+    return;
+  }
+}
 
 #define PAYLOAD_MAX 16384  /* the longest payload text, as the events table stored it */
 
@@ -400,6 +419,8 @@ static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case U_HEAP: if (tick && ev->version >= 2 && t->TypeName) sqlite3_result_int64(ctx, t->HeapIndex); break;
   case U_OBJECT_SIZE: if (tick && ev->version >= 4) sqlite3_result_int64(ctx, (sqlite3_int64)t->ObjectSize); break;
   case U_TRUNCATED: sqlite3_result_int(ctx, ev->truncated); break;
+  case U_LIFECYCLE: sqlite3_result_int(ctx, gcs_triggers_event_needed(ev->kind) ? 1 : 0); break;
+  case U_LC_COUNT: case U_LC_DEPTH: case U_LC_TYPE: case U_LC_REASON: lc_column(ctx, ev, col - U_LC_COUNT); break;
   default: break;  /* data: not returned */
   }
   return SQLITE_OK;

@@ -36,6 +36,7 @@ static const struct { const char *table, *column; } added_tables[] = {
 static const struct { const char *table, *legacy, *view_sql; } became_views[] = {
   { "events", "legacy_events", GCS_EVENTS_LEGACY_SQL " UNION ALL " GCS_EVENTS_SQL },
   { "alloc_ticks", "legacy_alloc_ticks", GCS_ALLOC_TICKS_LEGACY_SQL " UNION ALL " GCS_ALLOC_TICKS_SQL },
+  { "gc_lifecycle", "legacy_gc_lifecycle", GCS_GC_LIFECYCLE_LEGACY_SQL " UNION ALL " GCS_GC_LIFECYCLE_SQL },
 };
 
 #define GCS_VIEW_NAME(Name, Doc, SelectSql) #Name,

@@ -9,11 +9,10 @@
 
 #include "evblock.h"
 #include "gcs_recon.h"
-#include "gcs_triggers.h"
 
 /* Every statement's parameter 1 is the trace id, bound once in imw_open
  * (sqlite3_reset keeps bindings). */
-enum { S_BLOCK, S_LIFECYCLE, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+enum { S_BLOCK, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
 
 /* The GC events themselves go into event_blocks (evblock.h): packed, a
  * block deflated and inserted as one row when it is full; GCAllocationTick
@@ -22,9 +21,6 @@ enum { B_EVENTS, B_TICKS, B_COUNT };
 
 static const char *const stmt_sql[S_COUNT] = {
   "INSERT INTO event_blocks(trace_id, ticks, first_ns, last_ns, events, data) VALUES(?,?,?,?,?,?)",
-  /* The field columns are named after the fields, lower case (write_lifecycle). */
-  "INSERT INTO gc_lifecycle(trace_id, ts_ns, pid, tid, name, version, count, depth, type, reason) "
-  "VALUES(?1,?2,?3,?4,?5,?6,:count,:depth,:type,:reason)",
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
   "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
   "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
@@ -52,8 +48,6 @@ struct imw {
   uint64_t gc_events, lost, gcs;
   struct evb_buf blocks[B_COUNT];
   struct gcs_recon *recon;
-  /* per kind, the gc_lifecycle fields and their parameters (looked up once) */
-  struct lc_fields { int8_t ready, n; const struct gcs_field_desc *f[8]; int param[8]; } lc[GCS_KIND_COUNT];
 };
 
 static uint64_t hash_str(const char *s) {
@@ -398,36 +392,8 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
   return step(w, s, err, errlen);
 }
 
-/* The stop triggers' events, with the fields their rules read, typed: each
- * field in the column of its lower-case name, the others NULL. */
-static int write_lifecycle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
-  sqlite3_stmt *s = w->st[S_LIFECYCLE];
-  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
-  sqlite3_bind_int(s, 3, ev->pid);
-  sqlite3_bind_int(s, 4, ev->tid);
-  sqlite3_bind_text(s, 5, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
-  sqlite3_bind_int(s, 6, ev->version);
-  for (int i = 7; i <= sqlite3_bind_parameter_count(s); i++) sqlite3_bind_null(s, i);
-  struct lc_fields *lc = &w->lc[ev->kind];
-  if (!lc->ready) {
-    for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f && lc->n < 8; f++) {
-      char param[32] = ":";
-      size_t n = 1;
-      for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
-      param[n] = '\0';
-      const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
-      int i = sqlite3_bind_parameter_index(s, param);
-      if (fd && i > 0) { lc->f[lc->n] = fd; lc->param[lc->n++] = i; }
-    }
-    lc->ready = 1;
-  }
-  for (int k = 0; k < lc->n; k++) sqlite3_bind_int64(s, lc->param[k], (int64_t)gcs_field_get_int(ev, lc->f[k]));
-  return step(w, s, err, errlen);
-}
-
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   w->gc_events++;
-  if (gcs_triggers_event_needed(ev->kind) && write_lifecycle(w, ev, err, errlen) != 0) return -1;
   gcs_recon_feed(w->recon, ev);
   switch (ev->kind) {
   case gcs_kind_GCAllocationTick:

@@ -70,7 +70,7 @@ static void build_problem(const char *path) {
    * Written as text, as an older gcscope stored them (the events table, a
    * view now): the first report brings the database up to date, keeping
    * these rows (legacy_events). */
-  exec(db, "DROP VIEW events; DROP VIEW alloc_ticks; " GCS_LEGACY_SQL);
+  exec(db, "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle; " GCS_LEGACY_SQL);
   exec(db, "INSERT INTO events (trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES "
            "(1, 1000500000, 10, 5, 0, 'GCStart', 2, 'Count=1 Depth=0 Reason=AllocSmall Type=NonConcurrentGC ClientSequenceNumber=0'),"
            "(1, 1001500000, 10, 5, 0, 'GCEnd', 1, 'Count=1 Depth=0'),"
