@@ -12,8 +12,9 @@
  *   VIEW(Name, Doc, SelectSql)
  *   INDEX(Name, Table, ColumnsSql)  created after a bulk load
  *
- * The lists: GCS_TABLES_RAW (tables_raw.def: traces, processes, events and
- * the other raw histories import writes) and GCS_TABLES_GC (tables_gc.def: the
+ * The lists: GCS_TABLES_RAW (tables_raw.def: traces, processes, event_blocks
+ * and the other raw histories import writes), GCS_TABLES_LEGACY (the tables
+ * an older database has where a newer one has views) and GCS_TABLES_GC (tables_gc.def: the
  * reconstructed GCs and their per-generation / per-heap figures), and
  * GCS_VIEWS, GCS_INDEXES.
  *
@@ -47,5 +48,7 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
   GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_VIEWS(GCS_SQL_VIEW) \
   GCS_VIEWS_GC(GCS_SQL_VIEW)
 #define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX)
+/* The tables of an older database that are views now (tests build such databases). */
+#define GCS_LEGACY_SQL GCS_TABLES_LEGACY(GCS_SQL_TABLE)
 
 #endif /* GCS_TABLES_H */

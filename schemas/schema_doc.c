@@ -75,6 +75,11 @@ static void print_maps(void) {
   printf("| %s | | | key |\n", KeyColumn);                                              \
   COLUMNS(DOC_COL)                                                                       \
   printf("\n");
+#define DOC_LEGACY(Name, Doc, KeyColumn, COLUMNS)                                       \
+  printf("#### legacy_%s\n\n%s.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc); \
+  printf("| %s | | | key |\n", KeyColumn);                                              \
+  COLUMNS(DOC_COL)                                                                       \
+  printf("\n");
 #define DOC_VIEW(Name, Doc, SelectSql) printf("| %s | %s |\n", #Name, Doc);
 
 static void print_tables(void) {
@@ -86,7 +91,11 @@ static void print_tables(void) {
   printf("### Views\n\n| view | meaning |\n|---|---|\n");
   GCS_VIEWS(DOC_VIEW)
   GCS_VIEWS_GC(DOC_VIEW)
-  printf("\n");
+  printf("\n### Tables of older databases\n\n"
+         "A database made before event_blocks held one row per event in the tables events and alloc_ticks.\n"
+         "Opened for writing (an import, or the first report), it keeps them renamed, and its views\n"
+         "events and alloc_ticks show their rows before the packed ones (fields NULL).\n\n");
+  GCS_TABLES_LEGACY(DOC_LEGACY)
 }
 
 int main(void) {

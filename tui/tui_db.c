@@ -275,10 +275,17 @@ static long db_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_e
   const char *text = first_column(d->db, "events", text_cols);
   if (!ts || !name) return 0;
   int by_trace = has_column(d->db, "events", "trace_id");
-  char sql[512];
+  char sql[640];
   snprintf(sql, sizeof sql,
            "SELECT %s, %s, %s FROM events WHERE pid = ? AND %s BETWEEN ? AND ?%s ORDER BY %s LIMIT 500",
            ts, name, text ? text : "''", ts, by_trace ? " AND trace_id = ?" : "", ts);
+  /* Packed events (event_blocks, no older rows): only the blocks that
+   * overlap the GC are inflated, not the whole trace's. */
+  if (by_trace && table_exists(d->db, "event_blocks") == 1 && table_exists(d->db, "legacy_events") == 0)
+    snprintf(sql, sizeof sql,
+             "SELECT u.ts_ns, u.name, u.payload FROM event_blocks b, gcs_unpack(b.data) u WHERE b.ticks = 0 "
+             "AND b.trace_id = ?4 AND b.last_ns >= ?2 AND b.first_ns <= ?3 AND u.pid = ?1 "
+             "AND u.ts_ns BETWEEN ?2 AND ?3 ORDER BY u.ts_ns, b.id, u.seq LIMIT 500");
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
   sqlite3_bind_int(st, 1, gc->pid);

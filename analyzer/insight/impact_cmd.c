@@ -124,7 +124,7 @@ static int event_requests(sqlite3 *db, const struct impact_opts *o, const struct
   *n = 0;
   if (sqlite3_prepare_v2(db,
                          "SELECT ts_ns, name = ?3, tid, payload FROM events WHERE trace_id = ?1 AND pid = ?2 "
-                         "AND name IN (?3, ?4) ORDER BY ts_ns",
+                         "AND name IN (?3, ?4) ORDER BY ts_ns, id",
                          -1, &st, NULL) != SQLITE_OK) {
     fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     return -1;

@@ -94,7 +94,7 @@ static int load(sqlite3 *db, long pid, const double *thr, const struct gcs_rule 
                          "e.count, e.depth, e.type, e.reason "
                          "FROM gc_lifecycle e LEFT JOIN traces t ON t.id = e.trace_id WHERE (?1 < 0 OR e.pid = ?1) "
                          "AND " GCS_IN_INPUT("e.trace_id") " "
-                         "ORDER BY e.trace_id, e.ts_ns, e.rowid",
+                         "ORDER BY e.trace_id, e.ts_ns, e.id",
                          -1, &st, NULL) != SQLITE_OK) {
     if (strstr(sqlite3_errmsg(db), "no such table"))
       fprintf(stderr, "gcscope %s: the database has no gc_lifecycle table (imported by an older gcscope): "

@@ -66,7 +66,7 @@ static int import_trace(const char *path, const char *db_path, FILE *progress, i
 static int has_gcscope_tables(sqlite3 *db, int *yes, char *err, size_t errlen) {
   sqlite3_stmt *q = NULL;
   if (sqlite3_prepare_v2(db,
-                         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                         "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND "
                          "name IN ('traces', 'processes', 'events', 'gcs', 'gc_process_summary')",
                          -1, &q, NULL) != SQLITE_OK ||
       sqlite3_step(q) != SQLITE_ROW) {
@@ -157,6 +157,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
   }
   /* Before anything reads the schema: an import may hold the write lock. */
   sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+  gcs_db_functions(db);
   int have = 0;
   if (has_gcscope_tables(db, &have, err, errlen)) {
     char why[256];
@@ -186,6 +187,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
       goto fail;
     }
     sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+    gcs_db_functions(db);
   }
   if (fill_scope(db, ids, nids, have, opts->trace_id, in->imported ? arg : in->db_path, err, errlen)) goto fail;
   free(ids);

@@ -27,7 +27,66 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {
   { "trigger_firings", "rule" },
+  { "event_blocks", "data" },
 };
+
+/* Tables that became views: a database made before holds the rows in a
+ * table of the view's name; it is renamed to its legacy name (the view shows
+ * its rows beside the packed ones). */
+static const struct { const char *table, *legacy, *view_sql; } became_views[] = {
+  { "events", "legacy_events", GCS_EVENTS_LEGACY_SQL " UNION ALL " GCS_EVENTS_SQL },
+  { "alloc_ticks", "legacy_alloc_ticks", GCS_ALLOC_TICKS_LEGACY_SQL " UNION ALL " GCS_ALLOC_TICKS_SQL },
+  { "gc_lifecycle", "legacy_gc_lifecycle", GCS_GC_LIFECYCLE_LEGACY_SQL " UNION ALL " GCS_GC_LIFECYCLE_SQL },
+};
+
+#define GCS_VIEW_NAME(Name, Doc, SelectSql) #Name,
+static const char *const raw_views[] = { GCS_VIEWS(GCS_VIEW_NAME) };
+#undef GCS_VIEW_NAME
+
+static int is_table(sqlite3 *db, const char *name) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &st, NULL) !=
+      SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  int yes = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return yes;
+}
+
+/* Before the schema script: the raw views are dropped (the script makes
+ * them again), the tables renamed, and their views made to show the
+ * renamed tables' rows too. */
+static int rename_old_tables(sqlite3 *db, char **msg) {
+  int old = 0;
+  for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++)
+    old |= is_table(db, became_views[i].table);
+  if (!old) return SQLITE_OK;
+  char sql[256];
+  for (size_t i = 0; i < sizeof raw_views / sizeof raw_views[0]; i++) {
+    if (is_table(db, raw_views[i])) continue;
+    snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS %s", raw_views[i]);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+    if (rc != SQLITE_OK) return rc;
+  }
+  for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++) {
+    if (!is_table(db, became_views[i].table)) continue;
+    snprintf(sql, sizeof sql, "ALTER TABLE %s RENAME TO %s", became_views[i].table, became_views[i].legacy);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+    if (rc != SQLITE_OK) return rc;
+  }
+  /* (After every rename: ALTER TABLE checks the views, and these read
+   * event_blocks, which the schema script makes next.) */
+  for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++) {
+    int rc;
+    char *view = sqlite3_mprintf("CREATE VIEW %s AS %s", became_views[i].table, became_views[i].view_sql);
+    if (!view) return SQLITE_NOMEM;
+    rc = sqlite3_exec(db, view, NULL, NULL, msg);
+    sqlite3_free(view);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
 
 static int has_column(sqlite3 *db, const char *table, const char *column) {
   sqlite3_stmt *st;
@@ -41,6 +100,8 @@ static int has_column(sqlite3 *db, const char *table, const char *column) {
 }
 
 int gcs_db_is_current(sqlite3 *db) {
+  for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++)
+    if (is_table(db, became_views[i].table)) return 0;
   for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++)
     if (!has_column(db, added_columns[i].table, added_columns[i].column)) return 0;
   for (size_t i = 0; i < sizeof added_tables / sizeof added_tables[0]; i++)
@@ -122,6 +183,11 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   sqlite3_busy_timeout(db, 5000);
+  if (gcs_db_functions(db) != 0) {
+    snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return NULL;
+  }
   if (check_target(db, path, err, errlen) != 0) {
     sqlite3_close(db);
     return NULL;
@@ -140,6 +206,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
    * three per CREATE (about 60 fdatasync calls). Deferred: on a database
    * that has it all, nothing is written and no write lock is taken. */
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "BEGIN", NULL, NULL, &msg);
+  if (rc == SQLITE_OK) rc = rename_old_tables(db, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
   /* The indexes exist before the first row: the import maintains them as it

@@ -7,36 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evblock.h"
 #include "gcs_recon.h"
-#include "gcs_triggers.h"
 
 /* Every statement's parameter 1 is the trace id, bound once in imw_open
  * (sqlite3_reset keeps bindings). */
-enum { S_EVENT, S_EVENTS, S_LIFECYCLE, S_TICK, S_TICKS, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
+enum { S_BLOCK, S_HANDLE, S_PIN, S_REQ, S_LOST, S_TYPE_INS, S_TYPE_SEL, S_PROC, S_COUNT };
 
-/* Allocation ticks are the bulk of a trace (one per ~100 KB allocated):
- * they are inserted TICK_ROWS rows per statement execution, which shares the
- * per-statement cost (cursor, journal and halt bookkeeping) between rows. */
-#define TICK_ROWS 64
-#define TICK_COLS 8  /* per row, after the shared ?1 */
-#define TICK_ROW_SQL "(?1,?,?,?,?,?,?,?,?)"
-/* The other GC events likewise, EVENT_ROWS rows per execution; their payload
- * text is formatted straight into a buffer that holds the pending rows'. */
-#define EVENT_ROWS 16
-#define EVENT_COLS 7  /* per row, after the shared ?1 */
-#define EVENT_ROW_SQL "(?1,?,?,?,?,?,?,?)"
-#define EVENT_INSERT "INSERT INTO events(trace_id, ts_ns, pid, tid, cpu, name, version, payload) VALUES"
-#define FMT_MAX 16384               /* longest payload text (gcs_event_format truncates) */
-#define EVENT_TEXT (EVENT_ROWS * 2048 + FMT_MAX)
+/* The GC events themselves go into event_blocks (evblock.h): packed, a
+ * block deflated and inserted as one row when it is full; GCAllocationTick
+ * (the bulk of a trace, one per ~100 KB allocated) in blocks of their own. */
+enum { B_EVENTS, B_TICKS, B_COUNT };
 
 static const char *const stmt_sql[S_COUNT] = {
-  EVENT_INSERT "(?,?,?,?,?,?,?,?)",
-  NULL, /* S_EVENTS: EVENT_ROWS rows, built in imw_open */
-  /* The field columns are named after the fields, lower case (write_lifecycle). */
-  "INSERT INTO gc_lifecycle(trace_id, ts_ns, pid, tid, name, version, count, depth, type, reason) "
-  "VALUES(?1,?2,?3,?4,?5,?6,:count,:depth,:type,:reason)",
-  "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES" TICK_ROW_SQL,
-  NULL, /* S_TICKS: TICK_ROWS rows, built in imw_open */
+  "INSERT INTO event_blocks(trace_id, ticks, first_ns, last_ns, events, data) VALUES(?,?,?,?,?,?)",
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
   "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
   "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
@@ -48,10 +32,6 @@ static const char *const stmt_sql[S_COUNT] = {
 };
 
 struct type_slot { char *name; int64_t id; uint64_t hash; };
-/* One buffered alloc_ticks row; -1 stands for NULL in the optional columns. */
-struct tick_row { int64_t ts, amount, type_id, heap, object_size; int32_t pid, tid, kind; };
-/* One buffered events row; its payload is text[off, off + len) of struct imw. */
-struct event_row { int64_t ts; int32_t pid, tid, cpu, version; const char *name; size_t off, len; };
 /* A request's slot in the open-addressing table; a closed slot stays as a
  * tombstone so probe chains stay intact. */
 enum req_state { REQ_EMPTY, REQ_OPEN, REQ_CLOSED };
@@ -66,15 +46,8 @@ struct imw {
   struct imw_proc *procs; size_t nprocs, capprocs;
   int last_proc;          /* index of the last process looked up */
   uint64_t gc_events, lost, gcs;
-  struct tick_row ticks[TICK_ROWS];
-  int nticks;
-  struct event_row events[EVENT_ROWS];
-  int nevents;
-  size_t text_used;
+  struct evb_buf blocks[B_COUNT];
   struct gcs_recon *recon;
-  /* per kind, the gc_lifecycle fields and their parameters (looked up once) */
-  struct lc_fields { int8_t ready, n; const struct gcs_field_desc *f[8]; int param[8]; } lc[GCS_KIND_COUNT];
-  char text[EVENT_TEXT];
 };
 
 static uint64_t hash_str(const char *s) {
@@ -103,19 +76,8 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
   w->db = db;
   w->trace_id = trace_id;
   w->last_proc = -1;
-  char ticks_sql[sizeof "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size) VALUES" +
-                 TICK_ROWS * sizeof "," TICK_ROW_SQL];
-  int n = snprintf(ticks_sql, sizeof ticks_sql, "%s", "INSERT INTO alloc_ticks(trace_id, ts_ns, pid, tid, kind, amount, "
-                                                     "type_id, heap, object_size) VALUES");
-  for (int r = 0; r < TICK_ROWS; r++)
-    n += snprintf(ticks_sql + n, sizeof ticks_sql - (size_t)n, "%s" TICK_ROW_SQL, r ? "," : "");
-  char events_sql[sizeof EVENT_INSERT + EVENT_ROWS * sizeof "," EVENT_ROW_SQL];
-  n = snprintf(events_sql, sizeof events_sql, "%s", EVENT_INSERT);
-  for (int r = 0; r < EVENT_ROWS; r++)
-    n += snprintf(events_sql + n, sizeof events_sql - (size_t)n, "%s" EVENT_ROW_SQL, r ? "," : "");
   for (int i = 0; i < S_COUNT; i++) {
-    const char *sql = i == S_TICKS ? ticks_sql : i == S_EVENTS ? events_sql : stmt_sql[i];
-    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v3(db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
       sql_fail(w, err, errlen);
       imw_close(w);
       return NULL;
@@ -139,6 +101,7 @@ void imw_close(struct imw *w) {
   for (size_t i = 0; i < w->nprocs; i++) { free(w->procs[i].command_line); free(w->procs[i].runtime_version); }
   free(w->procs);
   gcs_recon_free(w->recon);
+  for (int b = 0; b < B_COUNT; b++) evb_free(&w->blocks[b]);
   free(w);
 }
 
@@ -357,51 +320,40 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
 
 /* ---- events ---------------------------------------------------------------- */
 
-/* Bind one buffered tick to columns base+1 .. base+TICK_COLS. */
-static void bind_tick(sqlite3_stmt *s, int base, const struct tick_row *t) {
-  sqlite3_bind_int64(s, base + 1, t->ts);
-  sqlite3_bind_int(s, base + 2, t->pid);
-  sqlite3_bind_int(s, base + 3, t->tid);
-  sqlite3_bind_int(s, base + 4, t->kind);
-  sqlite3_bind_int64(s, base + 5, t->amount);
-  if (t->type_id >= 0) sqlite3_bind_int64(s, base + 6, t->type_id); else sqlite3_bind_null(s, base + 6);
-  if (t->heap >= 0) sqlite3_bind_int64(s, base + 7, t->heap); else sqlite3_bind_null(s, base + 7);
-  if (t->object_size >= 0) sqlite3_bind_int64(s, base + 8, t->object_size); else sqlite3_bind_null(s, base + 8);
+/* Write block b as one event_blocks row and start it again. */
+static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
+  struct evb_buf *buf = &w->blocks[b];
+  if (buf->n == 0) return 0;
+  uint8_t *data;
+  size_t len;
+  if (evb_deflate(buf, &data, &len) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+  sqlite3_stmt *s = w->st[S_BLOCK];
+  sqlite3_bind_int(s, 2, b == B_TICKS);
+  sqlite3_bind_int64(s, 3, (int64_t)buf->first_ts);
+  sqlite3_bind_int64(s, 4, (int64_t)buf->last_ts);
+  sqlite3_bind_int(s, 5, buf->n);
+  sqlite3_bind_blob(s, 6, data, (int)len, SQLITE_STATIC);
+  int rc = step(w, s, err, errlen);
+  sqlite3_bind_null(s, 6);
+  free(data);
+  evb_reset(buf);
+  return rc;
 }
 
-/* Write the buffered ticks (in order: alloc_ticks rowids follow time). */
-static int flush_ticks(struct imw *w, char *err, size_t errlen) {
-  if (w->nticks == TICK_ROWS) {
-    sqlite3_stmt *s = w->st[S_TICKS];
-    for (int r = 0; r < TICK_ROWS; r++) bind_tick(s, 1 + r * TICK_COLS, &w->ticks[r]);
-    w->nticks = 0;
-    return step(w, s, err, errlen);
-  }
-  for (int r = 0; r < w->nticks; r++) {
-    bind_tick(w->st[S_TICK], 1, &w->ticks[r]);
-    if (step(w, w->st[S_TICK], err, errlen) != 0) return -1;
-  }
-  w->nticks = 0;
+static int add_to_block(struct imw *w, int b, const struct gcs_event *ev, int64_t type_id, char *err,
+                        size_t errlen) {
+  struct evb_buf *buf = &w->blocks[b];
+  if (evb_pack(buf, ev, type_id) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+  if (buf->len >= EVB_RAW_BYTES || buf->n >= EVB_MAX_EVENTS) return flush_block(w, b, err, errlen);
   return 0;
 }
 
+/* A tick's type name is interned in types (alloc_ticks.type_id). */
 static int write_tick(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   const struct gcs_ev_GCAllocationTick *t = &ev->u.GCAllocationTick;
-  struct tick_row *row = &w->ticks[w->nticks];
-  int v = ev->version;
-  row->ts = (int64_t)ev->ts_ns;
-  row->pid = ev->pid;
-  row->tid = ev->tid;
-  row->kind = (int32_t)t->AllocationKind;
-  row->amount = (int64_t)(v >= 2 ? t->AllocationAmount64 : t->AllocationAmount);
-  row->type_id = row->heap = -1;
-  if (v >= 2 && t->TypeName) {
-    if (type_id(w, t->TypeName, &row->type_id, err, errlen) != 0) return -1;
-    row->heap = (int64_t)t->HeapIndex;
-  }
-  row->object_size = v >= 4 ? (int64_t)t->ObjectSize : -1;
-  if (++w->nticks == TICK_ROWS) return flush_ticks(w, err, errlen);
-  return 0;
+  int64_t id = -1;
+  if (ev->version >= 2 && t->TypeName && type_id(w, t->TypeName, &id, err, errlen) != 0) return -1;
+  return add_to_block(w, B_TICKS, ev, id, err, errlen);
 }
 
 static int write_handle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
@@ -440,82 +392,8 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
   return step(w, s, err, errlen);
 }
 
-/* Bind one buffered events row to columns base+1 .. base+EVENT_COLS. */
-static void bind_event(struct imw *w, sqlite3_stmt *s, int base, const struct event_row *e) {
-  sqlite3_bind_int64(s, base + 1, e->ts);
-  sqlite3_bind_int(s, base + 2, e->pid);
-  sqlite3_bind_int(s, base + 3, e->tid);
-  sqlite3_bind_int(s, base + 4, e->cpu);
-  sqlite3_bind_text(s, base + 5, e->name, -1, SQLITE_STATIC);
-  sqlite3_bind_int(s, base + 6, e->version);
-  sqlite3_bind_text(s, base + 7, w->text + e->off, (int)e->len, SQLITE_STATIC);
-}
-
-/* Write the buffered events rows, in order (ids follow the trace's order). */
-static int flush_events(struct imw *w, char *err, size_t errlen) {
-  int rc = 0;
-  if (w->nevents == EVENT_ROWS) {
-    sqlite3_stmt *s = w->st[S_EVENTS];
-    for (int r = 0; r < EVENT_ROWS; r++) bind_event(w, s, 1 + r * EVENT_COLS, &w->events[r]);
-    rc = step(w, s, err, errlen);
-  } else {
-    for (int r = 0; r < w->nevents && rc == 0; r++) {
-      bind_event(w, w->st[S_EVENT], 1, &w->events[r]);
-      rc = step(w, w->st[S_EVENT], err, errlen);
-    }
-  }
-  w->nevents = 0;
-  w->text_used = 0;
-  return rc;
-}
-
-static int write_event_row(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
-  if (EVENT_TEXT - w->text_used < FMT_MAX && flush_events(w, err, errlen) != 0) return -1;
-  struct event_row *e = &w->events[w->nevents];
-  e->off = w->text_used;
-  e->len = gcs_event_format(ev, w->text + e->off, FMT_MAX);
-  if (e->len >= FMT_MAX) e->len = strlen(w->text + e->off);  /* (truncated: what was written) */
-  w->text_used += e->len;
-  e->ts = (int64_t)ev->ts_ns;
-  e->pid = ev->pid;
-  e->tid = ev->tid;
-  e->cpu = ev->cpu;
-  e->name = gcs_event_descs[ev->kind].name;
-  e->version = ev->version;
-  if (++w->nevents == EVENT_ROWS) return flush_events(w, err, errlen);
-  return 0;
-}
-
-/* The stop triggers' events, with the fields their rules read, typed: each
- * field in the column of its lower-case name, the others NULL. */
-static int write_lifecycle(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
-  sqlite3_stmt *s = w->st[S_LIFECYCLE];
-  sqlite3_bind_int64(s, 2, (int64_t)ev->ts_ns);
-  sqlite3_bind_int(s, 3, ev->pid);
-  sqlite3_bind_int(s, 4, ev->tid);
-  sqlite3_bind_text(s, 5, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC);
-  sqlite3_bind_int(s, 6, ev->version);
-  for (int i = 7; i <= sqlite3_bind_parameter_count(s); i++) sqlite3_bind_null(s, i);
-  struct lc_fields *lc = &w->lc[ev->kind];
-  if (!lc->ready) {
-    for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f && lc->n < 8; f++) {
-      char param[32] = ":";
-      size_t n = 1;
-      for (const char *c = *f; *c && n < sizeof param - 1; c++) param[n++] = (char)(*c | 0x20);
-      param[n] = '\0';
-      const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
-      int i = sqlite3_bind_parameter_index(s, param);
-      if (fd && i > 0) { lc->f[lc->n] = fd; lc->param[lc->n++] = i; }
-    }
-    lc->ready = 1;
-  }
-  for (int k = 0; k < lc->n; k++) sqlite3_bind_int64(s, lc->param[k], (int64_t)gcs_field_get_int(ev, lc->f[k]));
-  return step(w, s, err, errlen);
-}
-
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   w->gc_events++;
-  if (gcs_triggers_event_needed(ev->kind) && write_lifecycle(w, ev, err, errlen) != 0) return -1;
   gcs_recon_feed(w->recon, ev);
   switch (ev->kind) {
   case gcs_kind_GCAllocationTick:
@@ -541,7 +419,7 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
   }
   struct imw_proc *p = imw_proc(w, ev->pid);
   if (p && p->origin < 0) p->origin = ev->origin;
-  return write_event_row(w, ev, err, errlen);
+  return add_to_block(w, B_EVENTS, ev, -1, err, errlen);
 }
 
 int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err, size_t errlen) {
@@ -559,7 +437,7 @@ static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
 }
 
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
-  if (flush_ticks(w, err, errlen) != 0 || flush_events(w, err, errlen) != 0) return -1;
+  if (flush_block(w, B_TICKS, err, errlen) != 0 || flush_block(w, B_EVENTS, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)
     if (w->reqs[i].state == REQ_OPEN) {

@@ -143,7 +143,7 @@ static int t_netcore31_dir(void) {
   const char *db = db_path("nc31dir.db");
   CHECK(import1(db, NC31, &quiet, err, sizeof err) == 0);
   sqlite3 *h;
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   check_netcore31(h);
   /* GCs are reconstructed and stored by gcs_recon: one row per GCStart */
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM gcs"), 11);
@@ -156,7 +156,7 @@ static int t_netcore31_zip(void) {
   const char *db = db_path("nc31zip.db");
   CHECK(import1(db, NC31 "/clr-only.trace.zip", &quiet, err, sizeof err) == 0);
   sqlite3 *h;
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   check_netcore31(h);
   CHECK_STR(q_str(h, "SELECT substr(path, -18) FROM traces"), "clr-only.trace.zip");
   sqlite3_close(h);
@@ -170,7 +170,7 @@ static int t_2017(void) {
   CHECK(import1(db, "coreclr/netcore2017-gcstart-gcend", &quiet, err, sizeof err) == 0);
   CHECK(import1(db, "coreclr/netcore2017-allocationtick", &quiet, err, sizeof err) == 0);
   sqlite3 *h;
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM traces WHERE hostname = 'osboxes'"), 2);
   CHECK_EQ_INT(q_int(h, "SELECT event_count FROM traces WHERE id = 1"), 24);
   CHECK_EQ_INT(q_int(h, "SELECT start_ns FROM traces WHERE id = 1"), 1501244079237552889LL);
@@ -200,7 +200,7 @@ static int t_idempotent(void) {
   CHECK(import1(db, NC31, &quiet, err, sizeof err) == 0);
   CHECK(import1(db, NC31 "/clr-only.trace.zip", &quiet, err, sizeof err) == 0);
   sqlite3 *h;
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM traces"), 1);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM events"), 510);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM processes"), 3);
@@ -223,7 +223,7 @@ static int t_atomic(void) {
   CHECK(import1(db, NC31 "/clr-only.trace.zip", &cancelled, err, sizeof err) != 0);
   CHECK(strstr(err, "interrupted") != NULL);
   sqlite3 *h;
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM traces"), 1);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM events"), 24);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM processes"), 2);
@@ -232,7 +232,7 @@ static int t_atomic(void) {
   sqlite3_close(h);
   /* and the failed trace imports fine afterwards */
   CHECK(import1(db, NC31, &quiet, err, sizeof err) == 0);
-  CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+  CHECK(sqlite3_open(db, &h) == SQLITE_OK && gcs_db_functions(h) == 0);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM traces"), 2);
   CHECK_EQ_INT(q_int(h, "SELECT count(*) FROM events"), 24 + 510);
   sqlite3_close(h);

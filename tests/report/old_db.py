@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """old_db.py GCSCOPE TRACE TMP — a database made by an older gcscope (without
-the measured-allocation columns and the trigger_firings table) still works:
-the first report adds what is missing (empty until its traces are imported
-again) and prints PerfView's figures as before; a read-only old database is
-one clear line and exit 1, unchanged."""
+the measured-allocation columns and the trigger_firings table, with its
+events, alloc_ticks and gc_lifecycle as tables of rows instead of event_blocks) still
+works: the first report adds what is missing (empty until its traces are
+imported again), keeps the old rows (legacy_events, legacy_alloc_ticks,
+legacy_gc_lifecycle, shown by the views of the old names) and prints PerfView's figures and
+the events as before; a trace imported into it afterwards is packed beside
+them; a read-only old database is one clear line and exit 1, unchanged."""
 import json
 import os
 import shutil
@@ -14,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
 
-G, TRACE, TMP = sys.argv[1:4]
+G, TRACE, TMP, TRACE_B = sys.argv[1:5]
 T = Checker(G)
 shutil.rmtree(TMP, ignore_errors=True)
 os.makedirs(TMP)
@@ -22,7 +25,34 @@ db = TMP + "/old.db"
 rc, out, err = T.run("import", "-q", "-d", db, TRACE)
 T.check(rc == 0, "import")
 rc, new_json, err = T.run("stats", db, "--format", "json")
+rc, new_events, err = T.run("events", db)
+Q_TICKS = "SELECT trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size FROM alloc_ticks"
+rc, new_ticks, err = T.run("sql", db, Q_TICKS)
+rc, new_triggers, err = T.run("triggers", db, "--gc-over", "1", "--format", "json")
+# The older layout: events and alloc_ticks were tables (their rows as the views show them).
+rc, out, err = T.run("sql", "--write", db,
+                     "CREATE TABLE old_events AS SELECT id, trace_id, ts_ns, pid, tid, cpu, name, version, payload "
+                     "FROM events; CREATE TABLE old_ticks AS " + Q_TICKS + "; CREATE TABLE old_lc AS SELECT trace_id, ts_ns, "
+                     "pid, tid, name, version, count, depth, type, reason FROM gc_lifecycle ORDER BY id; "
+                     "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle; DROP TABLE event_blocks")
+T.check(rc == 0, "older layout made (%s)" % err.strip())
 c = sqlite3.connect(db)
+c.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, "
+          "pid INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL, name TEXT NOT NULL, "
+          "version INTEGER NOT NULL, payload TEXT NOT NULL)")
+c.execute("INSERT INTO events SELECT * FROM old_events")
+c.execute("CREATE INDEX events_by_time ON events(trace_id, ts_ns)")
+c.execute("CREATE TABLE alloc_ticks (trace_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, pid INTEGER NOT NULL, "
+          "tid INTEGER NOT NULL, kind INTEGER NOT NULL, amount INTEGER NOT NULL, type_id INTEGER, heap INTEGER, "
+          "object_size INTEGER)")
+c.execute("INSERT INTO alloc_ticks SELECT * FROM old_ticks")
+c.execute("CREATE TABLE gc_lifecycle (trace_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, pid INTEGER NOT NULL, "
+          "tid INTEGER NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL, count INTEGER, depth INTEGER, "
+          "type INTEGER, reason INTEGER)")
+c.execute("INSERT INTO gc_lifecycle SELECT * FROM old_lc")
+c.execute("DROP TABLE old_lc")
+c.execute("DROP TABLE old_events")
+c.execute("DROP TABLE old_ticks")
 for col in ("soh_alloc_measured_mb", "loh_alloc_measured_mb", "poh_alloc_measured_mb", "alloc_measured_mb"):
     c.execute("ALTER TABLE gcs DROP COLUMN %s" % col)
 c.execute("ALTER TABLE gc_process_summary DROP COLUMN total_alloc_measured_mb")
@@ -41,6 +71,25 @@ if rc == 0:
             "PerfView's figures unchanged")
 cols = [r[1] for r in sqlite3.connect(db).execute("PRAGMA table_info(gcs)")]
 T.check("alloc_measured_mb" in cols, "the column was added")
+rc, out, err = T.run("events", db)
+T.check(rc == 0 and out == new_events and out.count("\n") > 100, "the old events rows, as before")
+rc, out, err = T.run("sql", db, Q_TICKS)
+T.check(rc == 0 and out == new_ticks, "the old alloc_ticks rows, as before")
+rc, out, err = T.run("triggers", db, "--gc-over", "1", "--format", "json")
+T.check(rc == 0 and out == new_triggers, "the old gc_lifecycle rows, as before")
+kinds = dict(sqlite3.connect(db).execute("SELECT name, type FROM sqlite_master WHERE name IN "
+                                         "('events', 'legacy_events', 'alloc_ticks', 'legacy_alloc_ticks', 'gc_lifecycle', "
+                                         "'legacy_gc_lifecycle')"))
+T.check(kinds == {"events": "view", "legacy_events": "table", "alloc_ticks": "view", "legacy_alloc_ticks": "table",
+                  "gc_lifecycle": "view", "legacy_gc_lifecycle": "table"},
+        "the old tables renamed, the views over them (%r)" % kinds)
+# A trace imported into the old database afterwards: packed, beside the old rows.
+rc, out, err = T.run("import", "-q", "-d", db, TRACE_B)
+T.check(rc == 0, "import into the old database (%s)" % err.strip())
+rc, out, err = T.run("sql", db, "SELECT count(*) FROM events WHERE trace_id = 2")
+T.check(rc == 0 and int(out.split()[-1]) > 0, "the new trace's events through the view (%r)" % out)
+rc, out, err = T.run("events", db, "--trace", "1")
+T.check(rc == 0 and out == new_events, "the old trace's events unchanged beside the new")
 rc, out, err = T.run("stats", db, "--section", "firings")
 T.check(rc == 0, "the firings section reads the added table")
 # read-only: nothing can be added; one line, the file unchanged

@@ -43,6 +43,13 @@ typedef struct sqlite3 sqlite3;
  * ("permission denied"). */
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
 
+/* Register on db what reading a gcscope database needs: gcs_unpack(data),
+ * the table-valued function that turns an event_blocks row back into one
+ * row per event (the events and alloc_ticks views use it). gcs_db_open and
+ * gcs_input_open call it; every other connection to a gcscope database must.
+ * 0, or -1 (sqlite3_errmsg says why). */
+int gcs_db_functions(sqlite3 *db);
+
 /* 1 when db has every column this gcscope writes (gcs_db_open adds those a
  * database made by an older gcscope lacks). */
 int gcs_db_is_current(sqlite3 *db);

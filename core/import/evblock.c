@@ -1,0 +1,450 @@
+/* evblock.c — packed event blocks (evblock.h) and the gcs_unpack table-valued
+ * function every gcscope connection has (gcs_db_functions, gcs_db.h). */
+#include "evblock.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <zlib.h>
+
+#include "gcs_db.h"
+#include "gcs_triggers.h"
+
+/* zlib level: 1 packs the events about as small as 6 at a third of the time. */
+#define EVB_ZLEVEL 1
+/* Largest raw block a reader accepts (a writer never comes near it). */
+#define EVB_RAW_MAX (64u * 1024 * 1024)
+
+/* ---- writing --------------------------------------------------------------- */
+
+static int grow(struct evb_buf *b, size_t more) {
+  if (b->len + more <= b->cap) return 0;
+  size_t cap = b->cap ? b->cap : 16384;
+  while (cap < b->len + more) cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p) return -1;
+  b->p = p;
+  b->cap = cap;
+  return 0;
+}
+
+static void put_varint(struct evb_buf *b, uint64_t v) {
+  while (v >= 0x80) { b->p[b->len++] = (uint8_t)(v | 0x80); v >>= 7; }
+  b->p[b->len++] = (uint8_t)v;
+}
+
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Room for the fixed part and the numbers of one event: at most 10 bytes a
+ * varint, and every field an array of GCS_MAX_ARRAY. */
+static size_t max_packed(const struct gcs_event_desc *d) { return 64 + (size_t)d->nfields * (GCS_MAX_ARRAY * 10 + 20); }
+
+static int is_signed(enum gcs_type t) { return t == GCS_T_I32 || t == GCS_T_BOOL; }
+
+int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id) {
+  if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return -1;
+  const struct gcs_event_desc *d = &gcs_event_descs[ev->kind];
+  if (grow(b, max_packed(d)) != 0) return -1;
+  if (b->n == 0) { b->first_ts = b->last_ts = ev->ts_ns; b->prev_ts = 0; }
+  if (ev->ts_ns < b->first_ts) b->first_ts = ev->ts_ns;
+  if (ev->ts_ns > b->last_ts) b->last_ts = ev->ts_ns;
+  put_varint(b, (uint64_t)ev->kind);
+  put_varint(b, (uint64_t)ev->version | (uint64_t)(ev->origin & 1) << 8 | (uint64_t)(ev->truncated & 1) << 9);
+  put_varint(b, zigzag((int64_t)(ev->ts_ns - b->prev_ts)));
+  b->prev_ts = ev->ts_ns;
+  put_varint(b, zigzag(ev->pid));
+  put_varint(b, zigzag(ev->tid));
+  put_varint(b, zigzag(ev->cpu));
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (f->is_array) {
+      uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      for (unsigned e = 0; e < n; e++) put_varint(b, gcs_field_get_array_int(ev, f, e));
+    } else if (f->type == GCS_T_STR) {
+      const char *s = gcs_field_get_str(ev, f);
+      size_t n = s ? strlen(s) : 0;
+      if (grow(b, n + 11) != 0) return -1;
+      put_varint(b, s ? n + 1 : 0);
+      if (s) { memcpy(b->p + b->len, s, n + 1); b->len += n + 1; }
+      if (grow(b, max_packed(d)) != 0) return -1;
+    } else if (f->type == GCS_T_GUID) {
+      memcpy(b->p + b->len, (const char *)&ev->u + f->offset, 16);
+      b->len += 16;
+    } else {
+      uint64_t v = gcs_field_get_int(ev, f);
+      put_varint(b, is_signed(f->type) ? zigzag((int64_t)v) : v);
+    }
+  }
+  if (ev->kind == gcs_kind_GCAllocationTick) put_varint(b, type_id >= 0 ? (uint64_t)type_id + 1 : 0);
+  b->n++;
+  return 0;
+}
+
+int evb_deflate(const struct evb_buf *b, uint8_t **out, size_t *outlen) {
+  uLong bound = compressBound((uLong)b->len);
+  uint8_t *o = malloc(bound + 10);
+  if (!o) return -1;
+  size_t h = 0;
+  for (uint64_t v = b->len; ; v >>= 7) {
+    o[h++] = (uint8_t)(v >= 0x80 ? (v | 0x80) : v);
+    if (v < 0x80) break;
+  }
+  uLongf zl = bound;
+  if (compress2(o + h, &zl, b->p, (uLong)b->len, EVB_ZLEVEL) != Z_OK) { free(o); return -1; }
+  *out = o;
+  *outlen = h + zl;
+  return 0;
+}
+
+void evb_reset(struct evb_buf *b) { b->len = 0; b->n = 0; b->prev_ts = 0; b->first_ts = b->last_ts = 0; }
+
+void evb_free(struct evb_buf *b) { free(b->p); memset(b, 0, sizeof *b); }
+
+/* ---- reading --------------------------------------------------------------- */
+
+static int get_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v) {
+  uint64_t r = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= len) return -1;
+    uint8_t c = p[(*pos)++];
+    r |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) { *v = r; return 0; }
+  }
+  return -1;
+}
+
+int evb_inflate(const uint8_t *data, size_t len, uint8_t **raw, size_t *rawlen) {
+  size_t pos = 0;
+  uint64_t n;
+  *raw = NULL;
+  *rawlen = 0;
+  if (!data || get_varint(data, len, &pos, &n) != 0 || n > EVB_RAW_MAX) return -1;
+  uint8_t *r = malloc(n ? n : 1);
+  if (!r) return -1;
+  uLongf got = (uLongf)n;
+  if (uncompress(r, &got, data + pos, (uLong)(len - pos)) != Z_OK || got != n) { free(r); return -1; }
+  *raw = r;
+  *rawlen = n;
+  return 0;
+}
+
+int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, uint64_t *prev_ts, struct gcs_event *ev,
+               int64_t *type_id) {
+  uint64_t kind, flags, v;
+  if (get_varint(raw, rawlen, pos, &kind) != 0 || kind >= GCS_KIND_COUNT) return -1;
+  if (get_varint(raw, rawlen, pos, &flags) != 0 || flags >= (1u << 10)) return -1;
+  const struct gcs_event_desc *d = &gcs_event_descs[kind];
+  memset(ev, 0, offsetof(struct gcs_event, u) + d->struct_size);
+  ev->kind = (enum gcs_kind)kind;
+  ev->version = (uint8_t)flags;
+  ev->origin = (uint8_t)((flags >> 8) & 1);
+  ev->truncated = (uint8_t)((flags >> 9) & 1);
+  if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
+  ev->ts_ns = *prev_ts + (uint64_t)unzigzag(v);
+  *prev_ts = ev->ts_ns;
+  int32_t *ids[3] = { &ev->pid, &ev->tid, &ev->cpu };
+  for (int i = 0; i < 3; i++) {
+    if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
+    *ids[i] = (int32_t)unzigzag(v);
+  }
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (f->is_array) {
+      uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      for (unsigned e = 0; e < n; e++) {
+        if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
+        gcs_field_set_array_int(ev, f, e, v);
+      }
+    } else if (f->type == GCS_T_STR) {
+      if (get_varint(raw, rawlen, pos, &v) != 0 || v > rawlen - *pos) return -1;
+      if (v == 0) { gcs_field_set_str(ev, f, NULL); continue; }
+      const char *s = (const char *)raw + *pos;
+      if (s[v - 1] != '\0' || memchr(s, '\0', v - 1)) return -1;
+      gcs_field_set_str(ev, f, s);
+      *pos += v;
+    } else if (f->type == GCS_T_GUID) {
+      if (rawlen - *pos < 16) return -1;
+      memcpy((char *)&ev->u + f->offset, raw + *pos, 16);
+      *pos += 16;
+    } else {
+      if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
+      gcs_field_set_int(ev, f, is_signed(f->type) ? (uint64_t)unzigzag(v) : v);
+    }
+  }
+  *type_id = -1;
+  if (kind == gcs_kind_GCAllocationTick) {
+    if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
+    *type_id = v ? (int64_t)(v - 1) : -1;
+  }
+  return 0;
+}
+
+/* ---- fields as JSON ---------------------------------------------------------- */
+
+struct jbuf { char *p; size_t len, cap; int oom; };
+
+static void jput(struct jbuf *j, const char *s, size_t n) {
+  if (j->oom) return;
+  if (j->len + n + 1 > j->cap) {
+    size_t cap = j->cap ? j->cap : 1024;
+    while (cap < j->len + n + 1) cap *= 2;
+    char *p = realloc(j->p, cap);
+    if (!p) { j->oom = 1; return; }
+    j->p = p;
+    j->cap = cap;
+  }
+  memcpy(j->p + j->len, s, n);
+  j->len += n;
+  j->p[j->len] = '\0';
+}
+static void jputs(struct jbuf *j, const char *s) { jput(j, s, strlen(s)); }
+
+static void jstr(struct jbuf *j, const char *s) {
+  jput(j, "\"", 1);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    char esc[8];
+    if (*c == '"' || *c == '\\') { esc[0] = '\\'; esc[1] = (char)*c; jput(j, esc, 2); }
+    else if (*c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", *c); jput(j, esc, 6); }
+    else jput(j, (const char *)c, 1);
+  }
+  jput(j, "\"", 1);
+}
+
+static void jint(struct jbuf *j, enum gcs_type t, uint64_t v) {
+  char num[32];
+  if (is_signed(t)) snprintf(num, sizeof num, "%lld", (long long)(int64_t)v);
+  else snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+  jputs(j, num);
+}
+
+/* Every field of ev, ClrInstanceID and the fields of later versions included:
+ * {"Count":3,"Depth":0,...}; arrays as JSON arrays, strings as strings (null
+ * when absent), a GUID as 32 hex digits. */
+static void fields_json(const struct gcs_event *ev, struct jbuf *j) {
+  const struct gcs_event_desc *d = &gcs_event_descs[ev->kind];
+  j->len = 0;
+  jput(j, "{", 1);
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (i) jput(j, ",", 1);
+    jstr(j, f->name);
+    jput(j, ":", 1);
+    if (f->is_array) {
+      uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      jput(j, "[", 1);
+      for (unsigned e = 0; e < n; e++) {
+        if (e) jput(j, ",", 1);
+        jint(j, f->type, gcs_field_get_array_int(ev, f, e));
+      }
+      jput(j, "]", 1);
+    } else if (f->type == GCS_T_STR) {
+      const char *s = gcs_field_get_str(ev, f);
+      if (s) jstr(j, s); else jputs(j, "null");
+    } else if (f->type == GCS_T_GUID) {
+      char hex[40];
+      const uint8_t *g = (const uint8_t *)&ev->u + f->offset;
+      for (int k = 0; k < 16; k++) snprintf(hex + 2 * k, 3, "%02x", g[k]);
+      jstr(j, hex);
+    } else {
+      jint(j, f->type, gcs_field_get_int(ev, f));
+    }
+  }
+  jput(j, "}", 1);
+}
+
+/* ---- gcs_unpack(data): one row per event of a block ------------------------- */
+
+enum {
+  U_TS_NS, U_PID, U_TID, U_CPU, U_NAME, U_VERSION, U_PAYLOAD, U_FIELDS, U_SEQ,
+  U_ALLOC_KIND, U_AMOUNT, U_TYPE_ID, U_HEAP, U_OBJECT_SIZE, U_TRUNCATED,
+  U_LIFECYCLE, U_LC_COUNT, U_LC_DEPTH, U_LC_TYPE, U_LC_REASON, U_DATA
+};
+static const char unpack_schema[] =
+    "CREATE TABLE x(ts_ns INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, name TEXT, version INTEGER, "
+    "payload TEXT, fields TEXT, seq INTEGER, alloc_kind INTEGER, amount INTEGER, type_id INTEGER, heap INTEGER, "
+    "object_size INTEGER, truncated INTEGER, lifecycle INTEGER, lc_count INTEGER, lc_depth INTEGER, lc_type INTEGER, "
+    "lc_reason INTEGER, data HIDDEN)";
+
+/* The gc_lifecycle view's typed fields: of the fields the stop triggers read
+ * (gcs_triggers_event_fields), those named count, depth, type and reason
+ * (any case), as the import stored them in the gc_lifecycle table before. */
+static const char *const lc_names[] = { "count", "depth", "type", "reason" };
+
+static void lc_column(sqlite3_context *ctx, const struct gcs_event *ev, int which) {
+  if (!gcs_triggers_event_needed(ev->kind)) return;
+  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
+    if (strcasecmp(*f, lc_names[which]) != 0) continue;
+    const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
+    if (fd) sqlite3_result_int64(ctx, (sqlite3_int64)gcs_field_get_int(ev, fd));
+    return;
+  }
+}
+
+#define PAYLOAD_MAX 16384  /* the longest payload text, as the events table stored it */
+
+struct unpack_cursor {
+  sqlite3_vtab_cursor base;
+  uint8_t *raw;
+  size_t rawlen, pos;
+  uint64_t prev_ts;
+  int64_t seq, type_id;
+  int eof;
+  struct gcs_event ev;
+  struct jbuf json;
+  char text[PAYLOAD_MAX];
+};
+
+static int u_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err) {
+  (void)aux; (void)argc; (void)argv; (void)err;
+  int rc = sqlite3_declare_vtab(db, unpack_schema);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *out = v;
+  return SQLITE_OK;
+}
+
+static int u_disconnect(sqlite3_vtab *v) { sqlite3_free(v); return SQLITE_OK; }
+
+/* Usable only with its data argument (data = ?): SQLite then reads the
+ * blocks first and each block's events after it. */
+static int u_best_index(sqlite3_vtab *v, sqlite3_index_info *info) {
+  (void)v;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if (c->iColumn != U_DATA || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!c->usable) return SQLITE_CONSTRAINT;
+    info->aConstraintUsage[i].argvIndex = 1;
+    info->aConstraintUsage[i].omit = 1;
+    info->estimatedCost = 1000;
+    info->estimatedRows = 1000;
+    return SQLITE_OK;
+  }
+  return SQLITE_CONSTRAINT;
+}
+
+static int u_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out) {
+  (void)v;
+  struct unpack_cursor *c = sqlite3_malloc(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, offsetof(struct unpack_cursor, text));
+  c->eof = 1;
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static int u_close(sqlite3_vtab_cursor *cur) {
+  struct unpack_cursor *c = (struct unpack_cursor *)cur;
+  free(c->raw);
+  free(c->json.p);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+static int u_corrupt(sqlite3_vtab_cursor *cur) {
+  sqlite3_free(cur->pVtab->zErrMsg);
+  cur->pVtab->zErrMsg = sqlite3_mprintf("gcs_unpack: not a gcscope event block (damaged database?)");
+  return SQLITE_CORRUPT;
+}
+
+static int u_step(sqlite3_vtab_cursor *cur) {
+  struct unpack_cursor *c = (struct unpack_cursor *)cur;
+  if (c->pos >= c->rawlen) { c->eof = 1; return SQLITE_OK; }
+  if (evb_unpack(c->raw, c->rawlen, &c->pos, &c->prev_ts, &c->ev, &c->type_id) != 0) {
+    c->eof = 1;
+    return u_corrupt(cur);
+  }
+  c->seq++;
+  return SQLITE_OK;
+}
+
+static int u_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc, sqlite3_value **argv) {
+  (void)idxnum; (void)idxstr;
+  struct unpack_cursor *c = (struct unpack_cursor *)cur;
+  free(c->raw);
+  c->raw = NULL;
+  c->rawlen = c->pos = 0;
+  c->prev_ts = 0;
+  c->seq = -1;
+  c->eof = 1;
+  if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
+  if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return u_corrupt(cur);
+  const uint8_t *data = sqlite3_value_blob(argv[0]);
+  size_t len = (size_t)sqlite3_value_bytes(argv[0]);
+  if (evb_inflate(data, len, &c->raw, &c->rawlen) != 0) return u_corrupt(cur);
+  c->eof = 0;
+  return u_step(cur);
+}
+
+static int u_eof(sqlite3_vtab_cursor *cur) { return ((struct unpack_cursor *)cur)->eof; }
+
+static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+  struct unpack_cursor *c = (struct unpack_cursor *)cur;
+  const struct gcs_event *ev = &c->ev;
+  int tick = ev->kind == gcs_kind_GCAllocationTick;
+  const struct gcs_ev_GCAllocationTick *t = &ev->u.GCAllocationTick;
+  switch (col) {
+  case U_TS_NS: sqlite3_result_int64(ctx, (sqlite3_int64)ev->ts_ns); break;
+  case U_PID: sqlite3_result_int(ctx, ev->pid); break;
+  case U_TID: sqlite3_result_int(ctx, ev->tid); break;
+  case U_CPU: sqlite3_result_int(ctx, ev->cpu); break;
+  case U_NAME: sqlite3_result_text(ctx, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC); break;
+  case U_VERSION: sqlite3_result_int(ctx, ev->version); break;
+  case U_PAYLOAD: {
+    size_t n = gcs_event_format(ev, c->text, sizeof c->text);
+    if (n >= sizeof c->text) n = strlen(c->text);
+    sqlite3_result_text(ctx, c->text, (int)n, SQLITE_TRANSIENT);
+    break;
+  }
+  case U_FIELDS:
+    fields_json(ev, &c->json);
+    if (c->json.oom) { c->json.oom = 0; return SQLITE_NOMEM; }
+    sqlite3_result_text(ctx, c->json.p, (int)c->json.len, SQLITE_TRANSIENT);
+    sqlite3_result_subtype(ctx, 'J');
+    break;
+  case U_SEQ: sqlite3_result_int64(ctx, c->seq); break;
+  case U_ALLOC_KIND: if (tick) sqlite3_result_int64(ctx, t->AllocationKind); break;
+  case U_AMOUNT:
+    if (tick) sqlite3_result_int64(ctx, (sqlite3_int64)(ev->version >= 2 ? t->AllocationAmount64 : t->AllocationAmount));
+    break;
+  case U_TYPE_ID: if (tick && c->type_id >= 0) sqlite3_result_int64(ctx, c->type_id); break;
+  case U_HEAP: if (tick && ev->version >= 2 && t->TypeName) sqlite3_result_int64(ctx, t->HeapIndex); break;
+  case U_OBJECT_SIZE: if (tick && ev->version >= 4) sqlite3_result_int64(ctx, (sqlite3_int64)t->ObjectSize); break;
+  case U_TRUNCATED: sqlite3_result_int(ctx, ev->truncated); break;
+  case U_LIFECYCLE: sqlite3_result_int(ctx, gcs_triggers_event_needed(ev->kind) ? 1 : 0); break;
+  case U_LC_COUNT: case U_LC_DEPTH: case U_LC_TYPE: case U_LC_REASON: lc_column(ctx, ev, col - U_LC_COUNT); break;
+  default: break;  /* data: not returned */
+  }
+  return SQLITE_OK;
+}
+
+static int u_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
+  *rowid = ((struct unpack_cursor *)cur)->seq;
+  return SQLITE_OK;
+}
+
+static const sqlite3_module unpack_module = {
+  .iVersion = 0,
+  .xConnect = u_connect,
+  .xBestIndex = u_best_index,
+  .xDisconnect = u_disconnect,
+  .xOpen = u_open,
+  .xClose = u_close,
+  .xFilter = u_filter,
+  .xNext = u_step,
+  .xEof = u_eof,
+  .xColumn = u_column,
+  .xRowid = u_rowid,
+};
+
+int gcs_db_functions(sqlite3 *db) {
+  return sqlite3_create_module(db, "gcs_unpack", &unpack_module, NULL) == SQLITE_OK ? 0 : -1;
+}

@@ -1,0 +1,61 @@
+/*
+ * evblock.h — the compact store of decoded events: blocks of consecutive
+ * events of one trace, each event packed field by field (varints, strings
+ * with their NUL), the block deflated. One row of event_blocks
+ * (tables_raw.def) per block; gcs_unpack (gcs_db_functions) turns a block
+ * back into one row per event with every field (internal to gcs_import).
+ *
+ * Packed event: kind, flags (version | origin << 8 | truncated << 9), the
+ * time as the difference from the previous event's (the block's first: from
+ * 0; zigzag), pid, tid, cpu (zigzag), then every field of the kind in
+ * gc_events.def order, whatever the version: integers as varints (signed
+ * ones zigzag), a string as its length + 1 (0: none) then its bytes and a
+ * NUL, a GUID as 16 bytes, an array as min(count, GCS_MAX_ARRAY) varints.
+ * After the fields, a GCAllocationTick carries types.id + 1 of its type name
+ * (0: none). The block's data is the raw length (varint) then the zlib
+ * stream of the packed events.
+ *
+ * Threading: plain data, one user at a time. Errors: -1 (corrupt input, out
+ * of memory), never a crash on any bytes.
+ */
+#ifndef EVBLOCK_H
+#define EVBLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_events.h"
+#include "gcs_tables.h"
+
+/* A block is written when its packed events reach this size or count. */
+#define EVB_RAW_BYTES (64 * 1024)
+#define EVB_MAX_EVENTS 4096
+/* Events of one block are numbered seq = 0..; events.id = block id *
+ * GCS_EVENT_ID_SPAN + seq (tables_raw.def). */
+_Static_assert(EVB_MAX_EVENTS <= GCS_EVENT_ID_SPAN, "a block's events fit its id span");
+
+struct evb_buf {
+  uint8_t *p;
+  size_t len, cap;
+  uint64_t prev_ts;
+  int n;                 /* events in the block */
+  uint64_t first_ts, last_ts;  /* earliest and latest event time */
+};
+
+/* Append ev (type_id: types.id of a GCAllocationTick's type, -1 none). -1: out of memory. */
+int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id);
+/* The block's data (raw length + deflated events) into *out (malloc'ed). -1 on failure. */
+int evb_deflate(const struct evb_buf *b, uint8_t **out, size_t *outlen);
+/* Empty the block for the next events (keeps the memory). */
+void evb_reset(struct evb_buf *b);
+void evb_free(struct evb_buf *b);
+
+/* Reading: inflate a block's data into a malloc'ed buffer (*raw, *rawlen). */
+int evb_inflate(const uint8_t *data, size_t len, uint8_t **raw, size_t *rawlen);
+/* Unpack the event at raw[*pos] into ev (strings point into raw), advancing
+ * *pos; *prev_ts carries the time between calls (0 at the block start).
+ * *type_id: the tick's types.id, -1 none. -1 if the bytes are not a packed event. */
+int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, uint64_t *prev_ts, struct gcs_event *ev,
+               int64_t *type_id);
+
+#endif /* EVBLOCK_H */
