@@ -1,26 +1,39 @@
-/* rgc-trace-overhead — what recording costs the traced program, measured
- * as separate processes (a process's heap and warm-up never carry over from
- * one configuration to the next).
+/* rgc-trace-overhead — what recording costs the recorded program (issue 13).
  *
- * Two workloads: "trees" (GCBench-style binary trees on librgc, this
- * program's own --workload mode) and "alloc-heavy" (gcsim --scenario
- * alloc-heavy --threads 1, sized to a few seconds). Three configurations:
- * "none" (no session), "gc" (`gcscope record --profile gc -- CMD`: the GC
- * events, vpid/vtid/procname contexts, as users record) and "alloc"
- * (`--profile alloc`: + GCAllocationTick). Each round runs the three in a
- * rotated order (ABC, BCA, CAB, ...) so that no configuration always runs
- * first; the workload reports its own wall and CPU time (gcscope's session
- * setup is not counted). Per configuration: the median over rounds; the
- * ratio to "none" is the median of the per-round ratios, with their range,
- * and the CPU time tracing adds per GC (median over rounds of the traced
- * minus the untraced CPU time, over the GC count): a figure that does not
- * depend on the workload's GC rate.
+ * Every run is a separate process: nothing (heap state, warm-up) carries
+ * over from one configuration to the next. Three configurations: "none" (no
+ * session), "gc" (`gcscope record --profile gc -- CMD`, as users record) and
+ * "alloc" (`--profile alloc`: + GCAllocationTick). Each round runs the three
+ * once, in a rotated order (ABC, BCA, CAB, ...), so no configuration always
+ * runs first or after the same neighbour. The workload times itself (wall and
+ * CPU) and counts its GCs: gcscope's session set-up and tear-down are not
+ * counted.
  *
- *   rgc-trace-overhead [--rounds N] [--small]
- *   rgc-trace-overhead --workload [--small]      (one run of the trees)
- * Needs gcscope and gcsim beside it, and an LTTng session daemon (gcscope
- * record starts one if none runs). The last line is
- * `tracing overhead gc R alloc R` (the alloc-heavy workload's medians). */
+ * Three workloads:
+ *   gcbench      GCBench as published (stretch depth 18, long-lived depth 16,
+ *                500,000 doubles, depths 4..16 step 2, top-down and
+ *                bottom-up), four times per run (~1 s): GCBench's own GC
+ *                rate (~500 GCs/s here).
+ *   trees        GCBench-style bottom-up trees of depth 4..12 beside a
+ *                depth-14 long-lived tree: ~1,000 GCs/s.
+ *   alloc-heavy  gcsim --scenario alloc-heavy --threads 1 with small objects
+ *                (16..160-byte payloads): ~900 GCs/s and ~5.8 GB/s allocated,
+ *                so ~57,000 AllocationTick events/s.
+ *
+ * Per workload and configuration it prints the medians over rounds; per
+ * traced configuration the median of the per-round ratios to "none" (wall and
+ * CPU) with the interquartile range and the extremes, and the CPU time tracing
+ * adds per GC (median of the per-round differences over the GC count: a figure
+ * that does not depend on the GC rate). Rounds are noisy on a shared
+ * machine, so the untraced runs' own spread (the interquartile range of the
+ * ratios of consecutive untraced runs) is printed too, and a ratio below 1
+ * says it lies within that spread.
+ *
+ *   rgc-trace-overhead [--rounds N] [--small] [--only NAME]
+ *   rgc-trace-overhead --workload gcbench|trees [--small]   (one run, as measured)
+ * Needs gcscope and gcsim beside it and LTTng (gcscope record starts a
+ * session daemon if none runs). The last line is
+ * `tracing overhead gc R alloc R` (the alloc-heavy workload's wall medians). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +43,14 @@
 
 #include "rgc.h"
 
+static int small;
+
+/* ---- the librgc workloads (--workload) ---- */
+
 struct Node { struct Node *left, *right; int64_t v; };
 static const uint32_t refs[] = {0, 8};
-static const rgc_type *node_t;
+static const rgc_type *node_t, *dbl_t;
 static rgc_thread *T;
-static int scale = 640;   /* about 1 s of trees untraced */
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -42,6 +58,13 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static double cpu_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Bottom-up: children first, then the node that holds them. */
 static struct Node *make_tree(int depth) {
   if (depth <= 0) return rgc_alloc(T, node_t);
   size_t m = rgc_root_mark(T);
@@ -56,33 +79,71 @@ static struct Node *make_tree(int depth) {
   return n;
 }
 
-static uint64_t workload(void) {
-  uint64_t t0 = now_ns();
+/* Top-down: the node exists first and its children are stored into it. */
+static void fill_tree(int depth, struct Node *n) {
+  if (depth <= 0) return;
+  size_t m = rgc_root_mark(T);
+  rgc_root(T, (void **)&n);
+  struct Node *c = rgc_alloc(T, node_t);
+  RGC_SET(n, left, c);
+  c = rgc_alloc(T, node_t);
+  RGC_SET(n, right, c);
+  fill_tree(depth - 1, n->left);
+  fill_tree(depth - 1, n->right);
+  rgc_root_release(T, m);
+}
+
+static void trees(void) {
+  int scale = small ? 1 : 640;
   struct Node *keep = make_tree(14);          /* long-lived */
   size_t m = rgc_root_mark(T);
   rgc_root(T, (void **)&keep);
   for (int d = 4; d <= 12; d += 2)
     for (int i = 0, n = (scale << 14) >> d; i < n; i++) make_tree(d);
   rgc_root_release(T, m);
-  return now_ns() - t0;
 }
 
-static double cpu_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static int nodes_in(int depth) { return (1 << (depth + 1)) - 1; }
+
+/* GCBench's published shape; --small halves the depths. */
+static void gcbench(void) {
+  int stretch = small ? 9 : 18, lived = small ? 8 : 16, maxd = small ? 8 : 16, arrlen = small ? 1000 : 500000;
+  make_tree(stretch);                          /* the stretch tree, dropped at once */
+  size_t m = rgc_root_mark(T);
+  struct Node *keep = rgc_alloc(T, node_t);
+  rgc_root(T, (void **)&keep);
+  fill_tree(lived, keep);
+  double *arr = rgc_alloc_array(T, dbl_t, (size_t)arrlen);
+  rgc_root(T, (void **)&arr);
+  for (int i = 1; i < arrlen / 2; i++) ((double *)rgc_array_data(arr))[i] = 1.0 / i;
+  for (int d = 4; d <= maxd; d += 2)
+    for (int i = 0, n = 2 * nodes_in(stretch) / nodes_in(d); i < n; i++) {
+      struct Node *t = rgc_alloc(T, node_t);
+      size_t k = rgc_root_mark(T);
+      rgc_root(T, (void **)&t);
+      fill_tree(d, t);
+      rgc_root_release(T, k);
+      make_tree(d);
+    }
+  rgc_root_release(T, m);
 }
 
-/* --workload: one run of the trees, its own times on stdout. */
-static int run_workload(void) {
+/* --workload NAME: one run, its own times on stdout (gcsim's key names). */
+static int run_workload(const char *name) {
+  void (*fn)(void) = !strcmp(name, "trees") ? trees : !strcmp(name, "gcbench") ? gcbench : NULL;
+  if (!fn) { fprintf(stderr, "rgc-trace-overhead: unknown workload '%s' (gcbench, trees)\n", name); return 2; }
   char err[200];
   rgc_runtime *rt = rgc_create(NULL, err, sizeof err);
   if (!rt) { fprintf(stderr, "rgc-trace-overhead: %s\n", err); return 1; }
   node_t = rgc_register_type(rt, &(struct rgc_type_desc){.name = "Node", .kind = RGC_KIND_OBJECT,
     .size = sizeof(struct Node), .ref_offsets = refs, .nrefs = 2});
+  dbl_t = rgc_register_type(rt, &(struct rgc_type_desc){.name = "double[]", .kind = RGC_KIND_VALUE_ARRAY,
+    .elem_size = 8});
   T = rgc_attach_thread(rt);
   double c0 = cpu_now_s();
-  uint64_t ns = workload();
+  uint64_t t0 = now_ns();
+  for (int rep = 0; rep < (fn == gcbench ? 4 : 1); rep++) fn();
+  uint64_t ns = now_ns() - t0;
   double cpu = cpu_now_s() - c0;
   printf("seconds_taken=%.6f\ncpu_seconds_taken=%.6f\ngc_count=%llu\n", (double)ns / 1e9, cpu,
          (unsigned long long)rgc_collection_count(rt, 0));
@@ -91,16 +152,18 @@ static int run_workload(void) {
   return 0;
 }
 
+/* ---- the driver ---- */
+
 enum { C_NONE, C_GC, C_ALLOC, NCONF };
 static const char *const conf_name[NCONF] = { "none", "gc", "alloc" };
 #define MAXR 50
 
-struct result { double wall, cpu, gcs; };
+struct result { double wall, cpu, gcs, bytes; };
 
 /* Run CMD (a shell command line) under configuration c; parse the
  * workload's key=value lines. */
 static int run_one(const char *dir, const char *cmd, int c, const char *tmp, struct result *r) {
-  char line[4096];
+  char line[12000];
   if (c == C_NONE) snprintf(line, sizeof line, "%s 2>/dev/null", cmd);
   else
     snprintf(line, sizeof line, "rm -rf '%s/rec' && '%s/gcscope' record -o '%s/rec' --profile %s -- %s 2>/dev/null; "
@@ -114,6 +177,7 @@ static int run_one(const char *dir, const char *cmd, int c, const char *tmp, str
     if (sscanf(buf, "seconds_taken=%lf", &r->wall) == 1) seen |= 1;
     else if (sscanf(buf, "cpu_seconds_taken=%lf", &r->cpu) == 1) seen |= 2;
     else if (sscanf(buf, "gc_count=%lf", &r->gcs) == 1) seen |= 4;
+    else sscanf(buf, "total_allocated_bytes=%lf", &r->bytes);
   }
   int st = pclose(p);
   return st == 0 && seen == 7 ? 0 : -1;
@@ -124,63 +188,91 @@ static int cmp_d(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n) {
+/* Sorts v; the q-quantile by linear interpolation. */
+static double quantile(double *v, int n, double q) {
   qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  double pos = q * (n - 1);
+  int i = (int)pos;
+  return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
 }
+static double median(double *v, int n) { return quantile(v, n, 0.5); }
 
-/* One workload, all rounds; fills the median wall ratio of gc and alloc. */
-static int measure(const char *dir, const char *name, const char *cmd, int rounds, const char *tmp, double ratio[NCONF]) {
+struct workload { const char *name, *target; char cmd[4400]; };
+
+/* One workload, all rounds; ratio[] gets the median wall ratios. */
+static int measure(const char *dir, const struct workload *w, int rounds, const char *tmp, double ratio[NCONF]) {
   static struct result res[NCONF][MAXR];
   for (int r = 0; r < rounds; r++)
     for (int k = 0; k < NCONF; k++) {
       int c = (r + k) % NCONF;
-      if (run_one(dir, cmd, c, tmp, &res[c][r])) {
-        fprintf(stderr, "rgc-trace-overhead: %s under '%s' failed (is %s/gcscope there; can it record?)\n", name,
+      if (run_one(dir, w->cmd, c, tmp, &res[c][r])) {
+        fprintf(stderr, "rgc-trace-overhead: %s under '%s' failed (is %s/gcscope there; can it record?)\n", w->name,
                 conf_name[c], dir);
         return -1;
       }
     }
-  double wall[NCONF], cpu[NCONF], gcs = 0, v[MAXR];
+  double wall[NCONF], cpu[NCONF], v[MAXR];
   for (int c = 0; c < NCONF; c++) {
     for (int r = 0; r < rounds; r++) v[r] = res[c][r].wall;
     wall[c] = median(v, rounds);
     for (int r = 0; r < rounds; r++) v[r] = res[c][r].cpu;
     cpu[c] = median(v, rounds);
   }
-  for (int r = 0; r < rounds; r++) gcs += res[C_NONE][r].gcs / rounds;
-  printf("%s: %d rounds, %.0f GCs in %.3f s untraced (%.0f GCs/s); medians wall/cpu s: none %.3f/%.3f, "
-         "gc %.3f/%.3f, alloc %.3f/%.3f\n", name, rounds, gcs, wall[C_NONE], wall[C_NONE] > 0 ? gcs / wall[C_NONE] : 0,
-         wall[C_NONE], cpu[C_NONE], wall[C_GC], cpu[C_GC], wall[C_ALLOC], cpu[C_ALLOC]);
+  for (int r = 0; r < rounds; r++) v[r] = res[C_NONE][r].gcs;
+  double gcs = median(v, rounds);
+  for (int r = 0; r < rounds; r++) v[r] = res[C_NONE][r].bytes;
+  double bytes = median(v, rounds);
+  /* The untraced runs' own spread: consecutive untraced runs against each
+   * other, a ratio whose true value is 1. */
+  double noise_lo = 1, noise_hi = 1;
+  if (rounds > 1) {
+    for (int r = 0; r + 1 < rounds; r++) v[r] = res[C_NONE][r + 1].wall / res[C_NONE][r].wall;
+    noise_lo = quantile(v, rounds - 1, 0.25);
+    noise_hi = quantile(v, rounds - 1, 0.75);
+  }
+  printf("%s: %d rounds; untraced %.0f GCs in %.3f s wall, %.3f s CPU: %.0f GCs/s", w->name, rounds, gcs,
+         wall[C_NONE], cpu[C_NONE], wall[C_NONE] > 0 ? gcs / wall[C_NONE] : 0);
+  if (bytes > 0) printf(", %.1f GB/s allocated (%.0f AllocationTick/s)", bytes / wall[C_NONE] / 1e9,
+                        bytes / 102400 / wall[C_NONE]);
+  printf("\n  medians wall/CPU s: none %.3f/%.3f, gc %.3f/%.3f, alloc %.3f/%.3f; untraced run to run: "
+         "%.3f..%.3f (interquartile)\n", wall[C_NONE], cpu[C_NONE], wall[C_GC], cpu[C_GC], wall[C_ALLOC], cpu[C_ALLOC],
+         noise_lo, noise_hi);
   for (int c = C_GC; c < NCONF; c++) {
-    double w[MAXR], u[MAXR];
+    double wr[MAXR], cr[MAXR], add[MAXR];
     for (int r = 0; r < rounds; r++) {
-      w[r] = res[c][r].wall / res[C_NONE][r].wall;
-      u[r] = res[c][r].cpu / res[C_NONE][r].cpu;
-    }
-    double wm = median(w, rounds), um = median(u, rounds);
-    /* What tracing adds per GC, in CPU time: comparable across GC rates. */
-    double add[MAXR];
-    for (int r = 0; r < rounds; r++)
+      wr[r] = res[c][r].wall / res[C_NONE][r].wall;
+      cr[r] = res[c][r].cpu / res[C_NONE][r].cpu;
       add[r] = res[C_NONE][r].gcs > 0 ? (res[c][r].cpu - res[C_NONE][r].cpu) / res[C_NONE][r].gcs * 1e6 : 0;
+    }
+    double wm = median(wr, rounds), wq1 = quantile(wr, rounds, 0.25), wq3 = quantile(wr, rounds, 0.75);
+    double cm = median(cr, rounds), cq1 = quantile(cr, rounds, 0.25), cq3 = quantile(cr, rounds, 0.75);
     double am = median(add, rounds);
-    printf("  %-5s / none: wall %.3f (rounds %.3f..%.3f), cpu %.3f (rounds %.3f..%.3f), cpu added per GC %.1f us%s\n",
-           conf_name[c], wm, w[0], w[rounds - 1], um, u[0], u[rounds - 1], am,
-           wm < 1 ? "  [below 1: within the spread of the untraced runs; more --rounds narrow it]" : "");
+    printf("  %-5s / none: wall %.3f (IQR %.3f..%.3f, all %.3f..%.3f), CPU %.3f (IQR %.3f..%.3f), "
+           "CPU added per GC %.1f us\n", conf_name[c], wm, wq1, wq3, wr[0], wr[rounds - 1], cm, cq1, cq3, am);
+    if (wm < 1 || cm < 1)
+      printf("         below 1: tracing cannot make the program faster; the untraced runs alone vary "
+             "%.3f..%.3f, so this ratio is 1 within that spread (more --rounds narrow it)\n", noise_lo, noise_hi);
     ratio[c] = wm;
   }
+  printf("  targets: %s\n", w->target);
   return 0;
 }
 
 int main(int argc, char **argv) {
-  int rounds = 5, only_workload = 0;
+  int rounds = 7;
+  const char *workload = NULL, *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--small")) scale = 1;
-    else if (!strcmp(argv[i], "--workload")) only_workload = 1;
-    else { fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] | --workload [--small]\n"); return 2; }
+    else if (!strcmp(argv[i], "--small")) small = 1;
+    else if (!strcmp(argv[i], "--workload") && i + 1 < argc) workload = argv[++i];
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else {
+      fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] [--only gcbench|trees|alloc-heavy]\n"
+                      "       rgc-trace-overhead --workload gcbench|trees [--small]\n");
+      return 2;
+    }
   }
-  if (only_workload) return run_workload();
+  if (workload) return run_workload(workload);
   if (rounds < 1 || rounds > MAXR) { fprintf(stderr, "rgc-trace-overhead: --rounds must be 1..%d\n", MAXR); return 2; }
   char self[4096], dir[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -191,14 +283,27 @@ int main(int argc, char **argv) {
   if (sl) *sl = '\0';
   char tmp[] = "/tmp/rgc-overhead-XXXXXX";
   if (!mkdtemp(tmp)) { perror("rgc-trace-overhead: mkdtemp"); return 1; }
-  char trees[4400], heavy[4400];
-  snprintf(trees, sizeof trees, "'%s' --workload%s", self, scale == 1 ? " --small" : "");
-  snprintf(heavy, sizeof heavy, "'%s/gcsim' --scenario alloc-heavy --threads 1 --alloc-mb %d", dir,
-           scale == 1 ? 500 : 20000);
-  double rt[NCONF] = { 1, 0, 0 }, rh[NCONF] = { 1, 0, 0 };
-  int rc = measure(dir, "trees", trees, rounds, tmp, rt) || measure(dir, "alloc-heavy", heavy, rounds, tmp, rh);
+  struct workload w[3] = {
+    { "gcbench", "gc <= 1.01 at GCBench's GC rate", "" },
+    { "trees", "gc <= 1.03, alloc <= 1.06 at ~1,000 GCs/s", "" },
+    { "alloc-heavy", "gc <= 1.03, alloc <= 1.06 at ~900 GCs/s", "" },
+  };
+  snprintf(w[0].cmd, sizeof w[0].cmd, "'%s' --workload gcbench%s", self, small ? " --small" : "");
+  snprintf(w[1].cmd, sizeof w[1].cmd, "'%s' --workload trees%s", self, small ? " --small" : "");
+  snprintf(w[2].cmd, sizeof w[2].cmd,
+           "'%s/gcsim' --scenario alloc-heavy --threads 1 --size-min 16 --size-max 160 --alloc-mb %d", dir,
+           small ? 200 : 6000);
+  double ratio[3][NCONF];
+  int rc = 0, ran = 0;
+  for (int i = 0; i < 3 && !rc; i++) {
+    if (only && strcmp(only, w[i].name)) continue;
+    rc = measure(dir, &w[i], rounds, tmp, ratio[i]);
+    ran |= 1 << i;
+  }
   rmdir(tmp);
   if (rc) return 1;
-  printf("tracing overhead gc %.3f alloc %.3f\n", rh[C_GC], rh[C_ALLOC]);
+  if (!ran) { fprintf(stderr, "rgc-trace-overhead: no workload named '%s'\n", only); return 2; }
+  int last = ran & 4 ? 2 : ran & 2 ? 1 : 0;
+  printf("tracing overhead gc %.3f alloc %.3f\n", ratio[last][C_GC], ratio[last][C_ALLOC]);
   return 0;
 }

@@ -37,6 +37,12 @@ struct cls_info {
   const struct gcs_field_desc **missing_str;
   struct ctx_int ctx_vpid, ctx_vtid;     /* common-context members */
   int ctx_procname;                      /* common-context member index, -1 */
+  /* Without vpid/procname contexts (gcscope record's per-process buffers),
+   * the trace's environment names its one process: looked up at the first
+   * event of the class (a class belongs to one trace). */
+  int env_done;
+  int32_t env_vpid;                      /* -1 if the environment has none */
+  char *env_procname;                    /* NULL if none */
   struct ctx_int pkt_cpu;                /* packet-context cpu_id */
 };
 
@@ -136,6 +142,7 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
   ci->key = ec;
   ci->data_idx = -1;
   ci->ctx_procname = -1;
+  ci->env_vpid = -1;
   const char *name = bt_event_class_get_name(ec);
   ci->name = strdup(name ? name : "");
   if (!ci->name) return -1;
@@ -311,10 +318,25 @@ struct gcs_ctf_decoder *gcs_ctf_decoder_new(void) {
 
 void gcs_ctf_decoder_free(struct gcs_ctf_decoder *d) {
   if (!d) return;
-  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].missing_str); }
+  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].missing_str);
+    free(d->tab[i].env_procname); }
   free(d->tab);
   free(d->data);
   free(d);
+}
+
+/* vpid and procname from the environment of the event's trace (LTTng writes
+ * them there for per-process buffers). */
+static void cls_env(struct cls_info *ci, const bt_event *e) {
+  ci->env_done = 1;
+  const bt_stream *s = bt_event_borrow_stream_const(e);
+  const bt_trace *t = s ? bt_stream_borrow_trace_const(s) : NULL;
+  if (!t) return;
+  const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(t, "vpid");
+  if (v && bt_value_is_signed_integer(v)) ci->env_vpid = (int32_t)bt_value_integer_signed_get(v);
+  else if (v && bt_value_is_unsigned_integer(v)) ci->env_vpid = (int32_t)bt_value_integer_unsigned_get(v);
+  v = bt_trace_borrow_environment_entry_value_by_name_const(t, "procname");
+  if (v && bt_value_is_string(v)) ci->env_procname = strdup(bt_value_string_get(v));
 }
 
 static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
@@ -339,6 +361,11 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
     if (ci->ctx_procname >= 0)
       rec->procname = bt_field_string_get_value(
           bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)ci->ctx_procname));
+  }
+  if (ci->ctx_vpid.idx < 0 || ci->ctx_procname < 0) {
+    if (!ci->env_done) cls_env(ci, e);
+    if (ci->ctx_vpid.idx < 0) ev->pid = ci->env_vpid;
+    if (ci->ctx_procname < 0 && ci->env_procname) rec->procname = ci->env_procname;
   }
   if (ci->pkt_cpu.idx >= 0) ev->cpu = packet_cpu(d, ci, e);
   rec->name = ci->name;

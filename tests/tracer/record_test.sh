@@ -172,9 +172,10 @@ pid)
   "$EMIT" --forever --interval-ms 20 >"$WORK/decoy.txt" & dp=$!; BG_PIDS+=("$dp")
   sleep 0.5
   run_rec -o "$WORK/t" --pid "$tp" --duration 1 || fail "exit $?"
-  n=$(babeltrace2 "$WORK/t" | grep -c "rgc:GCStart_V2.*vpid = $tp,")
+  # Per-process buffers: babeltrace2 names each event's process (HOST:NAME:(PID)).
+  n=$(babeltrace2 "$WORK/t" | grep -c ":($tp) rgc:GCStart_V2")
   [ "$n" -ge 5 ] || fail "only $n GCs of the target recorded"
-  babeltrace2 "$WORK/t" | grep -q "vpid = $dp," && fail "events of the other process were recorded"
+  babeltrace2 "$WORK/t" | grep -q ":($dp) " && fail "events of the other process were recorded"
   kill -0 "$tp" || fail "the target process was stopped"
   expect_line "$WORK/out.txt" '^gcscope record: [0-9]+ GCs in 1 process'
   ;;
@@ -422,7 +423,8 @@ relayd_stream)
     got=$(grep -cE "rgc:GCEnd_V1.*Depth = $g," "$WORK/bt.txt")
     [ "$got" = "$want" ] || fail "the relayd's copy holds $got gen$g GCEnds, rgc-demo reports $want"
   done
-  [ "$(grep -vc 'vpid = ' "$WORK/bt.txt")" = 0 ] || fail "events without the vpid context"
+  # Per-process buffers: the trace's environment names the process, events carry vtid.
+  [ "$(grep -vcE ':\([0-9]+\) rgc:.*vtid = ' "$WORK/bt.txt")" = 0 ] || fail "events without their process or vtid"
   ;;
 relayd_trigger)
   # A trigger capture with --relayd lands on the relayd: librgc's GC 4 has a
@@ -470,6 +472,61 @@ relayd_bad)
   wait "$gp"
   lttng list 2>/dev/null | grep -q "gcscope-record-$gp " && fail "session gcscope-record-$gp left behind"
   true
+  ;;
+contexts_same)
+  # gcscope record keeps each process in its own buffers and adds only the
+  # vtid context (vpid and procname come from the trace's environment). The
+  # same deterministic gcsim run recorded that way and the way it was before
+  # (per-user buffers, vpid/vtid/procname contexts, here with the lttng CLI)
+  # must import to the same figures: process, GCs, allocation ticks, threads.
+  sim=("$GCSIM" --scenario alloc-heavy --threads 1 --gc-concurrent 0 --alloc-mb 150 --quiet)
+  run_rec -o "$WORK/new" --profile verbose -- "${sim[@]}" || fail "record exit $?"   # rgc:*, as below
+  [ -n "$(find "$WORK/new/ust/pid" -name metadata)" ] || fail "no per-process trace under $WORK/new/ust/pid"
+  babeltrace2 "$WORK/new" | grep -q 'vpid = \|procname = ' && fail "the vpid or procname context was recorded"
+  S=gcscope-ctx-test-$$
+  lttng create "$S" --output="$WORK/old" >/dev/null || fail "lttng create"
+  trap 'lttng destroy "$S" >/dev/null 2>&1; cleanup' EXIT
+  lttng enable-channel -u -s "$S" gcscope >/dev/null &&
+    lttng enable-event -u -s "$S" -c gcscope 'rgc:*' >/dev/null &&
+    lttng add-context -u -s "$S" -c gcscope -t vpid -t vtid -t procname >/dev/null || fail "lttng session setup"
+  mkfifo "$WORK/gate"
+  ( read -r _ <"$WORK/gate" && exec "${sim[@]}" ) & op=$!; BG_PIDS+=("$op")
+  lttng track -u -s "$S" --vpid="$op" >/dev/null && lttng start "$S" >/dev/null || fail "lttng start"
+  echo go >"$WORK/gate"
+  wait "$op" || fail "gcsim exit $?"
+  lttng stop "$S" >/dev/null; lttng destroy "$S" >/dev/null
+  np=$(find "$WORK/new/ust/pid" -name metadata | sed -E 's|.*/gcsim-([0-9]+)-[0-9]+-[0-9]+/metadata|\1|')
+  "$GCSCOPE" import -d "$WORK/new.db" "$WORK/new" >/dev/null 2>&1 || fail "import of the new trace"
+  "$GCSCOPE" import -d "$WORK/old.db" "$WORK/old" >/dev/null 2>&1 || fail "import of the old-style trace"
+  python3 - "$WORK/new.db" "$WORK/old.db" "$np" "$op" <<'PY' || fail "the imports differ"
+import sqlite3, sys
+new, old = (sqlite3.connect(p) for p in sys.argv[1:3])
+pids = {new: int(sys.argv[3]), old: int(sys.argv[4])}
+def q(db, sql): return db.execute(sql).fetchall()
+ok = True
+def same(what, a, b):
+    global ok
+    if a != b:
+        ok = False
+        print(f"{what}: new {a[:5]} ... old {b[:5]} ...")
+for db in (new, old):
+    procs = q(db, "SELECT pid, name FROM processes")
+    if procs != [(pids[db], "gcsim")]:
+        ok = False
+        print(f"processes {procs}, expected [({pids[db]}, 'gcsim')]")
+same("process figures", q(new, "SELECT command_line, heap_count, event_count, gc_event_count FROM processes"),
+     q(old, "SELECT command_line, heap_count, event_count, gc_event_count FROM processes"))
+cols = ("gc_index, gen, type, reason, complete, gen0_alloc_mb, total_alloc_mb, alloc_tick_small_mb, before_mb, "
+        "after_mb, promoted_mb, gen0_mb, gen1_mb, gen2_mb, gen0_survival_pct, global_mechanisms, heap_count, gc_handles")
+same("gcs", q(new, f"SELECT {cols} FROM gcs ORDER BY gc_index"), q(old, f"SELECT {cols} FROM gcs ORDER BY gc_index"))
+t = "SELECT count(*), sum(amount), count(DISTINCT tid), min(tid) > 0 FROM alloc_ticks"
+same("alloc_ticks", q(new, t), q(old, t))
+t = "SELECT name, count(*), count(DISTINCT tid), min(tid) > 0 FROM gc_lifecycle GROUP BY name ORDER BY name"
+same("gc_lifecycle", q(new, t), q(old, t))
+for db in (new, old):
+    if q(db, "SELECT count(*) FROM gcs")[0][0] < 10: ok = False; print("fewer than 10 GCs")
+sys.exit(0 if ok else 1)
+PY
   ;;
 *) fail "unknown case" ;;
 esac
