@@ -30,8 +30,11 @@ if rc != 0:
 rc, out, err = T.run("import", "-q", "-d", db, trace)
 T.check(rc == 0, "import (%s)" % err.strip())
 
-line_re = re.compile(r"^\[(\d+)\.(\d{9})\] \(\S+\) \S+ rgc:(\w+): \{ cpu_id = (\d+) \}, "
-                     r"\{ vpid = (\d+), vtid = (\d+)[^}]*\}, \{ (.*) \}$")
+# A trace `gcscope record` writes has per-process buffers: babeltrace2 names the
+# process in the line's prefix (HOST:NAME:(PID)) and the context holds vtid
+# alone; per-user buffers (flight recorder) carry vpid in the context.
+line_re = re.compile(r"^\[(\d+)\.(\d{9})\] \(\S+\) \S*?(?::\((\d+)\))? rgc:(\w+): \{ cpu_id = (\d+) \}, "
+                     r"\{ (?:vpid = (\d+), )?vtid = (\d+)[^}]*\}, \{ (.*) \}$")
 field_re = re.compile(r'(\w+) = (\[(?: \[\d+\] = -?\d+,?)* \]|"(?:[^"\\]|\\.)*"|-?\d+)')
 
 
@@ -50,11 +53,14 @@ for l in bt.splitlines():
     m = line_re.match(l)
     if not m:
         continue
+    pid = m.group(6) or m.group(3)
+    if pid is None:
+        continue
     nbt += 1
-    name = re.sub(r"_V\d+$", "", m.group(3))
-    fields = {k: bt_value(v) for k, v in field_re.findall(m.group(7)) if not k.startswith("_")}
+    name = re.sub(r"_V\d+$", "", m.group(4))
+    fields = {k: bt_value(v) for k, v in field_re.findall(m.group(8)) if not k.startswith("_")}
     key = (int(m.group(1)) * 10**9 + int(m.group(2)), name)
-    want[key].append((int(m.group(4)), int(m.group(5)), int(m.group(6)), fields))
+    want[key].append((int(m.group(5)), int(pid), int(m.group(7)), fields))
 
 rc, out, err = T.run("sql", db, "SELECT ts_ns, name, cpu, pid, tid, fields FROM events UNION ALL "
                      "SELECT ts_ns, 'GCAllocationTick', NULL, pid, tid, fields FROM alloc_ticks", "--json")

@@ -498,11 +498,14 @@ contexts_same)
   np=$(find "$WORK/new/ust/pid" -name metadata | sed -E 's|.*/gcsim-([0-9]+)-[0-9]+-[0-9]+/metadata|\1|')
   "$GCSCOPE" import -d "$WORK/new.db" "$WORK/new" >/dev/null 2>&1 || fail "import of the new trace"
   "$GCSCOPE" import -d "$WORK/old.db" "$WORK/old" >/dev/null 2>&1 || fail "import of the old-style trace"
-  python3 - "$WORK/new.db" "$WORK/old.db" "$np" "$op" <<'PY' || fail "the imports differ"
-import sqlite3, sys
-new, old = (sqlite3.connect(p) for p in sys.argv[1:3])
+  python3 - "$WORK/new.db" "$WORK/old.db" "$np" "$op" "$GCSCOPE" <<'PY' || fail "the imports differ"
+import json, subprocess, sys
+# Through gcscope sql: the alloc_ticks and gc_lifecycle views need its gcs_unpack.
+new, old = sys.argv[1:3]
 pids = {new: int(sys.argv[3]), old: int(sys.argv[4])}
-def q(db, sql): return db.execute(sql).fetchall()
+def q(db, sql):
+    out = subprocess.run([sys.argv[5], "sql", db, sql, "--json"], capture_output=True, text=True, check=True).stdout
+    return [tuple(r.values()) for r in json.loads(out)]
 ok = True
 def same(what, a, b):
     global ok
