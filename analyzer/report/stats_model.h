@@ -161,11 +161,6 @@ struct gcs_gcdb_gc;
 int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n);
 void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n);
 
-/* Sorts x ascending: exactly the array qsort with a (x < y) - (x > y)
- * comparison leaves (glibc's stable merge sort), faster (a radix sort when
- * x holds no -0.0 and no NaN). */
-void st_sort_doubles(double *x, int n);
-
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);
 

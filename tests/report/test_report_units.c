@@ -18,6 +18,7 @@
 #include "check.h"
 #include "gcs_gcdb.h"
 #include "gcs_tables.h"
+#include "ins_stats.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
@@ -294,7 +295,7 @@ static void test_fmt(void) {
   fclose(f);
 }
 
-/* ---- st_sort_doubles against qsort ------------------------------------------ */
+/* ---- ins_sort_doubles against qsort ------------------------------------------ */
 
 static int cmp_dbl(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -319,12 +320,12 @@ static void test_sort(void) {
     if (round % 10 == 9) a[n / 2] = -0.0;     /* qsort's own path */
     if (round % 10 == 8) a[n / 3] = NAN;
     memcpy(b, a, sizeof a[0] * (size_t)n);
-    st_sort_doubles(a, n);
+    ins_sort_doubles(a, (size_t)n);
     qsort(b, (size_t)n, sizeof b[0], cmp_dbl);
     CHECK(memcmp(a, b, sizeof a[0] * (size_t)n) == 0);
   }
   double c[] = { 3, -1, 2.5, 2.5, -1e-300, 0, 7, 1e308, -1e308, 0.5 };
-  st_sort_doubles(c, 10);
+  ins_sort_doubles(c, 10);
   const double want[] = { -1e308, -1, -1e-300, 0, 0.5, 2.5, 2.5, 3, 7, 1e308 };
   CHECK(memcmp(c, want, sizeof c) == 0);
 }
