@@ -64,14 +64,10 @@ int st_load_overhead(sqlite3 *db, struct st_proc *p) {
 }
 
 void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n) {
-  if ((g->ns_set & GCS_GCDB_HAS_RESTART_END) && (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)))
-    out[(*n)++] = (struct ins_pause){g->gc_index,
-                                     (int64_t)(g->ns_set & GCS_GCDB_HAS_SUSPEND_BEGIN ? g->suspend_begin_ns : g->start_ns),
-                                     (int64_t)g->restart_end_ns};
-  const unsigned prep = GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN | GCS_GCDB_HAS_BGC_PREP_RESTART_END;
-  if (g->type == GCS_GC_TYPE_BACKGROUND && (g->ns_set & prep) == prep)
-    out[(*n)++] = (struct ins_pause){g->gc_index, (int64_t)g->bgc_prep_suspend_begin_ns,
-                                     (int64_t)g->bgc_prep_restart_end_ns};
+  struct gcs_gcdb_pause v[2];
+  size_t nv = 0;
+  gcs_gcdb_pauses_of(g, v, &nv);
+  for (size_t i = 0; i < nv; i++) out[(*n)++] = (struct ins_pause){v[i].gc_index, v[i].start_ns, v[i].end_ns};
 }
 
 int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n) {
