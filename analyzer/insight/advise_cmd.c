@@ -49,9 +49,10 @@ struct overhead {
   double mmu[INS_MMU_N];
 };
 
-/* Run span: the process's first..last event, widened to cover every pause. */
+/* Run span: the process's first..last event, widened to cover every pause.
+ * with_mmu 0: the worst window only (o->mmu left 0). */
 static int overhead_for(const struct ins_proc_key *k, const struct ins_pause *p, size_t n, int64_t window_ns,
-                        struct overhead *o) {
+                        int with_mmu, struct overhead *o) {
   memset(o, 0, sizeof *o);
   if (n == 0) return 0;
   int64_t t0 = k->first_ns, t1 = k->last_ns;
@@ -69,7 +70,7 @@ static int overhead_for(const struct ins_proc_key *k, const struct ins_pause *p,
     o->have = 1;
     o->worst.start_ns -= k->trace_start_ns;
     o->worst.end_ns -= k->trace_start_ns;
-    for (int i = 0; i < INS_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
+    for (int i = 0; with_mmu && i < INS_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
   }
   ins_timeline_free(&tl);
   return 0;
@@ -279,7 +280,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     struct overhead ov;
     long complete = 0, incomplete = 0;
     if (ins_db_gcs_pauses(db, &procs[i], &g, &ng, &p, &npz, &complete, &incomplete, dberr, sizeof dberr) != 0 ||
-        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0 &&
+        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), 1, &ov) != 0 &&
          snprintf(dberr, sizeof dberr, "out of memory") > 0)) {
       fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
       free(g);
@@ -340,7 +341,7 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     const double window_s = 60;
     long complete = 0, incomplete = 0;
     if (ins_db_gcs_pauses(db, &procs[i], &g, &ng, &p, &npz, &complete, &incomplete, dberr, sizeof dberr) != 0 ||
-        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), 0, &ov) != 0) {   /* the findings print no MMU */
       free(g);
       free(p);
       break;
