@@ -49,9 +49,10 @@ struct overhead {
   double mmu[INS_MMU_N];
 };
 
-/* Run span: the process's first..last event, widened to cover every pause. */
+/* Run span: the process's first..last event, widened to cover every pause.
+ * with_mmu 0: the worst window only (o->mmu left 0). */
 static int overhead_for(const struct ins_proc_key *k, const struct ins_pause *p, size_t n, int64_t window_ns,
-                        struct overhead *o) {
+                        int with_mmu, struct overhead *o) {
   memset(o, 0, sizeof *o);
   if (n == 0) return 0;
   int64_t t0 = k->first_ns, t1 = k->last_ns;
@@ -69,7 +70,7 @@ static int overhead_for(const struct ins_proc_key *k, const struct ins_pause *p,
     o->have = 1;
     o->worst.start_ns -= k->trace_start_ns;
     o->worst.end_ns -= k->trace_start_ns;
-    for (int i = 0; i < INS_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
+    for (int i = 0; with_mmu && i < INS_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
   }
   ins_timeline_free(&tl);
   return 0;
@@ -89,25 +90,28 @@ struct unjudged {
   char why[200];
 };
 
-static int unjudged(sqlite3 *db, const struct ins_proc_key *k, struct unjudged *u) {
+/* complete / incomplete: the process's GC counts (ins_db_gcs_pauses); the
+ * commonest reason is read only when some GC is incomplete. */
+static int unjudged(sqlite3 *db, const struct ins_proc_key *k, long complete, long incomplete, struct unjudged *u) {
+  u->incomplete = incomplete;
+  u->complete = complete;
+  u->all = incomplete > 0 && complete == 0;
+  snprintf(u->why, sizeof u->why, "reason unknown");
+  if (incomplete == 0) return 0;
   sqlite3_stmt *st;
-  u->incomplete = u->complete = 0;
-  u->all = 0;
-  u->why[0] = 0;
   if (sqlite3_prepare_v2(db,
-                         "SELECT sum(complete = 0), sum(complete = 1), (SELECT incomplete_why FROM gcs x WHERE "
-                         "x.trace_id = ?1 AND x.pid = ?2 AND x.complete = 0 GROUP BY incomplete_why "
-                         "ORDER BY count(*) DESC, incomplete_why LIMIT 1) FROM gcs WHERE trace_id = ?1 AND pid = ?2",
-                         -1, &st, NULL) != SQLITE_OK)
+                         "SELECT incomplete_why FROM gcs WHERE trace_id = ?1 AND pid = ?2 AND complete = 0 "
+                         "GROUP BY incomplete_why ORDER BY count(*) DESC, incomplete_why LIMIT 1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    u->incomplete = u->complete = u->all = 0;
+    u->why[0] = 0;
     return -1;
+  }
   sqlite3_bind_int64(st, 1, k->trace_id);
   sqlite3_bind_int(st, 2, k->pid);
   if (sqlite3_step(st) == SQLITE_ROW) {
-    u->incomplete = (long)sqlite3_column_int64(st, 0);
-    u->complete = (long)sqlite3_column_int64(st, 1);
-    u->all = u->incomplete > 0 && u->complete == 0;
-    const unsigned char *w = sqlite3_column_text(st, 2);
-    snprintf(u->why, sizeof u->why, "%s", w ? (const char *)w : "reason unknown");
+    const unsigned char *w = sqlite3_column_text(st, 0);
+    if (w) snprintf(u->why, sizeof u->why, "%s", (const char *)w);
   }
   sqlite3_finalize(st);
   return 0;
@@ -274,9 +278,9 @@ int gcs_cmd_advise(int argc, char **argv) {
     size_t ng = 0, npz = 0;
     struct ins_proc_summary ps;
     struct overhead ov;
-    if (ins_db_gcs(db, &procs[i], &g, &ng, dberr, sizeof dberr) != 0 ||
-        ins_db_pauses(db, &procs[i], &p, &npz, dberr, sizeof dberr) != 0 ||
-        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0 &&
+    long complete = 0, incomplete = 0;
+    if (ins_db_gcs_pauses(db, &procs[i], &g, &ng, &p, &npz, &complete, &incomplete, dberr, sizeof dberr) != 0 ||
+        (overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), 1, &ov) != 0 &&
          snprintf(dberr, sizeof dberr, "out of memory") > 0)) {
       fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
       free(g);
@@ -294,7 +298,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     if (ins_advice_worst(&a) > worst) worst = ins_advice_worst(&a);
     for (size_t j = 0; fail_on >= 0 && j < a.n; j++) failing += (int)a.f[j].severity >= fail_on;
     struct unjudged u;
-    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = u.complete = u.all = 0;
+    unjudged(db, &procs[i], complete, incomplete, &u);
     if (fmt == INS_TEXT) print_text(&procs[i], &ps, &a, &ov, window_s, &u);
     else print_json(&procs[i], &ps, &a, &ov, window_s, shown == 0, &u);
     shown++;
@@ -335,9 +339,9 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     struct ins_proc_summary ps;
     struct overhead ov;
     const double window_s = 60;
-    if (ins_db_gcs(db, &procs[i], &g, &ng, dberr, sizeof dberr) != 0 ||
-        ins_db_pauses(db, &procs[i], &p, &npz, dberr, sizeof dberr) != 0 ||
-        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), &ov) != 0) {
+    long complete = 0, incomplete = 0;
+    if (ins_db_gcs_pauses(db, &procs[i], &g, &ng, &p, &npz, &complete, &incomplete, dberr, sizeof dberr) != 0 ||
+        overhead_for(&procs[i], p, npz, (int64_t)(window_s * 1e9), 0, &ov) != 0) {   /* the findings print no MMU */
       free(g);
       free(p);
       break;
@@ -350,7 +354,7 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     struct ins_advice a;
     ins_advise(g, ng, &ps, &ao, &a);
     struct unjudged u;
-    if (unjudged(db, &procs[i], &u) != 0) u.incomplete = u.complete = u.all = 0;
+    unjudged(db, &procs[i], complete, incomplete, &u);
     fprintf(out, "<div class=\"findings\"><h4>Advisor findings (gcscope advise)</h4>\n");
     if (u.all) {
       fprintf(out, "<p>Cannot judge: %ld GC%s, all incomplete because ", u.incomplete, u.incomplete == 1 ? "" : "s");

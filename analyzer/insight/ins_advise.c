@@ -91,7 +91,7 @@ static void cite(struct ins_finding *f, uint32_t gc) {
 
 /* Percentile p of x[0..m-1], sorting x in place; NaN when m == 0. */
 static double pct(double *x, size_t m, double p) {
-  qsort(x, m, sizeof *x, ins_cmp_double);
+  ins_sort_doubles(x, m);
   return ins_percentile_sorted(x, m, p);
 }
 

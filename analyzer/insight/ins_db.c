@@ -138,13 +138,74 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .finalizable_surv_mb = g->real[GCS_GCDB_R_finalizable_surv_mb]};
 }
 
+/* The advisor's figures of a GC row (ins_db_gcs and ins_db_gcs_pauses). */
+#define ADVISOR_REALS                                                                                          \
+  (GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(suspend_msec) |                    \
+   GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(gen0_frag_pct) |   \
+   GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) | GCS_GCDB_BIT(gen1_survival_pct) |              \
+   GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb))
+
+struct gcs_pauses_acc {
+  struct ins_gc *g;
+  size_t ng, gcap;
+  struct ins_pause *p;
+  size_t np, pcap;
+  long complete, incomplete;
+};
+
+static int gcs_pauses_row(const struct gcs_gcdb_gc *r, void *ctx) {
+  struct gcs_pauses_acc *a = ctx;
+  if (grow((void **)&a->p, &a->pcap, a->np + 1, sizeof *a->p)) return 1;   /* room for 2 */
+  struct gcs_gcdb_pause v[2];
+  size_t nv = 0;
+  gcs_gcdb_pauses_of(r, v, &nv);
+  for (size_t i = 0; i < nv; i++) a->p[a->np++] = (struct ins_pause){v[i].gc_index, v[i].start_ns, v[i].end_ns};
+  if (r->complete == 0) a->incomplete++;
+  if (r->complete != 1) return 0;
+  a->complete++;
+  if (grow((void **)&a->g, &a->gcap, a->ng, sizeof *a->g)) return 1;
+  a->g[a->ng++] = advisor_gc(r);
+  return 0;
+}
+
+int ins_db_gcs_pauses(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **gcs, size_t *ng,
+                      struct ins_pause **pauses, size_t *npz, long *complete, long *incomplete, char *err,
+                      size_t errlen) {
+  const struct gcs_gcdb_query q = {.trace_id = p->trace_id, .pid = p->pid, .complete_only = 0, .after_id = -1,
+                                   .reals = ADVISOR_REALS, .parts = GCS_GCDB_HEAP_HISTORY};
+  struct gcs_pauses_acc a = {0};
+  char e[256];
+  *gcs = NULL;
+  *pauses = NULL;
+  *ng = *npz = 0;
+  int rc = gcs_gcdb_each(db, &q, gcs_pauses_row, &a, e, sizeof e);
+  if (rc != 0) {
+    free(a.g);
+    free(a.p);
+    snprintf(err, errlen, "%s", rc == -1 ? e : "out of memory");
+    return -1;
+  }
+  *gcs = a.g ? a.g : malloc(sizeof **gcs);
+  *pauses = a.p ? a.p : malloc(sizeof **pauses);
+  if (!*gcs || !*pauses) {
+    free(*gcs);
+    free(*pauses);
+    *gcs = NULL;
+    *pauses = NULL;
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  *ng = a.ng;
+  *npz = a.np;
+  *complete = a.complete;
+  *incomplete = a.incomplete;
+  return 0;
+}
+
 int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen) {
   const struct gcs_gcdb_query q = {
       .trace_id = p->trace_id, .pid = p->pid, .complete_only = 1, .after_id = -1,
-      .reals = GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(suspend_msec) |
-               GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) |
-               GCS_GCDB_BIT(gen0_frag_pct) | GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) |
-               GCS_GCDB_BIT(gen1_survival_pct) | GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb),
+      .reals = ADVISOR_REALS,
       .parts = GCS_GCDB_HEAP_HISTORY};
   struct gcs_gcdb_gc *v;
   size_t nv;

@@ -43,6 +43,14 @@ int ins_db_requests(sqlite3 *db, const struct ins_proc_key *p, struct ins_reques
 /* Complete GCs of one process in GC order, as the advisor sees them. */
 int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, size_t *n, char *err, size_t errlen);
 
+/* ins_db_gcs and ins_db_pauses of one process from one pass over its GC rows:
+ * the same GCs in the same order, the same pauses in GC order (each GC's
+ * pause, then its background GC final pause), and how many of its GCs are
+ * complete (complete = 1) and incomplete (complete = 0). */
+int ins_db_gcs_pauses(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **gcs, size_t *ng,
+                      struct ins_pause **pauses, size_t *npz, long *complete, long *incomplete, char *err,
+                      size_t errlen);
+
 /* PerfView's per-process duration and total pause (gc_process_summary),
  * server GC and heap count (processes); worst-window fields are left NaN.
  * Returns -1 if the process has no summary row (*s is still filled: duration

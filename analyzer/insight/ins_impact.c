@@ -148,7 +148,7 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
   if (n > 0) out->affected_pct = (double)out->affected * 100.0 / (double)n;
   if (aff_lat > 0) out->gc_impact_pct = aff_gc * 100.0 / aff_lat;
 
-  qsort(lat, n, sizeof *lat, ins_cmp_double);
+  ins_sort_doubles(lat, n);
   for (int i = 0; i < INS_N_PCTS; i++)
     out->pct_ms[i] = ins_percentile_sorted(lat, n, ins_impact_pcts[i]) / NS_PER_MS;
 

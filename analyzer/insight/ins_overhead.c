@@ -9,23 +9,45 @@ const int64_t ins_mmu_windows_ns[INS_MMU_N] = {
     50000000LL,   100000000LL,  200000000LL,  500000000LL,  1000000000LL,
     2000000000LL, 5000000000LL, 10000000000LL};
 
+/* A cursor over the paused time in (-inf, x), for x that never decreases: the
+ * value of ins_timeline_paused's binary search, found by walking forward. */
+struct cursor { const struct ins_timeline *t; size_t j; };
+static inline int64_t paused_before(struct cursor *c, int64_t x) {
+  const struct ins_timeline *t = c->t;
+  while (c->j < t->n && t->end[c->j] <= x) c->j++;
+  int64_t v = t->cum[c->j];
+  if (c->j < t->n && t->start[c->j] < x) v += x - t->start[c->j];
+  return v;
+}
+
 /* The paused time of [s, s+w) is piecewise linear in s; its maximum is reached
  * where the window's start meets a pause start or its end meets a pause end
- * (or at the run's edges), so only those positions are tried. */
+ * (or at the run's edges), so only those positions are tried: t0, every pause
+ * start, every pause end minus w, and t1 - w, each clamped to [t0, t1 - w].
+ * Both lists are ascending, so merging them visits the starts in ascending
+ * order and both window edges only move forward: O(n). The first start with
+ * the largest paused time is the earliest one; once a window is wholly paused
+ * no later one can hold more. */
 int ins_worst_window(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w,
                      int64_t *start_ns, int64_t *paused_ns) {
   if (w <= 0 || w > t1 - t0) return -1;
   int64_t last = t1 - w;
-  int64_t best_s = t0, best = ins_timeline_paused(t, t0, t0 + w);
-  for (size_t i = 0; i < 2 * t->n + 1; i++) {
-    int64_t s = i == 2 * t->n ? last : (i % 2 == 0 ? t->start[i / 2] : t->end[i / 2] - w);
+  struct cursor lo = {t, 0}, hi = {t, 0};
+  int64_t best_s = t0, best = paused_before(&hi, t0 + w) - paused_before(&lo, t0);
+  size_t ia = 0, ib = 0;
+  while (best < w) {
+    int64_t s;
+    if (ia < t->n && (ib >= t->n || t->start[ia] <= t->end[ib] - w)) s = t->start[ia++];
+    else if (ib < t->n) s = t->end[ib++] - w;
+    else s = last;
     if (s < t0) s = t0;
     if (s > last) s = last;
-    int64_t v = ins_timeline_paused(t, s, s + w);
-    if (v > best || (v == best && s < best_s)) {
+    int64_t v = paused_before(&hi, s + w) - paused_before(&lo, s);
+    if (v > best) {
       best = v;
       best_s = s;
     }
+    if (ia >= t->n && ib >= t->n && s == last) break;
   }
   *start_ns = best_s;
   *paused_ns = best;

@@ -273,7 +273,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
           d[i] = p[i].ms;
           fired += (p[i].rules_fired & flag_bit) != 0;
         }
-        qsort(d, n, sizeof *d, ins_cmp_double);
+        ins_sort_doubles(d, n);
         double q[4] = {ins_percentile_sorted(d, n, 50), ins_percentile_sorted(d, n, 90),
                        ins_percentile_sorted(d, n, 99), ins_percentile_sorted(d, n, 100)};
         free(d);

@@ -9,6 +9,7 @@
 
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
+#include "ins_stats.h"
 #include "ins_timeline.h"
 
 #define ST_COLDEF(Col, H, S, D, W) { #Col, H, S, D, W },
@@ -33,47 +34,6 @@ double st_percentile(const double *x, int n, double p) {
   if (lo >= n - 1) return x[n - 1];
   double frac = rank - lo;
   return x[lo] + frac * (x[lo + 1] - x[lo]);
-}
-
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* qsort(x, n, sizeof *x, cmpd), the order glibc's stable merge sort gives,
- * by an LSD radix sort on the values' bits: the same array whenever no two
- * different bit patterns compare equal, i.e. without -0.0 and NaN (then qsort
- * itself runs). 100,000 pauses: a tenth of qsort's time. */
-void st_sort_doubles(double *x, int n) {
-  uint64_t *k = n > 64 ? malloc(2 * sizeof *k * (size_t)n) : NULL;
-  int plain = k != NULL;
-  for (int i = 0; plain && i < n; i++) {
-    uint64_t b;
-    memcpy(&b, &x[i], sizeof b);
-    if (isnan(x[i]) || b == UINT64_C(0x8000000000000000)) plain = 0;
-    k[i] = b >> 63 ? ~b : b | UINT64_C(0x8000000000000000);   /* unsigned order = numeric order */
-  }
-  if (!plain) {
-    free(k);
-    qsort(x, (size_t)n, sizeof *x, cmpd);
-    return;
-  }
-  uint64_t *a = k, *b = k + n;
-  for (int shift = 0; shift < 64; shift += 8) {
-    size_t count[257] = { 0 };
-    for (int i = 0; i < n; i++) count[((a[i] >> shift) & 0xff) + 1]++;
-    if (count[((a[0] >> shift) & 0xff) + 1] == (size_t)n) continue;   /* one byte value: the pass changes nothing */
-    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-    for (int i = 0; i < n; i++) b[count[(a[i] >> shift) & 0xff]++] = a[i];
-    uint64_t *t = a;
-    a = b;
-    b = t;
-  }
-  for (int i = 0; i < n; i++) {
-    uint64_t v = a[i] >> 63 ? a[i] & ~UINT64_C(0x8000000000000000) : ~a[i];
-    memcpy(&x[i], &v, sizeof v);
-  }
-  free(k);
 }
 
 static double maxd(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
@@ -113,7 +73,7 @@ static void derive(struct st_proc *p) {
     memset(s, 0, sizeof *s);
     s->count = nv[k];
     if (vals[k] && nv[k]) {
-      st_sort_doubles(vals[k], nv[k]);
+      ins_sort_doubles(vals[k], (size_t)nv[k]);
       for (int i = 0; i < nv[k]; i++) s->total += vals[k][i];
       s->mean = s->total / nv[k];
       s->max = vals[k][nv[k] - 1];

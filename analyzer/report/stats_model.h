@@ -161,16 +161,6 @@ struct gcs_gcdb_gc;
 int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n);
 void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n);
 
-/* ins_mmu (ins_overhead.h) for one window size, the same value in O(n) rather
- * than O(n log n): the report computes 13 sizes per process, up to 10^5 GCs. */
-struct ins_timeline;
-double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w);
-
-/* Sorts x ascending: exactly the array qsort with a (x < y) - (x > y)
- * comparison leaves (glibc's stable merge sort), faster (a radix sort when
- * x holds no -0.0 and no NaN). */
-void st_sort_doubles(double *x, int n);
-
 /* Linear-interpolation percentile of sorted values (numpy's default). */
 double st_percentile(const double *sorted, int n, double p);
 

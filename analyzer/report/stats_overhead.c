@@ -54,42 +54,6 @@ static int load_span(sqlite3 *db, const struct st_proc *p, int64_t *first, int64
   return rc == SQLITE_ROW ? 0 : -1;
 }
 
-/* A cursor over the paused time before x, for x that never decreases: the
- * same value as ins_timeline's binary search, found by walking forward. */
-struct cursor { const struct ins_timeline *t; size_t j; };
-static inline int64_t paused_before(struct cursor *c, int64_t x) {
-  const struct ins_timeline *t = c->t;
-  while (c->j < t->n && t->end[c->j] <= x) c->j++;
-  int64_t v = t->cum[c->j];
-  if (c->j < t->n && t->start[c->j] < x) v += x - t->start[c->j];
-  return v;
-}
-
-double st_mmu(const struct ins_timeline *t, int64_t t0, int64_t t1, int64_t w) {
-  if (w <= 0 || w > t1 - t0) return NAN;
-  /* ins_mmu's candidate window starts (t0, every pause start, every pause end
-   * minus w, t1 - w, each clamped to [t0, t1 - w]) taken in ascending order,
-   * so both window edges only move forward: O(n) instead of O(n log n). */
-  int64_t last = t1 - w;
-  struct cursor lo = {t, 0}, hi = {t, 0};
-  int64_t best = paused_before(&hi, t0 + w) - paused_before(&lo, t0);
-  size_t ia = 0, ib = 0;
-  for (;;) {
-    int64_t s;
-    if (ia < t->n && (ib >= t->n || t->start[ia] <= t->end[ib] - w)) s = t->start[ia++];
-    else if (ib < t->n) s = t->end[ib++] - w;
-    else break;
-    if (s < t0) s = t0;
-    if (s > last) s = last;
-    int64_t v = paused_before(&hi, s + w) - paused_before(&lo, s);
-    if (v > best) best = v;
-    if (best >= w) return 0.0;   /* a window wholly paused: nothing can be worse (1 - w / w) */
-  }
-  int64_t v = paused_before(&hi, last + w) - paused_before(&lo, last);
-  if (v > best) best = v;
-  return 1.0 - (double)best / (double)w;
-}
-
 int st_load_overhead(sqlite3 *db, struct st_proc *p) {
   struct ins_pause *pz;
   size_t n;
@@ -100,14 +64,10 @@ int st_load_overhead(sqlite3 *db, struct st_proc *p) {
 }
 
 void st_pause_of_gc(const struct gcs_gcdb_gc *g, struct ins_pause *out, size_t *n) {
-  if ((g->ns_set & GCS_GCDB_HAS_RESTART_END) && (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)))
-    out[(*n)++] = (struct ins_pause){g->gc_index,
-                                     (int64_t)(g->ns_set & GCS_GCDB_HAS_SUSPEND_BEGIN ? g->suspend_begin_ns : g->start_ns),
-                                     (int64_t)g->restart_end_ns};
-  const unsigned prep = GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN | GCS_GCDB_HAS_BGC_PREP_RESTART_END;
-  if (g->type == GCS_GC_TYPE_BACKGROUND && (g->ns_set & prep) == prep)
-    out[(*n)++] = (struct ins_pause){g->gc_index, (int64_t)g->bgc_prep_suspend_begin_ns,
-                                     (int64_t)g->bgc_prep_restart_end_ns};
+  struct gcs_gcdb_pause v[2];
+  size_t nv = 0;
+  gcs_gcdb_pauses_of(g, v, &nv);
+  for (size_t i = 0; i < nv; i++) out[(*n)++] = (struct ins_pause){v[i].gc_index, v[i].start_ns, v[i].end_ns};
 }
 
 int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, size_t n) {
@@ -134,7 +94,7 @@ int st_overhead_of(sqlite3 *db, struct st_proc *p, const struct ins_pause *pz, s
     o->worst_start_ms = (double)(worst.start_ns - tstart) / 1e6;
     o->worst_len_ms = (double)(worst.end_ns - worst.start_ns) / 1e6;
     o->worst_paused_ms = (double)worst.paused_ns / 1e6;
-    for (int i = 0; i < ST_MMU_N; i++) o->mmu[i] = st_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
+    for (int i = 0; i < ST_MMU_N; i++) o->mmu[i] = ins_mmu(&tl, t0, t1, ins_mmu_windows_ns[i]);
   }
   free(wins);
   ins_timeline_free(&tl);

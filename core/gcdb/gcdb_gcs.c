@@ -310,3 +310,17 @@ int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_
   }
   return 0;
 }
+
+void gcs_gcdb_pauses_of(const struct gcs_gcdb_gc *g, struct gcs_gcdb_pause *out, size_t *n) {
+  /* gc_pauses: coalesce(suspend_begin_ns, start_ns) .. restart_end_ns, both
+   * not NULL; and a background GC's prep suspend .. prep restart. */
+  if ((g->ns_set & GCS_GCDB_HAS_RESTART_END) && (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)))
+    out[(*n)++] = (struct gcs_gcdb_pause){g->gc_index, 0,
+                                          (int64_t)(g->ns_set & GCS_GCDB_HAS_SUSPEND_BEGIN ? g->suspend_begin_ns
+                                                                                            : g->start_ns),
+                                          (int64_t)g->restart_end_ns};
+  const unsigned prep = GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN | GCS_GCDB_HAS_BGC_PREP_RESTART_END;
+  if (g->type == GCS_GC_TYPE_BACKGROUND && (g->ns_set & prep) == prep)
+    out[(*n)++] = (struct gcs_gcdb_pause){g->gc_index, 1, (int64_t)g->bgc_prep_suspend_begin_ns,
+                                          (int64_t)g->bgc_prep_restart_end_ns};
+}

@@ -235,13 +235,21 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
 int gcs_input_overlaps(sqlite3 *db, struct gcs_overlap **out, int *n) {
   *out = NULL;
   *n = 0;
+  /* Two traces at least, or the self-join below (every GC of the input
+   * against every other) can find nothing: skip it. */
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) >= 2 FROM (SELECT 1 FROM temp.input_traces LIMIT 2)", -1, &st, NULL) !=
+      SQLITE_OK)
+    return -1;
+  int several = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  if (!several) return 0;
   static const char sql[] =
       "WITH k AS (SELECT g.trace_id, g.pid, g.gc_index, g.start_ns, coalesce(p.host, '') AS host FROM gcs g "
       "  LEFT JOIN processes p ON p.trace_id = g.trace_id AND p.pid = g.pid WHERE " GCS_IN_INPUT("g.trace_id") ") "
       "SELECT a.trace_id, b.trace_id, a.pid, min(a.gc_index), max(a.gc_index), count(*) FROM k a JOIN k b "
       "ON b.pid = a.pid AND b.gc_index = a.gc_index AND b.start_ns = a.start_ns AND b.host = a.host "
       "AND b.trace_id > a.trace_id GROUP BY a.trace_id, b.trace_id, a.pid ORDER BY 1, 2, 3";
-  sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
   int cap = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gcs_db.h"
@@ -130,6 +131,66 @@ static void build_incomplete(const char *path) {
   sqlite3_close(db);
 }
 
+/* ins_db_gcs_pauses: ins_db_gcs's GCs and ins_db_pauses's pauses (as a set)
+ * from its single pass, and the complete / incomplete counts of the gcs rows. */
+static int cmp_pause(const void *a, const void *b) {
+  const struct ins_pause *x = a, *y = b;
+  if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+  if (x->end_ns != y->end_ns) return x->end_ns < y->end_ns ? -1 : 1;
+  return (x->gc_index > y->gc_index) - (x->gc_index < y->gc_index);
+}
+static void check_one_pass(sqlite3 *db, const struct ins_proc_key *k) {
+  char err[300];
+  struct ins_gc *g1 = NULL, *g2 = NULL;
+  struct ins_pause *p1 = NULL, *p2 = NULL;
+  size_t ng1 = 0, ng2 = 0, np1 = 0, np2 = 0;
+  long complete = -1, incomplete = -1;
+  CHECK_EQ_INT(ins_db_gcs(db, k, &g1, &ng1, err, sizeof err), 0);
+  CHECK_EQ_INT(ins_db_pauses(db, k, &p1, &np1, err, sizeof err), 0);
+  CHECK_EQ_INT(ins_db_gcs_pauses(db, k, &g2, &ng2, &p2, &np2, &complete, &incomplete, err, sizeof err), 0);
+  CHECK_EQ_INT(ng1, ng2);
+  CHECK_EQ_INT(np1, np2);
+  int same = ng1 == ng2;
+  for (size_t i = 0; same && i < ng1; i++) {
+    const struct ins_gc *a = &g1[i], *b = &g2[i];
+    const double da[] = {a->start_ms, a->pause_ms, a->suspend_ms, a->promoted_mb, a->peak_mb, a->after_mb,
+                         a->gen0_frag_pct, a->gen2_frag_before_pct, a->gen0_survival_pct, a->gen1_survival_pct,
+                         a->gen2_survival_pct, a->finalizable_surv_mb};
+    const double db_[] = {b->start_ms, b->pause_ms, b->suspend_ms, b->promoted_mb, b->peak_mb, b->after_mb,
+                          b->gen0_frag_pct, b->gen2_frag_before_pct, b->gen0_survival_pct, b->gen1_survival_pct,
+                          b->gen2_survival_pct, b->finalizable_surv_mb};
+    same = a->index == b->index && a->gen == b->gen && a->type == b->type && a->reason == b->reason &&
+           a->pinned_objects == b->pinned_objects && a->condemn_conditions == b->condemn_conditions &&
+           memcmp(da, db_, sizeof da) == 0;   /* bit for bit: NaN (unknown) included */
+  }
+  CHECK(same);
+  if (np1 == np2 && np1 > 0) {   /* the view's order differs (GC pauses, then final pauses) */
+    qsort(p1, np1, sizeof *p1, cmp_pause);
+    qsort(p2, np2, sizeof *p2, cmp_pause);
+    int eq = 1;
+    for (size_t i = 0; i < np1; i++) eq &= cmp_pause(&p1[i], &p2[i]) == 0;   /* fields: not the padding */
+    CHECK(eq);
+  }
+  sqlite3_stmt *st;
+  long c = -2, ic = -2;
+  if (sqlite3_prepare_v2(db, "SELECT sum(complete = 1), sum(complete = 0) FROM gcs WHERE trace_id = ?1 AND pid = ?2",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, k->trace_id);
+    sqlite3_bind_int(st, 2, k->pid);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      c = (long)sqlite3_column_int64(st, 0);
+      ic = (long)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+  }
+  CHECK_EQ_INT(complete, c);
+  CHECK_EQ_INT(incomplete, ic);
+  free(g1);
+  free(g2);
+  free(p1);
+  free(p2);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: test_insight_db PROBLEM.db HEALTHY.db [INCOMPLETE.db]\n"); return 2; }
   build_problem(argv[1]);
@@ -147,6 +208,7 @@ int main(int argc, char **argv) {
   CHECK_EQ_INT(ins_db_processes(db, 1, &procs, &np, err, sizeof err), 0);
   CHECK_EQ_INT(np, 1);
   CHECK_EQ_INT(procs[0].pid, 10);
+  check_one_pass(db, &procs[0]);
 
   struct ins_pause *p;
   size_t n;
@@ -202,11 +264,32 @@ int main(int argc, char **argv) {
   CHECK(db != NULL);
   if (!db) return check_done();
   CHECK_EQ_INT(ins_db_processes(db, 0, &procs, &np, err, sizeof err), 0);
+  check_one_pass(db, &procs[0]);
   CHECK_EQ_INT(ins_db_gcs(db, &procs[0], &g, &n, err, sizeof err), 0);
   CHECK_EQ_INT(ins_db_summary(db, &procs[0], &ps), 0);
   CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 0);
   free(g);
   free(procs);
   sqlite3_close(db);
+
+  if (argc > 3) {   /* incomplete GCs: left out of the GCs, their pauses kept, counted */
+    db = gcs_input_open(argv[3], &io, &in, err, sizeof err) == 0 ? in.db : NULL;
+    CHECK(db != NULL);
+    if (!db) return check_done();
+    CHECK_EQ_INT(ins_db_processes(db, 0, &procs, &np, err, sizeof err), 0);
+    CHECK_EQ_INT(np, 2);
+    for (size_t i = 0; i < np; i++) check_one_pass(db, &procs[i]);
+    if (np == 2) {
+      long c, ic;
+      CHECK_EQ_INT(ins_db_gcs_pauses(db, &procs[1], &g, &n, &p, &np, &c, &ic, err, sizeof err), 0);
+      CHECK_EQ_INT(n, 1);
+      CHECK_EQ_INT(c, 1);
+      CHECK_EQ_INT(ic, 1);
+      free(g);
+      free(p);
+    }
+    free(procs);
+    sqlite3_close(db);
+  }
   return check_done();
 }

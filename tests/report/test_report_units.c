@@ -18,8 +18,7 @@
 #include "check.h"
 #include "gcs_gcdb.h"
 #include "gcs_tables.h"
-#include "ins_overhead.h"
-#include "ins_timeline.h"
+#include "ins_stats.h"
 #include "rpt_util.h"
 #include "stats_model.h"
 
@@ -296,7 +295,7 @@ static void test_fmt(void) {
   fclose(f);
 }
 
-/* ---- st_sort_doubles against qsort ------------------------------------------ */
+/* ---- ins_sort_doubles against qsort ------------------------------------------ */
 
 static int cmp_dbl(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -321,12 +320,12 @@ static void test_sort(void) {
     if (round % 10 == 9) a[n / 2] = -0.0;     /* qsort's own path */
     if (round % 10 == 8) a[n / 3] = NAN;
     memcpy(b, a, sizeof a[0] * (size_t)n);
-    st_sort_doubles(a, n);
+    ins_sort_doubles(a, (size_t)n);
     qsort(b, (size_t)n, sizeof b[0], cmp_dbl);
     CHECK(memcmp(a, b, sizeof a[0] * (size_t)n) == 0);
   }
   double c[] = { 3, -1, 2.5, 2.5, -1e-300, 0, 7, 1e308, -1e308, 0.5 };
-  st_sort_doubles(c, 10);
+  ins_sort_doubles(c, 10);
   const double want[] = { -1e308, -1, -1e-300, 0, 0.5, 2.5, 2.5, 3, 7, 1e308 };
   CHECK(memcmp(c, want, sizeof c) == 0);
 }
@@ -645,46 +644,6 @@ static void test_load(const char *dir) {
   unlink(path);
 }
 
-/* ---- st_mmu: the report's O(n) MMU equals ins_mmu --------------------------- */
-
-static void test_mmu(void) {
-  /* By hand: pauses [10,12) and [30,40) in a run [0,100): a 20-long window
-   * holds at most the 10 of [30,40) -> 0.5; a 30-long one [10,40) holds 12 ->
-   * 0.6; 100 = the run, 12 paused -> 0.88; 101 is longer than the run. */
-  struct ins_pause hp[] = {{1, 30, 40}, {2, 10, 12}};
-  struct ins_timeline ht;
-  CHECK(ins_timeline_build(&ht, hp, 2) == 0);
-  CHECK(st_mmu(&ht, 0, 100, 20) == 0.5 && st_mmu(&ht, 0, 100, 30) == 1.0 - 12.0 / 30.0);
-  CHECK(st_mmu(&ht, 0, 100, 100) == 1.0 - 12.0 / 100.0 && isnan(st_mmu(&ht, 0, 100, 101)));
-  CHECK(st_mmu(&ht, 0, 100, 5) == 0 && st_mmu(&ht, 35, 100, 10) == 0.5); /* run starts inside a pause */
-  ins_timeline_free(&ht);
-  /* Random timelines (overlapping pauses, runs starting or ending inside one):
-   * exactly ins_mmu's value for every window size. */
-  unsigned seed = 12345;
-  int mismatches = 0;
-  for (int round = 0; round < 300; round++) {
-    struct ins_pause p[40];
-    int n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
-    int64_t at = 0;
-    for (int i = 0; i < n; i++) {
-      seed = seed * 1103515245u + 12345u;
-      at += (int64_t)(seed >> 16) % 50;
-      seed = seed * 1103515245u + 12345u;
-      p[i] = (struct ins_pause){(uint32_t)i, at, at + (int64_t)(seed >> 16) % 30};
-    }
-    struct ins_timeline t;
-    CHECK(ins_timeline_build(&t, p, (size_t)n) == 0);
-    int64_t t0 = round % 3 == 0 ? 0 : (int64_t)(round % 17), t1 = at + 40 - round % 50;
-    if (t1 <= t0) t1 = t0 + 1;
-    for (int64_t w = 1; w <= t1 - t0 + 1; w += 1 + w / 8) {
-      double a = st_mmu(&t, t0, t1, w), b = ins_mmu(&t, t0, t1, w);
-      if (!(a == b || (isnan(a) && isnan(b)))) mismatches++;
-    }
-    ins_timeline_free(&t);
-  }
-  CHECK(mismatches == 0);
-}
-
 int main(int argc, char **argv) {
   const double x[] = { 1, 2, 3, 4, 10 };
   CHECK(fabs(st_percentile(x, 5, 50) - 3) < 1e-12);
@@ -698,6 +657,5 @@ int main(int argc, char **argv) {
   test_table();
   test_load(argc > 1 ? argv[1] : ".");
   test_csv(argc > 1 ? argv[1] : ".");
-  test_mmu();
   return check_done();
 }

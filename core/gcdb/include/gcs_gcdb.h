@@ -173,5 +173,9 @@ struct gcs_gcdb_pause {
 };
 int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_pause **out, size_t *n,
                     char *err, size_t errlen);
+/* The same pauses of one row already loaded (its ns fields): appends its 0, 1
+ * or 2 rows of the gc_pauses view to out[*n] (room for 2 needed), in the
+ * view's kind order. */
+void gcs_gcdb_pauses_of(const struct gcs_gcdb_gc *g, struct gcs_gcdb_pause *out, size_t *n);
 
 #endif /* GCS_GCDB_H */
