@@ -103,6 +103,8 @@ int gcs_cmd_stats(int argc, char **argv) {
   } else {
     struct st_model m;
     int what = strcmp(format, "text") == 0 && !wide ? ST_LOAD_TEXT : ST_LOAD_ALL;
+    /* html: the advisor's findings on a second connection and thread while this one loads. */
+    struct st_findings_early *early = strcmp(format, "html") == 0 ? st_findings_start(db, pid) : NULL;
     if (st_load(db, pid, what, &m, err, sizeof err)) {
       fprintf(stderr, "gcscope stats: %s\n", err);
       rc = 1;
@@ -117,13 +119,14 @@ int gcs_cmd_stats(int argc, char **argv) {
         st_write_text(pager ? pager : stdout, &m, &to);
         if (pager) rpt_pager_close(pager);
       } else if (strcmp(format, "html") == 0) {
-        st_write_html(stdout, &m, db);
+        st_write_html(stdout, &m, db, early);
       } else {
         st_warnings(stderr, &m, "gcscope stats: ");
         st_write_json(stdout, &m);
       }
       st_free(&m);
     }
+    st_findings_free(early);
   }
   gcs_input_close(&in);
   if (fflush(stdout) != 0) rc = 1;

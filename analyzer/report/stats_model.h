@@ -188,9 +188,17 @@ struct st_text_opts {
   unsigned sections;    /* ST_SEC_* bits; 0: every section */
 };
 void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o);
+/* The advisor's findings of every process in scope (pid < 0: all), computed
+ * on a second read-only connection and thread while the caller loads the
+ * report (st_findings_start); st_write_html takes them (early may be NULL:
+ * it then computes each process's findings itself). NULL when there is no
+ * findings function or no second connection. */
+struct st_findings_early;
+struct st_findings_early *st_findings_start(sqlite3 *db, int pid);
+void st_findings_free(struct st_findings_early *e);
 /* db (may be NULL): for the advisor's findings at the top of each process
- * (gcs_report_set_findings). */
-void st_write_html(FILE *out, const struct st_model *m, sqlite3 *db);
+ * (gcs_report_set_findings); early: those findings computed beforehand. */
+void st_write_html(FILE *out, const struct st_model *m, sqlite3 *db, struct st_findings_early *early);
 /* The function gcs_report_set_findings gave (NULL: none). */
 gcs_report_findings_fn st_findings_fn(void);
 void st_write_json(FILE *out, const struct st_model *m);

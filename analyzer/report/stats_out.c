@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "gcs_db.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "rpt_util.h"
@@ -405,7 +406,7 @@ static int csv_middle(sqlite3 *db, int pid, int64_t key[4]) {
 
 /* A second read-only connection to db's file with the same traces in scope
  * (temp.input_traces); NULL if that cannot be had. */
-static sqlite3 *csv_second_connection(sqlite3 *db) {
+static sqlite3 *second_connection(sqlite3 *db) {
   const char *file = sqlite3_db_filename(db, "main");
   sqlite3 *d2 = NULL;
   sqlite3_stmt *ids = NULL, *ins = NULL;
@@ -485,7 +486,7 @@ int st_write_csv(FILE *o, sqlite3 *db, int pid) {
   size_t mem_len = 0;
   pthread_t th;
   int split = 0;
-  if (a.fn && csv_middle(db, pid, mid) == 0 && (b.db = csv_second_connection(db)) != NULL) {
+  if (a.fn && csv_middle(db, pid, mid) == 0 && (b.db = second_connection(db)) != NULL) {
     b.out = open_memstream(&mem, &mem_len);
     memcpy(b.lo, mid, sizeof mid);
     b.has_lo = 1;
@@ -627,7 +628,88 @@ static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, in
   if (more) fprintf(o, "<p class=\"note\">... %d more GCs: <code>gcscope stats --format csv</code> lists every one.</p>\n", more);
 }
 
-void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db) {
+/* ---- the advisor's findings, early ---- */
+struct early_proc { long long trace_id; int pid; char *html; size_t len; int rc; };
+struct st_findings_early {
+  sqlite3 *db;                 /* the second connection */
+  gcs_report_findings_fn fn;
+  struct early_proc *p;
+  size_t n;
+  pthread_t th;
+  int running;
+};
+
+static void *findings_thread(void *arg) {
+  struct st_findings_early *e = arg;
+  for (size_t i = 0; i < e->n; i++) {
+    FILE *f = open_memstream(&e->p[i].html, &e->p[i].len);
+    if (!f) { e->p[i].rc = -1; continue; }
+    e->p[i].rc = e->fn(e->db, e->p[i].trace_id, e->p[i].pid, f);
+    if (fclose(f) != 0) e->p[i].rc = -1;
+  }
+  return NULL;
+}
+
+struct st_findings_early *st_findings_start(sqlite3 *db, int pid) {
+  gcs_report_findings_fn fn = st_findings_fn();
+  if (!fn || !db) return NULL;
+  struct st_findings_early *e = calloc(1, sizeof *e);
+  sqlite3_stmt *s = NULL;
+  if (!e) return NULL;
+  e->fn = fn;
+  /* The processes with GCs in scope, as the report and the advisor list them. */
+  if (sqlite3_prepare_v2(db, "SELECT DISTINCT trace_id, pid FROM gcs WHERE " GCS_IN_INPUT("trace_id")
+                         " AND (?1 < 0 OR pid = ?1) ORDER BY trace_id, pid",
+                         -1, &s, NULL) != SQLITE_OK)
+    goto fail;
+  sqlite3_bind_int(s, 1, pid);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    struct early_proc *np = realloc(e->p, (e->n + 1) * sizeof *np);
+    if (!np) goto fail;
+    e->p = np;
+    e->p[e->n++] = (struct early_proc){.trace_id = sqlite3_column_int64(s, 0), .pid = sqlite3_column_int(s, 1)};
+  }
+  sqlite3_finalize(s);
+  s = NULL;
+  if (!e->n || !(e->db = second_connection(db)) || gcs_db_functions(e->db) != 0) goto fail;
+  if (pthread_create(&e->th, NULL, findings_thread, e) != 0) goto fail;
+  e->running = 1;
+  return e;
+fail:
+  sqlite3_finalize(s);
+  st_findings_free(e);
+  return NULL;
+}
+
+static void findings_join(struct st_findings_early *e) {
+  if (e && e->running) {
+    pthread_join(e->th, NULL);
+    e->running = 0;
+  }
+}
+
+void st_findings_free(struct st_findings_early *e) {
+  if (!e) return;
+  findings_join(e);
+  for (size_t i = 0; i < e->n; i++) free(e->p[i].html);
+  free(e->p);
+  if (e->db) sqlite3_close(e->db);
+  free(e);
+}
+
+/* Process (trace_id, pid)'s findings into o: computed early if they were, else now on db. */
+static void write_findings(FILE *o, sqlite3 *db, gcs_report_findings_fn fn, struct st_findings_early *e,
+                           long long trace_id, int pid) {
+  findings_join(e);
+  for (size_t i = 0; e && i < e->n; i++)
+    if (e->p[i].trace_id == trace_id && e->p[i].pid == pid && e->p[i].rc == 0) {
+      fwrite(e->p[i].html, 1, e->p[i].len, o);
+      return;
+    }
+  fn(db, trace_id, pid, o);
+}
+
+void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_findings_early *early) {
   gcs_report_findings_fn findings = db ? st_findings_fn() : NULL;
   fprintf(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope GCStats</title>\n"
              "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
@@ -654,7 +736,7 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db) {
       fprintf(o, "]");
     }
     fprintf(o, "</h3>\n");
-    if (findings) findings(db, (long long)p->trace_id, p->pid, o);
+    if (findings) write_findings(o, db, findings, early, (long long)p->trace_id, p->pid);
     fprintf(o, "<ul>");
     if (p->cmdline) {
       fprintf(o, "<li>CommandLine: ");

@@ -26,6 +26,10 @@ REASONS = {0: "AllocSmall", 1: "Induced", 2: "LowMemory", 3: "Empty", 4: "AllocL
 SPANS = {}  # pid -> (first, last) event ns, from babeltrace2
 
 
+def html_escape(t):
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
 def run(args, cwd=None, ok=True, stdin=None):
     p = subprocess.run([GCSCOPE] + args, cwd=cwd, capture_output=True, text=True, timeout=300, input=stdin)
     if ok and p.returncode != 0:
@@ -249,6 +253,21 @@ html = run(["stats", db, "--format", "html"]).stdout
 check(html.count("<svg") == 3 * len(with_gcs) and "http://" not in html.replace("http://www.w3.org/2000/svg", ""),
       "html self-contained with 3 charts per process (pauses, heap, MMU)")
 check(html.count("<h4>Minimum mutator utilisation (MMU)</h4>") == len(procs), "an MMU section per process")
+# The advisor's findings (computed on a second connection and thread while the
+# report loads) sit in their own process's section, with the titles `advise`
+# gives that process, and in no other.
+adv = json.loads(run(["advise", db, "--format", "json"]).stdout)
+titles = {p["pid"]: [f["title"] for f in p["findings"]] for p in adv["processes"]}
+sections = {int(s.split(":", 1)[0]): s for s in html.split("<h3>GC Stats for Process ")[1:]}
+check(set(titles) <= set(sections) and sum(map(len, titles.values())) >= 3,
+      "html sections %s, advise processes %s (>= 3 findings in all)" % (sorted(sections), sorted(titles)))
+for pid in set(sections) - set(titles):   # a process with GC events but no GC: nothing to advise
+    check("Advisor findings" not in sections[pid], "pid %d: no findings block without GCs" % pid)
+for pid, ts in titles.items():
+    sec = sections.get(pid, "")
+    check(sec.count("Advisor findings (gcscope advise)") == 1, "pid %d: one findings block" % pid)
+    for t in ts:
+        check(html.count(html_escape(t)) == 1 and html_escape(t) in sec, "pid %d: finding %r in its section only" % (pid, t))
 check(html.count("<circle") == sum(sum(m["mmu"] is not None for m in p["summary"]["mmu"]) for p in procs.values()),
       "an MMU chart point per defined window size")
 csv = run(["stats", db, "--format", "csv"]).stdout.splitlines()
