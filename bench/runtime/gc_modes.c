@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_child.h"
 #include "rgc.h"
 
 struct node { struct node *a, *b; uint64_t v; };
@@ -202,29 +203,12 @@ static struct result run_one(int config) {
   return config < 0 ? gen2_run() : gen0_run(config);
 }
 
+static void run_one_into(int config, void *out) { *(struct result *)out = run_one(config); }
 static struct result run_child(int config) {
-  int fd[2];
-  if (pipe(fd)) { perror("rgc-gc-modes: pipe"); exit(1); }
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) { perror("rgc-gc-modes: fork"); exit(1); }
-  if (pid == 0) {
-    close(fd[0]);
-    struct result r = run_one(config);
-    fflush(stdout);
-    ssize_t w = write(fd[1], &r, sizeof r);
-    _exit(w == (ssize_t)sizeof r ? 0 : 1);
-  }
-  close(fd[1]);
   struct result r;
-  ssize_t got = read(fd[0], &r, sizeof r);
-  close(fd[0]);
-  int st;
-  waitpid(pid, &st, 0);
-  if (got != (ssize_t)sizeof r || !WIFEXITED(st) || WEXITSTATUS(st)) {
-    fprintf(stderr, "rgc-gc-modes: configuration %d failed\n", config);
-    exit(1);
-  }
+  char what[48];
+  snprintf(what, sizeof what, "configuration %d", config);
+  bench_run_child("rgc-gc-modes", what, run_one_into, config, &r, sizeof r);
   return r;
 }
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_child.h"
 #include "rgc.h"
 
 static int kStretchTreeDepth = 18, kLongLivedTreeDepth = 16, kArraySize = 500000;
@@ -240,28 +241,12 @@ static struct result run_one(int c) {
 
 /* Run collector c in a child process (nothing of one run carries over to the
  * next: heap, caches of the allocator, page faults already taken). */
+static void run_one_into(int c, void *out) { *(struct result *)out = run_one(c); }
 static struct result run_child(int c) {
-  int fd[2];
-  if (pipe(fd)) { perror("rgc-gcbench: pipe"); exit(1); }
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) { perror("rgc-gcbench: fork"); exit(1); }
-  if (pid == 0) {
-    close(fd[0]);
-    struct result r = run_one(c);
-    ssize_t w = write(fd[1], &r, sizeof r);
-    _exit(w == (ssize_t)sizeof r ? 0 : 1);
-  }
-  close(fd[1]);
   struct result r;
-  ssize_t got = read(fd[0], &r, sizeof r);
-  close(fd[0]);
-  int st;
-  waitpid(pid, &st, 0);
-  if (got != (ssize_t)sizeof r || !WIFEXITED(st) || WEXITSTATUS(st)) {
-    fprintf(stderr, "rgc-gcbench: the %s run failed\n", cname[c]);
-    exit(1);
-  }
+  char what[48];
+  snprintf(what, sizeof what, "the %s run", cname[c]);
+  bench_run_child("rgc-gcbench", what, run_one_into, c, &r, sizeof r);
   return r;
 }
 
