@@ -453,13 +453,20 @@ static void test_find(void) {
   CHECK_EQ_INT(gcs_dsipc_has_socket(me), 0);
   CHECK_EQ_INT(gcs_dsipc_attach_pid(&ep, me, err, sizeof err), -1);
   CHECK_HAS(err, "has no diagnostic socket in ");
-  /* A stale socket of an earlier process with this pid, then the live one
-   * (older file), then a newer stale one: the live one's key wins. */
-  snprintf(p, sizeof p, "%s/dotnet-diagnostic-%d-%llu-socket", dir, me, my_start());
-  make_socket(p);
+  /* A stale socket of an earlier process with this pid (a .NET program
+   * killed before it removed it) alone: this process has no socket, and is
+   * not listed. Then the live one (older file) beside a newer stale one: the
+   * live one's key wins. */
   char stale[512];
   snprintf(stale, sizeof stale, "%s/dotnet-diagnostic-%d-%llu-socket", dir, me, my_start() + 12345);
   make_socket(stale);
+  CHECK_EQ_INT(gcs_dsipc_has_socket(me), 0);
+  CHECK_EQ_INT(gcs_dsipc_attach_pid(&ep, me, err, sizeof err), -1);
+  CHECK_HAS(err, "has no diagnostic socket in ");
+  pid_t none[4];
+  CHECK_EQ_INT(gcs_dsipc_list_pids(none, 4), 0);
+  snprintf(p, sizeof p, "%s/dotnet-diagnostic-%d-%llu-socket", dir, me, my_start());
+  make_socket(p);
   struct timespec later[2] = { { time(NULL) + 100, 0 }, { time(NULL) + 100, 0 } };
   utimensat(AT_FDCWD, stale, later, 0);
   snprintf(stale, sizeof stale, "%s/dotnet-diagnostic-99999999-1-socket", dir);

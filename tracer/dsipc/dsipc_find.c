@@ -3,7 +3,10 @@
  * creates dotnet-diagnostic-<pid>-<key>-socket in $TMPDIR (or /tmp), the
  * key being the process's start time in jiffies since boot on Linux. A pid
  * reused by a later process can leave several; the live one has the key of
- * the current process's start time.
+ * the current process's start time, and a socket with another key is an
+ * earlier process's (a .NET program killed before it could remove it): it
+ * is never taken for the live process's. Only when the start time cannot be
+ * read (no /proc) does the newest socket of the pid count.
  */
 #include "gcs_dsipc.h"
 
@@ -67,6 +70,7 @@ static int find_socket(pid_t pid, char *path, size_t len) {
     snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
     if (stat(full, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     if (have_start && key == want) exact = 1;
+    else if (have_start) continue;   /* an earlier process's with this pid: stale */
     else if (path[0] && st.st_mtime < newest) continue;
     newest = st.st_mtime;
     snprintf(path, len, "%s", full);
@@ -106,6 +110,8 @@ int gcs_dsipc_list_pids(pid_t *pids, int max) {
   unsigned long long key;
   for (struct dirent *e; all && (e = readdir(d));) {
     if (!parse_name(e->d_name, &p, &key)) continue;
+    unsigned long long start;
+    if (start_time((pid_t)p, &start) == 0 && start != key) continue;   /* the pid now runs another process */
     if (n == cap) {
       pid_t *t = realloc(all, sizeof *all * (size_t)(cap *= 2));
       if (!t) break;
