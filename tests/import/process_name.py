@@ -14,7 +14,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from gcs_check import check, finish  # noqa: E402
+from gcs_check import check, finish, nettrace_with_string  # noqa: E402
 
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
 ORIG = "/usr/share/dotnet/dotnet /work/wt/ipc/build/tests/dotnet/gcprog/bin/gcprog.dll alloc"
@@ -25,14 +25,9 @@ CASES = [
     ("bare", "gcprog", "gcprog"),
 ]
 data = open(TRACE, "rb").read()
-orig = ORIG.encode("utf-16le") + b"\0\0"
-assert data.count(orig) == 1, "the fixture's command line"
 os.makedirs(TMP, exist_ok=True)
 for label, cmd, want in CASES:
-    new = (cmd.encode("utf-16le") + b"\0\0").ljust(len(orig), b"\0")
-    assert len(new) == len(orig), label
-    f = os.path.join(TMP, "name-%s.nettrace" % label)
-    open(f, "wb").write(data.replace(orig, new))
+    f = nettrace_with_string(data, ORIG + "\0", cmd + "\0", os.path.join(TMP, "name-%s.nettrace" % label))
     db = f + ".db"
     if os.path.exists(db):
         os.unlink(db)

@@ -12,6 +12,10 @@ import os
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import nettrace_with_string  # noqa: E402
+
 GCSCOPE, SMALL, TMP = sys.argv[1:4]
 ORIG = "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so"
 CASES = [
@@ -20,16 +24,10 @@ CASES = [
     ("self-contained", "/srv/app/bin/libcoreclr.so", "8.0.1.0 (runtime file version)"),
 ]
 data = open(SMALL, "rb").read()
-orig = ORIG.encode("utf-16le")
-assert data.count(orig) == 1
 os.makedirs(TMP, exist_ok=True)
 fails = 0
 for label, path, want in CASES:
-    # The string is the event's last field: NULs after its terminator keep the payload's size.
-    new = path.ljust(len(ORIG), "\0").encode("utf-16le")
-    assert len(new) == len(orig), label
-    f = os.path.join(TMP, "rv-%s.nettrace" % label)
-    open(f, "wb").write(data.replace(orig, new))
+    f = nettrace_with_string(data, ORIG, path, os.path.join(TMP, "rv-%s.nettrace" % label))
     db = f + ".db"
     if os.path.exists(db):
         os.unlink(db)

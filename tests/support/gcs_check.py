@@ -34,6 +34,18 @@ def check(cond, what, context=""):
     return bool(cond)
 
 
+def nettrace_with_string(data, old, new, path):
+    """Writes to path a copy of the .nettrace bytes data in which the UTF-16
+    string old (an event's last field, found exactly once) is replaced by new,
+    padded with NULs after its terminator so that the payload keeps its size."""
+    a = old.encode("utf-16le")
+    b = new.encode("utf-16le").ljust(len(a), b"\0")
+    assert data.count(a) == 1 and len(b) == len(a), (old, new)
+    with open(path, "wb") as f:
+        f.write(data.replace(a, b))
+    return path
+
+
 def failed():
     """How many checks failed so far."""
     return len(_FAILS)
