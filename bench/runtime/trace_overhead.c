@@ -26,7 +26,7 @@
  * set-up and tear-down included), and the machine's busy CPU during the run
  * (/proc/stat, all cores, other users' work too). The librgc workloads also
  * report their parent's CPU during the run (gcscope record, or the driver's
- * shell), their context switches, and how much work their GCs did (MB
+ * shell), their context switches and minor page faults, and how much work their GCs did (MB
  * promoted: background GCs make it vary with timing, traced or not).
  *
  * Where the time goes (issue 13, measured on 2 cores): callgrind counts the
@@ -247,8 +247,8 @@ static int run_workload(const char *name) {
   double daemons = lttng_daemons_cpu_s() - d0, sys = system_busy_s() - s0, parent = task_cpu_s(ppid) - p0;
   getrusage(RUSAGE_SELF, &u1);
   printf("lttng_daemons_cpu_seconds=%.6f\nparent_cpu_seconds=%.6f\nsystem_busy_cpu_seconds=%.2f\n"
-         "voluntary_switches=%ld\ninvoluntary_switches=%ld\n", daemons, parent, sys,
-         u1.ru_nvcsw - u0.ru_nvcsw, u1.ru_nivcsw - u0.ru_nivcsw);
+         "voluntary_switches=%ld\ninvoluntary_switches=%ld\nminor_faults=%ld\n", daemons, parent, sys,
+         u1.ru_nvcsw - u0.ru_nvcsw, u1.ru_nivcsw - u0.ru_nivcsw, u1.ru_minflt - u0.ru_minflt);
   printf("seconds_taken=%.6f\ncpu_seconds_taken=%.6f\ngc_count=%llu\ngen1_count=%llu\ngen2_count=%llu\n",
          (double)ns / 1e9, cpu, (unsigned long long)rgc_collection_count(rt, 0),
          (unsigned long long)rgc_collection_count(rt, 1), (unsigned long long)rgc_collection_count(rt, 2));
