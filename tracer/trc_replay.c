@@ -112,6 +112,7 @@ static int replay(const char *path, const double *threshold_ms, const struct gcs
   int nettrace = gcs_nettrace_is_nettrace(path);
   if (!nettrace && gcs_ctf_find(path, &s, &ns, err, errlen)) return -1;
   if (!nettrace && ns == 0) {
+    gcs_ctf_sessions_free(s, ns);   /* found nothing, but allocated */
     snprintf(err, errlen, "no LTTng trace in %s", path);
     return -1;
   }

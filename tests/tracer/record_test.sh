@@ -144,6 +144,19 @@ none)
   expect_line "$WORK/out.txt" '^gcscope record: no trigger fired; nothing written$'
   expect_line "$WORK/out.txt" '^gcscope record: 20 GCs in 1 process'
   ;;
+quiet_parent)
+  # A plain recording (no triggers, no relayd) leaves the command's cores alone:
+  # gcscope sleeps until the command exits instead of waking every millisecond
+  # (~1,000 context switches a second before). The command is a shell that
+  # gcscope exec()s, so its parent is gcscope; it counts gcscope's voluntary
+  # context switches over one second of its own run.
+  run_rec -o "$WORK/t" -- sh -c 'sw() { awk "/^voluntary_ctxt_switches/ { print \$2 }" /proc/$PPID/status; }
+    a=$(sw); sleep 1; b=$(sw); echo "parent_switches=$((b - a))"' || fail "exit $?"
+  n=$(sed -n 's/^parent_switches=//p' "$WORK/out.txt")
+  [ -n "$n" ] || fail "the command did not report its parent's context switches"
+  [ "$n" -lt 100 ] || fail "gcscope switched $n times in 1 s while the command ran (a timer of ~10 ms or less)"
+  expect_line "$WORK/out.txt" "^gcscope record: trace in $WORK/t\$"
+  ;;
 duration)
   # The command would run forever: --duration 1 stops the recording and the command.
   run_rec -o "$WORK/t" --duration 1 -- "$EMIT" --forever --interval-ms 20 || fail "exit $?"
