@@ -344,7 +344,9 @@ static int add_to_block(struct imw *w, int b, const struct gcs_event *ev, int64_
                         size_t errlen) {
   struct evb_buf *buf = &w->blocks[b];
   if (evb_pack(buf, ev, type_id) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
-  if (buf->len >= EVB_RAW_BYTES || buf->n >= EVB_MAX_EVENTS) return flush_block(w, b, err, errlen);
+  size_t max_len = b == B_TICKS ? EVB_TICK_RAW_BYTES : EVB_RAW_BYTES;
+  int max_n = b == B_TICKS ? EVB_TICK_MAX_EVENTS : EVB_MAX_EVENTS;
+  if (buf->len >= max_len || buf->n >= max_n) return flush_block(w, b, err, errlen);
   return 0;
 }
 
