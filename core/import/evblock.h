@@ -51,12 +51,16 @@ struct evb_buf {
   uint64_t prev_ts;
   int n;                 /* events in the block */
   uint64_t first_ts, last_ts;  /* earliest and latest event time */
+  void *zs;              /* the z_stream evb_deflate reuses (NULL until then) */
+  uint8_t *out;          /* evb_deflate's output */
+  size_t outcap;
 };
 
 /* Append ev (type_id: types.id of a GCAllocationTick's type, -1 none). -1: out of memory. */
 int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id);
-/* The block's data (raw length + deflated events) into *out (malloc'ed). -1 on failure. */
-int evb_deflate(const struct evb_buf *b, uint8_t **out, size_t *outlen);
+/* The block's data (raw length + deflated events) in *out, which stays
+ * the buffer's until its next evb_deflate or evb_free. -1 on failure. */
+int evb_deflate(struct evb_buf *b, const uint8_t **out, size_t *outlen);
 /* Empty the block for the next events (keeps the memory). */
 void evb_reset(struct evb_buf *b);
 void evb_free(struct evb_buf *b);

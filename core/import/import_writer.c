@@ -335,7 +335,7 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
 static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
   struct evb_buf *buf = &w->blocks[b];
   if (buf->n == 0) return 0;
-  uint8_t *data;
+  const uint8_t *data;
   size_t len;
   if (evb_deflate(buf, &data, &len) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
   sqlite3_stmt *s = w->st[S_BLOCK];
@@ -346,7 +346,6 @@ static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
   sqlite3_bind_blob(s, 6, data, (int)len, SQLITE_STATIC);
   int rc = step(w, s, err, errlen);
   sqlite3_bind_null(s, 6);
-  free(data);
   evb_reset(buf);
   return rc;
 }
