@@ -2,9 +2,12 @@
  * gcs_tables.h — C view of the database schema defined in schemas/tables_*.def.
  *
  * Table definition format (X-macro):
- *   TABLE(Name, Doc, KeyColumn, COLUMNS)
+ *   TABLE(Name, Doc, KeyColumn, COLUMNS, Storage)
  *     KeyColumn  a string literal with the first column and its constraint,
  *                e.g. "id INTEGER PRIMARY KEY"
+ *     Storage    GCS_ROWID (an ordinary rowid table) or GCS_KEYED("a, b"): a
+ *                WITHOUT ROWID table whose primary key is (a, b) — rows
+ *                stored in key order, no separate index by that key
  *     COLUMNS    a macro taking (C): C(Name, SqlType, Unit, Doc), SqlType a string
  *                literal ("INTEGER", "REAL NOT NULL", "TEXT" ...), Unit as in
  *                gc_events.def plus "ms" (milliseconds since the trace start,
@@ -37,8 +40,11 @@ enum gcs_condemn_group { GCS_CONDEMN_GROUPS(GCS_CONDEMN_GROUP_INDEX) };
 enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCED = 2 };
 
 #define GCS_SQL_COL(Name, SqlType, Unit, Doc) ",\n  " #Name " " SqlType
-#define GCS_SQL_TABLE(Name, Doc, KeyColumn, COLUMNS) \
-  "CREATE TABLE IF NOT EXISTS " #Name " (\n  " KeyColumn COLUMNS(GCS_SQL_COL) "\n);\n"
+/* The end of a CREATE TABLE after its columns (Storage above). */
+#define GCS_ROWID "\n)"
+#define GCS_KEYED(KeyColumns) ",\n  PRIMARY KEY (" KeyColumns ")\n) WITHOUT ROWID"
+#define GCS_SQL_TABLE(Name, Doc, KeyColumn, COLUMNS, Storage) \
+  "CREATE TABLE IF NOT EXISTS " #Name " (\n  " KeyColumn COLUMNS(GCS_SQL_COL) Storage ";\n"
 #define GCS_SQL_VIEW(Name, Doc, SelectSql) "CREATE VIEW IF NOT EXISTS " #Name " AS " SelectSql ";\n"
 #define GCS_SQL_INDEX(Name, Table, ColumnsSql) \
   "CREATE INDEX IF NOT EXISTS " #Name " ON " #Table "(" ColumnsSql ");\n"

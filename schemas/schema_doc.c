@@ -69,13 +69,25 @@ static void print_maps(void) {
   printf("\n");
 }
 
+/* A WITHOUT ROWID table's key, said in its heading; "" for a rowid table. */
+static const char *doc_storage(const char *storage) {
+  static char buf[160];
+  const char *k = strstr(storage, "PRIMARY KEY (");
+  if (!k) return "";
+  k += strlen("PRIMARY KEY (");
+  int n = (int)strcspn(k, ")");
+  snprintf(buf, sizeof buf, " One row per (%.*s): the primary key of a WITHOUT ROWID table (rows stored in key order).", n, k);
+  return buf;
+}
+
 #define DOC_COL(Name, SqlType, Unit, Doc) printf("| %s | %s | %s | %s |\n", #Name, SqlType, Unit, Doc);
-#define DOC_TABLE(Name, Doc, KeyColumn, COLUMNS)                                        \
-  printf("### %s\n\n%s.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc); \
+#define DOC_TABLE(Name, Doc, KeyColumn, COLUMNS, Storage)                               \
+  printf("### %s\n\n%s.%s\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc,   \
+         doc_storage(Storage));                                                          \
   printf("| %s | | | key |\n", KeyColumn);                                              \
   COLUMNS(DOC_COL)                                                                       \
   printf("\n");
-#define DOC_LEGACY(Name, Doc, KeyColumn, COLUMNS)                                       \
+#define DOC_LEGACY(Name, Doc, KeyColumn, COLUMNS, Storage)                                      \
   printf("#### legacy_%s\n\n%s.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc); \
   printf("| %s | | | key |\n", KeyColumn);                                              \
   COLUMNS(DOC_COL)                                                                       \

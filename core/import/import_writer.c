@@ -46,6 +46,8 @@ struct imw {
   struct imw_proc *procs; size_t nprocs, capprocs;
   int last_proc;          /* index of the last process looked up */
   uint64_t gc_events, lost, gcs;
+  uint64_t gcs_at_store;  /* gcs when gcs_recon_store_final last ran */
+  uint64_t store_every;   /* STORE_EVERY_GCS; 0: GCs stored at the end only */
   struct evb_buf blocks[B_COUNT];
   struct gcs_recon *recon;
 };
@@ -65,6 +67,12 @@ static int sql_fail(struct imw *w, char *err, size_t errlen) {
   return -1;
 }
 
+/* GCs completed between two stores of the final ones (each store looks at
+ * the GCs not yet stored, so not after every GC). GCSCOPE_STORE_GCS_EVERY
+ * sets another count for the tests: 1 stores after every GC, 0 only at the
+ * end (as before); the rows are the same. */
+#define STORE_EVERY_GCS 64
+
 static void on_gc_done(const struct gcs_gc *gc, void *ud) {
   (void)gc;
   ((struct imw *)ud)->gcs++;
@@ -76,6 +84,9 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
   w->db = db;
   w->trace_id = trace_id;
   w->last_proc = -1;
+  w->store_every = STORE_EVERY_GCS;
+  const char *every = getenv("GCSCOPE_STORE_GCS_EVERY");
+  if (every && *every) w->store_every = strtoull(every, NULL, 10);
   for (int i = 0; i < S_COUNT; i++) {
     if (sqlite3_prepare_v3(db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
       sql_fail(w, err, errlen);
@@ -324,7 +335,7 @@ static int on_request(struct imw *w, const struct gcs_event *ev, int start, char
 static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
   struct evb_buf *buf = &w->blocks[b];
   if (buf->n == 0) return 0;
-  uint8_t *data;
+  const uint8_t *data;
   size_t len;
   if (evb_deflate(buf, &data, &len) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
   sqlite3_stmt *s = w->st[S_BLOCK];
@@ -335,7 +346,6 @@ static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
   sqlite3_bind_blob(s, 6, data, (int)len, SQLITE_STATIC);
   int rc = step(w, s, err, errlen);
   sqlite3_bind_null(s, 6);
-  free(data);
   evb_reset(buf);
   return rc;
 }
@@ -344,7 +354,9 @@ static int add_to_block(struct imw *w, int b, const struct gcs_event *ev, int64_
                         size_t errlen) {
   struct evb_buf *buf = &w->blocks[b];
   if (evb_pack(buf, ev, type_id) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
-  if (buf->len >= EVB_RAW_BYTES || buf->n >= EVB_MAX_EVENTS) return flush_block(w, b, err, errlen);
+  size_t max_len = b == B_TICKS ? EVB_TICK_RAW_BYTES : EVB_RAW_BYTES;
+  int max_n = b == B_TICKS ? EVB_TICK_MAX_EVENTS : EVB_MAX_EVENTS;
+  if (buf->len >= max_len || buf->n >= max_n) return flush_block(w, b, err, errlen);
   return 0;
 }
 
@@ -395,6 +407,16 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   w->gc_events++;
   gcs_recon_feed(w->recon, ev);
+  if (w->store_every && w->gcs - w->gcs_at_store >= w->store_every) {
+    /* The GCs that can no longer change go in now, while the decoding
+     * process still runs, rather than all after the last event. */
+    w->gcs_at_store = w->gcs;
+    int rc = gcs_recon_store_final(w->recon, w->db, w->trace_id);
+    if (rc != SQLITE_OK) {
+      snprintf(err, errlen, "database: storing GCs: %s", sqlite3_errstr(rc));
+      return -1;
+    }
+  }
   switch (ev->kind) {
   case gcs_kind_GCAllocationTick:
     return write_tick(w, ev, err, errlen);  /* alloc_ticks only: too many for events */

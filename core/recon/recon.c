@@ -66,6 +66,7 @@ void gcs_recon_free(struct gcs_recon *r) {
     free(p);
   }
   free(r->procs);
+  recon_store_free(r);
   free(r);
 }
 

@@ -343,6 +343,20 @@ static void summarize(struct recon_proc *p) {
   s->last_event_msec = ns_to_ms(p->last_event);
 }
 
+int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *peak_mb, double *ratio) {
+  const struct gcs_gc *g = &p->gcs[j]->g;
+  double end = g->pause_start_msec + (isnan(g->duration_msec) ? 0 : g->duration_msec), peak = g->peak_mb;
+  int k;
+  for (k = j + 1; k < limit; k++) {
+    const struct gcs_gc *o = &p->gcs[k]->g;
+    if (o->pause_start_msec > end) break;
+    if (o->complete) peak = max_ignoring_nan(peak, o->before_mb);
+  }
+  *peak_mb = peak;
+  *ratio = safe_div(peak, g->after_mb);
+  return k < limit;
+}
+
 /* PerfView's Calculate(): recompute every GC with the whole list known, then
  * the BGC peaks (they look at later GCs) and the summary. */
 void recon_calc_all(struct gcs_recon *r) {
@@ -353,13 +367,7 @@ void recon_calc_all(struct gcs_recon *r) {
     for (int j = 0; j < p->ngcs; j++) {
       struct gcs_gc *g = &p->gcs[j]->g;
       if (!gcs_type_is_background(g->type) || !g->complete) continue;
-      double end = g->pause_start_msec + (isnan(g->duration_msec) ? 0 : g->duration_msec);
-      for (int k = j + 1; k < p->ngcs; k++) {
-        const struct gcs_gc *o = &p->gcs[k]->g;
-        if (o->pause_start_msec > end) break;
-        if (o->complete) g->peak_mb = max_ignoring_nan(g->peak_mb, o->before_mb);
-      }
-      g->ratio_peak_after = safe_div(g->peak_mb, g->after_mb);
+      recon_calc_bgc_peak(p, j, p->ngcs, &g->peak_mb, &g->ratio_peak_after);
     }
     summarize(p);
   }

@@ -68,6 +68,11 @@ struct gcs_recon {
   int nprocs, cap;
   uint64_t lost_unattributed;   /* lost with pid < 0: applied to every process */
   int finished;
+  /* gcs_recon_store_final: the first process's GCs below stored0 are in the
+   * database already (with the statements in store, recon_store.c); its
+   * GCs below calc0 have had recon_calc_gc since their last event. */
+  int stored0, calc0;
+  struct recon_store *store;
 };
 
 static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
@@ -75,6 +80,14 @@ static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
 /* recon_calc.c */
 void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc);
 void recon_calc_all(struct gcs_recon *r);
+/* A complete background GC's peak: the largest before_mb of the complete GCs
+ * that began before it ended, among GCs j+1 .. limit-1, and peak/after. 1 if
+ * a GC below limit began after it ended (later GCs cannot change it). */
+int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *peak_mb, double *ratio);
+
+/* recon_store.c: the prepared statements of gcs_recon_store_final, freed
+ * with the recon. */
+void recon_store_free(struct gcs_recon *r);
 
 /* recon_alloc.c: place every GC whose allocations can be measured now (all
  * of them when final); drop_below: GCs below this list index are about to be

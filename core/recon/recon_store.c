@@ -281,16 +281,86 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
   return step_and_reset(s);
 }
 
+/* The statements, prepared at the first store and kept until the last. */
+struct recon_store {
+  sqlite3_stmt *st[ST_COUNT];
+};
+
+static int store_open(struct gcs_recon *r, sqlite3 *db) {
+  if (r->store) return SQLITE_OK;
+  r->store = calloc(1, sizeof *r->store);
+  if (!r->store) return SQLITE_NOMEM;
+  int rc = SQLITE_OK;
+  for (int i = 0; i < ST_COUNT && rc == SQLITE_OK; i++) rc = prepare(db, i, &r->store->st[i]);
+  if (rc != SQLITE_OK) recon_store_free(r);
+  return rc;
+}
+
+void recon_store_free(struct gcs_recon *r) {
+  if (!r->store) return;
+  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(r->store->st[i]);
+  free(r->store);
+  r->store = NULL;
+}
+
+/* How far behind the last GC a GC must be before no event can reach it:
+ * events find the last GC, the running background GC, the last completed
+ * one and, by number, the last 8 (the same bound as gcs_recon_forget_old). */
+#define FINAL_LAG 16
+
+/* Store the first process's GCs from stored0 on while each is final: no
+ * later event, nor gcs_recon_finish's marking and recon_calc_all's
+ * recomputation, can change its row. Stops at the first that may still
+ * change, so the GCs go in in list order and get the ids gcs_recon_store
+ * would give them. */
+int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
+  if (r->finished || r->nprocs == 0) return SQLITE_OK;
+  struct recon_proc *p = r->procs[0];
+  int limit = p->ngcs - FINAL_LAG;
+  if (p->current_bgc >= 0 && p->current_bgc < limit) limit = p->current_bgc;
+  if (p->last_completed < limit) limit = p->last_completed;
+  if (p->alloc.next < limit) limit = p->alloc.next; /* measured allocations still to come */
+  if (limit <= r->stored0) return SQLITE_OK;
+  int rc = store_open(r, db);
+  if (rc != SQLITE_OK) return rc;
+  /* recon_calc_gc reads this GC and the ones before it only: below limit, the
+   * figures are those recon_calc_all will compute. */
+  for (; r->calc0 < limit; r->calc0++) recon_calc_gc(r, p, p->gcs[r->calc0]);
+  for (; r->stored0 < limit; r->stored0++) {
+    const struct recon_gc *gc = p->gcs[r->stored0];
+    struct gcs_gc g = gc->g; /* the row as gcs_recon_finish will leave it */
+    if (!g.complete) {
+      if (!gc->reported) break; /* gcs_recon_lost may still mark it */
+      if ((g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend) break;
+      if (!g.incomplete) g.incomplete = GCS_INC_TRACE_ENDED;
+    }
+    int pending = 0;
+    for (int i = 0; i < p->alloc.npending; i++) pending |= p->alloc.pending[i] == gc;
+    if (pending) break; /* a background GC's end may still credit it */
+    if (gcs_type_is_background(g.type)) {
+      /* An allocation wait's end goes to the last completed background GC. */
+      int later = 0;
+      for (int k = r->stored0 + 1; k < p->ngcs && !later; k++)
+        later = gcs_type_is_background(p->gcs[k]->g.type) && p->gcs[k]->g.complete;
+      if (!later) break;
+      if (g.complete && !recon_calc_bgc_peak(p, r->stored0, limit, &g.peak_mb, &g.ratio_peak_after)) break;
+    }
+    if ((rc = store_gc(db, r->store->st, trace_id, &g)) != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   if (!r->finished) gcs_recon_finish(r);
-  sqlite3_stmt *st[ST_COUNT] = { 0 };
-  int rc = SQLITE_OK;
-  for (int i = 0; i < ST_COUNT && rc == SQLITE_OK; i++) rc = prepare(db, i, &st[i]);
+  int rc = store_open(r, db);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_stmt **st = r->store->st;
   for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) {
     struct recon_proc *p = r->procs[i];
     rc = store_summary(st[ST_SUM], trace_id, &p->sum);
-    for (int j = 0; j < p->ngcs && rc == SQLITE_OK; j++) rc = store_gc(db, st, trace_id, &p->gcs[j]->g);
+    for (int j = i == 0 ? r->stored0 : 0; j < p->ngcs && rc == SQLITE_OK; j++)
+      rc = store_gc(db, st, trace_id, &p->gcs[j]->g);
   }
-  for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(st[i]);
+  recon_store_free(r);
   return rc;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """old_db.py GCSCOPE TRACE TMP — a database made by an older gcscope (without
 the measured-allocation columns and the trigger_firings table, with its
-events, alloc_ticks and gc_lifecycle as tables of rows instead of event_blocks) still
+events, alloc_ticks and gc_lifecycle as tables of rows instead of event_blocks,
+gc_gens, gc_heaps and gc_heap_gens as rowid tables with an index by gc_id) still
 works: the first report adds what is missing (empty until its traces are
 imported again), keeps the old rows (legacy_events, legacy_alloc_ticks,
 legacy_gc_lifecycle, shown by the views of the old names) and prints PerfView's figures and
@@ -9,6 +10,7 @@ the events as before; a trace imported into it afterwards is packed beside
 them; a read-only old database is one clear line and exit 1, unchanged."""
 import json
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -29,6 +31,14 @@ rc, new_events, err = T.run("events", db)
 Q_TICKS = "SELECT trace_id, ts_ns, pid, tid, kind, amount, type_id, heap, object_size FROM alloc_ticks"
 rc, new_ticks, err = T.run("sql", db, Q_TICKS)
 rc, new_triggers, err = T.run("triggers", db, "--gc-over", "1", "--format", "json")
+Q_GENS = ("SELECT * FROM gc_gens ORDER BY gc_id, gen", "SELECT * FROM gc_heaps ORDER BY gc_id, heap_slot",
+          "SELECT * FROM gc_heap_gens ORDER BY gc_id, heap_slot, gen")
+new_gens = [T.run("sql", db, q)[1] for q in Q_GENS]
+Q_HH = ("SELECT g.id, (SELECT sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) "
+        "FROM gc_heap_gens h WHERE h.gc_id = g.id AND h.gen = 2), (SELECT group_concat(x.condemn_reasons1) "
+        "FROM gc_heaps x WHERE x.gc_id = g.id), (SELECT sum(size_after_mb) FROM gc_gens n WHERE n.gc_id = g.id) "
+        "FROM gcs g ORDER BY g.id")
+rc, new_hh, err = T.run("sql", db, Q_HH)
 # The older layout: events and alloc_ticks were tables (their rows as the views show them).
 rc, out, err = T.run("sql", "--write", db,
                      "CREATE TABLE old_events AS SELECT id, trace_id, ts_ns, pid, tid, cpu, name, version, payload "
@@ -57,6 +67,18 @@ for col in ("soh_alloc_measured_mb", "loh_alloc_measured_mb", "poh_alloc_measure
     c.execute("ALTER TABLE gcs DROP COLUMN %s" % col)
 c.execute("ALTER TABLE gc_process_summary DROP COLUMN total_alloc_measured_mb")
 c.execute("DROP TABLE trigger_firings")
+# The per-generation and per-heap tables as rowid tables (rows in the order the
+# older import wrote them) with their indexes by gc_id.
+for t, order, idx, key in (("gc_gens", "gc_id, gen", "gc_gens_by_gc", "gc_id"),
+                           ("gc_heaps", "gc_id, heap_slot", "gc_heaps_by_gc", "gc_id"),
+                           ("gc_heap_gens", "gc_id, heap_slot, gen", "gc_heap_gens_by_gc", "gc_id, gen")):
+    sql = c.execute("SELECT sql FROM sqlite_master WHERE name = ?", (t,)).fetchone()[0]
+    T.check("WITHOUT ROWID" in sql, "%s is a WITHOUT ROWID table in a new database" % t)
+    c.execute("ALTER TABLE %s RENAME TO keyed_%s" % (t, t))
+    c.execute(re.sub(r",\s*PRIMARY KEY \([^)]*\)\s*\)\s*WITHOUT ROWID", "\n)", sql))
+    c.execute("INSERT INTO %s SELECT * FROM keyed_%s ORDER BY %s" % (t, t, order))
+    c.execute("DROP TABLE keyed_%s" % t)
+    c.execute("CREATE INDEX %s ON %s(%s)" % (idx, t, key))
 c.commit()
 c.close()
 ro = TMP + "/old-ro.db"
@@ -73,6 +95,11 @@ cols = [r[1] for r in sqlite3.connect(db).execute("PRAGMA table_info(gcs)")]
 T.check("alloc_measured_mb" in cols, "the column was added")
 rc, out, err = T.run("events", db)
 T.check(rc == 0 and out == new_events and out.count("\n") > 100, "the old events rows, as before")
+T.check([T.run("sql", db, q)[1] for q in Q_GENS] == new_gens and new_gens[2].count("\n") > 10,
+        "the rowid gc_gens, gc_heaps, gc_heap_gens rows, as before")
+rc, out, err = T.run("sql", db, Q_HH)
+T.check(rc == 0 and out == new_hh and out.count("\n") > 10,
+        "per GC, the per-heap and per-generation figures the reports read (by gc_id, through the old indexes)")
 rc, out, err = T.run("sql", db, Q_TICKS)
 T.check(rc == 0 and out == new_ticks, "the old alloc_ticks rows, as before")
 rc, out, err = T.run("triggers", db, "--gc-over", "1", "--format", "json")
@@ -88,6 +115,13 @@ rc, out, err = T.run("import", "-q", "-d", db, TRACE_B)
 T.check(rc == 0, "import into the old database (%s)" % err.strip())
 rc, out, err = T.run("sql", db, "SELECT count(*) FROM events WHERE trace_id = 2")
 T.check(rc == 0 and int(out.split()[-1]) > 0, "the new trace's events through the view (%r)" % out)
+rc, out, err = T.run("sql", db, "SELECT count(*) FROM gc_gens WHERE trace_id = 2")
+T.check(rc == 0 and int(out.split()[-1]) > 0, "the new trace's gc_gens rows in the old rowid table (%r)" % out)
+kinds = dict(sqlite3.connect(db).execute("SELECT name, sql LIKE '%WITHOUT ROWID%' FROM sqlite_master "
+                                         "WHERE name IN ('gc_gens', 'gc_heaps', 'gc_heap_gens', 'gc_gens_by_gc', "
+                                         "'gc_heaps_by_gc', 'gc_heap_gens_by_gc')"))
+T.check(kinds == {"gc_gens": 0, "gc_heaps": 0, "gc_heap_gens": 0, "gc_gens_by_gc": 0, "gc_heaps_by_gc": 0,
+                  "gc_heap_gens_by_gc": 0}, "the old rowid tables and their indexes kept (%r)" % kinds)
 rc, out, err = T.run("events", db, "--trace", "1")
 T.check(rc == 0 and out == new_events, "the old trace's events unchanged beside the new")
 rc, out, err = T.run("stats", db, "--section", "firings")

@@ -9,6 +9,7 @@
  *   struct gcs_recon *r = gcs_recon_new(&callbacks, user_data);
  *   for each event in time order: gcs_recon_feed(r, &ev);
  *   gcs_recon_lost(r, pid, ts_ns, n) whenever the source reports lost events;
+ *   [gcs_recon_store_final(r, db, id)]  now and then: GCs that are final
  *   gcs_recon_finish(r);               end of input: open GCs become incomplete
  *   gcs_recon_store(r, db, trace_id);  write the gc tables (tables_gc.def)
  *   gcs_recon_free(r);
@@ -78,6 +79,14 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev);
 void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t count);
 void gcs_recon_finish(struct gcs_recon *r);
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
+/* While feeding (import's writing thread, between events): store the first
+ * process's GCs that no later event and not gcs_recon_finish can change any
+ * more, in list order, so that gcs_recon_store at the end writes only the
+ * rest. The rows and their ids are those gcs_recon_store alone writes
+ * (the other processes' GCs are all written at the end, after the first
+ * process's). Same db and trace_id for every call and for gcs_recon_store,
+ * inside the caller's transaction; 0 or an SQLite error code. */
+int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 void gcs_recon_free(struct gcs_recon *r);
 
 /* Time origin for every *_msec figure (PerfView's "relative to the trace

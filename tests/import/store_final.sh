@@ -1,0 +1,53 @@
+#!/bin/sh
+# store_final.sh GCSCOPE GCSIM TMP [TRACES_DIR] — the GCs stored while the
+# events are read (gcs_recon_store_final, each GC once nothing can change
+# it) are the rows, with the same ids, that storing them all after the last
+# event gives: every GC table of each trace imported three ways,
+# GCSCOPE_STORE_GCS_EVERY=0 (all at the end), 1 (after every GC: the
+# finality checks at every step) and the default, must be identical.
+# Traces: gcsim's bgc (background GCs with foreground GCs inside) and server
+# (per-heap history, 2+ heaps) recorded with --profile verbose, alloc-heavy
+# with --profile alloc into buffers too small for it (events lost: GCs closed
+# incomplete in the middle of the trace), and the real traces of the corpus
+# when TRACES_DIR is given. Label lttng.
+set -u
+G=$1 SIM=$2 TMP=$3 TRACES=${4:-}
+rm -rf "$TMP"; mkdir -p "$TMP"
+fail() { echo "FAIL: $*"; exit 1; }
+n=0
+rec() {  # NAME RECORD-OPTIONS... -- GCSIM-OPTIONS...
+  name=$1; shift
+  "$G" record -o "$TMP/$name" "$@" >"$TMP/$name.log" 2>&1 || { cat "$TMP/$name.log"; fail "record $name"; }
+}
+rec bgc --profile verbose -- "$SIM" --scenario bgc --seconds 1.5
+rec server --profile verbose -- "$SIM" --scenario server --seconds 1.5
+rec alloc-heavy --profile alloc --buffer-size 8k --num-subbuf 2 -- "$SIM" --scenario alloc-heavy --seconds 1.5 --threads 2
+set -- "$TMP/bgc" "$TMP/server" "$TMP/alloc-heavy"
+if [ -n "$TRACES" ] && [ -d "$TRACES/coreclr" ]; then
+  set -- "$@" "$TRACES/coreclr/netcore31-perfcollect-default" "$TRACES/coreclr/netcore31-startup-small" \
+    "$TRACES/coreclr/netcore2017-gcstart-gcend" "$TRACES/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
+fi
+Q="SELECT 'gcs', * FROM gcs ORDER BY id; SELECT 'gens', * FROM gc_gens ORDER BY gc_id, gen;
+SELECT 'heaps', * FROM gc_heaps ORDER BY gc_id, heap_slot; SELECT 'hgens', * FROM gc_heap_gens ORDER BY gc_id, gen, heap_slot;
+SELECT 'waits', rowid, * FROM gc_loh_waits ORDER BY rowid; SELECT 'summary', rowid, * FROM gc_process_summary ORDER BY rowid"
+for t in "$@"; do
+  name=$(basename "$t")
+  for every in 0 1 default; do
+    db=$TMP/$name.$every.db
+    if [ "$every" = default ]; then
+      "$G" import -q -d "$db" "$t" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import $name"; }
+    else
+      GCSCOPE_STORE_GCS_EVERY=$every "$G" import -q -d "$db" "$t" >"$TMP/imp.txt" 2>&1 \
+        || { cat "$TMP/imp.txt"; fail "import $name (every $every)"; }
+    fi
+    "$G" sql "$db" "$Q" --csv >"$TMP/$name.$every.csv" 2>&1 || fail "sql $name"
+  done
+  gcs=$(grep -c '^gcs,' "$TMP/$name.0.csv")
+  cmp -s "$TMP/$name.0.csv" "$TMP/$name.1.csv" || { diff "$TMP/$name.0.csv" "$TMP/$name.1.csv" | head; fail "$name: stored GC by GC differs"; }
+  cmp -s "$TMP/$name.0.csv" "$TMP/$name.default.csv" || fail "$name: stored every 64 GCs differs"
+  inc=$("$G" sql "$TMP/$name.0.db" "SELECT count(*) FROM gcs WHERE complete = 0" --csv | tail -1)
+  echo "$name: $gcs GCs ($inc incomplete), the same rows stored at the end, after every GC and every 64"
+  n=$((n + 1))
+done
+[ "$n" -ge 3 ] || fail "only $n traces"
+echo "$n traces identical"
