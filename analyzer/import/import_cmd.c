@@ -9,14 +9,15 @@
 #include "gcs_import_cmd.h"
 #include "gcs_db.h"
 
-static volatile sig_atomic_t interrupted;
-static volatile int cancel_flag;
+/* Set by the first SIGINT/SIGTERM/SIGHUP, on whichever thread takes it, and
+ * read by the import's threads: an atomic (lock-free, so signal-safe). The
+ * handler is reset to the default as it runs (SA_RESETHAND): a second signal
+ * kills; the journal still protects the database. */
+static atomic_int cancel_flag;
 
 static void on_sigint(int sig) {
   (void)sig;
-  interrupted = 1;
-  cancel_flag = 1;
-  signal(sig, SIG_DFL);  /* a second one kills; the journal still protects the database */
+  atomic_store(&cancel_flag, 1);
 }
 
 enum { O_DB, O_QUIET, O_VERBOSE };
@@ -58,6 +59,7 @@ int gcs_cmd_import(int argc, char **argv) {
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
+  sa.sa_flags = SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   /* SIGTERM and SIGHUP too: the import stops at its next check, rolls back and
    * removes its temporary files (an extracted zip). */
@@ -70,6 +72,7 @@ int gcs_cmd_import(int argc, char **argv) {
   if (!quiet && isatty(STDERR_FILENO)) opts.progress = gcs_import_progress_line;
   char err[2048];
   int rc = gcs_import_paths(db, paths, npaths, &opts, err, sizeof err);
+  int interrupted = atomic_load(&cancel_flag);
   sigaction(SIGINT, &old, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);

@@ -68,7 +68,7 @@ struct gcs_ctf_decoder {
 struct reader {
   const struct gcs_rd_callbacks *cb;
   void *ud;
-  const volatile int *cancel;
+  const atomic_int *cancel;
   struct gcs_rd_stats *st;
   int stopped;
   int failed;
@@ -506,7 +506,7 @@ static void take_error(char *err, size_t errlen, const char *what) {
 }
 
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
-                 void *ud, const volatile int *cancel, struct gcs_rd_stats *stats,
+                 void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen) {
   struct gcs_rd_stats st_local;
   if (!stats) stats = &st_local;

@@ -81,7 +81,7 @@ static int write_out(FILE *out, const void *p, size_t n) {
 }
 
 /* Copy or inflate one entry; never more than usize bytes are written. */
-static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int method, const volatile int *cancel) {
+static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int method, const atomic_int *cancel) {
   uint8_t ibuf[65536], obuf[65536];
   uint32_t left = csize, written = 0;
   if (method == 0) {

@@ -21,6 +21,7 @@
 #ifndef GCS_ZIP_H
 #define GCS_ZIP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* 1 if the file at path starts with the zip local-header signature. */
@@ -30,7 +31,7 @@ int gcs_zip_is_zip(const char *path);
 
 struct gcs_zip_limits {
   uint64_t max_bytes;             /* 0: the default above */
-  const volatile int *cancel;     /* may be NULL */
+  const atomic_int *cancel;     /* may be NULL */
 };
 
 /* The limit that applies to an archive of zip_bytes. */

@@ -254,7 +254,7 @@ struct receiver {
   struct imwk wk;
   struct imq *q;
   struct decoder *d;
-  const volatile int *cancel;
+  const atomic_int *cancel;
   int cancelled;
 };
 

@@ -266,7 +266,7 @@ static void cleanup(struct imwk *w) {
   w->sh = NULL;
 }
 
-int imwk_receive(struct imwk *w, struct imq *q, const volatile int *cancel, void **tail, size_t *tail_len,
+int imwk_receive(struct imwk *w, struct imq *q, const atomic_int *cancel, void **tail, size_t *tail_len,
                  int *cancelled, char *err, size_t errlen) {
   *tail = NULL;
   *tail_len = 0;

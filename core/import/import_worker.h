@@ -23,6 +23,7 @@
 #ifndef IMPORT_WORKER_H
 #define IMPORT_WORKER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -73,7 +74,7 @@ void imwk_where(struct imwk *w, const char *what);
  * died, hung, overran its memory limit, sent malformed data, or the import
  * was cancelled (*cancelled set) or the writer aborted q. The child is
  * always reaped. */
-int imwk_receive(struct imwk *w, struct imq *q, const volatile int *cancel, void **tail, size_t *tail_len,
+int imwk_receive(struct imwk *w, struct imq *q, const atomic_int *cancel, void **tail, size_t *tail_len,
                  int *cancelled, char *err, size_t errlen);
 
 /* Kill and reap the child without receiving (when the receiver cannot start). */

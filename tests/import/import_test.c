@@ -218,7 +218,7 @@ static int t_atomic(void) {
   struct gcs_import_opts fail = { .quiet = 1, .fail_after_events = 100 };
   CHECK(import1(db, NC31, &fail, err, sizeof err) != 0);
   CHECK(strstr(err, "simulated failure") != NULL);
-  static volatile int cancel = 1;
+  static atomic_int cancel = 1;
   struct gcs_import_opts cancelled = { .quiet = 1, .cancel = &cancel };
   CHECK(import1(db, NC31 "/clr-only.trace.zip", &cancelled, err, sizeof err) != 0);
   CHECK(strstr(err, "interrupted") != NULL);

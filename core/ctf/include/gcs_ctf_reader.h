@@ -32,6 +32,7 @@
 #ifndef GCS_CTF_READER_H
 #define GCS_CTF_READER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,7 +83,7 @@ struct gcs_rd_stats {
  * order. stats may be NULL. cancel, if not NULL, is polled between message
  * batches; when it becomes non-zero the read stops with GCS_RD_STOPPED. */
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
-                 void *ud, const volatile int *cancel, struct gcs_rd_stats *stats,
+                 void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen);
 
 /* ---- the decoder alone ----------------------------------------------------

@@ -27,6 +27,7 @@
 #ifndef GCS_DB_H
 #define GCS_DB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,8 +76,8 @@ void gcs_import_progress_line(const struct gcs_import_progress *p, void *ud);
 struct gcs_import_opts {
   FILE *out;                    /* summary lines and notes; NULL: stdout */
   int quiet;                    /* 1: print nothing */
-  const volatile int *cancel;   /* if not NULL and set (e.g. by a SIGINT handler),
-                                   the trace being imported is rolled back and
+  const atomic_int *cancel;     /* if not NULL and set (e.g. by a SIGINT handler,
+                                   on any thread), the trace being imported is rolled back and
                                    gcs_import_paths fails with "interrupted" */
   uint64_t fail_after_events;   /* testing hook: fail the import after this many
                                    GC events (0: never), to exercise the rollback */
