@@ -133,7 +133,8 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                    "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns), "
                    "id, pid, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns, "
                    "(SELECT min(e.ts_ns) FROM events e WHERE e.pid = gcs.pid AND e.name = 'GCMarkWithType' "
-                   "        AND json_extract(e.fields, '$.HeapNum') = 0 AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns) "
+                   "        AND json_extract(e.fields, '$.HeapNum') = 0 "
+                   "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns) "
                    "FROM gcs%s" % where)
     ours = {int(r[0]): r for r in rows}
     check(len(gcs) > 0, "the program observed at least one GC")
@@ -173,14 +174,16 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
             # restart, so no BGC pause is attached (PerfView's reconstruction, docs/dotnet.md).
             check(g["concurrent"] == 0, "GC #%d: a BGC without BGC pauses is not concurrent for the runtime" % idx)
         lo, hi, span, span_ms = blocking_pause_bounds(r)
-        detail = ("GC #%d (gen %d type %d): runtime %.4f ms, events say [%.4f, %.4f + start gap] ms; gcscope's pause %.4f ms "
+        detail = ("GC #%d (gen %d type %d): runtime %.4f ms, events say [%.4f, %.4f + start gap] ms; "
+                  "gcscope's pause %.4f ms "
                   "(%s, suspension %s ms, suspended to GCStart %s ms, GCStart to GCEnd %s ms, GCEnd to restarted %s ms)"
                   % (idx, gen, typ, rt0, lo, hi, float(r[4]), span, r[9], r[10], r[8], r[11]))
         print(detail)
         check(rt0 >= lo - CLOCK_MS, detail)
         if r[16] != "1":
-            sb, st, en = int(float(r[12])), int(float(r[13])), int(float(r[14]))
-            check(sb == own_suspend(db, r[19], st, 1), "GC #%d: gcscope's SuspendEEBegin is the last before its GCStart" % idx)
+            sb, st = int(float(r[12])), int(float(r[13]))
+            check(sb == own_suspend(db, r[19], st, 1),
+                  "GC #%d: gcscope's SuspendEEBegin is the last before its GCStart" % idx)
         if typ != 1:
             check(abs(float(r[4]) - span_ms) < 0.001,
                   "GC #%d: gcscope's pause %s ms is %s (%.4f ms)" % (idx, r[4], span, span_ms))
@@ -197,7 +200,8 @@ def own_suspend(db, pid, ns, reason):
     is in progress: a foreground GC's says the BGC's index - 1.)"""
     agg, cmp = ("max", "<=") if reason == 1 else ("min", ">=")
     return ns_or_none(sql(db, "SELECT %s(ts_ns) FROM events WHERE pid = %s AND name = 'GCSuspendEEBegin' "
-                              "AND ts_ns %s %d AND json_extract(fields, '$.Reason') = %d" % (agg, pid, cmp, ns, reason)))
+                              "AND ts_ns %s %d AND json_extract(fields, '$.Reason') = %d"
+                              % (agg, pid, cmp, ns, reason)))
 
 
 def first_after(db, pid, name, ns):
