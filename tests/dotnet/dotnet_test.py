@@ -58,9 +58,9 @@ SKIP = 77
 # thread's last one is full or was taken by the streaming thread, which a GC
 # thread idle since the last GC usually needs. Measured here: a few
 # microseconds to 0.06 ms mostly, up to 0.23 ms, 0.43 ms in a CI run, 1.05 to
-# 2.16 ms for server GCs in 3 of 35 suite runs (0.62 ms under strace, where
-# every GC with a gap had the buffer's mmap on its thread and no other GC had
-# one).
+# 2.16 ms for server GCs in 3 of 35 suite runs, 8.16 ms with both cores busy
+# (0.62 ms under strace, where every GC with a gap had the buffer's mmap on
+# its thread and no other GC had one).
 # The runtime's clock readings are whole microseconds.
 CLOCK_MS = 0.002
 
