@@ -2,7 +2,9 @@
 // itself says about its GCs, one line each:
 //   GC index=N gen=G pause0_ticks=T pause1_ticks=T promoted=B heap=B concurrent=0|1
 // for every GC it observes (GC.GetGCMemoryInfo after each step, when the GC
-// count moved by exactly one, so the last GC is the only new one), and at exit
+// count moved by exactly one, so the last GC is the only new one; and after
+// each run of allocations, when the last GC is a finished background GC not
+// printed yet), and at exit
 //   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
 // With GCPROG_FINAL_GC=1 it ends with an induced GC and prints
 //   ALLOCATED bytes=N   (GC.GetTotalAllocatedBytes(true) right after it)
@@ -20,7 +22,7 @@ using System.Threading;
 
 static class Program
 {
-    static long lastIndex;
+    static long lastIndex, lastBgcIndex;
     static int lastCount;
     static readonly List<object> keep = new List<object>();
 
@@ -33,7 +35,22 @@ static class Program
         GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
         // Only the GC just counted: a background GC finishing later can be the "last" one.
         if (!exactlyOne || info.Index == lastIndex || info.Index != count) return;
+        Print(info);
+    }
+
+    // A background GC is the "last" GC only once it has finished (the runtime
+    // records it whole first), usually after later GCs were counted, so Observe
+    // rarely sees it: print it when it is the last GC and was not printed yet.
+    static void ObserveFinishedBgc()
+    {
+        GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
+        if (info.Concurrent && info.Index > lastBgcIndex && info.Index != lastIndex) Print(info);
+    }
+
+    static void Print(GCMemoryInfo info)
+    {
         lastIndex = info.Index;
+        if (info.Concurrent) lastBgcIndex = info.Index;
         var p = info.PauseDurations;
         Console.WriteLine($"GC index={info.Index} gen={info.Generation} pause0_ticks={p[0].Ticks} " +
                           $"pause1_ticks={p[1].Ticks} promoted={info.PromotedBytes} heap={info.HeapSizeBytes} " +
@@ -49,6 +66,7 @@ static class Program
             if (i % 64 == 0) Observe();
         }
         Observe();
+        ObserveFinishedBgc();
     }
 
     static void Alloc()
@@ -79,6 +97,7 @@ static class Program
         GC.Collect(2, GCCollectionMode.Forced, false);
         Thread.Sleep(100);
         Observe();
+        ObserveFinishedBgc();
         Allocate(20000, 100, 0);
     }
 
