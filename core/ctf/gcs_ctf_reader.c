@@ -4,7 +4,9 @@
  *
  * Speed: member look-ups by name are done once per event class and cached
  * (a small open-addressing table keyed by the event class pointer); per event
- * we only walk the payload by index. */
+ * we only walk the payload by index, and only the members the schema stores:
+ * each class keeps a list of (member index, how to store it), the integer
+ * width folded into the operation. */
 #include "gcs_ctf_reader.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -22,6 +24,20 @@ struct member {
   uint8_t width;       /* and its size in bytes */
 };
 
+/* One stored payload member: how it is read and where it goes. */
+enum op {
+  OP_U8, OP_U16, OP_U32, OP_U64,   /* unsigned integer member, stored in 1/2/4/8 bytes */
+  OP_S8, OP_S16, OP_S32, OP_S64,   /* signed integer member */
+  OP_INT,                          /* integer member, other schema type (gcs_field_set_int) */
+  OP_STR, OP_ARRAY, OP_GUID
+};
+struct pl_op {
+  uint32_t idx;                    /* member index in the payload structure */
+  uint8_t op;                      /* enum op */
+  uint32_t offset;                 /* in ev->u */
+  const struct gcs_field_desc *desc;
+};
+
 /* An integer member of a context structure: index (-1 if absent) and sign. */
 struct ctx_int { int idx; int is_signed; };
 
@@ -33,6 +49,9 @@ struct cls_info {
   int data_idx;        /* packed: index of `__data__`, else -1 */
   int nmembers;
   struct member *members;
+  int nops;                        /* the members stored, in payload order */
+  struct pl_op *ops;
+  int has_clock;                   /* the stream class has a default clock */
   int nmissing_str;    /* schema string fields absent from the payload: set to "" */
   const struct gcs_field_desc **missing_str;
   struct ctx_int ctx_vpid, ctx_vtid;     /* common-context members */
@@ -113,17 +132,6 @@ static uint8_t type_width(enum gcs_type t) {
   }
 }
 
-static void store_int(struct gcs_event *ev, const struct member *m, uint64_t v) {
-  char *p = (char *)&ev->u + m->offset;
-  switch (m->width) {
-  case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-  case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-  case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-  case 8: memcpy(p, &v, 8); break;
-  default: gcs_field_set_int(ev, m->desc, v); break;
-  }
-}
-
 static enum mtype member_type(const bt_field_class *fc, const struct gcs_field_desc *d) {
   bt_field_class_type t = bt_field_class_get_type(fc);
   if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) return M_UINT;
@@ -163,6 +171,8 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
     ci->ctx_procname = -1;
   ci->pkt_cpu = ctx_int_member(bt_stream_class_borrow_packet_context_field_class_const(sc), "cpu_id");
 
+  ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+
   if (ci->kind < 0) return 0;
   const bt_field_class *pl = bt_event_class_borrow_payload_field_class_const(ec);
   if (!pl) return 0;
@@ -188,6 +198,33 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
     }
   }
   if (ci->data_idx >= 0) return 0;
+  ci->ops = calloc(n ? n : 1, sizeof *ci->ops);
+  if (!ci->ops) return -1;
+  for (int i = 0; i < ci->nmembers; i++) {
+    const struct member *m = &ci->members[i];
+    struct pl_op *o = &ci->ops[ci->nops];
+    o->idx = (uint32_t)i;
+    o->offset = m->offset;
+    o->desc = m->desc;
+    switch (m->mt) {
+    case M_UINT: case M_SINT: {
+      int base = m->mt == M_UINT ? OP_U8 : OP_S8;
+      switch (m->width) {
+      case 1: o->op = (uint8_t)base; break;
+      case 2: o->op = (uint8_t)(base + 1); break;
+      case 4: o->op = (uint8_t)(base + 2); break;
+      case 8: o->op = (uint8_t)(base + 3); break;
+      default: o->op = OP_INT; break;
+      }
+      break;
+    }
+    case M_STR: o->op = OP_STR; break;
+    case M_ARRAY: o->op = OP_ARRAY; break;
+    case M_GUID: o->op = OP_GUID; break;
+    default: continue;  /* M_SKIP: not stored */
+    }
+    ci->nops++;
+  }
   /* String fields of the schema the payload lacks must not stay NULL. */
   const struct gcs_event_desc *ed = &gcs_event_descs[ci->kind];
   ci->missing_str = calloc((size_t)ed->nfields + 1, sizeof *ci->missing_str);
@@ -225,6 +262,7 @@ static struct cls_info *cls_get(struct gcs_ctf_decoder *r, const bt_event_class 
   if (cls_init(&r->tab[h], ec) != 0) {
     free(r->tab[h].name);
     free(r->tab[h].members);
+    free(r->tab[h].ops);
     free(r->tab[h].missing_str);
     memset(&r->tab[h], 0, sizeof r->tab[h]);
     return NULL;
@@ -270,29 +308,34 @@ static void decode_payload(struct gcs_ctf_decoder *r, const struct cls_info *ci,
     return;
   }
   memset(&ev->u, 0, d->struct_size);
-  for (int i = 0; i < ci->nmembers; i++) {
-    const struct member *m = &ci->members[i];
-    if (m->mt == M_SKIP) continue;
-    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)i);
-    switch (m->mt) {
-    case M_UINT: store_int(ev, m, bt_field_integer_unsigned_get_value(f)); break;
-    case M_SINT: store_int(ev, m, (uint64_t)bt_field_integer_signed_get_value(f)); break;
-    case M_STR: gcs_field_set_str(ev, m->desc, bt_field_string_get_value(f)); break;
-    case M_ARRAY: {
+  char *u = (char *)&ev->u;
+  for (const struct pl_op *o = ci->ops, *end = ci->ops + ci->nops; o < end; o++) {
+    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, o->idx);
+    switch ((enum op)o->op) {
+    case OP_U8: { uint8_t x = (uint8_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 1); break; }
+    case OP_U16: { uint16_t x = (uint16_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 2); break; }
+    case OP_U32: { uint32_t x = (uint32_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 4); break; }
+    case OP_U64: { uint64_t x = bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 8); break; }
+    case OP_S8: { uint8_t x = (uint8_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 1); break; }
+    case OP_S16: { uint16_t x = (uint16_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 2); break; }
+    case OP_S32: { uint32_t x = (uint32_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 4); break; }
+    case OP_S64: { uint64_t x = (uint64_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 8); break; }
+    case OP_INT: gcs_field_set_int(ev, o->desc, int_value(f)); break;
+    case OP_STR: gcs_field_set_str(ev, o->desc, bt_field_string_get_value(f)); break;
+    case OP_ARRAY: {
       uint64_t n = bt_field_array_get_length(f);
       for (uint64_t e = 0; e < n; e++)
-        gcs_field_set_array_int(ev, m->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY),
+        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY),
                                 int_value(bt_field_array_borrow_element_field_by_index_const(f, e)));
       break;
     }
-    case M_GUID: {
+    case OP_GUID: {
       uint64_t n = bt_field_array_get_length(f);
-      uint8_t *g = (uint8_t *)&ev->u + m->desc->offset;
+      uint8_t *g = (uint8_t *)u + o->offset;
       for (uint64_t e = 0; e < n && e < 16; e++)
         g[e] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(f, e));
       break;
     }
-    default: break;
     }
   }
   for (int i = 0; i < ci->nmissing_str; i++) gcs_field_set_str(ev, ci->missing_str[i], "");
@@ -318,7 +361,8 @@ struct gcs_ctf_decoder *gcs_ctf_decoder_new(void) {
 
 void gcs_ctf_decoder_free(struct gcs_ctf_decoder *d) {
   if (!d) return;
-  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].missing_str);
+  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].ops);
+    free(d->tab[i].missing_str);
     free(d->tab[i].env_procname); }
   free(d->tab);
   free(d->data);
@@ -346,7 +390,7 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   struct gcs_rd_event *rec = &d->rec;
   struct gcs_event *ev = &rec->ev;
   ev->ts_ns = 0;
-  if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
+  if (ci->has_clock) {
     int64_t ns;
     if (bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) ==
             BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
