@@ -372,6 +372,37 @@ def case_quiet_parent():
             r.wait()
 
 
+def case_quiet_after_capture():
+    """Once its captures are taken gcscope waits for the command in waitpid() (it turned every 1 ms:
+    ~1,000 context switches a second). The command is a shell that runs gcprog for 1 s, then sleeps."""
+    d = workdir("quiet_after_capture")
+    r = subprocess.Popen([GCSCOPE, "record", "--dotnet", "--stop-on-gc-over", "0.01", "--delay-after-trigger", "0",
+                          "-o", d + "/rec", "--", "sh", "-c", 'dotnet "$0" idle 1 >/dev/null; sleep 4', GCPROG],
+                         cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env_with({"DOTNET_GCgen0size": "0x100000"}))
+    try:
+        seen = ""
+        for line in r.stdout:
+            seen += line
+            if "waiting for the command to exit" in line:
+                break
+        print(seen, end="")
+        check("waiting for the command to exit" in seen, "the capture was taken while the command ran")
+        time.sleep(1)                          # the session drained, gcprog done: the shell sleeps
+        a = switches(r.pid)
+        time.sleep(1.5)
+        n = switches(r.pid) - a
+        out = r.communicate(timeout=60)[0]
+        print(out)
+        print("gcscope: %d context switches in 1.5 s waiting for the command" % n)
+        check(r.returncode == 0, "record exits 0")
+        check(n < 10, "gcscope switched %d times in 1.5 s waiting for the command" % n)
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+
+
 def case_not_dotnet():
     d = workdir("not_dotnet")
     s = subprocess.Popen(["sleep", "60"])
@@ -653,6 +684,7 @@ CASES = {
     "exit_mid_session": case_exit_mid_session,
     "stop": case_stop,
     "quiet_parent": case_quiet_parent,
+    "quiet_after_capture": case_quiet_after_capture,
     "not_dotnet": case_not_dotnet,
     "permission": case_permission,
     "ps": case_ps,
