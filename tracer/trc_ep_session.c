@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,19 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A pidfd (Linux >= 5.3) becomes readable when the process exits: the
+ * waits block on it instead of checking every POLL_MS. -1 where unavailable. */
+static int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) { close(fd); return -1; }
+  return fd;
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
 static void reap_child(struct trc_ep_session *s) {
   if (s->launch && !s->child_done && s->child.pid > 0 &&
       waitpid(s->child.pid, &s->child_status, WNOHANG) == s->child.pid)
@@ -33,7 +47,7 @@ int trc_ep_target_gone(struct trc_ep_session *s) {
     reap_child(s);
     return s->child_done;
   }
-  return s->pid > 0 && kill(s->pid, 0) != 0 && errno == ESRCH;
+  return s->pid_exited || (s->pid > 0 && kill(s->pid, 0) != 0 && errno == ESRCH);
 }
 
 void trc_ep_serve(struct trc_ep_session *s) {
@@ -129,9 +143,13 @@ int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, c
   s->child.go_fd = s->child.err_fd = -1;
   s->stream_fd = -1;
   s->ep.listen_fd = s->ep.spare_fd = -1;
+  s->pidfd = -1;
+  s->wake_fd = cfg->wake_fd;
   struct gcs_dsipc_provider prov[TRC_EP_MAX_PROVIDERS];
   struct gcs_dsipc_session_cfg sc = { .providers = prov, .nproviders = trc_ep_profile_providers(cfg->profile, prov) };
   int rc = cfg->command ? start_launch(s, cfg, &sc, err, errlen) : start_attach(s, cfg, &sc, err, errlen);
+  /* launch: the pidfd is COMMAND's (the runtime may be a child of a shell) */
+  if (!rc) s->pidfd = open_pidfd(s->launch ? s->child.pid : s->pid);
   if (rc) {
     if (s->launch && s->child.pid > 0 && !s->child_done) {
       if (s->child.go_fd >= 0) trc_child_abort(&s->child);
@@ -143,11 +161,44 @@ int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, c
   return rc;
 }
 
+enum { W_STREAM, W_LISTEN, W_PID, W_WAKE, W_N };
+
+/* Block in poll() until one of the session's descriptors needs us or
+ * timeout_ms passes. Returns 1 if the stream is readable,
+ * 0 otherwise, -1 (errno) on a poll error. */
+static int wait_fds(struct trc_ep_session *s, int timeout_ms) {
+  struct pollfd p[W_N];
+  int use_pidfd = s->pidfd >= 0 && !s->pid_exited;
+  p[W_STREAM] = (struct pollfd){ .fd = s->stream_fd, .events = POLLIN };
+  p[W_LISTEN] = (struct pollfd){ .fd = s->launch ? s->ep.listen_fd : -1, .events = POLLIN };
+  p[W_PID] = (struct pollfd){ .fd = use_pidfd ? s->pidfd : -1, .events = POLLIN };
+  p[W_WAKE] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
+  /* without a pidfd or a wake-up descriptor, look again every POLL_MS */
+  int blind = (!use_pidfd && !s->pid_exited) || s->wake_fd < 0;
+  if (blind && (timeout_ms < 0 || timeout_ms > POLL_MS)) timeout_ms = POLL_MS;
+  int n = poll(p, W_N, timeout_ms);
+  if (n < 0) return errno == EINTR ? 0 : -1;
+  if (p[W_LISTEN].revents) trc_ep_serve(s);
+  if (p[W_PID].revents) {
+    s->pid_exited = 1;
+    reap_child(s);
+  }
+  if (p[W_WAKE].revents) {
+    char b[64];
+    while (read(s->wake_fd, b, sizeof b) > 0) {}
+  }
+  return p[W_STREAM].revents != 0;
+}
+
+void trc_ep_wait_child(struct trc_ep_session *s) {
+  if (!s->launch || s->child_done || s->child.pid <= 0) return;
+  if (waitpid(s->child.pid, &s->child_status, 0) == s->child.pid) s->child_done = 1;
+}
+
 long trc_ep_read(struct trc_ep_session *s, void *buf, size_t cap, int timeout_ms, char *err, size_t errlen) {
-  struct pollfd p = { .fd = s->stream_fd, .events = POLLIN };
-  int n = poll(&p, 1, timeout_ms);
-  if (n < 0 && errno != EINTR) { snprintf(err, errlen, "waiting for the stream: %s", strerror(errno)); return -1; }
-  if (n <= 0) return 0;
+  int n = wait_fds(s, timeout_ms);
+  if (n < 0) { snprintf(err, errlen, "waiting for the stream: %s", strerror(errno)); return -1; }
+  if (n == 0) return 0;
   ssize_t got = read(s->stream_fd, buf, cap);
   if (got < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
   if (got < 0 && errno == ECONNRESET) return TRC_EP_EOF;
@@ -183,5 +234,7 @@ void trc_ep_kill_child(struct trc_ep_session *s, int grace_ms) {
 void trc_ep_close(struct trc_ep_session *s) {
   if (s->stream_fd >= 0) close(s->stream_fd);
   s->stream_fd = -1;
+  if (s->pidfd >= 0) close(s->pidfd);
+  s->pidfd = -1;
   gcs_dsipc_close(&s->ep);
 }

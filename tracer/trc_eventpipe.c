@@ -1,8 +1,10 @@
 /*
  * trc_eventpipe.c — `gcscope record` over EventPipe (trc_eventpipe.h).
  *
- * One thread, one loop: poll the session's connection (100 ms), and watch
- * the process, --duration and signals. Without a trigger, what arrives is
+ * One thread, one loop, blocked in poll() on what it waits for: the
+ * session's connection, the process's exit (a pidfd), a signal (a self-pipe
+ * the handler writes to), with a timeout only for a deadline (--duration, a
+ * capture that is due). Nothing wakes it while the program runs quietly. Without a trigger, what arrives is
  * appended to trace.nettrace (a killed gcscope leaves the prefix received so
  * far) and the summary replays the file through the stop-trigger rules
  * (trc_replay, core/triggers), as the LTTng path's summary does. With
@@ -45,12 +47,16 @@
 #define MAX_CAPTURES_KEPT 16
 
 static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
+static int g_wake[2] = { -1, -1 };   /* the handler writes a byte: the loop's poll() returns */
 
 static void on_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
+  int e = errno;
   g_sig = sig;
   g_nsig++;
   g_sig_forward = si && si->si_code != SI_KERNEL;   /* a terminal's Ctrl-C reached the command already */
+  if (g_wake[1] >= 0 && write(g_wake[1], "s", 1) < 0) {}   /* full: a wake-up is pending anyway */
+  errno = e;
 }
 
 static int64_t mono_ms(void) {
@@ -248,11 +254,23 @@ static void maybe_capture(struct eprec *r) {
   if (gcs_triggers_resolve(r->m, &r->fire) || t >= r->due_ms + GEN_WAIT_MS) take_capture(r);
 }
 
+/* How long the loop may block: until the next deadline, or -1 (none). */
+static int wait_ms(const struct eprec *r, int64_t end) {
+  int64_t next = end;
+  if (r->pending) {
+    int64_t due = mono_ms() < r->due_ms ? r->due_ms : r->due_ms + GEN_WAIT_MS;
+    if (!next || due < next) next = due;
+  }
+  if (!next) return -1;
+  int64_t left = next - mono_ms();
+  return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
 static int record_loop(struct eprec *r) {
   const struct trc_opts *o = r->o;
   int64_t end = o->duration_sec > 0 ? mono_ms() + (int64_t)(o->duration_sec * 1000) : 0;
   for (;;) {
-    int p = pump(r, POLL_MS);
+    int p = g_sig ? 0 : pump(r, wait_ms(r, end));
     trc_ep_serve(&r->s);   /* processes the command starts go on untraced */
     if (p == 1) { r->eof = 1; break; }
     if (p < 0) return -1;
@@ -284,7 +302,12 @@ static int record_loop(struct eprec *r) {
   r->exited = trc_ep_target_gone(&r->s);
   if (!r->exited && !r->s.launch) {
     /* the runtime closes the stream as its process exits: give it a moment */
-    for (int i = 0; i < 20 && !(r->exited = trc_ep_target_gone(&r->s)); i++) usleep(50000);
+    if (r->s.pidfd >= 0) {
+      struct pollfd p = { .fd = r->s.pidfd, .events = POLLIN };
+      if (poll(&p, 1, 1000) < 0) {}
+      r->exited = trc_ep_target_gone(&r->s) || p.revents != 0;
+    }
+    for (int i = 0; i < 20 && !(r->exited = r->exited || trc_ep_target_gone(&r->s)); i++) usleep(50000);
   }
   return 0;
 }
@@ -375,11 +398,12 @@ static void finish_child(struct eprec *r) {
     trc_ep_serve(&r->s);
     if (!r->s.child_done) kill(r->s.child.pid, g_sig);
   }
+  /* The session is closed: a runtime the command starts now finds no port
+   * and goes on. Block until the command exits; a second signal gives up. */
   int nsig = g_nsig;
   while (!r->s.child_done) {
-    trc_ep_serve(&r->s);   /* also reaps; a runtime started after the session must not wait for us */
+    trc_ep_wait_child(&r->s);
     if (r->s.child_done || (g_nsig != nsig && g_nsig > 1)) break;
-    usleep(1000);
   }
 }
 
@@ -413,7 +437,8 @@ static int run(struct eprec *r) {
     if (r->out_fd < 0) { snprintf(r->err, sizeof r->err, "cannot write %s: %s", r->path, strerror(errno)); return -1; }
   }
   struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
-                                  .child_out_fd = -1, .child_in_fd = -1, .interrupted = &g_sig };
+                                  .child_out_fd = -1, .child_in_fd = -1, .interrupted = &g_sig,
+                                  .wake_fd = g_wake[0] };
   if (trc_ep_start(&r->s, &cfg, r->err, sizeof r->err)) return -1;
   if (r->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
@@ -463,13 +488,14 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   r->o = o;
   snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
   r->out_fd = -1;
-  r->s.stream_fd = r->s.ep.listen_fd = r->s.ep.spare_fd = -1;
+  r->s.stream_fd = r->s.ep.listen_fd = r->s.ep.spare_fd = r->s.pidfd = -1;
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   g_sig = g_nsig = 0;
+  if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) g_wake[0] = g_wake[1] = -1;   /* then waits tick at 100 ms */
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   rc = run(r) ? 1 : 0;
@@ -481,6 +507,10 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   if (r->out_fd >= 0) close(r->out_fd);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
+  for (int i = 0; i < 2; i++) {
+    if (g_wake[i] >= 0) close(g_wake[i]);
+    g_wake[i] = -1;
+  }
   if (rc == 0 && o->import) rc = do_import(r);
   gcs_nettrace_stream_free(r->ns);
   gcs_triggers_free(r->m);

@@ -170,7 +170,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   }
   gcs_nettrace_stream_set_live(e->ns, LIVE_LAG_NS);
   e->keep_fd = -1;
-  e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = -1;
+  e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = e->s.pidfd = -1;
   e->base.ops = &ep_ops;
   e->base.poll_ms = 100;
   /* a live view may run for days: the list keeps the newest GCs, the figures all */
@@ -179,7 +179,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   int out = -1, in = -1;
   if (command && open_child_io(e, &out, &in, err, errlen)) { ep_close(&e->base); return NULL; }
   struct trc_ep_start_cfg cfg = { .command = command, .pid = pid, .profile = TRC_PROFILE_GC,
-                                  .child_out_fd = out, .child_in_fd = in };
+                                  .child_out_fd = out, .child_in_fd = in, .wake_fd = -1 };
   int rc = trc_ep_start(&e->s, &cfg, err, errlen);
   if (out >= 0) close(out);
   if (in >= 0) close(in);

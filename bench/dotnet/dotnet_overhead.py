@@ -9,8 +9,15 @@ prints the median of each and the ratios to no session (target for gc:
 <= 1.03). The times are the program's own around the workload (wall: a
 Stopwatch; CPU: every thread of the process, the runtime's EventPipe threads
 included, which a loaded machine disturbs less), so process start and session
-set-up are not counted.
-Environment: GCSCOPE, GCPROG (defaults: the build's). Exit 77 without dotnet.
+set-up are not counted. It also prints, per configuration, the CPU time and
+context switches (voluntary + involuntary) of the whole process tree from
+wait4(): gcscope and the program, start-up included, so the reader's own
+cost shows (the "tree" lines), gcscope's own CPU time and context switches
+(read from /proc between its exit and its reaping: the "own" lines), and the
+load average before and after.
+Environment: GCSCOPE, GCPROG (defaults: the build's); GCSCOPE_BASE=another
+gcscope binary adds its gc and alloc runs (gc@base, alloc@base) to the same
+alternation, for a before/after comparison. Exit 77 without dotnet.
 """
 import os
 import re
@@ -26,10 +33,31 @@ BUILD = "@GCPROG_BUILD@"
 
 
 def run(cmd):
-    """The program's own wall and CPU time (ms) and its GC count."""
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    """The program's own wall and CPU time (ms), its GC count, and the process tree's CPU (ms) and
+    context switches (wait4: the command and every descendant it waited for)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = p.stdout.read()
+    p.stdout.close()
+    # Exited but not reaped: /proc still has its own CPU time and context switches (gcscope's alone).
+    os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+    with open("/proc/%d/stat" % p.pid) as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    own_cpu = (int(st[11]) + int(st[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    with open("/proc/%d/status" % p.pid) as f:
+        own_sw = sum(int(l.split()[1]) for l in f
+                     if l.split(":")[0] in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise SystemExit("dotnet-overhead: %s exited %d" % (" ".join(cmd), p.returncode))
     m = re.search(r"ELAPSED_MS (\S+) CPU_MS (\S+)", out)
-    return float(m.group(1)), float(m.group(2)), int(re.search(r"COUNTS gen0=(\d+)", out).group(1))
+    return (float(m.group(1)), float(m.group(2)), int(re.search(r"COUNTS gen0=(\d+)", out).group(1)),
+            (ru.ru_utime + ru.ru_stime) * 1000, ru.ru_nvcsw + ru.ru_nivcsw, own_cpu, own_sw)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def main():
@@ -41,34 +69,59 @@ def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     work = tempfile.mkdtemp(prefix="gcscope-dotnet-overhead-")
     prog = ["dotnet", GCPROG, "throughput"]
-    modes = {
-        "none": lambda k: prog,
-        "gc": lambda k: [GCSCOPE, "record", "--dotnet", "--profile", "gc", "-o", "%s/gc%d" % (work, k), "--"] + prog,
-        "alloc": lambda k: [GCSCOPE, "record", "--dotnet", "--profile", "alloc", "-o", "%s/alloc%d" % (work, k),
-                            "--"] + prog,
-    }
+    def rec(exe, profile):
+        return lambda k: [exe, "record", "--dotnet", "--profile", profile, "-o", "%s/%s%d" % (work, profile, k),
+                          "--"] + prog
+    base = os.environ.get("GCSCOPE_BASE")
+    modes = {"none": lambda k: prog}
+    for profile in ("gc", "alloc"):
+        if base:
+            modes[profile + "@base"] = rec(base, profile)
+        modes[profile] = rec(GCSCOPE, profile)
     wall = {m: [] for m in modes}
     cpu = {m: [] for m in modes}
+    tree = {m: [] for m in modes}
+    csw = {m: [] for m in modes}
+    own = {m: [] for m in modes}
+    own_sw = {m: [] for m in modes}
     gcs = []
+    load0 = loadavg()
     try:
         for k in range(rounds):
             for m, cmd in modes.items():
-                w, c, n = run(cmd(k))
+                w, c, n, t, x, oc, ox = run(cmd(k))
+                own[m].append(oc)
+                own_sw[m].append(ox)
                 wall[m].append(w)
                 cpu[m].append(c)
+                tree[m].append(t)
+                csw[m].append(x)
                 gcs.append(n)
+                shutil.rmtree("%s/%s%d" % (work, m.split("@")[0], k), ignore_errors=True)
     finally:
         shutil.rmtree(work)
     ngc = statistics.median(gcs)
     base_wall = statistics.median(wall["none"])
     print("dotnet-overhead: %d rounds; %d GCs a run (%.0f GCs/s); medians of the program's own times"
           % (rounds, ngc, ngc / base_wall * 1000))
+    print("  load average before: %s, after: %s" % (load0, loadavg()))
     for name, t in (("wall", wall), ("CPU", cpu)):
         base = statistics.median(t["none"])
         for m in modes:
             med = statistics.median(t[m])
-            print("  %-4s %-6s %8.1f ms  ratio %.3f  %+7.1f us per GC   (%s)"
+            print("  %-4s %-11s %8.1f ms  ratio %.3f  %+7.1f us per GC   (%s)"
                   % (name, m, med, med / base, (med - base) * 1000 / ngc, " ".join("%.0f" % x for x in t[m])))
+    print("  tree: CPU and context switches of gcscope + the program, start-up included (wait4)")
+    for m in modes:
+        print("  tree %-11s CPU %7.0f ms (%+6.0f)  switches %7.0f (%+6.0f)   (CPU %s; switches %s)"
+              % (m, statistics.median(tree[m]), statistics.median(tree[m]) - statistics.median(tree["none"]),
+                 statistics.median(csw[m]), statistics.median(csw[m]) - statistics.median(csw["none"]),
+                 " ".join("%.0f" % x for x in tree[m]), " ".join("%d" % x for x in csw[m])))
+    print("  own: gcscope's own CPU and context switches (voluntary + involuntary), whole run; none: the program's")
+    for m in modes:
+        print("  own  %-11s CPU %7.1f ms  switches %6.0f   (CPU %s; switches %s)"
+              % (m, statistics.median(own[m]), statistics.median(own_sw[m]), " ".join("%.0f" % x for x in own[m]),
+                 " ".join("%d" % x for x in own_sw[m])))
     return 0
 
 

@@ -461,6 +461,68 @@ def case_stop():
     check(imp.returncode == 0, "launch --duration: the trace imports")
 
 
+def switches(pid):
+    """Voluntary + involuntary context switches of PID so far."""
+    with open("/proc/%d/status" % pid) as f:
+        return sum(int(l.split()[1]) for l in f
+                   if l.split(":")[0] in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
+
+
+def case_quiet_parent():
+    """While a quiet .NET program runs, gcscope record --dotnet sleeps in poll() on the stream, the
+    process and its signals: no timer wakes it (a 100 ms poll made ~20 switches in 2 s; a 1 ms one ~2000)."""
+    d = workdir("quiet_parent")
+    r = subprocess.Popen([GCSCOPE, "record", "--dotnet", "-o", d + "/rec", "--", "dotnet", GCPROG, "sleep", "4"],
+                         cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        print(r.stdout.readline(), end="")      # recording pid ...: the session runs
+        time.sleep(0.5)                        # the runtime's start-up events and rundown have arrived
+        a = switches(r.pid)
+        time.sleep(2)
+        n = switches(r.pid) - a
+        out = r.communicate(timeout=60)[0]
+        print(out)
+        print("gcscope: %d context switches in 2 s of a quiet program" % n)
+        check(r.returncode == 0, "record exits 0")
+        check(n < 10, "gcscope switched %d times in 2 s while the program slept (a timer of ~200 ms or less)" % n)
+        check("incomplete" not in out and "added it" not in out, "the stream ended whole")
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+
+
+def case_quiet_after_capture():
+    """Once its captures are taken gcscope waits for the command in waitpid() (it turned every 1 ms:
+    ~1,000 context switches a second). The command is a shell that runs gcprog for 1 s, then sleeps."""
+    d = workdir("quiet_after_capture")
+    r = subprocess.Popen([GCSCOPE, "record", "--dotnet", "--stop-on-gc-over", "0.01", "--delay-after-trigger", "0",
+                          "-o", d + "/rec", "--", "sh", "-c", 'dotnet "$0" idle 1 >/dev/null; sleep 4', GCPROG],
+                         cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env_with({"DOTNET_GCgen0size": "0x100000"}))
+    try:
+        seen = ""
+        for line in r.stdout:
+            seen += line
+            if "waiting for the command to exit" in line:
+                break
+        print(seen, end="")
+        check("waiting for the command to exit" in seen, "the capture was taken while the command ran")
+        time.sleep(1)                          # the session drained, gcprog done: the shell sleeps
+        a = switches(r.pid)
+        time.sleep(1.5)
+        n = switches(r.pid) - a
+        out = r.communicate(timeout=60)[0]
+        print(out)
+        print("gcscope: %d context switches in 1.5 s waiting for the command" % n)
+        check(r.returncode == 0, "record exits 0")
+        check(n < 10, "gcscope switched %d times in 1.5 s waiting for the command" % n)
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+
+
 def case_not_dotnet():
     d = workdir("not_dotnet")
     s = subprocess.Popen(["sleep", "60"])
@@ -741,6 +803,8 @@ CASES = {
     "attach": case_attach,
     "exit_mid_session": case_exit_mid_session,
     "stop": case_stop,
+    "quiet_parent": case_quiet_parent,
+    "quiet_after_capture": case_quiet_after_capture,
     "not_dotnet": case_not_dotnet,
     "permission": case_permission,
     "ps": case_ps,

@@ -36,6 +36,9 @@ struct trc_ep_session {
   int stream_fd;
   uint64_t session;
   int stopped;                      /* StopTracing sent */
+  int pidfd;                        /* the traced process's pidfd (-1: none; then waits tick every 100 ms) */
+  int pid_exited;                   /* the pidfd said the process exited (no longer polled) */
+  int wake_fd;                      /* the caller's: readable wakes the waits (a signal's self-pipe); -1: none (0 is stdin) */
 };
 
 struct trc_ep_start_cfg {
@@ -45,14 +48,22 @@ struct trc_ep_start_cfg {
   int child_out_fd;                 /* launch: COMMAND's stdout/stderr (-1: ours) */
   int child_in_fd;                  /* launch: COMMAND's stdin (-1: ours) */
   const volatile sig_atomic_t *interrupted;  /* non-zero: give up waiting */
+  int wake_fd;                      /* readable: trc_ep_read returns early (a signal's self-pipe); -1: none (0 is stdin) */
 };
 
 /* Start the session. On failure everything is released (a held COMMAND is
  * killed). */
 int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, char *err, size_t errlen);
-/* Read what the stream has within timeout_ms: bytes read (> 0), 0 if
- * nothing came, TRC_EP_EOF at the end of the stream, -1 on an error. */
+/* Read what the stream has within timeout_ms (-1: no deadline): bytes read
+ * (> 0), 0 if nothing came, TRC_EP_EOF at the end of the stream, -1 on an
+ * error. The wait blocks in poll() on the stream and returns 0 early when
+ * something else needs the caller: the process exited (its pidfd), a
+ * runtime connected to our port (answered here), wake_fd is readable
+ * (drained here). Without a pidfd, no wait is longer than 100 ms. */
 long trc_ep_read(struct trc_ep_session *s, void *buf, size_t cap, int timeout_ms, char *err, size_t errlen);
+/* Launch mode, after trc_ep_close (no port left to answer): block in
+ * waitpid() until COMMAND exits or a signal interrupts the wait. */
+void trc_ep_wait_child(struct trc_ep_session *s);
 /* Launch mode: answer runtimes that COMMAND's children start (they go on
  * untraced), and reap COMMAND if it exited. */
 void trc_ep_serve(struct trc_ep_session *s);

@@ -11,7 +11,8 @@
 // Scenarios: alloc (allocate, promote, LOH, pinning, one induced gen2 GC),
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
 // GC over a large live graph), idle (allocate slowly for a given time),
-// throughput (bench/dotnet: allocate N objects, print the elapsed time).
+// throughput (bench/dotnet: allocate N objects, print the elapsed time),
+// sleep (nothing for a given time: a quiet program).
 // "wait FILE" before the scenario waits until FILE exists (attach tests).
 using System;
 using System.Collections.Generic;
@@ -164,6 +165,7 @@ static class Program
             case "long": Long(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
+            case "sleep": Thread.Sleep((int)((args.Length > i + 1 ? double.Parse(args[i + 1]) : 5) * 1000)); break;
             default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
         }
         if (Environment.GetEnvironmentVariable("GCPROG_FINAL_GC") == "1")
