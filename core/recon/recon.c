@@ -51,6 +51,7 @@ void gcs_recon_set_time_origin(struct gcs_recon *r, uint64_t ts_ns) {
 
 static void free_gc(struct recon_gc *gc) {
   free(gc->g.heaps);
+  free(gc->own_heaps);
   free(gc->g.loh_waits);
   free(gc->pin_ids);
   free(gc->pin_sizes);
@@ -152,7 +153,10 @@ static void on_suspend_begin(struct recon_proc *p, const struct gcs_event *ev, i
     p->susp_tid_gc = ev->tid;
   } else if (gcs_suspend_is_bgc_final(e->Reason)) {
     p->susp_tid_bgc = ev->tid;
-    if (p->current_bgc >= 0) p->gcs[p->current_bgc]->g.bgc_prep_suspend_begin_ns = ev->ts_ns;
+    if (p->current_bgc >= 0) {
+      p->gcs[p->current_bgc]->g.bgc_prep_suspend_begin_ns = ev->ts_ns;
+      p->gcs[p->current_bgc]->bgc_tid = ev->tid;
+    }
   } else {
     p->susp_tid_other = ev->tid;
     p->has_other_susp = 1;          /* for suspend_done only */
@@ -394,15 +398,7 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   if (gc->g.heap_count == -1) gc->g.heap_count = e->NumHeaps;
 }
 
-static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev) {
-  if (ev->version < 3) return; /* only the V3+ layout is decoded */
-  struct recon_gc *gc = last_gc(p);
-  if (!gc) return;
-  struct gcs_gc *g = &gc->g;
-  if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
-  const struct gcs_ev_GCPerHeapHistory *e = &ev->u.GCPerHeapHistory;
-  struct gcs_gc_heap *h = &g->heaps[g->nheaps++];
-  memset(h, 0, sizeof *h);
+static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHistory *e) {
   h->heap_index = e->HeapIndex;
   h->condemn_reasons0 = e->CondemnReasons0;
   h->condemn_reasons1 = e->CondemnReasons1;
@@ -429,6 +425,27 @@ static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev
     h->gen[i].non_pinned_surv = e->NonePinnedSurv[i];
     h->gen[i].new_allocation = e->NewAllocation[i];
   }
+}
+
+static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev) {
+  if (ev->version < 3) return; /* only the V3+ layout is decoded */
+  struct recon_gc *gc = last_gc(p);
+  if (!gc) return;
+  struct gcs_gc *g = &gc->g;
+  if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
+  struct gcs_gc_heap *h = &g->heaps[g->nheaps++];
+  memset(h, 0, sizeof *h);
+  decode_heap(h, &ev->u.GCPerHeapHistory);
+  /* The running background GC fires its history on its own thread; when a
+   * foreground GC inside it ended but has not restarted the runtime yet, that
+   * GC is still the last in the list (seen with both cores busy). */
+  struct recon_gc *own = p->current_bgc >= 0 ? p->gcs[p->current_bgc] : NULL;
+  if (!own || own == gc || !own->bgc_tid || own->bgc_tid != ev->tid || own->has_end) return;
+  int cap = own->own_cap;
+  if (grow((void **)&own->own_heaps, &cap, own->nown + 1, sizeof *own->own_heaps)) return;
+  own->own_cap = cap;
+  own->own_heaps[own->nown++] = *h;
+  gc->nforeign++;
 }
 
 static void on_pin_object(struct recon_proc *p, const struct gcs_event *ev) {

@@ -32,6 +32,11 @@
  * is settled (complete, or closed incomplete), so a foreground GC inside a
  * background GC learns its figure when the background GC ends
  * (gc_alloc_known).
+ *
+ * Whose history: a GC's own per-heap history, not PerfView's attribution
+ * (recon_internal.h, own_heaps): a background GC's may arrive while a
+ * foreground GC inside it is the last in the list. A GC whose history holds
+ * a heap twice mixes two GCs and has no figure.
  */
 #include <math.h>
 
@@ -44,15 +49,37 @@ void recon_alloc_init_gc(struct recon_gc *gc) {
   gc->g.total_alloc_measured_mb = NAN;
 }
 
-static int has_gen(const struct gcs_gc *g, int gen) { return g->nheaps > 0 && (int)g->heaps[0].gen_count > gen; }
+/* The per-heap history that is really this GC's (recon_internal.h: PerfView's
+ * attribution may put a background GC's on the foreground GC inside it): the
+ * i-th of n. */
+static int own_count(const struct recon_gc *gc) { return gc->g.nheaps - gc->nforeign + gc->nown; }
 
-static int observable(const struct recon_gc *gc) { return gc->g.complete && gc->g.nheaps > 0; }
+static const struct gcs_gc_heap *own_heap(const struct recon_gc *gc, int i) {
+  int n = gc->g.nheaps - gc->nforeign;
+  return i < n ? &gc->g.heaps[i] : &gc->own_heaps[i - n];
+}
 
-static double sum_heaps(const struct gcs_gc *g, int gen, int what) {
+static int has_gen(const struct recon_gc *gc, int gen) {
+  return own_count(gc) > 0 && (int)own_heap(gc, 0)->gen_count > gen;
+}
+
+/* A heap reported twice means another GC's history is mixed in that the
+ * reconstruction could not tell apart: no figure rather than a wrong one. */
+static int one_gc_history(const struct recon_gc *gc) {
+  int n = own_count(gc);
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (own_heap(gc, i)->heap_index == own_heap(gc, j)->heap_index) return 0;
+  return 1;
+}
+
+static int observable(const struct recon_gc *gc) { return gc->g.complete && own_count(gc) > 0 && one_gc_history(gc); }
+
+static double sum_heaps(const struct recon_gc *gc, int gen, int what) {
   double s = 0;
-  for (int h = 0; h < g->nheaps; h++) {
-    if ((int)g->heaps[h].gen_count <= gen) continue;
-    const struct gcs_gc_heap *hp = &g->heaps[h];
+  for (int h = 0; h < own_count(gc); h++) {
+    const struct gcs_gc_heap *hp = own_heap(gc, h);
+    if ((int)hp->gen_count <= gen) continue;
     switch (what) {
     case 0:
       s += (double)hp->gen[gen].size_before - (double)hp->gen[gen].free_list_before -
@@ -84,10 +111,10 @@ static void apply_end(struct gcs_recon *r, struct recon_alloc *a, struct recon_g
   int bgc = gcs_type_is_background(g->type);
   for (int m = 0; m < 3; m++) {
     int gen = meas_gen[m];
-    if (!has_gen(g, gen)) continue;
-    double after = sum_heaps(g, gen, 1);
+    if (!has_gen(gc, gen)) continue;
+    double after = sum_heaps(gc, gen, 1);
     if (bgc) {
-      double d = m == 0 ? after - a->level[m] : after - sum_heaps(g, gen, 2) - gc->alloc_counted[m];
+      double d = m == 0 ? after - a->level[m] : after - sum_heaps(gc, gen, 2) - gc->alloc_counted[m];
       if (d > 0) credit(a, gc, m, d);
     }
     a->level[m] = after;
@@ -115,11 +142,11 @@ static void place(struct gcs_recon *r, struct recon_alloc *a, struct recon_gc *g
   struct gcs_gc *g = &gc->g;
   for (int m = 0; m < 3; m++) {
     int gen = meas_gen[m];
-    if (!has_gen(g, gen)) {
+    if (!has_gen(gc, gen)) {
       if (isnan(g->alloc_measured_mb[m])) g->alloc_measured_mb[m] = 0;
       continue;
     }
-    double before = sum_heaps(g, gen, 0), d = before - a->level[m];
+    double before = sum_heaps(gc, gen, 0), d = before - a->level[m];
     credit(a, gc, m, d > 0 ? d : 0);
     a->level[m] = before;
   }
@@ -137,7 +164,7 @@ static int settled(const struct recon_proc *p, int i, int final) {
   if (final) return 1;
   int later = i < p->ngcs - 1;
   if (gc->g.complete)
-    return later || (gc->g.nheaps > 0 && (gc->g.heap_count <= 0 || gc->g.nheaps >= gc->g.heap_count));
+    return later || (own_count(gc) > 0 && (gc->g.heap_count <= 0 || own_count(gc) >= gc->g.heap_count));
   if (gc->reported) return 1;
   if (p->current_bgc == i) return 0;
   return p->last_completed > i;

@@ -23,6 +23,16 @@ struct recon_gc {
   int npins, pins_cap;
   int heaps_cap, waits_cap;
   double alloc_counted[3];      /* a background GC: bytes counted since it began */
+  int32_t bgc_tid;              /* a background GC: the thread of its SuspendForGCPrep, 0 = unknown */
+  /* Per-heap history that PerfView's attribution (the last GC in the list)
+   * gives to another GC: a background GC's, fired on its own thread after a
+   * foreground GC inside it ended but before that GC restarted the runtime.
+   * g.heaps keeps PerfView's attribution (its last nforeign entries are such
+   * foreign ones); own_heaps holds them for their real GC, for
+   * recon_alloc.c. */
+  int nforeign;
+  struct gcs_gc_heap *own_heaps;
+  int nown, own_cap;
 };
 
 /* recon_alloc.c: the measured allocations' timeline of one process. */
