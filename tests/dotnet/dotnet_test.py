@@ -745,7 +745,7 @@ def case_alloc_measured():
     """gcscope's measured allocations against GC.GetTotalAllocatedBytes(true),
     read right after a last induced GC (GCPROG_FINAL_GC=1): every byte the
     runtime handed out is before that GC's observation. Seen here: alloc
-    +0.28 % every run; bgc -1.3 % to -2.3 % depending on how the background
+    +0.28 % every run; bgc -0.2 % to -3.4 % (under load) depending on how the background
     GCs interleave with the program (CoreCLR's background GCs report gen0
     before/after figures that hide part of what was allocated while they ran;
     not established which part), PerfView's column -2.6 % and -5.5 % to
