@@ -2,8 +2,9 @@
  * each one in its own transaction (see gcs_db.h).
  *
  * CTF traces are decoded by libbabeltrace2 in a child process that packs
- * decoded GC events into batches (import_queue.h) and sends them through a
- * pipe (import_worker.h: memory limit, progress watchdog; a crash or hang of
+ * decoded GC events into batches (import_queue.h) in slots shared with this
+ * process, announced through a pipe (import_worker.h: memory limit, progress
+ * watchdog; a crash or hang of
  * libbabeltrace2 cannot take the import with it); a receiving thread hands
  * them to this thread, which writes them to SQLite (import_writer.h).
  * Decoding and inserting then overlap, which is what keeps the import rate
@@ -54,8 +55,8 @@ struct dec_proc { int32_t pid; char name[64]; uint64_t first, last, events, gc_e
 struct decoder {
   const char *const *dirs;
   int ndirs;
-  struct imwk *wk;         /* the decoding process's pipe to the writer */
-  struct imq_batch *cur;   /* the one batch the decoding process fills */
+  struct imwk *wk;         /* the decoding process's link to the importer */
+  struct imq_batch *cur;   /* the shared slot the decoding process fills */
   uint64_t nev;            /* events seen (heartbeat, fault injection) */
   uint64_t fault_at;       /* GCSCOPE_DECODE_FAULT: fail on this event (testing) */
   char fault[16];
@@ -92,8 +93,8 @@ static struct dec_proc *dec_proc(struct decoder *d, int32_t pid) {
 static void *dec_reserve(struct decoder *d, size_t size) {
   void *p = imq_reserve(d->cur, size);
   if (p) return p;
-  if (imwk_send_batch(d->wk, d->cur) != 0) return NULL;  /* the writer is gone */
-  d->cur->used = 0;
+  if (imwk_send_batch(d->wk) != 0) return NULL;  /* the writer is gone */
+  d->cur = imwk_batch(d->wk);
   return imq_reserve(d->cur, size);
 }
 
@@ -230,12 +231,10 @@ static int decoder_main(struct imwk *wk, void *arg) {
     const char *at = strchr(fault, '@');
     d->fault_at = at ? strtoull(at + 1, NULL, 10) : 1;
   }
-  d->cur = malloc(sizeof *d->cur);
-  if (!d->cur) return 1;
-  d->cur->used = 0;
+  d->cur = imwk_batch(wk);
   double cpu0 = thread_cpu_s();
   d->rc = gcs_ctf_read(d->dirs, d->ndirs, &cb, d, NULL, &d->stats, d->err, sizeof d->err);
-  if (d->cur->used && imwk_send_batch(wk, d->cur) != 0) return 1;
+  if (imwk_send_batch(wk) != 0) return 1;
   size_t len = sizeof(struct dec_result) + d->nprocs * sizeof *d->procs;
   struct dec_result *res = calloc(1, len);
   if (!res) return 1;

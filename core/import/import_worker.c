@@ -1,6 +1,6 @@
 /* import_worker.c — the decoding process and its receiver (see import_worker.h). */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create, pipe2 */
+#define _GNU_SOURCE /* memfd_create, pipe2, MSG_NOSIGNAL */
 #endif
 #include "import_worker.h"
 
@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,8 +36,8 @@ enum { FRAME_BATCH = 1, FRAME_DONE = 2 };
 
 struct imwk_frame {
   uint32_t magic, type;
-  uint64_t len;
-  uint64_t base;
+  uint64_t len;   /* BATCH: the slot's used bytes (0: heartbeat); DONE: bytes that follow */
+  uint64_t base;  /* BATCH: the slot */
 };
 
 struct imwk_shared {
@@ -57,6 +58,23 @@ static unsigned env_uint(const char *name, unsigned dflt) {
   return *end || n == 0 || n > 1000000 ? dflt : (unsigned)n;
 }
 
+/* Read exactly n bytes; 0 at once on EOF before the first byte (*eof set). */
+static int read_all(int fd, void *p, size_t n, int *eof) {
+  char *s = p;
+  size_t got = 0;
+  *eof = 0;
+  while (got < n) {
+    ssize_t k = read(fd, s + got, n - got);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (k == 0) { *eof = got == 0; return got == 0 ? 0 : -1; }
+    got += (size_t)k;
+  }
+  return 0;
+}
+
 /* ---- child ---------------------------------------------------------------- */
 
 static int write_all(int fd, const void *p, size_t n) {
@@ -73,24 +91,41 @@ static int write_all(int fd, const void *p, size_t n) {
   return 0;
 }
 
-static int send_frame(struct imwk *w, uint32_t type, const void *p, size_t len, uint64_t base) {
+/* A frame header, then plen bytes of p. */
+static int send_frame(struct imwk *w, uint32_t type, uint64_t len, uint64_t base, const void *p, size_t plen) {
   struct imwk_frame f = { FRAME_MAGIC, type, len, base };
-  if (write_all(w->fd, &f, sizeof f) != 0 || (len && write_all(w->fd, p, len) != 0)) return -1;
+  if (write_all(w->fd, &f, sizeof f) != 0 || (plen && write_all(w->fd, p, plen) != 0)) return -1;
   w->last_send = mono_s();
   return 0;
 }
 
-int imwk_send_batch(struct imwk *w, const struct imq_batch *b) {
-  return send_frame(w, FRAME_BATCH, b ? b->buf : NULL, b ? b->used : 0, b ? (uint64_t)(uintptr_t)b->buf : 0);
+struct imq_batch *imwk_batch(struct imwk *w) { return &w->slots[w->cur]; }
+
+int imwk_send_batch(struct imwk *w) {
+  struct imq_batch *b = &w->slots[w->cur];
+  if (!b->used) return 0;
+  /* The slot is written: announce it (the pipe orders our writes before the
+   * parent's reads), then never touch it until the parent gives it back. */
+  if (send_frame(w, FRAME_BATCH, b->used, (uint64_t)w->cur, NULL, 0) != 0) return -1;
+  if (w->nfree) {
+    w->cur = w->free[--w->nfree];
+  } else {
+    uint32_t slot;
+    int eof;
+    if (read_all(w->rfd, &slot, sizeof slot, &eof) != 0 || eof || slot >= IMWK_SLOTS) return -1;
+    w->cur = (int)slot;
+  }
+  w->slots[w->cur].used = 0;
+  return 0;
 }
 
 int imwk_tick(struct imwk *w) {
   if (mono_s() - w->last_send < HEARTBEAT_S) return 0;
-  return send_frame(w, FRAME_BATCH, NULL, 0, 0);
+  return send_frame(w, FRAME_BATCH, 0, 0, NULL, 0);
 }
 
 int imwk_send_done(struct imwk *w, const void *tail, size_t len) {
-  return send_frame(w, FRAME_DONE, tail, len, 0);
+  return send_frame(w, FRAME_DONE, len, 0, tail, len);
 }
 
 void imwk_where(struct imwk *w, const char *what) {
@@ -118,7 +153,7 @@ static void child_setup(struct imwk *w, pid_t parent) {
 int imwk_start(struct imwk *w, const struct imwk_limits *lim, int (*fn)(struct imwk *w, void *arg), void *arg,
                char *err, size_t errlen) {
   memset(w, 0, sizeof *w);
-  w->fd = w->errfd = -1;
+  w->fd = w->rfd = w->errfd = -1;
   w->timeout_s = lim->timeout_s ? lim->timeout_s : env_uint("GCSCOPE_DECODE_TIMEOUT", IMWK_DEFAULT_TIMEOUT_S);
   uint64_t mem = lim->mem_bytes;
   if (!mem) mem = (uint64_t)env_uint("GCSCOPE_DECODE_MEM_MB", 0) << 20;
@@ -127,9 +162,26 @@ int imwk_start(struct imwk *w, const struct imwk_limits *lim, int (*fn)(struct i
     if (mem < IMWK_MIN_MEM_BYTES) mem = IMWK_MIN_MEM_BYTES;
   }
   w->mem_bytes = mem;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) { snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno)); return -1; }
-  fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);  /* room for a few batches in flight (best effort) */
+  int fds[2], sv[2];
+  w->slots = mmap(NULL, IMWK_SLOTS * sizeof *w->slots, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (w->slots == MAP_FAILED) {
+    w->slots = NULL;
+    snprintf(err, errlen, "cannot map the decoding process's batches: %s", strerror(errno));
+    return -1;
+  }
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+    munmap(w->slots, IMWK_SLOTS * sizeof *w->slots);
+    w->slots = NULL;
+    return -1;
+  }
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    snprintf(err, errlen, "cannot create a socket pair: %s", strerror(errno));
+    close(fds[0]); close(fds[1]);
+    munmap(w->slots, IMWK_SLOTS * sizeof *w->slots);
+    w->slots = NULL;
+    return -1;
+  }
   w->sh = mmap(NULL, sizeof *w->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (w->sh == MAP_FAILED) w->sh = NULL;
   else w->sh->where[0] = '\0';
@@ -139,44 +191,36 @@ int imwk_start(struct imwk *w, const struct imwk_limits *lim, int (*fn)(struct i
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(err, errlen, "cannot start the decoding process: %s", strerror(errno));
-    close(fds[0]); close(fds[1]);
+    close(fds[0]); close(fds[1]); close(sv[0]); close(sv[1]);
     if (w->errfd >= 0) close(w->errfd);
     if (w->sh) munmap(w->sh, sizeof *w->sh);
+    munmap(w->slots, IMWK_SLOTS * sizeof *w->slots);
     w->sh = NULL;
+    w->slots = NULL;
     return -1;
   }
   if (pid == 0) {
     close(fds[0]);
+    close(sv[0]);
     w->fd = fds[1];
+    w->rfd = sv[1];
+    w->cur = 0;
+    w->slots[0].used = 0;
+    for (int i = IMWK_SLOTS - 1; i >= 1; i--) w->free[w->nfree++] = i;
     child_setup(w, parent);
     w->last_send = mono_s();
     int rc = fn(w, arg);
     _exit(rc == 0 ? 0 : 2);
   }
   close(fds[1]);
+  close(sv[1]);
   w->pid = pid;
   w->fd = fds[0];
+  w->rfd = sv[0];
   return 0;
 }
 
 /* ---- parent --------------------------------------------------------------- */
-
-/* Read exactly n bytes; 0 at once on EOF before the first byte (*eof set). */
-static int read_all(int fd, void *p, size_t n, int *eof) {
-  char *s = p;
-  size_t got = 0;
-  *eof = 0;
-  while (got < n) {
-    ssize_t k = read(fd, s + got, n - got);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    if (k == 0) { *eof = got == 0; return got == 0 ? 0 : -1; }
-    got += (size_t)k;
-  }
-  return 0;
-}
 
 /* Check every record of a received batch and move its string pointers from
  * the child's batch address to ours. Returns -1 on a malformed record. */
@@ -260,10 +304,13 @@ static void reap(struct imwk *w, int kill_it, int *status, struct rusage *ru) {
 
 static void cleanup(struct imwk *w) {
   if (w->fd >= 0) close(w->fd);
+  if (w->rfd >= 0) close(w->rfd);
   if (w->errfd >= 0) close(w->errfd);
   if (w->sh) munmap(w->sh, sizeof *w->sh);
-  w->fd = w->errfd = -1;
+  if (w->slots) munmap(w->slots, IMWK_SLOTS * sizeof *w->slots);
+  w->fd = w->rfd = w->errfd = -1;
   w->sh = NULL;
+  w->slots = NULL;
 }
 
 int imwk_receive(struct imwk *w, struct imq *q, const atomic_int *cancel, void **tail, size_t *tail_len,
@@ -299,19 +346,28 @@ int imwk_receive(struct imwk *w, struct imq *q, const atomic_int *cancel, void *
     }
     if (f.magic != FRAME_MAGIC) { snprintf(err, errlen, "the decoding process sent malformed data"); break; }
     if (f.type == FRAME_BATCH) {
-      if (f.len > IMPORT_BATCH_BYTES) { snprintf(err, errlen, "the decoding process sent malformed data"); break; }
       if (f.len == 0) { last = mono_s(); continue; }
-      struct imq_batch *b = imq_get_empty(q);
-      if (!b) { snprintf(err, errlen, "aborted by the writer"); break; }
-      if (read_all(w->fd, b->buf, f.len, &eof) != 0 || eof) {
-        imq_release(q, b);
-        reap(w, 0, &status, &ru);
-        kill_it = -1;
-        describe_exit(w, status, &ru, err, errlen);
+      if (f.len > IMPORT_BATCH_BYTES || f.base >= IMWK_SLOTS) {
+        snprintf(err, errlen, "the decoding process sent malformed data");
         break;
       }
+      struct imq_batch *b = imq_get_empty(q);
+      if (!b) { snprintf(err, errlen, "aborted by the writer"); break; }
+      /* Our own copy, then the slot goes back: whatever the child does
+       * next, what we check and hand on cannot change. */
+      const struct imq_batch *slot = &w->slots[f.base];
+      memcpy(b->buf, slot->buf, f.len);
       b->used = f.len;
-      if (relocate(b, f.base) != 0) {
+      uint32_t back = (uint32_t)f.base;
+      /* At most IMWK_SLOTS numbers are outstanding, so this never fills the
+       * socket unless the child misbehaves; a dead child shows as EOF above. */
+      if (send(w->rfd, &back, sizeof back, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EPIPE &&
+          errno != ECONNRESET) {
+        imq_release(q, b);
+        snprintf(err, errlen, "the decoding process sent malformed data");
+        break;
+      }
+      if (relocate(b, (uint64_t)(uintptr_t)slot->buf) != 0) {
         imq_release(q, b);
         snprintf(err, errlen, "the decoding process sent malformed data");
         break;

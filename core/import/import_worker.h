@@ -5,16 +5,25 @@
  * libbabeltrace2 can hang (a cut metadata packet), allocate without bound or
  * crash (SIGSEGV) on damaged CTF input. The decoding therefore runs in a
  * forked process with an address-space limit (RLIMIT_AS) and a progress
- * watchdog; it sends its import_queue.h batches through a pipe. The parent
- * keeps the database: a receiving thread validates each batch, relocates its
- * string pointers and hands it to the writer through the same struct imq the
- * writer reads. A hang, an overrun of the limit, a crash or Ctrl-C ends in
- * the child being killed and one message; the writer then rolls back.
+ * watchdog; it fills its import_queue.h batches in a ring of IMWK_SLOTS
+ * batch slots shared with the parent (MAP_SHARED, mapped before the fork) and
+ * passes slot numbers through a pipe. The parent keeps the database: a
+ * receiving thread copies each announced slot into a batch of its own, gives
+ * the slot back, validates the copy, relocates its string pointers and hands
+ * it to the writer through the same struct imq the writer reads. A hang, an
+ * overrun of the limit, a crash or Ctrl-C ends in the child being killed and
+ * one message; the writer then rolls back.
  *
- * Protocol (child → parent, one pipe): frames of a struct imwk_frame header
- * and len bytes: BATCH (a batch's used bytes; base = the batch's address in
- * the child, for relocation; len 0 is a heartbeat), then one DONE (the
- * caller's result tail). EOF without DONE means the child died.
+ * Protocol. Child → parent (a pipe): frames of a struct imwk_frame header:
+ * BATCH (slot = base, len = the slot's used bytes, written before the frame;
+ * len 0 is a heartbeat), then one DONE followed by len bytes (the caller's
+ * result tail). EOF without DONE means the child died. Parent → child (a
+ * socket, so that a dead child gives EPIPE, not SIGPIPE): the uint32_t number
+ * of each slot copied, which the child may then fill again. A slot is only
+ * read by the parent between its BATCH frame and its return, when the child
+ * does not write it; what the parent validates is its own copy, so a child
+ * that dies or goes wrong mid-batch can never make it read a half-written or
+ * changing batch.
  *
  * Threading: imwk_start runs in the caller's thread (fork: call it before
  * starting other threads of the import); imwk_receive runs on one thread.
@@ -41,9 +50,16 @@ struct imwk_limits {
 
 struct imwk_shared;     /* a page shared with the child: where it is reading */
 
+#define IMWK_SLOTS 4      /* shared batch slots (1 MiB) */
+
 struct imwk {
   pid_t pid;
-  int fd;               /* parent: read end; child: write end */
+  int fd;               /* frames: parent: read end; child: write end */
+  int rfd;              /* slot returns: parent: sending end; child: receiving end */
+  struct imq_batch *slots; /* IMWK_SLOTS shared batches (NULL when none) */
+  int cur;              /* child: the slot being filled */
+  int nfree;            /* child: slots known free (never sent, in free[]) */
+  int free[IMWK_SLOTS];
   int errfd;            /* the child's stderr (a memfd), -1 if none */
   struct imwk_shared *sh;
   unsigned timeout_s;
@@ -59,8 +75,11 @@ int imwk_start(struct imwk *w, const struct imwk_limits *lim, int (*fn)(struct i
                void *arg, char *err, size_t errlen);
 
 /* ---- child side ---- */
-/* Send used bytes of a batch (0: a heartbeat). Returns -1 if the parent is gone. */
-int imwk_send_batch(struct imwk *w, const struct imq_batch *b);
+/* The batch to fill (a shared slot; its used is 0 after each send). */
+struct imq_batch *imwk_batch(struct imwk *w);
+/* Hand the filled batch over and take a free slot (waits while the parent
+ * holds all of them): call imwk_batch again. Returns -1 if the parent is gone. */
+int imwk_send_batch(struct imwk *w);
 /* Send a heartbeat if nothing was sent for a while (call it often; cheap). */
 int imwk_tick(struct imwk *w);
 int imwk_send_done(struct imwk *w, const void *tail, size_t len);
