@@ -42,6 +42,7 @@ struct imw {
   int64_t trace_id;
   sqlite3_stmt *st[S_COUNT];
   struct type_slot *types; size_t ntypes, captypes;
+  size_t last_type;       /* slot of the last name looked up (ticks repeat it) */
   struct req_slot *reqs; size_t nreqs, capreqs;
   struct imw_proc *procs; size_t nprocs, capprocs;
   int last_proc;          /* index of the last process looked up */
@@ -227,6 +228,11 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
 /* ---- types (interned) ---------------------------------------------------- */
 
 static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size_t errlen) {
+  /* Consecutive ticks often name the same type: strcmp before hashing. */
+  if (w->captypes && w->types[w->last_type].name && strcmp(w->types[w->last_type].name, name) == 0) {
+    *id = w->types[w->last_type].id;
+    return 0;
+  }
   if (w->ntypes * 2 >= w->captypes) {
     size_t cap = w->captypes ? w->captypes * 2 : 1024;
     struct type_slot *nt = calloc(cap, sizeof *nt);
@@ -244,7 +250,11 @@ static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size
   uint64_t hv = hash_str(name);
   size_t h = hv & (w->captypes - 1);
   while (w->types[h].name) {
-    if (w->types[h].hash == hv && strcmp(w->types[h].name, name) == 0) { *id = w->types[h].id; return 0; }
+    if (w->types[h].hash == hv && strcmp(w->types[h].name, name) == 0) {
+      *id = w->types[h].id;
+      w->last_type = h;
+      return 0;
+    }
     h = (h + 1) & (w->captypes - 1);
   }
   sqlite3_stmt *s = w->st[S_TYPE_INS];
@@ -265,6 +275,7 @@ static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size
   w->types[h].hash = hv;
   w->types[h].id = *id;
   w->ntypes++;
+  w->last_type = h;
   return 0;
 }
 

@@ -68,6 +68,15 @@ static int step_and_reset(sqlite3_stmt *st) {
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* For the statements whose every parameter is bound for every row (gc_gens,
+ * gc_heaps, gc_heap_gens: 9 rows of 10): no sqlite3_clear_bindings, 1.5 %
+ * of the writing thread's instructions on the alloc-heavy trace. */
+static int step_and_reset_all_bound(sqlite3_stmt *st) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const struct gcs_gc *g) {
   sqlite3_stmt *s = st[ST_GCS];
   char why[160];
@@ -186,7 +195,8 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
       bind_figure(s, P_gens_budget_mb, g->gen_budget_mb[k]);
       bind_figure(s, P_gens_obj_size_after_mb, g->gen_obj_size_after_mb[k]);
       if (k == GCS_GEN0 || k >= GCS_GEN_LOH) bind_figure(s, P_gens_user_alloc_mb, g->user_alloc_mb[k]);
-      if ((rc = step_and_reset(s))) return rc;
+      else sqlite3_bind_null(s, P_gens_user_alloc_mb);
+      if ((rc = step_and_reset_all_bound(s))) return rc;
     }
   }
   for (int h = 0; h < g->nheaps; h++) {
@@ -211,7 +221,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_int(s, P_heaps_running_free_list_efficiency, hh->running_free_list_efficiency);
     bind_int(s, P_heaps_extra_gen0_commit, (int64_t)hh->extra_gen0_commit);
     bind_int(s, P_heaps_gen_count, hh->gen_count);
-    if ((rc = step_and_reset(s))) return rc;
+    if ((rc = step_and_reset_all_bound(s))) return rc;
     s = st[ST_HGENS];
     for (uint32_t k = 0; k < hh->gen_count; k++) {
       bind_int(s, P_hgens_key, gc_id);
@@ -234,7 +244,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
                     (int64_t)hh->gen[k].free_obj_before;
       double out = (double)hh->gen[k].pinned_surv + (double)hh->gen[k].non_pinned_surv;
       bind_int(s, P_hgens_survival_pct, osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb));
-      if ((rc = step_and_reset(s))) return rc;
+      if ((rc = step_and_reset_all_bound(s))) return rc;
     }
   }
   s = st[ST_WAITS];
