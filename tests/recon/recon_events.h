@@ -66,6 +66,21 @@ static inline void feed_heap_stats(struct gcs_recon *r, double us, int pid, int 
   gcs_recon_feed(r, &e);
 }
 
+/* One heap's GCPerHeapHistory (heap 0, five generations) on thread tid. */
+static inline void feed_phh(struct gcs_recon *r, double us, int pid, int tid, const uint64_t before[5],
+                            const uint64_t after[5], const uint64_t surv[5]) {
+  struct gcs_event e = ev_at(gcs_kind_GCPerHeapHistory, us, pid, tid);
+  struct gcs_ev_GCPerHeapHistory *p = &e.u.GCPerHeapHistory;
+  p->HeapIndex = 0;
+  p->Count = 5;
+  for (int g = 0; g < 5; g++) {
+    p->SizeBefore[g] = before[g];
+    p->SizeAfter[g] = after[g];
+    p->NonePinnedSurv[g] = surv[g];
+  }
+  gcs_recon_feed(r, &e);
+}
+
 static inline void feed_tick(struct gcs_recon *r, double us, int pid, uint32_t kind, uint64_t amount) {
   struct gcs_event e = ev_at(gcs_kind_GCAllocationTick, us, pid, 1);
   e.u.GCAllocationTick.AllocationKind = kind;

@@ -37,20 +37,6 @@ static void on_known(const struct gcs_gc *gc, void *ud) {
   if (gc->number == 3) known_calls++;
 }
 
-static void feed_phh(struct gcs_recon *r, double us, int pid, const uint64_t before[5], const uint64_t after[5],
-                     const uint64_t surv[5]) {
-  struct gcs_event e = ev_at(gcs_kind_GCPerHeapHistory, us, pid, 1);
-  struct gcs_ev_GCPerHeapHistory *p = &e.u.GCPerHeapHistory;
-  p->HeapIndex = 0;
-  p->Count = 5;
-  for (int g = 0; g < 5; g++) {
-    p->SizeBefore[g] = before[g];
-    p->SizeAfter[g] = after[g];
-    p->NonePinnedSurv[g] = surv[g];
-  }
-  gcs_recon_feed(r, &e);
-}
-
 static const uint64_t none[5] = { 0, 0, 0, 0, 0 };
 
 static void blocking(struct gcs_recon *r, int pid, int tid, double ms, uint32_t count, uint32_t depth, uint32_t type,
@@ -59,7 +45,7 @@ static void blocking(struct gcs_recon *r, int pid, int tid, double ms, uint32_t 
   feed_suspend(r, us, pid, tid, 1, count);
   feed_simple(r, gcs_kind_GCSuspendEEEnd, us + 10, pid, tid);
   feed_start(r, us + 20, pid, tid, count, depth, 0, type);
-  feed_phh(r, us + 500, pid, before, after, none);
+  feed_phh(r, us + 500, pid, 1, before, after, none);
   feed_end(r, us + 600, pid, tid, count, depth);
   feed_heap_stats(r, us + 610, pid, tid, after, none);
   feed_simple(r, gcs_kind_GCRestartEEBegin, us + 900, pid, tid);
@@ -92,7 +78,7 @@ int main(void) {
   feed_simple(r, gcs_kind_GCRestartEEEnd, 240200, pid, bt);
   uint64_t b2[5] = { 1000000, 0, 0, 3000000, 0 }, a2[5] = { 400000, 0, 0, 3600000, 0 },
            s2[5] = { 0, 0, 0, 1500000, 0 };
-  feed_phh(r, 249000, pid, b2, a2, s2);
+  feed_phh(r, 249000, pid, 1, b2, a2, s2);
   feed_end(r, 250000, pid, bt, 2, 2);
   feed_heap_stats(r, 250010, pid, bt, a2, none);
   CHECK(known_calls == 1);

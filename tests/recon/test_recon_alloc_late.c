@@ -27,20 +27,6 @@
  */
 #include "recon_events.h"
 
-static void feed_phh(struct gcs_recon *r, double us, int pid, int tid, const uint64_t before[5],
-                     const uint64_t after[5], const uint64_t surv[5]) {
-  struct gcs_event e = ev_at(gcs_kind_GCPerHeapHistory, us, pid, tid);
-  struct gcs_ev_GCPerHeapHistory *p = &e.u.GCPerHeapHistory;
-  p->HeapIndex = 0;
-  p->Count = 5;
-  for (int g = 0; g < 5; g++) {
-    p->SizeBefore[g] = before[g];
-    p->SizeAfter[g] = after[g];
-    p->NonePinnedSurv[g] = surv[g];
-  }
-  gcs_recon_feed(r, &e);
-}
-
 static const uint64_t none[5] = { 0, 0, 0, 0, 0 };
 
 static void blocking(struct gcs_recon *r, int pid, int tid, double ms, uint32_t count, const uint64_t before[5],
