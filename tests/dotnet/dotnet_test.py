@@ -468,6 +468,20 @@ def switches(pid):
                    if l.split(":")[0] in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
 
 
+def quiet_switches(r, secs, what):
+    """gcscope's (process r's) context switches over SECS, then its output once it exits; checks
+    that it exited 0 and switched fewer than 10 times (a timer of ~200 ms or less)."""
+    a = switches(r.pid)
+    time.sleep(secs)
+    n = switches(r.pid) - a
+    out = r.communicate(timeout=60)[0]
+    print(out)
+    print("gcscope: %d context switches in %g s %s" % (n, secs, what))
+    check(r.returncode == 0, "record exits 0")
+    check(n < 10, "gcscope switched %d times in %g s %s" % (n, secs, what))
+    return out
+
+
 def case_quiet_parent():
     """While a quiet .NET program runs, gcscope record --dotnet sleeps in poll() on the stream, the
     process and its signals: no timer wakes it (a 100 ms poll made ~20 switches in 2 s; a 1 ms one ~2000)."""
@@ -477,14 +491,7 @@ def case_quiet_parent():
     try:
         print(r.stdout.readline(), end="")      # recording pid ...: the session runs
         time.sleep(0.5)                        # the runtime's start-up events and rundown have arrived
-        a = switches(r.pid)
-        time.sleep(2)
-        n = switches(r.pid) - a
-        out = r.communicate(timeout=60)[0]
-        print(out)
-        print("gcscope: %d context switches in 2 s of a quiet program" % n)
-        check(r.returncode == 0, "record exits 0")
-        check(n < 10, "gcscope switched %d times in 2 s while the program slept (a timer of ~200 ms or less)" % n)
+        out = quiet_switches(r, 2, "while the program slept")
         check("incomplete" not in out and "added it" not in out, "the stream ended whole")
     finally:
         if r.poll() is None:
@@ -509,14 +516,7 @@ def case_quiet_after_capture():
         print(seen, end="")
         check("waiting for the command to exit" in seen, "the capture was taken while the command ran")
         time.sleep(1)                          # the session drained, gcprog done: the shell sleeps
-        a = switches(r.pid)
-        time.sleep(1.5)
-        n = switches(r.pid) - a
-        out = r.communicate(timeout=60)[0]
-        print(out)
-        print("gcscope: %d context switches in 1.5 s waiting for the command" % n)
-        check(r.returncode == 0, "record exits 0")
-        check(n < 10, "gcscope switched %d times in 1.5 s waiting for the command" % n)
+        quiet_switches(r, 1.5, "waiting for the command")
     finally:
         if r.poll() is None:
             r.kill()
