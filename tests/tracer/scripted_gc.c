@@ -40,6 +40,7 @@ static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
 
 static void sleep_ms(unsigned ms) {
+  if (!ms) return;                   /* no syscall: --interval-ms 0 emits back to back */
   struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
   while (nanosleep(&ts, &ts) != 0 && !g_stop) {}
 }
