@@ -9,6 +9,13 @@ pidfile=$state/sessiond.pid
 mkdir -p "$state"
 case $cmd in
 start)
+  # Started by an earlier run of this fixture (ctest --repeat runs the setup
+  # again before the cleanup): keep its PID so that `stop` still stops it.
+  if [ -f "$pidfile" ] && [ "$(cat "/proc/$(cat "$pidfile")/comm" 2>/dev/null)" = lttng-sessiond ] &&
+     lttng list >/dev/null 2>&1; then
+    echo "using lttng-sessiond (pid $(cat "$pidfile")) started earlier by this fixture"
+    exit 0
+  fi
   rm -f "$pidfile"
   if lttng list >/dev/null 2>&1; then
     echo "a session daemon already answers; using it"
