@@ -32,23 +32,13 @@
 #include "trc_opts.h"
 #include "trc_profile.h"
 #include "trc_replay.h"
+#include "trc_sig.h"
 #include "trc_watch.h"
 
 #define GEN_WAIT_NS 250000000ull   /* wait this long for the GCStart of a suspend-over GC */
 #define DROP_REPORT_NS 1000000000ull /* at most one "notifications lost" line a second */
 #define DISCARD_CHECK_NS 100000000ull /* read the tracer-side discard counters this often */
 #define KEEP_GCS 256                 /* GCs the rules keep per process (a watch may run for days) */
-
-static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
-
-static void on_signal(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
-  g_sig = sig;
-  g_nsig++;
-  /* A terminal's Ctrl-C already reaches the command (same process group);
-   * forward only signals sent to us by kill(). */
-  g_sig_forward = si && si->si_code != SI_KERNEL;
-}
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -60,8 +50,6 @@ static void tick(void) {
   struct timespec ts = { 0, 1000000L };
   nanosleep(&ts, NULL);
 }
-
-static void on_child(int sig) { (void)sig; }   /* only ends an idle wait (wait_turn) */
 
 struct rec {
   struct trc_opts o;
@@ -77,6 +65,7 @@ struct rec {
   uint64_t discarded_seen;     /* trc_watch_discarded already passed to m */
   uint64_t discard_check_ns;   /* when the discard counters were last read */
   uint64_t drop_reported_ns;
+  int pidfd, target_exited;     /* --pid: readable when the process exits (-1: none) */
   int captures, verified, unverified, logged, stop_now;
   char capture_paths[16][PATH_MAX + 32];
   int pending;
@@ -261,9 +250,24 @@ static void take_capture(struct rec *r) {
   gcs_triggers_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
 }
 
+/* Without a pidfd, an exited process its parent has not reaped yet (a
+ * zombie) still answers kill(pid, 0): its state in /proc tells. */
+static int zombie(pid_t pid) {
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
+  return p && p[1] == ' ' && p[2] == 'Z';
+}
+
 static int target_alive(const struct rec *r) {
-  if (r->o.pid) return !(kill(r->o.pid, 0) != 0 && errno == ESRCH);
-  return 1;
+  if (!r->o.pid) return 1;
+  if (r->target_exited || (kill(r->o.pid, 0) != 0 && errno == ESRCH)) return 0;
+  return r->pidfd >= 0 || !zombie(r->o.pid);
 }
 
 static void end_session(struct rec *r) {
@@ -276,26 +280,25 @@ static void end_session(struct rec *r) {
 
 /* Wait for the loop's next turn. While live notifications flow (triggers,
  * relayd), every millisecond: the watcher must keep up with them and captures
- * are timed to the millisecond. Otherwise up to IDLE_NS, or until --duration
- * ends: the command's exit (SIGCHLD) and SIGINT/SIGTERM interrupt the sleep
- * (one arriving just before it waits out at most IDLE_NS), and the --pid
- * process needs no finer check. A 1 ms tick woke gcscope ~1,000 times a
- * second beside the recorded program: 10-20 ms of CPU per second of a
- * GCBench run on 2 cores, and 5x its involuntary context switches. */
-#define IDLE_NS 100000000ull
-static void wait_turn(const struct rec *r, uint64_t end) {
+ * are timed to the millisecond. Otherwise up to IDLE_MS, or until --duration
+ * ends: the command's exit (SIGCHLD), the --pid process's exit (its pidfd) and
+ * SIGINT/SIGTERM end the sleep at once (trc_sig_sleep). A 1 ms tick woke
+ * gcscope ~1,000 times a second beside the recorded program: 10-20 ms of CPU
+ * per second of a GCBench run on 2 cores, and 5x its involuntary context
+ * switches. */
+#define IDLE_MS 100
+static void wait_turn(struct rec *r, uint64_t end) {
   if (r->w || r->pending) {
     tick();
     return;
   }
-  uint64_t ns = IDLE_NS;
+  int ms = IDLE_MS;
   if (end) {
     uint64_t t = now_ns();
     if (t >= end) return;
-    if (end - t < ns) ns = end - t;
+    if ((end - t) / 1000000u < (uint64_t)ms) ms = (int)((end - t + 999999u) / 1000000u);
   }
-  struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-  nanosleep(&ts, NULL);
+  if (trc_sig_sleep(r->target_exited ? -1 : r->pidfd, ms)) r->target_exited = 1;
 }
 
 /* Deliver pending notifications; tell the reconstruction about drops.
@@ -404,6 +407,7 @@ static int run(struct rec *r) {
    * and the watcher can be restricted to its PID, like --pid. */
   if (o->command && trc_child_spawn(&r->child, o->command, o->dotnet, r->err, sizeof r->err)) goto fail;
   pid_t only = o->command ? r->child.pid : o->pid;
+  if (o->pid) r->pidfd = trc_pidfd_open(o->pid);
   struct trc_session_cfg cfg = {
     .name = r->session, .path = r->outdir, .relayd = o->relayd, .snapshot = r->snapshot,
     .subbuf_size = subbuf, .num_subbuf = num, .events = events, .nevents = nevents, .pid = only,
@@ -460,8 +464,8 @@ static int run(struct rec *r) {
       if (o->command && !r->child_done) kill(r->child.pid, SIGTERM);
       stop = 1;
     }
-    if (g_sig) {
-      if (g_sig_forward && o->command && !r->child_done) kill(r->child.pid, g_sig);
+    if (trc_sig) {
+      if (trc_sig_forward && o->command && !r->child_done) kill(r->child.pid, trc_sig);
       stop = 1;
     }
     if (!stop) wait_turn(r, end);
@@ -477,11 +481,11 @@ static int run(struct rec *r) {
   end_session(r);
   /* After a signal the command got it too: wait for it (a second signal stops waiting). */
   if (o->command && !r->child_done) {
-    int nsig = g_nsig;
+    int nsig = trc_nsig;
     while (!r->child_done) {
       if (waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid) r->child_done = 1;
-      else if (g_nsig != nsig && g_nsig > 1) break;
-      else tick();
+      else if (trc_nsig != nsig && trc_nsig > 1) break;
+      else trc_sig_sleep(-1, IDLE_MS);   /* SIGCHLD, or the second signal, wakes it */
     }
   }
   if (r->triggers) {
@@ -563,20 +567,8 @@ int gcs_cmd_record(int argc, char **argv) {
   }
   if (r->o.relayd) snprintf(r->outdir, sizeof r->outdir, "%s", r->o.relayd);
 
-  struct sigaction sa, old_int, old_term, old_chld;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_signal;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  g_sig = g_nsig = 0;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  struct sigaction sc;
-  memset(&sc, 0, sizeof sc);
-  sc.sa_handler = on_child;
-  sc.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-  sigemptyset(&sc.sa_mask);
-  sigaction(SIGCHLD, &sc, &old_chld);
+  trc_sig_begin(1);   /* SIGCHLD ends the waits too: the command exited */
+  r->pidfd = -1;
 
   if (trc_daemon_ensure(&r->d, r->err, sizeof r->err)) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
@@ -605,9 +597,9 @@ int gcs_cmd_record(int argc, char **argv) {
   gcs_triggers_free(r->m);
   r->m = NULL;
 out:
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGCHLD, &old_chld, NULL);
+  if (r->pidfd >= 0) close(r->pidfd);
+  r->pidfd = -1;
+  trc_sig_end();
   trc_opts_free(&r->o);
   return rc;
 }

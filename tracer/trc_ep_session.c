@@ -2,17 +2,16 @@
 #include "trc_ep_session.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "trc_ep_profile.h"
+#include "trc_sig.h"
 
 #define POLL_MS 100
 #define CONNECT_WAIT_MS 60000      /* a runtime under load can take long to start */
@@ -21,19 +20,6 @@ static int64_t mono_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A pidfd (Linux >= 5.3) becomes readable when the process exits: the
- * waits block on it instead of checking every POLL_MS. -1 where unavailable. */
-static int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) { close(fd); return -1; }
-  return fd;
-#else
-  (void)pid;
-  return -1;
-#endif
 }
 
 static void reap_child(struct trc_ep_session *s) {
@@ -149,7 +135,7 @@ int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, c
   struct gcs_dsipc_session_cfg sc = { .providers = prov, .nproviders = trc_ep_profile_providers(cfg->profile, prov) };
   int rc = cfg->command ? start_launch(s, cfg, &sc, err, errlen) : start_attach(s, cfg, &sc, err, errlen);
   /* launch: the pidfd is COMMAND's (the runtime may be a child of a shell) */
-  if (!rc) s->pidfd = open_pidfd(s->launch ? s->child.pid : s->pid);
+  if (!rc) s->pidfd = trc_pidfd_open(s->launch ? s->child.pid : s->pid);
   if (rc) {
     if (s->launch && s->child.pid > 0 && !s->child_done) {
       if (s->child.go_fd >= 0) trc_child_abort(&s->child);
@@ -219,10 +205,15 @@ void trc_ep_kill_child(struct trc_ep_session *s, int grace_ms) {
   reap_child(s);
   if (s->child_done) return;
   kill(s->child.pid, SIGTERM);
-  for (int i = 0; i < grace_ms / 10 && !s->child_done; i++) {
-    struct timespec ts = { 0, 10 * 1000000L };
-    nanosleep(&ts, NULL);
-    gcs_dsipc_serve_pending(&s->ep);
+  /* Block on the command's pidfd (10 ms looks without one), answering a
+   * runtime that connects to our port meanwhile. */
+  int64_t until = mono_ms() + grace_ms;
+  for (int64_t left = grace_ms; !s->child_done && left > 0; left = until - mono_ms()) {
+    int watch = s->pidfd >= 0 && !s->pid_exited;
+    struct pollfd p[2] = { { .fd = watch ? s->pidfd : -1, .events = POLLIN },
+                           { .fd = s->ep.listen_fd, .events = POLLIN } };
+    if (poll(p, 2, watch ? (int)left : (left < 10 ? (int)left : 10)) < 0 && errno != EINTR) break;
+    if (p[1].revents) gcs_dsipc_serve_pending(&s->ep);
     reap_child(s);
   }
   if (!s->child_done) {

@@ -36,6 +36,7 @@
 #include "trc_fire.h"
 #include "gcs_rules.h"
 #include "trc_replay.h"
+#include "trc_sig.h"
 
 #define POLL_MS 100
 #define DRAIN_AFTER_STOP_MS 10000  /* StopTracing: the runtime flushes, then closes */
@@ -45,19 +46,6 @@
 #define LIVE_LAG_NS 500000000ull   /* events are ordered across threads this long after they arrive */
 #define GEN_WAIT_MS 250            /* wait this long for the GCStart of a suspend-over GC */
 #define MAX_CAPTURES_KEPT 16
-
-static volatile sig_atomic_t g_sig, g_sig_forward, g_nsig;
-static int g_wake[2] = { -1, -1 };   /* the handler writes a byte: the loop's poll() returns */
-
-static void on_signal(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
-  int e = errno;
-  g_sig = sig;
-  g_nsig++;
-  g_sig_forward = si && si->si_code != SI_KERNEL;   /* a terminal's Ctrl-C reached the command already */
-  if (g_wake[1] >= 0 && write(g_wake[1], "s", 1) < 0) {}   /* full: a wake-up is pending anyway */
-  errno = e;
-}
 
 static int64_t mono_ms(void) {
   struct timespec ts;
@@ -270,7 +258,7 @@ static int record_loop(struct eprec *r) {
   const struct trc_opts *o = r->o;
   int64_t end = o->duration_sec > 0 ? mono_ms() + (int64_t)(o->duration_sec * 1000) : 0;
   for (;;) {
-    int p = g_sig ? 0 : pump(r, wait_ms(r, end));
+    int p = trc_sig ? 0 : pump(r, wait_ms(r, end));
     trc_ep_serve(&r->s);   /* processes the command starts go on untraced */
     if (p == 1) { r->eof = 1; break; }
     if (p < 0) return -1;
@@ -288,11 +276,11 @@ static int record_loop(struct eprec *r) {
       r->exited = 1;
       return drain(r, DRAIN_AFTER_EXIT_MS);
     }
-    if (g_sig || (end && mono_ms() >= end)) {
+    if (trc_sig || (end && mono_ms() >= end)) {
       stop_session(r);
       if (drain(r, DRAIN_AFTER_STOP_MS)) return -1;
       /* --duration: like timeout(1), the command is asked to stop too. */
-      if (r->s.launch && !g_sig) {
+      if (r->s.launch && !trc_sig) {
         trc_ep_serve(&r->s);
         if (!r->s.child_done) kill(r->s.child.pid, SIGTERM);
       }
@@ -394,16 +382,16 @@ static void print_watch_summary(struct eprec *r) {
 
 static void finish_child(struct eprec *r) {
   if (!r->s.launch || r->s.child.pid <= 0) return;
-  if (g_sig && g_sig_forward) {
+  if (trc_sig && trc_sig_forward) {
     trc_ep_serve(&r->s);
-    if (!r->s.child_done) kill(r->s.child.pid, g_sig);
+    if (!r->s.child_done) kill(r->s.child.pid, trc_sig);
   }
   /* The session is closed: a runtime the command starts now finds no port
    * and goes on. Block until the command exits; a second signal gives up. */
-  int nsig = g_nsig;
+  int nsig = trc_nsig;
   while (!r->s.child_done) {
     trc_ep_wait_child(&r->s);
-    if (r->s.child_done || (g_nsig != nsig && g_nsig > 1)) break;
+    if (r->s.child_done || (trc_nsig != nsig && trc_nsig > 1)) break;
   }
 }
 
@@ -437,8 +425,8 @@ static int run(struct eprec *r) {
     if (r->out_fd < 0) { snprintf(r->err, sizeof r->err, "cannot write %s: %s", r->path, strerror(errno)); return -1; }
   }
   struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
-                                  .child_out_fd = -1, .child_in_fd = -1, .interrupted = &g_sig,
-                                  .wake_fd = g_wake[0] };
+                                  .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
+                                  .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, r->err, sizeof r->err)) return -1;
   if (r->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
@@ -489,15 +477,7 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
   r->out_fd = -1;
   r->s.stream_fd = r->s.ep.listen_fd = r->s.ep.spare_fd = r->s.pidfd = -1;
-  struct sigaction sa, old_int, old_term;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_signal;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  g_sig = g_nsig = 0;
-  if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) g_wake[0] = g_wake[1] = -1;   /* then waits tick at 100 ms */
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  trc_sig_begin(0);   /* the command's exit wakes the waits through its pidfd */
   rc = run(r) ? 1 : 0;
   if (rc) {
     fprintf(stderr, "gcscope record: %s\n", r->err);
@@ -505,12 +485,7 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
     trc_ep_close(&r->s);
   }
   if (r->out_fd >= 0) close(r->out_fd);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  for (int i = 0; i < 2; i++) {
-    if (g_wake[i] >= 0) close(g_wake[i]);
-    g_wake[i] = -1;
-  }
+  trc_sig_end();
   if (rc == 0 && o->import) rc = do_import(r);
   gcs_nettrace_stream_free(r->ns);
   gcs_triggers_free(r->m);

@@ -192,6 +192,26 @@ pid)
   kill -0 "$tp" || fail "the target process was stopped"
   expect_line "$WORK/out.txt" '^gcscope record: [0-9]+ GCs in 1 process'
   ;;
+pid_exit)
+  # The --pid process exits during the recording and stays a zombie (its
+  # parent, sleep, never reaps it: kill(pid, 0) still succeeds): record must
+  # see the exit itself (a pidfd), stop at once rather than at --duration 60,
+  # and keep all 20 GCs the program made (it starts them 3 s after it is up;
+  # record's session is running long before).
+  sh -c '"$1" --gcs 20 --interval-ms 20 --start-delay-ms 3000 >"$2" & exec sleep 120' sh "$EMIT" "$WORK/target.txt" &
+  BG_PIDS+=("$!")
+  for _ in $(seq 100); do grep -q 'scripted_gc: ready' "$WORK/target.txt" 2>/dev/null && break; sleep 0.05; done
+  tp=$(sed -nE 's/^scripted_gc: ready ([0-9]+)$/\1/p' "$WORK/target.txt")
+  [ -n "$tp" ] || fail "the target did not start"
+  run_rec -o "$WORK/t" --pid "$tp" --duration 60 || fail "exit $?"
+  expect_line "$WORK/target.txt" '^scripted_gc: done$'
+  [ "$(sed -nE 's/^State:[[:space:]]+([A-Z]).*/\1/p' "/proc/$tp/status" 2>/dev/null)" = Z ] ||
+    fail "premise: the target is not a zombie"
+  expect_line "$WORK/out.txt" "^gcscope record: process $tp exited\$"
+  n=$(babeltrace2 "$WORK/t" | grep -c ":($tp) rgc:GCStart_V2")
+  [ "$n" = 20 ] || fail "$n of the target's 20 GCs recorded"
+  expect_line "$WORK/out.txt" '^gcscope record: 20 GCs in 1 process'
+  ;;
 bad_input)
   check_bad "unknown profile 'heavy'" --profile heavy -o "$WORK/x" -- true
   check_bad "at least 0" --stop-on-gc-over -5 -o "$WORK/x" -- true
