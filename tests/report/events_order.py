@@ -10,6 +10,7 @@ events of each trace by ts_ns, ties by id, trace by trace:
   sorted here by (trace_id, ts_ns, id), and the same bytes as the sorting
   path (a copy of the database with time_ordered NULL, as an older gcscope
   left it), with --trace, --pid, --filter and --from/--to too;
+- a query naming the payload several times gets the same text each time;
 - a .nettrace written here (with tests/nettrace/tools/make_corpus.py's
   writer) whose second region holds an event older than the first region's
   last, and one at the same time as an earlier one, imports with
@@ -116,6 +117,16 @@ for args in ([], ["--trace", "1"], ["--trace", "4"], ["--pid", str(pid)], ["--fi
     b = T.run("events", sorted_db, *args)
     T.check(a[0] == 0 and a == b and a[1].count("\n") > 1,
             "events %s: stored and sorted paths, byte for byte (%d lines)" % (" ".join(args), a[1].count("\n")))
+
+# gcs_unpack formats a row's payload once however often a query names it
+# (gcscope heaps names it eight times): the same text as a lone reference, row by row.
+rc, one, err = T.run("sql", db, "SELECT e.id, e.payload FROM events e", "--csv")
+rc2, three, err2 = T.run("sql", db, "SELECT e.id, e.payload || '|' || substr(e.payload, 1) || '|' || e.payload FROM events e",
+                         "--csv")
+one = list(csv.reader(io.StringIO(one)))[1:]
+three = list(csv.reader(io.StringIO(three)))[1:]
+T.check(rc == 0 and rc2 == 0 and len(one) == len(rows) and len(set(p for _, p in one)) > 1000 and
+        [[i, "|".join([p] * 3)] for i, p in one] == three, "payload named three times in a row: the same text")
 
 # ---- an out-of-order .nettrace ------------------------------------------------------
 saved = sys.argv
