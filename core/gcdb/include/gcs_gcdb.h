@@ -13,6 +13,8 @@
  *  - gcs_gcdb_each / gcs_gcdb_load: the one loader of GC rows (tables_gc.def's
  *    gcs, plus optional per-heap history), columns selectable.
  *  - gcs_gcdb_pauses: the pauses of one process (the gc_pauses view).
+ *  - gcs_gcdb_events_prepare: one trace's events in event order (ts_ns, ties
+ *    by id), read as stored when the import found them in time order.
  *
  * Errors: functions return 0 (or a handle) on success, -1 (NULL) with a
  * one-line message in err (no program prefix, no newline); nothing is printed
