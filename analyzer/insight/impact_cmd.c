@@ -119,17 +119,16 @@ static int read_csv(struct impact_opts *o) {
  * A begin overwrites an open one with the same key; an end without one is ignored. */
 static int event_requests(sqlite3 *db, const struct impact_opts *o, const struct ins_proc_key *k,
                           struct ins_request **out, size_t *n) {
-  sqlite3_stmt *st;
   *out = NULL;
   *n = 0;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT ts_ns, name = ?3, tid, payload FROM events WHERE trace_id = ?1 AND pid = ?2 "
-                         "AND name IN (?3, ?4) ORDER BY ts_ns, id",
-                         -1, &st, NULL) != SQLITE_OK) {
-    fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+  /* In event order (gcs_gcdb_events_prepare binds ?1, the trace). */
+  char err[300];
+  sqlite3_stmt *st = gcs_gcdb_events_prepare(db, k->trace_id, "e.ts_ns, e.name = ?3, e.tid, e.payload",
+                                             "e.pid = ?2 AND e.name IN (?3, ?4)", NULL, err, sizeof err);
+  if (!st) {
+    fprintf(stderr, "gcscope %s: database: %s\n", CMD, err);
     return -1;
   }
-  sqlite3_bind_int64(st, 1, k->trace_id);
   sqlite3_bind_int(st, 2, k->pid);
   sqlite3_bind_text(st, 3, o->begin, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 4, o->end, -1, SQLITE_STATIC);

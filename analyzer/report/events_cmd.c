@@ -74,36 +74,55 @@ int gcs_cmd_events(int argc, char **argv) {
   }
   gcs_input_warn_discarded(&in, stderr, "gcscope events: ");
 
-  sqlite3_stmt *s;
+  /* Trace by trace in id order; each trace's events in event order
+   * (gcs_gcdb_events_prepare: as stored when that is time order). */
+  sqlite3_stmt *q;
   int rc = 0;
-  const char *sql =
-      "SELECT e.name, (e.ts_ns - t.start_ns) / 1e6 AS ms, e.pid, e.tid, e.payload, e.trace_id "
-      "FROM events e JOIN traces t ON t.id = e.trace_id "
-      "WHERE " GCS_IN_INPUT("e.trace_id") " AND (?1 < 0 OR e.pid = ?1) AND (e.ts_ns - t.start_ns) >= ?2 * 1e6 AND (e.ts_ns - t.start_ns) <= ?3 * 1e6 "
-      "ORDER BY e.trace_id, e.ts_ns, e.id";
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, "SELECT t.id, t.start_ns FROM traces t WHERE " GCS_IN_INPUT("t.id") " ORDER BY t.id", -1,
+                         &q, NULL) != SQLITE_OK) {
     fprintf(stderr, "gcscope events: %s\n", sqlite3_errmsg(db));
-    rc = 1;
-  } else {
-    sqlite3_bind_int(s, 1, pid);
-    sqlite3_bind_double(s, 2, from);
-    sqlite3_bind_double(s, 3, to);
-    printf("%-24s %16s %8s %8s  %s\n", "Event Name", "Time MSec", "PID", "TID", "Payload");
-    int64_t trace = -1;
-    char num[48];
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    if (filter) regfree(&re);
+    gcs_input_close(&in);
+    return 1;
+  }
+  printf("%-24s %16s %8s %8s  %s\n", "Event Name", "Time MSec", "PID", "TID", "Payload");
+  int64_t shown = -1;
+  char num[48];
+  while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+    int64_t tr = sqlite3_column_int64(q, 0);
+    /* ?2 the trace's start (NULL: no event is in range, as with the join
+     * on traces before), ?3 the pid, ?4 and ?5 the range in ms. */
+    sqlite3_stmt *s = gcs_gcdb_events_prepare(
+        db, tr, "e.name, (e.ts_ns - ?2) / 1e6 AS ms, e.pid, e.tid, e.payload",
+        "(?3 < 0 OR e.pid = ?3) AND (e.ts_ns - ?2) >= ?4 * 1e6 AND (e.ts_ns - ?2) <= ?5 * 1e6", NULL, err, sizeof err);
+    if (!s) {
+      fprintf(stderr, "gcscope events: %s\n", err);
+      rc = 1;
+      break;
+    }
+    if (sqlite3_column_type(q, 1) == SQLITE_NULL) sqlite3_bind_null(s, 2);
+    else sqlite3_bind_int64(s, 2, sqlite3_column_int64(q, 1));
+    sqlite3_bind_int(s, 3, pid);
+    sqlite3_bind_double(s, 4, from);
+    sqlite3_bind_double(s, 5, to);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(s, 0);
       if (filter && regexec(&re, name ? name : "", 0, NULL, 0) != 0) continue;
-      int64_t tr = sqlite3_column_int64(s, 5);
-      if (tr != trace) {
-        if (trace >= 0) printf("-- trace %lld\n", (long long)tr);
-        trace = tr;
+      if (tr != shown) {
+        if (shown >= 0) printf("-- trace %lld\n", (long long)tr);
+        shown = tr;
       }
       printf("%-24s %16s %8d %8d  %s\n", name ? name : "", rpt_num(num, sizeof num, sqlite3_column_double(s, 1), 3),
              sqlite3_column_int(s, 2), sqlite3_column_int(s, 3), (const char *)sqlite3_column_text(s, 4));
     }
+    if (step != SQLITE_DONE) {
+      fprintf(stderr, "gcscope events: %s\n", sqlite3_errmsg(db));
+      rc = 1;
+    }
     sqlite3_finalize(s);
   }
+  sqlite3_finalize(q);
   if (filter) regfree(&re);
   gcs_input_close(&in);
   return rc;

@@ -342,6 +342,10 @@ struct unpack_cursor {
   int eof;
   struct gcs_event ev;
   struct jbuf json;
+  /* The payload text of the current event, formatted on its first read:
+   * a query that names the column several times (gcscope heaps cuts three
+   * fields out of it, eight references) formats it once. -1: not yet. */
+  int text_len;
   char text[PAYLOAD_MAX];
 };
 
@@ -408,6 +412,7 @@ static int u_step(sqlite3_vtab_cursor *cur) {
     return u_corrupt(cur);
   }
   c->seq++;
+  c->text_len = -1;
   return SQLITE_OK;
 }
 
@@ -443,12 +448,14 @@ static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case U_CPU: sqlite3_result_int(ctx, ev->cpu); break;
   case U_NAME: sqlite3_result_text(ctx, gcs_event_descs[ev->kind].name, -1, SQLITE_STATIC); break;
   case U_VERSION: sqlite3_result_int(ctx, ev->version); break;
-  case U_PAYLOAD: {
-    size_t n = gcs_event_format(ev, c->text, sizeof c->text);
-    if (n >= sizeof c->text) n = strlen(c->text);
-    sqlite3_result_text(ctx, c->text, (int)n, SQLITE_TRANSIENT);
+  case U_PAYLOAD:
+    if (c->text_len < 0) {
+      size_t n = gcs_event_format(ev, c->text, sizeof c->text);
+      if (n >= sizeof c->text) n = strlen(c->text);
+      c->text_len = (int)n;
+    }
+    sqlite3_result_text(ctx, c->text, c->text_len, SQLITE_TRANSIENT);
     break;
-  }
   case U_FIELDS:
     fields_json(ev, &c->json);
     if (c->json.oom) { c->json.oom = 0; return SQLITE_NOMEM; }

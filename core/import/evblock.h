@@ -36,8 +36,8 @@
  * row (16,349 bytes), so the row spills into whole overflow pages and its
  * remainder shares a leaf page: event_blocks 31.8 -> 23.1 MB on the 10 s
  * alloc-heavy recording. The other events' blocks deflate to 13-20 KB
- * already, and the events view, which sorts them by time, reads them
- * faster at this size. */
+ * already, and `gcscope events`, when it sorts them by time (a trace not
+ * stored in time order), reads them faster at this size. */
 #define EVB_TICK_RAW_BYTES (128 * 1024)
 #define EVB_TICK_MAX_EVENTS 8192
 /* Events of one block are numbered seq = 0..; events.id = block id *

@@ -18,6 +18,7 @@ static const char index_sql[] = GCS_INDEX_SQL;
  * traces can be imported again for the new figures. */
 static const struct { const char *table, *column, *type; } added_columns[] = {
   { "traces", "truncated_at", "INTEGER" },
+  { "traces", "time_ordered", "INTEGER" },
   { "gcs", "soh_alloc_measured_mb", "REAL" },
   { "gcs", "loh_alloc_measured_mb", "REAL" },
   { "gcs", "poh_alloc_measured_mb", "REAL" },

@@ -50,6 +50,10 @@ struct imw {
   uint64_t gcs_at_store;  /* gcs when gcs_recon_store_final last ran */
   uint64_t store_every;   /* STORE_EVERY_GCS; 0: GCs stored at the end only */
   struct evb_buf blocks[B_COUNT];
+  /* Is every event of the events blocks at or after the one before it
+   * (traces.time_ordered)? last_ts: the time of the last one written. */
+  int time_ordered;
+  uint64_t last_ts;
   struct gcs_recon *recon;
 };
 
@@ -85,6 +89,7 @@ struct imw *imw_open(sqlite3 *db, int64_t trace_id, char *err, size_t errlen) {
   w->db = db;
   w->trace_id = trace_id;
   w->last_proc = -1;
+  w->time_ordered = 1;
   w->store_every = STORE_EVERY_GCS;
   const char *every = getenv("GCSCOPE_STORE_GCS_EVERY");
   if (every && *every) w->store_every = strtoull(every, NULL, 10);
@@ -452,6 +457,8 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
   }
   struct imw_proc *p = imw_proc(w, ev->pid);
   if (p && p->origin < 0) p->origin = ev->origin;
+  if (ev->ts_ns < w->last_ts) w->time_ordered = 0;
+  w->last_ts = ev->ts_ns;
   return add_to_block(w, B_EVENTS, ev, -1, err, errlen);
 }
 
@@ -498,6 +505,15 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
     sqlite3_bind_int64(s, 14, (int64_t)p->gc_events);
     if (step(w, s, err, errlen) != 0) return -1;
   }
+  /* Whether reports may read the events as stored (traces.time_ordered). */
+  sqlite3_stmt *o;
+  if (sqlite3_prepare_v2(w->db, "UPDATE traces SET time_ordered = ?1 WHERE id = ?2", -1, &o, NULL) != SQLITE_OK)
+    return sql_fail(w, err, errlen);
+  sqlite3_bind_int(o, 1, w->time_ordered);
+  sqlite3_bind_int64(o, 2, w->trace_id);
+  int orc = sqlite3_step(o);
+  sqlite3_finalize(o);
+  if (orc != SQLITE_DONE) return sql_fail(w, err, errlen);
   gcs_recon_finish(w->recon);
   int rc = gcs_recon_store(w->recon, w->db, w->trace_id);
   if (rc != 0) {

@@ -66,6 +66,7 @@ c.execute("DROP TABLE old_ticks")
 for col in ("soh_alloc_measured_mb", "loh_alloc_measured_mb", "poh_alloc_measured_mb", "alloc_measured_mb"):
     c.execute("ALTER TABLE gcs DROP COLUMN %s" % col)
 c.execute("ALTER TABLE gc_process_summary DROP COLUMN total_alloc_measured_mb")
+c.execute("ALTER TABLE traces DROP COLUMN time_ordered")
 c.execute("DROP TABLE trigger_firings")
 # The per-generation and per-heap tables as rowid tables (rows in the order the
 # older import wrote them) with their indexes by gc_id.
@@ -93,6 +94,8 @@ if rc == 0:
             "PerfView's figures unchanged")
 cols = [r[1] for r in sqlite3.connect(db).execute("PRAGMA table_info(gcs)")]
 T.check("alloc_measured_mb" in cols, "the column was added")
+T.check(T.rows(db, "SELECT id, time_ordered FROM traces") == [["1", ""]],
+        "traces.time_ordered added, NULL for the old trace (its events sorted)")
 rc, out, err = T.run("events", db)
 T.check(rc == 0 and out == new_events and out.count("\n") > 100, "the old events rows, as before")
 T.check([T.run("sql", db, q)[1] for q in Q_GENS] == new_gens and new_gens[2].count("\n") > 10,
@@ -124,6 +127,17 @@ T.check(kinds == {"gc_gens": 0, "gc_heaps": 0, "gc_heap_gens": 0, "gc_gens_by_gc
                   "gc_heap_gens_by_gc": 0}, "the old rowid tables and their indexes kept (%r)" % kinds)
 rc, out, err = T.run("events", db, "--trace", "1")
 T.check(rc == 0 and out == new_events, "the old trace's events unchanged beside the new")
+T.check(T.rows(db, "SELECT id, time_ordered FROM traces ORDER BY id") == [["1", ""], ["2", "1"]],
+        "the new trace imported in time order (time_ordered 1), the old one still NULL")
+rc, out, err = T.run("events", db, "--trace", "2")
+c = sqlite3.connect(db)
+c.execute("UPDATE traces SET time_ordered = NULL WHERE id = 2")
+c.commit()
+c.close()
+T.check(rc == 0 and out.count("\n") > 100 and T.run("events", db, "--trace", "2") == (rc, out, err),
+        "the new trace's events read as stored, as the sorting path prints them")
+rc, out, err = T.run("events", db)
+T.check(rc == 0 and out.startswith(new_events) and "\n-- trace 2\n" in out, "both traces, the old one first")
 rc, out, err = T.run("stats", db, "--section", "firings")
 T.check(rc == 0, "the firings section reads the added table")
 # read-only: nothing can be added; one line, the file unchanged

@@ -13,6 +13,8 @@
  *  - gcs_gcdb_each / gcs_gcdb_load: the one loader of GC rows (tables_gc.def's
  *    gcs, plus optional per-heap history), columns selectable.
  *  - gcs_gcdb_pauses: the pauses of one process (the gc_pauses view).
+ *  - gcs_gcdb_events_prepare: one trace's events in event order (ts_ns, ties
+ *    by id), read as stored when the import found them in time order.
  *
  * Errors: functions return 0 (or a handle) on success, -1 (NULL) with a
  * one-line message in err (no program prefix, no newline); nothing is printed
@@ -177,5 +179,26 @@ int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_
  * or 2 rows of the gc_pauses view to out[*n] (room for 2 needed), in the
  * view's kind order. */
 void gcs_gcdb_pauses_of(const struct gcs_gcdb_gc *g, struct gcs_gcdb_pause *out, size_t *n);
+
+/* ---- events in event order -------------------------------------------------- */
+
+/* The order of events (the events view's rows) every report reads them in:
+ * trace by trace, within a trace by ts_ns, ties broken by id. This is its one
+ * definition. gcs_gcdb_events_prepare gives one trace's rows in that order:
+ * a trace whose import found its events in time order (traces.time_ordered
+ * = 1) is read as stored, block by block (event_blocks.id, then each block's
+ * events in their place: id order, and then also (ts_ns, id) order), without
+ * sorting; any other trace (0, NULL: imported by an older gcscope or into a
+ * database made before the column) through the events view, ORDER BY ts_ns,
+ * id. *stored (if not NULL) says which.
+ *
+ * cols: the select list, over e's columns ts_ns, pid, tid, cpu, name,
+ * version, payload and fields (not id nor trace_id: the stored path reads
+ * gcs_unpack's rows). where: a condition over the same, or NULL; its
+ * parameters are numbered from ?2 (?1 is the trace id, bound here). Returns
+ * the statement (the caller binds ?2... and finalizes it), NULL with err set. */
+typedef struct sqlite3_stmt sqlite3_stmt;
+sqlite3_stmt *gcs_gcdb_events_prepare(sqlite3 *db, int64_t trace_id, const char *cols, const char *where,
+                                      int *stored, char *err, size_t errlen);
 
 #endif /* GCS_GCDB_H */
