@@ -26,66 +26,16 @@
  * names another gcscope binary to time (a build of older code, say).
  * usage: events-bench [NROUNDS] [DB_PATH] [ROUNDS]
  */
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench_cmd.h"
 
 #include "gcs_db.h"
 #include "import_writer.h"
-
-#define MAX_ROUNDS 50
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(const double *v, int n) {
-  double t[MAX_ROUNDS];
-  memcpy(t, v, sizeof *v * (size_t)n);
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-static void range(const double *v, int n, double *lo, double *hi) {
-  *lo = *hi = v[0];
-  for (int i = 1; i < n; i++) {
-    if (v[i] < *lo) *lo = v[i];
-    if (v[i] > *hi) *hi = v[i];
-  }
-}
-
-/* Runs argv with stdout on /dev/null; wall and CPU (user + sys) seconds. */
-static int run(const char *const *argv, double *wall, double *cpu) {
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int fd = open("/dev/null", O_WRONLY);
-    if (fd >= 0) dup2(fd, 1);
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  int st;
-  struct rusage ru;
-  if (wait4(pid, &st, 0, &ru) != pid) return -1;
-  *wall = now() - t0;
-  *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    fprintf(stderr, "events-bench: %s %s failed (status %d)\n", argv[0], argv[1], st);
-    return -1;
-  }
-  return 0;
-}
 
 struct gen { struct imw *w; uint64_t ts; int failed; char err[256]; };
 
@@ -212,19 +162,19 @@ int main(int argc, char **argv) {
   long nrounds = argc > 1 ? atol(argv[1]) : 23000;
   const char *path = argc > 2 ? argv[2] : "events_bench.db";
   int rounds = argc > 3 ? atoi(argv[3]) : 5;
-  if (nrounds < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
-    fprintf(stderr, "usage: events-bench [NROUNDS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", MAX_ROUNDS);
+  if (nrounds < 1 || rounds < 1 || rounds > BENCH_MAX_ROUNDS) {
+    fprintf(stderr, "usage: events-bench [NROUNDS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", BENCH_MAX_ROUNDS);
     return 2;
   }
   char sorted_path[4096];
   snprintf(sorted_path, sizeof sorted_path, "%s.sorted.db", path);
-  double t0 = now();
+  double t0 = bench_now();
   uint64_t nevents = 0;
   if (build(path, nrounds, &nevents) != 0 || copy_unordered(path, sorted_path) != 0) {
     fprintf(stderr, "events-bench: building the databases failed\n");
     return 1;
   }
-  printf("built %ld rounds (%llu GC events) in %.1f s\n", nrounds, (unsigned long long)nevents, now() - t0);
+  printf("built %ld rounds (%llu GC events) in %.1f s\n", nrounds, (unsigned long long)nevents, bench_now() - t0);
   const char *g = getenv("EVENTS_BENCH_GCSCOPE");
   if (!g || !*g) g = GCSCOPE_BIN;
   /* Baselines: start-up alone; one pass over the events view formatting
@@ -241,25 +191,25 @@ int main(int argc, char **argv) {
     { g, "sql", path, "SELECT count(*), sum(amount), sum(kind), sum(type_id) FROM alloc_ticks", NULL },
     { g, "allocs", path, NULL, NULL },
   };
-  static double wall[NC][MAX_ROUNDS], cpu[NC][MAX_ROUNDS];
+  static double wall[NC][BENCH_MAX_ROUNDS], cpu[NC][BENCH_MAX_ROUNDS];
   for (int r = 0; r < rounds; r++)
     for (int k = 0; k < NC; k++) {
       int c = (k + r) % NC;
-      if (run(cmds[c], &wall[c][r], &cpu[c][r]) != 0) return 1;
+      if (bench_run_cmd("events-bench", cmds[c], &wall[c][r], &cpu[c][r]) != 0) return 1;
     }
   for (int c = 0; c < NC; c++) {
     double lo, hi;
-    range(cpu[c], rounds, &lo, &hi);
-    printf("%-24s cpu %.3f s (%.3f-%.3f), wall %.3f s\n", names[c], median(cpu[c], rounds), lo, hi,
-           median(wall[c], rounds));
+    bench_range(cpu[c], rounds, &lo, &hi);
+    printf("%-24s cpu %.3f s (%.3f-%.3f), wall %.3f s\n", names[c], bench_median(cpu[c], rounds), lo, hi,
+           bench_median(wall[c], rounds));
   }
   /* Ratios per round (each round's commands ran within seconds of each other). */
   static const int pairs[][2] = { { EV_SORTED, EV_STORED }, { EV_STORED, EV_SCAN }, { ALLOCS, TICK_SCAN } };
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-    double ratio[MAX_ROUNDS], lo, hi;
+    double ratio[BENCH_MAX_ROUNDS], lo, hi;
     for (int r = 0; r < rounds; r++) ratio[r] = cpu[pairs[i][0]][r] / cpu[pairs[i][1]][r];
-    range(ratio, rounds, &lo, &hi);
-    printf("ratio %s / %s cpu %.2f (%.2f-%.2f)\n", names[pairs[i][0]], names[pairs[i][1]], median(ratio, rounds), lo,
+    bench_range(ratio, rounds, &lo, &hi);
+    printf("ratio %s / %s cpu %.2f (%.2f-%.2f)\n", names[pairs[i][0]], names[pairs[i][1]], bench_median(ratio, rounds), lo,
            hi);
   }
   if (!getenv("EVENTS_BENCH_KEEP")) { unlink(path); unlink(sorted_path); }

@@ -19,68 +19,16 @@
  * another gcscope binary to time (a build of older code, say).
  * usage: stats-bench [NGCS] [DB_PATH] [ROUNDS]
  */
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench_cmd.h"
 
 #include "gcs_recon.h"
 #include "gcs_tables.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-#define MAX_ROUNDS 50
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(const double *v, int n) {
-  double t[MAX_ROUNDS];
-  memcpy(t, v, sizeof *v * (size_t)n);
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-static void range(const double *v, int n, double *lo, double *hi) {
-  *lo = *hi = v[0];
-  for (int i = 1; i < n; i++) {
-    if (v[i] < *lo) *lo = v[i];
-    if (v[i] > *hi) *hi = v[i];
-  }
-}
-
-/* Runs argv with stdout to /dev/null: wall seconds and CPU (user + sys) seconds. */
-static int run(const char *const *argv, double *wall, double *cpu) {
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid < 0) { perror("stats-bench: fork"); return -1; }
-  if (pid == 0) {
-    int fd = open("/dev/null", O_WRONLY);
-    if (fd >= 0) dup2(fd, 1);
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  int st;
-  struct rusage ru;
-  if (wait4(pid, &st, 0, &ru) != pid) { perror("stats-bench: wait4"); return -1; }
-  *wall = now() - t0;
-  *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-         (double)ru.ru_stime.tv_usec / 1e6;
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    fprintf(stderr, "stats-bench: %s %s ... failed (status %d)\n", argv[0], argv[1], st);
-    return -1;
-  }
-  return 0;
-}
 
 static void feed(struct gcs_recon *r, enum gcs_kind k, uint64_t ts, int tid, struct gcs_event *e) {
   e->kind = k;
@@ -95,8 +43,8 @@ int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 100000;
   const char *path = argc > 2 ? argv[2] : "stats_bench.db";
   int rounds = argc > 3 ? atoi(argv[3]) : 7;
-  if (n < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
-    fprintf(stderr, "usage: stats-bench [NGCS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", MAX_ROUNDS);
+  if (n < 1 || rounds < 1 || rounds > BENCH_MAX_ROUNDS) {
+    fprintf(stderr, "usage: stats-bench [NGCS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", BENCH_MAX_ROUNDS);
     return 2;
   }
   unlink(path);
@@ -110,7 +58,7 @@ int main(int argc, char **argv) {
   }
   sqlite3_exec(db, "INSERT INTO traces (id, path, identity, event_count, gc_event_count, discarded, source, imported_ns) "
                    "VALUES (1, 'synthetic', 'x', 0, 0, 0, 'lttng', 0)", NULL, NULL, NULL);
-  double t0 = now();
+  double t0 = bench_now();
   struct gcs_recon *r = gcs_recon_new(NULL, NULL);
   uint64_t ts = 1000000000000ull;
   struct gcs_event e;
@@ -145,7 +93,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "stats-bench: store failed (%d)\n", rc);
     return 1;
   }
-  printf("built %ld GCs in %.3f s\n", n, now() - t0);
+  printf("built %ld GCs in %.3f s\n", n, bench_now() - t0);
 
   /* Each configuration is a separate process, as a user runs it: the
    * baseline `gcscope sql DB "SELECT count(*), sum(pause_msec) FROM gcs"`
@@ -154,29 +102,29 @@ int main(int argc, char **argv) {
   const char *gcscope = getenv("STATS_BENCH_GCSCOPE") ? getenv("STATS_BENCH_GCSCOPE") : GCSCOPE_BIN;
   static const char *const names[] = { "count(*)", "text", "json", "csv", "html" };
   enum { NC = sizeof names / sizeof names[0] };
-  static double wall[NC][MAX_ROUNDS], cpu[NC][MAX_ROUNDS];
+  static double wall[NC][BENCH_MAX_ROUNDS], cpu[NC][BENCH_MAX_ROUNDS];
   for (int round = 0; round < rounds; round++)
     for (int k = 0; k < NC; k++) {
       int c = (k + round) % NC;
       const char *argv_sql[] = { gcscope, "sql", path, "SELECT count(*), sum(pause_msec) FROM gcs", NULL };
       const char *argv_stats[] = { gcscope, "stats", path, "--format", names[c], NULL };
-      if (run(c == 0 ? argv_sql : argv_stats, &wall[c][round], &cpu[c][round]) != 0) return 1;
+      if (bench_run_cmd("stats-bench", c == 0 ? argv_sql : argv_stats, &wall[c][round], &cpu[c][round]) != 0) return 1;
     }
   if (!getenv("STATS_BENCH_KEEP")) unlink(path);
   printf("%d rounds, each configuration a separate process, order rotated; median (lowest-highest)\n", rounds);
-  double base = median(wall[0], rounds);
+  double base = bench_median(wall[0], rounds);
   for (int c = 0; c < NC; c++) {
     double lo, hi;
-    range(wall[c], rounds, &lo, &hi);
+    bench_range(wall[c], rounds, &lo, &hi);
     printf("%-38s wall %.3f s (%.3f-%.3f), CPU %.3f s\n", c == 0 ? "gcscope sql DB 'SELECT count(*) ...'" : names[c],
-           median(wall[c], rounds), lo, hi, median(cpu[c], rounds));
+           bench_median(wall[c], rounds), lo, hi, bench_median(cpu[c], rounds));
   }
   for (int c = 1; c < NC; c++) {
-    double lo, hi, r[MAX_ROUNDS];
+    double lo, hi, r[BENCH_MAX_ROUNDS];
     for (int i = 0; i < rounds; i++) r[i] = wall[0][i] > 0 ? wall[c][i] / wall[0][i] : 0;
-    range(r, rounds, &lo, &hi);
+    bench_range(r, rounds, &lo, &hi);
     printf("stats %s %ld GCs: %.2f s (ratio to the count(*) process %.1f, %.1f-%.1f; target < 0.3 s)\n", names[c], n,
-           median(wall[c], rounds), base > 0 ? median(wall[c], rounds) / base : 0.0, lo, hi);
+           bench_median(wall[c], rounds), base > 0 ? bench_median(wall[c], rounds) / base : 0.0, lo, hi);
   }
   return 0;
 }

@@ -9,25 +9,19 @@ with the same bytes (ranked by name), with --top, --pid and --trace."""
 import csv
 import io
 import os
-import runpy
-import shutil
 import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from gcs_check import Checker  # noqa: E402
+from gcs_check import Checker, corpus_writer, fresh_dir  # noqa: E402
 
 G, TRACES, MAKER, TMP = sys.argv[1:5]
 T = Checker(G)
-shutil.rmtree(TMP, ignore_errors=True)
-os.makedirs(TMP)
+fresh_dir(TMP)
 db = TMP + "/allocs.db"
 
 # A .nettrace of ticks: version 1 (no type) and version 2 (a type name), kinds 0, 1, 2.
-saved = sys.argv
-sys.argv = ["make_corpus", TMP]
-m = runpy.run_path(MAKER, run_name="make_corpus")
-sys.argv = saved
+m = corpus_writer(MAKER, TMP)   # it writes its corpus there too
 w = m["Writer"]()
 w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 5151)
 RT = m["RT"]

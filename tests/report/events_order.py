@@ -19,19 +19,17 @@ events of each trace by ts_ns, ties by id, trace by trace:
 import csv
 import io
 import os
-import runpy
 import shutil
 import sqlite3
 import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from gcs_check import Checker  # noqa: E402
+from gcs_check import Checker, corpus_writer, fresh_dir  # noqa: E402
 
 G, TRACES, MAKER, TMP = sys.argv[1:5]
 T = Checker(G)
-shutil.rmtree(TMP, ignore_errors=True)
-os.makedirs(TMP)
+fresh_dir(TMP)
 
 
 def set_flag(db, value):
@@ -129,10 +127,7 @@ T.check(rc == 0 and rc2 == 0 and len(one) == len(rows) and len(set(p for _, p in
         [[i, "|".join([p] * 3)] for i, p in one] == three, "payload named three times in a row: the same text")
 
 # ---- an out-of-order .nettrace ------------------------------------------------------
-saved = sys.argv
-sys.argv = ["make_corpus", TMP]   # it writes its corpus there too
-m = runpy.run_path(MAKER, run_name="make_corpus")
-sys.argv = saved
+m = corpus_writer(MAKER, TMP)   # it writes its corpus there too
 w = m["Writer"]()
 w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 4242)
 RT = m["RT"]

@@ -16,6 +16,9 @@ or a Checker that also runs gcscope:
     rc, out, err = t.run("stats", db)
     sys.exit(t.done())
 """
+import os
+import runpy
+import shutil
 import subprocess
 import sys
 
@@ -44,6 +47,25 @@ def nettrace_with_string(data, old, new, path):
     with open(path, "wb") as f:
         f.write(data.replace(a, b))
     return path
+
+
+def fresh_dir(path):
+    """An empty directory at path (whatever was there is removed)."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def corpus_writer(maker, tmp):
+    """tests/nettrace/tools/make_corpus.py (its path: maker) loaded as a
+    module, for its .nettrace Writer and record helpers (a dict of its
+    names); loading it writes its corpus into tmp."""
+    saved = sys.argv
+    sys.argv = ["make_corpus", tmp]
+    try:
+        return runpy.run_path(maker, run_name="make_corpus")
+    finally:
+        sys.argv = saved
 
 
 def failed():
