@@ -95,7 +95,6 @@ static int run(struct tui_source *src, double long_pause_ms) {
   int dirty = 1;
   uint64_t drawn_gen = UINT64_MAX;
   double last_draw = 0;
-  timeout(50);
   while (!ui.quit) {
     if (tui_term_quit_requested()) break;
     double t = now_ms();
@@ -111,8 +110,15 @@ static int run(struct tui_source *src, double long_pause_ms) {
       last_draw = t;
       dirty = 0;
     }
+    /* Block for a key until the next poll or the status redraw is due: a key
+     * is taken at once, and nothing wakes the loop in between (it woke every
+     * 50 ms before; a signal's quit request waits at most a poll period). */
+    double wake = next_poll < last_draw + 1000 ? next_poll : last_draw + 1000;
+    double left = wake - now_ms();
+    timeout(left <= 0 ? 0 : left >= 1000 ? 1000 : (int)left + 1);
     int ch = getch();
     if (ch != ERR) {
+      timeout(0);
       tui_ui_key(&ui, ch);
       while ((ch = getch()) != ERR && !ui.quit) tui_ui_key(&ui, ch);   /* drain typed-ahead keys */
       dirty = 1;
