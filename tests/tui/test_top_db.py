@@ -25,6 +25,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -298,6 +299,26 @@ try:
     s.keys("q")
     t = s.wait_for("EXIT=0")
     check("gcscope top |" not in t, "screen restored after q", t)
+finally:
+    s.close()
+
+# Idle, top sleeps until its next 500 ms poll or the once-a-second status
+# redraw: over 2 s about 6 wake-ups (voluntary context switches), where a
+# 50 ms key timeout made 40. It still takes a key at once.
+s = Screen("%s top %s" % (GCSCOPE, DB))
+try:
+    s.wait_for("PID 4242")
+    pid = s.command_pid()
+
+    def switches():
+        with open("/proc/%d/status" % pid) as f:
+            return int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", f.read(), re.M).group(1))
+    a = switches()
+    time.sleep(2)
+    n = switches() - a
+    check(n <= 20, "idle top woke %d times in 2 s (a timer of 100 ms or less)" % n)
+    s.keys("q")
+    t = s.wait_for("EXIT=0")
 finally:
     s.close()
 
