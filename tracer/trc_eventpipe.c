@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,12 +289,10 @@ static int record_loop(struct eprec *r) {
   r->exited = trc_ep_target_gone(&r->s);
   if (!r->exited && !r->s.launch) {
     /* the runtime closes the stream as its process exits: give it a moment */
-    if (r->s.pidfd >= 0) {
-      struct pollfd p = { .fd = r->s.pidfd, .events = POLLIN };
-      if (poll(&p, 1, 1000) < 0) {}
-      r->exited = trc_ep_target_gone(&r->s) || p.revents != 0;
-    }
-    for (int i = 0; i < 20 && !(r->exited = r->exited || trc_ep_target_gone(&r->s)); i++) usleep(50000);
+    if (r->s.pidfd >= 0)   /* up to 1 s for its exit; a signal ends the wait */
+      r->exited = trc_sig_sleep(r->s.pidfd, 1000) || trc_ep_target_gone(&r->s);
+    else
+      for (int i = 0; i < 20 && !(r->exited = trc_ep_target_gone(&r->s)); i++) usleep(50000);
   }
   return 0;
 }
