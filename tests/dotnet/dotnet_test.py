@@ -637,9 +637,11 @@ def case_fixture_bgc_late_phh():
     rows = sql(d + "/t.db", "SELECT gc_index, type, phh_count, round(alloc_measured_mb * 1e6) FROM gcs "
                             "WHERE gc_index IN (17, 19) ORDER BY gc_index")
     # #19's gen0: size 6,226,608 before it, 0 after #18 (the gen1 GC in #17's
-    # initial pause): all allocated in between. 1,673,664 of it are free
-    # objects, what #17's final pause swept of it (4,552,944 were counted before).
-    check(rows == [["17", "1", "0", "6291400.0"], ["19", "2", "2", "6226608.0"]],
+    # initial pause): all allocated in between, less the share of free space
+    # allocation leaves (0.02 % before this run's blocking GCs). 1,673,664 of it
+    # are free objects, what #17's final pause swept (4,552,944 were counted before).
+    check(len(rows) == 2 and rows[0] == ["17", "1", "0", "6291400.0"] and rows[1][:3] == ["19", "2", "2"]
+          and abs(float(rows[1][3]) - 6226608) <= 0.001 * 6226608,
           "#17 (BGC) and #19 (foreground, PerfView's two histories) each measured on their own history: %s" % rows)
     row = sql(d + "/t.db", "SELECT sum(alloc_measured_mb) * 1e6, sum(complete = 1 AND alloc_measured_mb IS NULL) "
                            "FROM gcs")[0]
@@ -669,8 +671,10 @@ def case_fixture_bgc_sweep():
     rows = sql(d + "/t.db", "SELECT gc_index, round(soh_alloc_measured_mb * 1e6), round(loh_alloc_measured_mb * 1e6) "
                             "FROM gcs WHERE gc_index IN (7, 8, 9) ORDER BY gc_index")
     # #7: gen0 6,291,480 at its start + 600,352 at its end (its size after:
-    # 0 after #9); LOH 4,063,512 - 917,704 free - 1,048,600 after #6.
-    check(rows == [["7", "6891832.0", "2097208.0"], ["8", "0.0", "0.0"], ["9", "6291304.0", "0.0"]],
+    # 0 after #9; less the share of free space allocation leaves, 0.06 % before
+    # in this run); LOH 4,063,512 - 917,704 free - 1,048,600 after #6.
+    check(len(rows) == 3 and abs(float(rows[0][1]) - 6891832) <= 0.001 * 6891832 and rows[0][2] == "2097208.0"
+          and rows[1:] == [["8", "0.0", "0.0"], ["9", "6291304.0", "0.0"]],
           "#7 counts its gen0 sweep and the LOH once, #8 and #9 no LOH: %s" % rows)
     ours = float(sql(d + "/t.db", "SELECT sum(alloc_measured_mb) * 1e6 FROM gcs")[0][0])
     print("runtime %d, measured %.0f (%+.3f %%)" % (want, ours, (ours - want) * 100.0 / want))

@@ -34,6 +34,16 @@
  * (size 1.5 - 0; objects 1.0); GC6 0; GC7 2.0 - 1.0 = 1.0 (objects).
  * Before: GC4 1.4 and LOH +0.5 (GC3's older LOH lowered the level), GC5 4.2:
  * SOH 15.4, LOH 3.0.
+ *
+ * A second process (pid 6) whose runtime leaves free space in gen0 as it
+ * allocates (as librgc does, ~1/6 of it) and whose background GC does not
+ * sweep gen0: that free space is no sweep.
+ * GC1 0N: gen0 size 6.0, 1.0 free -> 0: +5.0 (1/6 of the growth was free).
+ * GC2 2B with GC3 0N in its pause: gen0 size 6.0, 1.0 free: +5.0; GC3 0.
+ * GC4 1F inside GC2: size 3.0, 0.52 free: 3.0 - 0.52 - 3.0/6 = 0.02 MB more
+ *   free than allocation leaves, under 64 KB: no sweep, +2.48 (the objects).
+ * GC2 ends: size 1.2, 0.2 free: +1.0 (objects; the free share is 1/6).
+ * Per GC: 5.0, 6.0, 0, 2.48; total 13.48 (gen0's size would say 14.2).
  */
 #include "recon_events.h"
 
@@ -135,6 +145,20 @@ int main(void) {
   }
   const struct gcs_proc_summary *s = gcs_recon_process(r, 0);
   CHECK_REL(s->total_alloc_measured_mb, 16.5 + 2.5, 1e-9);
+  gcs_recon_free(r);
+
+  r = gcs_recon_new(NULL, NULL);
+  gcs_recon_set_time_origin(r, T0);
+  pid = 6;
+  struct phh w1 = { 6.0, 1.0, 0, 0, 0, 0, 0 }, w2 = { 6.0, 1.0, 1.2, 0.2, 0, 0, 0 }, w3 = { 6.0, 1.0, 0, 0, 0, 0, 0 },
+             w4 = { 3.0, 0.52, 0, 0, 0, 0, 0 };
+  blocking(r, pid, gt, 5, 1, 0, 0, &w1);
+  background(r, pid, gt, bt, 100, 2, &w2, &w3, 150, 200, &w4, 250);
+  gcs_recon_finish(r);
+  CHECK(gcs_recon_gc_count(r, 0) == 4);
+  static const double waste[4] = { 5.0, 6.0, 0, 2.48 };
+  for (int i = 0; i < 4; i++) CHECK_REL(gcs_recon_gc(r, 0, i)->alloc_measured_mb[0], waste[i], 1e-9);
+  CHECK_REL(gcs_recon_process(r, 0)->total_alloc_measured_mb, 13.48, 1e-9);
   gcs_recon_free(r);
   return check_done();
 }
