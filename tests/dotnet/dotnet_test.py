@@ -781,7 +781,7 @@ def case_alloc_measured():
     """gcscope's measured allocations against GC.GetTotalAllocatedBytes(true),
     read right after a last induced GC (GCPROG_FINAL_GC=1): every byte the
     runtime handed out is before that GC's observation. Seen here (.NET 10,
-    30 bgc runs, 24 with both cores busy): alloc +0.28 %, bgc +0.21 % to
+    46 bgc runs, 34 with both cores busy): alloc +0.28 %, bgc +0.20 % to
     +0.28 %, never below: gen0's objects include the Align(min_obj_size)
     reserve CoreCLR keeps at the end of each allocation context and does not
     count (24 bytes per 8 KB: 18.4 KB per 6.29 MB of gen0). Before background
