@@ -40,6 +40,8 @@ struct recon_gc {
 struct recon_alloc {
   int next;                     /* list index of the first GC not yet placed */
   double level[3];              /* bytes in SOH/LOH/POH at the last observation */
+  double size_level;            /* gen0's size with its free space, at the last observation */
+  double waste_free, waste_size; /* gen0's free space grown with its size where no BGC ran (sums) */
   struct recon_gc *pending[RECON_ALLOC_PENDING]; /* placed, after-observation not applied */
   int npending;
 };

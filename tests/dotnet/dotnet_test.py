@@ -636,13 +636,49 @@ def case_fixture_bgc_late_phh():
     check(imp.returncode == 0, "the fixture imports")
     rows = sql(d + "/t.db", "SELECT gc_index, type, phh_count, round(alloc_measured_mb * 1e6) FROM gcs "
                             "WHERE gc_index IN (17, 19) ORDER BY gc_index")
-    check(rows == [["17", "1", "0", "6291400.0"], ["19", "2", "2", "4552944.0"]],
+    # #19's gen0: size 6,226,608 before it, 0 after #18 (the gen1 GC in #17's
+    # initial pause): all allocated in between, less the share of free space
+    # allocation leaves (0.02 % before this run's blocking GCs). 1,673,664 of it
+    # are free objects, what #17's final pause swept (4,552,944 were counted before).
+    check(len(rows) == 2 and rows[0] == ["17", "1", "0", "6291400.0"] and rows[1][:3] == ["19", "2", "2"]
+          and abs(float(rows[1][3]) - 6226608) <= 0.001 * 6226608,
           "#17 (BGC) and #19 (foreground, PerfView's two histories) each measured on their own history: %s" % rows)
     row = sql(d + "/t.db", "SELECT sum(alloc_measured_mb) * 1e6, sum(complete = 1 AND alloc_measured_mb IS NULL) "
                            "FROM gcs")[0]
     ours = float(row[0])
     check(row[1] == "0", "no complete GC without a measured figure (%s)" % row[1])
-    check(abs(ours - 109834000) <= 0.05 * 109834000, "measured %.0f within 5 %% of gcprog bgc's ~109,834,000" % ours)
+    check(109830216 <= ours <= 1.005 * 109838568,
+          "measured %.0f between gcprog bgc's 109,830,216..109,838,568 and 0.5 %% above" % ours)
+
+
+def case_fixture_bgc_sweep():
+    """A .NET 10 trace of gcprog bgc (as in alloc_measured, with GCPROG_TA=1)
+    recorded with both cores busy, and what the program printed
+    (gcprog-bgc-sweep.out: ALLOCATED = GC.GetTotalAllocatedBytes(true) after
+    the final GC). Background GC #7 swept 291,352 bytes of gen0 allocated while
+    it ran (its gen0 after: size 600,352, free objects 291,352), and its LOH
+    before (4,063,512) holds 2 MB that the gen1 GC #8 in its initial pause does
+    not (1,966,304; the program's counter says they were allocated after
+    that pause): taking #8's LOH as an observation counted them again at #9.
+    Before: +2.18 %; now +0.27 %."""
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    d = workdir("fixture_bgc_sweep")
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-bgc-sweep.nettrace"],
+                         capture_output=True, text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the fixture imports")
+    want = int(re.search(r"^ALLOCATED bytes=(\d+)", open(fx + "/gcprog-bgc-sweep.out").read(), re.M).group(1))
+    rows = sql(d + "/t.db", "SELECT gc_index, round(soh_alloc_measured_mb * 1e6), round(loh_alloc_measured_mb * 1e6) "
+                            "FROM gcs WHERE gc_index IN (7, 8, 9) ORDER BY gc_index")
+    # #7: gen0 6,291,480 at its start + 600,352 at its end (its size after:
+    # 0 after #9; less the share of free space allocation leaves, 0.06 % before
+    # in this run); LOH 4,063,512 - 917,704 free - 1,048,600 after #6.
+    check(len(rows) == 3 and abs(float(rows[0][1]) - 6891832) <= 0.001 * 6891832 and rows[0][2] == "2097208.0"
+          and rows[1:] == [["8", "0.0", "0.0"], ["9", "6291304.0", "0.0"]],
+          "#7 counts its gen0 sweep and the LOH once, #8 and #9 no LOH: %s" % rows)
+    ours = float(sql(d + "/t.db", "SELECT sum(alloc_measured_mb) * 1e6 FROM gcs")[0][0])
+    print("runtime %d, measured %.0f (%+.3f %%)" % (want, ours, (ours - want) * 100.0 / want))
+    check(want <= ours <= 1.005 * want, "measured %.0f between the runtime's %d and 0.5 %% above it" % (ours, want))
 
 
 def case_trigger():
@@ -744,13 +780,16 @@ def case_top():
 def case_alloc_measured():
     """gcscope's measured allocations against GC.GetTotalAllocatedBytes(true),
     read right after a last induced GC (GCPROG_FINAL_GC=1): every byte the
-    runtime handed out is before that GC's observation. Seen here: alloc
-    +0.28 % every run; bgc -0.2 % to -3.4 % (under load) depending on how the background
-    GCs interleave with the program (CoreCLR's background GCs report gen0
-    before/after figures that hide part of what was allocated while they ran;
-    not established which part), PerfView's column -2.6 % and -5.5 % to
-    -7.6 %. Asserted: alloc within 1 %, bgc within 5 %, and both closer to the
-    runtime's figure than PerfView's."""
+    runtime handed out is before that GC's observation. Seen here (.NET 10,
+    46 bgc runs, 34 with both cores busy): alloc +0.28 %, bgc +0.20 % to
+    +0.28 %, never below: gen0's objects include the Align(min_obj_size)
+    reserve CoreCLR keeps at the end of each allocation context and does not
+    count (24 bytes per 8 KB: 18.4 KB per 6.29 MB of gen0). Before background
+    GCs' gen0 sweep was accounted for, bgc was -0.2 % to -3.4 % (the objects
+    allocated while a background GC ran and dead by its final pause); PerfView's
+    column -2.6 % (alloc), -2.3 % to -11.4 % (bgc). Asserted: measured at
+    least the runtime's figure and at most 0.5 % above it, and closer to it
+    than PerfView's."""
     for scenario, env in (("alloc", {"DOTNET_GCgen0size": "0x200000"}),
                           ("bgc", {"DOTNET_gcConcurrent": "1", "DOTNET_GCgen0size": "0x100000"})):
         d = workdir("alloc_measured_" + scenario)
@@ -768,9 +807,8 @@ def case_alloc_measured():
         ours, pv = float(row[0]), float(row[1])
         print("%s: runtime %d bytes, measured %.0f (%+.3f %%), PerfView %.0f (%+.1f %%)"
               % (scenario, want, ours, (ours - want) * 100.0 / want, pv, (pv - want) * 100.0 / want))
-        tol = 0.01 if scenario == "alloc" else 0.05
-        check(abs(ours - want) <= tol * want, "%s: measured %.0f within %g %% of the runtime's %d"
-              % (scenario, ours, tol * 100, want))
+        check(want <= ours <= 1.005 * want, "%s: measured %.0f between the runtime's %d and 0.5 %% above it"
+              % (scenario, ours, want))
         check(abs(ours - want) < abs(pv - want), "%s: measured closer to the runtime than PerfView's %.0f" % (scenario, pv))
         check(row[2] == "0" and row[3] == "0", "%s: no negative or missing measured figure (%s, %s)"
               % (scenario, row[2], row[3]))
@@ -818,6 +856,7 @@ CASES = {
     "trigger_rules": case_trigger_rules,
     "alloc_measured": case_alloc_measured,
     "fixture_bgc_late_phh": case_fixture_bgc_late_phh,
+    "fixture_bgc_sweep": case_fixture_bgc_sweep,
     "launch_alloc": lambda: launch_case("launch_alloc", "alloc", {"DOTNET_GCgen0size": "0x200000"}),
     # .NET 9+ server GC adapts its heap count (DATAS) from one heap; mode 0 gives one heap per core.
     "launch_server": lambda: launch_case("launch_server", "alloc",

@@ -8,6 +8,8 @@
 //   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
 // With GCPROG_FINAL_GC=1 it ends with an induced GC and prints
 //   ALLOCATED bytes=N   (GC.GetTotalAllocatedBytes(true) right after it)
+// With GCPROG_TA=1 it also prints, whenever it sees the GC count move,
+//   TA count=N bytes=B  (GC.GetTotalAllocatedBytes(false) then)
 // Scenarios: alloc (allocate, promote, LOH, pinning, one induced gen2 GC),
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
 // GC over a large live graph), idle (allocate slowly for a given time),
@@ -26,11 +28,13 @@ static class Program
     static long lastIndex, lastBgcIndex;
     static int lastCount;
     static readonly List<object> keep = new List<object>();
+    static readonly bool trace = Environment.GetEnvironmentVariable("GCPROG_TA") == "1";
 
     static void Observe()
     {
         int count = GC.CollectionCount(0);
         if (count == lastCount) return;
+        if (trace) Console.WriteLine($"TA count={count} bytes={GC.GetTotalAllocatedBytes(false)}");
         bool exactlyOne = count == lastCount + 1;
         lastCount = count;
         GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
