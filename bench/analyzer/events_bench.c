@@ -159,13 +159,9 @@ static int copy_unordered(const char *src, const char *dst) {
 }
 
 int main(int argc, char **argv) {
-  long nrounds = argc > 1 ? atol(argv[1]) : 23000;
-  const char *path = argc > 2 ? argv[2] : "events_bench.db";
-  int rounds = argc > 3 ? atoi(argv[3]) : 5;
-  if (nrounds < 1 || rounds < 1 || rounds > BENCH_MAX_ROUNDS) {
-    fprintf(stderr, "usage: events-bench [NROUNDS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", BENCH_MAX_ROUNDS);
-    return 2;
-  }
+  struct bench_args args = { 23000, "events_bench.db", 5 };
+  if (bench_parse_args(argc, argv, "events-bench", "NROUNDS", &args)) return 2;
+  long nrounds = args.n; const char *path = args.path; int rounds = args.rounds;
   char sorted_path[4096];
   snprintf(sorted_path, sizeof sorted_path, "%s.sorted.db", path);
   double t0 = bench_now();

@@ -40,13 +40,9 @@ static void feed(struct gcs_recon *r, enum gcs_kind k, uint64_t ts, int tid, str
 }
 
 int main(int argc, char **argv) {
-  long n = argc > 1 ? atol(argv[1]) : 100000;
-  const char *path = argc > 2 ? argv[2] : "stats_bench.db";
-  int rounds = argc > 3 ? atoi(argv[3]) : 7;
-  if (n < 1 || rounds < 1 || rounds > BENCH_MAX_ROUNDS) {
-    fprintf(stderr, "usage: stats-bench [NGCS (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", BENCH_MAX_ROUNDS);
-    return 2;
-  }
+  struct bench_args args = { 100000, "stats_bench.db", 7 };
+  if (bench_parse_args(argc, argv, "stats-bench", "NGCS", &args)) return 2;
+  long n = args.n; const char *path = args.path; int rounds = args.rounds;
   unlink(path);
   sqlite3 *db;
   if (sqlite3_open(path, &db) != SQLITE_OK) return 1;

@@ -45,6 +45,19 @@ static inline void bench_range(const double *v, int n, double *lo, double *hi) {
   }
 }
 
+/* The command benchmarks' arguments: [N] [DB_PATH] [ROUNDS], each with its
+ * default. 0, or -1 after the usage line (N >= 1, 1 <= ROUNDS <= BENCH_MAX_ROUNDS). */
+struct bench_args { long n; const char *path; int rounds; };
+static inline int bench_parse_args(int argc, char **argv, const char *prog, const char *n_name,
+                                   struct bench_args *a) {
+  if (argc > 1) a->n = atol(argv[1]);
+  if (argc > 2) a->path = argv[2];
+  if (argc > 3) a->rounds = atoi(argv[3]);
+  if (a->n >= 1 && a->rounds >= 1 && a->rounds <= BENCH_MAX_ROUNDS) return 0;
+  fprintf(stderr, "usage: %s [%s (>= 1)] [DB_PATH] [ROUNDS (1-%d)]\n", prog, n_name, BENCH_MAX_ROUNDS);
+  return -1;
+}
+
 /* Runs argv (argv[0] a path) with stdout on /dev/null: its wall and CPU
  * seconds. -1 after "PROG: ..." on stderr if it cannot run or fails. */
 static inline int bench_run_cmd(const char *prog, const char *const *argv, double *wall, double *cpu) {

@@ -599,16 +599,25 @@ def case_lttng_check():
     check("EventPipe" in r.stderr, "the EventPipe alternative")
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def import_fixture(name, trace):
+    """Imports tests/dotnet/fixtures/TRACE into a fresh work directory NAME's
+    t.db (checked); returns the directory."""
+    d = workdir(name)
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", os.path.join(FIXTURES, trace)],
+                         capture_output=True, text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the fixture %s imports" % trace)
+    return d
+
+
 def case_fixture_import():
     """A .NET 10 trace recorded by gcscope (launch mode, gcprog alloc,
     DOTNET_GCgen0size=0x200000) with the program's output of that run:
     imported offline, it agrees with what the runtime printed."""
-    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-    d = workdir("fixture_import")
-    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-alloc.nettrace"], capture_output=True,
-                         text=True)
-    print(imp.stdout + imp.stderr)
-    check(imp.returncode == 0, "the fixture imports")
+    d = import_fixture("fixture_import", "gcprog-alloc.nettrace")
     # Figures read off gcprog-alloc.out: pid 24613, COUNTS gen0=31 gen1=4 gen2=2, GC #20 a gen2
     # GC promoting 4337496 bytes (TotalPromotedSize0..3 4329312 + the POH's 8184) in 0.752 ms.
     check(sql(d + "/t.db", "SELECT pid, count(*) FROM gcs") == [["24613", "31"]], "31 GCs of pid 24613")
@@ -616,7 +625,7 @@ def case_fixture_import():
           "27 gen0, 2 gen1, 2 gen2 GCs")
     check(sql(d + "/t.db", "SELECT gen, round(promoted_mb * 1e6) FROM gcs WHERE gc_index = 20") == [["2", "4329312.0"]],
           "GC #20: gen2, 4329312 bytes promoted in gen0..LOH")
-    compare(d + "/t.db", open(fx + "/gcprog-alloc.out").read(), 24613)
+    compare(d + "/t.db", open(FIXTURES + "/gcprog-alloc.out").read(), 24613)
 
 
 def case_fixture_bgc_late_phh():
@@ -628,12 +637,7 @@ def case_fixture_bgc_late_phh():
     gives #17 its own: before, #19 counted gen0 twice and #17 had none (sum
     117.28 MB, +6.8 %). The program's output of that run was not kept; gcprog
     bgc printed ALLOCATED 109,830,216..109,838,568 bytes in 12 other runs."""
-    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-    d = workdir("fixture_bgc_late_phh")
-    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-bgc-late-phh.nettrace"],
-                         capture_output=True, text=True)
-    print(imp.stdout + imp.stderr)
-    check(imp.returncode == 0, "the fixture imports")
+    d = import_fixture("fixture_bgc_late_phh", "gcprog-bgc-late-phh.nettrace")
     rows = sql(d + "/t.db", "SELECT gc_index, type, phh_count, round(alloc_measured_mb * 1e6) FROM gcs "
                             "WHERE gc_index IN (17, 19) ORDER BY gc_index")
     # #19's gen0: size 6,226,608 before it, 0 after #18 (the gen1 GC in #17's
@@ -661,13 +665,8 @@ def case_fixture_bgc_sweep():
     not (1,966,304; the program's counter says they were allocated after
     that pause): taking #8's LOH as an observation counted them again at #9.
     Before: +2.18 %; now +0.27 %."""
-    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-    d = workdir("fixture_bgc_sweep")
-    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/t.db", fx + "/gcprog-bgc-sweep.nettrace"],
-                         capture_output=True, text=True)
-    print(imp.stdout + imp.stderr)
-    check(imp.returncode == 0, "the fixture imports")
-    want = int(re.search(r"^ALLOCATED bytes=(\d+)", open(fx + "/gcprog-bgc-sweep.out").read(), re.M).group(1))
+    d = import_fixture("fixture_bgc_sweep", "gcprog-bgc-sweep.nettrace")
+    want = int(re.search(r"^ALLOCATED bytes=(\d+)", open(FIXTURES + "/gcprog-bgc-sweep.out").read(), re.M).group(1))
     rows = sql(d + "/t.db", "SELECT gc_index, round(soh_alloc_measured_mb * 1e6), round(loh_alloc_measured_mb * 1e6) "
                             "FROM gcs WHERE gc_index IN (7, 8, 9) ORDER BY gc_index")
     # #7: gen0 6,291,480 at its start + 600,352 at its end (its size after:
