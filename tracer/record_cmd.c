@@ -250,24 +250,11 @@ static void take_capture(struct rec *r) {
   gcs_triggers_rearm(r->m, now_ns());   /* PerfView re-creates its triggers */
 }
 
-/* Without a pidfd, an exited process its parent has not reaped yet (a
- * zombie) still answers kill(pid, 0): its state in /proc tells. */
-static int zombie(pid_t pid) {
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  const char *p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
-  return p && p[1] == ' ' && p[2] == 'Z';
-}
-
+/* --pid: its pidfd, polled by every wait_turn, says when it exits; without
+ * one, the process table does (trc_pid_exited). */
 static int target_alive(const struct rec *r) {
   if (!r->o.pid) return 1;
-  if (r->target_exited || (kill(r->o.pid, 0) != 0 && errno == ESRCH)) return 0;
-  return r->pidfd >= 0 || !zombie(r->o.pid);
+  return r->pidfd >= 0 ? !r->target_exited : !trc_pid_exited(r->o.pid);
 }
 
 static void end_session(struct rec *r) {
@@ -288,11 +275,7 @@ static void end_session(struct rec *r) {
  * switches. */
 #define IDLE_MS 100
 static void wait_turn(struct rec *r, uint64_t end) {
-  if (r->w || r->pending) {
-    tick();
-    return;
-  }
-  int ms = IDLE_MS;
+  int ms = r->w || r->pending ? 1 : IDLE_MS;
   if (end) {
     uint64_t t = now_ns();
     if (t >= end) return;

@@ -33,7 +33,7 @@ int trc_ep_target_gone(struct trc_ep_session *s) {
     reap_child(s);
     return s->child_done;
   }
-  return s->pid_exited || (s->pid > 0 && kill(s->pid, 0) != 0 && errno == ESRCH);
+  return s->pid_exited || (s->pid > 0 && trc_pid_exited(s->pid));
 }
 
 void trc_ep_serve(struct trc_ep_session *s) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -84,6 +85,19 @@ int trc_pidfd_open(pid_t pid) {
   (void)pid;
   return -1;
 #endif
+}
+
+int trc_pid_exited(pid_t pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return 1;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
+  return p && p[1] == ' ' && p[2] == 'Z';
 }
 
 int trc_sig_sleep(int pidfd, int timeout_ms) {

@@ -37,6 +37,11 @@ void trc_sig_drain(void);
  * close-on-exec; -1 where unavailable. */
 int trc_pidfd_open(pid_t pid);
 
+/* Has process pid exited? Gone (ESRCH), or a zombie its parent has not
+ * reaped yet, which still answers kill(pid, 0) (its state in /proc tells):
+ * the check for when no pidfd is at hand. */
+int trc_pid_exited(pid_t pid);
+
 /* Sleep until a signal, pidfd (>= 0) readable, or timeout_ms (>= 0) passes.
  * Returns 1 if the pidfd is readable (the process exited), else 0. */
 int trc_sig_sleep(int pidfd, int timeout_ms);
