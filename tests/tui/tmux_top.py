@@ -49,7 +49,16 @@ class Screen:
         while True:
             t = self.text()
             if (needle in t) != absent:
-                return t
+                # tmux may be captured in the middle of a frame that top is
+                # still writing: wait until two captures 50 ms apart agree.
+                for _ in range(20):
+                    time.sleep(0.05)
+                    u = self.text()
+                    if u == t:
+                        break
+                    t = u
+                if (needle in t) != absent:
+                    return t
             if time.time() > deadline:
                 raise AssertionError("%r %s on the screen after %.1f s; screen:\n%s" %
                                      (needle, "still" if absent else "not", timeout, t))
