@@ -337,10 +337,8 @@ static void print_summary(struct rec *r) {
   gcs_triggers_finish(r->m, &s);
   if (!r->o.relayd && !r->triggers) {
     static struct trc_replay rp;
-    double thr[GCS_TRIGGER_NKINDS];
-    trc_rules_thresholds(&r->o, thr);
     char err[512];
-    if (trc_replay(r->outdir, thr, 0, NULL, &rp, err, sizeof err) == 0) {
+    if (trc_replay(r->outdir, NULL, 0, NULL, &rp, err, sizeof err) == 0) {
       print_counts(&rp.sum);
       if (rp.sum.max_pause_ms > 0)
         printf(", max pause %.3f ms (pid %d GC #%u)", rp.sum.max_pause_ms, (int)rp.sum.max_pid, rp.sum.max_gc);

@@ -333,10 +333,8 @@ static void print_counts(const struct gcs_trigger_summary *t, int exact) {
 static void print_trace_summary(struct eprec *r) {
   int closed = close_cut_stream(r);
   static struct trc_replay rp;
-  double off[GCS_TRIGGER_NKINDS];
-  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++) off[k] = -1;
   char err[512] = "";
-  int rc = trc_replay(r->path, off, 0, NULL, &rp, err, sizeof err);
+  int rc = trc_replay(r->path, NULL, 0, NULL, &rp, err, sizeof err);
   printf("gcscope record: trace in %s (%llu bytes)\n", r->path, (unsigned long long)r->bytes);
   print_counts(&rp.sum, rc == 0 && !rp.truncated);
   if (rp.lost) printf(" (%llu events lost)", (unsigned long long)rp.lost);
