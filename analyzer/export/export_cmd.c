@@ -14,6 +14,7 @@
 #include "gcs_cli.h"
 #include "gcs_export.h"
 #include "gcs_gcdb.h"
+#include "gcs_output.h"
 
 #define CMD "export"
 
@@ -88,8 +89,8 @@ static int write_all(sqlite3 *db, const struct proc_ref *procs, size_t n, struct
 }
 
 int gcs_cmd_export(int argc, char **argv) {
-  const char *path = NULL, *output = NULL, *format = "perfetto", *db_path = NULL;
-  int pid = -1;
+  const char *path = NULL, *output = NULL, *db_path = NULL;
+  int pid = -1, fmt = RPT_PERFETTO;
   long long trace = -1;
   struct gcs_cli p;
   gcs_cli_init(&p, &export_spec, argc, argv);
@@ -98,7 +99,11 @@ int gcs_cmd_export(int argc, char **argv) {
     if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
     if (k == O_TRACE) trace = p.ival;
     else if (k == O_PID) pid = (int)p.ival;
-    else if (k == O_FORMAT) format = p.value;
+    else if (k == O_FORMAT) {
+      char e[160];
+      if ((fmt = rpt_format_parse(p.value, RPT_F(RPT_PERFETTO) | RPT_F(RPT_CHROME_JSON), e, sizeof e)) < 0)
+        return gcs_cli_error(CMD, "%s", e);
+    }
     else if (k == O_OUTPUT) output = p.value;
     else if (k == O_DB) db_path = p.value;
   }
@@ -108,9 +113,7 @@ int gcs_cmd_export(int argc, char **argv) {
     gcs_cli_usage(&export_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  int json = !strcmp(format, "chrome-json");
-  if (!json && strcmp(format, "perfetto"))
-    return gcs_cli_error(CMD, "--format: expected perfetto or chrome-json, not '%s'", format);
+  int json = fmt == RPT_CHROME_JSON;
   if (!output && !json && isatty(STDOUT_FILENO))
     return gcs_cli_error(CMD, "the perfetto format is binary: name a file with -o FILE");
 

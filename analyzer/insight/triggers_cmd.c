@@ -20,7 +20,7 @@
 #include "gcs_events.h"
 #include "gcs_rules.h"
 #include "ins_db.h"
-#include "ins_out.h"
+#include "gcs_output.h"
 #include "ins_stats.h"
 #include "ins_triggers.h"
 
@@ -138,10 +138,10 @@ static uint64_t flag_rule_bit(const struct ins_trig *it, enum gcs_trigger_kind k
 
 /* The firings of the --rules rules (with their limits, offline: nothing
  * re-arms), rule by rule in file order. */
-static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t trace_id, enum ins_format fmt) {
+static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t trace_id, enum rpt_format fmt) {
   const struct gcs_triggers *m = ins_trig_rules(it);
-  if (fmt == INS_TEXT) printf("  Rules\n");
-  if (fmt == INS_JSON) printf(", \"rules\": [");
+  if (fmt == RPT_TEXT) printf("  Rules\n");
+  if (fmt == RPT_JSON) printf(", \"rules\": [");
   int shown_rule = 0;
   for (int i = 0; i < gcs_triggers_nrules(m); i++) {
     const struct gcs_rule *r = gcs_triggers_rule(m, i);
@@ -154,12 +154,12 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
       const struct gcs_trigger_pair *p = ins_trig_pairs(it, (enum gcs_trigger_kind)k, &n);
       for (size_t j = 0; j < n; j++) fired += (p[j].rules_fired >> i) & 1;
     }
-    if (fmt == INS_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
-    if (fmt == INS_JSON) {
+    if (fmt == RPT_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
+    if (fmt == RPT_JSON) {
       printf("%s\n    {\"rule\": ", shown_rule++ ? "," : "");
-      ins_json_str(stdout, r->name);
+      rpt_json_str(stdout, r->name);
       printf(", \"description\": ");
-      ins_json_str(stdout, desc);
+      rpt_json_str(stdout, desc);
       printf(", \"fired\": [");
     }
     size_t shown = 0;
@@ -170,13 +170,13 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
         if (!((p[j].rules_fired >> i) & 1)) continue;
         double at = (double)((int64_t)p[j].begin_ns - start_ns) / 1e6;
         int window = p[j].kind == GCS_TRIGGER_WINDOW;
-        if (fmt == INS_TEXT) {
+        if (fmt == RPT_TEXT) {
           if (window)
             printf("      pid %d GC #%u at %.3f ms: %.1f %% paused over the window\n", p[j].pid, p[j].gc_index,
                    (double)((int64_t)p[j].end_ns - start_ns) / 1e6, p[j].value);
           else
             printf("      pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[j].pid, p[j].tid, p[j].gc_index, at, p[j].ms);
-        } else if (fmt == INS_CSV) {
+        } else if (fmt == RPT_CSV) {
           printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", trace_id, r->name, window ? r->above_pct : r->over_ms,
                  p[j].pid, p[j].tid, p[j].gc_index, at, window ? p[j].value : p[j].ms);
         } else {
@@ -187,16 +187,16 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
         shown++;
       }
     }
-    if (fmt == INS_JSON) printf("]}");
+    if (fmt == RPT_JSON) printf("]}");
   }
-  if (fmt == INS_JSON) printf("]");
+  if (fmt == RPT_JSON) printf("]");
 }
 
 int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
   double thr[INS_TRIG_N] = {NAN, NAN, NAN};
   long pid = -1, trace = -1;
-  enum ins_format fmt = INS_TEXT;
+  enum rpt_format fmt = RPT_TEXT;
   const char *db_path = NULL;
   struct gcs_rule *rules = NULL;
   int nrules = 0;
@@ -217,12 +217,13 @@ int gcs_cmd_triggers(int argc, char **argv) {
       break;
     }
     case O_FORMAT: {
-      int f = ins_parse_format(p.value);
+      char ferr[160];
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
       if (f < 0) {
         free(rules);
-        return gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value);
+        return gcs_cli_error(CMD, "%s", ferr);
       }
-      fmt = (enum ins_format)f;
+      fmt = (enum rpt_format)f;
       break;
     }
     }
@@ -257,11 +258,11 @@ int gcs_cmd_triggers(int argc, char **argv) {
     rc = 1;
   }
   if (rc == 0) {
-    if (fmt == INS_CSV) printf("trace_id,trigger,threshold_ms,pid,tid,gc_index,start_ms,duration_ms\n");
-    if (fmt == INS_JSON) printf("{\"traces\": [");
+    if (fmt == RPT_CSV) printf("trace_id,trigger,threshold_ms,pid,tid,gc_index,start_ms,duration_ms\n");
+    if (fmt == RPT_JSON) printf("{\"traces\": [");
     for (size_t t = 0; t < nt; t++) {
-      if (fmt == INS_TEXT) printf("Trace %" PRId64 "\n", tt[t].trace_id);
-      if (fmt == INS_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
+      if (fmt == RPT_TEXT) printf("Trace %" PRId64 "\n", tt[t].trace_id);
+      if (fmt == RPT_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
       for (int k = 0; k < INS_TRIG_N; k++) {
         size_t n;
         const struct gcs_trigger_pair *p = ins_trig_pairs(tt[t].t, (enum gcs_trigger_kind)k, &n);
@@ -277,39 +278,39 @@ int gcs_cmd_triggers(int argc, char **argv) {
         double q[4] = {ins_percentile_sorted(d, n, 50), ins_percentile_sorted(d, n, 90),
                        ins_percentile_sorted(d, n, 99), ins_percentile_sorted(d, n, 100)};
         free(d);
-        if (fmt == INS_TEXT) {
+        if (fmt == RPT_TEXT) {
           printf("  %-21s %6zu pairs   P50 ", gcs_trigger_name((enum gcs_trigger_kind)k), n);
-          ins_num(stdout, fmt, q[0]);
+          rpt_num3(stdout, fmt, q[0]);
           printf("  P90 ");
-          ins_num(stdout, fmt, q[1]);
+          rpt_num3(stdout, fmt, q[1]);
           printf("  P99 ");
-          ins_num(stdout, fmt, q[2]);
+          rpt_num3(stdout, fmt, q[2]);
           printf("  Max ");
-          ins_num(stdout, fmt, q[3]);
+          rpt_num3(stdout, fmt, q[3]);
           printf(" ms");
           if (!isnan(thr[k])) printf("   over %.3f ms: %zu", thr[k], fired);
           printf("\n");
-        } else if (fmt == INS_JSON) {
+        } else if (fmt == RPT_JSON) {
           printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "",
                  gcs_trigger_name((enum gcs_trigger_kind)k), n);
-          ins_num(stdout, fmt, q[0]);
+          rpt_num3(stdout, fmt, q[0]);
           printf(", \"p90_ms\": ");
-          ins_num(stdout, fmt, q[1]);
+          rpt_num3(stdout, fmt, q[1]);
           printf(", \"p99_ms\": ");
-          ins_num(stdout, fmt, q[2]);
+          rpt_num3(stdout, fmt, q[2]);
           printf(", \"max_ms\": ");
-          ins_num(stdout, fmt, q[3]);
+          rpt_num3(stdout, fmt, q[3]);
           printf(", \"threshold_ms\": ");
-          ins_num(stdout, fmt, thr[k]);
+          rpt_num3(stdout, fmt, thr[k]);
           printf(", \"fired\": [");
         }
         size_t shown = 0;
         for (size_t i = 0; i < n && !isnan(thr[k]); i++) {
           if (!(p[i].rules_fired & flag_bit)) continue;
           double start = (double)((int64_t)p[i].begin_ns - tt[t].start_ns) / 1e6;
-          if (fmt == INS_TEXT)
+          if (fmt == RPT_TEXT)
             printf("    pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
-          else if (fmt == INS_CSV)
+          else if (fmt == RPT_CSV)
             printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", tt[t].trace_id, gcs_trigger_name((enum gcs_trigger_kind)k),
                    thr[k], p[i].pid,
                    p[i].tid, p[i].gc_index, start, p[i].ms);
@@ -318,13 +319,13 @@ int gcs_cmd_triggers(int argc, char **argv) {
                    shown ? ", " : "", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
           shown++;
         }
-        if (fmt == INS_JSON) printf("]}");
+        if (fmt == RPT_JSON) printf("]}");
       }
-      if (fmt == INS_JSON) printf("]");
+      if (fmt == RPT_JSON) printf("]");
       if (nrules) print_rules(tt[t].t, tt[t].start_ns, tt[t].trace_id, fmt);
-      if (fmt == INS_JSON) printf("}");
+      if (fmt == RPT_JSON) printf("}");
     }
-    if (fmt == INS_JSON) printf("\n]}\n");
+    if (fmt == RPT_JSON) printf("\n]}\n");
   }
   for (size_t t = 0; t < nt; t++) ins_trig_free(tt[t].t);
   free(tt);

@@ -11,7 +11,7 @@
 #include "gcs_cli.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 static int parse_ms(const char *s, double *out) {
   char *end;

@@ -13,7 +13,7 @@
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
 #include "rpt_line.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 

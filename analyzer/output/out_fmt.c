@@ -1,5 +1,5 @@
-/* rpt_fmt.c — printf's "%.*g" text of a double without printf, and a write
- * buffer for the csv and json writers (see rpt_util.h).
+/* out_fmt.c — printf's "%.*g" text of a double without printf, and a write
+ * buffer for the csv and json writers (see gcs_output.h).
  *
  * The csv and json reports print millions of numbers; glibc's exact decimal
  * conversion (multi-precision arithmetic per number) was most of their time.
@@ -15,9 +15,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 static const uint64_t pow10_u64[20] = {
   1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
@@ -208,7 +209,7 @@ size_t rpt_fmt_json(char *buf, double v) {
     memcpy(buf, "null", 5);
     return 4;
   }
-  if (v == floor(v) && fabs(v) < 1e15) {         /* "%.0f" of an integer */
+  if (v == floor(v) && fabs(v) < 1e17) {         /* "%.0f" of an integer */
     uint64_t u = (uint64_t)fabs(v);
     size_t o = 0;
     if (signbit(v)) buf[o++] = '-';              /* -0.0 prints "-0", as printf does */
@@ -217,6 +218,12 @@ size_t rpt_fmt_json(char *buf, double v) {
     o += (size_t)nd;
     buf[o] = 0;
     return o;
+  }
+  /* The shortest exact form: 15 digits give back most values (28.362894),
+   * 16 or 17 the rest; 17 always reads back. */
+  for (int prec = 15; prec < 17; prec++) {
+    size_t n = rpt_fmt_g(buf, v, prec);
+    if (strtod(buf, NULL) == v) return n;
   }
   return rpt_fmt_g(buf, v, 17);
 }

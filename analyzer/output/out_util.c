@@ -1,6 +1,6 @@
-/* rpt_util.c — see rpt_util.h: CSV/JSON/HTML escaping
- * (number text: rpt_num.c; the aligned table: rpt_table.c). */
-#include "rpt_util.h"
+/* out_util.c — see gcs_output.h: CSV/JSON/HTML escaping
+ * (number text: out_num.c; the aligned table: out_table.c). */
+#include "gcs_output.h"
 
 #include <math.h>
 #include <signal.h>
