@@ -120,10 +120,7 @@ int gcs_cmd_export(int argc, char **argv) {
   char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = { .trace_id = trace, .db_path = db_path };
-  if (gcs_input_open(path, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope " CMD ": %s\n", err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, path, &io, &in)) return 1;
   struct proc_ref *procs = NULL;
   size_t n = 0, clamped = 0;
   int rc = 1;
@@ -169,7 +166,6 @@ int gcs_cmd_export(int argc, char **argv) {
   if (clamped)
     fprintf(stderr, "gcscope " CMD ": %zu slice%s clamped to the slice enclosing it (arg clamped_from_end_ns)\n",
             clamped, clamped == 1 ? "" : "s");
-  gcs_input_warn_discarded(&in, stderr, "gcscope export: ");
   rc = 0;
 fail:
   if (rc) fprintf(stderr, "gcscope " CMD ": %s\n", err);

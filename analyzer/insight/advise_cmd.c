@@ -252,14 +252,9 @@ int gcs_cmd_advise(int argc, char **argv) {
     gcs_cli_usage(&advise_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
-  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+  if (gcs_input_open_report(CMD, input, &io, &in)) return 1;
 
   sqlite3 *db = in.db;
   struct ins_proc_key *procs = NULL;

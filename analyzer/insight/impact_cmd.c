@@ -411,15 +411,12 @@ int gcs_cmd_impact(int argc, char **argv) {
   int pr = parse_args(argc, argv, &o);
   if (pr) return pr > 0 ? 0 : 2;
   if (o.requests_file && read_csv(&o) != 0) { free(o.csv); return 1; }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) {
     free(o.csv);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
 
   sqlite3 *db = in.db;
 

@@ -238,15 +238,12 @@ int gcs_cmd_triggers(int argc, char **argv) {
     gcs_cli_usage(&triggers_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
-  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+  if (gcs_input_open_report(CMD, input, &io, &in)) {
     free(rules);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
 
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;

@@ -47,10 +47,25 @@ c = sqlite3.connect(lossy)
 c.execute("UPDATE traces SET discarded = 17")
 c.commit()
 c.close()
-for cmd in (["stats"], ["advise"], ["impact"], ["triggers"], ["events"], ["export", "--format", "chrome-json"]):
+WARN = r"(gcscope \w+: )?warning: trace \d+ \(.*\): 17 events were discarded by the tracer"
+for cmd in (["stats"], ["stats", "--format", "json"], ["advise"], ["impact"], ["triggers"], ["events"],
+            ["export", "--format", "chrome-json"], ["heaps"], ["allocs"], ["handles"]):
     p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)
-    check(re.search(r"warning: trace \d+ \(.*\): 17 events were discarded by the tracer", p.stderr + p.stdout) is not None,
+    check(re.search(WARN, p.stderr + p.stdout) is not None,
           "%s repeats the discarded-events warning: %r" % (cmd[0], p.stderr))
+    # ... first, before any line of the report (gcs_input_open_report): stdout
+    # unbuffered and stderr in one stream give the lines in the order written.
+    p = subprocess.run(["stdbuf", "-o0", GCSCOPE, cmd[0], lossy, "--no-pager"][:6 if cmd[0] == "stats" else 5] + cmd[1:],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    first = p.stdout.split("\n", 1)[0]
+    check(re.match(WARN, first) is not None, "%s: the warning is the first line, not %r" % (" ".join(cmd), first))
+# Every report takes -d: events TRACE -d DB imports TRACE into DB and lists
+# the same events as events on the database the test imported above.
+evdb = os.path.join(WORK, "events.db")
+p = subprocess.run([GCSCOPE, "events", TRACE, "-d", evdb], capture_output=True, text=True)
+want = subprocess.run([GCSCOPE, "events", db], capture_output=True, text=True).stdout
+check(p.returncode == 0 and os.path.exists(evdb) and p.stdout == want and want.count("\n") > 1,
+      "events TRACE -d DB: %d %r (%d lines, want %d)" % (p.returncode, p.stderr, p.stdout.count("\n"), want.count("\n")))
 if failed():
     print(adv + txt, file=sys.stderr)
     sys.exit(1)
