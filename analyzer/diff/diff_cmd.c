@@ -29,11 +29,11 @@
 
 enum { O_FORMAT, O_FAIL_ON, O_ALPHA, O_DB };
 static const struct gcs_cli_opt diff_opts[] = {
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "text|json|html", "output format (default text)" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), json or html"),
   [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "RULES",
                   "exit 1 when a rule holds, e.g. 'p99_pause>+10%,pct_pause>+1pt'" },
   [O_ALPHA] = { "alpha", 0, GCS_CLI_DOUBLE, 1e-9, 0.5, "P", "significance level of the pause test (default 0.01)" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database traces are imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -448,22 +448,22 @@ int gcs_cmd_diff(int argc, char **argv) {
   gcs_cli_init(&p, &diff_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&diff_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_FORMAT) {
       char e[160];
       if ((fmt = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_JSON) | RPT_F(RPT_HTML), e, sizeof e)) < 0)
-        return gcs_cli_error(CMD, "%s", e);
+        return gcs_cli_fail("%s", e);
     }
     else if (k == O_FAIL_ON) fail_on = p.value;
     else if (k == O_ALPHA) alpha = p.dval;
     else if (k == O_DB) db_path = p.value;
   }
-  if (argc - p.optind != 2) return gcs_cli_error(CMD, "expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
+  if (argc - p.optind != 2) return gcs_cli_fail("expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
   struct diff_rule rules[MAX_RULES];
   int nrules = 0;
   char err[1200];
   if (fail_on && (nrules = diff_rules_parse(fail_on, rules, MAX_RULES, metric_known, err, sizeof err)) < 0)
-    return gcs_cli_error(CMD, "%s", err);
+    return gcs_cli_fail("%s", err);
   static struct side a, b;
   int rc = 1;
   if (open_side(&a, argv[p.optind], db_path, err, sizeof err) ||

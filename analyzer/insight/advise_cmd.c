@@ -23,15 +23,15 @@
 enum { O_TRACE, O_PID, O_WINDOW, O_PAUSE_PCT, O_SUSPEND_MS, O_GEN2_FRAG, O_FORMAT, O_FAIL_ON, O_DB };
 
 static const struct gcs_cli_opt advise_opts_table[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
   [O_WINDOW] = { "window", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "the window of the worst-window % paused (default 60)" },
   [O_PAUSE_PCT] = { "pause-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "pause-time finding above P % (see docs/insight.md)" },
   [O_SUSPEND_MS] = { "suspend-ms", 0, GCS_CLI_DOUBLE, 0, 1e9, "MS", "long-suspension finding above MS" },
   [O_GEN2_FRAG] = { "gen2-frag-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "gen2 fragmentation finding above P %" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or json" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default) or json"),
   [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "SEV", "exit 1 if a finding is SEV (warning or critical) or worse" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -223,7 +223,7 @@ int gcs_cmd_advise(int argc, char **argv) {
   gcs_cli_init(&p, &advise_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&advise_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
     case O_TRACE: trace = (long)p.ival; break;
     case O_PID: pid = (long)p.ival; break;
@@ -235,19 +235,19 @@ int gcs_cmd_advise(int argc, char **argv) {
     case O_FAIL_ON:
       fail_on = ins_parse_severity(p.value);
       if (fail_on != INS_SEV_WARNING && fail_on != INS_SEV_CRITICAL)
-        return gcs_cli_error(CMD, "--fail-on: warning or critical, not '%s'", p.value);
+        return gcs_cli_fail("--fail-on: warning or critical, not '%s'", p.value);
       break;
     case O_FORMAT: {
       char ferr[160];
       int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_JSON), ferr, sizeof ferr);
-      if (f < 0) return gcs_cli_error(CMD, "%s", ferr);
+      if (f < 0) return gcs_cli_fail("%s", ferr);
       fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) input = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]);
   if (!input) {
     gcs_cli_usage(&advise_spec, stderr);
     return GCS_CLI_USAGE_STATUS;

@@ -48,12 +48,12 @@ static const struct gcs_cli_opt impact_opts_table[] = {
   [O_BEGIN] = { "begin", 0, GCS_CLI_STRING, 0, 0, "EVENT", "requests from the trace: the event that starts one" },
   [O_END] = { "end", 0, GCS_CLI_STRING, 0, 0, "EVENT", "... and the event that ends it" },
   [O_KEY] = { "key", 0, GCS_CLI_STRING, 0, 0, "FIELD", "the payload field pairing a begin with its end" },
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
   [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
   [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -362,7 +362,7 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
   gcs_cli_init(&p, &impact_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&impact_spec, stdout); return 1; }
-    if (k == GCS_CLI_BAD) { gcs_cli_error(CMD, "%s", p.err); return -1; }
+    if (k == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); return -1; }
     switch (k) {
     case O_REQUESTS: o->requests_file = p.value; break;
     case O_OFFSET: o->offset_ns = p.ival; break;
@@ -376,7 +376,7 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     case O_BANDS: {
       int n = ins_parse_cuts(p.value, o->cuts, MAX_CUTS);
       if (n < 0) {
-        gcs_cli_error(CMD, "--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
+        gcs_cli_fail("--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
         return -1;
       }
       o->n_cuts = (size_t)n;
@@ -385,14 +385,14 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     case O_FORMAT: {
       char ferr[160];
       int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
-      if (f < 0) { gcs_cli_error(CMD, "%s", ferr); return -1; }
+      if (f < 0) { gcs_cli_fail("%s", ferr); return -1; }
       o->fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) o->input = argv[p.optind];
-  if (p.optind + 1 < argc) { gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return -1; }
+  if (p.optind + 1 < argc) { gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]); return -1; }
   if (!o->input) { gcs_cli_usage(&impact_spec, stderr); return -1; }
   if ((o->begin != NULL) != (o->end != NULL)) {
     fprintf(stderr, "gcscope %s: --begin and --end go together\n", CMD);

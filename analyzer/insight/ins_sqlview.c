@@ -14,12 +14,12 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
                   struct ins_view_opts *o) {
   *o = (struct ins_view_opts){.pid = -1, .trace = -1, .top = 20, .bucket_s = 1, .fmt = RPT_TEXT};
   const struct gcs_cli_opt all[O_N] = {
-    [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-    [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+    [O_TRACE] = GCS_OPT_TRACE,
+    [O_PID] = GCS_OPT_PID,
     [O_TOP] = { "top", 0, GCS_CLI_INT, 1, 1e9, "N", "rows of the ranked tables (default 20)" },
     [O_BUCKET] = { "bucket", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "time bucket in seconds (default 1)" },
-    [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or csv" },
-    [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+    [O_FORMAT] = GCS_OPT_FORMAT("text (default) or csv"),
+    [O_DB] = GCS_OPT_DB,
   };
   /* The options this command takes, in table order; index -> option kind. */
   struct gcs_cli_opt opts[O_N + 1];
@@ -36,7 +36,7 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
   gcs_cli_init(&p, &spec, argc, argv);
   for (int i; (i = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (i == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 1; }
-    if (i == GCS_CLI_BAD) { gcs_cli_error(cmd, "%s", p.err); return 2; }
+    if (i == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); return 2; }
     switch (kind[i]) {
     case O_TRACE: o->trace = (long)p.ival; break;
     case O_PID: o->pid = (long)p.ival; break;
@@ -46,14 +46,14 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
     case O_FORMAT: {
       char ferr[160];
       int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV), ferr, sizeof ferr);
-      if (f < 0) { gcs_cli_error(cmd, "%s", ferr); return 2; }
+      if (f < 0) { gcs_cli_fail("%s", ferr); return 2; }
       o->fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) o->input = argv[p.optind];
-  if (p.optind + 1 < argc) { gcs_cli_error(cmd, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
+  if (p.optind + 1 < argc) { gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
   if (!o->input) { gcs_cli_usage(&spec, stderr); return 2; }
   return 0;
 }

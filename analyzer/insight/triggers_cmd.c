@@ -35,10 +35,10 @@ static const struct gcs_cli_opt triggers_opts_table[] = {
   [O_GC_OVER] = { "gc-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCOverMSec" },
   [O_SUSPEND_OVER] = { "suspend-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCSuspendOverMSec" },
   [O_BGC_FINAL_OVER] = { "bgc-final-pause-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnBGCFinalPauseOverMsec" },
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_DB] = GCS_OPT_DB,
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules as record --rules reads them: when each would fire" },
   { 0 },
 };
@@ -204,7 +204,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   gcs_cli_init(&p, &triggers_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&triggers_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
     case O_GC_OVER: case O_SUSPEND_OVER: case O_BGC_FINAL_OVER: thr[k] = p.dval; break;
     case O_TRACE: trace = (long)p.ival; break;
@@ -213,7 +213,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
     case O_RULES: {
       char rerr[600];
       free(rules);
-      if (gcs_rules_load(p.value, &rules, &nrules, rerr, sizeof rerr)) return gcs_cli_error(CMD, "--rules %s", rerr);
+      if (gcs_rules_load(p.value, &rules, &nrules, rerr, sizeof rerr)) return gcs_cli_fail("--rules %s", rerr);
       break;
     }
     case O_FORMAT: {
@@ -221,7 +221,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
       int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
       if (f < 0) {
         free(rules);
-        return gcs_cli_error(CMD, "%s", ferr);
+        return gcs_cli_fail("%s", ferr);
       }
       fmt = (enum rpt_format)f;
       break;
@@ -231,7 +231,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   if (p.optind < argc) input = argv[p.optind];
   if (p.optind + 1 < argc) {
     free(rules);
-    return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+    return gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]);
   }
   if (!input) {
     free(rules);

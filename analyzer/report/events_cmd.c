@@ -22,12 +22,12 @@ static int parse_ms(const char *s, double *out) {
 enum { O_TRACE, O_FILTER, O_FROM, O_TO, O_PID, O_DB };
 
 static const struct gcs_cli_opt events_opts[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
+  [O_TRACE] = GCS_OPT_TRACE,
   [O_FILTER] = { "filter", 0, GCS_CLI_STRING, 0, 0, "REGEX", "event names matching REGEX ('GCStart|GCEnd'; case-insensitive)" },
   [O_FROM] = { "from", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or after MS (ms from the trace start)" },
   [O_TO] = { "to", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or before MS" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_PID] = GCS_OPT_PID,
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -46,16 +46,16 @@ int gcs_cmd_events(int argc, char **argv) {
   gcs_cli_init(&p, &events_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&events_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("events", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_FILTER) filter = p.value;
-    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_error("events", "bad --from '%s'", p.value);
-    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_error("events", "bad --to '%s'", p.value);
+    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_fail("bad --from '%s'", p.value);
+    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_fail("bad --to '%s'", p.value);
     else if (k == O_PID) pid = (int)p.ival;
     else if (k == O_TRACE) trace = p.ival;
     else if (k == O_DB) dbpath = p.value;
   }
   if (p.optind < argc) path = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error("events", "more than one database given ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("more than one database given ('%s')", argv[p.optind + 1]);
   if (!path) {
     gcs_cli_usage(&events_spec, stderr);
     return GCS_CLI_USAGE_STATUS;

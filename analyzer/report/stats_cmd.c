@@ -16,9 +16,9 @@
 enum { O_TRACE, O_PID, O_FORMAT, O_WIDE, O_GCS, O_SECTION, O_NO_PAGER, O_DB };
 
 static const struct gcs_cli_opt stats_opts[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), html, csv or json" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), html, csv or json"),
   [O_WIDE] = { "wide", 0, GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
   [O_GCS] = { "gcs", 0, GCS_CLI_STRING, 0, 0, "all|N|longest",
               "text: which GCs to list: the 20 (or N) with the longest pauses (default), or all of them" },
@@ -26,7 +26,7 @@ static const struct gcs_cli_opt stats_opts[] = {
                   "text: only these sections: summary, pauses, histogram, rollup, long, loh, gen2, bgc,\n"
                   "gcs, condemned (default all)" },
   [O_NO_PAGER] = { "no-pager", 0, GCS_CLI_FLAG, 0, 0, NULL, "text on a terminal: do not page through $PAGER" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -51,21 +51,21 @@ int gcs_cmd_stats(int argc, char **argv) {
   gcs_cli_init(&p, &stats_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&stats_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("stats", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_TRACE) trace = p.ival;
     else if (k == O_PID) pid = (int)p.ival;
     else if (k == O_FORMAT) {
       char e[160];
       format = p.value;
       fmt = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_HTML) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), e, sizeof e);
-      if (fmt < 0) return gcs_cli_error("stats", "%s", e);
+      if (fmt < 0) return gcs_cli_fail("%s", e);
     }
     else if (k == O_WIDE) wide = 1;
     else if (k == O_DB) dbpath = p.value;
     else if (k == O_NO_PAGER) no_pager = 1;
     else if (k == O_SECTION) {
       char e[400];
-      if (st_sections_parse(p.value, &sections, e, sizeof e)) return gcs_cli_error("stats", "%s", e);
+      if (st_sections_parse(p.value, &sections, e, sizeof e)) return gcs_cli_fail("%s", e);
     }
     else if (k == O_GCS) {
       double n;
@@ -73,13 +73,13 @@ int gcs_cmd_stats(int argc, char **argv) {
       if (strcmp(p.value, "all") == 0) gcs = ST_GCS_ALL;
       else if (strcmp(p.value, "longest") == 0) gcs = ST_GCS_DEFAULT;
       else if (gcs_cli_number("--gcs", p.value, 1, 1, 1e9, &n, e, sizeof e) == 0) gcs = (int)n;
-      else return gcs_cli_error("stats", "--gcs: all, longest or a number of GCs, not '%s'", p.value);
+      else return gcs_cli_fail("--gcs: all, longest or a number of GCs, not '%s'", p.value);
     }
   }
   if (sections && fmt != RPT_TEXT)
-    return gcs_cli_error("stats", "--section selects sections of the text report, not of %s", format);
+    return gcs_cli_fail("--section selects sections of the text report, not of %s", format);
   if (p.optind < argc) path = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error("stats", "more than one input given ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("more than one input given ('%s')", argv[p.optind + 1]);
   if (!path) {
     gcs_cli_usage(&stats_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
