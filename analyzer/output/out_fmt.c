@@ -204,6 +204,28 @@ size_t rpt_fmt_g(char *buf, double v, int prec) {
   return n < 0 ? 0 : (size_t)n < RPT_FMT_MAX ? (size_t)n : RPT_FMT_MAX - 1;
 }
 
+/* Whether the %g text s reads back as v, as strtod would say. The digits
+ * D (< 2^53) and a power of ten 10^x with |x| <= 22 are exact doubles, so one
+ * multiplication or division rounds D * 10^x correctly (Clinger's fast
+ * path); other texts go through strtod. */
+static int reads_back(const char *s, double v) {
+  static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+  const char *c = s;
+  int neg = *c == '-', x = 0, dot = 0;
+  if (neg) c++;
+  uint64_t d = 0;
+  for (; (*c >= '0' && *c <= '9') || *c == '.'; c++) {
+    if (*c == '.') { dot = 1; continue; }
+    d = d * 10 + (uint64_t)(*c - '0');
+    x -= dot;
+  }
+  if (*c == 'e') x += atoi(c + 1);
+  if (d >= (UINT64_C(1) << 53) || x < -22 || x > 22) return strtod(s, NULL) == v;
+  double r = x >= 0 ? (double)d * p10[x] : (double)d / p10[-x];
+  return (neg ? -r : r) == v;
+}
+
 size_t rpt_fmt_json(char *buf, double v) {
   if (!isfinite(v)) {
     memcpy(buf, "null", 5);
@@ -223,7 +245,7 @@ size_t rpt_fmt_json(char *buf, double v) {
    * 16 or 17 the rest; 17 always reads back. */
   for (int prec = 15; prec < 17; prec++) {
     size_t n = rpt_fmt_g(buf, v, prec);
-    if (strtod(buf, NULL) == v) return n;
+    if (reads_back(buf, v)) return n;
   }
   return rpt_fmt_g(buf, v, 17);
 }
