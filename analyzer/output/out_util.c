@@ -36,7 +36,7 @@ void rpt_json_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-/* "null" for NaN and infinities, "%.0f" for an integer below 1e15, else "%.17g"
+/* "null" for NaN and infinities, else the shortest exact form (gcs_output.h)
  * (the text comes from rpt_fmt_json, which writes exactly that). */
 void rpt_json_num(FILE *out, double v) {
   char b[RPT_FMT_MAX];
