@@ -385,6 +385,17 @@ void gcs_triggers_set_threshold(struct gcs_triggers *t, enum gcs_trigger_kind k,
   gcs_triggers_add_rule(t, &r);
 }
 
+bool gcs_trigger_thresholds_any(const struct gcs_trigger_thresholds *th) {
+  for (int k = 0; th && k < GCS_TRIGGER_NKINDS; k++)
+    if (th->on[k]) return true;
+  return false;
+}
+
+void gcs_triggers_set_thresholds(struct gcs_triggers *t, const struct gcs_trigger_thresholds *th) {
+  for (int k = 0; th && k < GCS_TRIGGER_NKINDS; k++)
+    if (th->on[k]) gcs_triggers_set_threshold(t, (enum gcs_trigger_kind)k, th->ms[k]);
+}
+
 int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired) {
   struct gcs_event e = *ev;
   if (e.ts_ns < t->last_ts) e.ts_ns = t->last_ts;
