@@ -26,8 +26,18 @@
 #ifndef GCS_TABLES_H
 #define GCS_TABLES_H
 
+#include "gc_enums.def"
 #include "tables_raw.def"
 #include "tables_gc.def"
+
+/* A value of a gc_enums.def map in SQL, by its constant: GCS_SQL_ENUM(gc_type,
+ * BACKGROUND) is a constant subquery over the map's rows that SQLite
+ * evaluates once, so `type = GCS_SQL_ENUM(...)` still uses an index. The
+ * views use it instead of bare numbers (a misspelt constant selects nothing:
+ * schemas' tests read the views). */
+#define GCS_SQL_ENUM_ROW(Value, Name, C) "SELECT " #Value " AS v, '" #C "' AS c UNION ALL "
+#define GCS_SQL_ENUM(Map, Const) \
+  "(SELECT v FROM (" GCS_MAP_##Map(GCS_SQL_ENUM_ROW) "SELECT NULL, NULL) WHERE c = '" #Const "')"
 
 /* Index of each condemned-reasons group (PerfView's CondemnedReasonGroup) in
  * struct gcs_gc's condemned[] row and among the gcs table's cr_* columns,
