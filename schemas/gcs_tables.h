@@ -12,6 +12,9 @@
  *                literal ("INTEGER", "REAL NOT NULL", "TEXT" ...), Unit as in
  *                gc_events.def plus "ms" (milliseconds since the trace start,
  *                PerfView's time base), "mb" (10^6 bytes), "pct".
+ *                The tables core/recon writes (tables_gc.def) add a fifth,
+ *                C(Name, SqlType, Unit, Doc, Bind): where the value comes from,
+ *                as core/recon/recon_store.c binds it (see tables_gc.def).
  *   VIEW(Name, Doc, SelectSql)
  *   INDEX(Name, Table, ColumnsSql)  created after a bulk load
  *
@@ -49,7 +52,7 @@ enum gcs_condemn_group { GCS_CONDEMN_GROUPS(GCS_CONDEMN_GROUP_INDEX) };
 /* The values of the cr_induced group: how an induced GC was requested. */
 enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCED = 2 };
 
-#define GCS_SQL_COL(Name, SqlType, Unit, Doc) ",\n  " #Name " " SqlType
+#define GCS_SQL_COL(Name, SqlType, ...) ",\n  " #Name " " SqlType
 /* The end of a CREATE TABLE after its columns (Storage above). */
 #define GCS_ROWID "\n)"
 #define GCS_KEYED(KeyColumns) ",\n  PRIMARY KEY (" KeyColumns ")\n) WITHOUT ROWID"
