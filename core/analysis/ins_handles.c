@@ -101,8 +101,8 @@ int ins_handles_compute(struct ins_handle_ev *ev, size_t nev, struct ins_handle_
   size_t npins = 0;
   int64_t *lives = NULL;
   struct htab t = { NULL, 1024 };
-  qsort(ev, nev, sizeof *ev, cmp_ev);
-  qsort(gc, ngc, sizeof *gc, cmp_gc);
+  if (nev) qsort(ev, nev, sizeof *ev, cmp_ev);
+  if (ngc) qsort(gc, ngc, sizeof *gc, cmp_gc);
   while (t.cap < 2 * nev + 2) t.cap *= 2;
   t.v = calloc(t.cap, sizeof *t.v);
   out->at_gc = malloc((ngc ? ngc : 1) * sizeof *out->at_gc);
