@@ -24,6 +24,8 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "poh_alloc_measured_mb", "REAL" },
   { "gcs", "alloc_measured_mb", "REAL" },
   { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
+  { "requests", "method", "TEXT" },
+  { "requests", "path", "TEXT" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {

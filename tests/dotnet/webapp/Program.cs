@@ -1,0 +1,62 @@
+// webapp — the smallest ASP.NET Core service for gcscope's request tests
+// (tests/dotnet/dotnet_test.py, requests_* cases). Kestrel on 127.0.0.1 at a
+// port the system picks; it writes "PORT PID" to the file named by its first
+// argument once it listens. Endpoints:
+//   /alloc/{n}  allocates n * 64 KB in small arrays, keeping a slice alive
+//               (gen0/gen1 GCs, some gen2), answers the bytes allocated
+//   /quit       stops the host
+// Every request is counted by the first middleware; at exit it prints
+// "handled N" (N: the requests the server handled, /quit included).
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+static class WebApp {
+  static long handled;
+  static readonly object keepLock = new object();
+  static readonly List<byte[]> keep = new List<byte[]>();
+
+  static int Main(string[] args) {
+    string readyFile = args.Length > 0 ? args[0] : null;
+    var builder = WebApplication.CreateSlimBuilder();
+    builder.Logging.ClearProviders();
+    builder.WebHost.UseUrls("http://127.0.0.1:0");
+    var app = builder.Build();
+    app.Use(async (ctx, next) => { Interlocked.Increment(ref handled); await next(ctx); });
+    app.MapGet("/alloc/{n:int}", (int n) => {
+      long total = 0;
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < 64; j++) {
+          var b = new byte[1000];
+          b[0] = (byte)j;
+          total += b.Length;
+          if ((j & 31) == 0) lock (keepLock) { keep.Add(b); if (keep.Count > 20000) keep.RemoveRange(0, 10000); }
+        }
+      }
+      return Results.Text(total.ToString());
+    });
+    app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye"; });
+    app.Lifetime.ApplicationStarted.Register(() => {
+      var addr = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>().Addresses.First();
+      int port = new Uri(addr).Port;
+      if (readyFile != null) {
+        File.WriteAllText(readyFile + ".tmp", port + " " + Environment.ProcessId + "\n");
+        File.Move(readyFile + ".tmp", readyFile, true);
+      }
+      Console.WriteLine("listening " + port);
+    });
+    app.Run();
+    Console.WriteLine("handled " + Interlocked.Read(ref handled));
+    return 0;
+  }
+}
