@@ -197,6 +197,159 @@ static int requests_for(sqlite3 *db, const struct impact_opts *o, const struct i
   return -1;
 }
 
+/* ---- what the requests table adds: unpaired events, paths ------------------ */
+
+#define MAX_PATHS 20
+struct path_row { char *path; struct ins_impact r; };
+struct extras {
+  int have;                    /* requests from the requests table */
+  int64_t unpaired_start, unpaired_stop;
+  struct path_row paths[MAX_PATHS];
+  size_t npaths;
+};
+
+static void extras_free(struct extras *x) {
+  for (size_t i = 0; i < x->npaths; i++) { free(x->paths[i].path); ins_impact_free(&x->paths[i].r); }
+  x->npaths = 0;
+}
+
+/* Unpaired starts and stops, and per path (the MAX_PATHS with most requests)
+ * the same analysis on that path's requests. */
+static int load_extras(sqlite3 *db, const struct impact_opts *o, const struct ins_proc_key *k,
+                       const struct ins_pause *pauses, size_t npz, struct extras *x) {
+  memset(x, 0, sizeof *x);
+  if (o->requests_file || o->begin) return 0;
+  x->have = 1;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(end_ns IS NULL), 0), coalesce(sum(start_ns IS NULL), 0) FROM requests "
+                         "WHERE trace_id = ?1 AND pid = ?2", -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    x->unpaired_start = sqlite3_column_int64(st, 0);
+    x->unpaired_stop = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db, "SELECT path, count(*) AS n FROM requests WHERE trace_id = ?1 AND pid = ?2 AND path IS "
+                         "NOT NULL AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY path ORDER BY n DESC, path",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  while (x->npaths < MAX_PATHS && sqlite3_step(st) == SQLITE_ROW) {
+    const char *p = (const char *)sqlite3_column_text(st, 0);
+    if (!p || !(x->paths[x->npaths].path = strdup(p))) break;
+    x->npaths++;
+  }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db, "SELECT request_id, start_ns, end_ns FROM requests WHERE trace_id = ?1 AND pid = ?2 "
+                         "AND path = ?3 AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  int rc = 0;
+  for (size_t i = 0; i < x->npaths && rc == 0; i++) {
+    struct ins_request *v = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, k->trace_id);
+    sqlite3_bind_int(st, 2, k->pid);
+    sqlite3_bind_text(st, 3, x->paths[i].path, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 256;
+        struct ins_request *nv = realloc(v, cap * sizeof *nv);
+        if (!nv) { rc = -1; break; }
+        v = nv;
+      }
+      v[n++] = (struct ins_request){ (uint64_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                     sqlite3_column_int64(st, 2) };
+    }
+    if (rc == 0 && ins_impact_compute(v, n, pauses, npz, ins_default_cuts, 0, 0, &x->paths[i].r) != 0) rc = -1;
+    free(v);
+    if (rc) { free(x->paths[i].path); x->npaths = i; }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static void print_pcts_text(const char *label, const double *v) {
+  printf("  %s", label);
+  for (int i = 0; i < INS_N_PCTS; i++) {
+    if (i == 2 || i == 4) continue;   /* p95 and p99.9: in the line above; this one fits 80 columns */
+    printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
+    rpt_num3(stdout, RPT_TEXT, v[i]);
+  }
+  printf("\n");
+}
+
+static void print_extras_text(const struct ins_impact *r, const struct extras *x) {
+  char lbl[64];
+  snprintf(lbl, sizeof lbl, "Without GC (%zu):", r->requests - r->affected);
+  print_pcts_text(lbl, r->pct_clean_ms);
+  snprintf(lbl, sizeof lbl, "With GC (%zu):", r->affected);
+  print_pcts_text(lbl, r->pct_hit_ms);
+  if (x->have && (x->unpaired_start || x->unpaired_stop))
+    printf("  Unpaired: %" PRId64 " started and not ended, %" PRId64 " ended and not started (left out)\n",
+           x->unpaired_start, x->unpaired_stop);
+  if (r->n_worst) printf("  GCs that cost requests most (request time inside their pauses):\n");
+  for (size_t i = 0; i < r->n_worst; i++)
+    printf("    GC #%-6u %10.3f ms in %zu request%s\n", r->worst[i].gc_index, r->worst[i].lost_ms,
+           r->worst[i].requests, r->worst[i].requests == 1 ? "" : "s");
+  if (x->npaths) {
+    printf("  %-30s %8s %9s %9s %9s %9s\n", "Path", "Requests", "p50 ms", "p99 ms", "Affected%", "GC share%");
+    for (size_t i = 0; i < x->npaths; i++) {
+      const struct ins_impact *p = &x->paths[i].r;
+      const char *path = x->paths[i].path;
+      size_t len = strlen(path);
+      printf("  %-30.30s %8zu", len > 30 ? path + len - 30 : path, p->requests);
+      double v[4] = { p->pct_ms[0], p->pct_ms[3], p->affected_pct,
+                      p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN };
+      for (int j = 0; j < 4; j++) {
+        if (isnan(v[j])) printf(" %9s", "unknown");
+        else printf(" %9.3f", v[j]);
+      }
+      printf("\n");
+    }
+  }
+}
+
+static void json_kv(const char *k, double v, int comma);
+
+static void json_pcts(const char *name, const double *v) {
+  printf(", \"%s\": {", name);
+  for (int i = 0; i < INS_N_PCTS; i++) json_kv(ins_impact_pct_names[i], v[i], i > 0);
+  printf("}");
+}
+
+static void print_extras_json(const struct ins_impact *r, const struct extras *x) {
+  printf(", \"without_gc_requests\": %zu", r->requests - r->affected);
+  json_pcts("percentiles_without_gc", r->pct_clean_ms);
+  json_pcts("percentiles_with_gc", r->pct_hit_ms);
+  if (x->have) printf(", \"unpaired_starts\": %" PRId64 ", \"unpaired_stops\": %" PRId64, x->unpaired_start,
+                      x->unpaired_stop);
+  else printf(", \"unpaired_starts\": null, \"unpaired_stops\": null");
+  printf(", \"worst_gcs\": [");
+  for (size_t i = 0; i < r->n_worst; i++) {
+    printf("%s{\"gc_index\": %u, \"requests\": %zu", i ? ", " : "", r->worst[i].gc_index, r->worst[i].requests);
+    json_kv("lost_ms", r->worst[i].lost_ms, 1);
+    printf("}");
+  }
+  printf("], \"paths\": [");
+  for (size_t i = 0; i < x->npaths; i++) {
+    const struct ins_impact *p = &x->paths[i].r;
+    printf("%s{\"path\": ", i ? ", " : "");
+    rpt_json_str(stdout, x->paths[i].path);
+    printf(", \"requests\": %zu, \"affected\": %zu", p->requests, p->affected);
+    json_kv("affected_pct", p->affected_pct, 1);
+    json_kv("latency_ms", p->total_latency_ms, 1);
+    json_kv("gc_ms", p->total_gc_ms, 1);
+    json_pcts("percentiles", p->pct_ms);
+    printf("}");
+  }
+  printf("]");
+}
+
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
   if (b->lo_pct < 0) snprintf(buf, cap, csv ? "le_p%g" : "<= P%g", b->hi_pct);
   else if (b->hi_pct > 100) snprintf(buf, cap, csv ? "gt_p%g" : "> P%g", b->lo_pct);
@@ -226,7 +379,8 @@ static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
   sqlite3_finalize(st);
 }
 
-static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r) {
+static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r,
+                       const struct extras *x) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
   printf("  Requests: %zu", r->requests);
@@ -245,6 +399,7 @@ static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct i
   printf(" ms of ");
   rpt_num3(stdout, RPT_TEXT, r->affected_latency_ms);
   printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
+  print_extras_text(r, x);
   print_split(db, k);
   printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
          "GC share %");
@@ -313,7 +468,7 @@ static void json_kv(const char *k, double v, int comma) {
   rpt_num3(stdout, RPT_JSON, v);
 }
 
-static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first) {
+static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first, const struct extras *x) {
   printf("%s\n    {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   rpt_json_str(stdout, k->name);
   printf(", \"requests\": %zu, \"invalid_requests\": %zu, \"affected\": %zu", r->requests, r->invalid, r->affected);
@@ -351,7 +506,9 @@ static void print_json(const struct ins_proc_key *k, const struct ins_impact *r,
     for (size_t j = 0; j < s->n_gcs; j++) printf("%s%u", j ? ", " : "", s->gcs[j]);
     printf("]}");
   }
-  printf("]}");
+  printf("]");
+  print_extras_json(r, x);
+  printf("}");
 }
 
 static int parse_args(int argc, char **argv, struct impact_opts *o) {
@@ -467,12 +624,22 @@ int gcs_cmd_impact(int argc, char **argv) {
         free(pauses);
         goto out_json;
       }
-      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r);
+      struct extras x;
+      if (load_extras(db, &o, &procs[i], pauses, npz, &x) != 0) {
+        fprintf(stderr, "gcscope %s: reading the requests' paths: %s\n", CMD, sqlite3_errmsg(db));
+        extras_free(&x);
+        ins_impact_free(&r);
+        free(req);
+        free(pauses);
+        goto out_json;
+      }
+      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r, &x);
       else if (o.fmt == RPT_CSV) {
         if (!header++) print_csv_header(&r);
         print_csv(&procs[i], &r);
-      } else print_json(&procs[i], &r, shown == 0);
+      } else print_json(&procs[i], &r, shown == 0, &x);
       shown++;
+      extras_free(&x);
       ins_impact_free(&r);
     }
     free(req);
