@@ -17,6 +17,7 @@
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_impact.h"
+#include "gcs_html.h"
 #include "gcs_output.h"
 
 #define CMD "impact"
@@ -52,7 +53,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
   [O_PID] = GCS_OPT_PID,
   [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
   [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
-  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv, json or html"),
   [O_DB] = GCS_OPT_DB,
   { 0 },
 };
@@ -60,7 +61,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
 static const struct gcs_cli_spec impact_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]] "
-           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json] [-d DB]",
+           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json|html] [-d DB]",
   .opts = impact_opts_table,
 };
 
@@ -350,6 +351,109 @@ static void print_extras_json(const struct ins_impact *r, const struct extras *x
   printf("]");
 }
 
+/* ---- HTML: the same figures, and the latency-vs-pause picture ------------ */
+
+static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv);
+
+static void html_num(double v) {
+  if (isnan(v)) printf("<td>unknown</td>");
+  else printf("<td>%.3f</td>", v);
+}
+
+static void html_head(void) {
+  printf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope impact</title>\n"
+         "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
+         "td,th{border:1px solid #bbb;padding:2px 5px;text-align:right}th{background:#eee}td.l{text-align:left}"
+         ".note{color:#555}.grid{stroke:#e4e4e4}</style></head><body>\n<h2>GC pause impact on request latency</h2>\n");
+}
+
+static void html_pct_row(const char *label, size_t n, const double *v) {
+  printf("<tr><td class=\"l\">%s</td><td>%zu</td>", label, n);
+  for (int i = 0; i < INS_N_PCTS; i++) html_num(v[i]);
+  printf("</tr>\n");
+}
+
+static void print_html(const struct ins_proc_key *k, const struct ins_impact *r, const struct extras *x,
+                       const struct ins_pause *pauses, size_t npz, long slowest) {
+  printf("<h3>Process %d", k->pid);
+  if (k->name[0]) { printf(" ("); rpt_html_str(stdout, k->name); printf(")"); }
+  printf(" (trace %" PRId64 ")</h3>\n<ul><li>Requests: %zu", k->trace_id, r->requests);
+  if (r->invalid) printf(" (%zu with end before start left out)", r->invalid);
+  if (x->have && (x->unpaired_start || x->unpaired_stop))
+    printf("</li><li>Unpaired: %" PRId64 " started and not ended, %" PRId64 " ended and not started (left out)",
+           x->unpaired_start, x->unpaired_stop);
+  printf("</li><li>Affected by GC: %zu (%.3f %%); GC impact in them: %.3f %% (%.3f ms of %.3f ms); hit by more than "
+         "one GC: %zu</li></ul>\n", r->affected, r->affected_pct, r->gc_impact_pct, r->affected_gc_ms,
+         r->affected_latency_ms, r->multi_gc);
+  printf("<table><tr><th>Latency ms</th><th>Requests</th>");
+  for (int i = 0; i < INS_N_PCTS; i++) printf("<th>%s</th>", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
+  printf("</tr>\n");
+  html_pct_row("All", r->requests, r->pct_ms);
+  html_pct_row("Without GC", r->requests - r->affected, r->pct_clean_ms);
+  html_pct_row("With GC", r->affected, r->pct_hit_ms);
+  printf("</table>\n<h4>Request latency vs GC pauses</h4>\n");
+  struct rpt_req_point *pt = malloc((r->n_slowest ? r->n_slowest : 1) * sizeof *pt);
+  struct rpt_span *sp = malloc((npz ? npz : 1) * sizeof *sp);
+  if (pt && sp) {
+    for (size_t i = 0; i < r->n_slowest; i++)
+      pt[i] = (struct rpt_req_point){ (double)(r->slowest[i].start_ns - k->trace_start_ns) / 1e6,
+                                      r->slowest[i].latency_ms, r->slowest[i].n_gcs > 0 };
+    for (size_t i = 0; i < npz; i++)
+      sp[i] = (struct rpt_span){ (double)(pauses[i].start_ns - k->trace_start_ns) / 1e6,
+                                 (double)(pauses[i].end_ns - k->trace_start_ns) / 1e6 };
+    rpt_svg_requests(stdout, pt, r->n_slowest, sp, npz);
+  }
+  free(pt);
+  free(sp);
+  if (r->n_worst) {
+    printf("<h4>GCs that cost requests most</h4>\n<table><tr><th>GC</th><th>Request time inside its pauses "
+           "(ms)</th><th>Requests</th></tr>\n");
+    for (size_t i = 0; i < r->n_worst; i++)
+      printf("<tr><td>#%u</td><td>%.3f</td><td>%zu</td></tr>\n", r->worst[i].gc_index, r->worst[i].lost_ms,
+             r->worst[i].requests);
+    printf("</table>\n");
+  }
+  if (x->npaths) {
+    printf("<h4>Per path</h4>\n<table><tr><th>Path</th><th>Requests</th><th>p50 ms</th><th>p99 ms</th>"
+           "<th>Affected %%</th><th>GC share %%</th></tr>\n");
+    for (size_t i = 0; i < x->npaths; i++) {
+      const struct ins_impact *p = &x->paths[i].r;
+      printf("<tr><td class=\"l\">");
+      rpt_html_str(stdout, x->paths[i].path);
+      printf("</td><td>%zu</td>", p->requests);
+      html_num(p->pct_ms[0]);
+      html_num(p->pct_ms[3]);
+      html_num(p->affected_pct);
+      html_num(p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN);
+      printf("</tr>\n");
+    }
+    printf("</table>\n");
+  }
+  printf("<h4>Bands</h4>\n<table><tr><th>Band</th><th>Requests</th><th>Latency ms</th><th>GC ms</th>"
+         "<th>GC share %%</th></tr>\n");
+  for (size_t b = 0; b < r->n_bands; b++) {
+    char lbl[48];
+    band_label(lbl, sizeof lbl, &r->bands[b], 0);
+    printf("<tr><td class=\"l\">");
+    rpt_html_str(stdout, lbl);
+    printf("</td><td>%zu</td>", r->bands[b].requests);
+    html_num(r->bands[b].latency_ms);
+    html_num(r->bands[b].gc_ms);
+    html_num(r->bands[b].gc_share_pct);
+    printf("</tr>\n");
+  }
+  printf("</table>\n<h4>Slowest requests</h4>\n<table><tr><th>Id</th><th>Start ms</th><th>Latency ms</th>"
+         "<th>GC ms</th><th>GCs</th></tr>\n");
+  for (size_t i = 0; i < r->n_slowest && (long)i < slowest; i++) {
+    const struct ins_slow_request *s = &r->slowest[i];
+    printf("<tr><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td class=\"l\">", s->id,
+           (double)(s->start_ns - k->trace_start_ns) / 1e6, s->latency_ms, s->gc_ms);
+    for (size_t j = 0; j < s->n_gcs; j++) printf("%s#%u", j ? " " : "", s->gcs[j]);
+    printf("</td></tr>\n");
+  }
+  printf("</table>\n");
+}
+
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
   if (b->lo_pct < 0) snprintf(buf, cap, csv ? "le_p%g" : "<= P%g", b->hi_pct);
   else if (b->hi_pct > 100) snprintf(buf, cap, csv ? "gt_p%g" : "> P%g", b->lo_pct);
@@ -541,7 +645,7 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     }
     case O_FORMAT: {
       char ferr[160];
-      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON) | RPT_F(RPT_HTML), ferr, sizeof ferr);
       if (f < 0) { gcs_cli_fail("%s", ferr); return -1; }
       o->fmt = (enum rpt_format)f;
       break;
@@ -601,6 +705,7 @@ int gcs_cmd_impact(int argc, char **argv) {
   size_t shown = 0;
   int header = 0;
   if (o.fmt == RPT_JSON) printf("{\"processes\": [");
+  if (o.fmt == RPT_HTML) html_head();
   for (size_t i = 0; i < np; i++) {
     if (o.pid >= 0 && procs[i].pid != o.pid) continue;
     struct ins_request *req = NULL;
@@ -618,7 +723,9 @@ int gcs_cmd_impact(int argc, char **argv) {
     }
     if (nr > 0) {
       struct ins_impact r;
-      if (ins_impact_compute(req, nr, pauses, npz, o.cuts, o.n_cuts, (size_t)o.slowest, &r) != 0) {
+      /* HTML draws every request: all of them come back, slowest first. */
+      size_t want = o.fmt == RPT_HTML ? nr : (size_t)o.slowest;
+      if (ins_impact_compute(req, nr, pauses, npz, o.cuts, o.n_cuts, want, &r) != 0) {
         fprintf(stderr, "gcscope %s: out of memory\n", CMD);
         free(req);
         free(pauses);
@@ -634,6 +741,7 @@ int gcs_cmd_impact(int argc, char **argv) {
         goto out_json;
       }
       if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r, &x);
+      else if (o.fmt == RPT_HTML) print_html(&procs[i], &r, &x, pauses, npz, o.slowest);
       else if (o.fmt == RPT_CSV) {
         if (!header++) print_csv_header(&r);
         print_csv(&procs[i], &r);
@@ -648,6 +756,7 @@ int gcs_cmd_impact(int argc, char **argv) {
   rc = 0;
 out_json:
   if (o.fmt == RPT_JSON) printf("\n]}\n");
+  if (o.fmt == RPT_HTML) printf("</body></html>\n");
   if (rc == 0 && shown == 0) {
     fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
             o.requests_file ? "none of the CSV's rows match a process of the trace"

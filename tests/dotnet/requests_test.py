@@ -11,7 +11,8 @@ Where the expected values come from:
 - each request's latency: its SourceRequestStop minus its SourceRequestStart
   event time, paired here by the Id in the stored events' JSON fields (the
   events table), against the requests table and impact's slowest list;
-- the affected figures: recomputed here from the requests table and the
+- the affected figures (also the HTML picture's red and blue request lines
+  and its pause bands): recomputed here from the requests table and the
   gc_pauses view (a request is affected when a pause overlaps it by a
   positive length; its GC time is the union of the overlaps; "more than one
   GC": pauses of two or more distinct gc_index; the worst GCs: the overlaps
@@ -164,6 +165,13 @@ def verify(db, handled):
     check(got == want, "worst GCs %s == recomputed %s" % (got, want))
     pp = {x["path"]: x["requests"] for x in p["paths"]}
     check(pp == {WORK_PATH: COUNT, "/quit": 1}, "per-path requests %s" % pp)
+    # HTML: one line per request, red when a pause hit it, one band per pause.
+    h = subprocess.run([dt.GCSCOPE, "impact", db, "--format", "html"], capture_output=True, text=True)
+    check(h.returncode == 0 and h.stdout.rstrip().endswith("</html>"), "impact --format html", h.stderr)
+    red, blue = h.stdout.count('stroke="#c00"/>'), h.stdout.count('stroke="#2a6fdb"/>')
+    bands = h.stdout.count('fill="#f0a030"')
+    check(red == affected and blue == handled - affected, "HTML: %d red and %d blue request lines" % (red, blue))
+    check(bands == len(pauses), "HTML: %d pause bands == %d pauses" % (bands, len(pauses)))
 
 
 def handled_from(text):
