@@ -172,6 +172,11 @@ def verify(db, handled):
     bands = h.stdout.count('fill="#f0a030"')
     check(red == affected and blue == handled - affected, "HTML: %d red and %d blue request lines" % (red, blue))
     check(bands == len(pauses), "HTML: %d pause bands == %d pauses" % (bands, len(pauses)))
+    st = subprocess.run([dt.GCSCOPE, "stats", db, "--format", "html"], capture_output=True, text=True)
+    check(st.returncode == 0 and "<h4>Request latency vs GC pauses</h4>" in st.stdout
+          and st.stdout.count('stroke="#c00"/>') == affected
+          and st.stdout.count('stroke="#2a6fdb"/>') >= handled - affected,
+          "stats HTML draws the requests against the pauses")
 
 
 def handled_from(text):
