@@ -177,6 +177,27 @@ def verify(db, handled):
           and st.stdout.count('stroke="#c00"/>') == affected
           and st.stdout.count('stroke="#2a6fdb"/>') >= handled - affected,
           "stats HTML draws the requests against the pauses")
+    # export: every request a slice on a "Requests (tid N)" track of the thread that started it,
+    # lasting its latency, none overlapping another on its track.
+    ej = db + ".json"
+    e = subprocess.run([dt.GCSCOPE, "export", db, "--format", "chrome-json", "-o", ej], capture_output=True, text=True)
+    check(e.returncode == 0, "export --format chrome-json", e.stderr)
+    if e.returncode == 0:
+        d = json.load(open(ej))
+        evs = d["traceEvents"] if isinstance(d, dict) else d
+        tracks = {(x["pid"], x["tid"]): x["args"]["name"] for x in evs
+                  if x.get("ph") == "M" and x.get("name") == "thread_name"}
+        sl = [x for x in evs if x.get("ph") == "X" and tracks.get((x["pid"], x["tid"]), "").startswith("Requests (tid ")]
+        tid_of = {int(x[0]): int(x[5]) for x in dt.sql(db, "SELECT request_id, start_ns, end_ns, path, method, tid "
+                                                           "FROM requests WHERE pid = %d" % pid)}
+        wrong = [x for x in sl if "%.3f" % (x["dur"] / 1e3) != "%.3f" % (lat[x["args"]["request_id"]] / 1e6)
+                 or not tracks[(x["pid"], x["tid"])].startswith("Requests (tid %d)" % tid_of[x["args"]["request_id"]])]
+        by_track = {}
+        for x in sl:
+            by_track.setdefault((x["pid"], x["tid"]), []).append((x["ts"], x["ts"] + x["dur"]))
+        overlaps = sum(1 for v in by_track.values() for a, b in zip(sorted(v), sorted(v)[1:]) if b[0] < a[1] - 1e-6)
+        check(len(sl) == handled and not wrong and overlaps == 0,
+              "export: %d request slices (%d wrong, %d overlapping on a track)" % (len(sl), len(wrong), overlaps))
 
 
 def handled_from(text):
