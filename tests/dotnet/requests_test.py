@@ -25,6 +25,7 @@ Every process started here is stopped by its PID. Exit 77 without dotnet.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -293,7 +294,48 @@ def case_fixture_requests():
     verify(d + "/t.db", handled, {"/alloc/30": 60, "/quit": 1})
 
 
-CASES = {"requests_aspnet": case_requests_aspnet, "fixture_requests": case_fixture_requests, "requests_attach": case_requests_attach,
+def case_fixture_requests_top():
+    """`gcscope top DB` on the committed recording: the header's request rate
+    and p99 equal a recomputation from the requests table (the window is the
+    whole run, shorter than 10 s: from the first request's start to the last
+    one's end; P99 by linear interpolation)."""
+    if shutil.which("tmux") is None:
+        print("SKIPPED: tmux is not installed")
+        sys.exit(dt.SKIP)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tui"))
+    from tmux_top import Screen
+    from top_live_common import stable_screen
+    d = dt.workdir("fixture_requests_top")
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    r = subprocess.run([dt.GCSCOPE, "import", "-d", d + "/t.db", os.path.join(fx, "webapp-requests.nettrace")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "import", r.stderr)
+    req = [(int(a), int(b)) for a, b in dt.sql(d + "/t.db", "SELECT start_ns, end_ns FROM requests")]
+    first = min(a for a, _ in req)
+    last = max(b for _, b in req)
+    lat = sorted((b - a) / 1e6 for a, b in req)
+    rank = 0.99 * (len(lat) - 1)
+    lo = int(rank)
+    hi = min(lo + 1, len(lat) - 1)
+    p99 = lat[lo] + (rank - lo) * (lat[hi] - lat[lo])
+    rate = len(req) * 1000.0 / ((last - first) / 1e6)
+    s = Screen("%s top %s" % (dt.GCSCOPE, d + "/t.db"), width=140, height=40)
+    try:
+        t = stable_screen(s, "req ", timeout=30)
+        print(t)
+        m = re.search(r"req ([0-9.]+)/s p99 ([0-9.]+) ms", t)
+        check(m is not None, "the header shows the request rate and p99", t)
+        if m:
+            check(m.group(1) == "%.1f" % rate and m.group(2) == "%.3f" % p99,
+                  "top: %s/s p99 %s ms; recomputed %.1f/s p99 %.3f ms" % (m.group(1), m.group(2), rate, p99))
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+    finally:
+        s.close()
+
+
+CASES = {"requests_aspnet": case_requests_aspnet, "fixture_requests": case_fixture_requests,
+         "fixture_requests_top": case_fixture_requests_top, "requests_attach": case_requests_attach,
          "requests_not_aspnet": case_requests_not_aspnet}
 
 if __name__ == "__main__":
