@@ -735,8 +735,9 @@ int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
   }
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
-  if (!s) {
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+  if (!s || gcs_nettrace_stream_load_requests(s, path, err, errlen) != 0) {
+    if (!s && err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+    gcs_nettrace_stream_free(s);
     close(fd);
     return -1;
   }

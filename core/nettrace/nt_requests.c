@@ -96,7 +96,7 @@ static int field_index(const struct nt_meta_names *nm, const char *name) {
 int nt_req_match(struct nt_req *q, const uint8_t *payload, size_t len, struct nt_meta *m) {
   struct nt_meta_names nm;
   if (nt_meta_names(payload, len, &nm) != 0 || !nm.provider[0]) return 0;
-  for (int i = 0; i < q->nspecs; i++) {
+  for (int i = q->nspecs - 1; i >= 0; i--) {   /* the stream's own pairs before the built-in ones */
     const struct gcs_nettrace_reqspec *s = &q->specs[i];
     if (strcasecmp(s->provider, nm.provider) != 0) continue;
     int start = names_event(s->start, &nm);
@@ -243,4 +243,65 @@ void nt_req_decode(const struct nt_req *q, struct gcs_event *ev, const uint8_t *
   } else {
     r->Id = NT_REQ_THREAD_KEY | (uint32_t)ev->tid;
   }
+}
+
+static void sidecar_name(char *out, size_t cap, const char *trace_path, int strip_gz) {
+  size_t n = strlen(trace_path);
+  if (strip_gz && n > 3 && !strcmp(trace_path + n - 3, ".gz")) n -= 3;
+  snprintf(out, cap, "%.*s.requests", (int)n, trace_path);
+}
+
+int gcs_nettrace_stream_load_requests(struct gcs_nettrace_stream *s, const char *trace_path, char *err, size_t errlen) {
+  char name[4200];
+  sidecar_name(name, sizeof name, trace_path, 0);
+  FILE *f = fopen(name, "r");
+  if (!f) {
+    sidecar_name(name, sizeof name, trace_path, 1);
+    f = fopen(name, "r");
+  }
+  if (!f) return 0;
+  char line[512];
+  int lineno = 0, rc = 0;
+  while (rc == 0 && fgets(line, sizeof line, f)) {
+    lineno++;
+    line[strcspn(line, "\r\n")] = '\0';
+    char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') continue;
+    struct gcs_nettrace_reqspec spec;
+    char e[300];
+    if (gcs_nettrace_reqspec_parse(p, &spec, e, sizeof e) != 0) {
+      snprintf(err, errlen, "%s:%d: %s", name, lineno, e);
+      rc = -1;
+    } else if (spec.source == GCS_NT_REQ_CUSTOM && gcs_nettrace_stream_add_requests(s, &spec) != 0) {
+      snprintf(err, errlen, "%s:%d: more than %d pairs", name, lineno, GCS_NETTRACE_MAX_REQSPECS - 2);
+      rc = -1;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+int gcs_nettrace_write_requests(const char *trace_path, const struct gcs_nettrace_reqspec *spec, int n, char *err,
+                                size_t errlen) {
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= spec[i].source == GCS_NT_REQ_CUSTOM;
+  if (!any) return 0;
+  char name[4200];
+  sidecar_name(name, sizeof name, trace_path, 0);
+  FILE *f = fopen(name, "w");
+  if (!f) {
+    snprintf(err, errlen, "cannot write %s", name);
+    return -1;
+  }
+  fprintf(f, "# the EventSource start/stop pairs `gcscope record --requests` recorded (docs/dotnet.md)\n");
+  for (int i = 0; i < n; i++)
+    if (spec[i].source == GCS_NT_REQ_CUSTOM)
+      fprintf(f, "%s:%s:%s%s%s\n", spec[i].provider, spec[i].start, spec[i].stop, spec[i].key[0] ? ":" : "",
+              spec[i].key);
+  if (fclose(f) != 0) {
+    snprintf(err, errlen, "cannot write %s", name);
+    return -1;
+  }
+  return 0;
 }

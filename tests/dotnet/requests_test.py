@@ -18,8 +18,10 @@ Where the expected values come from:
   GC": pauses of two or more distinct gc_index; the worst GCs: the overlaps
   summed per gc_index).
 
-Cases: requests_aspnet (launch), requests_attach (--pid), requests_not_aspnet
-(gcprog, a .NET program without ASP.NET: one clear line, exit 1, trace kept).
+Cases: requests_aspnet (launch), requests_attach (--pid), requests_custom
+(PROVIDER:START:STOP:KEY on the app's own EventSource), requests_not_aspnet
+(gcprog, a .NET program without ASP.NET: one clear line, exit 1, trace kept),
+fixture_requests and fixture_requests_top (a committed recording, no dotnet).
 Every process started here is stopped by its PID. Exit 77 without dotnet.
 """
 import json
@@ -280,6 +282,50 @@ def case_requests_not_aspnet():
     check(r.returncode == 0, "the kept trace reads", r.stderr)
 
 
+def case_requests_custom():
+    """--requests PROVIDER:START:STOP:KEY on the app's own EventSource
+    (GcScope-WebApp WorkBegin(id, path) / WorkEnd(id), ids 1..COUNT in the
+    order the /alloc requests arrive): the import (through
+    the trace's .requests file) pairs them by id, so the stored request ids
+    are exactly 1..COUNT, each with its events' stop - start."""
+    d = dt.workdir("requests_custom")
+    ready = d + "/ready"
+    out = open(d + "/record.out", "w")
+    rec = subprocess.Popen([dt.GCSCOPE, "record", "--dotnet", "--requests", "GcScope-WebApp:WorkBegin:WorkEnd:id",
+                            "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "dotnet", WEBAPP, ready],
+                           cwd=d, stdout=out, stderr=subprocess.STDOUT, env=dt.env_with({}))
+    app_pid = None
+    try:
+        port, app_pid = wait_ready(ready, [rec])
+        load(port)
+        rec.wait(timeout=120)
+    finally:
+        if app_pid:
+            kill_pid(app_pid)
+        if rec.poll() is None:
+            rec.kill()
+        rec.wait()
+    text = open(d + "/record.out").read()
+    print(text)
+    check(rec.returncode == 0, "record exits 0 (got %s)" % rec.returncode)
+    check("custom requests: %d started, %d ended" % (COUNT, COUNT) in text, "record's summary line")
+    check(open(d + "/rec/trace.nettrace.requests").read().splitlines()[1:] == ["GcScope-WebApp:WorkBegin:WorkEnd:id"],
+          "the trace's .requests file names the pair")
+    rows = dt.sql(d + "/t.db", "SELECT request_id, start_ns, end_ns, path FROM requests ORDER BY request_id")
+    check([int(x[0]) for x in rows] == list(range(1, COUNT + 1)), "request ids 1..%d (%d rows)" % (COUNT, len(rows)))
+    check(all(x[3] == "/alloc" for x in rows), "path from WorkBegin's path field")
+    ev = subprocess.run([dt.GCSCOPE, "sql", d + "/t.db", "SELECT ts_ns, name, fields FROM events WHERE name LIKE "
+                         "'SourceRequest%'", "--json"], capture_output=True, text=True)
+    t = {}
+    for e in json.loads(ev.stdout):
+        t.setdefault(json.loads(e["fields"])["Id"], {})[e["name"]] = int(e["ts_ns"])
+    bad = [x for x in rows if int(x[1]) != t[int(x[0])]["SourceRequestStart"] or
+           int(x[2]) != t[int(x[0])]["SourceRequestStop"]]
+    check(not bad, "each request is its WorkBegin and WorkEnd (%d differ)" % len(bad))
+    r = subprocess.run([dt.GCSCOPE, "impact", d + "/t.db", "--format", "json"], capture_output=True, text=True)
+    check(r.returncode == 0 and json.loads(r.stdout)["processes"][0]["requests"] == COUNT, "impact counts them")
+
+
 def case_fixture_requests():
     """A committed .NET 10 recording (record --dotnet --requests aspnet of
     webapp under 60 GETs of /alloc/30 at concurrency 3, then /quit; the
@@ -335,7 +381,7 @@ def case_fixture_requests_top():
 
 
 CASES = {"requests_aspnet": case_requests_aspnet, "fixture_requests": case_fixture_requests,
-         "fixture_requests_top": case_fixture_requests_top, "requests_attach": case_requests_attach,
+         "fixture_requests_top": case_fixture_requests_top, "requests_custom": case_requests_custom, "requests_attach": case_requests_attach,
          "requests_not_aspnet": case_requests_not_aspnet}
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ static uint64_t rearm_ns(struct trc_capture *c) { return ((struct eprec *)c->tx)
 
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   (void)name;
+  if (gcs_nettrace_write_requests(path, c->o->requests, c->o->nrequests, err, errlen)) return -1;
   return trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
 }
 
@@ -315,6 +316,7 @@ static int record(struct trc_capture *c) {
       snprintf(c->err, sizeof c->err, "cannot write %s: %s", c->trace_path, strerror(errno));
       return -1;
     }
+    if (gcs_nettrace_write_requests(c->trace_path, o->requests, o->nrequests, c->err, sizeof c->err)) return -1;
   }
   struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,

@@ -170,6 +170,15 @@ int gcs_nettrace_reqspec_parse(const char *text, struct gcs_nettrace_reqspec *ou
 /* One more pair for this stream (before its first feed). 0, or -1 when
  * GCS_NETTRACE_MAX_REQSPECS are there. */
 int gcs_nettrace_stream_add_requests(struct gcs_nettrace_stream *s, const struct gcs_nettrace_reqspec *spec);
+/* The pairs a file was recorded with: "<trace_path>.requests" (for
+ * "x.nettrace.gz" also "x.nettrace.requests"), one PROVIDER:START:STOP[:KEY]
+ * a line ('#' comments), which `record --requests` writes beside its trace
+ * and captures; gcs_nettrace_read loads it. 0 (also when there is none), or
+ * -1 with "<file>:<line>: ..." in err. */
+int gcs_nettrace_stream_load_requests(struct gcs_nettrace_stream *s, const char *trace_path, char *err, size_t errlen);
+/* Writes that file for the PROVIDER:START:STOP pairs among spec[0..n) (none: no file). 0, or -1 with err. */
+int gcs_nettrace_write_requests(const char *trace_path, const struct gcs_nettrace_reqspec *spec, int n, char *err,
+                                size_t errlen);
 
 /* ---- writing ------------------------------------------------------------ */
 

@@ -5,10 +5,15 @@
 //   /alloc/{n}  allocates n * 64 KB in small arrays, keeping a slice alive
 //               (gen0/gen1 GCs, some gen2), answers the bytes allocated
 //   /quit       stops the host
+// Each /alloc request also writes WorkBegin(id, path) and WorkEnd(id) of
+// the EventSource "GcScope-WebApp" (ids 1, 2, ... in arrival order): a
+// custom pair keyed by a payload field (record --requests
+// GcScope-WebApp:WorkBegin:WorkEnd:id).
 // Every request is counted by the first middleware; at exit it prints
 // "handled N" (N: the requests the server handled, /quit included).
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.Tracing;
 using System.IO;
 using System.Linq;
 using System.Threading;
@@ -21,8 +26,17 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
+[EventSource(Name = "GcScope-WebApp")]
+sealed class WorkSource : EventSource {
+  public static readonly WorkSource Log = new WorkSource();
+  [Event(1, Level = EventLevel.Informational)]
+  public void WorkBegin(long id, string path) { WriteEvent(1, id, path); }
+  [Event(2, Level = EventLevel.Informational)]
+  public void WorkEnd(long id) { WriteEvent(2, id); }
+}
+
 static class WebApp {
-  static long handled;
+  static long handled, workId;
   static readonly object keepLock = new object();
   static readonly List<byte[]> keep = new List<byte[]>();
 
@@ -34,6 +48,8 @@ static class WebApp {
     var app = builder.Build();
     app.Use(async (ctx, next) => { Interlocked.Increment(ref handled); await next(ctx); });
     app.MapGet("/alloc/{n:int}", (int n) => {
+      long id = Interlocked.Increment(ref workId);
+      WorkSource.Log.WorkBegin(id, "/alloc");
       long total = 0;
       for (int i = 0; i < n; i++) {
         for (int j = 0; j < 64; j++) {
@@ -43,6 +59,7 @@ static class WebApp {
           if ((j & 31) == 0) lock (keepLock) { keep.Add(b); if (keep.Count > 20000) keep.RemoveRange(0, 10000); }
         }
       }
+      WorkSource.Log.WorkEnd(id);
       return Results.Text(total.ToString());
     });
     app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye"; });
