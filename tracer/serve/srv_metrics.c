@@ -10,8 +10,10 @@
 
 #include "gcs_enums.h"
 
-static const double bucket_s[SRV_NBUCKETS] = { 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02,
-                                               0.05,   0.1,    0.2,    0.5,   1,     2,     5,     10 };
+/* Bounds in ns: observations are whole ns (the events' timestamps), compared exactly. */
+static const uint64_t bucket_ns[SRV_NBUCKETS] = { 100000,    200000,    500000,     1000000,   2000000,   5000000,
+                                                  10000000,  20000000,  50000000,   100000000, 200000000, 500000000,
+                                                  1000000000, 2000000000, 5000000000, 10000000000 };
 /* OpenMetrics' canonical form, used in both formats so that a series keeps its le. */
 static const char *const bucket_le[SRV_NBUCKETS] = { "0.0001", "0.0002", "0.0005", "0.001", "0.002", "0.005",
                                                      "0.01",   "0.02",   "0.05",   "0.1",   "0.2",   "0.5",
@@ -28,7 +30,7 @@ static const char *const type_label[NTYPES] = { "nonconcurrent", "background", "
 struct hist {
   uint64_t bucket[SRV_NBUCKETS];   /* per bucket, not cumulative */
   uint64_t count;
-  double sum;
+  uint64_t sum_ns;
 };
 
 struct srv_pm {
@@ -36,7 +38,7 @@ struct srv_pm {
   char name[128], runtime[64];
   int server, concurrent, heaps;
   uint64_t collections[3];
-  double pause_total_s;
+  uint64_t pause_total_ns;
   double alloc_bytes;
   uint32_t credited[CREDITED];     /* GCs whose measured allocations were added */
   int ncredited;
@@ -69,13 +71,15 @@ void srv_pm_set_mode(struct srv_pm *m, int server, int concurrent, int heap_coun
   m->heaps = heap_count;
 }
 
-static void observe(struct hist *h, double v) {
-  if (!(v >= 0) || !isfinite(v)) return;
+static void observe(struct hist *h, uint64_t ns) {
   h->count++;
-  h->sum += v;
+  h->sum_ns += ns;
   for (int i = 0; i < SRV_NBUCKETS; i++)
-    if (v <= bucket_s[i]) { h->bucket[i]++; return; }
+    if (ns <= bucket_ns[i]) { h->bucket[i]++; return; }
 }
+
+/* A duration in ms (the reconstruction's figures: ns differences / 1e6) as whole ns. */
+static uint64_t ms_to_ns(double ms) { return ms > 0 ? (uint64_t)llround(ms * 1e6) : 0; }
 
 static void add_paused(struct srv_pm *m, uint64_t end_ns, uint64_t ns) {
   uint64_t sec = end_ns / 1000000000ull;
@@ -94,7 +98,7 @@ static void credit_alloc(struct srv_pm *m, const struct gcs_gc *g) {
 }
 
 void srv_pm_gc_done(struct srv_pm *m, const struct gcs_gc *g) {
-  if (g->gen <= 2) m->collections[g->gen]++;
+  if (g->gen <= GCS_GEN2) m->collections[g->gen]++;
   credit_alloc(m, g);
   if (g->has_heap_stats) {
     m->have_sizes = 1;
@@ -104,22 +108,22 @@ void srv_pm_gc_done(struct srv_pm *m, const struct gcs_gc *g) {
     }
   }
   if (!g->complete || isnan(g->pause_msec)) return;
-  double s = g->pause_msec / 1e3;
-  m->pause_total_s += s;
-  if (g->gen <= 2 && g->type < NTYPES) observe(&m->pause[g->gen][g->type], s);
+  uint64_t ns = ms_to_ns(g->pause_msec);
+  m->pause_total_ns += ns;
+  if (g->gen <= GCS_GEN2 && g->type < NTYPES) observe(&m->pause[g->gen][g->type], ns);
   uint64_t end = g->restart_end_ns;
   if (g->bgc_prep_restart_end_ns > end) end = g->bgc_prep_restart_end_ns;
   if (!end) end = g->end_ns;
-  if (end) add_paused(m, end, (uint64_t)llround(g->pause_msec * 1e6));
+  if (end) add_paused(m, end, ns);
 }
 
 void srv_pm_gc_alloc_known(struct srv_pm *m, const struct gcs_gc *g) { credit_alloc(m, g); }
 
-void srv_pm_suspension(struct srv_pm *m, uint64_t suspend_ns) { observe(&m->susp, (double)suspend_ns / 1e9); }
+void srv_pm_suspension(struct srv_pm *m, uint64_t suspend_ns) { observe(&m->susp, suspend_ns); }
 
 void srv_pm_bgc_final_pause(struct srv_pm *m, uint64_t pause_ns, uint64_t end_ns) {
   (void)end_ns;   /* the ratio takes the BGC's whole pause when it completes */
-  observe(&m->bgc_final, (double)pause_ns / 1e9);
+  observe(&m->bgc_final, pause_ns);
 }
 
 void srv_pm_set_lost(struct srv_pm *m, uint64_t lost) { m->lost = lost; }
@@ -221,11 +225,12 @@ static void put_hist(struct sb *b, const char *base, const struct srv_pm *m, con
   }
   put(b, "%s_bucket{", base);
   put_labels(b, m);
-  put(b, "%s,le=\"+Inf\"} %llu\n%s_sum{", extra, (unsigned long long)h->count, base);
+  /* OpenMetrics' order: the buckets, _count, _sum */
+  put(b, "%s,le=\"+Inf\"} %llu\n%s_count{", extra, (unsigned long long)h->count, base);
   put_labels(b, m);
-  put(b, "%s} %s\n%s_count{", extra, num(h->sum, v, sizeof v), base);
+  put(b, "%s} %llu\n%s_sum{", extra, (unsigned long long)h->count, base);
   put_labels(b, m);
-  put(b, "%s} %llu\n", extra, (unsigned long long)h->count);
+  put(b, "%s} %s\n", extra, num((double)h->sum_ns / 1e9, v, sizeof v));
 }
 
 char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *const *rules, int nrules,
@@ -245,7 +250,7 @@ char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *c
   for (int i = 0; i < n; i++) {
     put(&b, "dotnet_gc_pause_time_seconds_total{");
     put_labels(&b, pms[i]);
-    put(&b, "} %s\n", num(pms[i]->pause_total_s, v, sizeof v));
+    put(&b, "} %s\n", num((double)pms[i]->pause_total_ns / 1e9, v, sizeof v));
   }
   family(&b, om, "dotnet_gc_heap_total_allocated_bytes", M_COUNTER, "bytes",
          "Bytes allocated up to the last GC, as the heap's sizes before and after each GC measure it.");
