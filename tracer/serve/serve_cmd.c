@@ -32,7 +32,7 @@
 #define RETRY_S 30
 #define MAX_PIDS 64
 
-enum { O_LISTEN, O_PID, O_ALL, O_LTTNG, O_RULES, O_OUT, O_CIRCULAR, O_MAX_CAPTURES, O_KEEP, O_MAX_PROCS, O_DELAY };
+enum { O_LISTEN, O_PID, O_ALL, O_LTTNG, O_RULES, O_OUT, O_CIRCULAR, O_MAX_CAPTURES, O_KEEP, O_MAX_PROCS, O_DELAY, O_KEEP_STREAM };
 
 static const struct gcs_cli_opt serve_opts[] = {
   [O_LISTEN] = { "listen", 'l', GCS_CLI_STRING, 0, 0, "ADDR:PORT",
@@ -57,13 +57,15 @@ static const struct gcs_cli_opt serve_opts[] = {
                     "at most N processes at once (default 64)" },
   [O_DELAY] = { "delay-after-trigger", 0, GCS_CLI_DOUBLE, 0, 60, "SEC",
                 "capture this long after a rule fired (default 2)" },
+  [O_KEEP_STREAM] = { "keep-stream", 0, GCS_CLI_FLAG, 0, 0, NULL,
+                      "with -o: each process's whole stream in\nDIR/pid-PID/trace.nettrace (it grows with the run)" },
   { 0 },
 };
 
 static const struct gcs_cli_spec serve_spec = {
   .cmd = "serve",
   .usage = "[--listen ADDR:PORT] [--pid PID ...] [--all-dotnet]\n"
-           "               [--rules FILE [-o DIR]]",
+           "[--rules FILE] [-o DIR [--keep-stream]]",
   .about = "Exports the GC figures of .NET processes for Prometheus: attaches to\n"
            "each over EventPipe (gc profile), reconstructs every GC and serves\n"
            "/metrics in the Prometheus text format, or OpenMetrics when asked.\n"
@@ -329,11 +331,13 @@ int gcs_cmd_serve(int argc, char **argv) {
     case O_KEEP: c.keep_s = (int)p.ival; break;
     case O_MAX_PROCS: c.max_procs = (int)p.ival; break;
     case O_DELAY: s.capture_delay_s = p.dval; break;
+    case O_KEEP_STREAM: s.keep_stream = 1; break;
     }
   }
   if (p.optind < argc) return gcs_cli_error("serve", "unexpected argument '%s'", argv[p.optind]);
-  if (s.outdir && !rules_path)
-    return gcs_cli_error("serve", "-o is where the captures of --rules go; give --rules FILE too");
+  if (s.outdir && !rules_path && !s.keep_stream)
+    return gcs_cli_error("serve", "-o is where the captures of --rules (or --keep-stream) go; give one of them");
+  if (s.keep_stream && !s.outdir) return gcs_cli_error("serve", "--keep-stream needs -o DIR");
   if (!npids) c.all = 1;
   static struct gcs_rule *rules;
   if (rules_path) {

@@ -56,7 +56,7 @@ struct srv {
   uint64_t circular_bytes;                /* each flight recorder */
   int max_captures;                       /* per process */
   double capture_delay_s;
-  int verbose;
+  int keep_stream;                        /* -o DIR --keep-stream: DIR/pid-PID/trace.nettrace */
 };
 
 int64_t srv_mono_ms(void);

@@ -71,6 +71,7 @@ struct watch {
   int64_t due_ms;
   char name[128], runtime[64];
   char dir[PATH_MAX];
+  int keep_fd;                     /* --keep-stream: the stream as received; -1 */
   uint8_t buf[1 << 16];
 };
 
@@ -216,6 +217,31 @@ static void note_lost(struct watch *w) {
   pthread_mutex_unlock(&w->srv->lock);
 }
 
+/* --keep-stream: append what came; a write error stops keeping (said once). */
+static void keep(struct watch *w, size_t n) {
+  for (size_t off = 0; off < n;) {
+    ssize_t k = write(w->keep_fd, w->buf + off, n - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      fprintf(stderr, "gcscope serve: pid %d: writing %s/trace.nettrace: %s; no longer kept\n", (int)w->p->pid, w->dir,
+              strerror(errno));
+      close(w->keep_fd);
+      w->keep_fd = -1;
+      return;
+    }
+    off += (size_t)k;
+  }
+}
+
+static void open_keep(struct watch *w) {
+  if (!w->srv->keep_stream || !w->srv->outdir || ensure_dir(w)) return;
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/trace.nettrace", w->dir);
+  w->keep_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (w->keep_fd < 0)
+    fprintf(stderr, "gcscope serve: pid %d: cannot write %s: %s\n", (int)w->p->pid, path, strerror(errno));
+}
+
 /* 1 at the end of the stream, 0 otherwise, -1 on an error (said). */
 static int pump(struct watch *w, int timeout_ms) {
   char err[512];
@@ -225,6 +251,7 @@ static int pump(struct watch *w, int timeout_ms) {
     fprintf(stderr, "gcscope serve: pid %d: %s\n", (int)w->p->pid, err);
     return -1;
   }
+  if (got > 0 && w->keep_fd >= 0) keep(w, (size_t)got);
   if (got > 0 && gcs_nettrace_stream_feed(w->ns, w->buf, (size_t)got, err, sizeof err)) {
     fprintf(stderr, "gcscope serve: pid %d: the stream cannot be decoded, detaching: %s\n", (int)w->p->pid, err);
     return -1;
@@ -333,6 +360,7 @@ static void run(struct watch *w) {
     set_ended(w, 0);
     return;
   }
+  open_keep(w);
   pthread_mutex_lock(&w->srv->lock);
   p->pm = pm;
   p->state = SRV_RUNNING;
@@ -367,6 +395,8 @@ static void run(struct watch *w) {
   if (w->m && w->pending) take_capture(w);
   gone = gone || trc_ep_target_gone(&w->s);
   trc_ep_close(&w->s);
+  if (w->keep_fd >= 0) close(w->keep_fd);
+  w->keep_fd = -1;
   set_ended(w, gone);
   fprintf(stderr, "gcscope serve: pid %d %s\n", (int)p->pid,
           gone ? "exited" : r > 0 ? "ended its session" : atomic_load(&p->stop) ? "detached" : "detached after an error");
@@ -382,6 +412,7 @@ static void *thread_main(void *arg) {
   }
   w->p = p;
   w->srv = p->srv;
+  w->keep_fd = -1;
   run(w);
   gcs_nettrace_stream_free(w->ns);
   gcs_recon_free(w->recon);
