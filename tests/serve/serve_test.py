@@ -439,7 +439,50 @@ while True:
     check("Sanitizer" not in s.text() and "runtime error" not in s.text(), "no sanitizer report")
 
 
-CASES = {"prometheus": case_prometheus, "exit_reattach": case_exit_reattach, "bad_input": case_bad_input,
+def case_rules():
+    """--rules on a live process: log rules that fire on every gen0 and every
+    gen1 GC (gc-over over=0; gcprog's alloc scenario runs only blocking GCs)
+    count the runtime's CollectionCount(0) - CollectionCount(1) and
+    CollectionCount(1) - CollectionCount(2) firings; a capture rule on gen2
+    GCs with max=1 fires once and writes one capture under -o that imports;
+    firings.tsv has a line per firing."""
+    need_dotnet()
+    d = workdir("rules")
+    with open(d + "/r.rules", "w") as f:
+        f.write("g0: pair=gc-over gen=0 over=0 action=log\n")
+        f.write("g1: pair=gc-over gen=1 over=0 action=log\n")
+        f.write("g2: pair=gc-over gen=2 over=0 max=1\n")
+    a, go, out = start_prog(d, "a", ["alloc"], {"DOTNET_GCgen0size": "0x200000"})
+    s = Serve(d, ["--pid", str(a.pid), "--rules", d + "/r.rules", "-o", d + "/out", "--delay-after-trigger", "0.5"])
+    s.wait_line(r"attached to pid %d " % a.pid)
+    open(go, "w").close()
+    a.wait(timeout=120)
+    s.wait_line(r"pid %d exited" % a.pid)
+    counts = parse_counts(open(out).read())
+    check(counts is not None and counts[2] >= 1, "the program ran gen2 GCs: %s" % counts)
+    if counts is None:
+        return
+    _, text = s.metrics()
+    fired = samples(text, "gcscope_trigger_firings_total", a.pid)
+    got = {r: [v for k, v in fired.items() if ("rule", r) in k] for r in ("g0", "g1", "g2")}
+    print("firings %s; runtime %s" % (got, counts))
+    check(got["g0"] == [counts[0] - counts[1]], "g0 fired once per gen0 GC (%s)" % got["g0"])
+    check(got["g1"] == [counts[1] - counts[2]], "g1 fired once per gen1 GC (%s)" % got["g1"])
+    check(got["g2"] == [1], "g2 fired once (max=1): %s" % got["g2"])
+    cap = "%s/out/pid-%d/capture-1.nettrace" % (d, a.pid)
+    check(os.path.exists(cap), "the capture is written: " + cap)
+    check(not os.path.exists("%s/out/pid-%d/capture-2.nettrace" % (d, a.pid)), "max=1: one capture")
+    imp = subprocess.run([GCSCOPE, "import", "-d", d + "/c.db", cap], capture_output=True, text=True)
+    print(imp.stdout + imp.stderr)
+    check(imp.returncode == 0, "the capture imports")
+    tsv = open("%s/out/pid-%d/firings.tsv" % (d, a.pid)).read()
+    check(tsv.count("\tcaptured\n") == 1 and tsv.count("\tlogged\n") == counts[0] - counts[2],
+          "firings.tsv: one capture, %d logged" % (counts[0] - counts[2]))
+    stop(s.p)
+    check(s.p.returncode == 0, "serve exits 0")
+
+
+CASES = {"rules": case_rules, "prometheus": case_prometheus, "exit_reattach": case_exit_reattach, "bad_input": case_bad_input,
          "hostile": case_hostile}
 
 if __name__ == "__main__":
