@@ -424,7 +424,9 @@ static void *thread_main(void *arg) {
 
 int srv_proc_start(struct srv_proc *p, char *err, size_t errlen) {
   p->state = SRV_ATTACHING;
+  p->wake[0] = p->wake[1] = -1;
   if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    p->wake[0] = p->wake[1] = -1;
     snprintf(err, errlen, "pipe: %s", strerror(errno));
     return -1;
   }
@@ -434,6 +436,7 @@ int srv_proc_start(struct srv_proc *p, char *err, size_t errlen) {
     snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
     close(p->wake[0]);
     close(p->wake[1]);
+    p->wake[0] = p->wake[1] = -1;
     return -1;
   }
   p->thread_live = 1;
@@ -441,6 +444,7 @@ int srv_proc_start(struct srv_proc *p, char *err, size_t errlen) {
 }
 
 void srv_proc_request_stop(struct srv_proc *p) {
+  if (!p->thread_live) return;   /* never started, or joined: its pipe is closed */
   atomic_store(&p->stop, 1);
   if (write(p->wake[1], "x", 1) < 0) {}
 }
@@ -451,4 +455,5 @@ void srv_proc_join(struct srv_proc *p) {
   p->thread_live = 0;
   close(p->wake[0]);
   close(p->wake[1]);
+  p->wake[0] = p->wake[1] = -1;
 }
