@@ -26,7 +26,7 @@ Cases:
                  later is attached within 5 s of its diagnostic socket appearing.
   bad_input      a dead pid, a non-.NET pid, --lttng, a bad --listen, a port in
                  use: one line each, non-zero exit.
-  hostile        a fake diagnostic socket that answers garbage, a scraper that
+  hostile        fake diagnostic sockets (one answers garbage, one never answers), a scraper that
                  disconnects mid-request, a slow scraper, a huge request: serve
                  keeps serving /metrics and the real process's figures.
 
@@ -361,7 +361,7 @@ def case_bad_input():
     one_line(run_serve(["--lttng"], d), 2, r"--lttng is not available yet", "--lttng")
     one_line(run_serve(["--listen", "localhost"], d), 2, r"--listen: expected ADDR:PORT", "bad --listen")
     one_line(run_serve(["--listen", "127.0.0.1:70000"], d), 2, r"--listen", "port out of range")
-    one_line(run_serve(["-o", d + "/out"], d), 2, r"give --rules", "-o without --rules")
+    one_line(run_serve(["-o", d + "/out"], d), 2, r"captures of --rules", "-o without --rules")
     check(not os.path.exists(d + "/out"), "-o without --rules writes nothing")
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
@@ -379,29 +379,38 @@ def case_bad_input():
 def case_hostile():
     need_dotnet()
     d = workdir("hostile")
-    # a process that is not .NET but has a diagnostic socket that answers garbage
-    fake = spawn([sys.executable, "-c", r"""
-import os, socket, sys
-d = sys.argv[1]
+    # processes that are not .NET but have a diagnostic socket: one answers garbage, one never answers
+    fake_src = r"""
+import os, socket, sys, time
+d, mode = sys.argv[1], sys.argv[2]
 s = socket.socket(socket.AF_UNIX)
 start = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]   # the key: the start time, as the runtime's
 s.bind(os.path.join(d, "dotnet-diagnostic-%d-%s-socket" % (os.getpid(), start)))
 s.listen(8)
+held = []
 while True:
     c, _ = s.accept()
+    if mode == "silent":
+        held.append(c)
+        continue
     try:
         c.recv(4096)
         c.sendall(b"\xff" * 64 + b"garbage")
     except OSError:
         pass
     c.close()
-""", d + "/tmp"])
-    wait_for(lambda: any(f.startswith("dotnet-diagnostic-%d-" % fake.pid) for f in os.listdir(d + "/tmp")), 10,
-             "the fake socket")
+"""
+    fake = spawn([sys.executable, "-c", fake_src, d + "/tmp", "garbage"])
+    silent = spawn([sys.executable, "-c", fake_src, d + "/tmp", "silent"])
+    for f in (fake, silent):
+        wait_for(lambda: any(x.startswith("dotnet-diagnostic-%d-" % f.pid) for x in os.listdir(d + "/tmp")), 10,
+                 "the fake sockets")
     a, go, out = start_prog(d, "a", ["alloc"], {"DOTNET_GCgen0size": "0x200000"})
     s = Serve(d, [])
     s.wait_line(r"pid %d: cannot attach" % fake.pid)
-    s.wait_line(r"attached to pid %d " % a.pid)
+    # a silent peer holds its own watcher only: the real process is attached meanwhile
+    s.wait_line(r"attached to pid %d " % a.pid, timeout=10)
+    s.wait_line(r"pid %d: cannot attach" % silent.pid, timeout=20)
     # scrapers that misbehave: disconnect mid-request, never finish, send too much
     for payload in (b"GET /metr", b"GET /metrics HTTP/1.1\r\nHost: x\r\n", b"GET /" + b"a" * 100000):
         c = socket.create_connection(("127.0.0.1", s.port))
@@ -421,6 +430,7 @@ while True:
     check(counts is not None and got == counts[0], "figures intact next to a hostile peer: %s GCs, runtime %s" %
           (got, counts and counts[0]))
     check(not samples(text, "dotnet_gc_collections_total", fake.pid), "no series for the fake process")
+    check(not samples(text, "dotnet_gc_collections_total", silent.pid), "no series for the silent one")
     req = urllib.request.Request("http://127.0.0.1:%d/metrics" % s.port, method="POST", data=b"x" * 1000)
     try:
         urllib.request.urlopen(req, timeout=5)
