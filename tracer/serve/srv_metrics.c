@@ -89,7 +89,7 @@ static void add_paused(struct srv_pm *m, uint64_t end_ns, uint64_t ns) {
 }
 
 static void credit_alloc(struct srv_pm *m, const struct gcs_gc *g) {
-  if (isnan(g->total_alloc_measured_mb)) return;
+  if (!(g->total_alloc_measured_mb > 0)) return;   /* unknown (NaN), or nothing: a counter never goes down */
   for (int i = 0; i < m->ncredited && i < CREDITED; i++)
     if (m->credited[i] == g->number) return;
   m->credited[m->ncredited++ % CREDITED] = g->number;
