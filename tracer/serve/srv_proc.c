@@ -340,16 +340,13 @@ static void run(struct watch *w) {
   struct srv_proc *p = w->p;
   char err[600];
   w->s.stream_fd = w->s.ep.listen_fd = w->s.ep.spare_fd = w->s.pidfd = -1;
-  if (setup(w, err, sizeof err) || identify(w, err, sizeof err)) {
-    fprintf(stderr, "gcscope serve: pid %d: cannot attach: %s\n", (int)p->pid, err);
-    set_ended(w, trc_pid_exited(p->pid));
-    return;
-  }
   struct trc_ep_start_cfg cfg = { .pid = p->pid, .profile = TRC_PROFILE_GC, .child_out_fd = -1, .child_in_fd = -1,
                                   .wake_fd = p->wake[0] };
-  if (trc_ep_start(&w->s, &cfg, err, sizeof err)) {
-    fprintf(stderr, "gcscope serve: pid %d: cannot attach: %s\n", (int)p->pid, err);
-    set_ended(w, trc_pid_exited(p->pid));
+  if (setup(w, err, sizeof err) || identify(w, err, sizeof err) || trc_ep_start(&w->s, &cfg, err, sizeof err)) {
+    /* a short-lived process (the dotnet CLI, a build node) that is gone already is not worth a line */
+    int gone = trc_pid_exited(p->pid);
+    if (!gone) fprintf(stderr, "gcscope serve: pid %d: cannot attach: %s\n", (int)p->pid, err);
+    set_ended(w, gone);
     return;
   }
   struct srv_pm *pm = srv_pm_new(p->pid, w->name, w->runtime, srv_real_ns());
