@@ -149,7 +149,7 @@ static int count_active(struct srv *s) {
   return n;
 }
 
-static void add(struct srv *s, const struct cfg *c, pid_t pid, unsigned long long st) {
+static void add(struct srv *s, const struct cfg *c, pid_t pid, unsigned long long st, int retry) {
   if (s->nprocs >= SRV_MAX_PROCS || count_active(s) >= c->max_procs) {
     static int said;
     if (!said++) fprintf(stderr, "gcscope serve: watching %d processes already (--max-processes); pid %d and later "
@@ -161,6 +161,7 @@ static void add(struct srv *s, const struct cfg *c, pid_t pid, unsigned long lon
   p->srv = s;
   p->pid = pid;
   p->start_time = st;
+  p->retry = retry;
   pthread_mutex_lock(&s->lock);
   s->procs[s->nprocs++] = p;
   pthread_mutex_unlock(&s->lock);
@@ -180,18 +181,22 @@ static void consider(struct srv *s, const struct cfg *c, pid_t pid, unsigned lon
   unsigned long long st = start_time_of(pid);
   if (want_start && st != want_start) return;   /* --pid: that process, not a later one with its pid */
   struct srv_proc *p = find(s, pid);
+  int retry = 0;
   if (p) {
     pthread_mutex_lock(&s->lock);
     enum srv_state state = p->state;
     int64_t ended = p->ended_ms;
+    int attached = p->attached;
     pthread_mutex_unlock(&s->lock);
     if (p->start_time == st) {
       if (state != SRV_ENDED || srv_mono_ms() - ended < RETRY_S * 1000) return;
-      fprintf(stderr, "gcscope serve: pid %d: attaching again\n", (int)pid);
+      /* a session that ended while the process runs is said again; a failed attach once */
+      if (attached) fprintf(stderr, "gcscope serve: pid %d: attaching again\n", (int)pid);
+      retry = !attached;
     }
     drop(s, p);   /* pid reuse: a new process; or a retry */
   }
-  add(s, c, pid, st);
+  add(s, c, pid, st, retry);
 }
 
 static void scan(struct srv *s, const struct cfg *c) {

@@ -37,6 +37,7 @@ struct srv_proc {
   int thread_live;                 /* started and not joined (main thread's) */
   atomic_int stop;                 /* main -> watcher: end the session */
   int wake[2];                     /* main -> watcher: a byte ends its wait */
+  int retry;                       /* an attempt after a failed one: failures are not said again */
   enum srv_state state;            /* (locked) */
   int attached;                    /* (locked) the session ran */
   int gone;                        /* (locked) the process exited */

@@ -345,7 +345,7 @@ static void run(struct watch *w) {
   if (setup(w, err, sizeof err) || identify(w, err, sizeof err) || trc_ep_start(&w->s, &cfg, err, sizeof err)) {
     /* a short-lived process (the dotnet CLI, a build node) that is gone already is not worth a line */
     int gone = trc_pid_exited(p->pid);
-    if (!gone) fprintf(stderr, "gcscope serve: pid %d: cannot attach: %s\n", (int)p->pid, err);
+    if (!gone && !p->retry) fprintf(stderr, "gcscope serve: pid %d: cannot attach: %s\n", (int)p->pid, err);
     set_ended(w, gone);
     return;
   }
