@@ -229,17 +229,16 @@ static void scan(struct srv *s, const struct cfg *c) {
 
 static int check_pid(struct cfg *c, pid_t pid) {
   if (!alive(pid)) {
-    fprintf(stderr, "gcscope serve: no process with pid %d\n", (int)pid);
+    gcs_cli_fail("no process with pid %d", (int)pid);
     return 1;
   }
   if (!gcs_dsipc_has_socket(pid)) {
-    fprintf(stderr, "gcscope serve: pid %d is not a .NET process gcscope can attach to (no diagnostic socket in %s; "
-                    "or it runs with DOTNET_EnableDiagnostics=0)\n", (int)pid, gcs_dsipc_socket_dir());
+    gcs_cli_fail("pid %d is not a .NET process gcscope can attach to (no diagnostic socket in %s; "
+                 "or it runs with DOTNET_EnableDiagnostics=0)", (int)pid, gcs_dsipc_socket_dir());
     return 1;
   }
   if (c->npids >= MAX_PIDS) {
-    fprintf(stderr, "gcscope serve: at most %d --pid\n", MAX_PIDS);
-    return 2;
+    return gcs_cli_fail("at most %d --pid", MAX_PIDS);
   }
   c->pid_start[c->npids] = start_time_of(pid);
   c->pids[c->npids++] = pid;
@@ -249,11 +248,11 @@ static int check_pid(struct cfg *c, pid_t pid) {
 static int load_rules(struct srv *s, const char *path, struct gcs_rule **rules) {
   char err[600];
   int n = 0;
-  if (gcs_rules_load(path, rules, &n, err, sizeof err)) return gcs_cli_error("serve", "%s", err);
-  if (n > SRV_MAX_RULES) return gcs_cli_error("serve", "%s: at most %d rules", path, SRV_MAX_RULES);
+  if (gcs_rules_load(path, rules, &n, err, sizeof err)) return gcs_cli_fail("%s", err);
+  if (n > SRV_MAX_RULES) return gcs_cli_fail("%s: at most %d rules", path, SRV_MAX_RULES);
   for (int i = 0; i < n; i++) {
     if (gcs_rule_events_ok(&(*rules)[i], err, sizeof err))
-      return gcs_cli_error("serve", "%s: rule %s: %s", path, (*rules)[i].name, err);
+      return gcs_cli_fail("%s: rule %s: %s", path, (*rules)[i].name, err);
     s->rule_names[i] = (*rules)[i].name;
   }
   s->rules = *rules;
@@ -274,7 +273,7 @@ static int serve(struct srv *s, struct cfg *c) {
   int port = 0;
   struct MHD_Daemon *d = srv_http_start(s, c->addr, c->port, &port, err, sizeof err);
   if (!d) {
-    fprintf(stderr, "gcscope serve: %s\n", err);
+    gcs_cli_fail("%s", err);
     return 1;
   }
   int v6 = strchr(c->addr, ':') != NULL;
@@ -314,20 +313,20 @@ int gcs_cmd_serve(int argc, char **argv) {
   int npids = 0;
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&serve_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("serve", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
     case O_LISTEN:
       if (parse_listen(p.value, &c))
-        return gcs_cli_error("serve", "--listen: expected ADDR:PORT (127.0.0.1:9646, :9646, [::1]:9646), not '%s'",
+        return gcs_cli_fail("--listen: expected ADDR:PORT (127.0.0.1:9646, :9646, [::1]:9646), not '%s'",
                              p.value);
       break;
     case O_PID:
-      if (npids >= MAX_PIDS) return gcs_cli_error("serve", "at most %d --pid", MAX_PIDS);
+      if (npids >= MAX_PIDS) return gcs_cli_fail("at most %d --pid", MAX_PIDS);
       pids[npids++] = (pid_t)p.ival;
       break;
     case O_ALL: c.all = 1; break;
     case O_LTTNG:
-      return gcs_cli_error("serve", "--lttng is not available yet: serve watches .NET processes over EventPipe "
+      return gcs_cli_fail("--lttng is not available yet: serve watches .NET processes over EventPipe "
                                     "(docs/serve.md)");
     case O_RULES: rules_path = p.value; break;
     case O_OUT: s.outdir = p.value; break;
@@ -339,10 +338,10 @@ int gcs_cmd_serve(int argc, char **argv) {
     case O_KEEP_STREAM: s.keep_stream = 1; break;
     }
   }
-  if (p.optind < argc) return gcs_cli_error("serve", "unexpected argument '%s'", argv[p.optind]);
+  if (p.optind < argc) return gcs_cli_fail("unexpected argument '%s'", argv[p.optind]);
   if (s.outdir && !rules_path && !s.keep_stream)
-    return gcs_cli_error("serve", "-o is where the captures of --rules (or --keep-stream) go; give one of them");
-  if (s.keep_stream && !s.outdir) return gcs_cli_error("serve", "--keep-stream needs -o DIR");
+    return gcs_cli_fail("-o is where the captures of --rules (or --keep-stream) go; give one of them");
+  if (s.keep_stream && !s.outdir) return gcs_cli_fail("--keep-stream needs -o DIR");
   if (!npids) c.all = 1;
   static struct gcs_rule *rules;
   if (rules_path) {
@@ -352,7 +351,7 @@ int gcs_cmd_serve(int argc, char **argv) {
   int rc = 0;
   for (int i = 0; i < npids && !rc; i++) rc = check_pid(&c, pids[i]);
   if (!rc && s.outdir && mkdir(s.outdir, 0775) != 0 && errno != EEXIST) {
-    fprintf(stderr, "gcscope serve: cannot create %s: %s\n", s.outdir, strerror(errno));
+    gcs_cli_fail("cannot create %s: %s", s.outdir, strerror(errno));
     rc = 1;
   }
   if (!rc) {
