@@ -276,6 +276,10 @@ static int load_extras(sqlite3 *db, const struct impact_opts *o, const struct in
 
 static void print_pcts_text(const char *label, const double *v) {
   printf("  %s", label);
+  if (isnan(v[INS_N_PCTS - 1])) {   /* no request in the group */
+    printf(" none\n");
+    return;
+  }
   for (int i = 0; i < INS_N_PCTS; i++) {
     if (i == 2 || i == 4) continue;   /* p95 and p99.9: in the line above; this one fits 80 columns */
     printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
