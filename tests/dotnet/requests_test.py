@@ -326,6 +326,45 @@ def case_requests_custom():
     check(r.returncode == 0 and json.loads(r.stdout)["processes"][0]["requests"] == COUNT, "impact counts them")
 
 
+def case_requests_http():
+    """--requests aspnet --requests http: each of COUNT /proxy requests makes
+    one HttpClient request to the app itself (/alloc/1): the client pairs
+    are COUNT, the server's 2 * COUNT + 1 (/proxy, its /alloc/1, /quit), as
+    the app counts them."""
+    d = dt.workdir("requests_http")
+    ready = d + "/ready"
+    out = open(d + "/record.out", "w")
+    rec = subprocess.Popen([dt.GCSCOPE, "record", "--dotnet", "--requests", "aspnet", "--requests", "http",
+                            "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "dotnet", WEBAPP, ready],
+                           cwd=d, stdout=out, stderr=subprocess.STDOUT, env=dt.env_with({}))
+    app_pid = None
+    n = 50
+    try:
+        port, app_pid = wait_ready(ready, [rec])
+        r = subprocess.run([sys.executable, LOADGEN, str(port), str(n), "2", "/proxy"], capture_output=True,
+                           text=True, timeout=240)
+        check(r.stdout.strip() == "sent %d ok %d" % (n, n), "every /proxy answered", r.stdout + r.stderr)
+        subprocess.run([sys.executable, LOADGEN, str(port), "1", "1", "/quit"], capture_output=True, timeout=60)
+        rec.wait(timeout=120)
+    finally:
+        if app_pid:
+            kill_pid(app_pid)
+        if rec.poll() is None:
+            rec.kill()
+        rec.wait()
+    text = open(d + "/record.out").read()
+    print(text)
+    check(rec.returncode == 0, "record exits 0 (got %s)" % rec.returncode)
+    handled = handled_from(text)
+    check(handled == 2 * n + 1, "the app handled %d requests" % handled)
+    check("ASP.NET Core requests: %d started, %d ended" % (handled, handled) in text, "record's server line")
+    check("HttpClient requests: %d started, %d ended" % (n, n) in text, "record's client line")
+    paths = dict((p, int(c)) for p, c in dt.sql(d + "/t.db", "SELECT path, count(*) FROM requests WHERE end_ns IS "
+                                                 "NOT NULL AND start_ns IS NOT NULL GROUP BY path"))
+    check(paths == {"/proxy": n, "/alloc/1": 2 * n, "/quit": 1},
+          "paths: server /proxy and /alloc/1, client /alloc/1 (pathAndQuery): %s" % paths)
+
+
 def case_fixture_requests():
     """A committed .NET 10 recording (record --dotnet --requests aspnet of
     webapp under 60 GETs of /alloc/30 at concurrency 3, then /quit; the
@@ -381,7 +420,8 @@ def case_fixture_requests_top():
 
 
 CASES = {"requests_aspnet": case_requests_aspnet, "fixture_requests": case_fixture_requests,
-         "fixture_requests_top": case_fixture_requests_top, "requests_custom": case_requests_custom, "requests_attach": case_requests_attach,
+         "fixture_requests_top": case_fixture_requests_top, "requests_custom": case_requests_custom,
+         "requests_http": case_requests_http, "requests_attach": case_requests_attach,
          "requests_not_aspnet": case_requests_not_aspnet}
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 // argument once it listens. Endpoints:
 //   /alloc/{n}  allocates n * 64 KB in small arrays, keeping a slice alive
 //               (gen0/gen1 GCs, some gen2), answers the bytes allocated
+//   /proxy      GETs /alloc/1 from itself with HttpClient (a client request
+//               for --requests http) and answers what it got
 //   /quit       stops the host
 // Each /alloc request also writes WorkBegin(id, path) and WorkEnd(id) of
 // the EventSource "GcScope-WebApp" (ids 1, 2, ... in arrival order): a
@@ -16,6 +18,7 @@ using System.Collections.Generic;
 using System.Diagnostics.Tracing;
 using System.IO;
 using System.Linq;
+using System.Net.Http;
 using System.Threading;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -37,6 +40,7 @@ sealed class WorkSource : EventSource {
 
 static class WebApp {
   static long handled, workId;
+  static HttpClient client;
   static readonly object keepLock = new object();
   static readonly List<byte[]> keep = new List<byte[]>();
 
@@ -62,10 +66,12 @@ static class WebApp {
       WorkSource.Log.WorkEnd(id);
       return Results.Text(total.ToString());
     });
+    app.MapGet("/proxy", async () => Results.Text(await client.GetStringAsync("/alloc/1")));
     app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye"; });
     app.Lifetime.ApplicationStarted.Register(() => {
       var addr = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>().Addresses.First();
       int port = new Uri(addr).Port;
+      client = new HttpClient { BaseAddress = new Uri("http://127.0.0.1:" + port) };
       if (readyFile != null) {
         File.WriteAllText(readyFile + ".tmp", port + " " + Environment.ProcessId + "\n");
         File.Move(readyFile + ".tmp", readyFile, true);
