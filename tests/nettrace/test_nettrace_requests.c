@@ -17,6 +17,7 @@
 struct buf { uint8_t *p; size_t n, cap; };
 
 static void put(struct buf *b, const void *d, size_t n) {
+  if (n == 0) return;
   if (b->n + n > b->cap) {
     b->cap = (b->n + n) * 2;
     b->p = realloc(b->p, b->cap);
