@@ -379,6 +379,61 @@ def case_fixture_requests():
     verify(d + "/t.db", handled, {"/alloc/30": 60, "/quit": 1})
 
 
+def top_figures(db):
+    """top's header figures recomputed from the requests table: the window is
+    the 10 s before the newest request's end, or from the first request's
+    start when the run is shorter; P99 by linear interpolation."""
+    req = [(int(a), int(b)) for a, b in dt.sql(db, "SELECT start_ns, end_ns FROM requests WHERE start_ns IS NOT NULL "
+                                                   "AND end_ns IS NOT NULL")]
+    last = max(b for _, b in req)
+    frm = max(min(a for a, _ in req), last - 10000 * 1000000)
+    lat = sorted((b - a) / 1e6 for a, b in req if b >= frm)
+    rank = 0.99 * (len(lat) - 1)
+    lo = int(rank)
+    hi = min(lo + 1, len(lat) - 1)
+    return len(lat) * 1000.0 / ((last - frm) / 1e6), lat[lo] + (rank - lo) * (lat[hi] - lat[lo])
+
+
+def case_requests_top_live():
+    """`gcscope top --dotnet --requests aspnet -o DIR -- dotnet webapp`: once
+    the load is over, the header's rate and p99 equal the recomputation from
+    the stream top kept (imported)."""
+    if shutil.which("tmux") is None:
+        print("SKIPPED: tmux is not installed")
+        sys.exit(dt.SKIP)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tui"))
+    from tmux_top import Screen
+    from top_live_common import stable_screen
+    d = dt.workdir("requests_top_live")
+    ready = d + "/ready"
+    s = Screen("%s top --dotnet --requests aspnet -o %s/keep -- dotnet %s %s" % (dt.GCSCOPE, d, WEBAPP, ready),
+               width=160, height=40, env={"DOTNET_CLI_TELEMETRY_OPTOUT": "1"})
+    app_pid = None
+    try:
+        end = time.time() + 60
+        while not os.path.exists(ready) and time.time() < end:
+            time.sleep(0.1)
+        port, app_pid = [int(x) for x in open(ready).read().split()]
+        load(port)
+        t = stable_screen(s, "command exited", timeout=120)
+        print(t)
+        m = re.search(r"req ([0-9.]+)/s p99 ([0-9.]+) ms", t)
+        check(m is not None, "the header shows the request rate and p99", t)
+        s.keys("q")
+        s.wait_for("EXIT=0", timeout=20)
+    finally:
+        if app_pid:
+            kill_pid(app_pid)
+        s.close()
+    r = subprocess.run([dt.GCSCOPE, "import", "-d", d + "/t.db", d + "/keep/trace.nettrace"], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "the kept stream imports", r.stderr)
+    if m and r.returncode == 0:
+        rate, p99 = top_figures(d + "/t.db")
+        check(m.group(1) == "%.1f" % rate and m.group(2) == "%.3f" % p99,
+              "top live: %s/s p99 %s ms; from the kept stream %.1f/s p99 %.3f ms" % (m.group(1), m.group(2), rate, p99))
+
+
 def case_fixture_requests_top():
     """`gcscope top DB` on the committed recording: the header's request rate
     and p99 equal a recomputation from the requests table (the window is the
@@ -395,15 +450,7 @@ def case_fixture_requests_top():
     r = subprocess.run([dt.GCSCOPE, "import", "-d", d + "/t.db", os.path.join(fx, "webapp-requests.nettrace")],
                        capture_output=True, text=True)
     check(r.returncode == 0, "import", r.stderr)
-    req = [(int(a), int(b)) for a, b in dt.sql(d + "/t.db", "SELECT start_ns, end_ns FROM requests")]
-    first = min(a for a, _ in req)
-    last = max(b for _, b in req)
-    lat = sorted((b - a) / 1e6 for a, b in req)
-    rank = 0.99 * (len(lat) - 1)
-    lo = int(rank)
-    hi = min(lo + 1, len(lat) - 1)
-    p99 = lat[lo] + (rank - lo) * (lat[hi] - lat[lo])
-    rate = len(req) * 1000.0 / ((last - first) / 1e6)
+    rate, p99 = top_figures(d + "/t.db")
     s = Screen("%s top %s" % (dt.GCSCOPE, d + "/t.db"), width=140, height=40)
     try:
         t = stable_screen(s, "req ", timeout=30)
@@ -421,7 +468,8 @@ def case_fixture_requests_top():
 
 CASES = {"requests_aspnet": case_requests_aspnet, "fixture_requests": case_fixture_requests,
          "fixture_requests_top": case_fixture_requests_top, "requests_custom": case_requests_custom,
-         "requests_http": case_requests_http, "requests_attach": case_requests_attach,
+         "requests_http": case_requests_http,
+         "requests_top_live": case_requests_top_live, "requests_attach": case_requests_attach,
          "requests_not_aspnet": case_requests_not_aspnet}
 
 if __name__ == "__main__":
