@@ -61,7 +61,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules, one a line (docs/tracer.md, Stop rules)" },
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
   [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
-                   "with --dotnet: record requests too: aspnet, http or PROVIDER:START:STOP[:KEY]" },
+                   "also requests: aspnet, http, PROVIDER:START:STOP" },
   { 0 },
 };
 

@@ -41,7 +41,7 @@ static const struct gcs_cli_opt top_opts[] = {
                  "keep the live trace in DIR (-- COMMAND: the CTF trace the relayd writes;\n"
                  "--dotnet/--pid: DIR/trace.nettrace); default: a temporary directory removed on exit" },
   [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
-                   "--dotnet/--pid: requests too (aspnet, http, PROVIDER:START:STOP[:KEY]): rate and p99" },
+                   "also requests (as record's): rate and p99" },
   { 0 },
 };
 

@@ -765,7 +765,8 @@ out_json:
     fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
             o.requests_file ? "none of the CSV's rows match a process of the trace"
             : o.begin       ? "no begin/end event pairs"
-                            : "record RequestStart/RequestStop events, or give --requests FILE or --begin/--end");
+                            : "record them: librgc's RequestStart/RequestStop, `record --dotnet --requests aspnet` for "
+                              "a .NET service; or give --requests FILE or --begin/--end");
     rc = 1;
   }
 out:
