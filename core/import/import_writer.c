@@ -318,11 +318,18 @@ static int req_insert_slot(struct imw *w, struct req_slot *r, uint64_t end, char
 
 static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int create) {
   if (create && w->nreqs * 2 >= w->capreqs) {
-    size_t cap = w->capreqs ? w->capreqs * 2 : 256;
+    /* Rebuilt from the open requests only: closed ones (tombstones) go, so
+     * the table is sized by the requests in flight, not by all of a long
+     * recording's. */
+    size_t open = 0;
+    for (size_t i = 0; i < w->capreqs; i++) open += w->reqs[i].state == REQ_OPEN;
+    size_t cap = 256;
+    while (cap < (open + 1) * 4) cap *= 2;
     struct req_slot *nt = calloc(cap, sizeof *nt);
     if (!nt) return NULL;
+    w->nreqs = open;
     for (size_t i = 0; i < w->capreqs; i++) {
-      if (w->reqs[i].state == REQ_EMPTY) continue;
+      if (w->reqs[i].state != REQ_OPEN) continue;
       size_t h = hash_u64(w->reqs[i].id ^ ((uint64_t)(uint32_t)w->reqs[i].pid << 32)) & (cap - 1);
       while (nt[h].state != REQ_EMPTY) h = (h + 1) & (cap - 1);
       nt[h] = w->reqs[i];
