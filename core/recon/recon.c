@@ -427,8 +427,17 @@ static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHist
   }
 }
 
+/* TraceEvent accepts a V3+ per-heap history whose payload holds at least
+ * the generations gen0..LOH; a shorter one (an older runtime's LTTng event
+ * with no per-generation data, a cut payload) is an unrecognised version and
+ * ignored, so the GC's figures fall back to AllocationTick sums as PerfView's
+ * do. */
+static int per_heap_history_recognised(const struct gcs_event *ev) {
+  return ev->version >= 3 && !ev->truncated && ev->u.GCPerHeapHistory.Count >= GCS_GEN_LOH + 1;
+}
+
 static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev) {
-  if (ev->version < 3) return; /* only the V3+ layout is decoded */
+  if (!per_heap_history_recognised(ev)) return;
   struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   struct gcs_gc *g = &gc->g;
