@@ -356,6 +356,9 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->incomplete_why = dup_col(s, 23);
     p->trace_truncated_at = sqlite3_column_type(s, 24) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 24);
     p->total_alloc_measured = dcol(s, 25);
+    /* PerfView's % paused over a process duration of 0 (no complete GC, or
+     * no GCHeapStats after one) is stored as 0: unknown, not 0 %. */
+    if (p->gc_count == 0 || !(p->process_duration > 0)) p->pct_pause = p->process_duration = NAN;
   }
   sqlite3_finalize(s);
   if (m->nprocs > 1) gcs_input_overlaps(db, &m->overlaps, &m->noverlaps);

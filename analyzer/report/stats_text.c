@@ -88,8 +88,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
-  fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
-          NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
+  if (isnan(p->pct_pause))
+    fprintf(out, "  %% Time paused for Garbage Collection: unknown (no complete GC with GCHeapStats)\n");
+  else
+    fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
+            NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
   st_text_overhead(out, &p->ov);
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));

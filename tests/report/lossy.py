@@ -5,7 +5,8 @@
 Two hand-made .nettrace files (tests/nettrace/tools/make_corpus.py's writer;
 1 QPC tick = 1 ns, times below in ms from the trace's start). Each loses the
 event after a GCEnd (its thread's sequence number jumps by one: the
-GCHeapStats), so that GC is incomplete although its pause is timed.
+GCHeapStats), so that GC is incomplete although its pause is timed. Every
+GC's suspension takes 0.25 ms.
 
 lossy-a, pid 4242, three gen0 GCs (SuspendEEBegin .. RestartEEEnd):
   GC1 complete    100 .. 102   pause 2 ms
@@ -42,7 +43,7 @@ def trace(pid, gcs):
     opcode_tag = mc.i32(1) + b'\x01' + b'\x01'
     metas = [mc.meta_record(1, mc.RT, 1, '', 2, opcode_tag), mc.meta_record(2, mc.RT, 2, '', 1),
              mc.meta_record(3, mc.RT, 9, '', 1), mc.meta_record(4, mc.RT, 3, '', 1),
-             mc.meta_record(9, mc.RT, 4, '', 1)]
+             mc.meta_record(9, mc.RT, 4, '', 1), mc.meta_record(8, mc.RT, 8, '', 1)]
     w.block('MetadataBlock', mc.block_header(1) + mc.compressed([mc.md(0, m) for m in metas]))
     evs, seq = [], 0
     stats = struct.pack('<10Q3IH', 1000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3)
@@ -52,6 +53,7 @@ def trace(pid, gcs):
             seq += 1
             evs.append(mc.ev(meta, seq, 100, int(round(ms * MS)), payload))
         add(3, su, struct.pack('<IIH', 1, n - 1, 3))        # SuspendEEBegin SuspendForGC
+        add(8, su + 0.25, struct.pack('<H', 3))            # SuspendEEEnd
         add(1, st, mc.gcstart(n, 0, 0, 0))                 # GCStart gen0 AllocSmall blocking
         add(2, en, struct.pack('<IIH', n, 0, 3))           # GCEnd
         if hs is None:
@@ -106,6 +108,30 @@ ov = {p["pid"]: p for p in json.loads(adv.stdout)["processes"]}[4242]["overhead"
 amm = {m["window_ms"]: m["mmu"] for m in ov["mmu"]}
 check(abs(ov["worst_window_pct"] - 1.974) < 1e-9 and amm.get(100) == 0.96 and amm.get(10) == 0.6,
       "advise: the same window and MMU: %r %r" % (ov["worst_window_pct"], amm))
+
+# ---- item 6: unknown is null / "unknown", never -1, NaN or a 0 that means nothing ----
+BAD = re.compile(r"(?<![\w.#-])-1(?![\w.])|\bnan\b|\binf(inity)?\b", re.I)
+for args in (["stats", "--format", "json"], ["stats", "--format", "html"], ["stats", "--format", "csv"],
+             ["stats"], ["stats", "--wide"], ["advise", "--format", "json"], ["advise"],
+             ["triggers", "--format", "json"], ["triggers", "--format", "csv"], ["events"], ["heaps"],
+             ["diff", db, "--format", "json"], ["diff", db, "--format", "html"], ["diff", db]):
+    p = run(args[:1] + [db] + args[1:])
+    out = re.sub(r"<style>.*?</style>", "", p.stdout, flags=re.S)
+    m = BAD.search(out)
+    check(m is None, "%s: %r" % (" ".join(args), m and out[max(0, m.start() - 60):m.end() + 20]))
+b_js = procs[5151]["summary"]
+check(procs[5151]["summary"]["gc_count"] == 0, "5151: no complete GC")
+for k in ("heap_count", "pct_pause_time", "process_duration_msec", "max_pause_msec", "max_heap_mb"):
+    check(k in b_js and b_js[k] is None, "5151 json %s: %r (unknown is null)" % (k, b_js.get(k)))
+check(procs[4242]["summary"]["heap_count"] is None, "4242 json heap_count (no GCGlobalHeapHistory): null")
+check(procs[5151]["server_gc"] is None, "5151 json server_gc: null")
+html = run(["stats", db, "--format", "html"]).stdout
+part = html[html.find("Process  5151") if "Process  5151" in html else html.find("5151"):]
+check("Number of Heaps: unknown" in part and "% Time paused for Garbage Collection: unknown" in part
+      and "Time paused for Garbage Collection: 0.0%" not in html.replace("2.0%", ""),
+      "5151 html says unknown: %r" % re.findall(r"<li>[^<]*(?:Heaps|Time paused)[^<]*</li>", html))
+adv5 = {p["pid"]: p for p in json.loads(adv.stdout)["processes"]}[5151]
+check(adv5["server_gc"] is None and adv5["heap_count"] is None, "advise json 5151: %r" % adv5)
 
 if failed():
     print("%d failure(s)" % failed(), file=sys.stderr)
