@@ -24,6 +24,11 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "poh_alloc_measured_mb", "REAL" },
   { "gcs", "alloc_measured_mb", "REAL" },
   { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
+  { "gcs", "runtime_pause_msec", "REAL" },
+  { "gc_process_summary", "heap_count_min", "INTEGER" },
+  { "gc_process_summary", "heap_count_max", "INTEGER" },
+  { "gc_process_summary", "heap_count_changes", "INTEGER" },
+  { "gc_process_summary", "total_runtime_pause_msec", "REAL" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {

@@ -114,6 +114,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   bind_figure(s, P_gcs_start_msec, g->start_msec);
   bind_figure(s, P_gcs_suspend_msec, g->suspend_msec);
   bind_figure(s, P_gcs_pause_msec, g->pause_msec);
+  bind_figure(s, P_gcs_runtime_pause_msec, g->runtime_pause_msec);
   bind_figure(s, P_gcs_bgc_pause1_msec, g->bgc_pause1_msec);
   bind_figure(s, P_gcs_bgc_pause2_msec, g->bgc_pause2_msec);
   bind_figure(s, P_gcs_duration_msec, g->duration_msec);
@@ -284,6 +285,10 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
   bind_figure(s, P_sum_process_duration_msec, p->process_duration_msec);
   bind_figure(s, P_sum_pct_pause_time, p->pct_pause_time);
   if (p->heap_count >= 0) bind_int(s, P_sum_heap_count, p->heap_count);
+  if (p->heap_count_min >= 0) bind_int(s, P_sum_heap_count_min, p->heap_count_min);
+  if (p->heap_count_max >= 0) bind_int(s, P_sum_heap_count_max, p->heap_count_max);
+  bind_int(s, P_sum_heap_count_changes, p->heap_count_changes);
+  bind_figure(s, P_sum_total_runtime_pause_msec, p->total_runtime_pause_msec);
   bind_figure(s, P_sum_total_gc_cpu_msec, p->total_gc_cpu_msec);
   bind_figure(s, P_sum_first_event_msec, p->first_event_msec);
   bind_figure(s, P_sum_last_event_msec, p->last_event_msec);
