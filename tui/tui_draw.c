@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gcs_events.h"
 #include "tui_term.h"
@@ -61,6 +62,15 @@ static void draw_title(struct tui_ui *ui, const struct layout *l) {
   len += snprintf(line + len, sizeof line - (size_t)len, " | %s | sort %s %s",
                   tui_filter_name(ui->filter), tui_col_name(ui->sort), ui->ascending ? "asc" : "desc");
   if (ui->frozen) len += snprintf(line + len, sizeof line - (size_t)len, " | FROZEN");
+  if (ui->src && ui->src->loading) len += snprintf(line + len, sizeof line - (size_t)len, " | LOADING");
+  if (ui->src && ui->src->live) {
+    /* how old the newest event is: a stream that lags or stopped says so */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double age = ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)ui->src->last_event_ns) / 1e9;
+    if (!ui->src->last_event_ns) len += snprintf(line + len, sizeof line - (size_t)len, " | no event yet");
+    else len += snprintf(line + len, sizeof line - (size_t)len, " | last event %.1f s ago", age < 0 ? 0.0 : age);
+  }
   snprintf(line + len, sizeof line - (size_t)len, " | %s", ui->src ? ui->src->desc : "");
   style_on(TUI_PAIR_TITLE, A_REVERSE * !tui_term_has_colors());
   move(l->title, 0);
@@ -143,7 +153,8 @@ static void spark_labels(const struct tui_spark *sp, char lab[2][96]) {
   else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
   else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
   else snprintf(b, sizeof b, "last %.0f s", w_s);
-  snprintf(lab[1], 96, " max %s, %s", full(a, sp->pause_max_ms, 3), b);
+  /* the largest cell's total pause, not one GC's (the header's "max pause") */
+  snprintf(lab[1], 96, " max %s/cell, %s", full(a, sp->pause_max_ms, 3), b);
 }
 
 static void draw_sparklines(const struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {

@@ -39,6 +39,7 @@ static double now_ms(void) {
 
 static int on_event(const struct gcs_event *ev, void *ud) {
   struct tui_ep *e = ud;
+  if (ev->ts_ns > e->base.last_event_ns) e->base.last_event_ns = ev->ts_ns;
   tui_feed_event(e->feed, ev, e->procname);
   return 0;
 }
@@ -173,6 +174,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = e->s.pidfd = -1;
   e->base.ops = &ep_ops;
   e->base.poll_ms = 100;
+  e->base.live = 1;
   /* a live view may run for days: the list keeps the newest GCs, the figures all */
   e->base.max_gcs = TUI_LIVE_MAX_GCS;
   if (keep_dir && open_keep(e, keep_dir, err, errlen)) { ep_close(&e->base); return NULL; }

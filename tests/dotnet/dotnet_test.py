@@ -830,7 +830,8 @@ def case_trigger():
 
 def case_top():
     """`gcscope top --dotnet -- COMMAND` in tmux: the header's GC counts per
-    generation equal the runtime's own CollectionCount at exit, and the
+    generation equal the runtime's own CollectionCount at exit, the title says
+    how old the newest event is (growing once the command exited), and the
     stream kept with -o imports to the same GCs."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tui"))
     from tmux_top import Screen
@@ -855,6 +856,14 @@ def case_top():
             return
         want = (rt[0] - rt[1], rt[1] - rt[2], rt[2])
         check(counts == want, "top's GCs per generation %s, the runtime's %s" % (counts, want))
+        # Staleness (issue 29, item 8): the title says how old the newest event is,
+        # and the age grows while nothing comes (the command has exited).
+        age = lambda: [float(x) for x in re.findall(r"last event (\d+\.\d) s ago", s.lines()[0])]
+        a1 = age()
+        time.sleep(3)
+        a2 = age()
+        check(len(a1) == 1 and len(a2) == 1 and 2.0 <= a2[0] - a1[0] <= 4.5,
+              "the title's 'last event N s ago' grows with the wait: %r then %r" % (a1, a2))
         s.keys("q")
         s.wait_for("EXIT=0", timeout=20)
     finally:

@@ -92,7 +92,7 @@ try:
     check(lines[4][9:9 + 41] == "   \u2581  \u2583  \u2586\u2588  \u2585" + " " * 27, "heap sparkline %r" % lines[4][9:50], t)
     check(lines[5][9:9 + 41] == "   \u2581  \u2581  \u2581\u2581  \u2588" + " " * 27, "pause sparkline %r" % lines[5][9:50], t)
     check(lines[4][50:].rstrip() == " 4.000..12.000 MB", "heap sparkline scale %r" % lines[4][50:], t)
-    check(lines[5][50:].rstrip() == " max 250.000, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
+    check(lines[5][50:].rstrip() == " max 250.000/cell, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
     # --- table: newest first, exact cells ------------------------------------
     check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "rows newest first: %r" % row_numbers(t), t)
     check(re.search(r"^\s+5\s+400\.000 2NI\s+Induced\s+0\.500\s+250\.000\s+25\.000\s+8\.000\s+7\.000", t, re.M)
