@@ -29,6 +29,8 @@ struct tui_ep {
   char out_path[PATH_MAX];         /* COMMAND's output */
   char procname[64];
   int ended, failed, child_noted;
+  double last_bytes_ms;            /* when the stream last brought bytes (monotonic) */
+  int idle_flushed;                /* the pending events were delivered since */
 };
 
 static double now_ms(void) {
@@ -96,6 +98,20 @@ static int ep_poll(struct tui_source *src, struct tui_model *m) {
       e->failed = 1;
       return -1;
     }
+    e->last_bytes_ms = now_ms();
+  }
+  /* Quiet for the ordering lag: what is pending is all there is (an idle
+   * runtime sends nothing newer to push it out). */
+  if (!e->ended && !e->idle_flushed && now_ms() - e->last_bytes_ms >= LIVE_LAG_NS / 1e6) {
+    char err[512];
+    if (gcs_nettrace_stream_idle(e->ns, err, sizeof err)) {
+      snprintf(src->err, sizeof src->err, "%s", err);
+      e->failed = 1;
+      return -1;
+    }
+    e->idle_flushed = 1;
+  } else if (now_ms() - e->last_bytes_ms < LIVE_LAG_NS / 1e6) {
+    e->idle_flushed = 0;
   }
   if (!e->ended && !e->s.launch && trc_ep_target_gone(&e->s)) end_stream(e, "the process exited");
   note_child(e);
