@@ -33,7 +33,7 @@ static const uint64_t tui_reals =
     GCS_GCDB_BIT(bgc_pause2_msec) | GCS_GCDB_BIT(pct_pause_time) | GCS_GCDB_BIT(gen0_alloc_mb) |
     GCS_GCDB_BIT(total_alloc_mb) | GCS_GCDB_BIT(alloc_measured_mb) | GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(peak_mb) |
     GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(gen0_mb) | GCS_GCDB_BIT(gen1_mb) |
-    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb);
+    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb) | GCS_GCDB_BIT(heap_count);
 
 /* The model's view of one stored GC. */
 static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
@@ -61,6 +61,7 @@ static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
   gc->bgc_pause1_ms = v[GCS_GCDB_R_bgc_pause1_msec];
   gc->bgc_pause2_ms = v[GCS_GCDB_R_bgc_pause2_msec];
   gc->pct_pause = v[GCS_GCDB_R_pct_pause_time];
+  gc->heap_count = v[GCS_GCDB_R_heap_count] > 0 ? (int)v[GCS_GCDB_R_heap_count] : 0;
   gc->gen0_alloc_mb = v[GCS_GCDB_R_gen0_alloc_mb];
   gc->alloc_perfview_mb = v[GCS_GCDB_R_total_alloc_mb];
   gc->alloc_mb = isnan(v[GCS_GCDB_R_alloc_measured_mb]) ? gc->alloc_perfview_mb : v[GCS_GCDB_R_alloc_measured_mb];

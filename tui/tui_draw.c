@@ -130,9 +130,13 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
   g.n = 0;
   char gen[16] = "";
   seg(&g, "max pause %s ms", full(a, s.max_pause_ms, 3));
+  /* with the heap count now: the newest GC's (server GC with DATAS changes it) */
+  char heaps[24] = "";
+  if (s.last && s.last->heap_count > 1) snprintf(heaps, sizeof heaps, ", %d heaps", s.last->heap_count);
   if (s.last)
-    seg(&g, "  last GC #%lld %s %s, pause %s ms", (long long)s.last->number, tui_gc_gen_name(s.last, gen, sizeof gen),
-        gcs_reason_name((uint32_t)s.last->reason), full(b, s.last->pause_ms, 3));
+    seg(&g, "  last GC #%lld %s %s, pause %s ms%s", (long long)s.last->number,
+        tui_gc_gen_name(s.last, gen, sizeof gen), gcs_reason_name((uint32_t)s.last->reason),
+        full(b, s.last->pause_ms, 3), heaps);
   if (s.nincomplete) seg(&g, "  (%u incomplete)", s.nincomplete);
   put_segs(l->header + 2, &g);
 }

@@ -61,6 +61,8 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
       else if (c == STC_gen_name) row[k] = g->gen_name;
       else if ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c])) row[k] = "";
       else row[k] = rpt_num(cells[k], sizeof cells[k], g->v[c], st_cols[c].decimals);
+      if (c == STC_pause_msec && st_pause_differs(g) && strlen(cells[k]) + 2 < sizeof cells[k])
+        strcat(cells[k], "*"); /* the summary says why */
     }
     int r = rpt_table_add(&t, row);
     if (r > 0 && g->v[STC_pause_msec] > 200) t.mark[r] = 1;
@@ -84,10 +86,23 @@ static void summary(FILE *out, const struct st_proc *p) {
   if (!isnan(p->total_alloc_measured))
     fprintf(out, "  Total Allocs measured: %s MB (heap sizes around each GC; gcscope's, not PerfView's)\n",
             NUM(b, p->total_alloc_measured, 3));
-  if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  if (p->heap_count_min > 0 && p->heap_count_max > p->heap_count_min)
+    fprintf(out, "  Number of Heaps: %d-%d, changed %d time%s (each GC's: --wide's Heaps)\n", p->heap_count_min,
+            p->heap_count_max, p->heap_count_changes, p->heap_count_changes == 1 ? "" : "s");
+  else if (p->heap_count_min > 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count_min);
+  else if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
   else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
+  if (!isnan(p->total_runtime_pause))
+    fprintf(out, "  Runtime's own total pause: %s msec (GC.GetTotalPauseDuration; gcscope's)\n",
+            NUM(a, p->total_runtime_pause, 1));
+  if (p->rt_pause_differs > 0)
+    fprintf(out, "  * %d GC%s whose Pause differs from the runtime's own (--wide: RT Pause):\n"
+                 "    PerfView adds the restart, gives the ephemeral GC of a background GC's\n"
+                 "    start that whole suspension, and a GC announced as background that ran\n"
+                 "    in one suspension only that suspension (docs/stats.md)\n",
+            p->rt_pause_differs, p->rt_pause_differs == 1 ? "" : "s");
   if (isnan(p->pct_pause))
     fprintf(out, "  %% Time paused for Garbage Collection: unknown (no complete GC with GCHeapStats)\n");
   else

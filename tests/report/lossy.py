@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """lossy.py GCSCOPE WORKDIR -- a lossy trace follows its one stated rule,
-"incomplete GCs are left out of every figure" (issue 29, items 5 and 6).
+"incomplete GCs are left out of every figure" (issue 29, items 5 and 6);
+and a server GC whose heap count changes (item 1, datas.nettrace, below).
 
 Two hand-made .nettrace files (tests/nettrace/tools/make_corpus.py's writer;
 1 QPC tick = 1 ns, times below in ms from the trace's start). Each loses the
@@ -36,14 +37,16 @@ GCSCOPE, WORK = sys.argv[1:3]
 MS = 1000000  # ticks per ms
 
 
-def trace(pid, gcs):
-    """gcs: (suspend, start, end, heap_stats or None, restart_end) in ms."""
+def trace(pid, gcs, heaps=None):
+    """gcs: (suspend, start, end, heap_stats or None, restart_end) in ms;
+    heaps: each GC's GCGlobalHeapHistory_V2 NumHeaps (none without)."""
     w = mc.Writer()
     w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 0, 1000000000, 8, pid)
     opcode_tag = mc.i32(1) + b'\x01' + b'\x01'
     metas = [mc.meta_record(1, mc.RT, 1, '', 2, opcode_tag), mc.meta_record(2, mc.RT, 2, '', 1),
              mc.meta_record(3, mc.RT, 9, '', 1), mc.meta_record(4, mc.RT, 3, '', 1),
-             mc.meta_record(9, mc.RT, 4, '', 1), mc.meta_record(8, mc.RT, 8, '', 1)]
+             mc.meta_record(9, mc.RT, 4, '', 1), mc.meta_record(8, mc.RT, 8, '', 1),
+             mc.meta_record(11, mc.RT, 205, '', 2)]
     w.block('MetadataBlock', mc.block_header(1) + mc.compressed([mc.md(0, m) for m in metas]))
     evs, seq = [], 0
     stats = struct.pack('<10Q3IH', 1000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3)
@@ -55,6 +58,8 @@ def trace(pid, gcs):
         add(3, su, struct.pack('<IIH', 1, n - 1, 3))        # SuspendEEBegin SuspendForGC
         add(8, su + 0.25, struct.pack('<H', 3))            # SuspendEEEnd
         add(1, st, mc.gcstart(n, 0, 0, 0))                 # GCStart gen0 AllocSmall blocking
+        if heaps:                                          # GCGlobalHeapHistory_V2
+            add(11, en - 0.1, struct.pack('<QiIIIIHII', 1000000, heaps[n - 1], 0, 0, 0, 0, 3, 1, 0))
         add(2, en, struct.pack('<IIH', n, 0, 3))           # GCEnd
         if hs is None:
             seq += 1                                       # GCHeapStats lost
@@ -132,6 +137,27 @@ check("Number of Heaps: unknown" in part and "% Time paused for Garbage Collecti
       "5151 html says unknown: %r" % re.findall(r"<li>[^<]*(?:Heaps|Time paused)[^<]*</li>", html))
 adv5 = {p["pid"]: p for p in json.loads(adv.stdout)["processes"]}[5151]
 check(adv5["server_gc"] is None and adv5["heap_count"] is None, "advise json 5151: %r" % adv5)
+
+# ---- item 1: a server GC whose heap count changes (DATAS): 5 GCs with
+# GCGlobalHeapHistory NumHeaps 1, 2, 2, 1, 2 -> each GC its own, the range
+# 1-2 with 3 changes; PerfView's Number of Heaps (the first) 1 stays in JSON.
+c = os.path.join(WORK, "datas.nettrace")
+open(c, "wb").write(trace(6363, [(100 * k, 100 * k + 0.5, 100 * k + 2, 100 * k + 2.5, 100 * k + 3)
+                                 for k in range(1, 6)], heaps=[1, 2, 2, 1, 2]))
+ddb = os.path.join(WORK, "datas.db")
+p = run(["import", "-q", "-d", ddb, c])
+check(p.returncode == 0, "import datas: %r" % p.stderr)
+dj = json.loads(run(["stats", ddb, "--format", "json"]).stdout)["processes"][0]
+check([g["heap_count"] for g in dj["gcs"]] == [1, 2, 2, 1, 2], "each GC's heap count: %r"
+      % [g.get("heap_count") for g in dj["gcs"]])
+ds = dj["summary"]
+check((ds["heap_count"], ds["heap_count_min"], ds["heap_count_max"], ds["heap_count_changes"]) == (1, 1, 2, 3),
+      "heap counts: first %r, range %r..%r, %r changes" % (ds["heap_count"], ds["heap_count_min"],
+                                                           ds["heap_count_max"], ds["heap_count_changes"]))
+dt = run(["stats", ddb]).stdout
+check("  Number of Heaps: 1-2, changed 3 times (each GC's: --wide's Heaps)\n" in dt,
+      "text: %r" % [l for l in dt.splitlines() if "Heaps" in l])
+check(run(["stats", ddb, "--wide"]).stdout.count("Heaps") >= 2, "--wide has the Heaps column")
 
 if failed():
     print("%d failure(s)" % failed(), file=sys.stderr)

@@ -293,6 +293,9 @@ try:
     check("PID 4242" in t and "PID 5151" in t and "other-app" in t, "process list", t)
     s.keys("Down", "Enter")
     t = s.wait_for("PID 5151 other-app (Server 4 heaps non-concurrent)")
+    # the heap count now is the newest GC's (issue 29, item 1: DATAS changes it)
+    check(t.split("\n")[3].startswith("max pause 1.750 ms  last GC #1 0N AllocSmall, pause 1.750 ms, 3 heaps"),
+          "5151: 3 heaps now (its last GC's), the process began with 4", t)
     check(row_numbers(t) == [1], "process 5151 rows", t)
 
     # --- q: quit, terminal restored --------------------------------------------------
