@@ -595,8 +595,28 @@ def case_not_dotnet():
         r = record(["--dotnet", "-o", d + "/rec2", "--", "sleep", "0.2"], cwd=d)
         check(r.returncode == 1, "a launched command that is not .NET: exit 1")
         check("exited before a .NET runtime connected" in r.stderr, "the reason: no runtime connected")
+        # Without --dotnet (issue 29, item 9): no socket and no LTTng-UST provider in its maps
+        # either: one line, exit 1, nothing written (it said "cannot summarise" and exited 0).
+        r = record(["--pid", str(s.pid), "-o", d + "/rec3", "--duration", "1"], cwd=d)
+        check(r.returncode == 1 and r.stderr.strip().count("\n") == 0 and
+              ("process %d (sleep) has no .NET diagnostic socket and no LTTng-UST provider" % s.pid) in r.stderr,
+              "--pid of a process with neither: one line, exit 1: %d %r" % (r.returncode, r.stderr))
+        check(not os.path.exists(d + "/rec3"), "nothing written for it")
     finally:
         stop(s)
+
+
+def case_exit_status():
+    """record --dotnet -- COMMAND exits with COMMAND's own status, as time and
+    dotnet-trace do (issue 29, item 9): gcprog with an unknown scenario
+    exits 2 (its own code); the trace is still written."""
+    d = workdir("exit_status")
+    r = record(["--dotnet", "-o", d + "/rec", "--", "dotnet", GCPROG, "nosuchscenario"], cwd=d)
+    check(r.returncode == 2, "record exits with the command's status 2 (got %d)" % r.returncode)
+    check("the command exited with status 2" in r.stdout, "and says so")
+    check(os.path.getsize(d + "/rec/trace.nettrace") > 0, "the trace is written")
+    r = record(["--dotnet", "-o", d + "/rec2", "--", "dotnet", GCPROG, "sleep", "0.1"], cwd=d)
+    check(r.returncode == 0, "a command exiting 0: record exits 0 (got %d)" % r.returncode)
 
 
 def case_permission():
@@ -982,6 +1002,7 @@ CASES = {
     "quiet_parent": case_quiet_parent,
     "quiet_after_capture": case_quiet_after_capture,
     "not_dotnet": case_not_dotnet,
+    "exit_status": case_exit_status,
     "permission": case_permission,
     "ps": case_ps,
     "lttng_check": case_lttng_check,

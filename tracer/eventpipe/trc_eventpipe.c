@@ -300,7 +300,7 @@ static int record(struct trc_capture *c) {
   if (c->triggers) print_watch_summary(c);
   else print_trace_summary(c);
   if (r->exited && !r->s.stopped && !r->s.launch) printf("gcscope record: process %d exited during the session\n", (int)r->s.pid);
-  if (r->s.launch && r->s.child_done) trc_capture_child_status(r->s.child_status);
+  if (r->s.launch && r->s.child_done) trc_capture_child_status(c, r->s.child_status);
   fflush(stdout);
   return 0;
 }

@@ -326,7 +326,7 @@ static int record(struct trc_capture *c) {
     else printf("gcscope record: trace in %s\n", c->outdir);
   }
   print_summary(c);
-  if (o->command && r->child_done) trc_capture_child_status(r->child_status);
+  if (o->command && r->child_done) trc_capture_child_status(c, r->child_status);
   fflush(stdout);
   return 0;
 fail:
