@@ -833,6 +833,34 @@ static void name_from_command_line(const char *cmd, char *out, size_t len) {
   out[k] = '\0';
 }
 
+/* The name and command line `record` noted for pid in process.tsv beside a
+ * capture (tracer/eventpipe: a capture holds no ProcessInfo). 0 if found. */
+static int noted_process(const char *path, int32_t pid, char *name, size_t namelen, char **cmdline) {
+  char dir[4096], line[8192];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *sl = strrchr(dir, '/');
+  if (sl) *sl = '\0'; else snprintf(dir, sizeof dir, ".");
+  char file[4200];
+  snprintf(file, sizeof file, "%s/process.tsv", dir);
+  FILE *f = fopen(file, "r");
+  if (!f) return -1;
+  int found = -1;
+  while (found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2) continue;
+    *t1 = *t2 = '\0';
+    char *end;
+    long p = strtol(line, &end, 10);
+    if (*end || p != pid) continue;
+    snprintf(name, namelen, "%.15s", t1 + 1);
+    *cmdline = t2[1] ? strdup(t2 + 1) : NULL;
+    found = 0;
+  }
+  fclose(f);
+  return found;
+}
+
 /* label: what the user named (traces.path; a .zip for an extracted entry);
  * path: the file read. */
 static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, char *err,
@@ -867,6 +895,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (!failed) {
     struct imw_proc *p = imw_proc(w, info.pid);
     if (p && info.command_line[0] && !p->command_line) p->command_line = strdup(info.command_line);
+    if (p && !p->command_line && !p->name[0]) noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
     if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;

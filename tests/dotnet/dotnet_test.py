@@ -834,6 +834,15 @@ def case_trigger():
     gcs, _ = parse_program(p.stdout)
     if idx in gcs:
         check(gcs[idx]["gen"] == gen, "GC #%d: the runtime says gen%d, the trigger gen%d" % (idx, gcs[idx]["gen"], gen))
+    # The capture names its process (issue 29, item 9: it was "?", and Perfetto's "pid N"):
+    # record notes what /proc said of it in process.tsv beside the captures.
+    named = sql(d + "/t.db", "SELECT name, command_line FROM processes WHERE pid = %d" % pid)
+    check(len(named) == 1 and named[0][0] == "dotnet" and GCPROG in named[0][1] and named[0][1].endswith(" long"),
+          "the capture's process: %r" % named)
+    ex = subprocess.run([GCSCOPE, "export", d + "/t.db", "--format", "chrome-json", "-o", d + "/t.json"],
+                        capture_output=True, text=True)
+    check(ex.returncode == 0 and '"name": "dotnet"' in open(d + "/t.json").read().replace('":"', '": "'),
+          "Perfetto/Chrome JSON names the process dotnet: %r" % ex.stderr)
     # Every GC over 0 ms, two captures: both verified and importable, each
     # holding the GC that fired it; then the session stops.
     p = record(["--dotnet", "--stop-on-gc-over", "0", "--collect-multiple", "2", "--delay-after-trigger", "0.2",

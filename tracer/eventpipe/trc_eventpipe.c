@@ -48,6 +48,10 @@ struct eprec {
   struct gcs_nettrace_stream *ns;
   struct trc_epf *fr;
   uint64_t last_ts;                  /* the newest event's timestamp */
+  /* the traced process as /proc showed it at the start, written beside the
+   * first capture (process.tsv) */
+  char comm[64], cmdline[4096];
+  int process_noted;
 };
 
 int trc_eventpipe_wanted(const struct trc_opts *o) {
@@ -92,9 +96,49 @@ static int on_live_object(const struct gcs_nettrace_object *o, void *ud) {
 /* The rules are timed by the events: re-armed after the newest one. */
 static uint64_t rearm_ns(struct trc_capture *c) { return ((struct eprec *)c->tx)->last_ts + 1; }
 
+static void note_process(struct eprec *r, const char *outdir);
+
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   (void)name;
-  return trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
+  int rc = trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
+  if (rc == 0) note_process(c->tx, c->outdir);
+  return rc;
+}
+
+/* The traced process's name and command line, read while it runs: a
+ * capture keeps the flight recorder's last blocks, not the stream's first
+ * ones where the runtime names its process, so record notes them in
+ * OUTDIR/process.tsv beside the first capture and `import` names a
+ * capture's process from it (core/import). Best effort. */
+static void read_process(struct eprec *r, pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fgets(r->comm, sizeof r->comm, f)) r->comm[strcspn(r->comm, "\n\t")] = '\0';
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+  f = fopen(path, "r");
+  if (f) {
+    size_t n = fread(r->cmdline, 1, sizeof r->cmdline - 1, f);
+    fclose(f);
+    r->cmdline[n] = '\0';
+    while (n > 0 && r->cmdline[n - 1] == '\0') n--;
+    for (size_t i = 0; i < n; i++)
+      if (r->cmdline[i] == '\0' || r->cmdline[i] == '\t' || r->cmdline[i] == '\n') r->cmdline[i] = ' ';
+  }
+}
+
+static void note_process(struct eprec *r, const char *outdir) {
+  if (r->process_noted || (!r->comm[0] && !r->cmdline[0])) return;
+  r->process_noted = 1;
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/process.tsv", outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fprintf(f, "pid\tname\tcommand_line\n%d\t%s\t%s\n", (int)r->s.pid, r->comm, r->cmdline);
+  fclose(f);
 }
 
 /* ---- the stream ---------------------------------------------------------- */
@@ -284,6 +328,7 @@ static int record(struct trc_capture *c) {
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
+  if (c->triggers) read_process(r, r->s.pid);
   if (c->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
            "captures in %s)\n", (int)r->s.pid, o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
