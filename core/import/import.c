@@ -833,9 +833,11 @@ static void name_from_command_line(const char *cmd, char *out, size_t len) {
   out[k] = '\0';
 }
 
-/* The name and command line `record` noted for pid in process.tsv beside a
- * capture (tracer/eventpipe: a capture holds no ProcessInfo). 0 if found. */
-static int noted_process(const char *path, int32_t pid, char *name, size_t namelen, char **cmdline) {
+/* What `record` noted for pid in process.tsv beside its .nettrace files
+ * (tracer/eventpipe): name and command line (a capture holds no
+ * ProcessInfo), the runtime's version (ProcessInfo2; an attach-mode stream
+ * has no RuntimeInformation). Fills only what is still unknown. 0 if found. */
+static int noted_process(const char *path, int32_t pid, char *name, size_t namelen, char **cmdline, char **version) {
   char dir[4096], line[8192];
   snprintf(dir, sizeof dir, "%s", path);
   char *sl = strrchr(dir, '/');
@@ -847,14 +849,16 @@ static int noted_process(const char *path, int32_t pid, char *name, size_t namel
   int found = -1;
   while (found && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\r\n")] = '\0';
-    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
     if (!t2) continue;
     *t1 = *t2 = '\0';
+    if (t3) *t3 = '\0';
     char *end;
     long p = strtol(line, &end, 10);
     if (*end || p != pid) continue;
-    snprintf(name, namelen, "%.15s", t1 + 1);
-    *cmdline = t2[1] ? strdup(t2 + 1) : NULL;
+    if (!name[0]) snprintf(name, namelen, "%.15s", t1 + 1);
+    if (!*cmdline && t2[1]) *cmdline = strdup(t2 + 1);
+    if (!*version && t3 && t3[1]) *version = strdup(t3 + 1);
     found = 0;
   }
   fclose(f);
@@ -895,7 +899,8 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (!failed) {
     struct imw_proc *p = imw_proc(w, info.pid);
     if (p && info.command_line[0] && !p->command_line) p->command_line = strdup(info.command_line);
-    if (p && !p->command_line && !p->name[0]) noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line);
+    if (p && (!p->command_line || !p->name[0] || !p->runtime_version))
+      noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line, &p->runtime_version);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
     if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;

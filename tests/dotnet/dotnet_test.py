@@ -452,6 +452,20 @@ def case_attach():
         check(r.returncode == 0, "record exits 0")
         check("process %d exited during the session" % p.pid in rest, "the summary says the process exited")
         compare(d + "/t.db", open(d + "/prog.out").read(), p.pid)
+        # Attach mode knows the runtime's version from the diagnostics channel
+        # (ProcessInfo2, as `ps` and `dotnet --list-runtimes` say it), and says
+        # "unknown" for the GC settings a stream started after start-up lacks,
+        # never "workstation" by default (issue 29, item 2).
+        installed = subprocess.run(["dotnet", "--list-runtimes"], capture_output=True, text=True).stdout
+        ver = sql(d + "/t.db", "SELECT runtime_version, coalesce(server_gc, 'NULL') FROM processes WHERE pid = %d"
+                  % p.pid)
+        check(len(ver) == 1 and ("Microsoft.NETCore.App %s " % ver[0][0]) in installed,
+              "the runtime version %r is an installed runtime" % ver)
+        txt = subprocess.run([GCSCOPE, "stats", d + "/t.db"], capture_output=True, text=True).stdout
+        check(ver and ("Runtime: version %s, " % ver[0][0]) in txt and "version unknown" not in txt,
+              "stats names the version: %r" % [l for l in txt.splitlines() if "Runtime:" in l])
+        if ver and ver[0][1] == "NULL":
+            check("unknown GC" in txt and "workstation" not in txt, "GC flavour unknown, not workstation")
     finally:
         stop(p)
 

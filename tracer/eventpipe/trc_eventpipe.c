@@ -50,7 +50,7 @@ struct eprec {
   uint64_t last_ts;                  /* the newest event's timestamp */
   /* the traced process as /proc showed it at the start, written beside the
    * first capture (process.tsv) */
-  char comm[64], cmdline[4096];
+  char comm[64], cmdline[4096], version[128];
   int process_noted;
 };
 
@@ -112,6 +112,16 @@ static int write_capture(struct trc_capture *c, const char *name, const char *pa
  * capture's process from it (core/import). Best effort. */
 static void read_process(struct eprec *r, pid_t pid) {
   char path[64];
+  /* the runtime's own answer (ProcessInfo2, as `gcscope ps` asks): its
+   * version, which an attach-mode stream does not carry */
+  struct gcs_dsipc_endpoint ep;
+  static struct gcs_dsipc_process_info info;
+  char err[256];
+  if (!r->s.launch && gcs_dsipc_attach_pid(&ep, pid, err, sizeof err) == 0) {   /* launch: RuntimeInformation says */
+    ep.timeout_ms = 2000;
+    if (gcs_dsipc_process_info(&ep, &info, err, sizeof err) == 0)
+      snprintf(r->version, sizeof r->version, "%.*s", (int)strcspn(info.runtime_version, "+"), info.runtime_version);
+  }
   snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
   FILE *f = fopen(path, "r");
   if (f) {
@@ -137,7 +147,8 @@ static void note_process(struct eprec *r, const char *outdir) {
   snprintf(path, sizeof path, "%s/process.tsv", outdir);
   FILE *f = fopen(path, "w");
   if (!f) return;
-  fprintf(f, "pid\tname\tcommand_line\n%d\t%s\t%s\n", (int)r->s.pid, r->comm, r->cmdline);
+  fprintf(f, "pid\tname\tcommand_line\truntime_version\n%d\t%s\t%s\t%s\n", (int)r->s.pid, r->comm, r->cmdline,
+          r->version);
   fclose(f);
 }
 
@@ -328,7 +339,8 @@ static int record(struct trc_capture *c) {
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
-  if (c->triggers) read_process(r, r->s.pid);
+  read_process(r, r->s.pid);
+  if (!c->triggers) note_process(r, c->outdir);   /* beside trace.nettrace; with triggers, the first capture */
   if (c->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
            "captures in %s)\n", (int)r->s.pid, o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
