@@ -52,6 +52,8 @@ struct eprec {
    * first capture (process.tsv) */
   char comm[64], cmdline[4096], version[128];
   int process_noted;
+  int64_t last_bytes_ms;             /* when the stream last brought bytes (monotonic) */
+  int idle_flushed;                  /* the pending events were delivered since */
 };
 
 int trc_eventpipe_wanted(const struct trc_opts *o) {
@@ -170,9 +172,26 @@ static int write_all(struct trc_capture *c, const uint8_t *buf, size_t n) {
 static int pump(struct trc_capture *c, int timeout_ms) {
   static uint8_t buf[1 << 16];
   struct eprec *r = c->tx;
+  if (r->ns && !r->idle_flushed) {   /* wake when the stream has been quiet for the lag */
+    int64_t left = (int64_t)(LIVE_LAG_NS / 1000000) - (mono_ms() - r->last_bytes_ms);
+    if (left < 0) left = 0;
+    if (timeout_ms < 0 || timeout_ms > left) timeout_ms = (int)left;
+  }
   long got = trc_ep_read(&r->s, buf, sizeof buf, timeout_ms, c->err, sizeof c->err);
   if (got == TRC_EP_EOF) return 1;
+  if (got == 0 && r->ns && !r->idle_flushed && mono_ms() - r->last_bytes_ms >= (int64_t)(LIVE_LAG_NS / 1000000)) {
+    /* quiet for the ordering lag: what is pending is all there is (an idle
+     * runtime sends nothing newer to push it out), so the rules see it now */
+    char err[512];
+    r->idle_flushed = 1;
+    if (gcs_nettrace_stream_idle(r->ns, err, sizeof err)) {
+      snprintf(c->err, sizeof c->err, "cannot decode the stream, the triggers cannot work: %s", err);
+      return -1;
+    }
+  }
   if (got <= 0) return (int)got;
+  r->last_bytes_ms = mono_ms();
+  r->idle_flushed = 0;
   r->bytes += (uint64_t)got;
   if (r->out_fd >= 0 && write_all(c, buf, (size_t)got)) return -1;
   if (r->ns) {
