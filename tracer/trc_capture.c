@@ -2,6 +2,7 @@
 #include "trc_capture.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -209,6 +210,8 @@ void trc_capture_child_status(struct trc_capture *c, int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status)) {
     printf("gcscope record: the command exited with status %d\n", WEXITSTATUS(status));
     c->command_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status) && c->command_stopped && WTERMSIG(status) == SIGTERM) {
+    printf("gcscope record: the command was stopped at the end of --duration\n");   /* as asked: not a failure */
   } else if (WIFSIGNALED(status)) {
     printf("gcscope record: the command was killed by signal %d\n", WTERMSIG(status));
     c->command_status = 128 + WTERMSIG(status);

@@ -78,6 +78,7 @@ struct trc_capture {
   char capture_paths[TRC_CAPTURES_KEPT][PATH_MAX + 48];
   char err[PATH_MAX + 512];
   int command_status;                /* COMMAND's exit status (128 + signal), 0 if none or not run */
+  int command_stopped;               /* --duration ended and record sent COMMAND SIGTERM itself */
 };
 
 /* CLOCK_MONOTONIC in ms: the controller's deadlines. */

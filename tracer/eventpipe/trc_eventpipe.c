@@ -235,7 +235,7 @@ static int record_loop(struct trc_capture *c) {
       /* --duration: like timeout(1), the command is asked to stop too. */
       if (r->s.launch && !trc_sig) {
         trc_ep_serve(&r->s);
-        if (!r->s.child_done) kill(r->s.child.pid, SIGTERM);
+        if (!r->s.child_done && kill(r->s.child.pid, SIGTERM) == 0) c->command_stopped = 1;
       }
       return 0;
     }

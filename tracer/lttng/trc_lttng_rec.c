@@ -297,7 +297,7 @@ static int record(struct trc_capture *c) {
     }
     if (end && t >= end) {
       /* --duration: like timeout(1), the command is asked to stop too. */
-      if (o->command && !r->child_done) kill(r->child.pid, SIGTERM);
+      if (o->command && !r->child_done && kill(r->child.pid, SIGTERM) == 0) c->command_stopped = 1;
       stop = 1;
     }
     if (trc_sig) {
