@@ -124,6 +124,10 @@ for args in (["stats", "--format", "json"], ["stats", "--format", "html"], ["sta
     out = re.sub(r"<style>.*?</style>", "", p.stdout, flags=re.S)
     m = BAD.search(out)
     check(m is None, "%s: %r" % (" ".join(args), m and out[max(0, m.start() - 60):m.end() + 20]))
+ej = os.path.join(WORK, "lossy.json")
+p = run(["export", db, "--format", "chrome-json", "-o", ej])
+m = BAD.search(open(ej).read()) if p.returncode == 0 else None
+check(p.returncode == 0 and m is None, "export chrome-json: %r %r" % (p.stderr[-200:], m and m.group(0)))
 b_js = procs[5151]["summary"]
 check(procs[5151]["summary"]["gc_count"] == 0, "5151: no complete GC")
 for k in ("heap_count", "pct_pause_time", "process_duration_msec", "max_pause_msec", "max_heap_mb"):
