@@ -41,6 +41,7 @@ struct tui_live {
 static void on_event(struct tui_live *l, const struct gcs_rd_event *rec) {
   /* Not a GC event, or a packed payload that did not decode: skipped. */
   if (!rec->decoded || rec->payload_error) return;
+  if (rec->ev.ts_ns > l->base.last_event_ns) l->base.last_event_ns = rec->ev.ts_ns;
   tui_feed_event(l->feed, &rec->ev, rec->procname);
 }
 
@@ -219,6 +220,7 @@ static struct tui_live *live_new(char *err, size_t errlen) {
   }
   l->base.ops = &live_ops;
   l->base.poll_ms = 100;
+  l->base.live = 1;
   /* a live view may run for days: the list keeps the newest GCs, the figures all */
   l->base.max_gcs = TUI_LIVE_MAX_GCS;
   return l;
