@@ -78,7 +78,7 @@ static void explain(const struct gcs_ctf_live *l, const char *why, char *err, si
   else if (strstr(why, "requested live viewer session") || strstr(why, "session-not-found"))
     snprintf(err, errlen, "no live session '%.60s' on %.100s (create it with `lttng create %.60s --live`)",
              l->session, l->url, l->session);
-  else if (strstr(why, "onnect") || strstr(why, "refused"))
+  else if (strstr(why, "refused") || strstr(why, "onnect to") || strstr(why, "onnection"))
     snprintf(err, errlen, "cannot reach lttng-relayd at %.100s: %.200s", l->url, why);
   else
     snprintf(err, errlen, "%.100s: %.300s", l->url, why);

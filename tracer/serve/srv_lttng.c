@@ -54,7 +54,8 @@
 #define IDLE_MS 100          /* sleep when the relayd has nothing yet */
 #define CHECK_MS 1000        /* how often the processes' pids are checked */
 #define DRAIN_MS 3000        /* a gone process's last events: live timer + relayd */
-#define MAX_LPROCS 1024      /* pids known at once (followed, or left to EventPipe) */
+#define MAX_LPROCS 1024
+#define RETRY_MS 1000        /* a new reader after a failed read */      /* pids known at once (followed, or left to EventPipe) */
 
 struct lproc {
   pid_t pid;
@@ -81,6 +82,7 @@ struct srv_lttng {
   struct lproc *procs[MAX_LPROCS];
   int nprocs;
   int said_full;
+  int64_t said_ms;                /* when a failed read was last said (once a minute at most) */
 };
 
 static struct srv_lttng *the;   /* one per serve */
@@ -272,19 +274,52 @@ static void on_lost(uint64_t n, void *ud) {
   }
 }
 
+/* The reader failed (a relayd restart, a stream babeltrace2 cannot read: a
+ * process killed while writing to the shared buffers): what was in flight is
+ * lost, so each process's open GCs become incomplete; a new reader attaches
+ * to the session from its current position. */
+static void reattach(struct srv_lttng *L) {
+  for (int i = 0; i < L->nprocs; i++) {
+    struct lproc *lp = L->procs[i];
+    if (lp->recon) gcs_recon_lost(lp->recon, lp->pid, lp->last_ts, 0);
+    if (lp->m) gcs_triggers_lost(lp->m, lp->last_ts, 0);
+  }
+  gcs_ctf_live_close(L->rd);
+  static const struct gcs_ctf_live_callbacks cb = { on_event, on_lost };
+  char err[600];
+  L->rd = gcs_ctf_live_open(L->url, L->session, 1, &cb, L, err, sizeof err);
+  if (!L->rd && srv_mono_ms() - L->said_ms >= 60000) {
+    L->said_ms = srv_mono_ms();
+    fprintf(stderr, "gcscope serve: LTTng live session: %s\n", err);
+  }
+}
+
 static void *reader_main(void *arg) {
   struct srv_lttng *L = arg;
-  int64_t next_check = 0;
+  int64_t next_check = 0, retry_at = 0;
   while (!atomic_load(&L->stop)) {
-    char err[600];
-    int r = gcs_ctf_live_poll(L->rd, POLL_BUDGET_MS, err, sizeof err);
-    if (r < 0 || r == GCS_CTF_LIVE_END) {
-      if (r < 0) fprintf(stderr, "gcscope serve: LTTng live session: %s; LTTng processes are no longer followed\n", err);
-      else fprintf(stderr, "gcscope serve: the LTTng live session ended (destroyed by someone else?); LTTng "
-                           "processes are no longer followed\n");
-      break;
-    }
     int64_t now = srv_mono_ms();
+    if (!L->rd && now >= retry_at) reattach(L);
+    if (L->rd) {
+      char err[600];
+      int r = gcs_ctf_live_poll(L->rd, POLL_BUDGET_MS, err, sizeof err);
+      if (r == GCS_CTF_LIVE_END) {
+        fprintf(stderr, "gcscope serve: the LTTng live session ended (destroyed by someone else?); LTTng "
+                        "processes are no longer followed\n");
+        break;
+      }
+      if (r < 0) {
+        /* said once a minute at most; tried again every RETRY_MS */
+        if (!L->said_ms || now - L->said_ms >= 60000) {
+          L->said_ms = now;
+          fprintf(stderr, "gcscope serve: LTTng live session: %s; reading it again from now on\n", err);
+        }
+        gcs_ctf_live_close(L->rd);
+        L->rd = NULL;
+        retry_at = now + RETRY_MS;
+      }
+    }
+    now = srv_mono_ms();
     if (now >= next_check) {
       check_procs(L);
       next_check = now + CHECK_MS;
