@@ -207,7 +207,19 @@ static void consider(struct srv *s, const struct cfg *c, pid_t pid, unsigned lon
   add(s, c, pid, st, retry);
 }
 
+/* Processes srv_lttng.c found join the table (the main thread alone changes it). */
+static void merge_pending(struct srv *s) {
+  pthread_mutex_lock(&s->lock);
+  for (int i = 0; i < s->npending; i++) {
+    if (s->nprocs < SRV_MAX_PROCS) s->procs[s->nprocs++] = s->pending[i];
+    else { srv_pm_free(s->pending[i]->pm); free(s->pending[i]); }   /* not reached: the reader counts them */
+  }
+  s->npending = 0;
+  pthread_mutex_unlock(&s->lock);
+}
+
 static void scan(struct srv *s, const struct cfg *c) {
+  merge_pending(s);
   for (int i = 0; i < c->npids; i++) consider(s, c, c->pids[i], c->pid_start[i]);
   if (c->all) {
     static pid_t pids[4096];
@@ -288,6 +300,7 @@ static int serve(struct srv *s, struct cfg *c) {
   if (c->lttng && srv_lttng_start(s, s->keep_stream ? s->outdir : NULL, err, sizeof err)) {
     gcs_cli_fail("--lttng: %s", err);
     srv_lttng_stop(s);
+  merge_pending(s);
     srv_http_stop(d);
     return 1;
   }
@@ -302,6 +315,7 @@ static int serve(struct srv *s, struct cfg *c) {
   }
   fprintf(stderr, "gcscope serve: stopping\n");
   srv_lttng_stop(s);
+  merge_pending(s);
   for (int i = 0; i < s->nprocs; i++) srv_proc_request_stop(s->procs[i]);
   for (int i = 0; i < s->nprocs; i++) srv_proc_join(s->procs[i]);
   srv_http_stop(d);

@@ -50,8 +50,11 @@ struct srv_proc {
 
 struct srv {
   pthread_mutex_t lock;
-  struct srv_proc *procs[SRV_MAX_PROCS];  /* (locked) */
-  int nprocs;                             /* (locked) */
+  struct srv_proc *procs[SRV_MAX_PROCS];  /* (locked; changed by the main thread only) */
+  int nprocs;                             /* (locked; changed by the main thread only) */
+  struct srv_proc *pending[SRV_MAX_PROCS];/* (locked) processes srv_lttng.c found, which
+                                             the main thread moves into procs */
+  int npending;                           /* (locked) */
   /* configuration, read-only once watchers run */
   const struct gcs_rule *rules;
   int nrules;

@@ -131,13 +131,11 @@ static struct lproc *add_proc(struct srv_lttng *L, const struct gcs_event *ev, c
   lp->start_time = srv_start_time_of(ev->pid);
   L->procs[L->nprocs++] = lp;
   pthread_mutex_lock(&s->lock);
-  int theirs = 0, full = s->nprocs >= SRV_MAX_PROCS || srv_count_active_locked(s) >= s->max_procs;
-  struct srv_proc *old = NULL;
+  int theirs = 0, full = s->nprocs + s->npending >= SRV_MAX_PROCS ||
+                         srv_count_active_locked(s) + s->npending >= s->max_procs;
   for (int i = 0; i < s->nprocs; i++) {
     struct srv_proc *q = s->procs[i];
-    if (q->pid != ev->pid) continue;
-    if (q->state != SRV_ENDED && !q->lttng) theirs = 1;   /* an EventPipe watcher has it */
-    else if (q->state == SRV_ENDED) old = q;
+    if (q->pid == ev->pid && q->state != SRV_ENDED && !q->lttng) theirs = 1;   /* an EventPipe watcher has it */
   }
   pthread_mutex_unlock(&s->lock);
   if (theirs || full) {
@@ -174,8 +172,9 @@ static struct lproc *add_proc(struct srv_lttng *L, const struct gcs_event *ev, c
   p->wake[0] = p->wake[1] = -1;
   lp->sink = (struct srv_sink){ .srv = s, .p = p, .recon = lp->recon };
   pthread_mutex_lock(&s->lock);
-  if (old) old->superseded = 1;   /* the pid's earlier process: its series go now */
-  s->procs[s->nprocs++] = p;
+  for (int i = 0; i < s->nprocs; i++)   /* the pid's earlier process: its series go now */
+    if (s->procs[i]->pid == ev->pid && s->procs[i]->state == SRV_ENDED) s->procs[i]->superseded = 1;
+  s->pending[s->npending++] = p;        /* the main thread puts it in the table (srv_merge_pending) */
   pthread_mutex_unlock(&s->lock);
   fprintf(stderr, "gcscope serve: following pid %d over LTTng (%s, %s)\n", (int)ev->pid,
           procname[0] ? procname : "unknown", runtime[0] ? runtime : "runtime unknown");
