@@ -523,7 +523,10 @@ def case_lttng():
     if port_open(5344):
         print("SKIPPED: another lttng-relayd holds the live port: its trace is not ours to read")
         sys.exit(SKIP)
-    s = Serve(d, ["--lttng", "--keep-exited", "600", "-o", d + "/out", "--keep-stream"])
+    with open(d + "/r.rules", "w") as f:   # log rules: fire on every gen0, every gen1 GC
+        f.write("g0: pair=gc-over gen=0 over=0 action=log\n")
+        f.write("g1: pair=gc-over gen=1 over=0 action=log\n")
+    s = Serve(d, ["--lttng", "--keep-exited", "600", "-o", d + "/out", "--keep-stream", "--rules", d + "/r.rules"])
     s.wait_line(r"LTTng live session gcscope-serve-\d+")
     if "trace in the running lttng-relayd" in s.text():
         stop(s.p)
@@ -548,6 +551,7 @@ def case_lttng():
     cnt = prom.scalar("sum(gcscope_gc_pause_seconds_count{%s})" % sel)
     psum = prom.scalar("sum(gcscope_gc_pause_seconds_sum{%s})" % sel)
     fin = prom.scalar("gcscope_gc_bgc_final_pause_seconds_count{%s}" % sel)
+    fired = {r: prom.scalar('gcscope_trigger_firings_total{%s,rule="%s"}' % (sel, r)) for r in ("g0", "g1")}
     labels = prom.query("dotnet_gc_collections_total{%s}" % sel)
     lab = labels[0]["metric"] if labels else {}
     stop(s.p)
@@ -587,6 +591,11 @@ def case_lttng():
                         "AND pid = %d" % g.pid, "--csv"], capture_output=True, text=True)
     want_fin = int(q.stdout.strip().splitlines()[-1])
     check(want_fin >= 1 and fin == want_fin, "BGC final pauses: serve %s, the trace %d" % (fin, want_fin))
+    check(fired["g0"] == int(kv["gen0_gcs"]) and fired["g1"] == int(kv["gen1_gcs"]),
+          "log rules fired once per gen0 and gen1 GC: %s, librgc %s %s" % (fired, kv["gen0_gcs"], kv["gen1_gcs"]))
+    tsv = open("%s/out/pid-%d/firings.tsv" % (d, g.pid)).read()
+    check(tsv.count("\tlogged\n") == int(kv["gen0_gcs"]) + int(kv["gen1_gcs"]),
+          "firings.tsv: a line per firing (%d)" % tsv.count("\tlogged\n"))
     check(lab.get("process_name") == "gcsim", "process_name label: %s" % lab.get("process_name"))
     check(re.match(r"^librgc-\d+\.\d+", lab.get("runtime_version", "")) is not None,
           "runtime_version label: %s" % lab.get("runtime_version"))
