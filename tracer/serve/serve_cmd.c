@@ -65,8 +65,8 @@ static const struct gcs_cli_opt serve_opts[] = {
 
 static const struct gcs_cli_spec serve_spec = {
   .cmd = "serve",
-  .usage = "[--listen ADDR:PORT] [--pid PID ...] [--all-dotnet] [--lttng]\n"
-           "[--rules FILE] [-o DIR [--keep-stream]]",
+  .usage = "[--listen ADDR:PORT] [--pid PID ...] [--all-dotnet]\n"
+           "[--lttng] [--rules FILE] [-o DIR [--keep-stream]]",
   .about = "Exports the GC figures of .NET processes for Prometheus: attaches to\n"
            "each over EventPipe (gc profile), reconstructs every GC and serves\n"
            "/metrics in the Prometheus text format, or OpenMetrics when asked.\n"
