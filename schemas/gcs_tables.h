@@ -28,6 +28,7 @@
 
 #include "tables_raw.def"
 #include "tables_gc.def"
+#include "tables_stacks.def"
 
 /* Index of each condemned-reasons group (PerfView's CondemnedReasonGroup) in
  * struct gcs_gc's condemned[] row and among the gcs table's cr_* columns,
@@ -51,9 +52,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
 
 /* Whole schema as one SQL script (tables and views; indexes separately). */
 #define GCS_SCHEMA_SQL \
-  GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_VIEWS(GCS_SQL_VIEW) \
-  GCS_VIEWS_GC(GCS_SQL_VIEW)
-#define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX)
+  GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_TABLES_STACKS(GCS_SQL_TABLE) \
+  GCS_VIEWS(GCS_SQL_VIEW) GCS_VIEWS_GC(GCS_SQL_VIEW)
+#define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX) GCS_INDEXES_STACKS(GCS_SQL_INDEX)
 /* The tables of an older database that are views now (tests build such databases). */
 #define GCS_LEGACY_SQL GCS_TABLES_LEGACY(GCS_SQL_TABLE)
 

@@ -1,0 +1,84 @@
+/*
+ * gcs_stacks.h — call stacks of events: deduplicated storage at import, the
+ * resolution of their frames, and loading them back for reports.
+ *
+ * Import side (struct gcs_stacks_build, one per trace being imported):
+ * every stack an event carries is interned per process (the same
+ * instruction pointers, the same id), method events (MethodLoadVerbose
+ * during the recording, the rundown's MethodDCEndVerbose at its end) are
+ * collected, and at the end of the trace every distinct address is
+ * resolved to the method whose native code contains it. The stacks, frames
+ * and stack_symbols tables (schemas/tables_stacks.def) are then written:
+ * a frame once per trace by name, a stack once per trace and process.
+ * The ids handed out during the import are the final stacks.id values, so
+ * the events written meanwhile can refer to them.
+ *
+ * Report side (struct gcs_stacks_db): the stacks and frames of the traces a
+ * report reads, by stacks.id.
+ *
+ * Ownership: each object is owned by its creator and freed with its _free.
+ * Strings returned point into the object and live as long as it.
+ * Threading: one thread per object. Errors: -1 with a one-line message in
+ * err (out of memory, a database error); nothing is printed.
+ */
+#ifndef GCS_STACKS_H
+#define GCS_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcs_events.h"
+
+typedef struct sqlite3 sqlite3;
+
+/* ---- import ---------------------------------------------------------------- */
+
+struct gcs_stacks_build;
+
+/* For trace trace_id of db (the ids continue after the largest stacks.id in
+ * db). NULL when out of memory or the query fails (err says which). */
+struct gcs_stacks_build *gcs_stacks_build_new(sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
+void gcs_stacks_build_free(struct gcs_stacks_build *b);
+
+/* The stacks.id of the stack of process pid; -1 when out of memory. */
+int64_t gcs_stacks_intern(struct gcs_stacks_build *b, int32_t pid, const struct gcs_stack *st);
+
+/* A method event (gcs_kind_is_symbols). 0, or -1 when out of memory. */
+int gcs_stacks_add_method(struct gcs_stacks_build *b, const struct gcs_event *ev);
+
+/* Resolve and write the tables (inside the caller's transaction). */
+int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen);
+
+/* ---- reports --------------------------------------------------------------- */
+
+struct gcs_stacks_db;
+
+struct gcs_stack_row {
+  int64_t id;
+  int64_t trace_id;
+  int32_t pid;
+  uint32_t depth;
+  int truncated;
+  const uint32_t *frame;  /* indexes into the frame table (gcs_stacks_frame), leaf first */
+};
+
+struct gcs_stacks_symbols {  /* one stack_symbols row */
+  int64_t trace_id;
+  int32_t pid;
+  uint64_t jit_methods, rundown_methods, addresses, unresolved;
+};
+
+/* The stacks, frames and stack_symbols rows of the traces in
+ * temp.input_traces when that table exists (gcs_input_open), else of every
+ * trace. A database without the tables loads as empty. */
+struct gcs_stacks_db *gcs_stacks_load(sqlite3 *db, char *err, size_t errlen);
+void gcs_stacks_db_free(struct gcs_stacks_db *s);
+/* The stack with this stacks.id, NULL if unknown. */
+const struct gcs_stack_row *gcs_stacks_get(const struct gcs_stacks_db *s, int64_t id);
+/* Frame i: its name and whether it resolved. */
+const char *gcs_stacks_frame(const struct gcs_stacks_db *s, uint32_t i, int *resolved);
+/* The stack_symbols rows. */
+const struct gcs_stacks_symbols *gcs_stacks_symbols(const struct gcs_stacks_db *s, size_t *n);
+size_t gcs_stacks_count(const struct gcs_stacks_db *s);
+
+#endif /* GCS_STACKS_H */
