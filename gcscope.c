@@ -9,6 +9,7 @@
 #include "gcs_import_cmd.h"
 #include "gcs_insight.h"
 #include "gcs_report.h"
+#include "gcs_stacks_cmd.h"
 #include "gcs_tracer.h"
 #include "gcs_tui.h"
 
@@ -29,6 +30,7 @@ static const struct gcs_command commands[] = {
   { "triggers", gcs_cmd_triggers, "Which GCs would have fired the recorder's stop triggers" },
   { "allocs",   gcs_cmd_allocs,   "Top allocating types from AllocationTick samples" },
   { "handles",  gcs_cmd_handles,  "GC handles and pinning over time" },
+  { "stacks",   gcs_cmd_stacks,   "Call stacks of allocations, induced GCs, pins or any event" },
   { "heaps",    gcs_cmd_heaps,    "Per-heap detail: promoted bytes by root kind, balance" },
   { "advise",   gcs_cmd_advise,   "Findings from the memory-analysis decision tree" },
   { "diff",     gcs_cmd_diff,     "Two runs compared: GC figures, a pause test, --fail-on for CI" },

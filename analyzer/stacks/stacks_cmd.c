@@ -1,0 +1,375 @@
+/*
+ * stacks_cmd.c — `gcscope stacks DB|TRACE`: the events of one kind with
+ * their call stacks (schemas/tables_stacks.def), grouped per process by
+ * type (AllocationTick), reason (GCTriggered), handle kind (GCHandle) or not
+ * at all, rendered by stk_view.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "gcs_cli.h"
+#include "gcs_enums.h"
+#include "gcs_events.h"
+#include "gcs_gcdb.h"
+#include "gcs_stacks.h"
+#include "gcs_stacks_cmd.h"
+#include "stk_view.h"
+#include "stk_view_internal.h"
+
+#define CMD "stacks"
+
+
+static const char SYNOPSIS[] =
+    "DB|TRACE [--event AllocationTick|GCTriggered|GCHandle|NAME] [--by type|reason|kind|none] [--pid PID]\n"
+    "[--trace ID] [--from MS] [--to MS] [--format text|json|folded|pprof] [-o FILE] [-d DB]";
+static const char ABOUT[] =
+    "The call stacks of one kind of event, grouped per process: AllocationTick by type (PerfView's\n"
+    "\"GC Heap Alloc Ignore Free (Coarse Sampling)\"; MB are AllocationAmount, an estimate),\n"
+    "GCTriggered by reason (who calls GC.Collect), GCHandle (SetGCHandle) by handle kind (PerfView's\n"
+    "\"Pinned Stacks\": --by kind, Pinned), or any event by name (\"Any Stacks\"). Text shows a\n"
+    "top-down and a bottom-up tree with inclusive and exclusive samples; folded is one line per\n"
+    "stack for flamegraph.pl, inferno and speedscope; pprof is a gzipped profile.proto.\n"
+    "Stacks are recorded by `gcscope record --dotnet --stacks` and by dotnet-trace.";
+
+enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_N };
+static const struct gcs_cli_opt OPTS[O_N + 1] = {
+  [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "NAME", "AllocationTick (default), GCTriggered, GCHandle, or any event name" },
+  [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered), kind (GCHandle,\nAllocationTick's Small/Large/Pinned) or none; default: the event's" },
+  [O_PID] = { "pid", 'p', GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+  [O_FROM] = { "from", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or after MS ms from the trace start" },
+  [O_TO] = { "to", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or before MS ms from the trace start" },
+  [O_FORMAT] = { "format", 'f', GCS_CLI_STRING, 0, 0, "FMT", "text (default), json, folded or pprof" },
+  [O_OUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (pprof needs it on a terminal)" },
+  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "groups per process in text (default 10; 0 all)" },
+  [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide tree nodes under PCT % of their group (default 1)" },
+  [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default all)" },
+  { 0 },
+};
+
+enum fmt { F_TEXT, F_JSON, F_FOLDED, F_PPROF };
+enum by { BY_DEFAULT, BY_TYPE, BY_REASON, BY_KIND, BY_NONE };
+
+struct opts {
+  const char *input, *db_path, *out_path;
+  enum gcs_kind kind;
+  const char *event_label;   /* as the views name it: AllocationTick, GCTriggered, GCHandle, ... */
+  enum by by;
+  long long pid, trace;
+  double from_ms, to_ms;     /* NaN: open */
+  enum fmt fmt;
+  int top, depth;
+  double min_pct;
+};
+
+/* The event a --event names. -1 if none. */
+static int event_kind(const char *s, const char **label) {
+  static const struct { const char *name; enum gcs_kind kind; const char *label; } alias[] = {
+    { "AllocationTick", gcs_kind_GCAllocationTick, "AllocationTick" },
+    { "GCAllocationTick", gcs_kind_GCAllocationTick, "AllocationTick" },
+    { "GCHandle", gcs_kind_SetGCHandle, "GCHandle" },
+    { "SetGCHandle", gcs_kind_SetGCHandle, "GCHandle" },
+    { "Triggered", gcs_kind_GCTriggered, "GCTriggered" },
+  };
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (strcasecmp(s, alias[i].name) == 0) { *label = alias[i].label; return (int)alias[i].kind; }
+  for (int k = 0; k < GCS_KIND_COUNT; k++)
+    if (strcasecmp(s, gcs_event_descs[k].name) == 0 && !gcs_kind_is_symbols((enum gcs_kind)k)) {
+      *label = gcs_event_descs[k].name;
+      return k;
+    }
+  return -1;
+}
+
+static int parse(int argc, char **argv, struct opts *o) {
+  memset(o, 0, sizeof *o);
+  o->kind = gcs_kind_GCAllocationTick;
+  o->event_label = "AllocationTick";
+  o->pid = -1;
+  o->trace = -1;
+  o->from_ms = o->to_ms = NAN;
+  o->top = 10;
+  o->min_pct = 1;
+  const struct gcs_cli_spec spec = { .cmd = CMD, .usage = SYNOPSIS, .about = ABOUT, .opts = OPTS };
+  struct gcs_cli p;
+  gcs_cli_init(&p, &spec, argc, argv);
+  for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+    if (k == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 1; }
+    if (k == GCS_CLI_BAD) { gcs_cli_error(CMD, "%s", p.err); return 2; }
+    switch (k) {
+    case O_EVENT: {
+      int kind = event_kind(p.value, &o->event_label);
+      if (kind < 0) {
+        gcs_cli_error(CMD, "--event: '%s' is not an event gcscope stores (AllocationTick, GCTriggered, GCHandle, "
+                      "or a name from `gcscope events`)", p.value);
+        return 2;
+      }
+      o->kind = (enum gcs_kind)kind;
+      break;
+    }
+    case O_BY:
+      if (!strcmp(p.value, "type")) o->by = BY_TYPE;
+      else if (!strcmp(p.value, "reason")) o->by = BY_REASON;
+      else if (!strcmp(p.value, "kind")) o->by = BY_KIND;
+      else if (!strcmp(p.value, "none")) o->by = BY_NONE;
+      else { gcs_cli_error(CMD, "--by: type, reason, kind or none, not '%s'", p.value); return 2; }
+      break;
+    case O_PID: o->pid = p.ival; break;
+    case O_TRACE: o->trace = p.ival; break;
+    case O_FROM: o->from_ms = p.dval; break;
+    case O_TO: o->to_ms = p.dval; break;
+    case O_FORMAT:
+      if (!strcmp(p.value, "text")) o->fmt = F_TEXT;
+      else if (!strcmp(p.value, "json")) o->fmt = F_JSON;
+      else if (!strcmp(p.value, "folded")) o->fmt = F_FOLDED;
+      else if (!strcmp(p.value, "pprof")) o->fmt = F_PPROF;
+      else { gcs_cli_error(CMD, "--format: text, json, folded or pprof, not '%s'", p.value); return 2; }
+      break;
+    case O_OUT: o->out_path = p.value; break;
+    case O_DB: o->db_path = p.value; break;
+    case O_TOP: o->top = (int)p.ival; break;
+    case O_MIN_PCT: o->min_pct = p.dval; break;
+    case O_DEPTH: o->depth = (int)p.ival; break;
+    default: break;
+    }
+  }
+  if (p.optind < argc) o->input = argv[p.optind];
+  if (p.optind + 1 < argc) { gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
+  if (!o->input) { gcs_cli_usage(&spec, stderr); return 2; }
+  if (!isnan(o->from_ms) && !isnan(o->to_ms) && o->to_ms < o->from_ms) {
+    gcs_cli_error(CMD, "--to %g is before --from %g", o->to_ms, o->from_ms);
+    return 2;
+  }
+  int tick = o->kind == gcs_kind_GCAllocationTick, trig = o->kind == gcs_kind_GCTriggered,
+      handle = o->kind == gcs_kind_SetGCHandle;
+  if (o->by == BY_DEFAULT) o->by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
+  if ((o->by == BY_TYPE && !tick) || (o->by == BY_REASON && !trig) || (o->by == BY_KIND && !tick && !handle)) {
+    gcs_cli_error(CMD, "--by %s: %s events have no %s (type: AllocationTick; reason: GCTriggered; kind: GCHandle, "
+                  "AllocationTick)", o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind",
+                  o->event_label, o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind");
+    return 2;
+  }
+  if (o->fmt == F_PPROF && !o->out_path && isatty(STDOUT_FILENO)) {
+    gcs_cli_error(CMD, "--format pprof writes binary data: give -o FILE (or redirect stdout)");
+    return 2;
+  }
+  return 0;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+#define EVENTS_SQL_HEAD \
+  "SELECT b.trace_id, u.pid, u.stack_id, %s FROM traces t JOIN event_blocks b ON b.trace_id = t.id, " \
+  "gcs_unpack(b.data) u WHERE " GCS_IN_INPUT("t.id") " AND b.ticks = ?5 AND (?1 < 0 OR u.pid = ?1) " \
+  "AND (?2 IS NULL OR (b.last_ns >= t.start_ns + ?2 AND u.ts_ns >= t.start_ns + ?2)) " \
+  "AND (?3 IS NULL OR (b.first_ns <= t.start_ns + ?3 AND u.ts_ns <= t.start_ns + ?3)) AND u.name = ?4"
+
+struct procname { int64_t trace; int32_t pid; char *name; };
+
+static const char *proc_name(const struct procname *v, size_t n, int64_t trace, int32_t pid) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i].trace == trace && v[i].pid == pid) return v[i].name;
+  return NULL;
+}
+
+static const char *frame_cb(void *ud, uint32_t i, int *resolved) {
+  return gcs_stacks_frame((const struct gcs_stacks_db *)ud, i, resolved);
+}
+
+static const char *map_or_unknown(const char *map, sqlite3_stmt *q, int col, char *buf, size_t n) {
+  if (sqlite3_column_type(q, col) == SQLITE_NULL) return "unknown";
+  int64_t v = sqlite3_column_int64(q, col);
+  const char *s = v >= 0 && v <= UINT32_MAX ? gcs_map_name(map, (uint32_t)v) : NULL;
+  if (s) return s;
+  snprintf(buf, n, "%s %lld", map, (long long)v);
+  return buf;
+}
+
+/* Fills the view. Returns the number of samples, -1 after a message. */
+static long long read_samples(sqlite3 *db, const struct opts *o, const struct gcs_stacks_db *sdb, struct stk_view *v,
+                              uint64_t *with_stack) {
+  int tick = o->kind == gcs_kind_GCAllocationTick;
+  const char *cols = tick ? "coalesce((SELECT name FROM types WHERE id = u.type_id), 'unknown'), u.alloc_kind, u.amount"
+                     : o->kind == gcs_kind_GCTriggered ? "json_extract(u.fields, '$.Reason'), NULL, 0"
+                     : o->kind == gcs_kind_SetGCHandle ? "json_extract(u.fields, '$.Kind'), NULL, 0"
+                                                       : "NULL, NULL, 0";
+  char sql[1024];
+  snprintf(sql, sizeof sql, EVENTS_SQL_HEAD, cols);
+  struct procname *pn = NULL;
+  size_t npn = 0;
+  sqlite3_stmt *q = NULL;
+  long long n = -1;
+  if (sqlite3_prepare_v2(db, "SELECT trace_id, pid, name FROM processes WHERE " GCS_IN_INPUT("trace_id"), -1, &q,
+                         NULL) != SQLITE_OK)
+    goto dberr;
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    struct procname *np = realloc(pn, (npn + 1) * sizeof *pn);
+    if (!np) goto oom;
+    pn = np;
+    const char *name = (const char *)sqlite3_column_text(q, 2);
+    pn[npn].trace = sqlite3_column_int64(q, 0);
+    pn[npn].pid = sqlite3_column_int(q, 1);
+    pn[npn].name = name ? strdup(name) : NULL;
+    npn++;
+  }
+  sqlite3_finalize(q);
+  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) goto dberr;
+  sqlite3_bind_int64(q, 1, o->pid);
+  if (!isnan(o->from_ms)) sqlite3_bind_int64(q, 2, (sqlite3_int64)llround(o->from_ms * 1e6));
+  if (!isnan(o->to_ms)) sqlite3_bind_int64(q, 3, (sqlite3_int64)llround(o->to_ms * 1e6));
+  sqlite3_bind_text(q, 4, gcs_event_descs[o->kind].name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(q, 5, tick);
+  n = 0;
+  int rc;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    int64_t trace = sqlite3_column_int64(q, 0);
+    int32_t pid = sqlite3_column_int(q, 1);
+    const struct gcs_stack_row *st =
+        sqlite3_column_type(q, 2) == SQLITE_NULL ? NULL : gcs_stacks_get(sdb, sqlite3_column_int64(q, 2));
+    char buf[64];
+    const char *key;
+    switch (o->by) {
+    case BY_TYPE: key = (const char *)sqlite3_column_text(q, 3); break;
+    case BY_REASON: key = map_or_unknown("gc_reason", q, 3, buf, sizeof buf); break;
+    case BY_KIND: key = tick ? map_or_unknown("alloc_kind", q, 4, buf, sizeof buf)
+                             : map_or_unknown("handle_kind", q, 3, buf, sizeof buf); break;
+    default: key = o->event_label; break;
+    }
+    uint64_t bytes = tick ? (uint64_t)sqlite3_column_int64(q, 5) : 0;
+    if (st && st->depth) (*with_stack)++;
+    if (stk_view_add(v, trace, pid, proc_name(pn, npn, trace, pid), key ? key : "unknown", st ? st->frame : NULL,
+                     st ? st->depth : 0, bytes) != 0)
+      goto oom;
+    n++;
+  }
+  if (rc != SQLITE_DONE) goto dberr;
+  goto out;
+dberr:
+  fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+  n = -1;
+  goto out;
+oom:
+  fprintf(stderr, "gcscope %s: out of memory\n", CMD);
+  n = -1;
+out:
+  sqlite3_finalize(q);
+  for (size_t i = 0; i < npn; i++) free(pn[i].name);
+  free(pn);
+  return n;
+}
+
+/* Why the view's stacks are missing or partly unresolved, as one line each. */
+static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct opts *o, uint64_t samples,
+                    uint64_t with_stack, FILE *out) {
+  if (with_stack == 0) {
+    int lttng_clr = 0;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM traces t JOIN processes p ON p.trace_id = t.id WHERE "
+                           GCS_IN_INPUT("t.id") " AND t.source = 'lttng' AND p.origin = 'clr')", -1, &q, NULL) ==
+        SQLITE_OK) {
+      if (sqlite3_step(q) == SQLITE_ROW) lttng_clr = sqlite3_column_int(q, 0);
+      sqlite3_finalize(q);
+    }
+    if (lttng_clr)
+      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: CoreCLR's LTTng events carry no stacks; record "
+              "over EventPipe: gcscope record --dotnet --stacks", (unsigned long long)samples, o->event_label);
+    else
+      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: record with gcscope record --dotnet --stacks "
+              "(or dotnet-trace collect)", (unsigned long long)samples, o->event_label);
+    return;
+  }
+  size_t n;
+  const struct gcs_stacks_symbols *sym = gcs_stacks_symbols(sdb, &n);
+  uint64_t addr = 0, unres = 0, rundown = 0, jit = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (o->pid >= 0 && sym[i].pid != o->pid) continue;
+    addr += sym[i].addresses;
+    unres += sym[i].unresolved;
+    rundown += sym[i].rundown_methods;
+    jit += sym[i].jit_methods;
+  }
+  if (!unres) return;
+  if (!rundown)
+    sv_wrapf(out, 80, "note: %llu of %llu frame addresses did not resolve (printed as 0xADDRESS): no rundown%s: record "
+            "with gcscope record --dotnet --stacks", (unsigned long long)unres, (unsigned long long)addr,
+            jit ? " (only the methods compiled during the recording are named)" : "");
+  else
+    sv_wrapf(out, 80, "note: %llu of %llu frame addresses are outside every managed method (the runtime's and native "
+            "libraries' code, [native code] in the trees): EventPipe names managed code only",
+            (unsigned long long)unres, (unsigned long long)addr);
+}
+
+
+int gcs_cmd_stacks(int argc, char **argv) {
+  struct opts o;
+  int a = parse(argc, argv, &o);
+  if (a) return a == 1 ? 0 : 2;
+  char err[600];
+  struct gcs_input in;
+  struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
+  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    return 1;
+  }
+  struct gcs_stacks_db *sdb = gcs_stacks_load(in.db, err, sizeof err);
+  if (!sdb) {
+    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+    gcs_input_close(&in);
+    return 1;
+  }
+  struct stk_frames fr = { frame_cb, sdb };
+  struct stk_view *v = stk_view_new(o.event_label, &fr, o.kind == gcs_kind_GCAllocationTick);
+  int status = 1;
+  FILE *out = NULL;
+  uint64_t with_stack = 0;
+  if (!v) { fprintf(stderr, "gcscope %s: out of memory\n", CMD); goto done; }
+  long long n = read_samples(in.db, &o, sdb, v, &with_stack);
+  if (n < 0) goto done;
+  if (n == 0) {
+    fprintf(stderr, "gcscope %s: no %s events in %s%s%s\n", CMD, o.event_label, o.input,
+            o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms) ? " (with the --pid/--from/--to given)" : "",
+            o.kind == gcs_kind_GCAllocationTick ? ": record them with the alloc profile (GC keyword, Verbose)"
+            : o.kind == gcs_kind_SetGCHandle ? ": record them with the handles or verbose profile" : "");
+    goto done;
+  }
+  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+  out = o.out_path ? fopen(o.out_path, o.fmt == F_PPROF ? "wb" : "w") : stdout;
+  if (!out) { fprintf(stderr, "gcscope %s: %s: cannot write\n", CMD, o.out_path); goto done; }
+  int rc = 0;
+  switch (o.fmt) {
+  case F_TEXT: {
+    struct stk_text_opts to = { 80, o.min_pct, o.top, o.depth,
+                                o.kind == gcs_kind_SetGCHandle
+                                    ? "GCHandle.Alloc's fast path records none (on .NET 9+ it fires SetGCHandle "
+                                      "without a transition frame; only its slow path has a stack)"
+                                    : NULL };
+    if (o.kind == gcs_kind_GCAllocationTick)
+      sv_wrap(out, 80, "AllocationTick: a sample about every 100 KB allocated per heap and kind; MB are the samples' "
+              "AllocationAmount (an estimate)");
+    rc = stk_view_text(v, out, &to);
+    if (rc == 0) { fputc('\n', out); explain(in.db, sdb, &o, (uint64_t)n, with_stack, out); }
+    break;
+  }
+  case F_JSON: rc = stk_view_json(v, out); break;
+  case F_FOLDED: rc = stk_view_folded(v, out, 0); break;
+  case F_PPROF: rc = stk_view_pprof(v, out, err, sizeof err); break;
+  }
+  if (o.fmt != F_TEXT) explain(in.db, sdb, &o, (uint64_t)n, with_stack, stderr);
+  if (o.out_path && fclose(out) != 0) rc = -1;
+  out = NULL;
+  if (rc != 0) { fprintf(stderr, "gcscope %s: %s\n", CMD, o.fmt == F_PPROF && err[0] ? err : "write failed"); goto done; }
+  status = 0;
+done:
+  if (out && out != stdout) fclose(out);
+  stk_view_free(v);
+  gcs_stacks_db_free(sdb);
+  gcs_input_close(&in);
+  return status;
+}
