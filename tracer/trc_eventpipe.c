@@ -421,7 +421,7 @@ static int run(struct eprec *r) {
     r->out_fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (r->out_fd < 0) { snprintf(r->err, sizeof r->err, "cannot write %s: %s", r->path, strerror(errno)); return -1; }
   }
-  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
+  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, r->err, sizeof r->err)) return -1;

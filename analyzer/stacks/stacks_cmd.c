@@ -49,7 +49,7 @@ static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_OUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (pprof needs it on a terminal)" },
   [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
   [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "groups per process in text (default 10; 0 all)" },
-  [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide tree nodes under PCT % of their group (default 1)" },
+  [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide tree nodes under PCT % of their group (default 5)" },
   [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default all)" },
   { 0 },
 };
@@ -96,7 +96,7 @@ static int parse(int argc, char **argv, struct opts *o) {
   o->trace = -1;
   o->from_ms = o->to_ms = NAN;
   o->top = 10;
-  o->min_pct = 1;
+  o->min_pct = 5;
   const struct gcs_cli_spec spec = { .cmd = CMD, .usage = SYNOPSIS, .about = ABOUT, .opts = OPTS };
   struct gcs_cli p;
   gcs_cli_init(&p, &spec, argc, argv);

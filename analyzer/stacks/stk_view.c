@@ -273,11 +273,12 @@ int stk_view_folded(const struct stk_view *v, FILE *out, int by_bytes) {
 /* ---- wrapped text -------------------------------------------------------- */
 
 void sv_wrap(FILE *out, int width, const char *text) {
-  int col = 0;
+  int col = 0, fresh = 1;   /* fresh: at the start of a line (after its indent) */
   for (const char *w = text; *w;) {
     size_t n = strcspn(w, " ");
-    if (col > 2 && col + 1 + (int)n > width) { fputs("\n  ", out); col = 2; }
-    else if (col > 0 && col != 2) { fputc(' ', out); col++; }
+    if (!fresh && col + 1 + (int)n > width) { fputs("\n  ", out); col = 2; fresh = 1; }
+    if (!fresh) { fputc(' ', out); col++; }
+    fresh = 0;
     fwrite(w, 1, n, out);
     col += (int)n;
     w += n;
