@@ -20,6 +20,9 @@ knows its own culprits:
 - The database with stacks is at most 1.5 times the one of the same run
   recorded without them.
 
+Case fixture: the same checks (pins excepted: the alloc profile) on a
+committed .NET 10 recording, offline (no dotnet needed).
+
 Environment as dotnet_test.py (GCSCOPE, GCPROG, WORK). Exit 77 (skipped)
 without dotnet.
 """
@@ -76,8 +79,37 @@ def case_culprits():
     known = record_culprits(d, True)
     if not known:
         return
-    want_bytes, want_longs, want_induced, want_pins = known
+    check_culprits(d + "/t.db", known, pins=True)
+
+    # size: the same run without stacks
+    d2 = dt.workdir("stacks_culprits_nostacks")
+    if record_culprits(d2, False):
+        with_s, without = os.path.getsize(d + "/t.db"), os.path.getsize(d2 + "/t.db")
+        print("database with stacks %d bytes, without %d (%.2fx)" % (with_s, without, with_s / without))
+        check(with_s <= 1.5 * without, "the database with stacks is at most 1.5x the one without (%.2fx)"
+              % (with_s / without))
+
+
+def case_fixture():
+    """The committed recording (fixtures/gcprog-culprits-stacks.nettrace.gz:
+    `gcscope record --dotnet --profile alloc --stacks -- dotnet gcprog.dll
+    culprits` on .NET 10.0, its output beside it), imported as a dotnet-trace
+    file would be: the same attributions, offline."""
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    with open(os.path.join(fx, "gcprog-culprits-stacks.out")) as fh:
+        m = re.search(r"^CULPRITS bytes=(\d+) longs=(\d+) induced=(\d+) pins=(\d+)", fh.read(), re.M)
+    check(m is not None, "the fixture's output has its CULPRITS line")
+    d = dt.workdir("stacks_fixture")
     db = d + "/t.db"
+    p = subprocess.run([GCSCOPE, "import", "-q", "-d", db, os.path.join(fx, "gcprog-culprits-stacks.nettrace.gz")],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "import exits 0", p.stderr)
+    if m and p.returncode == 0:
+        check_culprits(db, [int(x) for x in m.groups()], pins=False)
+
+
+def check_culprits(db, known, pins):
+    want_bytes, want_longs, want_induced, want_pins = known
 
     # allocations
     p = stacks(db, "--format", "json")
@@ -114,32 +146,33 @@ def case_culprits():
     check(induced == want_induced, "gcs has %d induced GCs (%d)" % (want_induced, induced))
 
     # pins
-    p = stacks(db, "--event", "GCHandle", "--format", "json")
-    check(p.returncode == 0, "stacks --event GCHandle exits 0", p.stderr)
-    g = group(json.loads(p.stdout), "Pinned")
-    check(g is not None, "GCHandle has a Pinned group")
-    if g:
-        stackless = sum(s["samples"] for s in g["stacks"] if not s["frames"])
-        stacked = [s for s in g["stacks"] if s["frames"]]
-        n, _ = share(g, "Culprits.PinObjects")
-        print("Pinned: %d handles, %d without a stack, %d with Culprits.PinObjects on theirs"
-              % (g["samples"], stackless, n))
-        check(g["samples"] >= want_pins, "at least the program's %d pinned handles are counted (%d)"
-              % (want_pins, g["samples"]))
-        check(n + stackless >= want_pins, "the program's pins are PinObjects' or stackless (%d + %d)" % (n, stackless))
-        check(all(has(s, "Culprits.PinObjects") for s in stacked if any(f.startswith("Culprits.") for f in s["frames"])),
-              "a pin from the program's code has PinObjects on its stack")
-        t = stacks(db, "--event", "GCHandle", "--by", "kind")
-        if stackless:
-            check(re.search(r"%d of %d samples have no stack: GCHandle\.Alloc's fast path" % (stackless, g["samples"]),
-                            t.stdout.replace("\n  ", " ")) is not None,
-                  "text says %d of %d pins have no stack and why" % (stackless, g["samples"]), t.stdout)
+    p = stacks(db, "--event", "GCHandle", "--format", "json") if pins else None
+    if p:
+        check(p.returncode == 0, "stacks --event GCHandle exits 0", p.stderr)
+        g = group(json.loads(p.stdout), "Pinned")
+        check(g is not None, "GCHandle has a Pinned group")
+        if g:
+            stackless = sum(s["samples"] for s in g["stacks"] if not s["frames"])
+            stacked = [s for s in g["stacks"] if s["frames"]]
+            n, _ = share(g, "Culprits.PinObjects")
+            print("Pinned: %d handles, %d without a stack, %d with Culprits.PinObjects on theirs"
+                  % (g["samples"], stackless, n))
+            check(g["samples"] >= want_pins, "at least the program's %d pinned handles are counted (%d)"
+                  % (want_pins, g["samples"]))
+            check(n + stackless >= want_pins, "the program's pins are PinObjects' or stackless (%d + %d)" % (n, stackless))
+            check(all(has(s, "Culprits.PinObjects") for s in stacked if any(f.startswith("Culprits.") for f in s["frames"])),
+                  "a pin from the program's code has PinObjects on its stack")
+            t = stacks(db, "--event", "GCHandle", "--by", "kind")
+            if stackless:
+                check(re.search(r"%d of %d samples have no stack: GCHandle\.Alloc's fast path" % (stackless, g["samples"]),
+                                t.stdout.replace("\n  ", " ")) is not None,
+                      "text says %d of %d pins have no stack and why" % (stackless, g["samples"]), t.stdout)
 
     # every frame resolved; text fits 80 columns
     row = sql(db, "SELECT sum(addresses), sum(unresolved), sum(rundown_methods) FROM stack_symbols")[0]
     check(int(row[0]) > 0 and row[1] == "0", "every frame address resolved (%s of %s unresolved)" % (row[1], row[0]))
     check(int(row[2]) > 0, "the rundown named methods (%s)" % row[2])
-    for ev in ("AllocationTick", "GCTriggered", "GCHandle"):
+    for ev in ("AllocationTick", "GCTriggered") + (("GCHandle",) if pins else ()):
         t = stacks(db, "--event", ev, "--min-pct", "0")
         long_lines = [l for l in t.stdout.splitlines() if len(l) > 80]
         check(t.returncode == 0 and not long_lines, "stacks --event %s: text fits 80 columns" % ev, long_lines[:3])
@@ -149,21 +182,14 @@ def case_culprits():
     check(any(l.startswith("System.Byte[];Program.Main;Culprits.Run;Culprits.AllocBytes ") for l in lines),
           "folded: root first (Program.Main;Culprits.Run;Culprits.AllocBytes)", lines[:5])
 
-    # size: the same run without stacks
-    d2 = dt.workdir("stacks_culprits_nostacks")
-    if record_culprits(d2, False):
-        with_s, without = os.path.getsize(db), os.path.getsize(d2 + "/t.db")
-        print("database with stacks %d bytes, without %d (%.2fx)" % (with_s, without, with_s / without))
-        check(with_s <= 1.5 * without, "the database with stacks is at most 1.5x the one without (%.2fx)"
-              % (with_s / without))
 
-
-CASES = {"culprits": case_culprits}
+CASES = {"culprits": case_culprits, "fixture": case_fixture}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         raise SystemExit("usage: stacks_test.py " + "|".join(CASES))
-    dt.skip_without_dotnet()
+    if sys.argv[1] != "fixture":
+        dt.skip_without_dotnet()
     os.makedirs(dt.WORK, exist_ok=True)
     CASES[sys.argv[1]]()
     print("%d failed" % failed())
