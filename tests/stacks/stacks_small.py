@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import ntbuild as nb  # noqa: E402
+import pprof_read  # noqa: E402
 from gcs_check import check, finish  # noqa: E402
 
 GCSCOPE, WORK = sys.argv[1], sys.argv[2]
@@ -101,6 +102,17 @@ check("note: 1 of 3 frame addresses are outside every managed method" in p.stder
 p = run("stacks", db, "--event", "GCTriggered", "--format", "folded")
 check(sorted(p.stdout.splitlines()) == ["AllocSmall;0x3030;NS.Cls.Leaf 1", "AllocSmall;[no stack] 3",
                                         "Induced;NS.Cls.Caller;NS.Cls.Leaf 2"], "folded, root first", p.stdout)
+
+pp = os.path.join(WORK, "small.pb.gz")
+p = run("stacks", db, "--event", "GCTriggered", "--format", "pprof", "-o", pp)
+check(p.returncode == 0, "stacks --format pprof exits 0", p.stderr)
+types, samples = pprof_read.read(pp)
+check(types == [("samples", "count")], "pprof: one sample type, samples/count", types)
+got = sorted((tuple(fr), tuple(vals), lab.get("key"), lab.get("pid")) for fr, vals, lab in samples)
+check(got == [(("NS.Cls.Leaf", "0x3030", "AllocSmall"), (1,), "AllocSmall", 4242),
+              (("NS.Cls.Leaf", "NS.Cls.Caller", "Induced"), (2,), "Induced", 4242),
+              (("[no stack]", "AllocSmall"), (3,), "AllocSmall", 4242)],
+      "pprof: the samples, leaf first under their group, with pid and key labels", got)
 
 p = run("stacks", db, "--event", "GCTriggered", "--min-pct", "0")
 check(p.returncode == 0 and "3 of 4 samples have no stack: recorded without one" in p.stdout, "text: stackless counted",
