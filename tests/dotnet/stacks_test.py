@@ -115,6 +115,8 @@ def check_culprits(db, known, pins):
     p = stacks(db, "--format", "json")
     check(p.returncode == 0, "stacks --format json exits 0", p.stderr)
     doc = json.loads(p.stdout)
+    a = subprocess.run([GCSCOPE, "allocs", db, "--stacks", "--format", "json"], capture_output=True, text=True)
+    check(a.returncode == 0 and json.loads(a.stdout) == doc, "allocs --stacks is stacks --event AllocationTick", a.stderr)
     for key, method, want in (("System.Byte[]", "Culprits.AllocBytes", want_bytes),
                               ("System.Int64[]", "Culprits.AllocLongs", want_longs)):
         g = group(doc, key)
