@@ -105,6 +105,7 @@ static void print_tables(void) {
   printf("### Views\n\n| view | meaning |\n|---|---|\n");
   GCS_VIEWS(DOC_VIEW)
   GCS_VIEWS_GC(DOC_VIEW)
+  GCS_VIEWS_STACKS(DOC_VIEW)
   printf("\n### Tables of older databases\n\n"
          "A database made before event_blocks held one row per event in the tables events and alloc_ticks.\n"
          "Opened for writing (an import, or the first report), it keeps them renamed, and its views\n"

@@ -5,6 +5,7 @@
  * at all, rendered by stk_view.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -307,6 +308,22 @@ static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct o
 }
 
 
+/* Long text on a terminal goes through a pager, as `gcscope stats` does
+ * (rpt_pager_open's rule: $GCSCOPE_PAGER, else $PAGER, else "less -FRX";
+ * empty or "cat": none). NULL: write to stdout. */
+static FILE *pager_open(void) {
+  if (!isatty(STDOUT_FILENO)) return NULL;
+  const char *cmd = getenv("GCSCOPE_PAGER");
+  if (!cmd) cmd = getenv("PAGER");
+  if (!cmd) cmd = "less -FRX";
+  if (!*cmd || strcmp(cmd, "cat") == 0) return NULL;
+  fflush(stdout);
+  signal(SIGPIPE, SIG_IGN);
+  FILE *f = popen(cmd, "w");
+  if (!f) signal(SIGPIPE, SIG_DFL);
+  return f;
+}
+
 int gcs_cmd_stacks(int argc, char **argv) {
   struct opts o;
   int a = parse(argc, argv, &o);
@@ -340,7 +357,8 @@ int gcs_cmd_stacks(int argc, char **argv) {
     goto done;
   }
   gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
-  out = o.out_path ? fopen(o.out_path, o.fmt == F_PPROF ? "wb" : "w") : stdout;
+  FILE *pager = !o.out_path && o.fmt == F_TEXT ? pager_open() : NULL;
+  out = o.out_path ? fopen(o.out_path, o.fmt == F_PPROF ? "wb" : "w") : pager ? pager : stdout;
   if (!out) { fprintf(stderr, "gcscope %s: %s: cannot write\n", CMD, o.out_path); goto done; }
   int rc = 0;
   switch (o.fmt) {
@@ -363,6 +381,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   }
   if (o.fmt != F_TEXT) explain(in.db, sdb, &o, (uint64_t)n, with_stack, stderr);
   if (o.out_path && fclose(out) != 0) rc = -1;
+  if (pager) { pclose(pager); signal(SIGPIPE, SIG_DFL); }
   out = NULL;
   if (rc != 0) { fprintf(stderr, "gcscope %s: %s\n", CMD, o.fmt == F_PPROF && err[0] ? err : "write failed"); goto done; }
   status = 0;
