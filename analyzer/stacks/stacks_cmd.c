@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "gcs_cli.h"
@@ -308,6 +309,14 @@ static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct o
 }
 
 
+/* The text's width: the terminal's when stdout is one (80 at least), else 80. */
+static int term_width(void) {
+  struct winsize ws;
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 80)
+    return ws.ws_col > 400 ? 400 : ws.ws_col;
+  return 80;
+}
+
 /* Long text on a terminal goes through a pager, as `gcscope stats` does
  * (rpt_pager_open's rule: $GCSCOPE_PAGER, else $PAGER, else "less -FRX";
  * empty or "cat": none). NULL: write to stdout. */
@@ -363,7 +372,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   int rc = 0;
   switch (o.fmt) {
   case F_TEXT: {
-    struct stk_text_opts to = { 80, o.min_pct, o.top, o.depth,
+    struct stk_text_opts to = { term_width(), o.min_pct, o.top, o.depth,
                                 o.kind == gcs_kind_SetGCHandle
                                     ? "GCHandle.Alloc's fast path records none (on .NET 9+ it fires SetGCHandle "
                                       "without a transition frame; only its slow path has a stack)"
