@@ -69,6 +69,7 @@ struct opts {
   enum fmt fmt;
   int top, depth;
   double min_pct;
+  long long only_trace;      /* read_samples: one trace of the input (-1: all) */
 };
 
 /* The event a --event names. -1 if none. */
@@ -96,6 +97,7 @@ static int parse(int argc, char **argv, struct opts *o) {
   o->event_label = "AllocationTick";
   o->pid = -1;
   o->trace = -1;
+  o->only_trace = -1;
   o->from_ms = o->to_ms = NAN;
   o->top = 10;
   o->min_pct = 5;
@@ -171,7 +173,8 @@ static int parse(int argc, char **argv, struct opts *o) {
   "SELECT b.trace_id, u.pid, u.stack_id, %s FROM traces t JOIN event_blocks b ON b.trace_id = t.id, " \
   "gcs_unpack(b.data) u WHERE " GCS_IN_INPUT("t.id") " AND b.ticks = ?5 AND (?1 < 0 OR u.pid = ?1) " \
   "AND (?2 IS NULL OR (b.last_ns >= t.start_ns + ?2 AND u.ts_ns >= t.start_ns + ?2)) " \
-  "AND (?3 IS NULL OR (b.first_ns <= t.start_ns + ?3 AND u.ts_ns <= t.start_ns + ?3)) AND u.name = ?4"
+  "AND (?3 IS NULL OR (b.first_ns <= t.start_ns + ?3 AND u.ts_ns <= t.start_ns + ?3)) AND u.name = ?4 " \
+  "AND (?6 < 0 OR t.id = ?6)"
 
 struct procname { int64_t trace; int32_t pid; char *name; };
 
@@ -196,7 +199,7 @@ static const char *map_or_unknown(const char *map, sqlite3_stmt *q, int col, cha
 
 /* Fills the view. Returns the number of samples, -1 after a message. */
 static long long read_samples(sqlite3 *db, const struct opts *o, const struct gcs_stacks_db *sdb, struct stk_view *v,
-                              uint64_t *with_stack) {
+                              uint64_t *with_stack, FILE *errf) {
   int tick = o->kind == gcs_kind_GCAllocationTick;
   const char *cols = tick ? "coalesce((SELECT name FROM types WHERE id = u.type_id), 'unknown'), u.alloc_kind, u.amount"
                      : o->kind == gcs_kind_GCTriggered ? "json_extract(u.fields, '$.Reason'), NULL, 0"
@@ -228,6 +231,7 @@ static long long read_samples(sqlite3 *db, const struct opts *o, const struct gc
   if (!isnan(o->to_ms)) sqlite3_bind_int64(q, 3, (sqlite3_int64)llround(o->to_ms * 1e6));
   sqlite3_bind_text(q, 4, gcs_event_descs[o->kind].name, -1, SQLITE_STATIC);
   sqlite3_bind_int(q, 5, tick);
+  sqlite3_bind_int64(q, 6, o->only_trace);
   n = 0;
   int rc;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -254,11 +258,11 @@ static long long read_samples(sqlite3 *db, const struct opts *o, const struct gc
   if (rc != SQLITE_DONE) goto dberr;
   goto out;
 dberr:
-  fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
+  if (errf) fprintf(errf, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
   n = -1;
   goto out;
 oom:
-  fprintf(stderr, "gcscope %s: out of memory\n", CMD);
+  if (errf) fprintf(errf, "gcscope %s: out of memory\n", CMD);
   n = -1;
 out:
   sqlite3_finalize(q);
@@ -356,7 +360,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   FILE *out = NULL;
   uint64_t with_stack = 0;
   if (!v) { fprintf(stderr, "gcscope %s: out of memory\n", CMD); goto done; }
-  long long n = read_samples(in.db, &o, sdb, v, &with_stack);
+  long long n = read_samples(in.db, &o, sdb, v, &with_stack, stderr);
   if (n < 0) goto done;
   if (n == 0) {
     fprintf(stderr, "gcscope %s: no %s events in %s%s%s\n", CMD, o.event_label, o.input,
@@ -400,4 +404,128 @@ done:
   gcs_stacks_db_free(sdb);
   gcs_input_close(&in);
   return status;
+}
+
+/* ---- the advisor's hints ------------------------------------------------------ */
+
+/* The frame that names a stack's culprit: the nearest to the event that is
+ * not the runtime's own (System.*, Microsoft.*, Internal.*), else the
+ * nearest resolved one, else the leaf. */
+static const char *culprit(const struct gcs_stacks_db *sdb, const uint32_t *f, uint32_t n) {
+  const char *first_resolved = NULL;
+  for (uint32_t k = 0; k < n; k++) {
+    int r;
+    const char *name = gcs_stacks_frame(sdb, f[k], &r);
+    if (!r) continue;
+    if (!first_resolved) first_resolved = name;
+    if (strncmp(name, "System.", 7) && strncmp(name, "Microsoft.", 10) && strncmp(name, "Internal.", 9)) return name;
+  }
+  return first_resolved ? first_resolved : n ? gcs_stacks_frame(sdb, f[0], NULL) : "[no stack]";
+}
+
+struct tally { const char *name; uint64_t samples, bytes; };
+
+static int tally_add(struct tally *t, size_t *n, size_t cap, const char *name, uint64_t samples, uint64_t bytes) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp(t[i].name, name) == 0) { t[i].samples += samples; t[i].bytes += bytes; return 0; }
+  if (*n == cap) return -1;
+  t[*n].name = name;
+  t[*n].samples = samples;
+  t[*n].bytes = bytes;
+  (*n)++;
+  return 0;
+}
+
+static int cmp_tally(const void *a, const void *b) {
+  const struct tally *x = a, *y = b;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  if (x->samples != y->samples) return x->samples > y->samples ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+#define TALLY_MAX 4096
+
+int gcs_stacks_hint(sqlite3 *db, int64_t trace_id, int32_t pid, enum gcs_stacks_hint_kind what, char *out,
+                    size_t outlen) {
+  out[0] = '\0';
+  char err[256];
+  struct gcs_stacks_db *sdb = gcs_stacks_load(db, err, sizeof err);
+  if (!sdb) return -1;
+  if (gcs_stacks_count(sdb) == 0) { gcs_stacks_db_free(sdb); return 0; }
+  struct opts o;
+  memset(&o, 0, sizeof o);
+  o.kind = what == GCS_STACKS_HINT_ALLOC ? gcs_kind_GCAllocationTick
+         : what == GCS_STACKS_HINT_INDUCED ? gcs_kind_GCTriggered : gcs_kind_SetGCHandle;
+  o.event_label = gcs_event_descs[o.kind].name;
+  o.by = what == GCS_STACKS_HINT_ALLOC ? BY_TYPE : what == GCS_STACKS_HINT_INDUCED ? BY_REASON : BY_KIND;
+  o.pid = pid;
+  o.trace = o.only_trace = trace_id;
+  o.from_ms = o.to_ms = NAN;
+  struct stk_frames fr = { frame_cb, sdb };
+  struct stk_view *v = stk_view_new(o.event_label, &fr, o.kind == gcs_kind_GCAllocationTick);
+  struct tally *t = calloc(TALLY_MAX, sizeof *t);
+  uint64_t with_stack = 0;
+  int rc = -1;
+  if (!v || !t) goto done;
+  long long n = read_samples(db, &o, sdb, v, &with_stack, NULL);
+  if (n < 0) goto done;
+  rc = 0;
+  if (n == 0 || with_stack == 0) goto done;
+  size_t nt = 0;
+  uint64_t total = 0, stackless = 0, total_bytes = 0;
+  for (size_t p = 0; p < v->nprocs; p++)
+    for (size_t g = 0; g < v->procs[p].ngroups; g++) {
+      const struct sv_group *gr = &v->procs[p].groups[g];
+      int wanted = what == GCS_STACKS_HINT_ALLOC ||
+                   (what == GCS_STACKS_HINT_INDUCED && (!strcmp(gr->key, "Induced") || !strcmp(gr->key, "InducedNotForced")
+                                                        || !strcmp(gr->key, "InducedCompacting") || !strcmp(gr->key, "InducedLowMemory")
+                                                        || !strcmp(gr->key, "InducedAggressive"))) ||
+                   (what == GCS_STACKS_HINT_PINS && !strcmp(gr->key, "Pinned"));
+      if (!wanted) continue;
+      total += gr->samples;
+      total_bytes += gr->bytes;
+      stackless += gr->stackless;
+      for (size_t s = 0; s < gr->nstacks; s++) {
+        const struct sv_stack *sk = &gr->stacks[s];
+        const char *c = culprit(sdb, sk->f, sk->n);
+        if (what == GCS_STACKS_HINT_INDUCED) {  /* the caller of GC.Collect: past System.GC's own frames */
+          for (uint32_t k = 0; k < sk->n; k++) {
+            const char *name = gcs_stacks_frame(sdb, sk->f[k], NULL);
+            if (strncmp(name, "System.GC.", 10) != 0) { c = name; break; }
+          }
+        }
+        if (tally_add(t, &nt, TALLY_MAX, c, sk->samples, sk->bytes) != 0) break;
+      }
+    }
+  if (!nt && !(what == GCS_STACKS_HINT_PINS && stackless)) goto done;
+  qsort(t, nt, sizeof *t, cmp_tally);
+  size_t len = 0;
+#define APPEND(...) do { if (len < outlen) { int k_ = snprintf(out + len, outlen - len, __VA_ARGS__); \
+                          if (k_ > 0) len += (size_t)k_; } } while (0)
+  if (what == GCS_STACKS_HINT_INDUCED) APPEND("GC.Collect is called from ");
+  else if (what == GCS_STACKS_HINT_ALLOC) APPEND("Top allocating code (AllocationTick stacks, first frame outside System.*): ");
+  else if (nt) APPEND("Pinned handles are made in ");
+  else APPEND("Pinned handles: none has a stack");
+  for (size_t i = 0; i < nt && i < 3; i++) {
+    if (what == GCS_STACKS_HINT_ALLOC)
+      APPEND("%s%s %.1f MB (%.0f %%)", i ? ", " : "", t[i].name, (double)t[i].bytes / 1e6,
+             total_bytes ? 100.0 * (double)t[i].bytes / (double)total_bytes : 0.0);
+    else
+      APPEND("%s%s (%llu of %llu)", i ? ", " : "", t[i].name, (unsigned long long)t[i].samples,
+             (unsigned long long)total);
+  }
+  if (nt > 3) APPEND(" and %zu more", nt - 3);
+  if (stackless && nt)
+    APPEND("; %llu of %llu without a stack%s", (unsigned long long)stackless, (unsigned long long)total,
+           what == GCS_STACKS_HINT_PINS ? " (GCHandle.Alloc's fast path records none)" : "");
+  if (stackless && !nt) APPEND(" (%llu, GCHandle.Alloc's fast path records none)", (unsigned long long)stackless);
+  APPEND(". gcscope stacks --event %s shows the trees.",
+         what == GCS_STACKS_HINT_ALLOC ? "AllocationTick" : what == GCS_STACKS_HINT_INDUCED ? "GCTriggered" : "GCHandle");
+#undef APPEND
+  rc = 1;
+done:
+  free(t);
+  stk_view_free(v);
+  gcs_stacks_db_free(sdb);
+  return rc;
 }
