@@ -16,6 +16,7 @@
 #include "diff.h"
 #include "gcs_html.h"
 #include "gcs_cli.h"
+#include "gcs_stacks_cmd.h"
 #include "gcs_diff.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
@@ -39,7 +40,7 @@ static const struct gcs_cli_opt diff_opts[] = {
 
 static const struct gcs_cli_spec diff_spec = {
   .cmd = CMD,
-  .usage = "[options] BASE CANDIDATE",
+  .usage = "[options] BASE CANDIDATE\nBASE CANDIDATE --stacks [gcscope stacks' options]: stack by stack",
   .about = "Two runs' GC figures side by side, as changes and ratios, with a Mann-Whitney\n"
            "test on the pause distributions so that noise is not called a regression.\n"
            "BASE and CANDIDATE are each a trace, a database holding one process, or\n"
@@ -455,6 +456,8 @@ static void print_html(const struct side *a, const struct side *b, const struct 
 /* ---- the command ---------------------------------------------------------- */
 
 int gcs_cmd_diff(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--stacks") == 0) return gcs_stacks_diff(argc, argv);   /* stack by stack (docs/stacks.md) */
   const char *format = "text", *fail_on = NULL, *db_path = NULL;
   double alpha = DEFAULT_ALPHA;
   struct gcs_cli p;

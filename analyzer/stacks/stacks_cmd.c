@@ -529,3 +529,252 @@ done:
   gcs_stacks_db_free(sdb);
   return rc;
 }
+
+/* ---- diff --stacks -------------------------------------------------------------- */
+
+/* One stack of either run: group key and frame names (leaf first), as text. */
+struct dstack { char *sig; uint64_t a_s, b_s, a_b, b_b; };
+struct dset { struct dstack *v; size_t n, cap; };
+
+static char *signature(const struct stk_view *v, const char *key, const uint32_t *f, uint32_t n) {
+  size_t len = strlen(key) + 2;
+  for (uint32_t k = 0; k < n; k++) len += strlen(sv_frame(v, f[k], NULL)) + 1;
+  char *s = malloc(len);
+  if (!s) return NULL;
+  size_t o = (size_t)snprintf(s, len, "%s", key);
+  for (uint32_t k = 0; k < n; k++) o += (size_t)snprintf(s + o, len - o, "\x1f%s", sv_frame(v, f[k], NULL));
+  return s;
+}
+
+static int dset_add(struct dset *d, char *sig, int side, uint64_t samples, uint64_t bytes) {
+  for (size_t i = 0; i < d->n; i++)   /* linear: a few thousand distinct stacks at most */
+    if (strcmp(d->v[i].sig, sig) == 0) {
+      free(sig);
+      if (side) { d->v[i].b_s += samples; d->v[i].b_b += bytes; } else { d->v[i].a_s += samples; d->v[i].a_b += bytes; }
+      return 0;
+    }
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 256;
+    struct dstack *nv = realloc(d->v, cap * sizeof *nv);
+    if (!nv) { free(sig); return -1; }
+    d->v = nv;
+    d->cap = cap;
+  }
+  struct dstack *e = &d->v[d->n++];
+  memset(e, 0, sizeof *e);
+  e->sig = sig;
+  if (side) { e->b_s = samples; e->b_b = bytes; } else { e->a_s = samples; e->a_b = bytes; }
+  return 0;
+}
+
+static int dset_fill(struct dset *d, const struct stk_view *v, int side) {
+  for (size_t p = 0; p < v->nprocs; p++)
+    for (size_t g = 0; g < v->procs[p].ngroups; g++) {
+      const struct sv_group *gr = &v->procs[p].groups[g];
+      for (size_t s = 0; s <= gr->nstacks; s++) {
+        int none = s == gr->nstacks;
+        if (none && !gr->stackless) break;
+        char *sig = none ? signature(v, gr->key, NULL, 0) : signature(v, gr->key, gr->stacks[s].f, gr->stacks[s].n);
+        if (!sig || dset_add(d, sig, side, none ? gr->stackless : gr->stacks[s].samples,
+                             none ? gr->stackless_bytes : gr->stacks[s].bytes) != 0)
+          return -1;
+      }
+    }
+  return 0;
+}
+
+static int by_bytes_diff;
+static int cmp_dstack(const void *x, const void *y) {
+  const struct dstack *a = x, *b = y;
+  double da = by_bytes_diff ? fabs((double)a->b_b - (double)a->a_b) : fabs((double)a->b_s - (double)a->a_s);
+  double db = by_bytes_diff ? fabs((double)b->b_b - (double)b->a_b) : fabs((double)b->b_s - (double)b->a_s);
+  if (da != db) return da > db ? -1 : 1;
+  return strcmp(a->sig, b->sig);
+}
+
+/* One side: its input, stacks and view. */
+struct dside { struct gcs_input in; struct gcs_stacks_db *sdb; struct stk_view *v; int open; uint64_t samples, with; };
+
+static int dside_load(struct dside *s, const char *arg, const struct opts *o, char *err, size_t errlen) {
+  struct gcs_input_opts io = {.trace_id = -1, .db_path = o->db_path};
+  if (gcs_input_open(arg, &io, &s->in, err, errlen)) return -1;
+  s->open = 1;
+  if (!(s->sdb = gcs_stacks_load(s->in.db, err, errlen))) return -1;
+  struct stk_frames fr = { frame_cb, s->sdb };
+  if (!(s->v = stk_view_new(o->event_label, &fr, o->kind == gcs_kind_GCAllocationTick))) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  long long n = read_samples(s->in.db, o, s->sdb, s->v, &s->with, stderr);
+  if (n < 0) { snprintf(err, errlen, "%s: could not read its events", arg); return -1; }
+  s->samples = (uint64_t)n;
+  return 0;
+}
+
+static void dside_free(struct dside *s) {
+  stk_view_free(s->v);
+  gcs_stacks_db_free(s->sdb);
+  if (s->open) gcs_input_close(&s->in);
+}
+
+/* A stack's text for a diff line: "key: leaf <- caller <- ..." cut to width. */
+static void diff_line_name(const char *sig, char *out, size_t n) {
+  size_t o = 0;
+  for (const char *c = sig; *c && o + 1 < n; c++) {
+    if (*c == '\x1f') {
+      const char *sep = o && out[o - 1] != ' ' && c == sig + strcspn(sig, "\x1f") ? ": " : " <- ";
+      for (const char *q = sep; *q && o + 1 < n; q++) out[o++] = *q;
+    } else {
+      out[o++] = *c;
+    }
+  }
+  if (!strchr(sig, '\x1f')) snprintf(out + o, n - o, ": [no stack]");
+  else out[o] = '\0';
+}
+
+int gcs_stacks_diff(int argc, char **argv) {
+  /* argv: "diff" ... with --stacks somewhere: parse stacks' options (without --stacks) and two operands. */
+  char **av = calloc((size_t)argc + 1, sizeof *av);
+  if (!av) return 1;
+  int n = 0;
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--stacks") != 0) av[n++] = argv[i];
+  const char *a_arg = NULL, *b_arg = NULL;
+  /* the operands: the first two arguments that are neither options nor option values */
+  struct opts o;
+  int rc = 2;
+  struct dside A = { 0 }, B = { 0 };
+  struct dset d = { 0 };
+  {
+    const struct gcs_cli_spec spec = { .cmd = "diff", .usage = "BASE CANDIDATE --stacks [--event AllocationTick|GCTriggered|"
+                                       "GCHandle|NAME] [--by ...] [--pid PID] [--from MS] [--to MS] [--format text|json] [--top N]",
+                                       .about = "Two runs' stacks of one event compared stack by stack (samples, and MB "
+                                                "for AllocationTick): the stacks that changed most first.",
+                                       .opts = OPTS };
+    memset(&o, 0, sizeof o);
+    o.kind = gcs_kind_GCAllocationTick;
+    o.event_label = "AllocationTick";
+    o.pid = -1;
+    o.trace = o.only_trace = -1;
+    o.from_ms = o.to_ms = NAN;
+    o.top = 20;
+    struct gcs_cli p;
+    gcs_cli_init(&p, &spec, n, av);
+    for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
+      if (k == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); rc = 0; goto out; }
+      if (k == GCS_CLI_BAD) { gcs_cli_error("diff", "%s", p.err); goto out; }
+      switch (k) {
+      case O_EVENT: {
+        int kind = event_kind(p.value, &o.event_label);
+        if (kind < 0) { gcs_cli_error("diff", "--event: '%s' is not an event gcscope stores", p.value); goto out; }
+        o.kind = (enum gcs_kind)kind;
+        break;
+      }
+      case O_BY:
+        o.by = !strcmp(p.value, "type") ? BY_TYPE : !strcmp(p.value, "reason") ? BY_REASON
+             : !strcmp(p.value, "kind") ? BY_KIND : !strcmp(p.value, "none") ? BY_NONE : -1;
+        if ((int)o.by < 0) { gcs_cli_error("diff", "--by: type, reason, kind or none, not '%s'", p.value); goto out; }
+        break;
+      case O_PID: o.pid = p.ival; break;
+      case O_FROM: o.from_ms = p.dval; break;
+      case O_TO: o.to_ms = p.dval; break;
+      case O_FORMAT:
+        if (!strcmp(p.value, "text")) o.fmt = F_TEXT;
+        else if (!strcmp(p.value, "json")) o.fmt = F_JSON;
+        else { gcs_cli_error("diff", "--format with --stacks: text or json, not '%s'", p.value); goto out; }
+        break;
+      case O_DB: o.db_path = p.value; break;
+      case O_TOP: o.top = (int)p.ival; break;
+      case O_TRACE: gcs_cli_error("diff", "--trace: give each run as its own DB or TRACE"); goto out;
+      default: gcs_cli_error("diff", "%s is not an option of diff --stacks", p.opt); goto out;
+      }
+    }
+    if (n - p.optind != 2) { gcs_cli_error("diff", "expected BASE and CANDIDATE (got %d inputs)", n - p.optind); goto out; }
+    a_arg = av[p.optind];
+    b_arg = av[p.optind + 1];
+    int tick = o.kind == gcs_kind_GCAllocationTick, trig = o.kind == gcs_kind_GCTriggered, handle = o.kind == gcs_kind_SetGCHandle;
+    if (o.by == BY_DEFAULT) o.by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
+    if ((o.by == BY_TYPE && !tick) || (o.by == BY_REASON && !trig) || (o.by == BY_KIND && !tick && !handle)) {
+      gcs_cli_error("diff", "--by: %s events have no such group", o.event_label);
+      goto out;
+    }
+  }
+  rc = 1;
+  char err[600];
+  if (dside_load(&A, a_arg, &o, err, sizeof err) || dside_load(&B, b_arg, &o, err, sizeof err)) {
+    fprintf(stderr, "gcscope diff: %s\n", err);
+    goto out;
+  }
+  if (A.samples == 0 && B.samples == 0) {
+    fprintf(stderr, "gcscope diff: no %s events in %s or %s\n", o.event_label, a_arg, b_arg);
+    goto out;
+  }
+  if (dset_fill(&d, A.v, 0) || dset_fill(&d, B.v, 1)) { fprintf(stderr, "gcscope diff: out of memory\n"); goto out; }
+  by_bytes_diff = o.kind == gcs_kind_GCAllocationTick;
+  qsort(d.v, d.n, sizeof *d.v, cmp_dstack);
+  uint64_t ab = 0, bb = 0;
+  for (size_t i = 0; i < d.n; i++) { ab += d.v[i].a_b; bb += d.v[i].b_b; }
+  if (o.fmt == F_JSON) {
+    printf("{\"event\":");
+    sv_json_str(stdout, o.event_label);
+    printf(",\"base\":{\"samples\":%llu,\"bytes\":%llu},\"candidate\":{\"samples\":%llu,\"bytes\":%llu},\"stacks\":[",
+           (unsigned long long)A.samples, (unsigned long long)ab, (unsigned long long)B.samples, (unsigned long long)bb);
+    for (size_t i = 0; i < d.n; i++) {
+      const char *sig = d.v[i].sig;
+      size_t kl = strcspn(sig, "\x1f");
+      char *key = strndup(sig, kl);
+      printf("%s{\"key\":", i ? "," : "");
+      sv_json_str(stdout, key ? key : "");
+      free(key);
+      printf(",\"frames\":[");
+      int first = 1;
+      for (const char *c = sig + kl; *c == '\x1f';) {
+        c++;
+        size_t fl = strcspn(c, "\x1f");
+        char *f = strndup(c, fl);
+        printf("%s", first ? "" : ",");
+        sv_json_str(stdout, f ? f : "");
+        free(f);
+        first = 0;
+        c += fl;
+      }
+      printf("],\"base_samples\":%llu,\"candidate_samples\":%llu,\"base_bytes\":%llu,\"candidate_bytes\":%llu}",
+             (unsigned long long)d.v[i].a_s, (unsigned long long)d.v[i].b_s, (unsigned long long)d.v[i].a_b,
+             (unsigned long long)d.v[i].b_b);
+    }
+    printf("]}\n");
+  } else {
+    int tick = o.kind == gcs_kind_GCAllocationTick;
+    printf("%s stacks\nbase:      %s\ncandidate: %s\n", o.event_label, a_arg, b_arg);
+    if (tick)
+      printf("base %llu samples %.3f MB, candidate %llu samples %.3f MB (%+.3f MB)\n\n", (unsigned long long)A.samples,
+             (double)ab / 1e6, (unsigned long long)B.samples, (double)bb / 1e6, ((double)bb - (double)ab) / 1e6);
+    else
+      printf("base %llu samples, candidate %llu samples (%+lld)\n\n", (unsigned long long)A.samples,
+             (unsigned long long)B.samples, (long long)B.samples - (long long)A.samples);
+    if (tick) printf("%9s %9s %9s  %s\n", "delta MB", "base MB", "cand MB", "group: stack (leaf <- callers)");
+    else printf("%7s %7s %7s  %s\n", "delta", "base", "cand", "group: stack (leaf <- callers)");
+    size_t shown = o.top > 0 && (size_t)o.top < d.n ? (size_t)o.top : d.n;
+    for (size_t i = 0; i < shown; i++) {
+      char name[512];
+      diff_line_name(d.v[i].sig, name, sizeof name);
+      int room = tick ? 80 - 31 : 80 - 25;
+      if ((int)strlen(name) > room) { name[room - 2] = '.'; name[room - 1] = '.'; name[room] = '\0'; }
+      if (tick)
+        printf("%+9.3f %9.3f %9.3f  %s\n", ((double)d.v[i].b_b - (double)d.v[i].a_b) / 1e6, (double)d.v[i].a_b / 1e6,
+               (double)d.v[i].b_b / 1e6, name);
+      else
+        printf("%+7lld %7llu %7llu  %s\n", (long long)d.v[i].b_s - (long long)d.v[i].a_s,
+               (unsigned long long)d.v[i].a_s, (unsigned long long)d.v[i].b_s, name);
+    }
+    if (shown < d.n) printf("(%zu more stacks: --top N, or --format json)\n", d.n - shown);
+  }
+  rc = ferror(stdout) ? 1 : 0;
+out:
+  for (size_t i = 0; i < d.n; i++) free(d.v[i].sig);
+  free(d.v);
+  dside_free(&A);
+  dside_free(&B);
+  free(av);
+  return rc;
+}

@@ -63,19 +63,21 @@ class File:
         self._block("StackBlock", raw)
 
     def events(self, evs):
-        """evs: [(meta_id, ts, stack_id or 0, payload)]; one thread (tid 77)."""
+        """evs: [(meta_id, ts, stack_id or 0 for none, payload)]; one thread (tid 77)."""
         body = bytearray(struct.pack("<hhqq", 20, 1, 0, 0))
-        prev_ts, first = 0, True
+        prev_ts, prev_stack, first = 0, 0, True
         for mid, ts, stack, payload in sorted(evs, key=lambda e: e[1]):
-            flags = 0x01 | 0x80 | (0x08 if stack else 0)
+            # A compressed header carries the previous event's stack id unless it gives one.
+            flags = 0x01 | 0x80 | (0x08 if stack != prev_stack else 0)
             if first:
                 flags |= 0x02 | 0x04
             rec = bytearray([flags]) + varint(mid)
             if first:
                 rec += varint(0) + varint(77) + varint(0) + varint(77)
                 first = False
-            if stack:
+            if stack != prev_stack:
                 rec += varint(stack)
+                prev_stack = stack
             rec += varint(ts - prev_ts) + varint(len(payload)) + payload
             prev_ts = ts
             body += rec

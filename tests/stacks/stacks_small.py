@@ -46,12 +46,13 @@ def sql(db, q):
     return [l.split(",") for l in p.stdout.strip().splitlines()[1:]]
 
 
-def build(with_methods=True, stack_raw=None):
+def build(with_methods=True, stack_raw=None, extra=()):
     f = nb.File()
     f.metadata([(1, nb.RUNTIME, 35, 0), (2, nb.RUNTIME, 143, 2), (3, nb.RUNDOWN, 144, 2)])
     f.stacks(1, [[0x1010, 0x2020], [0x1010, 0x3030], []], raw=stack_raw)
     evs = [(1, 1000, 1, nb.gc_triggered(1)), (1, 2000, 2, nb.gc_triggered(0)), (1, 3000, 1, nb.gc_triggered(1)),
            (1, 4000, 3, nb.gc_triggered(0)), (1, 5000, 99, nb.gc_triggered(0)), (1, 6000, 0, nb.gc_triggered(0))]
+    evs += list(extra)
     if with_methods:
         evs += [(2, 500, 0, nb.method(0x1000, 0x100, "NS.Cls", "Leaf")),
                 (3, 7000, 0, nb.method(0x2000, 0x40, "NS.Cls", "Caller", 2))]
@@ -132,6 +133,27 @@ p = run("stacks", db, "--event", "GCTriggered", "--from", "0.0035", "--format", 
 doc = json.loads(p.stdout) if p.returncode == 0 else {"processes": []}
 n = sum(g["samples"] for pr in doc["processes"] for g in pr["groups"])
 check(n == 3, "--from 0.0035 ms keeps the 3 events at 4, 5 and 6 us (%d)" % n, p.stdout + p.stderr)
+
+# ---- diff --stacks: the same file plus two Induced events on stack 1 and one stackless -----
+trace3 = write("more.nettrace", build(extra=[(1, 6500, 1, nb.gc_triggered(1)), (1, 6600, 1, nb.gc_triggered(1)),
+                                             (1, 6700, 0, nb.gc_triggered(0))]))
+db3 = os.path.join(WORK, "more.db")
+if os.path.exists(db3):
+    os.remove(db3)
+p = run("import", "-q", "-d", db3, trace3)
+p = run("diff", db, db3, "--stacks", "--event", "GCTriggered", "--format", "json")
+check(p.returncode == 0, "diff --stacks --format json exits 0", p.stderr)
+d = json.loads(p.stdout) if p.returncode == 0 else {}
+rows = sorted((s["key"], tuple(s["frames"]), s["base_samples"], s["candidate_samples"]) for s in d.get("stacks", []))
+check(rows == [("AllocSmall", (), 3, 4), ("AllocSmall", ("NS.Cls.Leaf", "0x3030"), 1, 1),
+               ("Induced", ("NS.Cls.Leaf", "NS.Cls.Caller"), 2, 4)], "diff --stacks: stack by stack", rows)
+check(d.get("base") == {"samples": 6, "bytes": 0} and d.get("candidate") == {"samples": 9, "bytes": 0},
+      "diff --stacks: the totals", d)
+p = run("diff", db, db3, "--stacks", "--event", "GCTriggered")
+lines = p.stdout.splitlines()
+check(p.returncode == 0 and len(lines) >= 7 and lines[6].split()[:3] == ["+2", "2", "4"]
+      and "Induced: NS.Cls.Leaf <- NS.Cls.Caller" in lines[6], "diff --stacks text: the largest change first", p.stdout)
+check(all(len(l) <= 80 for l in lines), "diff --stacks text fits 80 columns", p.stdout)
 
 # ---- no method events: addresses and why ---------------------------------------------
 trace2 = write("nomethods.nettrace", build(with_methods=False))

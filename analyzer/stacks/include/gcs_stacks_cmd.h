@@ -11,6 +11,8 @@
 #define GCS_STACKS_CMD_H
 
 int gcs_cmd_stacks(int argc, char **argv);
+/* `gcscope diff BASE CANDIDATE --stacks [...]`: argv as diff got it. */
+int gcs_stacks_diff(int argc, char **argv);
 
 /* For the advisor (`gcscope advise`): one sentence naming the code behind a
  * finding, from the stacks of process pid of trace trace_id: the callers of
