@@ -45,6 +45,14 @@ static void usage(FILE *out) {
   fprintf(out, "\n'gcscope <command> --help' describes a command.\n");
 }
 
+/* `allocs ... --stacks` and `diff ... --stacks` are views of `stacks`
+ * (docs/stacks.md): the option picks the command. */
+static int has_stacks_flag(int argc, char **argv) {
+  for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (!strcmp(argv[i], "--stacks")) return 1;
+  return 0;
+}
+
 static const struct gcs_command *find_command(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(commands[i].name, name)) return &commands[i];
@@ -67,6 +75,8 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return help(argc, argv);
   if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
+  if (!strcmp(cmd, "allocs") && has_stacks_flag(argc, argv)) return gcs_cmd_allocs_stacks(argc - 1, argv + 1);
+  if (!strcmp(cmd, "diff") && has_stacks_flag(argc, argv)) return gcs_stacks_diff(argc - 1, argv + 1);
   const struct gcs_command *c = find_command(cmd);
   if (c) return c->run(argc - 1, argv + 1);
   fprintf(stderr, "gcscope: '%s' is not a gcscope command (see gcscope help)\n", cmd);

@@ -16,7 +16,6 @@
 #include "diff.h"
 #include "gcs_output.h"
 #include "gcs_cli.h"
-#include "gcs_stacks_cmd.h"
 #include "gcs_diff.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
@@ -442,8 +441,6 @@ static void print_html(const struct side *a, const struct side *b, const struct 
 /* ---- the command ---------------------------------------------------------- */
 
 int gcs_cmd_diff(int argc, char **argv) {
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (strcmp(argv[i], "--stacks") == 0) return gcs_stacks_diff(argc, argv);   /* stack by stack (docs/stacks.md) */
   const char *fail_on = NULL, *db_path = NULL;
   int fmt = RPT_TEXT;
   double alpha = DEFAULT_ALPHA;

@@ -13,7 +13,7 @@
 #include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
-#include "gcs_stacks_cmd.h"
+#include "gcs_stacks.h"
 #include "ins_advise.h"
 #include "ins_db.h"
 #include "gcs_output.h"

@@ -13,14 +13,14 @@
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
-#include "gcs_stacks_cmd.h"
 #include "ins_db.h"
 #include "ins_sqlview.h"
 
 #define CMD "allocs"
 
 static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]\n"
-                               "DB|TRACE --stacks [gcscope stacks' options]: the types with their allocating stacks";
+                               "DB|TRACE --stacks [gcscope stacks' options]: the types with their allocating stacks\n"
+                               "  (gcscope stacks --event AllocationTick)";
 
 /* The sums per trace, process and type are made here, in a hash table, not
  * by SQLite's GROUP BY, which sorted every tick first (1.7 M ticks of a
@@ -134,24 +134,7 @@ static int sum_ticks(sqlite3 *db, long pid) {
   return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* `allocs --stacks ARGS`: `stacks --event AllocationTick ARGS`. */
-static int allocs_stacks(int argc, char **argv) {
-  char **av = calloc((size_t)argc + 3, sizeof *av);
-  if (!av) { fprintf(stderr, "gcscope %s: out of memory\n", CMD); return 1; }
-  int n = 0;
-  av[n++] = "stacks";
-  av[n++] = "--event";
-  av[n++] = "AllocationTick";
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--stacks") != 0) av[n++] = argv[i];
-  int rc = gcs_cmd_stacks(n, av);
-  free(av);
-  return rc;
-}
-
 int gcs_cmd_allocs(int argc, char **argv) {
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (strcmp(argv[i], "--stacks") == 0) return allocs_stacks(argc, argv);
   struct ins_view_opts o;
   int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;

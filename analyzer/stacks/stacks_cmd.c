@@ -5,7 +5,6 @@
  * at all, rendered by stk_view.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "gcs_enums.h"
 #include "gcs_events.h"
 #include "gcs_gcdb.h"
+#include "gcs_output.h"
 #include "gcs_stacks.h"
 #include "gcs_stacks_cmd.h"
 #include "stk_view.h"
@@ -43,13 +43,13 @@ enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP
 static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "NAME", "AllocationTick (default), GCTriggered, GCHandle, or any event name" },
   [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered), kind (GCHandle,\nAllocationTick's Small/Large/Pinned) or none; default: the event's" },
-  [O_PID] = { "pid", 'p', GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
+  [O_PID] = GCS_OPT_PID,
+  [O_TRACE] = GCS_OPT_TRACE,
   [O_FROM] = { "from", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or after MS ms from the trace start" },
   [O_TO] = { "to", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or before MS ms from the trace start" },
-  [O_FORMAT] = { "format", 'f', GCS_CLI_STRING, 0, 0, "FMT", "text (default), json, folded or pprof" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), json, folded or pprof"),
   [O_OUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (pprof needs it on a terminal)" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "groups per process in text (default 10; 0 all)" },
   [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide tree nodes under PCT % of their group (default 5)" },
   [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default all)" },
@@ -106,12 +106,12 @@ static int parse(int argc, char **argv, struct opts *o) {
   gcs_cli_init(&p, &spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 1; }
-    if (k == GCS_CLI_BAD) { gcs_cli_error(CMD, "%s", p.err); return 2; }
+    if (k == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); return 2; }
     switch (k) {
     case O_EVENT: {
       int kind = event_kind(p.value, &o->event_label);
       if (kind < 0) {
-        gcs_cli_error(CMD, "--event: '%s' is not an event gcscope stores (AllocationTick, GCTriggered, GCHandle, "
+        gcs_cli_fail("--event: '%s' is not an event gcscope stores (AllocationTick, GCTriggered, GCHandle, "
                       "or a name from `gcscope events`)", p.value);
         return 2;
       }
@@ -123,7 +123,7 @@ static int parse(int argc, char **argv, struct opts *o) {
       else if (!strcmp(p.value, "reason")) o->by = BY_REASON;
       else if (!strcmp(p.value, "kind")) o->by = BY_KIND;
       else if (!strcmp(p.value, "none")) o->by = BY_NONE;
-      else { gcs_cli_error(CMD, "--by: type, reason, kind or none, not '%s'", p.value); return 2; }
+      else { gcs_cli_fail("--by: type, reason, kind or none, not '%s'", p.value); return 2; }
       break;
     case O_PID: o->pid = p.ival; break;
     case O_TRACE: o->trace = p.ival; break;
@@ -134,7 +134,7 @@ static int parse(int argc, char **argv, struct opts *o) {
       else if (!strcmp(p.value, "json")) o->fmt = F_JSON;
       else if (!strcmp(p.value, "folded")) o->fmt = F_FOLDED;
       else if (!strcmp(p.value, "pprof")) o->fmt = F_PPROF;
-      else { gcs_cli_error(CMD, "--format: text, json, folded or pprof, not '%s'", p.value); return 2; }
+      else { gcs_cli_fail("--format: text, json, folded or pprof, not '%s'", p.value); return 2; }
       break;
     case O_OUT: o->out_path = p.value; break;
     case O_DB: o->db_path = p.value; break;
@@ -145,36 +145,29 @@ static int parse(int argc, char **argv, struct opts *o) {
     }
   }
   if (p.optind < argc) o->input = argv[p.optind];
-  if (p.optind + 1 < argc) { gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
+  if (p.optind + 1 < argc) { gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
   if (!o->input) { gcs_cli_usage(&spec, stderr); return 2; }
   if (!isnan(o->from_ms) && !isnan(o->to_ms) && o->to_ms < o->from_ms) {
-    gcs_cli_error(CMD, "--to %g is before --from %g", o->to_ms, o->from_ms);
+    gcs_cli_fail("--to %g is before --from %g", o->to_ms, o->from_ms);
     return 2;
   }
   int tick = o->kind == gcs_kind_GCAllocationTick, trig = o->kind == gcs_kind_GCTriggered,
       handle = o->kind == gcs_kind_SetGCHandle;
   if (o->by == BY_DEFAULT) o->by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
   if ((o->by == BY_TYPE && !tick) || (o->by == BY_REASON && !trig) || (o->by == BY_KIND && !tick && !handle)) {
-    gcs_cli_error(CMD, "--by %s: %s events have no %s (type: AllocationTick; reason: GCTriggered; kind: GCHandle, "
+    gcs_cli_fail("--by %s: %s events have no %s (type: AllocationTick; reason: GCTriggered; kind: GCHandle, "
                   "AllocationTick)", o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind",
                   o->event_label, o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind");
     return 2;
   }
   if (o->fmt == F_PPROF && !o->out_path && isatty(STDOUT_FILENO)) {
-    gcs_cli_error(CMD, "--format pprof writes binary data: give -o FILE (or redirect stdout)");
+    gcs_cli_fail("--format pprof writes binary data: give -o FILE (or redirect stdout)");
     return 2;
   }
   return 0;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
-
-#define EVENTS_SQL_HEAD \
-  "SELECT b.trace_id, u.pid, u.stack_id, %s FROM traces t JOIN event_blocks b ON b.trace_id = t.id, " \
-  "gcs_unpack(b.data) u WHERE " GCS_IN_INPUT("t.id") " AND b.ticks = ?5 AND (?1 < 0 OR u.pid = ?1) " \
-  "AND (?2 IS NULL OR (b.last_ns >= t.start_ns + ?2 AND u.ts_ns >= t.start_ns + ?2)) " \
-  "AND (?3 IS NULL OR (b.first_ns <= t.start_ns + ?3 AND u.ts_ns <= t.start_ns + ?3)) AND u.name = ?4 " \
-  "AND (?6 < 0 OR t.id = ?6)"
 
 struct procname { int64_t trace; int32_t pid; char *name; };
 
@@ -188,86 +181,83 @@ static const char *frame_cb(void *ud, uint32_t i, int *resolved) {
   return gcs_stacks_frame((const struct gcs_stacks_db *)ud, i, resolved);
 }
 
-static const char *map_or_unknown(const char *map, sqlite3_stmt *q, int col, char *buf, size_t n) {
-  if (sqlite3_column_type(q, col) == SQLITE_NULL) return "unknown";
-  int64_t v = sqlite3_column_int64(q, col);
-  const char *s = v >= 0 && v <= UINT32_MAX ? gcs_map_name(map, (uint32_t)v) : NULL;
+static const char *map_or_unknown(const char *map, int64_t v, char *buf, size_t n) {
+  if (v < 0) return "unknown";
+  const char *s = v <= UINT32_MAX ? gcs_map_name(map, (uint32_t)v) : NULL;
   if (s) return s;
   snprintf(buf, n, "%s %lld", map, (long long)v);
   return buf;
 }
 
-/* Fills the view. Returns the number of samples, -1 after a message. */
+struct reader {
+  const struct opts *o;
+  const struct gcs_stacks_db *sdb;
+  struct stk_view *v;
+  struct procname *pn;
+  size_t npn;
+  uint64_t with_stack;
+  int oom;
+};
+
+static int on_sample(const struct gcs_stacks_sample *x, void *ud) {
+  struct reader *r = ud;
+  const struct opts *o = r->o;
+  const struct gcs_stack_row *st = x->stack_id > 0 ? gcs_stacks_get(r->sdb, x->stack_id) : NULL;
+  char buf[64];
+  const char *key;
+  switch (o->by) {
+  case BY_TYPE: key = x->type_name; break;
+  case BY_REASON: key = map_or_unknown("gc_reason", x->value, buf, sizeof buf); break;
+  case BY_KIND: key = map_or_unknown(o->kind == gcs_kind_GCAllocationTick ? "alloc_kind" : "handle_kind", x->value, buf,
+                                     sizeof buf); break;
+  default: key = o->event_label; break;
+  }
+  if (st && st->depth) r->with_stack++;
+  if (stk_view_add(r->v, x->trace_id, x->pid, proc_name(r->pn, r->npn, x->trace_id, x->pid), key ? key : "unknown",
+                   st ? st->frame : NULL, st ? st->depth : 0, x->bytes) != 0) {
+    r->oom = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* Fills the view. Returns the number of samples, -1 after a message on errf (if any). */
 static long long read_samples(sqlite3 *db, const struct opts *o, const struct gcs_stacks_db *sdb, struct stk_view *v,
                               uint64_t *with_stack, FILE *errf) {
-  int tick = o->kind == gcs_kind_GCAllocationTick;
-  const char *cols = tick ? "coalesce((SELECT name FROM types WHERE id = u.type_id), 'unknown'), u.alloc_kind, u.amount"
-                     : o->kind == gcs_kind_GCTriggered ? "json_extract(u.fields, '$.Reason'), NULL, 0"
-                     : o->kind == gcs_kind_SetGCHandle ? "json_extract(u.fields, '$.Kind'), NULL, 0"
-                                                       : "NULL, NULL, 0";
-  char sql[1024];
-  snprintf(sql, sizeof sql, EVENTS_SQL_HEAD, cols);
-  struct procname *pn = NULL;
-  size_t npn = 0;
+  struct reader r = { o, sdb, v, NULL, 0, 0, 0 };
   sqlite3_stmt *q = NULL;
   long long n = -1;
+  char err[512];
   if (sqlite3_prepare_v2(db, "SELECT trace_id, pid, name FROM processes WHERE " GCS_IN_INPUT("trace_id"), -1, &q,
-                         NULL) != SQLITE_OK)
-    goto dberr;
+                         NULL) != SQLITE_OK) {
+    snprintf(err, sizeof err, "database: %s", sqlite3_errmsg(db));
+    goto fail;
+  }
   while (sqlite3_step(q) == SQLITE_ROW) {
-    struct procname *np = realloc(pn, (npn + 1) * sizeof *pn);
-    if (!np) goto oom;
-    pn = np;
+    struct procname *np = realloc(r.pn, (r.npn + 1) * sizeof *r.pn);
+    if (!np) { snprintf(err, sizeof err, "out of memory"); goto fail; }
+    r.pn = np;
     const char *name = (const char *)sqlite3_column_text(q, 2);
-    pn[npn].trace = sqlite3_column_int64(q, 0);
-    pn[npn].pid = sqlite3_column_int(q, 1);
-    pn[npn].name = name ? strdup(name) : NULL;
-    npn++;
+    r.pn[r.npn].trace = sqlite3_column_int64(q, 0);
+    r.pn[r.npn].pid = sqlite3_column_int(q, 1);
+    r.pn[r.npn].name = name ? strdup(name) : NULL;
+    r.npn++;
   }
-  sqlite3_finalize(q);
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) goto dberr;
-  sqlite3_bind_int64(q, 1, o->pid);
-  if (!isnan(o->from_ms)) sqlite3_bind_int64(q, 2, (sqlite3_int64)llround(o->from_ms * 1e6));
-  if (!isnan(o->to_ms)) sqlite3_bind_int64(q, 3, (sqlite3_int64)llround(o->to_ms * 1e6));
-  sqlite3_bind_text(q, 4, gcs_event_descs[o->kind].name, -1, SQLITE_STATIC);
-  sqlite3_bind_int(q, 5, tick);
-  sqlite3_bind_int64(q, 6, o->only_trace);
-  n = 0;
-  int rc;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    int64_t trace = sqlite3_column_int64(q, 0);
-    int32_t pid = sqlite3_column_int(q, 1);
-    const struct gcs_stack_row *st =
-        sqlite3_column_type(q, 2) == SQLITE_NULL ? NULL : gcs_stacks_get(sdb, sqlite3_column_int64(q, 2));
-    char buf[64];
-    const char *key;
-    switch (o->by) {
-    case BY_TYPE: key = (const char *)sqlite3_column_text(q, 3); break;
-    case BY_REASON: key = map_or_unknown("gc_reason", q, 3, buf, sizeof buf); break;
-    case BY_KIND: key = tick ? map_or_unknown("alloc_kind", q, 4, buf, sizeof buf)
-                             : map_or_unknown("handle_kind", q, 3, buf, sizeof buf); break;
-    default: key = o->event_label; break;
-    }
-    uint64_t bytes = tick ? (uint64_t)sqlite3_column_int64(q, 5) : 0;
-    if (st && st->depth) (*with_stack)++;
-    if (stk_view_add(v, trace, pid, proc_name(pn, npn, trace, pid), key ? key : "unknown", st ? st->frame : NULL,
-                     st ? st->depth : 0, bytes) != 0)
-      goto oom;
-    n++;
-  }
-  if (rc != SQLITE_DONE) goto dberr;
+  struct gcs_stacks_query sq = { o->kind, o->only_trace, (int32_t)o->pid,
+                                 isnan(o->from_ms) ? -1 : (int64_t)llround(o->from_ms * 1e6),
+                                 isnan(o->to_ms) ? -1 : (int64_t)llround(o->to_ms * 1e6) };
+  n = gcs_stacks_samples(db, &sq, on_sample, &r, err, sizeof err);
+  if (r.oom) { snprintf(err, sizeof err, "out of memory"); n = -1; }
+  if (n < 0) goto fail;
+  *with_stack = r.with_stack;
   goto out;
-dberr:
-  if (errf) fprintf(errf, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
-  n = -1;
-  goto out;
-oom:
-  if (errf) fprintf(errf, "gcscope %s: out of memory\n", CMD);
+fail:
+  if (errf) fprintf(errf, "gcscope %s: %s\n", CMD, err);
   n = -1;
 out:
   sqlite3_finalize(q);
-  for (size_t i = 0; i < npn; i++) free(pn[i].name);
-  free(pn);
+  for (size_t i = 0; i < r.npn; i++) free(r.pn[i].name);
+  free(r.pn);
   return n;
 }
 
@@ -321,22 +311,6 @@ static int term_width(void) {
   return 80;
 }
 
-/* Long text on a terminal goes through a pager, as `gcscope stats` does
- * (rpt_pager_open's rule: $GCSCOPE_PAGER, else $PAGER, else "less -FRX";
- * empty or "cat": none). NULL: write to stdout. */
-static FILE *pager_open(void) {
-  if (!isatty(STDOUT_FILENO)) return NULL;
-  const char *cmd = getenv("GCSCOPE_PAGER");
-  if (!cmd) cmd = getenv("PAGER");
-  if (!cmd) cmd = "less -FRX";
-  if (!*cmd || strcmp(cmd, "cat") == 0) return NULL;
-  fflush(stdout);
-  signal(SIGPIPE, SIG_IGN);
-  FILE *f = popen(cmd, "w");
-  if (!f) signal(SIGPIPE, SIG_DFL);
-  return f;
-}
-
 int gcs_cmd_stacks(int argc, char **argv) {
   struct opts o;
   int a = parse(argc, argv, &o);
@@ -344,10 +318,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) return 1;
   struct gcs_stacks_db *sdb = gcs_stacks_load(in.db, err, sizeof err);
   if (!sdb) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, err);
@@ -369,8 +340,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
             : o.kind == gcs_kind_SetGCHandle ? ": record them with the handles or verbose profile" : "");
     goto done;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
-  FILE *pager = !o.out_path && o.fmt == F_TEXT ? pager_open() : NULL;
+  FILE *pager = !o.out_path && o.fmt == F_TEXT && isatty(STDOUT_FILENO) ? rpt_pager_open() : NULL;
   out = o.out_path ? fopen(o.out_path, o.fmt == F_PPROF ? "wb" : "w") : pager ? pager : stdout;
   if (!out) { fprintf(stderr, "gcscope %s: %s: cannot write\n", CMD, o.out_path); goto done; }
   int rc = 0;
@@ -394,7 +364,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   }
   if (o.fmt != F_TEXT) explain(in.db, sdb, &o, (uint64_t)n, with_stack, stderr);
   if (o.out_path && fclose(out) != 0) rc = -1;
-  if (pager) { pclose(pager); signal(SIGPIPE, SIG_DFL); }
+  if (pager) rpt_pager_close(pager);
   out = NULL;
   if (rc != 0) { fprintf(stderr, "gcscope %s: %s\n", CMD, o.fmt == F_PPROF && err[0] ? err : "write failed"); goto done; }
   status = 0;
@@ -404,130 +374,6 @@ done:
   gcs_stacks_db_free(sdb);
   gcs_input_close(&in);
   return status;
-}
-
-/* ---- the advisor's hints ------------------------------------------------------ */
-
-/* The frame that names a stack's culprit: the nearest to the event that is
- * not the runtime's own (System.*, Microsoft.*, Internal.*), else the
- * nearest resolved one, else the leaf. */
-static const char *culprit(const struct gcs_stacks_db *sdb, const uint32_t *f, uint32_t n) {
-  const char *first_resolved = NULL;
-  for (uint32_t k = 0; k < n; k++) {
-    int r;
-    const char *name = gcs_stacks_frame(sdb, f[k], &r);
-    if (!r) continue;
-    if (!first_resolved) first_resolved = name;
-    if (strncmp(name, "System.", 7) && strncmp(name, "Microsoft.", 10) && strncmp(name, "Internal.", 9)) return name;
-  }
-  return first_resolved ? first_resolved : n ? gcs_stacks_frame(sdb, f[0], NULL) : "[no stack]";
-}
-
-struct tally { const char *name; uint64_t samples, bytes; };
-
-static int tally_add(struct tally *t, size_t *n, size_t cap, const char *name, uint64_t samples, uint64_t bytes) {
-  for (size_t i = 0; i < *n; i++)
-    if (strcmp(t[i].name, name) == 0) { t[i].samples += samples; t[i].bytes += bytes; return 0; }
-  if (*n == cap) return -1;
-  t[*n].name = name;
-  t[*n].samples = samples;
-  t[*n].bytes = bytes;
-  (*n)++;
-  return 0;
-}
-
-static int cmp_tally(const void *a, const void *b) {
-  const struct tally *x = a, *y = b;
-  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
-  if (x->samples != y->samples) return x->samples > y->samples ? -1 : 1;
-  return strcmp(x->name, y->name);
-}
-
-#define TALLY_MAX 4096
-
-int gcs_stacks_hint(sqlite3 *db, int64_t trace_id, int32_t pid, enum gcs_stacks_hint_kind what, char *out,
-                    size_t outlen) {
-  out[0] = '\0';
-  char err[256];
-  struct gcs_stacks_db *sdb = gcs_stacks_load(db, err, sizeof err);
-  if (!sdb) return -1;
-  if (gcs_stacks_count(sdb) == 0) { gcs_stacks_db_free(sdb); return 0; }
-  struct opts o;
-  memset(&o, 0, sizeof o);
-  o.kind = what == GCS_STACKS_HINT_ALLOC ? gcs_kind_GCAllocationTick
-         : what == GCS_STACKS_HINT_INDUCED ? gcs_kind_GCTriggered : gcs_kind_SetGCHandle;
-  o.event_label = gcs_event_descs[o.kind].name;
-  o.by = what == GCS_STACKS_HINT_ALLOC ? BY_TYPE : what == GCS_STACKS_HINT_INDUCED ? BY_REASON : BY_KIND;
-  o.pid = pid;
-  o.trace = o.only_trace = trace_id;
-  o.from_ms = o.to_ms = NAN;
-  struct stk_frames fr = { frame_cb, sdb };
-  struct stk_view *v = stk_view_new(o.event_label, &fr, o.kind == gcs_kind_GCAllocationTick);
-  struct tally *t = calloc(TALLY_MAX, sizeof *t);
-  uint64_t with_stack = 0;
-  int rc = -1;
-  if (!v || !t) goto done;
-  long long n = read_samples(db, &o, sdb, v, &with_stack, NULL);
-  if (n < 0) goto done;
-  rc = 0;
-  if (n == 0 || with_stack == 0) goto done;
-  size_t nt = 0;
-  uint64_t total = 0, stackless = 0, total_bytes = 0;
-  for (size_t p = 0; p < v->nprocs; p++)
-    for (size_t g = 0; g < v->procs[p].ngroups; g++) {
-      const struct sv_group *gr = &v->procs[p].groups[g];
-      int wanted = what == GCS_STACKS_HINT_ALLOC ||
-                   (what == GCS_STACKS_HINT_INDUCED && (!strcmp(gr->key, "Induced") || !strcmp(gr->key, "InducedNotForced")
-                                                        || !strcmp(gr->key, "InducedCompacting") || !strcmp(gr->key, "InducedLowMemory")
-                                                        || !strcmp(gr->key, "InducedAggressive"))) ||
-                   (what == GCS_STACKS_HINT_PINS && !strcmp(gr->key, "Pinned"));
-      if (!wanted) continue;
-      total += gr->samples;
-      total_bytes += gr->bytes;
-      stackless += gr->stackless;
-      for (size_t s = 0; s < gr->nstacks; s++) {
-        const struct sv_stack *sk = &gr->stacks[s];
-        const char *c = culprit(sdb, sk->f, sk->n);
-        if (what == GCS_STACKS_HINT_INDUCED) {  /* the caller of GC.Collect: past System.GC's own frames */
-          for (uint32_t k = 0; k < sk->n; k++) {
-            const char *name = gcs_stacks_frame(sdb, sk->f[k], NULL);
-            if (strncmp(name, "System.GC.", 10) != 0) { c = name; break; }
-          }
-        }
-        if (tally_add(t, &nt, TALLY_MAX, c, sk->samples, sk->bytes) != 0) break;
-      }
-    }
-  if (!nt && !(what == GCS_STACKS_HINT_PINS && stackless)) goto done;
-  qsort(t, nt, sizeof *t, cmp_tally);
-  size_t len = 0;
-#define APPEND(...) do { if (len < outlen) { int k_ = snprintf(out + len, outlen - len, __VA_ARGS__); \
-                          if (k_ > 0) len += (size_t)k_; } } while (0)
-  if (what == GCS_STACKS_HINT_INDUCED) APPEND("GC.Collect is called from ");
-  else if (what == GCS_STACKS_HINT_ALLOC) APPEND("Top allocating code (AllocationTick stacks, first frame outside System.*): ");
-  else if (nt) APPEND("Pinned handles are made in ");
-  else APPEND("Pinned handles: none has a stack");
-  for (size_t i = 0; i < nt && i < 3; i++) {
-    if (what == GCS_STACKS_HINT_ALLOC)
-      APPEND("%s%s %.1f MB (%.0f %%)", i ? ", " : "", t[i].name, (double)t[i].bytes / 1e6,
-             total_bytes ? 100.0 * (double)t[i].bytes / (double)total_bytes : 0.0);
-    else
-      APPEND("%s%s (%llu of %llu)", i ? ", " : "", t[i].name, (unsigned long long)t[i].samples,
-             (unsigned long long)total);
-  }
-  if (nt > 3) APPEND(" and %zu more", nt - 3);
-  if (stackless && nt)
-    APPEND("; %llu of %llu without a stack%s", (unsigned long long)stackless, (unsigned long long)total,
-           what == GCS_STACKS_HINT_PINS ? " (GCHandle.Alloc's fast path records none)" : "");
-  if (stackless && !nt) APPEND(" (%llu, GCHandle.Alloc's fast path records none)", (unsigned long long)stackless);
-  APPEND(". gcscope stacks --event %s shows the trees.",
-         what == GCS_STACKS_HINT_ALLOC ? "AllocationTick" : what == GCS_STACKS_HINT_INDUCED ? "GCTriggered" : "GCHandle");
-#undef APPEND
-  rc = 1;
-done:
-  free(t);
-  stk_view_free(v);
-  gcs_stacks_db_free(sdb);
-  return rc;
 }
 
 /* ---- diff --stacks -------------------------------------------------------------- */
@@ -597,7 +443,7 @@ struct dside { struct gcs_input in; struct gcs_stacks_db *sdb; struct stk_view *
 
 static int dside_load(struct dside *s, const char *arg, const struct opts *o, char *err, size_t errlen) {
   struct gcs_input_opts io = {.trace_id = -1, .db_path = o->db_path};
-  if (gcs_input_open(arg, &io, &s->in, err, errlen)) return -1;
+  if (gcs_input_open_report("diff", arg, &io, &s->in)) { err[0] = '\0'; return -1; }   /* it said why */
   s->open = 1;
   if (!(s->sdb = gcs_stacks_load(s->in.db, err, errlen))) return -1;
   struct stk_frames fr = { frame_cb, s->sdb };
@@ -662,18 +508,18 @@ int gcs_stacks_diff(int argc, char **argv) {
     gcs_cli_init(&p, &spec, n, av);
     for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
       if (k == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); rc = 0; goto out; }
-      if (k == GCS_CLI_BAD) { gcs_cli_error("diff", "%s", p.err); goto out; }
+      if (k == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); goto out; }
       switch (k) {
       case O_EVENT: {
         int kind = event_kind(p.value, &o.event_label);
-        if (kind < 0) { gcs_cli_error("diff", "--event: '%s' is not an event gcscope stores", p.value); goto out; }
+        if (kind < 0) { gcs_cli_fail("--event: '%s' is not an event gcscope stores", p.value); goto out; }
         o.kind = (enum gcs_kind)kind;
         break;
       }
       case O_BY:
         o.by = !strcmp(p.value, "type") ? BY_TYPE : !strcmp(p.value, "reason") ? BY_REASON
              : !strcmp(p.value, "kind") ? BY_KIND : !strcmp(p.value, "none") ? BY_NONE : -1;
-        if ((int)o.by < 0) { gcs_cli_error("diff", "--by: type, reason, kind or none, not '%s'", p.value); goto out; }
+        if ((int)o.by < 0) { gcs_cli_fail("--by: type, reason, kind or none, not '%s'", p.value); goto out; }
         break;
       case O_PID: o.pid = p.ival; break;
       case O_FROM: o.from_ms = p.dval; break;
@@ -681,28 +527,28 @@ int gcs_stacks_diff(int argc, char **argv) {
       case O_FORMAT:
         if (!strcmp(p.value, "text")) o.fmt = F_TEXT;
         else if (!strcmp(p.value, "json")) o.fmt = F_JSON;
-        else { gcs_cli_error("diff", "--format with --stacks: text or json, not '%s'", p.value); goto out; }
+        else { gcs_cli_fail("--format with --stacks: text or json, not '%s'", p.value); goto out; }
         break;
       case O_DB: o.db_path = p.value; break;
       case O_TOP: o.top = (int)p.ival; break;
-      case O_TRACE: gcs_cli_error("diff", "--trace: give each run as its own DB or TRACE"); goto out;
-      default: gcs_cli_error("diff", "%s is not an option of diff --stacks", p.opt); goto out;
+      case O_TRACE: gcs_cli_fail("--trace: give each run as its own DB or TRACE"); goto out;
+      default: gcs_cli_fail("%s is not an option of diff --stacks", p.opt); goto out;
       }
     }
-    if (n - p.optind != 2) { gcs_cli_error("diff", "expected BASE and CANDIDATE (got %d inputs)", n - p.optind); goto out; }
+    if (n - p.optind != 2) { gcs_cli_fail("expected BASE and CANDIDATE (got %d inputs)", n - p.optind); goto out; }
     a_arg = av[p.optind];
     b_arg = av[p.optind + 1];
     int tick = o.kind == gcs_kind_GCAllocationTick, trig = o.kind == gcs_kind_GCTriggered, handle = o.kind == gcs_kind_SetGCHandle;
     if (o.by == BY_DEFAULT) o.by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
     if ((o.by == BY_TYPE && !tick) || (o.by == BY_REASON && !trig) || (o.by == BY_KIND && !tick && !handle)) {
-      gcs_cli_error("diff", "--by: %s events have no such group", o.event_label);
+      gcs_cli_fail("--by: %s events have no such group", o.event_label);
       goto out;
     }
   }
   rc = 1;
   char err[600];
   if (dside_load(&A, a_arg, &o, err, sizeof err) || dside_load(&B, b_arg, &o, err, sizeof err)) {
-    fprintf(stderr, "gcscope diff: %s\n", err);
+    if (err[0]) fprintf(stderr, "gcscope diff: %s\n", err);
     goto out;
   }
   if (A.samples == 0 && B.samples == 0) {
@@ -716,7 +562,7 @@ int gcs_stacks_diff(int argc, char **argv) {
   for (size_t i = 0; i < d.n; i++) { ab += d.v[i].a_b; bb += d.v[i].b_b; }
   if (o.fmt == F_JSON) {
     printf("{\"event\":");
-    sv_json_str(stdout, o.event_label);
+    rpt_json_str(stdout, o.event_label);
     printf(",\"base\":{\"samples\":%llu,\"bytes\":%llu},\"candidate\":{\"samples\":%llu,\"bytes\":%llu},\"stacks\":[",
            (unsigned long long)A.samples, (unsigned long long)ab, (unsigned long long)B.samples, (unsigned long long)bb);
     for (size_t i = 0; i < d.n; i++) {
@@ -724,7 +570,7 @@ int gcs_stacks_diff(int argc, char **argv) {
       size_t kl = strcspn(sig, "\x1f");
       char *key = strndup(sig, kl);
       printf("%s{\"key\":", i ? "," : "");
-      sv_json_str(stdout, key ? key : "");
+      rpt_json_str(stdout, key ? key : "");
       free(key);
       printf(",\"frames\":[");
       int first = 1;
@@ -733,7 +579,7 @@ int gcs_stacks_diff(int argc, char **argv) {
         size_t fl = strcspn(c, "\x1f");
         char *f = strndup(c, fl);
         printf("%s", first ? "" : ",");
-        sv_json_str(stdout, f ? f : "");
+        rpt_json_str(stdout, f ? f : "");
         free(f);
         first = 0;
         c += fl;
@@ -775,6 +621,21 @@ out:
   free(d.v);
   dside_free(&A);
   dside_free(&B);
+  free(av);
+  return rc;
+}
+
+/* `allocs ARGS --stacks`: `stacks --event AllocationTick ARGS`. */
+int gcs_cmd_allocs_stacks(int argc, char **argv) {
+  char **av = calloc((size_t)argc + 3, sizeof *av);
+  if (!av) { fprintf(stderr, "gcscope allocs: out of memory\n"); return 1; }
+  int n = 0;
+  av[n++] = "stacks";
+  av[n++] = "--event";
+  av[n++] = "AllocationTick";
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--stacks") != 0) av[n++] = argv[i];
+  int rc = gcs_cmd_stacks(n, av);
   free(av);
   return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_output.h"
 #include "stk_view_internal.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -171,18 +172,6 @@ const struct sv_stack **sv_sorted_stacks(const struct sv_group *g) {
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-void sv_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c == '\n') fputs("\\n", f);
-    else if (*c == '\t') fputs("\\t", f);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
-  }
-  fputc('"', f);
-}
-
 int stk_view_json(const struct stk_view *v, FILE *out) {
   fputs("{\"processes\":[", out);
   for (size_t p = 0; p < v->nprocs; p++) {
@@ -190,14 +179,14 @@ int stk_view_json(const struct stk_view *v, FILE *out) {
     const struct sv_group **gs = sv_sorted_groups(v, pr);
     if (!gs) return -1;
     fprintf(out, "%s{\"pid\":%d,\"name\":", p ? "," : "", pr->pid);
-    if (pr->name) sv_json_str(out, pr->name); else fputs("null", out);
+    if (pr->name) rpt_json_str(out, pr->name); else fputs("null", out);
     fputs(",\"groups\":[", out);
     for (size_t g = 0; g < pr->ngroups; g++) {
       const struct sv_group *gr = gs[g];
       fprintf(out, "%s{\"event\":", g ? "," : "");
-      sv_json_str(out, v->event);
+      rpt_json_str(out, v->event);
       fputs(",\"key\":", out);
-      sv_json_str(out, gr->key);
+      rpt_json_str(out, gr->key);
       fprintf(out, ",\"samples\":%llu,\"bytes\":%llu,\"stacks\":[", (unsigned long long)gr->samples,
               (unsigned long long)gr->bytes);
       const struct sv_stack **ss = sv_sorted_stacks(gr);
@@ -208,7 +197,7 @@ int stk_view_json(const struct stk_view *v, FILE *out) {
         first = 0;
         for (uint32_t k = 0; k < ss[s]->n; k++) {
           if (k) fputc(',', out);
-          sv_json_str(out, sv_frame(v, ss[s]->f[k], NULL));
+          rpt_json_str(out, sv_frame(v, ss[s]->f[k], NULL));
         }
         fprintf(out, "],\"samples\":%llu,\"bytes\":%llu}", (unsigned long long)ss[s]->samples,
                 (unsigned long long)ss[s]->bytes);

@@ -32,7 +32,6 @@ const char *sv_frame(const struct stk_view *v, uint32_t i, int *resolved);
 /* malloc'ed arrays of pointers, largest first (caller frees). NULL: out of memory. */
 const struct sv_group **sv_sorted_groups(const struct stk_view *v, const struct sv_proc *p);
 const struct sv_stack **sv_sorted_stacks(const struct sv_group *g);
-void sv_json_str(FILE *f, const char *s);
 /* text, words wrapped at width columns (continuation lines indented by 2). */
 void sv_wrap(FILE *out, int width, const char *text);
 void sv_wrapf(FILE *out, int width, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

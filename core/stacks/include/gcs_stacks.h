@@ -82,3 +82,42 @@ const struct gcs_stacks_symbols *gcs_stacks_symbols(const struct gcs_stacks_db *
 size_t gcs_stacks_count(const struct gcs_stacks_db *s);
 
 #endif /* GCS_STACKS_H */
+
+/* ---- the events with their stacks ------------------------------------------ */
+
+struct gcs_stacks_query {
+  enum gcs_kind kind;        /* the event (GCAllocationTick, GCTriggered, SetGCHandle, any) */
+  int64_t trace_id;          /* one trace of the input; -1: every one */
+  int32_t pid;               /* -1: every process */
+  int64_t from_ns, to_ns;    /* since the trace start (traces.start_ns); -1: open */
+};
+
+struct gcs_stacks_sample {
+  int64_t trace_id;
+  int32_t pid;
+  int64_t stack_id;          /* stacks.id; -1: recorded without a stack */
+  const char *type_name;     /* GCAllocationTick: the type ("unknown" when the tick has none); else NULL */
+  int64_t value;             /* GCAllocationTick: AllocationKind; GCTriggered: Reason; SetGCHandle: Kind; else -1 */
+  uint64_t bytes;            /* GCAllocationTick: AllocationAmount(64); else 0 */
+};
+
+/* Calls cb for every event of q in the traces of temp.input_traces
+ * (gcs_input_open), in storage order; a non-zero return stops. Returns the
+ * number of events, or -1 with a message (a database error). */
+typedef int (*gcs_stacks_sample_cb)(const struct gcs_stacks_sample *s, void *ud);
+long long gcs_stacks_samples(sqlite3 *db, const struct gcs_stacks_query *q, gcs_stacks_sample_cb cb, void *ud,
+                             char *err, size_t errlen);
+
+/* ---- the advisor's sentence --------------------------------------------------- */
+
+enum gcs_stacks_hint_kind { GCS_STACKS_HINT_INDUCED, GCS_STACKS_HINT_ALLOC, GCS_STACKS_HINT_PINS };
+
+/* One sentence naming the code behind an advisor finding, from the stacks of
+ * process pid of trace trace_id: the callers of GC.Collect (the first frame
+ * past System.GC's own) for the requested GCs (gcs_reason_is_requested), the
+ * top allocating code by estimated bytes (the first frame outside System.*,
+ * Microsoft.*, Internal.*), or where pinned handles are made; with counts
+ * and how many had no stack. 1 with the sentence in out, 0 when there are no
+ * such stacks (out ""), -1 on a database error. */
+int gcs_stacks_hint(sqlite3 *db, int64_t trace_id, int32_t pid, enum gcs_stacks_hint_kind what, char *out,
+                    size_t outlen);

@@ -1,4 +1,4 @@
-/* gcs_pb.c — the protocol-buffers encoder (gcs_pb.h). */
+/* out_pb.c — the protocol-buffers encoder (gcs_pb.h). */
 #include "gcs_pb.h"
 
 #include <stdlib.h>
