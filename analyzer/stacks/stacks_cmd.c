@@ -557,7 +557,7 @@ int gcs_stacks_diff(int argc, char **argv) {
   }
   if (dset_fill(&d, A.v, 0) || dset_fill(&d, B.v, 1)) { fprintf(stderr, "gcscope diff: out of memory\n"); goto out; }
   by_bytes_diff = o.kind == gcs_kind_GCAllocationTick;
-  qsort(d.v, d.n, sizeof *d.v, cmp_dstack);
+  if (d.n) qsort(d.v, d.n, sizeof *d.v, cmp_dstack);
   uint64_t ab = 0, bb = 0;
   for (size_t i = 0; i < d.n; i++) { ab += d.v[i].a_b; bb += d.v[i].b_b; }
   if (o.fmt == F_JSON) {

@@ -212,7 +212,7 @@ static int db_fail(struct gcs_stacks_build *b, char *err, size_t errlen) {
 
 int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
   if (b->nents == 0 && b->nmethods == 0) return 0;
-  qsort(b->methods, b->nmethods, sizeof *b->methods, cmp_method);
+  if (b->nmethods) qsort(b->methods, b->nmethods, sizeof *b->methods, cmp_method);
   struct pid_stats *ps = NULL;
   size_t nps = 0, capps = 0;
   int rc = -1;
