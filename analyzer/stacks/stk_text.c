@@ -174,15 +174,16 @@ int stk_view_text(const struct stk_view *v, FILE *out, const struct stk_text_opt
     if (!gs) return -1;
     uint64_t proc_bytes = 0;
     for (size_t g = 0; g < pr->ngroups; g++) proc_bytes += pr->groups[g].bytes;
-    fprintf(out, "%spid %d (%.24s), trace %lld: %llu %s samples, %zu group%s\n", p ? "\n" : "", pr->pid,
+    fprintf(out, "%spid %d (%.24s), trace %lld: %llu %s sample%s, %zu group%s\n", p ? "\n" : "", pr->pid,
             pr->name ? pr->name : "unknown", (long long)pr->trace, (unsigned long long)pr->samples, v->event,
-            pr->ngroups, pr->ngroups == 1 ? "" : "s");
+            pr->samples == 1 ? "" : "s", pr->ngroups, pr->ngroups == 1 ? "" : "s");
     size_t shown = o->top_groups > 0 && (size_t)o->top_groups < pr->ngroups ? (size_t)o->top_groups : pr->ngroups;
     for (size_t g = 0; g < shown; g++) {
       const struct sv_group *gr = gs[g];
       double pct = pr->samples ? 100.0 * (double)gr->samples / (double)pr->samples : 0;
       char figures[160];
-      int fl = snprintf(figures, sizeof figures, "%llu samples (%.1f %%)", (unsigned long long)gr->samples, pct);
+      int fl = snprintf(figures, sizeof figures, "%llu sample%s (%.1f %%)", (unsigned long long)gr->samples,
+                        gr->samples == 1 ? "" : "s", pct);
       if (v->has_bytes && fl > 0 && (size_t)fl < sizeof figures)
         snprintf(figures + fl, sizeof figures - (size_t)fl, ", %.3f MB (%.1f %% of the bytes)",
                  (double)gr->bytes / 1e6, proc_bytes ? 100.0 * (double)gr->bytes / (double)proc_bytes : 0.0);
