@@ -273,7 +273,10 @@ static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct o
       if (sqlite3_step(q) == SQLITE_ROW) lttng_clr = sqlite3_column_int(q, 0);
       sqlite3_finalize(q);
     }
-    if (lttng_clr)
+    if (gcs_stacks_count(sdb) > 0)
+      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack, while other events of the same recording "
+               "have: the runtime recorded none for this event", (unsigned long long)samples, o->event_label);
+    else if (lttng_clr)
       sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: CoreCLR's LTTng events carry no stacks; record "
               "over EventPipe: gcscope record --dotnet --stacks", (unsigned long long)samples, o->event_label);
     else
