@@ -229,8 +229,10 @@ static void name_stacks(sqlite3 *db, const struct ins_proc_key *pk, struct ins_a
       memcpy(f->next + h, tail, sizeof tail);
       continue;
     }
-    size_t len = strlen(f->next);
-    snprintf(f->next + len, sizeof f->next - len, "%s%s", len ? " " : "", hint);
+    /* The sentence goes whole after what to look at next, else after the evidence. */
+    size_t len = strlen(f->next), hl = strlen(hint), el = strlen(f->evidence);
+    if (len + 1 + hl < sizeof f->next) snprintf(f->next + len, sizeof f->next - len, "%s%s", len ? " " : "", hint);
+    else if (el + 2 + hl < sizeof f->evidence) snprintf(f->evidence + el, sizeof f->evidence - el, "; %s", hint);
   }
 }
 
