@@ -28,31 +28,31 @@
 
 
 static const char SYNOPSIS[] =
-    "DB|TRACE [--event AllocationTick|GCTriggered|GCHandle|NAME] [--by type|reason|kind|none] [--pid PID]\n"
-    "[--trace ID] [--from MS] [--to MS] [--format text|json|folded|pprof] [-o FILE] [-d DB]";
+    "DB|TRACE [--event EVENT] [--by KEY] [--format FMT] [-o FILE] [options]";
 static const char ABOUT[] =
-    "The call stacks of one kind of event, grouped per process: AllocationTick by type (PerfView's\n"
-    "\"GC Heap Alloc Ignore Free (Coarse Sampling)\"; MB are AllocationAmount, an estimate),\n"
-    "GCTriggered by reason (who calls GC.Collect), GCHandle (SetGCHandle) by handle kind (PerfView's\n"
-    "\"Pinned Stacks\": --by kind, Pinned), or any event by name (\"Any Stacks\"). Text shows a\n"
-    "top-down and a bottom-up tree with inclusive and exclusive samples; folded is one line per\n"
-    "stack for flamegraph.pl, inferno and speedscope; pprof is a gzipped profile.proto.\n"
-    "Stacks are recorded by `gcscope record --dotnet --stacks` and by dotnet-trace.";
+    "The call stacks of one kind of event, grouped per process: AllocationTick by\n"
+    "type (PerfView's \"GC Heap Alloc Ignore Free (Coarse Sampling)\"; MB are the\n"
+    "AllocationAmount, an estimate), GCTriggered by reason (who calls GC.Collect),\n"
+    "GCHandle by handle kind (PerfView's \"Pinned Stacks\"), any event by name\n"
+    "(\"Any Stacks\"). Text: top-down and bottom-up trees, inclusive and exclusive\n"
+    "samples; folded: a line per stack (flamegraph.pl, inferno, speedscope); pprof:\n"
+    "gzipped profile.proto. Record stacks with `gcscope record --dotnet --stacks`;\n"
+    "dotnet-trace records them too.";
 
 enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_N };
 static const struct gcs_cli_opt OPTS[O_N + 1] = {
-  [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "NAME", "AllocationTick (default), GCTriggered, GCHandle, or any event name" },
-  [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered), kind (GCHandle,\nAllocationTick's Small/Large/Pinned) or none; default: the event's" },
+  [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "EVENT", "AllocationTick (default), GCTriggered, GCHandle,\nor any event name" },
+  [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered),\nkind (GCHandle; AllocationTick's Small/Large/Pinned)\nor none; default: the event's" },
   [O_PID] = GCS_OPT_PID,
   [O_TRACE] = GCS_OPT_TRACE,
   [O_FROM] = { "from", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or after MS ms from the trace start" },
   [O_TO] = { "to", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "events at or before MS ms from the trace start" },
   [O_FORMAT] = GCS_OPT_FORMAT("text (default), json, folded or pprof"),
-  [O_OUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (pprof needs it on a terminal)" },
+  [O_OUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (pprof: needed on a terminal)" },
   [O_DB] = GCS_OPT_DB,
-  [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "groups per process in text (default 10; 0 all)" },
-  [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide tree nodes under PCT % of their group (default 5)" },
-  [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default all)" },
+  [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "text: groups per process (10; 0: all)" },
+  [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide nodes under PCT % of the group (5)" },
+  [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default: all)" },
   { 0 },
 };
 
