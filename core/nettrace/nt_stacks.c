@@ -34,7 +34,10 @@ int nt_stacks_add_block(struct nt_stacks *s, const uint8_t *body, size_t len, in
     uint32_t depth = size / (uint32_t)ptr_size;
     s->read++;
     if (depth > NT_STACK_MAX_DEPTH) depth = NT_STACK_MAX_DEPTH;
-    if ((s->nips + depth) * sizeof(uint64_t) > NT_STACKS_MAX_BYTES) { s->dropped++; continue; }
+    if ((s->nips + depth) * sizeof(uint64_t) > NT_STACKS_MAX_BYTES || s->n >= NT_STACKS_MAX_COUNT) {
+      s->dropped++;
+      continue;
+    }
     if (grow((void **)&s->ips, &s->capips, s->nips + depth, sizeof *s->ips) != 0 ||
         grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) != 0) {
       *why = "out of memory";

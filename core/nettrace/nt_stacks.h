@@ -2,8 +2,9 @@
  * nt_stacks.h — the stacks of a StackBlock, kept until the next sequence
  * point (events refer to them by id; the format forbids a reference across
  * a sequence point). The instruction pointers are widened to 64 bits as
- * they are stored. Memory is bounded (NT_STACKS_MAX_BYTES); stacks past the
- * bound are counted and not kept. Not thread-safe; owned by the reader.
+ * they are stored. Memory is bounded (NT_STACKS_MAX_BYTES of IPs,
+ * NT_STACKS_MAX_COUNT stacks); stacks past the bounds are counted and not
+ * kept (their events are delivered without a stack). Not thread-safe; owned by the reader.
  */
 #ifndef NT_STACKS_H
 #define NT_STACKS_H
@@ -13,7 +14,8 @@
 
 #include "nt_u64map.h"
 
-#define NT_STACKS_MAX_BYTES (256u << 20)
+#define NT_STACKS_MAX_BYTES (256u << 20)   /* IPs kept between two sequence points */
+#define NT_STACKS_MAX_COUNT (1u << 22)     /* stacks kept between two sequence points */
 
 struct nt_stack_ent { size_t off; uint32_t depth; };
 
