@@ -7,6 +7,9 @@
 
 #include "gcs_stacks.h"
 
+#define STK_MAX_STACKS (16u << 20)
+#define STK_MAX_IPS (128u << 20)   /* 1 GB of instruction pointers */
+
 struct stk_ent { int32_t pid; uint32_t depth; uint8_t truncated; size_t off; uint64_t hash; };
 struct stk_method { int32_t pid; int rundown; uint64_t start, size; char *name; };
 /* (a, b) -> val, open addressing. */
@@ -125,6 +128,9 @@ int64_t gcs_stacks_intern(struct gcs_stacks_build *b, int32_t pid, const struct 
         (st->depth == 0 || memcmp(b->ips + e->off, st->ip, st->depth * sizeof *st->ip) == 0))
       return b->base + (int64_t)b->table[h];
   }
+  /* A bound on what one trace may make the import hold (a real one has thousands of distinct
+   * stacks): past it, an event's new stack is not kept and the event is stored without one. */
+  if (b->nents >= STK_MAX_STACKS || b->nips + st->depth > STK_MAX_IPS) return 0;
   if (grow((void **)&b->ents, &b->capents, b->nents + 1, sizeof *b->ents) != 0 ||
       grow((void **)&b->ips, &b->capips, b->nips + st->depth, sizeof *b->ips) != 0)
     return -1;

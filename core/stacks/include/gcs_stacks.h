@@ -40,7 +40,9 @@ struct gcs_stacks_build;
 struct gcs_stacks_build *gcs_stacks_build_new(sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
 void gcs_stacks_build_free(struct gcs_stacks_build *b);
 
-/* The stacks.id of the stack of process pid; -1 when out of memory. */
+/* The stacks.id of the stack of process pid; 0 past the import's bound
+ * (16 M distinct stacks or 1 GB of their addresses: the event is then stored
+ * without a stack); -1 when out of memory. */
 int64_t gcs_stacks_intern(struct gcs_stacks_build *b, int32_t pid, const struct gcs_stack *st);
 
 /* A method event (gcs_kind_is_symbols). 0, or -1 when out of memory. */
