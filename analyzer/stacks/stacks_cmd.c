@@ -265,15 +265,22 @@ out:
 static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct opts *o, uint64_t samples,
                     uint64_t with_stack, FILE *out) {
   if (with_stack == 0) {
-    int lttng_clr = 0;
+    int lttng_clr = 0, rgc = 0;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM traces t JOIN processes p ON p.trace_id = t.id WHERE "
-                           GCS_IN_INPUT("t.id") " AND t.source = 'lttng' AND p.origin = 'clr')", -1, &q, NULL) ==
-        SQLITE_OK) {
-      if (sqlite3_step(q) == SQLITE_ROW) lttng_clr = sqlite3_column_int(q, 0);
+                           GCS_IN_INPUT("t.id") " AND t.source = 'lttng' AND p.origin = 'clr'), "
+                           "EXISTS (SELECT 1 FROM processes p WHERE " GCS_IN_INPUT("p.trace_id") " AND p.origin = 'rgc')",
+                           -1, &q, NULL) == SQLITE_OK) {
+      if (sqlite3_step(q) == SQLITE_ROW) {
+        lttng_clr = sqlite3_column_int(q, 0);
+        rgc = sqlite3_column_int(q, 1);
+      }
       sqlite3_finalize(q);
     }
-    if (gcs_stacks_count(sdb) > 0)
+    if (rgc && !lttng_clr && gcs_stacks_count(sdb) == 0)
+      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: librgc records no stacks yet",
+               (unsigned long long)samples, o->event_label);
+    else if (gcs_stacks_count(sdb) > 0)
       sv_wrapf(out, 80, "note: none of the %llu %s events has a stack, while other events of the same recording "
                "have: the runtime recorded none for this event", (unsigned long long)samples, o->event_label);
     else if (lttng_clr)
