@@ -20,8 +20,10 @@ knows its own culprits:
 - The database with stacks is at most 1.5 times the one of the same run
   recorded without them.
 
-Case fixture: the same checks (pins excepted: the alloc profile) on a
-committed .NET 10 recording, offline (no dotnet needed).
+Case fixture: the same checks (pins excepted: no GCHandle keyword) on two
+committed .NET 10 recordings, one by gcscope record --stacks and one by
+dotnet-trace collect (stacks and rundown are its defaults), offline (no
+dotnet needed).
 
 Environment as dotnet_test.py (GCSCOPE, GCPROG, WORK). Exit 77 (skipped)
 without dotnet.
@@ -91,21 +93,25 @@ def case_culprits():
 
 
 def case_fixture():
-    """The committed recording (fixtures/gcprog-culprits-stacks.nettrace.gz:
-    `gcscope record --dotnet --profile alloc --stacks -- dotnet gcprog.dll
-    culprits` on .NET 10.0, its output beside it), imported as a dotnet-trace
-    file would be: the same attributions, offline."""
+    """The committed recordings of gcprog's culprits on .NET 10.0, each with the
+    program's output beside it, offline: fixtures/gcprog-culprits-stacks
+    (`gcscope record --dotnet --profile alloc --stacks`) and
+    fixtures/gcprog-culprits-dotnet-trace (`dotnet-trace collect --providers
+    Microsoft-Windows-DotNETRuntime:0x1:5`: its defaults bring the stacks and
+    the rundown): the same attributions from both."""
     fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-    with open(os.path.join(fx, "gcprog-culprits-stacks.out")) as fh:
-        m = re.search(r"^CULPRITS bytes=(\d+) longs=(\d+) induced=(\d+) pins=(\d+)", fh.read(), re.M)
-    check(m is not None, "the fixture's output has its CULPRITS line")
-    d = dt.workdir("stacks_fixture")
-    db = d + "/t.db"
-    p = subprocess.run([GCSCOPE, "import", "-q", "-d", db, os.path.join(fx, "gcprog-culprits-stacks.nettrace.gz")],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, "import exits 0", p.stderr)
-    if m and p.returncode == 0:
-        check_culprits(db, [int(x) for x in m.groups()], pins=False)
+    for name in ("gcprog-culprits-stacks", "gcprog-culprits-dotnet-trace"):
+        with open(os.path.join(fx, name + ".out")) as fh:
+            m = re.search(r"^CULPRITS bytes=(\d+) longs=(\d+) induced=(\d+) pins=(\d+)", fh.read(), re.M)
+        check(m is not None, "%s: the fixture's output has its CULPRITS line" % name)
+        d = dt.workdir("stacks_fixture_" + name)
+        db = d + "/t.db"
+        p = subprocess.run([GCSCOPE, "import", "-q", "-d", db, os.path.join(fx, name + ".nettrace.gz")],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, "%s: import exits 0" % name, p.stderr)
+        if m and p.returncode == 0:
+            print("-- " + name)
+            check_culprits(db, [int(x) for x in m.groups()], pins=False)
 
 
 def check_culprits(db, known, pins):
