@@ -17,7 +17,9 @@ wait4(): gcscope and the program, start-up included, so the reader's own
 cost shows (the "tree" lines), gcscope's own CPU time and context switches
 (read from /proc between its exit and its reaping: the "own" lines), and the
 load average before and after.
-Environment: GCSCOPE, GCPROG (defaults: the build's); GCSCOPE_BASE=another
+Environment: GCSCOPE, GCPROG (defaults: the build's); DOTNET_TRACE=a
+dotnet-trace binary adds `dotnet-trace collect` with the alloc profile's
+providers (its defaults add stacks and the rundown); GCSCOPE_BASE=another
 gcscope binary adds its gc and alloc runs (gc@base, alloc@base) to the same
 alternation, for a before/after comparison. Exit 77 without dotnet.
 """
@@ -82,6 +84,12 @@ def main():
             modes[profile + "@base"] = rec(base, profile)
         modes[profile] = rec(GCSCOPE, profile)
     modes["alloc+stacks"] = rec(GCSCOPE, "alloc", ("--stacks",))   # docs/stacks.md: target <= 1.10
+    dotnet_trace = os.environ.get("DOTNET_TRACE")   # dotnet-trace with alloc's providers (stacks, rundown: its defaults)
+    if dotnet_trace:
+        modes["dotnet-trace"] = lambda k: [dotnet_trace, "collect", "--show-child-io", "--providers",
+                                           "Microsoft-Windows-DotNETRuntime:0x1:5,"
+                                           "Microsoft-Windows-DotNETRuntimePrivate:0x1:4",
+                                           "-o", "%s/dotnet-trace%d.nettrace" % (work, k), "--"] + prog
     wall = {m: [] for m in modes}
     cpu = {m: [] for m in modes}
     tree = {m: [] for m in modes}
