@@ -42,7 +42,7 @@ int main(void) {
     struct gcs_dsipc_provider v[TRC_EP_MAX_PROVIDERS];
     struct gcs_dsipc_session_cfg sc = { .providers = v, .nproviders = trc_ep_profile_providers((enum trc_profile)p, v) };
     uint64_t before = v[0].keywords, private_before = v[1].keywords;
-    trc_ep_profile_stacks(&sc);
+    trc_ep_profile_stacks(&sc, v);
     CHECK_EQ_U64(v[0].keywords, before | 0x18);
     CHECK_EQ_U64(v[1].keywords, private_before);
     CHECK(sc.request_stacks == 1 && sc.request_rundown == 1);

@@ -47,9 +47,8 @@ int trc_ep_profile_providers(enum trc_profile p, struct gcs_dsipc_provider *prov
   return 2;
 }
 
-void trc_ep_profile_stacks(struct gcs_dsipc_session_cfg *sc) {
-  struct gcs_dsipc_provider *rt = (struct gcs_dsipc_provider *)&sc->providers[0];
-  rt->keywords |= GCS_DSIPC_KW_JIT | GCS_DSIPC_KW_LOADER;
+void trc_ep_profile_stacks(struct gcs_dsipc_session_cfg *sc, struct gcs_dsipc_provider *providers) {
+  providers[0].keywords |= GCS_DSIPC_KW_JIT | GCS_DSIPC_KW_LOADER;   /* the runtime provider */
   sc->request_stacks = 1;
   sc->request_rundown = 1;
 }
