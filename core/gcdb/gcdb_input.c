@@ -157,6 +157,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
   }
   /* Before anything reads the schema: an import may hold the write lock. */
   sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+  gcs_db_harden(db);
   gcs_db_functions(db);
   int have = 0;
   if (has_gcscope_tables(db, &have, err, errlen)) {
@@ -187,6 +188,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
       goto fail;
     }
     sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+    gcs_db_harden(db);
     gcs_db_functions(db);
   }
   if (fill_scope(db, ids, nids, have, opts->trace_id, in->imported ? arg : in->db_path, err, errlen)) goto fail;

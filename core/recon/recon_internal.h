@@ -18,6 +18,7 @@ struct recon_gc {
   int64_t pause_start_ns, start_ns_rel, suspend_ns, pause_ns, duration_ns;
   int64_t bgc_pause1_ns, bgc_pause2_ns; /* -1 = none */
   int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
+  int bad_heap_history;         /* a GCPerHeapHistory was dropped: never complete */
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
   int npins, pins_cap;
