@@ -162,8 +162,14 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
   int have = 0;
   if (has_gcscope_tables(db, &have, err, errlen)) {
     char why[256];
+    int code = sqlite3_errcode(db);
     snprintf(why, sizeof why, "%s", err);
-    snprintf(err, errlen, "%s: not a gcscope database (%s)", in->db_path, why);
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      snprintf(err, errlen, "%s: busy: an import is writing; retry or wait", in->db_path);
+    else if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+      snprintf(err, errlen, "%s: corrupt database (%s)", in->db_path, why);
+    else
+      snprintf(err, errlen, "%s: not a gcscope database (%s)", in->db_path, why);
     goto fail;
   }
   if (!have && !opts->allow_empty) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gcs_tables.h"
@@ -191,6 +192,12 @@ static int check_target(sqlite3 *db, const char *path, char *err, size_t errlen)
 
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   sqlite3 *db = NULL;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "%s: is a directory (the database is a file: -d %s%sgcscope.db?)", path, path,
+             path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
+    return NULL;
+  }
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK) {
     int exists = access(path, F_OK) == 0;
