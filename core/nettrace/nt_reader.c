@@ -73,6 +73,7 @@ struct nt_reader {
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
+  size_t sorted_flush_min;      /* NT_SORTED_FLUSH_MIN (tests and fuzzers lower it) */
   uint64_t live_lag_qpc;        /* live mode: deliver events this much older than max_ts */
   uint64_t delivered_ts;        /* newest timestamp delivered (live mode: late events) */
   int delivered_any;
@@ -291,7 +292,7 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
                      r->pending.n + 1, r->pending.live_bytes + b->payload_len);
     }
   }
-  if (b->sorted && r->pending.n >= NT_SORTED_FLUSH_MIN) return nt_flush(r, b->ts);
+  if (b->sorted && r->pending.n >= r->sorted_flush_min) return nt_flush(r, b->ts);
   return 0;
 }
 
@@ -480,8 +481,8 @@ static long nt_object_extent(const uint8_t *p, size_t avail, size_t pos4, const 
 
 static int nt_check_header(struct nt_reader *r, struct nt_cursor *c) {
   size_t slen = strlen(NT_SERIALIZER);
-  const uint8_t *b = c->base + c->pos;
   size_t avail = nt_left(c);
+  const uint8_t *b = avail ? c->base + c->pos : NULL;   /* (an empty stream has no buffer at all) */
   if (avail >= 4 + slen && b[0] == slen && b[1] == 0 && b[2] == 0 && b[3] == 0 &&
       memcmp(b + 4, NT_SERIALIZER, slen) == 0)
     return nt_fail(r, 0, "a .netperf file (EventPipe format V1-V3) is not supported");
@@ -531,6 +532,7 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
   s->r.info.pid = -1;
   s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
   s->r.pending.max_bytes = GCS_NETTRACE_MAX_PENDING_BYTES;
+  s->r.sorted_flush_min = NT_SORTED_FLUSH_MIN;
   return s;
 }
 
@@ -692,6 +694,8 @@ void nt_stream_set_limits(struct gcs_nettrace_stream *s, size_t max_events, size
   if (max_events) s->r.pending.max = max_events;
   if (max_bytes) s->r.pending.max_bytes = max_bytes;
 }
+
+void nt_stream_set_sorted_flush_min(struct gcs_nettrace_stream *s, size_t n) { s->r.sorted_flush_min = n ? n : 1; }
 
 int nt_read_buffer(const char *name, const uint8_t *buf, size_t len,
                    gcs_nettrace_event_cb cb, void *ud,
