@@ -65,9 +65,9 @@ int gcs_cmd_ps(int argc, char **argv) {
   gcs_cli_init(&p, &ps_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&ps_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("ps", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
   }
-  if (p.optind < argc) return gcs_cli_error("ps", "unexpected argument '%s'", argv[p.optind]);
+  if (p.optind < argc) return gcs_cli_fail("unexpected argument '%s'", argv[p.optind]);
   static pid_t pids[PS_MAX];
   int n = gcs_dsipc_list_pids(pids, PS_MAX);
   if (n > PS_MAX) n = PS_MAX;

@@ -12,26 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bad(const char *fmt, const char *a, const char *b) {
-  char msg[1400];
-  snprintf(msg, sizeof msg, fmt, a, b);
-  return gcs_cli_error("record", "%s", msg);
-}
-
 /* SIZE with an optional k/K, m/M, g/G suffix (powers of 1024, as lttng). */
 static int parse_size(const char *opt, const char *s, uint64_t *out) {
   char *end;
   errno = 0;
-  if (*s == '-') return bad("%s: '%s' is negative", opt, s);
+  if (*s == '-') return gcs_cli_fail("%s: '%s' is negative", opt, s);
   unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || errno) return bad("%s: '%s' is not a size", opt, s);
+  if (end == s || errno) return gcs_cli_fail("%s: '%s' is not a size", opt, s);
   unsigned long long mul = 1;
   if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
   else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
   else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
-  if (*end || v > UINT64_MAX / mul) return bad("%s: '%s' is not a size", opt, s);
+  if (*end || v > UINT64_MAX / mul) return gcs_cli_fail("%s: '%s' is not a size", opt, s);
   v *= mul;
-  if (v == 0 || (v & (v - 1))) return bad("%s: '%s' must be a power of two", opt, s);
+  if (v == 0 || (v & (v - 1))) return gcs_cli_fail("%s: '%s' must be a power of two", opt, s);
   *out = v;
   return 0;
 }
@@ -96,7 +90,7 @@ static const struct gcs_cli_spec record_spec = {
 };
 
 static int set_profile(const char *name, struct trc_opts *o) {
-  if (trc_profile_parse(name, &o->profile) != 0) return bad("unknown profile '%s' (expected gc, alloc, handles or verbose)%s", name, "");
+  if (trc_profile_parse(name, &o->profile) != 0) return gcs_cli_fail("unknown profile '%s' (expected gc, alloc, handles or verbose)", name);
   return 0;
 }
 
@@ -109,18 +103,18 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
   case O_BUFSZ: return parse_size("--buffer-size", p->value, &o->subbuf_size);
   case O_NSUB: return parse_size("--num-subbuf", p->value, &o->num_subbuf);
   case O_DURATION:
-    if (p->dval == 0) return bad("--duration: must be more than 0 seconds%s%s", "", "");
+    if (p->dval == 0) return gcs_cli_fail("--duration: must be more than 0 seconds");
     o->duration_sec = p->dval;
     return 0;
   case O_PID:
-    if (kill((pid_t)p->ival, 0) != 0 && errno == ESRCH) return bad("--pid: no process with PID %s%s", p->value, "");
+    if (kill((pid_t)p->ival, 0) != 0 && errno == ESRCH) return gcs_cli_fail("--pid: no process with PID %s", p->value);
     o->pid = (pid_t)p->ival;
     return 0;
   case O_DOTNET: o->dotnet = 1; return 0;
   case O_TRANSPORT:
     if (!strcmp(p->value, "eventpipe")) o->transport = TRC_TRANSPORT_EVENTPIPE, o->dotnet = 1;
     else if (!strcmp(p->value, "lttng")) o->transport = TRC_TRANSPORT_LTTNG;
-    else return bad("--transport: unknown transport '%s' (expected eventpipe or lttng)%s", p->value, "");
+    else return gcs_cli_fail("--transport: unknown transport '%s' (expected eventpipe or lttng)", p->value);
     return 0;
   case O_IMPORT: o->import = 1; return 0;
   case O_QUIET: o->quiet = 1; return 0;
@@ -136,7 +130,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
   case O_RULES: {
     char err[600];
     free(o->rules);
-    if (gcs_rules_load(p->value, &o->rules, &o->nrules, err, sizeof err)) return bad("--rules %s%s", err, "");
+    if (gcs_rules_load(p->value, &o->rules, &o->nrules, err, sizeof err)) return gcs_cli_fail("--rules %s", err);
     return 0;
   }
   case O_CIRC: o->circular_mb = p->dval; return 0;
@@ -152,15 +146,15 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   gcs_cli_init(&p, &record_spec, argc, argv);
   for (int k, r; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&record_spec, stdout); return 1; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("record", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if ((r = apply(k, &p, o))) return r;
   }
-  if (o->db && !o->import) return bad("-d DB is only used with --import%s%s", "", "");
+  if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
   if (o->output && o->relayd)
-    return bad("-o and --relayd exclude each other: with --relayd the trace is written by the relayd%s%s", "", "");
-  if (o->import && o->relayd) return bad("--import needs a local trace; it cannot be used with --relayd%s%s", "", "");
+    return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");
+  if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
   if (p.optind < argc) {
-    if (o->pid) return bad("give either --pid or a COMMAND, not both%s%s", "", "");
+    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
     o->command = argv + p.optind;
   }
   return 0;

@@ -152,7 +152,7 @@ int gcs_cmd_top(int argc, char **argv) {
   gcs_cli_init(&p, &top_spec, nargs, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&top_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("top", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_SESSION) session = p.value;
     else if (k == O_RELAYD) relayd = p.value;
     else if (k == O_LIVE_TIMER) live_timer_us = (long)p.ival;
@@ -160,21 +160,21 @@ int gcs_cmd_top(int argc, char **argv) {
     else if (k == O_PID) pid = (pid_t)p.ival;
     else if (k == O_OUTPUT) keep = p.value;
     else if (k == O_LONG_PAUSE) {
-      if (!(p.dval > 0)) return gcs_cli_error("top", "--long-pause wants a positive number of ms, not '%s'", p.value);
+      if (!(p.dval > 0)) return gcs_cli_fail("--long-pause wants a positive number of ms, not '%s'", p.value);
       long_pause_ms = p.dval;
     }
   }
   for (int i = p.optind; i < nargs; i++) {
-    if (db) return gcs_cli_error("top", "more than one database given ('%s', '%s')", db, argv[i]);
+    if (db) return gcs_cli_fail("more than one database given ('%s', '%s')", db, argv[i]);
     db = argv[i];
   }
   int nsources = (db != NULL) + (session != NULL) + (command != NULL) + (pid != 0);
   if (nsources == 0) { gcs_cli_usage(&top_spec, stderr); return GCS_CLI_USAGE_STATUS; }
-  if (nsources > 1) return gcs_cli_error("top", "give one source: a DB, --session NAME, --pid PID or -- COMMAND");
-  if (dotnet && !command && !pid) return gcs_cli_error("top", "--dotnet needs -- COMMAND or --pid PID");
+  if (nsources > 1) return gcs_cli_fail("give one source: a DB, --session NAME, --pid PID or -- COMMAND");
+  if (dotnet && !command && !pid) return gcs_cli_fail("--dotnet needs -- COMMAND or --pid PID");
   int eventpipe = pid || (dotnet && command);
-  if (keep && !eventpipe && !command) return gcs_cli_error("top", "-o is for -- COMMAND and --pid PID");
-  if (eventpipe && relayd) return gcs_cli_error("top", "--relayd is for LTTng sources, not EventPipe");
+  if (keep && !eventpipe && !command) return gcs_cli_fail("-o is for -- COMMAND and --pid PID");
+  if (eventpipe && relayd) return gcs_cli_fail("--relayd is for LTTng sources, not EventPipe");
   if (pid && kill(pid, 0) != 0 && errno == ESRCH) {
     fprintf(stderr, "gcscope top: no process %d\n", (int)pid);
     return 1;

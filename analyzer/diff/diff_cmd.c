@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "diff.h"
-#include "gcs_html.h"
+#include "gcs_output.h"
 #include "gcs_cli.h"
 #include "gcs_diff.h"
 #include "gcs_enums.h"
@@ -29,11 +29,11 @@
 
 enum { O_FORMAT, O_FAIL_ON, O_ALPHA, O_DB };
 static const struct gcs_cli_opt diff_opts[] = {
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "text|json|html", "output format (default text)" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), json or html"),
   [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "RULES",
                   "exit 1 when a rule holds, e.g. 'p99_pause>+10%,pct_pause>+1pt'" },
   [O_ALPHA] = { "alpha", 0, GCS_CLI_DOUBLE, 1e-9, 0.5, "P", "significance level of the pause test (default 0.01)" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database traces are imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -326,50 +326,36 @@ static void print_text(const struct side *a, const struct side *b, const struct 
   printf("\n");
 }
 
-static void json_num(double v) {
-  if (isnan(v) || isinf(v)) printf("null");
-  else printf("%.17g", v);
-}
-
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-    else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-    else putchar(*s);
-  }
-  putchar('"');
-}
 
 static void print_json(const struct side *a, const struct side *b, const struct verdict *v, double alpha,
                        const struct diff_rule *rules, int nrules, const int *held) {
   printf("{\"base\": {\"input\": ");
-  json_str(a->arg);
+  rpt_json_str(stdout, a->arg);
   printf(", \"trace_id\": %lld, \"pid\": %d}, \"candidate\": {\"input\": ", (long long)a->trace_id, a->pid);
-  json_str(b->arg);
+  rpt_json_str(stdout, b->arg);
   printf(", \"trace_id\": %lld, \"pid\": %d},\n \"metrics\": [", (long long)b->trace_id, b->pid);
   for (int i = 0; i < M_COUNT; i++) {
     double x = a->m[i], y = b->m[i];
     printf("%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"base\": ", i ? "," : "", metrics[i].name, metrics[i].unit);
-    json_num(x);
+    rpt_json_num(stdout, x);
     printf(", \"candidate\": ");
-    json_num(y);
+    rpt_json_num(stdout, y);
     printf(", \"change\": ");
-    json_num(y - x);
+    rpt_json_num(stdout, y - x);
     printf(", \"ratio\": ");
-    json_num(x != 0 ? y / x : NAN);
+    rpt_json_num(stdout, x != 0 ? y / x : NAN);
     printf("}");
   }
   printf("],\n \"pauses\": {\"test\": \"mann-whitney\", \"alpha\": %g, \"u\": ", alpha);
-  json_num(v->mw.u);
+  rpt_json_num(stdout, v->mw.u);
   printf(", \"z\": ");
-  json_num(v->mw.z);
+  rpt_json_num(stdout, v->mw.z);
   printf(", \"p\": ");
-  json_num(v->mw.p);
+  rpt_json_num(stdout, v->mw.p);
   printf(", \"verdict\": \"%s\"},\n \"fail_on\": [", v->word);
   for (int i = 0; i < nrules; i++) {
     printf("%s{\"rule\": ", i ? ", " : "");
-    json_str(rules[i].text);
+    rpt_json_str(stdout, rules[i].text);
     printf(", \"holds\": %s}", held[i] ? "true" : "false");
   }
   printf("]}\n");
@@ -455,26 +441,29 @@ static void print_html(const struct side *a, const struct side *b, const struct 
 /* ---- the command ---------------------------------------------------------- */
 
 int gcs_cmd_diff(int argc, char **argv) {
-  const char *format = "text", *fail_on = NULL, *db_path = NULL;
+  const char *fail_on = NULL, *db_path = NULL;
+  int fmt = RPT_TEXT;
   double alpha = DEFAULT_ALPHA;
   struct gcs_cli p;
   gcs_cli_init(&p, &diff_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&diff_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
-    if (k == O_FORMAT) format = p.value;
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
+    if (k == O_FORMAT) {
+      char e[160];
+      if ((fmt = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_JSON) | RPT_F(RPT_HTML), e, sizeof e)) < 0)
+        return gcs_cli_fail("%s", e);
+    }
     else if (k == O_FAIL_ON) fail_on = p.value;
     else if (k == O_ALPHA) alpha = p.dval;
     else if (k == O_DB) db_path = p.value;
   }
-  if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "html"))
-    return gcs_cli_error(CMD, "--format wants text, json or html, not '%s'", format);
-  if (argc - p.optind != 2) return gcs_cli_error(CMD, "expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
+  if (argc - p.optind != 2) return gcs_cli_fail("expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
   struct diff_rule rules[MAX_RULES];
   int nrules = 0;
   char err[1200];
   if (fail_on && (nrules = diff_rules_parse(fail_on, rules, MAX_RULES, metric_known, err, sizeof err)) < 0)
-    return gcs_cli_error(CMD, "%s", err);
+    return gcs_cli_fail("%s", err);
   static struct side a, b;
   int rc = 1;
   if (open_side(&a, argv[p.optind], db_path, err, sizeof err) ||
@@ -495,8 +484,8 @@ int gcs_cmd_diff(int argc, char **argv) {
     if (held[i] && metrics[m].pause_dist && !(v.mw.p < alpha)) held[i] = 0;
     any |= held[i];
   }
-  if (!strcmp(format, "json")) print_json(&a, &b, &v, alpha, rules, nrules, held);
-  else if (!strcmp(format, "html")) print_html(&a, &b, &v, alpha, rules, nrules, held);
+  if (fmt == RPT_JSON) print_json(&a, &b, &v, alpha, rules, nrules, held);
+  else if (fmt == RPT_HTML) print_html(&a, &b, &v, alpha, rules, nrules, held);
   else print_text(&a, &b, &v, alpha);
   fflush(stdout);
   for (int i = 0; i < nrules; i++) {

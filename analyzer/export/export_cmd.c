@@ -14,17 +14,18 @@
 #include "gcs_cli.h"
 #include "gcs_export.h"
 #include "gcs_gcdb.h"
+#include "gcs_output.h"
 
 #define CMD "export"
 
 enum { O_TRACE, O_PID, O_FORMAT, O_OUTPUT, O_DB };
 
 static const struct gcs_cli_opt export_opts[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "perfetto (protobuf, the default) or chrome-json (Trace Event Format)" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
+  [O_FORMAT] = GCS_OPT_FORMAT("perfetto (protobuf, the default) or chrome-json (Trace Event Format)"),
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "FILE", "write to FILE (default: stdout; perfetto is refused on a terminal)" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database a trace is imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -88,39 +89,38 @@ static int write_all(sqlite3 *db, const struct proc_ref *procs, size_t n, struct
 }
 
 int gcs_cmd_export(int argc, char **argv) {
-  const char *path = NULL, *output = NULL, *format = "perfetto", *db_path = NULL;
-  int pid = -1;
+  const char *path = NULL, *output = NULL, *db_path = NULL;
+  int pid = -1, fmt = RPT_PERFETTO;
   long long trace = -1;
   struct gcs_cli p;
   gcs_cli_init(&p, &export_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&export_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_TRACE) trace = p.ival;
     else if (k == O_PID) pid = (int)p.ival;
-    else if (k == O_FORMAT) format = p.value;
+    else if (k == O_FORMAT) {
+      char e[160];
+      if ((fmt = rpt_format_parse(p.value, RPT_F(RPT_PERFETTO) | RPT_F(RPT_CHROME_JSON), e, sizeof e)) < 0)
+        return gcs_cli_fail("%s", e);
+    }
     else if (k == O_OUTPUT) output = p.value;
     else if (k == O_DB) db_path = p.value;
   }
   if (p.optind < argc) path = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one input at a time ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("one input at a time ('%s')", argv[p.optind + 1]);
   if (!path) {
     gcs_cli_usage(&export_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  int json = !strcmp(format, "chrome-json");
-  if (!json && strcmp(format, "perfetto"))
-    return gcs_cli_error(CMD, "--format: expected perfetto or chrome-json, not '%s'", format);
+  int json = fmt == RPT_CHROME_JSON;
   if (!output && !json && isatty(STDOUT_FILENO))
-    return gcs_cli_error(CMD, "the perfetto format is binary: name a file with -o FILE");
+    return gcs_cli_fail("the perfetto format is binary: name a file with -o FILE");
 
   char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = { .trace_id = trace, .db_path = db_path };
-  if (gcs_input_open(path, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope " CMD ": %s\n", err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, path, &io, &in)) return 1;
   struct proc_ref *procs = NULL;
   size_t n = 0, clamped = 0;
   int rc = 1;
@@ -166,7 +166,6 @@ int gcs_cmd_export(int argc, char **argv) {
   if (clamped)
     fprintf(stderr, "gcscope " CMD ": %zu slice%s clamped to the slice enclosing it (arg clamped_from_end_ns)\n",
             clamped, clamped == 1 ? "" : "s");
-  gcs_input_warn_discarded(&in, stderr, "gcscope export: ");
   rc = 0;
 fail:
   if (rc) fprintf(stderr, "gcscope " CMD ": %s\n", err);

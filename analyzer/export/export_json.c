@@ -10,22 +10,13 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "gcs_output.h"
 
 struct json_writer {
   struct exp_writer base;
   int nevents, nargs;
   int32_t pid, tid;
 };
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
-  }
-  fputc('"', f);
-}
 
 /* µs with three decimals: the exact ns value */
 static void json_us(FILE *f, int64_t ns) {
@@ -37,37 +28,29 @@ static void event_start(struct json_writer *w, const char *ph, const char *name)
   FILE *f = w->base.out;
   fputs(w->nevents++ ? ",\n" : "\n", f);
   fprintf(f, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, (int)w->pid, (int)w->tid);
-  json_string(f, name);
+  rpt_json_str(f, name);
 }
 
 static void metadata(struct json_writer *w, const char *what, const char *key, const char *value) {
   event_start(w, "M", what);
   fputs(",\"args\":{", w->base.out);
-  json_string(w->base.out, key);
+  rpt_json_str(w->base.out, key);
   fputc(':', w->base.out);
-  json_string(w->base.out, value);
+  rpt_json_str(w->base.out, value);
   fputs("}}", w->base.out);
-}
-
-/* The shortest of %.15g / %.17g that reads back as the same double. */
-static void json_number(FILE *f, double d) {
-  char buf[40];
-  snprintf(buf, sizeof buf, "%.15g", d);
-  if (strtod(buf, NULL) != d) snprintf(buf, sizeof buf, "%.17g", d);
-  fputs(buf, f);
 }
 
 static void json_arg(const struct exp_arg *a, void *ctx) {
   struct json_writer *w = ctx;
   FILE *f = w->base.out;
   if (w->nargs++) fputc(',', f);
-  json_string(f, a->key);
+  rpt_json_str(f, a->key);
   fputc(':', f);
   switch (a->kind) {
-  case EXP_ARG_DOUBLE: json_number(f, a->d); break;
+  case EXP_ARG_DOUBLE: rpt_json_num(f, a->d); break;
   case EXP_ARG_INT: fprintf(f, "%" PRId64, a->i); break;
   case EXP_ARG_BOOL: fputs(a->i ? "true" : "false", f); break;
-  case EXP_ARG_STR: json_string(f, a->s); break;
+  case EXP_ARG_STR: rpt_json_str(f, a->s); break;
   }
 }
 
@@ -107,7 +90,7 @@ static int json_proc(struct exp_writer *base, const struct exp_proc *p) {
         fputs(",\"cat\":\"gc\",\"ts\":", f);
         json_us(f, t->points[k].ts);
         fputs(",\"args\":{\"value\":", f);
-        json_number(f, t->points[k].value);
+        rpt_json_num(f, t->points[k].value);
         fputs("}}", f);
       }
       continue;

@@ -23,7 +23,7 @@ static void on_sigint(int sig) {
 enum { O_DB, O_QUIET, O_VERBOSE };
 
 static const struct gcs_cli_opt import_opts[] = {
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "database file (created if missing)" },
+  [O_DB] = GCS_OPT_DB_HELP("database file (created if missing)"),
   [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no per-trace summary lines" },
   [O_VERBOSE] = { "verbose", 'v', GCS_CLI_FLAG, 0, 0, NULL, "also the CPU time of the decoding and writing threads" },
   { 0 },
@@ -47,7 +47,7 @@ int gcs_cmd_import(int argc, char **argv) {
   gcs_cli_init(&p, &import_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&import_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("import", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_DB) db = p.value;
     else if (k == O_QUIET) quiet = 1;
     else if (k == O_VERBOSE) verbose = 1;
@@ -55,7 +55,7 @@ int gcs_cmd_import(int argc, char **argv) {
   /* the operands (getopt_long moved them after the options) */
   const char **paths = (const char **)(argv + p.optind);
   int npaths = argc - p.optind;
-  if (npaths == 0) return gcs_cli_error("import", "no trace given (see gcscope import --help)");
+  if (npaths == 0) return gcs_cli_fail("no trace given (see gcscope import --help)");
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;

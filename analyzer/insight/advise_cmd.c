@@ -13,10 +13,9 @@
 #include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
-#include "gcs_html.h"
 #include "ins_advise.h"
 #include "ins_db.h"
-#include "ins_out.h"
+#include "gcs_output.h"
 #include "ins_overhead.h"
 
 #define CMD "advise"
@@ -24,15 +23,15 @@
 enum { O_TRACE, O_PID, O_WINDOW, O_PAUSE_PCT, O_SUSPEND_MS, O_GEN2_FRAG, O_FORMAT, O_FAIL_ON, O_DB };
 
 static const struct gcs_cli_opt advise_opts_table[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
   [O_WINDOW] = { "window", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "the window of the worst-window % paused (default 60)" },
   [O_PAUSE_PCT] = { "pause-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "pause-time finding above P % (see docs/insight.md)" },
   [O_SUSPEND_MS] = { "suspend-ms", 0, GCS_CLI_DOUBLE, 0, 1e9, "MS", "long-suspension finding above MS" },
   [O_GEN2_FRAG] = { "gen2-frag-pct", 0, GCS_CLI_DOUBLE, 0, 100, "P", "gen2 fragmentation finding above P %" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or json" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default) or json"),
   [O_FAIL_ON] = { "fail-on", 0, GCS_CLI_STRING, 0, 0, "SEV", "exit 1 if a finding is SEV (warning or critical) or worse" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -161,7 +160,7 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
 static void print_json(const struct ins_proc_key *k, const struct ins_proc_summary *ps, const struct ins_advice *a,
                        const struct overhead *ov, double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
-  ins_json_str(stdout, k->name);
+  rpt_json_str(stdout, k->name);
   printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc ? "true" : "false");
   if (ps->heap_count > 0) printf("%d", ps->heap_count);
   else printf("null");
@@ -170,7 +169,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
   else printf("null");
   if (u->all) {
     printf(", \"cannot_judge\": {\"incomplete_gcs\": %ld, \"why\": ", u->incomplete);
-    ins_json_str(stdout, u->why);
+    rpt_json_str(stdout, u->why);
     printf("}");
   }
   printf(", \"complete_gcs\": %ld, \"incomplete_gcs\": %ld", u->complete, u->incomplete);
@@ -179,16 +178,16 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
     const struct ins_finding *f = &a->f[i];
     printf("%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"title\": ", i ? "," : "", f->rule,
            ins_severity_name(f->severity));
-    ins_json_str(stdout, f->title);
+    rpt_json_str(stdout, f->title);
     printf(", \"metrics\": {");
     for (size_t j = 0; j < f->n_metrics; j++) {
       printf("%s\"%s\": ", j ? ", " : "", f->metrics[j].name);
-      ins_num(stdout, INS_JSON, f->metrics[j].value);
+      rpt_num3(stdout, RPT_JSON, f->metrics[j].value);
     }
     printf("}, \"evidence\": ");
-    ins_json_str(stdout, f->evidence);
+    rpt_json_str(stdout, f->evidence);
     printf(", \"next\": ");
-    ins_json_str(stdout, f->next);
+    rpt_json_str(stdout, f->next);
     printf(", \"gc_count\": %zu, \"gcs\": [", f->n_gcs_total);
     for (size_t j = 0; j < f->n_gcs; j++) printf("%s%u", j ? ", " : "", f->gcs[j]);
     printf("]}");
@@ -196,13 +195,13 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
   printf("]");
   if (ov->have) {
     printf(", \"overhead\": {\"window_s\": %.3f, \"worst_window_pct\": ", window_s);
-    ins_num(stdout, INS_JSON, ov->worst.paused_pct);
+    rpt_num3(stdout, RPT_JSON, ov->worst.paused_pct);
     printf(", \"worst_window_start_ms\": ");
-    ins_num(stdout, INS_JSON, (double)ov->worst.start_ns / 1e6);
+    rpt_num3(stdout, RPT_JSON, (double)ov->worst.start_ns / 1e6);
     printf(", \"mmu\": [");
     for (int i = 0; i < INS_MMU_N; i++) {
       printf("%s{\"window_ms\": %.3f, \"mmu\": ", i ? ", " : "", (double)ins_mmu_windows_ns[i] / 1e6);
-      ins_num(stdout, INS_JSON, ov->mmu[i]);
+      rpt_num3(stdout, RPT_JSON, ov->mmu[i]);
       printf("}");
     }
     printf("]}");
@@ -214,7 +213,7 @@ int gcs_cmd_advise(int argc, char **argv) {
   const char *input = NULL;
   long pid = -1, trace = -1;
   double window_s = 60;
-  enum ins_format fmt = INS_TEXT;
+  enum rpt_format fmt = RPT_TEXT;
   int fail_on = -1, worst = -1;
   size_t failing = 0;
   struct ins_advise_opts ao;
@@ -224,7 +223,7 @@ int gcs_cmd_advise(int argc, char **argv) {
   gcs_cli_init(&p, &advise_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&advise_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
     case O_TRACE: trace = (long)p.ival; break;
     case O_PID: pid = (long)p.ival; break;
@@ -236,30 +235,26 @@ int gcs_cmd_advise(int argc, char **argv) {
     case O_FAIL_ON:
       fail_on = ins_parse_severity(p.value);
       if (fail_on != INS_SEV_WARNING && fail_on != INS_SEV_CRITICAL)
-        return gcs_cli_error(CMD, "--fail-on: warning or critical, not '%s'", p.value);
+        return gcs_cli_fail("--fail-on: warning or critical, not '%s'", p.value);
       break;
     case O_FORMAT: {
-      int f = ins_parse_format(p.value);
-      if (f < 0 || f == INS_CSV) return gcs_cli_error(CMD, "--format: text or json, not '%s'", p.value);
-      fmt = (enum ins_format)f;
+      char ferr[160];
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_JSON), ferr, sizeof ferr);
+      if (f < 0) return gcs_cli_fail("%s", ferr);
+      fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) input = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]);
   if (!input) {
     gcs_cli_usage(&advise_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
-  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
+  if (gcs_input_open_report(CMD, input, &io, &in)) return 1;
 
   sqlite3 *db = in.db;
   struct ins_proc_key *procs = NULL;
@@ -270,7 +265,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     fprintf(stderr, "gcscope %s: %s\n", CMD, dberr);
     goto out;
   }
-  if (fmt == INS_JSON) printf("{\"processes\": [");
+  if (fmt == RPT_JSON) printf("{\"processes\": [");
   for (size_t i = 0; i < np; i++) {
     if (pid >= 0 && procs[i].pid != pid) continue;
     struct ins_gc *g = NULL;
@@ -299,7 +294,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     for (size_t j = 0; fail_on >= 0 && j < a.n; j++) failing += (int)a.f[j].severity >= fail_on;
     struct unjudged u;
     unjudged(db, &procs[i], complete, incomplete, &u);
-    if (fmt == INS_TEXT) print_text(&procs[i], &ps, &a, &ov, window_s, &u);
+    if (fmt == RPT_TEXT) print_text(&procs[i], &ps, &a, &ov, window_s, &u);
     else print_json(&procs[i], &ps, &a, &ov, window_s, shown == 0, &u);
     shown++;
     free(g);
@@ -307,7 +302,7 @@ int gcs_cmd_advise(int argc, char **argv) {
   }
   rc = 0;
 out:
-  if (fmt == INS_JSON) printf("\n]}\n");
+  if (fmt == RPT_JSON) printf("\n]}\n");
   if (rc == 0 && shown == 0) {
     fprintf(stderr, "gcscope %s: no GCs in %s\n", CMD, input);
     rc = 1;

@@ -135,13 +135,9 @@ int gcs_cmd_allocs(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) return 1;
 
   sqlite3 *db = in.db;
   int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM alloc_ticks a WHERE " GCS_IN_INPUT("a.trace_id")
@@ -153,7 +149,6 @@ int gcs_cmd_allocs(int argc, char **argv) {
     gcs_input_close(&in);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   if (sum_ticks(db, o.pid) != 0) {
     gcs_input_close(&in);
     return 1;

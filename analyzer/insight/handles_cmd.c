@@ -343,13 +343,9 @@ int gcs_cmd_handles(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP | INS_VIEW_BUCKET, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) return 1;
 
   sqlite3 *db = in.db;
   int any = ins_view_any(CMD, db, "SELECT EXISTS (SELECT 1 FROM gc_handles h WHERE " GCS_IN_INPUT("h.trace_id")
@@ -361,7 +357,6 @@ int gcs_cmd_handles(int argc, char **argv) {
     gcs_input_close(&in);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   if (compute_handles(db, &o) != 0) {
     fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     gcs_input_close(&in);

@@ -55,13 +55,9 @@ int gcs_cmd_heaps(int argc, char **argv) {
   struct ins_view_opts o;
   int a = ins_view_args(CMD, SYNOPSIS, 0, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
-    return 1;
-  }
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) return 1;
 
   sqlite3 *db = in.db;
   static char sql[sizeof SQL_FMT + 16];
@@ -69,7 +65,6 @@ int gcs_cmd_heaps(int argc, char **argv) {
   long rows = ins_view_print(CMD, db,
                              "Bytes promoted by root kind, per GC and heap (imbalance = largest heap / mean heap)",
                              sql, &o);
-  if (rows > 0) gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
   gcs_input_close(&in);
   if (rows == 0) fprintf(stderr, "gcscope %s: no GCMarkWithType events in %s\n", CMD, o.input);
   return rows > 0 ? 0 : 1;

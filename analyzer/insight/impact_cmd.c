@@ -17,7 +17,7 @@
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_impact.h"
-#include "ins_out.h"
+#include "gcs_output.h"
 
 #define CMD "impact"
 #define MAX_CUTS 16
@@ -35,7 +35,7 @@ struct impact_opts {
   double cuts[MAX_CUTS];
   size_t n_cuts;
   long slowest;
-  enum ins_format fmt;
+  enum rpt_format fmt;
   struct csv_req *csv;
   size_t n_csv;
 };
@@ -48,12 +48,12 @@ static const struct gcs_cli_opt impact_opts_table[] = {
   [O_BEGIN] = { "begin", 0, GCS_CLI_STRING, 0, 0, "EVENT", "requests from the trace: the event that starts one" },
   [O_END] = { "end", 0, GCS_CLI_STRING, 0, 0, "EVENT", "... and the event that ends it" },
   [O_KEY] = { "key", 0, GCS_CLI_STRING, 0, 0, "FIELD", "the payload field pairing a begin with its end" },
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
   [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
   [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
@@ -217,9 +217,9 @@ static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
     double pause = sqlite3_column_double(st, 1), susp = sqlite3_column_double(st, 2);
     printf("  GC pauses: %.3f ms in %d complete GCs = suspending threads %.3f ms (", pause, sqlite3_column_int(st, 0),
            susp);
-    ins_num(stdout, INS_TEXT, pause > 0 ? susp * 100.0 / pause : NAN);
+    rpt_num3(stdout, RPT_TEXT, pause > 0 ? susp * 100.0 / pause : NAN);
     printf(" %%) + GC work %.3f ms (", pause - susp);
-    ins_num(stdout, INS_TEXT, pause > 0 ? (pause - susp) * 100.0 / pause : NAN);
+    rpt_num3(stdout, RPT_TEXT, pause > 0 ? (pause - susp) * 100.0 / pause : NAN);
     printf(" %%)\n  GC ms below: each request's paused time, summed over requests; requests running at once\n"
            "  each count the same pause, so the sum can exceed the total pause of %.3f ms\n", pause);
   }
@@ -234,16 +234,16 @@ static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct i
   printf("\n  Latency ms:");
   for (int i = 0; i < INS_N_PCTS; i++) {
     printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
-    ins_num(stdout, INS_TEXT, r->pct_ms[i]);
+    rpt_num3(stdout, RPT_TEXT, r->pct_ms[i]);
   }
   printf("\n  Affected by GC: %zu (", r->affected);
-  ins_num(stdout, INS_TEXT, r->affected_pct);
+  rpt_num3(stdout, RPT_TEXT, r->affected_pct);
   printf(" %%)   GC impact in them: ");
-  ins_num(stdout, INS_TEXT, r->gc_impact_pct);
+  rpt_num3(stdout, RPT_TEXT, r->gc_impact_pct);
   printf(" %% (");
-  ins_num(stdout, INS_TEXT, r->affected_gc_ms);
+  rpt_num3(stdout, RPT_TEXT, r->affected_gc_ms);
   printf(" ms of ");
-  ins_num(stdout, INS_TEXT, r->affected_latency_ms);
+  rpt_num3(stdout, RPT_TEXT, r->affected_latency_ms);
   printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
   print_split(db, k);
   printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
@@ -293,29 +293,29 @@ static void print_csv_header(const struct ins_impact *r) {
 
 static void print_csv(const struct ins_proc_key *k, const struct ins_impact *r) {
   printf("%" PRId64 ",%d,%s,%zu,%zu,", k->trace_id, k->pid, k->name, r->requests, r->affected);
-  ins_num(stdout, INS_CSV, r->affected_pct);
+  rpt_num3(stdout, RPT_CSV, r->affected_pct);
   putchar(',');
-  ins_num(stdout, INS_CSV, r->gc_impact_pct);
+  rpt_num3(stdout, RPT_CSV, r->gc_impact_pct);
   printf(",%zu", r->multi_gc);
   for (int i = 0; i < INS_N_PCTS; i++) {
     putchar(',');
-    ins_num(stdout, INS_CSV, r->pct_ms[i]);
+    rpt_num3(stdout, RPT_CSV, r->pct_ms[i]);
   }
   for (size_t b = 0; b < r->n_bands; b++) {
     printf(",%zu,", r->bands[b].requests);
-    ins_num(stdout, INS_CSV, r->bands[b].gc_share_pct);
+    rpt_num3(stdout, RPT_CSV, r->bands[b].gc_share_pct);
   }
   printf("\n");
 }
 
 static void json_kv(const char *k, double v, int comma) {
   printf("%s\"%s\": ", comma ? ", " : "", k);
-  ins_num(stdout, INS_JSON, v);
+  rpt_num3(stdout, RPT_JSON, v);
 }
 
 static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first) {
   printf("%s\n    {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
-  ins_json_str(stdout, k->name);
+  rpt_json_str(stdout, k->name);
   printf(", \"requests\": %zu, \"invalid_requests\": %zu, \"affected\": %zu", r->requests, r->invalid, r->affected);
   json_kv("affected_pct", r->affected_pct, 1);
   json_kv("gc_impact_pct", r->gc_impact_pct, 1);
@@ -329,7 +329,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_impact *r,
     char lbl[48];
     band_label(lbl, sizeof lbl, bd, 0);
     printf("%s{\"band\": ", b ? ", " : "");
-    ins_json_str(stdout, lbl);
+    rpt_json_str(stdout, lbl);
     json_kv("lo_pct", bd->lo_pct < 0 ? NAN : bd->lo_pct, 1);
     json_kv("hi_pct", bd->hi_pct > 100 ? NAN : bd->hi_pct, 1);
     json_kv("lo_ms", bd->lo_ms, 1);
@@ -355,14 +355,14 @@ static void print_json(const struct ins_proc_key *k, const struct ins_impact *r,
 }
 
 static int parse_args(int argc, char **argv, struct impact_opts *o) {
-  *o = (struct impact_opts){.pid = -1, .trace = -1, .slowest = 10, .fmt = INS_TEXT};
+  *o = (struct impact_opts){.pid = -1, .trace = -1, .slowest = 10, .fmt = RPT_TEXT};
   memcpy(o->cuts, ins_default_cuts, sizeof ins_default_cuts);
   o->n_cuts = 3;
   struct gcs_cli p;
   gcs_cli_init(&p, &impact_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&impact_spec, stdout); return 1; }
-    if (k == GCS_CLI_BAD) { gcs_cli_error(CMD, "%s", p.err); return -1; }
+    if (k == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); return -1; }
     switch (k) {
     case O_REQUESTS: o->requests_file = p.value; break;
     case O_OFFSET: o->offset_ns = p.ival; break;
@@ -376,22 +376,23 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     case O_BANDS: {
       int n = ins_parse_cuts(p.value, o->cuts, MAX_CUTS);
       if (n < 0) {
-        gcs_cli_error(CMD, "--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
+        gcs_cli_fail("--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
         return -1;
       }
       o->n_cuts = (size_t)n;
       break;
     }
     case O_FORMAT: {
-      int f = ins_parse_format(p.value);
-      if (f < 0) { gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value); return -1; }
-      o->fmt = (enum ins_format)f;
+      char ferr[160];
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
+      if (f < 0) { gcs_cli_fail("%s", ferr); return -1; }
+      o->fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) o->input = argv[p.optind];
-  if (p.optind + 1 < argc) { gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return -1; }
+  if (p.optind + 1 < argc) { gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]); return -1; }
   if (!o->input) { gcs_cli_usage(&impact_spec, stderr); return -1; }
   if ((o->begin != NULL) != (o->end != NULL)) {
     fprintf(stderr, "gcscope %s: --begin and --end go together\n", CMD);
@@ -410,15 +411,12 @@ int gcs_cmd_impact(int argc, char **argv) {
   int pr = parse_args(argc, argv, &o);
   if (pr) return pr > 0 ? 0 : 2;
   if (o.requests_file && read_csv(&o) != 0) { free(o.csv); return 1; }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
-  if (gcs_input_open(o.input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+  if (gcs_input_open_report(CMD, o.input, &io, &in)) {
     free(o.csv);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
 
   sqlite3 *db = in.db;
 
@@ -445,7 +443,7 @@ int gcs_cmd_impact(int argc, char **argv) {
 
   size_t shown = 0;
   int header = 0;
-  if (o.fmt == INS_JSON) printf("{\"processes\": [");
+  if (o.fmt == RPT_JSON) printf("{\"processes\": [");
   for (size_t i = 0; i < np; i++) {
     if (o.pid >= 0 && procs[i].pid != o.pid) continue;
     struct ins_request *req = NULL;
@@ -469,8 +467,8 @@ int gcs_cmd_impact(int argc, char **argv) {
         free(pauses);
         goto out_json;
       }
-      if (o.fmt == INS_TEXT) print_text(db, &procs[i], &r);
-      else if (o.fmt == INS_CSV) {
+      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r);
+      else if (o.fmt == RPT_CSV) {
         if (!header++) print_csv_header(&r);
         print_csv(&procs[i], &r);
       } else print_json(&procs[i], &r, shown == 0);
@@ -482,7 +480,7 @@ int gcs_cmd_impact(int argc, char **argv) {
   }
   rc = 0;
 out_json:
-  if (o.fmt == INS_JSON) printf("\n]}\n");
+  if (o.fmt == RPT_JSON) printf("\n]}\n");
   if (rc == 0 && shown == 0) {
     fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
             o.requests_file ? "none of the CSV's rows match a process of the trace"

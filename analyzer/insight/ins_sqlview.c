@@ -12,14 +12,14 @@ enum { O_TRACE, O_PID, O_TOP, O_BUCKET, O_FORMAT, O_DB, O_N };
 
 int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int argc, char **argv,
                   struct ins_view_opts *o) {
-  *o = (struct ins_view_opts){.pid = -1, .trace = -1, .top = 20, .bucket_s = 1, .fmt = INS_TEXT};
+  *o = (struct ins_view_opts){.pid = -1, .trace = -1, .top = 20, .bucket_s = 1, .fmt = RPT_TEXT};
   const struct gcs_cli_opt all[O_N] = {
-    [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-    [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+    [O_TRACE] = GCS_OPT_TRACE,
+    [O_PID] = GCS_OPT_PID,
     [O_TOP] = { "top", 0, GCS_CLI_INT, 1, 1e9, "N", "rows of the ranked tables (default 20)" },
     [O_BUCKET] = { "bucket", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "time bucket in seconds (default 1)" },
-    [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default) or csv" },
-    [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+    [O_FORMAT] = GCS_OPT_FORMAT("text (default) or csv"),
+    [O_DB] = GCS_OPT_DB,
   };
   /* The options this command takes, in table order; index -> option kind. */
   struct gcs_cli_opt opts[O_N + 1];
@@ -36,7 +36,7 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
   gcs_cli_init(&p, &spec, argc, argv);
   for (int i; (i = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (i == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 1; }
-    if (i == GCS_CLI_BAD) { gcs_cli_error(cmd, "%s", p.err); return 2; }
+    if (i == GCS_CLI_BAD) { gcs_cli_fail("%s", p.err); return 2; }
     switch (kind[i]) {
     case O_TRACE: o->trace = (long)p.ival; break;
     case O_PID: o->pid = (long)p.ival; break;
@@ -44,15 +44,16 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
     case O_BUCKET: o->bucket_s = p.dval; break;
     case O_DB: o->db_path = p.value; break;
     case O_FORMAT: {
-      int f = ins_parse_format(p.value);
-      if (f < 0 || f == INS_JSON) { gcs_cli_error(cmd, "--format: text or csv, not '%s'", p.value); return 2; }
-      o->fmt = (enum ins_format)f;
+      char ferr[160];
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV), ferr, sizeof ferr);
+      if (f < 0) { gcs_cli_fail("%s", ferr); return 2; }
+      o->fmt = (enum rpt_format)f;
       break;
     }
     }
   }
   if (p.optind < argc) o->input = argv[p.optind];
-  if (p.optind + 1 < argc) { gcs_cli_error(cmd, "one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
+  if (p.optind + 1 < argc) { gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]); return 2; }
   if (!o->input) { gcs_cli_usage(&spec, stderr); return 2; }
   return 0;
 }
@@ -61,12 +62,12 @@ static void cell(const struct ins_view_opts *o, sqlite3_stmt *st, int c, int wid
   char buf[64];
   const char *s = buf;
   switch (sqlite3_column_type(st, c)) {
-  case SQLITE_NULL: s = o->fmt == INS_TEXT ? "-" : ""; break;
+  case SQLITE_NULL: s = o->fmt == RPT_TEXT ? "-" : ""; break;
   case SQLITE_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)sqlite3_column_int64(st, c)); break;
   case SQLITE_FLOAT: snprintf(buf, sizeof buf, "%.3f", sqlite3_column_double(st, c)); break;
   default: s = (const char *)sqlite3_column_text(st, c); break;
   }
-  if (o->fmt == INS_CSV) {
+  if (o->fmt == RPT_CSV) {
     if (strpbrk(s, ",\"\n")) {
       putchar('"');
       for (; *s; s++) { if (*s == '"') putchar('"'); putchar(*s); }
@@ -104,9 +105,9 @@ long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char 
     width[c] = (int)strlen(sqlite3_column_name(st, c));
     if (width[c] < 10) width[c] = 10;
   }
-  if (o->fmt == INS_TEXT) printf("%s\n", title);
+  if (o->fmt == RPT_TEXT) printf("%s\n", title);
   for (int c = 0; c < nc; c++) {
-    if (o->fmt == INS_CSV) printf("%s%s", c ? "," : "", sqlite3_column_name(st, c));
+    if (o->fmt == RPT_CSV) printf("%s%s", c ? "," : "", sqlite3_column_name(st, c));
     else printf(c == 0 ? "  %*s" : " %*s", width[c < 32 ? c : 31], sqlite3_column_name(st, c));
   }
   printf("\n");
@@ -114,7 +115,7 @@ long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char 
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     for (int c = 0; c < nc; c++) {
-      if (o->fmt == INS_CSV && c) putchar(',');
+      if (o->fmt == RPT_CSV && c) putchar(',');
       cell(o, st, c, width[c < 32 ? c : 31]);
     }
     printf("\n");
@@ -125,6 +126,6 @@ long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char 
     rows = -1;
   }
   sqlite3_finalize(st);
-  if (o->fmt == INS_TEXT) printf("\n");
+  if (o->fmt == RPT_TEXT) printf("\n");
   return rows;
 }

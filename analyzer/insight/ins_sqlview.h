@@ -6,7 +6,7 @@
 #ifndef INS_SQLVIEW_H
 #define INS_SQLVIEW_H
 
-#include "ins_out.h"
+#include "gcs_output.h"
 
 typedef struct sqlite3 sqlite3;
 
@@ -17,7 +17,7 @@ struct ins_view_opts {
   long trace;          /* --trace: -1 all traces of the input */
   long top;
   double bucket_s;
-  enum ins_format fmt;
+  enum rpt_format fmt;
 };
 
 /* Options beyond --trace, --pid, --format and -d that a view takes. */

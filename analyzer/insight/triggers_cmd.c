@@ -20,7 +20,7 @@
 #include "gcs_events.h"
 #include "gcs_rules.h"
 #include "ins_db.h"
-#include "ins_out.h"
+#include "gcs_output.h"
 #include "ins_stats.h"
 #include "ins_triggers.h"
 
@@ -35,10 +35,10 @@ static const struct gcs_cli_opt triggers_opts_table[] = {
   [O_GC_OVER] = { "gc-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCOverMSec" },
   [O_SUSPEND_OVER] = { "suspend-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnGCSuspendOverMSec" },
   [O_BGC_FINAL_OVER] = { "bgc-final-pause-over", 0, GCS_CLI_DOUBLE, 0, 1e12, "MS", "PerfView's /StopOnBGCFinalPauseOverMsec" },
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
-  [O_FORMAT] = { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", "text (default), csv or json" },
-  [O_DB] = { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", "the database a TRACE is imported into (default ./gcscope.db)" },
+  [O_TRACE] = GCS_OPT_TRACE,
+  [O_PID] = GCS_OPT_PID,
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_DB] = GCS_OPT_DB,
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules as record --rules reads them: when each would fire" },
   { 0 },
 };
@@ -138,10 +138,10 @@ static uint64_t flag_rule_bit(const struct ins_trig *it, enum gcs_trigger_kind k
 
 /* The firings of the --rules rules (with their limits, offline: nothing
  * re-arms), rule by rule in file order. */
-static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t trace_id, enum ins_format fmt) {
+static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t trace_id, enum rpt_format fmt) {
   const struct gcs_triggers *m = ins_trig_rules(it);
-  if (fmt == INS_TEXT) printf("  Rules\n");
-  if (fmt == INS_JSON) printf(", \"rules\": [");
+  if (fmt == RPT_TEXT) printf("  Rules\n");
+  if (fmt == RPT_JSON) printf(", \"rules\": [");
   int shown_rule = 0;
   for (int i = 0; i < gcs_triggers_nrules(m); i++) {
     const struct gcs_rule *r = gcs_triggers_rule(m, i);
@@ -154,12 +154,12 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
       const struct gcs_trigger_pair *p = ins_trig_pairs(it, (enum gcs_trigger_kind)k, &n);
       for (size_t j = 0; j < n; j++) fired += (p[j].rules_fired >> i) & 1;
     }
-    if (fmt == INS_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
-    if (fmt == INS_JSON) {
+    if (fmt == RPT_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
+    if (fmt == RPT_JSON) {
       printf("%s\n    {\"rule\": ", shown_rule++ ? "," : "");
-      ins_json_str(stdout, r->name);
+      rpt_json_str(stdout, r->name);
       printf(", \"description\": ");
-      ins_json_str(stdout, desc);
+      rpt_json_str(stdout, desc);
       printf(", \"fired\": [");
     }
     size_t shown = 0;
@@ -170,13 +170,13 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
         if (!((p[j].rules_fired >> i) & 1)) continue;
         double at = (double)((int64_t)p[j].begin_ns - start_ns) / 1e6;
         int window = p[j].kind == GCS_TRIGGER_WINDOW;
-        if (fmt == INS_TEXT) {
+        if (fmt == RPT_TEXT) {
           if (window)
             printf("      pid %d GC #%u at %.3f ms: %.1f %% paused over the window\n", p[j].pid, p[j].gc_index,
                    (double)((int64_t)p[j].end_ns - start_ns) / 1e6, p[j].value);
           else
             printf("      pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[j].pid, p[j].tid, p[j].gc_index, at, p[j].ms);
-        } else if (fmt == INS_CSV) {
+        } else if (fmt == RPT_CSV) {
           printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", trace_id, r->name, window ? r->above_pct : r->over_ms,
                  p[j].pid, p[j].tid, p[j].gc_index, at, window ? p[j].value : p[j].ms);
         } else {
@@ -187,16 +187,16 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
         shown++;
       }
     }
-    if (fmt == INS_JSON) printf("]}");
+    if (fmt == RPT_JSON) printf("]}");
   }
-  if (fmt == INS_JSON) printf("]");
+  if (fmt == RPT_JSON) printf("]");
 }
 
 int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
   double thr[INS_TRIG_N] = {NAN, NAN, NAN};
   long pid = -1, trace = -1;
-  enum ins_format fmt = INS_TEXT;
+  enum rpt_format fmt = RPT_TEXT;
   const char *db_path = NULL;
   struct gcs_rule *rules = NULL;
   int nrules = 0;
@@ -204,7 +204,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   gcs_cli_init(&p, &triggers_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&triggers_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error(CMD, "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
     case O_GC_OVER: case O_SUSPEND_OVER: case O_BGC_FINAL_OVER: thr[k] = p.dval; break;
     case O_TRACE: trace = (long)p.ival; break;
@@ -213,16 +213,17 @@ int gcs_cmd_triggers(int argc, char **argv) {
     case O_RULES: {
       char rerr[600];
       free(rules);
-      if (gcs_rules_load(p.value, &rules, &nrules, rerr, sizeof rerr)) return gcs_cli_error(CMD, "--rules %s", rerr);
+      if (gcs_rules_load(p.value, &rules, &nrules, rerr, sizeof rerr)) return gcs_cli_fail("--rules %s", rerr);
       break;
     }
     case O_FORMAT: {
-      int f = ins_parse_format(p.value);
+      char ferr[160];
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
       if (f < 0) {
         free(rules);
-        return gcs_cli_error(CMD, "--format: text, csv or json, not '%s'", p.value);
+        return gcs_cli_fail("%s", ferr);
       }
-      fmt = (enum ins_format)f;
+      fmt = (enum rpt_format)f;
       break;
     }
     }
@@ -230,22 +231,19 @@ int gcs_cmd_triggers(int argc, char **argv) {
   if (p.optind < argc) input = argv[p.optind];
   if (p.optind + 1 < argc) {
     free(rules);
-    return gcs_cli_error(CMD, "one DB or TRACE only ('%s')", argv[p.optind + 1]);
+    return gcs_cli_fail("one DB or TRACE only ('%s')", argv[p.optind + 1]);
   }
   if (!input) {
     free(rules);
     gcs_cli_usage(&triggers_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
   }
-  char err[600];
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = trace, .db_path = db_path};
-  if (gcs_input_open(input, &io, &in, err, sizeof err)) {
-    fprintf(stderr, "gcscope %s: %s\n", CMD, err);
+  if (gcs_input_open_report(CMD, input, &io, &in)) {
     free(rules);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope " CMD ": ");
 
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
@@ -257,11 +255,11 @@ int gcs_cmd_triggers(int argc, char **argv) {
     rc = 1;
   }
   if (rc == 0) {
-    if (fmt == INS_CSV) printf("trace_id,trigger,threshold_ms,pid,tid,gc_index,start_ms,duration_ms\n");
-    if (fmt == INS_JSON) printf("{\"traces\": [");
+    if (fmt == RPT_CSV) printf("trace_id,trigger,threshold_ms,pid,tid,gc_index,start_ms,duration_ms\n");
+    if (fmt == RPT_JSON) printf("{\"traces\": [");
     for (size_t t = 0; t < nt; t++) {
-      if (fmt == INS_TEXT) printf("Trace %" PRId64 "\n", tt[t].trace_id);
-      if (fmt == INS_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
+      if (fmt == RPT_TEXT) printf("Trace %" PRId64 "\n", tt[t].trace_id);
+      if (fmt == RPT_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
       for (int k = 0; k < INS_TRIG_N; k++) {
         size_t n;
         const struct gcs_trigger_pair *p = ins_trig_pairs(tt[t].t, (enum gcs_trigger_kind)k, &n);
@@ -277,39 +275,39 @@ int gcs_cmd_triggers(int argc, char **argv) {
         double q[4] = {ins_percentile_sorted(d, n, 50), ins_percentile_sorted(d, n, 90),
                        ins_percentile_sorted(d, n, 99), ins_percentile_sorted(d, n, 100)};
         free(d);
-        if (fmt == INS_TEXT) {
+        if (fmt == RPT_TEXT) {
           printf("  %-21s %6zu pairs   P50 ", gcs_trigger_name((enum gcs_trigger_kind)k), n);
-          ins_num(stdout, fmt, q[0]);
+          rpt_num3(stdout, fmt, q[0]);
           printf("  P90 ");
-          ins_num(stdout, fmt, q[1]);
+          rpt_num3(stdout, fmt, q[1]);
           printf("  P99 ");
-          ins_num(stdout, fmt, q[2]);
+          rpt_num3(stdout, fmt, q[2]);
           printf("  Max ");
-          ins_num(stdout, fmt, q[3]);
+          rpt_num3(stdout, fmt, q[3]);
           printf(" ms");
           if (!isnan(thr[k])) printf("   over %.3f ms: %zu", thr[k], fired);
           printf("\n");
-        } else if (fmt == INS_JSON) {
+        } else if (fmt == RPT_JSON) {
           printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "",
                  gcs_trigger_name((enum gcs_trigger_kind)k), n);
-          ins_num(stdout, fmt, q[0]);
+          rpt_num3(stdout, fmt, q[0]);
           printf(", \"p90_ms\": ");
-          ins_num(stdout, fmt, q[1]);
+          rpt_num3(stdout, fmt, q[1]);
           printf(", \"p99_ms\": ");
-          ins_num(stdout, fmt, q[2]);
+          rpt_num3(stdout, fmt, q[2]);
           printf(", \"max_ms\": ");
-          ins_num(stdout, fmt, q[3]);
+          rpt_num3(stdout, fmt, q[3]);
           printf(", \"threshold_ms\": ");
-          ins_num(stdout, fmt, thr[k]);
+          rpt_num3(stdout, fmt, thr[k]);
           printf(", \"fired\": [");
         }
         size_t shown = 0;
         for (size_t i = 0; i < n && !isnan(thr[k]); i++) {
           if (!(p[i].rules_fired & flag_bit)) continue;
           double start = (double)((int64_t)p[i].begin_ns - tt[t].start_ns) / 1e6;
-          if (fmt == INS_TEXT)
+          if (fmt == RPT_TEXT)
             printf("    pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
-          else if (fmt == INS_CSV)
+          else if (fmt == RPT_CSV)
             printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", tt[t].trace_id, gcs_trigger_name((enum gcs_trigger_kind)k),
                    thr[k], p[i].pid,
                    p[i].tid, p[i].gc_index, start, p[i].ms);
@@ -318,13 +316,13 @@ int gcs_cmd_triggers(int argc, char **argv) {
                    shown ? ", " : "", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
           shown++;
         }
-        if (fmt == INS_JSON) printf("]}");
+        if (fmt == RPT_JSON) printf("]}");
       }
-      if (fmt == INS_JSON) printf("]");
+      if (fmt == RPT_JSON) printf("]");
       if (nrules) print_rules(tt[t].t, tt[t].start_ns, tt[t].trace_id, fmt);
-      if (fmt == INS_JSON) printf("}");
+      if (fmt == RPT_JSON) printf("}");
     }
-    if (fmt == INS_JSON) printf("\n]}\n");
+    if (fmt == RPT_JSON) printf("\n]}\n");
   }
   for (size_t t = 0; t < nt; t++) ins_trig_free(tt[t].t);
   free(tt);

@@ -1,4 +1,4 @@
-/* events_cmd.c — `gcscope events DB|TRACE [--trace ID] [--filter REGEX] [--from MS] [--to MS] [--pid PID]`:
+/* events_cmd.c — `gcscope events DB|TRACE [--trace ID] [--filter REGEX] [--from MS] [--to MS] [--pid PID] [-d DB]`:
  * GC events in time order, like PerfView's Events view (times in ms since
  * the start of each trace). --filter is an extended regular expression
  * matched against the event name, case-insensitively ('GCStart|GCEnd'). */
@@ -13,7 +13,7 @@
 #include "gcs_cli.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 /* A finite number of ms ("nan", "inf" and "1e400", which overflows, are not). */
 static int parse_ms(const char *s, double *out) {
@@ -23,25 +23,26 @@ static int parse_ms(const char *s, double *out) {
   return *s && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
-enum { O_TRACE, O_FILTER, O_FROM, O_TO, O_PID };
+enum { O_TRACE, O_FILTER, O_FROM, O_TO, O_PID, O_DB };
 
 static const struct gcs_cli_opt events_opts[] = {
-  [O_TRACE] = { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" },
+  [O_TRACE] = GCS_OPT_TRACE,
   [O_FILTER] = { "filter", 0, GCS_CLI_STRING, 0, 0, "REGEX", "event names matching REGEX ('GCStart|GCEnd'; case-insensitive)" },
   [O_FROM] = { "from", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or after MS (ms from the trace start)" },
   [O_TO] = { "to", 0, GCS_CLI_STRING, 0, 0, "MS", "events at or before MS" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" },
+  [O_PID] = GCS_OPT_PID,
+  [O_DB] = GCS_OPT_DB,
   { 0 },
 };
 
 static const struct gcs_cli_spec events_spec = {
   .cmd = "events",
-  .usage = "DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID]",
+  .usage = "DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID] [-d DB]",
   .opts = events_opts,
 };
 
 int gcs_cmd_events(int argc, char **argv) {
-  const char *path = NULL, *filter = NULL;
+  const char *path = NULL, *filter = NULL, *dbpath = NULL;
   double from = -1e300, to = 1e300;
   int pid = -1;
   long long trace = -1;
@@ -49,15 +50,16 @@ int gcs_cmd_events(int argc, char **argv) {
   gcs_cli_init(&p, &events_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&events_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("events", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_FILTER) filter = p.value;
-    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_error("events", "bad --from '%s' (expected a finite number of ms)", p.value);
-    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_error("events", "bad --to '%s' (expected a finite number of ms)", p.value);
+    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_fail("bad --from '%s' (expected a finite number of ms)", p.value);
+    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_fail("bad --to '%s' (expected a finite number of ms)", p.value);
     else if (k == O_PID) pid = (int)p.ival;
     else if (k == O_TRACE) trace = p.ival;
+    else if (k == O_DB) dbpath = p.value;
   }
   if (p.optind < argc) path = argv[p.optind];
-  if (p.optind + 1 < argc) return gcs_cli_error("events", "more than one database given ('%s')", argv[p.optind + 1]);
+  if (p.optind + 1 < argc) return gcs_cli_fail("more than one database given ('%s')", argv[p.optind + 1]);
   if (!path) {
     gcs_cli_usage(&events_spec, stderr);
     return GCS_CLI_USAGE_STATUS;
@@ -69,14 +71,12 @@ int gcs_cmd_events(int argc, char **argv) {
   }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = trace};
-  sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
-  if (!db) {
-    fprintf(stderr, "gcscope events: %s\n", err);
+  struct gcs_input_opts io = {.trace_id = trace, .db_path = dbpath};
+  if (gcs_input_open_report("events", path, &io, &in)) {
     if (filter) regfree(&re);
     return 1;
   }
-  gcs_input_warn_discarded(&in, stderr, "gcscope events: ");
+  sqlite3 *db = in.db;
 
   /* Trace by trace in id order; each trace's events in event order
    * (gcs_gcdb_events_prepare: as stored when that is time order). */

@@ -14,7 +14,7 @@
 #include "gcs_db.h"
 #include "gcs_gcdb.h"
 #include "rpt_line.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
@@ -166,14 +166,14 @@ int gcs_cmd_sql(int argc, char **argv) {
   gcs_cli_init(&p, &sql_spec, argc, argv);
   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&sql_spec, stdout); return 0; }
-    if (k == GCS_CLI_BAD) return gcs_cli_error("sql", "%s", p.err);
+    if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_WRITE) write = 1;
     else if (k == O_CSV) mode = OUT_CSV;
     else if (k == O_JSON) mode = OUT_JSON;
   }
   if (p.optind < argc) path = argv[p.optind];
   if (p.optind + 1 < argc) query = argv[p.optind + 1];
-  if (p.optind + 2 < argc) return gcs_cli_error("sql", "give the query as one argument (quote it)");
+  if (p.optind + 2 < argc) return gcs_cli_fail("give the query as one argument (quote it)");
   if (!path) {
     gcs_cli_usage(&sql_spec, stderr);
     return GCS_CLI_USAGE_STATUS;

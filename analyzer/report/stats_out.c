@@ -8,7 +8,7 @@
 #include "gcs_db.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 #include "stats_model.h"
 
 static const char *const cr_cols[GCS_CONDEMN_GROUP_COUNT] = {

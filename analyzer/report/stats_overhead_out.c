@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "ins_overhead.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 #include "stats_model.h"
 
 static const char *const mmu_names[ST_MMU_N] = {"1ms",  "2ms", "5ms", "10ms", "20ms", "50ms", "100ms",

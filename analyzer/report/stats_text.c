@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "gcs_enums.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 #include "stats_model.h"
 
 #define NUM(buf, v, d) rpt_num(buf, sizeof buf, v, d)

@@ -47,6 +47,10 @@ int gcs_cli_number(const char *opt, const char *s, int integer, double min, doub
   return 0;
 }
 
+/* The command gcs_cli_init parsed last, named by gcs_cli_fail (the names,
+ * not the spec: a spec may live on its command's stack). */
+static const char *current_prog = "gcscope", *current_cmd;
+
 void gcs_cli_init(struct gcs_cli *p, const struct gcs_cli_spec *spec, int argc, char **argv) {
   memset(p, 0, sizeof *p);
   p->spec = spec;
@@ -55,11 +59,16 @@ void gcs_cli_init(struct gcs_cli *p, const struct gcs_cli_spec *spec, int argc, 
   p->optind = 1;
   while (spec->opts[p->nopts].name && p->nopts < GCS_CLI_MAX_OPTS) p->nopts++;
   optind = 0;   /* GNU: full re-initialisation, a parser may run more than once */
+  current_prog = prog_of(spec);
+  current_cmd = spec->cmd;
   opterr = 0;
 }
 
-static int usage_error(struct gcs_cli *p, const char *fmt, const char *a) {
-  snprintf(p->err, sizeof p->err, fmt, a);
+__attribute__((format(printf, 2, 3))) static int usage_error(struct gcs_cli *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(p->err, sizeof p->err, fmt, ap);
+  va_end(ap);
   return GCS_CLI_BAD;
 }
 
@@ -199,6 +208,17 @@ void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
   }
   fprintf(out, "%-28s%s\n", "  -h, --help", "this help");
   if (s->epilog) fprintf(out, "\n%s", s->epilog);
+}
+
+
+int gcs_cli_fail(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s%s%s: ", current_prog, current_cmd ? " " : "", current_cmd ? current_cmd : "");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return GCS_CLI_USAGE_STATUS;
 }
 
 int gcs_cli_error(const char *cmd, const char *fmt, ...) {

@@ -222,6 +222,18 @@ static int warn_traces(sqlite3 *db, const char *sql, const char *fmt, FILE *out,
   return n;
 }
 
+int gcs_input_open_report(const char *cmd, const char *arg, const struct gcs_input_opts *opts,
+                          struct gcs_input *in) {
+  char err[1200], prefix[160];
+  snprintf(prefix, sizeof prefix, "gcscope %s: ", cmd);
+  if (gcs_input_open(arg, opts, in, err, sizeof err)) {
+    fprintf(stderr, "%s%s\n", prefix, err);
+    return -1;
+  }
+  gcs_input_warn_discarded(in, stderr, prefix);
+  return 0;
+}
+
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix) {
   if (!in->db) return 0;
   int n = warn_traces(in->db, "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND " GCS_IN_INPUT("id")

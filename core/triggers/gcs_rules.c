@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,12 @@ void gcs_rule_builtin(struct gcs_rule *r, enum gcs_trigger_kind k, double over_m
   r->action = GCS_RULE_CAPTURE;
 }
 
-static int fail(char *err, size_t n, const char *fmt, const char *a, const char *b) {
-  snprintf(err, n, fmt, a, b);
+/* A rule's error: the message into err, -1 returned. */
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
   return -1;
 }
 
@@ -98,8 +103,8 @@ int gcs_rule_parse(const char *line, struct gcs_rule *r, char *err, size_t errle
   const char *p = line;
   while (isspace((unsigned char)*p)) p++;
   size_t nl = strcspn(p, ": \t");
-  if (nl == 0 || p[nl] != ':') return fail(err, errlen, "a rule starts with its name and a colon (NAME: KEY=VALUE ...)%s%s", "", "");
-  if (nl >= sizeof r->name) return fail(err, errlen, "rule name too long (at most %d characters)%s", "47", "");
+  if (nl == 0 || p[nl] != ':') return fail(err, errlen, "a rule starts with its name and a colon (NAME: KEY=VALUE ...)");
+  if (nl >= sizeof r->name) return fail(err, errlen, "rule name too long (at most %d characters)", (int)sizeof r->name - 1);
   memcpy(r->name, p, nl);
   r->name[nl] = '\0';
   p += nl + 1;
@@ -109,50 +114,50 @@ int gcs_rule_parse(const char *line, struct gcs_rule *r, char *err, size_t errle
     if (!*p) break;
     size_t tl = strcspn(p, " \t\r\n\v\f");
     char tok[600];
-    if (tl >= sizeof tok) return fail(err, errlen, "%s: a value is too long%s", r->name, "");
+    if (tl >= sizeof tok) return fail(err, errlen, "%s: a value is too long", r->name);
     memcpy(tok, p, tl);
     tok[tl] = '\0';
     char *eq = strchr(tok, '=');
-    if (!eq) return fail(err, errlen, "'%s': expected KEY=VALUE%s", tok, "");
+    if (!eq) return fail(err, errlen, "'%s': expected KEY=VALUE", tok);
     *eq = '\0';
     const char *k = tok, *v = eq + 1;
     if (!strcmp(k, "run")) {   /* the rest of the line */
       const char *rest = strchr(p, '=') + 1;
       size_t rl = strlen(rest);
       while (rl && isspace((unsigned char)rest[rl - 1])) rl--;
-      if (!rl) return fail(err, errlen, "run=: no command%s%s", "", "");
-      if (rl >= sizeof r->run) return fail(err, errlen, "run=: command too long%s%s", "", "");
+      if (!rl) return fail(err, errlen, "run=: no command");
+      if (rl >= sizeof r->run) return fail(err, errlen, "run=: command too long");
       memcpy(r->run, rest, rl);
       r->run[rl] = '\0';
       break;
     }
     p += tl;
-    if (!*v) return fail(err, errlen, "%s=: no value%s", k, "");
+    if (!*v) return fail(err, errlen, "%s=: no value", k);
     double d;
     int64_t mv;
     if (!strcmp(k, "pair")) {
       int found = 0;
       for (int i = 0; i < GCS_TRIGGER_NKINDS; i++)
         if (!strcmp(v, gcs_trigger_name((enum gcs_trigger_kind)i))) r->kind = (enum gcs_trigger_kind)i, found = 1;
-      if (!found) return fail(err, errlen, "pair=%s: expected gc-over, suspend-over or bgc-final-pause-over%s", v, "");
+      if (!found) return fail(err, errlen, "pair=%s: expected gc-over, suspend-over or bgc-final-pause-over", v);
       have_pair = 1;
     } else if (!strcmp(k, "over")) {
-      if (number(v, &r->over_ms, 0)) return fail(err, errlen, "over=%s: expected milliseconds (a number >= 0)%s", v, "");
+      if (number(v, &r->over_ms, 0)) return fail(err, errlen, "over=%s: expected milliseconds (a number >= 0)", v);
       have_over = 1;
     } else if (!strcmp(k, "gen")) {
-      if (number(v, &d, 1) || d > 2) return fail(err, errlen, "gen=%s: expected 0, 1 or 2%s", v, "");
+      if (number(v, &d, 1) || d > 2) return fail(err, errlen, "gen=%s: expected 0, 1 or 2", v);
       r->gen = (int)d;
     } else if (!strcmp(k, "type")) {
       if (!strcasecmp(v, "nonconcurrent")) r->type = GCS_GC_TYPE_NON_CONCURRENT;
       else if (!strcasecmp(v, "background")) r->type = GCS_GC_TYPE_BACKGROUND;
       else if (!strcasecmp(v, "foreground")) r->type = GCS_GC_TYPE_FOREGROUND;
-      else return fail(err, errlen, "type=%s: expected nonconcurrent, background or foreground%s", v, "");
+      else return fail(err, errlen, "type=%s: expected nonconcurrent, background or foreground", v);
     } else if (!strcmp(k, "reason")) {
       if (map_value("gc_reason", v, &mv) && map_value("suspend_reason", v, &mv))
-        return fail(err, errlen, "reason=%s: not a GC or suspend reason (a name like AllocSmall, or a number)%s", v, "");
+        return fail(err, errlen, "reason=%s: not a GC or suspend reason (a name like AllocSmall, or a number)", v);
       r->reason = mv;
     } else if (!strcmp(k, "pid")) {
-      if (number(v, &d, 1) || d < 1 || d > 2147483647.0) return fail(err, errlen, "pid=%s: expected a process id%s", v, "");
+      if (number(v, &d, 1) || d < 1 || d > 2147483647.0) return fail(err, errlen, "pid=%s: expected a process id", v);
       r->pid = (int32_t)d;
     } else if (!strcmp(k, "start") || !strcmp(k, "stop")) {
       enum gcs_kind ek;
@@ -162,65 +167,65 @@ int gcs_rule_parse(const char *line, struct gcs_rule *r, char *err, size_t errle
       if (!strcmp(v, "thread")) r->key = GCS_RULE_KEY_THREAD;
       else if (!strcmp(v, "process")) r->key = GCS_RULE_KEY_PROCESS;
       else if (!strcmp(v, "count")) r->key = GCS_RULE_KEY_COUNT;
-      else return fail(err, errlen, "key=%s: expected thread, process or count%s", v, "");
+      else return fail(err, errlen, "key=%s: expected thread, process or count", v);
     } else if (!strcmp(k, "where")) {
-      if (parse_where(v, r)) return fail(err, errlen, "where=%s: expected FIELD OP VALUE, e.g. Reason=1 or Depth>=1%s", v, "");
+      if (parse_where(v, r)) return fail(err, errlen, "where=%s: expected FIELD OP VALUE, e.g. Reason=1 or Depth>=1", v);
     } else if (!strcmp(k, "metric")) {
-      if (strcmp(v, "pct-pause")) return fail(err, errlen, "metric=%s: the one metric is pct-pause%s", v, "");
+      if (strcmp(v, "pct-pause")) return fail(err, errlen, "metric=%s: the one metric is pct-pause", v);
       have_metric = 1;
     } else if (!strcmp(k, "window")) {
-      if (number(v, &d, 0) || d <= 0) return fail(err, errlen, "window=%s: expected seconds (> 0)%s", v, "");
+      if (number(v, &d, 0) || d <= 0) return fail(err, errlen, "window=%s: expected seconds (> 0)", v);
       r->window_ms = d * 1000;
     } else if (!strcmp(k, "above")) {
-      if (number(v, &d, 0) || d >= 100) return fail(err, errlen, "above=%s: expected a percentage below 100%s", v, "");
+      if (number(v, &d, 0) || d >= 100) return fail(err, errlen, "above=%s: expected a percentage below 100", v);
       r->above_pct = d;
       have_above = 1;
     } else if (!strcmp(k, "sustain")) {
-      if (number(v, &d, 0)) return fail(err, errlen, "sustain=%s: expected seconds%s", v, "");
+      if (number(v, &d, 0)) return fail(err, errlen, "sustain=%s: expected seconds", v);
       r->sustain_ms = d * 1000;
     } else if (!strcmp(k, "max")) {
-      if (number(v, &d, 1) || d < 1 || d > 1000000) return fail(err, errlen, "max=%s: expected a count >= 1%s", v, "");
+      if (number(v, &d, 1) || d < 1 || d > 1000000) return fail(err, errlen, "max=%s: expected a count >= 1", v);
       r->max_fires = (int)d;
     } else if (!strcmp(k, "cooldown")) {
-      if (number(v, &d, 0)) return fail(err, errlen, "cooldown=%s: expected seconds%s", v, "");
+      if (number(v, &d, 0)) return fail(err, errlen, "cooldown=%s: expected seconds", v);
       r->cooldown_ms = d * 1000;
     } else if (!strcmp(k, "for")) {
-      if (number(v, &d, 0) || d <= 0) return fail(err, errlen, "for=%s: expected seconds (> 0)%s", v, "");
+      if (number(v, &d, 0) || d <= 0) return fail(err, errlen, "for=%s: expected seconds (> 0)", v);
       r->active_ms = d * 1000;
     } else if (!strcmp(k, "action")) {
       if (!strcmp(v, "capture")) r->action = GCS_RULE_CAPTURE;
       else if (!strcmp(v, "stop")) r->action = GCS_RULE_STOP;
       else if (!strcmp(v, "log")) r->action = GCS_RULE_LOG;
-      else return fail(err, errlen, "action=%s: expected capture, stop or log%s", v, "");
+      else return fail(err, errlen, "action=%s: expected capture, stop or log", v);
     } else {
-      return fail(err, errlen, "unknown key '%s' (see docs/tracer.md, Stop rules)%s", k, "");
+      return fail(err, errlen, "unknown key '%s' (see docs/tracer.md, Stop rules)", k);
     }
   }
   int have_events = r->start != GCS_KIND_COUNT || r->stop != GCS_KIND_COUNT;
   if (have_pair + have_events + have_metric != 1)
-    return fail(err, errlen, "%s: give exactly one of pair=, start=/stop= or metric=%s", r->name, "");
+    return fail(err, errlen, "%s: give exactly one of pair=, start=/stop= or metric=", r->name);
   if (have_pair) {
     r->form = GCS_RULE_BUILTIN;
-    if (!have_over) return fail(err, errlen, "%s: pair= needs over=MS%s", r->name, "");
+    if (!have_over) return fail(err, errlen, "%s: pair= needs over=MS", r->name);
     if (r->kind == GCS_TRIGGER_SUSPEND_OVER && (r->gen >= 0 || r->type >= 0))
       return fail(err, errlen, "%s: a suspension closes before its GC starts: gen= and type= are for gc-over and "
-                  "bgc-final-pause-over%s", r->name, "");
+                  "bgc-final-pause-over", r->name);
   } else if (have_events) {
     r->form = GCS_RULE_EVENT_PAIR;
     if (r->start == GCS_KIND_COUNT || r->stop == GCS_KIND_COUNT)
-      return fail(err, errlen, "%s: start= and stop= go together%s", r->name, "");
-    if (!have_over) return fail(err, errlen, "%s: start=/stop= needs over=MS%s", r->name, "");
+      return fail(err, errlen, "%s: start= and stop= go together", r->name);
+    if (!have_over) return fail(err, errlen, "%s: start=/stop= needs over=MS", r->name);
     if (r->gen >= 0 || r->type >= 0 || r->reason >= 0)
-      return fail(err, errlen, "%s: gen=, type= and reason= are for pair=; use where=FIELD OP VALUE%s", r->name, "");
+      return fail(err, errlen, "%s: gen=, type= and reason= are for pair=; use where=FIELD OP VALUE", r->name);
     if (gcs_rule_events_ok(r, err, errlen)) return -1;
   } else {
     r->form = GCS_RULE_WINDOW;
-    if (r->window_ms <= 0 || !have_above) return fail(err, errlen, "%s: metric=pct-pause needs window=SEC and above=PCT%s", r->name, "");
+    if (r->window_ms <= 0 || !have_above) return fail(err, errlen, "%s: metric=pct-pause needs window=SEC and above=PCT", r->name);
     if (have_over || r->gen >= 0 || r->type >= 0 || r->reason >= 0 || r->has_where)
-      return fail(err, errlen, "%s: metric= takes window=, above=, sustain= and pid= only%s", r->name, "");
+      return fail(err, errlen, "%s: metric= takes window=, above=, sustain= and pid= only", r->name);
   }
   if (r->form != GCS_RULE_WINDOW && (r->window_ms >= 0 || have_above || r->sustain_ms > 0))
-    return fail(err, errlen, "%s: window=, above= and sustain= are for metric=%s", r->name, "");
+    return fail(err, errlen, "%s: window=, above= and sustain= are for metric=", r->name);
   return 0;
 }
 

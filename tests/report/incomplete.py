@@ -6,7 +6,7 @@ the trace has no suspension events (not that it began inside the GC); stats
 prints one line per process with the count and the reason instead of empty
 tables; advise says "Cannot judge" instead of "No findings". The GC counts per
 process come from babeltrace2's text of the trace."""
-import collections, os, re, shutil, sqlite3, subprocess, sys
+import collections, os, pty, re, shutil, sqlite3, subprocess, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import check, failed  # noqa: E402
 
@@ -47,10 +47,43 @@ c = sqlite3.connect(lossy)
 c.execute("UPDATE traces SET discarded = 17")
 c.commit()
 c.close()
-for cmd in (["stats"], ["advise"], ["impact"], ["triggers"], ["events"], ["export", "--format", "chrome-json"]):
+def on_tty(argv):
+    """argv's stdout and stderr, both written to one pseudo-terminal."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:   # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.wait()
+    return out.decode(errors="replace").replace("\r\n", "\n")
+
+
+WARN = r"(gcscope \w+: )?warning: trace \d+ \(.*\): 17 events were discarded by the tracer"
+for cmd in (["stats"], ["stats", "--format", "json"], ["advise"], ["impact"], ["triggers"], ["events"],
+            ["export", "--format", "chrome-json"], ["heaps"], ["allocs"], ["handles"]):
     p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)
-    check(re.search(r"warning: trace \d+ \(.*\): 17 events were discarded by the tracer", p.stderr + p.stdout) is not None,
+    check(re.search(WARN, p.stderr + p.stdout) is not None,
           "%s repeats the discarded-events warning: %r" % (cmd[0], p.stderr))
+    # ... first, before any line of the report (gcs_input_open_report): stdout
+    # and stderr on one terminal (stdout line-buffered) give the lines in the
+    # order written.
+    first = on_tty([GCSCOPE, cmd[0], lossy, "--no-pager"][:4 if cmd[0] == "stats" else 3] + cmd[1:]).split("\n", 1)[0]
+    check(re.match(WARN, first) is not None, "%s: the warning is the first line, not %r" % (" ".join(cmd), first))
+# Every report takes -d: events TRACE -d DB imports TRACE into DB and lists
+# the same events as events on the database the test imported above.
+evdb = os.path.join(WORK, "events.db")
+p = subprocess.run([GCSCOPE, "events", TRACE, "-d", evdb], capture_output=True, text=True)
+want = subprocess.run([GCSCOPE, "events", db], capture_output=True, text=True).stdout
+check(p.returncode == 0 and os.path.exists(evdb) and p.stdout == want and want.count("\n") > 1,
+      "events TRACE -d DB: %d %r (%d lines, want %d)" % (p.returncode, p.stderr, p.stdout.count("\n"), want.count("\n")))
 if failed():
     print(adv + txt, file=sys.stderr)
     sys.exit(1)

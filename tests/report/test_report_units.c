@@ -19,7 +19,7 @@
 #include "gcs_gcdb.h"
 #include "gcs_tables.h"
 #include "ins_stats.h"
-#include "rpt_util.h"
+#include "gcs_output.h"
 #include "stats_model.h"
 
 
@@ -129,8 +129,14 @@ static void test_num(void) {
 static void ref_g(char *out, double v, int prec) { snprintf(out, RPT_FMT_MAX, "%.*g", prec, v); }
 static void ref_json(char *out, double v) {
   if (!isfinite(v)) strcpy(out, "null");
-  else if (v == floor(v) && fabs(v) < 1e15) snprintf(out, RPT_FMT_MAX, "%.0f", v);
-  else snprintf(out, RPT_FMT_MAX, "%.17g", v);
+  else if (v == floor(v) && fabs(v) < 1e17) snprintf(out, RPT_FMT_MAX, "%.0f", v);
+  else {
+    /* the shortest of %.15g, %.16g, %.17g that reads back as v */
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(out, RPT_FMT_MAX, "%.*g", prec, v);
+      if (strtod(out, NULL) == v) break;
+    }
+  }
 }
 
 static int fmt_bad;
@@ -203,7 +209,17 @@ static void test_fmt(void) {
   rpt_fmt_json(b, 1e15);
   CHECK(strcmp(b, "1000000000000000") == 0);
   rpt_fmt_json(b, 12.3456);
-  CHECK(strcmp(b, "12.345599999999999") == 0);
+  CHECK(strcmp(b, "12.3456") == 0);              /* not %.17g's 12.345599999999999 */
+  rpt_fmt_json(b, 28.362894);
+  CHECK(strcmp(b, "28.362894") == 0);            /* not 28.362894000000001 */
+  rpt_fmt_json(b, 0.1 + 0.2);
+  CHECK(strcmp(b, "0.30000000000000004") == 0);  /* 17 digits: 0.3 reads back as another double */
+  rpt_fmt_json(b, 1.0 / 3);
+  CHECK(strcmp(b, "0.3333333333333333") == 0);   /* 16 digits suffice */
+  rpt_fmt_json(b, 1e17);
+  CHECK(strcmp(b, "1e+17") == 0);
+  rpt_fmt_json(b, 12345678901234566.0);          /* an integer below 1e17 (doubles are 2 apart there) */
+  CHECK(strcmp(b, "12345678901234566") == 0);
   rpt_fmt_json(b, -7.0);
   CHECK(strcmp(b, "-7") == 0);
 

@@ -8,7 +8,7 @@
  *   gcs_cli_init(&p, &spec, argc, argv);
  *   for (int k; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
  *     if (k == GCS_CLI_HELP) { gcs_cli_usage(&spec, stdout); return 0; }
- *     if (k == GCS_CLI_BAD) return gcs_cli_error(spec.cmd, "%s", p.err);
+ *     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
  *     switch (k) { case OPT_PID: pid = p.ival; break; ... }
  *   }
  *   operands: argv[p.optind .. argc-1]
@@ -17,7 +17,7 @@
  * -1 for a range 1..2147483647 is an error, never a wrapped value. Long
  * options must be spelled in full (no getopt abbreviations). -h/--help is
  * built in. The parser prints nothing: it fills p.err; the command prints one
- * line with gcs_cli_error and exits with its status (GCS_CLI_USAGE_STATUS).
+ * line with gcs_cli_fail and exits with its status (GCS_CLI_USAGE_STATUS).
  */
 #ifndef GCS_CLI_H
 #define GCS_CLI_H
@@ -58,6 +58,17 @@ enum {
   GCS_CLI_BAD = -3,   /* unknown option, missing or bad value: p.err says which */
 };
 
+/* Shared option rows, one definition each (in the spirit of git's OPT__*
+ * rows): every report spells its input options the same way, with the same
+ * range and help. In a table: [O_PID] = GCS_OPT_PID, ... */
+#define GCS_OPT_TRACE \
+  { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" }
+#define GCS_OPT_PID { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" }
+#define GCS_OPT_DB_HELP(help) { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", help }
+#define GCS_OPT_DB GCS_OPT_DB_HELP("the database a TRACE is imported into (default ./gcscope.db)")
+/* --format FMT; the value is parsed by rpt_format_parse (gcs_output.h). */
+#define GCS_OPT_FORMAT(help) { "format", 0, GCS_CLI_STRING, 0, 0, "FMT", help }
+
 #define GCS_CLI_MAX_OPTS 64
 
 struct gcs_cli {
@@ -87,8 +98,17 @@ void gcs_cli_usage(const struct gcs_cli_spec *spec, FILE *out);
 int gcs_cli_number(const char *opt, const char *s, int integer, double min, double max, double *out,
                    char *err, size_t errlen);
 
-/* Prints "gcscope CMD: MESSAGE" on stderr as one line; returns
- * GCS_CLI_USAGE_STATUS so that a command can `return gcs_cli_error(...)`. */
+/* The one error style of a command: one line "PROG CMD: MESSAGE" on stderr,
+ * printf-style, where PROG CMD is the command whose options gcs_cli_init
+ * parsed last ("gcscope stats"); returns GCS_CLI_USAGE_STATUS so that a
+ * command can `return gcs_cli_fail("--top: %s", why);`. A command that fails
+ * at run time returns 1 after it instead. Before gcs_cli_init it says
+ * "gcscope: MESSAGE". Threading: the command's thread (a process runs one
+ * command). Libraries never print: they fill err (CONTRIBUTING.md). */
+int gcs_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* gcs_cli_fail for a command named explicitly (before or without a parser):
+ * "gcscope CMD: MESSAGE". */
 int gcs_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* GCS_CLI_H */

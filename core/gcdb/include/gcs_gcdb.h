@@ -70,6 +70,17 @@ void gcs_input_close(struct gcs_input *in);
  * what import said. Returns the number of lines (0 also when the query fails). */
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix);
 
+/* The command skeleton's open: every report opens its input with this, so
+ * that it says what it knows of the input's quality first and the same way.
+ * gcs_input_open(arg, opts), then, before the report prints a line, the
+ * warnings of gcs_input_warn_discarded (events the tracer discarded, input
+ * cut short: the GCs they touch are incomplete) on stderr as
+ * "gcscope CMD: warning: ...". Unlike the rest of this library it prints:
+ * on failure the one error line "gcscope CMD: MESSAGE" (then returns -1,
+ * *in untouched). Close with gcs_input_close. */
+int gcs_input_open_report(const char *cmd, const char *arg, const struct gcs_input_opts *opts,
+                          struct gcs_input *in);
+
 /* Two traces in scope holding the same GCs of one process (overlapping
  * captures of a flight recorder, a trace and a copy cut from it): the same
  * pid, host and GC number with the same GCStart time. Every report covers one

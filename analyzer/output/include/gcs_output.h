@@ -1,16 +1,23 @@
 /*
- * rpt_util.h — helpers shared by the report commands (stats, events, sql):
- * number text in PerfView's style, an aligned text table, and CSV/JSON
- * escaping. Opening the input (a database, or a trace imported first) is
- * gcs_input_open (core/gcdb, gcs_gcdb.h).
+ * gcs_output.h — the output library (gcs_output) every command prints with:
+ * number text in PerfView's style, an aligned text table, a pager, the one
+ * CSV/JSON/HTML escaping, the one JSON number form, a buffered writer for
+ * large CSV/JSON outputs, and the one `--format` parser.
+ * Opening the input (a database, or a trace imported first) is
+ * gcs_input_open (core/gcdb, gcs_gcdb.h); options are gcs_cli (core/cli).
  *
+ * Prefix: rpt_ (report output). Internals: out_*.c.
  * Errors: functions that can fail print nothing and return NULL / -1 with a
  * one-line message in err; the commands print it as "gcscope <cmd>: ...".
+ * Output errors show on the FILE (ferror), as with stdio.
  * Ownership: rpt_table owns copies of every cell; free with rpt_table_free.
- * Threading: none of this is shared between threads.
+ * Nothing else keeps a pointer it was given.
+ * Threading: reentrant; a table, a write buffer or a pager belongs to one
+ * thread (rpt_pager_open changes SIGPIPE's disposition: call it from the
+ * main thread).
  */
-#ifndef RPT_UTIL_H
-#define RPT_UTIL_H
+#ifndef GCS_OUTPUT_H
+#define GCS_OUTPUT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -55,12 +62,17 @@ void rpt_table_free(struct rpt_table *t);
 #include "gcs_html.h"   /* rpt_html_str, rpt_nice_step, rpt_svg_axes */
 
 void rpt_csv_str(FILE *out, const char *s);
+/* The one JSON string writer: s quoted, '"' and '\' escaped, control
+ * characters as \u00XX; NULL as null. */
 void rpt_json_str(FILE *out, const char *s);
-void rpt_json_num(FILE *out, double v); /* NaN/inf -> null */
+/* The one JSON number form: null for NaN and infinities, an integer below
+ * 1e17 in full ("%.0f"), else the shortest of "%.15g", "%.16g", "%.17g"
+ * that reads back as the same double (28.362894, not 28.362894000000001). */
+void rpt_json_num(FILE *out, double v);
 
-/* Number text without printf (rpt_fmt.c), byte for byte what printf writes.
+/* Number text without printf (out_fmt.c), byte for byte what printf writes.
  * rpt_fmt_g: snprintf(buf, RPT_FMT_MAX, "%.*g", prec, v); rpt_fmt_json:
- * rpt_json_num's text ("null", "%.0f" for integers below 1e15, else "%.17g").
+ * rpt_json_num's text (above).
  * buf holds RPT_FMT_MAX bytes; both return the length. */
 #define RPT_FMT_MAX 40
 size_t rpt_fmt_g(char *buf, double v, int prec);
@@ -92,4 +104,20 @@ static inline void rpt_wbuf_char(struct rpt_wbuf *w, char c) {
 }
 static inline void rpt_wbuf_str(struct rpt_wbuf *w, const char *s) { rpt_wbuf_mem(w, s, strlen(s)); }
 
-#endif /* RPT_UTIL_H */
+/* ---- the output formats ------------------------------------------------ */
+
+/* Every format a command may print; each command accepts a subset. */
+enum rpt_format { RPT_TEXT, RPT_CSV, RPT_JSON, RPT_HTML, RPT_PERFETTO, RPT_CHROME_JSON };
+#define RPT_F(f) (1u << (f))   /* a set of formats: RPT_F(RPT_TEXT) | RPT_F(RPT_JSON) */
+
+/* The one `--format` parser: s names one of the formats in `allowed`
+ * ("text", "csv", "json", "html", "perfetto", "chrome-json"). Returns the
+ * format, or -1 with err = "--format: expected text, csv or json, not 'xml'"
+ * (the allowed names in enum order). */
+int rpt_format_parse(const char *s, unsigned allowed, char *err, size_t errlen);
+
+/* One number with 3 decimals in a format's convention for NaN and
+ * infinities: text "-", CSV empty, JSON null (the insight tables). */
+void rpt_num3(FILE *f, enum rpt_format fmt, double v);
+
+#endif /* GCS_OUTPUT_H */

@@ -1,5 +1,5 @@
-/* rpt_fmt.c — printf's "%.*g" text of a double without printf, and a write
- * buffer for the csv and json writers (see rpt_util.h).
+/* out_fmt.c — printf's "%.*g" text of a double without printf, and a write
+ * buffer for the csv and json writers (see gcs_output.h).
  *
  * The csv and json reports print millions of numbers; glibc's exact decimal
  * conversion (multi-precision arithmetic per number) was most of their time.
@@ -15,9 +15,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 static const uint64_t pow10_u64[20] = {
   1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
@@ -203,12 +204,34 @@ size_t rpt_fmt_g(char *buf, double v, int prec) {
   return n < 0 ? 0 : (size_t)n < RPT_FMT_MAX ? (size_t)n : RPT_FMT_MAX - 1;
 }
 
+/* Whether the %g text s reads back as v, as strtod would say. The digits
+ * D (< 2^53) and a power of ten 10^x with |x| <= 22 are exact doubles, so one
+ * multiplication or division rounds D * 10^x correctly (Clinger's fast
+ * path); other texts go through strtod. */
+static int reads_back(const char *s, double v) {
+  static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+  const char *c = s;
+  int neg = *c == '-', x = 0, dot = 0;
+  if (neg) c++;
+  uint64_t d = 0;
+  for (; (*c >= '0' && *c <= '9') || *c == '.'; c++) {
+    if (*c == '.') { dot = 1; continue; }
+    d = d * 10 + (uint64_t)(*c - '0');
+    x -= dot;
+  }
+  if (*c == 'e') x += atoi(c + 1);
+  if (d >= (UINT64_C(1) << 53) || x < -22 || x > 22) return strtod(s, NULL) == v;
+  double r = x >= 0 ? (double)d * p10[x] : (double)d / p10[-x];
+  return (neg ? -r : r) == v;
+}
+
 size_t rpt_fmt_json(char *buf, double v) {
   if (!isfinite(v)) {
     memcpy(buf, "null", 5);
     return 4;
   }
-  if (v == floor(v) && fabs(v) < 1e15) {         /* "%.0f" of an integer */
+  if (v == floor(v) && fabs(v) < 1e17) {         /* "%.0f" of an integer */
     uint64_t u = (uint64_t)fabs(v);
     size_t o = 0;
     if (signbit(v)) buf[o++] = '-';              /* -0.0 prints "-0", as printf does */
@@ -217,6 +240,12 @@ size_t rpt_fmt_json(char *buf, double v) {
     o += (size_t)nd;
     buf[o] = 0;
     return o;
+  }
+  /* The shortest exact form: 15 digits give back most values (28.362894),
+   * 16 or 17 the rest; 17 always reads back. */
+  for (int prec = 15; prec < 17; prec++) {
+    size_t n = rpt_fmt_g(buf, v, prec);
+    if (reads_back(buf, v)) return n;
   }
   return rpt_fmt_g(buf, v, 17);
 }

@@ -1,5 +1,5 @@
 /*
- * gcs_html.h — the HTML helpers of gcs_report's writers, public so that every
+ * gcs_html.h — the HTML helpers of the output library (gcs_output), so that every
  * HTML output (stats, diff, the advisor's block) escapes text and draws its
  * axes the same way.
  * Ownership: nothing kept. Threading: reentrant. Errors: none (output errors

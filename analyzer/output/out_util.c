@@ -1,6 +1,6 @@
-/* rpt_util.c — see rpt_util.h: CSV/JSON/HTML escaping
- * (number text: rpt_num.c; the aligned table: rpt_table.c). */
-#include "rpt_util.h"
+/* out_util.c — see gcs_output.h: CSV/JSON/HTML escaping
+ * (number text: out_num.c; the aligned table: out_table.c). */
+#include "gcs_output.h"
 
 #include <math.h>
 #include <signal.h>
@@ -36,7 +36,7 @@ void rpt_json_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-/* "null" for NaN and infinities, "%.0f" for an integer below 1e15, else "%.17g"
+/* "null" for NaN and infinities, else the shortest exact form (gcs_output.h)
  * (the text comes from rpt_fmt_json, which writes exactly that). */
 void rpt_json_num(FILE *out, double v) {
   char b[RPT_FMT_MAX];

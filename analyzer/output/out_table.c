@@ -1,4 +1,4 @@
-/* rpt_table.c — the aligned text table of rpt_util.h.
+/* out_table.c — the aligned text table of gcs_output.h.
  *
  * Cells are copied back to back into one growing text arena (offsets per
  * cell, column widths kept up to date on add), so a 100,000-row GC table costs
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 static int grow_text(struct rpt_table *t, size_t need) {
   if (t->text_len + need <= t->text_cap) return 0;

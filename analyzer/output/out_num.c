@@ -1,4 +1,4 @@
-/* rpt_num.c — PerfView's number text (see rpt_util.h): "%.*f" with thousands
+/* out_num.c — PerfView's number text (see gcs_output.h): "%.*f" with thousands
  * separators and no "-0.0"; where PerfView prints NaN or Infinity (an empty
  * kind, a ratio whose divisor is 0) the text says RPT_NO_VALUE ("-").
  *
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rpt_util.h"
+#include "gcs_output.h"
 
 /* The fast path: v's text with `decimals` digits and thousands separators
  * written straight into buf. Returns 0 (buf untouched) when it does not apply
