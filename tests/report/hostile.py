@@ -9,6 +9,8 @@
 - SQLITE_DBCONFIG_DEFENSIVE: writable_schema cannot rewrite sqlite_master.
 - `events --from nan`, `1e400` (overflows to inf) and `inf` exit 2 with one line.
 - A reader that meets an import's write lock says busy after the 5 s wait.
+- A report given a bad trace (an empty directory) prints one line and leaves
+  no ./gcscope.db; a database with a damaged header is a corrupt database.
 The database is byte-for-byte unchanged by all of it.
 """
 import hashlib
@@ -70,6 +72,29 @@ c.close()
 T.check(p.returncode == 1 and p.stderr == "gcscope stats: %s: busy: an import is writing; retry or wait\n" % db,
         "busy: %d %r" % (p.returncode, p.stderr))
 T.check(4.5 <= took < 30, "busy: waited %.1f s" % took)
+
+# A report given a bad trace: one line, exit 1, and no ./gcscope.db left behind (a 426 KB empty
+# database was); the same for every report command.
+work = os.path.join(TMP, "cwd")
+os.makedirs(os.path.join(work, "e"), exist_ok=True)
+for cmd in ("stats", "events", "advise", "export", "heaps"):
+    p = subprocess.run([GCSCOPE, cmd, "e"], capture_output=True, text=True, cwd=work, timeout=60)
+    T.check(p.returncode == 1 and p.stderr == "gcscope %s: e: no LTTng/CTF trace found (no `metadata` file under it)\n"
+            % cmd, "%s e: %d %r" % (cmd, p.returncode, p.stderr))
+    T.check(sorted(os.listdir(work)) == ["e"], "%s e: left %s" % (cmd, os.listdir(work)))
+
+# A database whose first 16 bytes are damaged is a corrupt database, not "not a trace".
+bad = os.path.join(work, "damaged.db")
+with open(db, "rb") as f:
+    data = bytearray(f.read())
+data[0:16] = bytes(16)
+with open(bad, "wb") as f:
+    f.write(data)
+p = subprocess.run([GCSCOPE, "stats", "damaged.db"], capture_output=True, text=True, cwd=work, timeout=60)
+T.check(p.returncode == 1 and p.stderr ==
+        "gcscope stats: damaged.db: corrupt database (its SQLite header is damaged or missing)\n",
+        "damaged header: %d %r" % (p.returncode, p.stderr))
+T.check(not os.path.exists(os.path.join(work, "gcscope.db")), "damaged header: gcscope.db created")
 
 T.check(digest() == before, "the database changed")
 sys.exit(T.done())
