@@ -119,9 +119,30 @@ static inline int gcs_type_is_nonconcurrent(uint32_t type) {
  * is not (PerfView's /StopOnGCOverMSec rule, GCStats' pause rules). */
 static inline int gcs_type_is_blocking(uint32_t type) { return !gcs_type_is_background(type); }
 
-/* A blocking gen2 GC: a full, non-concurrent collection. */
+/* The four kinds of pause every report splits GCs into, in the order they are
+ * printed. PerfView's rule (GCStats, /StopOnGen2GC): a GC is background when
+ * its Type is BackgroundGC, whatever its generation; every other GC is blocking
+ * (NonConcurrent or Foreground) and falls in the bucket of its generation,
+ * Depth >= 2 being gen2 blocking. */
+enum gcs_pause_kind {
+  GCS_PAUSE_KIND_GEN0,
+  GCS_PAUSE_KIND_GEN1,
+  GCS_PAUSE_KIND_BACKGROUND,
+  GCS_PAUSE_KIND_GEN2_BLOCKING,
+  GCS_PAUSE_KIND_COUNT,
+};
+
+static inline enum gcs_pause_kind gcs_gc_pause_kind(uint32_t gen, uint32_t type) {
+  if (gcs_type_is_background(type)) return GCS_PAUSE_KIND_BACKGROUND;
+  if (gen == GCS_GEN0) return GCS_PAUSE_KIND_GEN0;
+  if (gen == GCS_GEN1) return GCS_PAUSE_KIND_GEN1;
+  return GCS_PAUSE_KIND_GEN2_BLOCKING;
+}
+
+/* A blocking gen2 GC: a full collection that suspends the program throughout
+ * (NonConcurrent, or Foreground should one ever condemn gen2). */
 static inline int gcs_gc_is_blocking_gen2(uint32_t gen, uint32_t type) {
-  return gen == GCS_GEN2 && gcs_type_is_nonconcurrent(type);
+  return gcs_gc_pause_kind(gen, type) == GCS_PAUSE_KIND_GEN2_BLOCKING;
 }
 
 /* An ephemeral GC: it condemns gen0 or gen1 only. */

@@ -328,6 +328,21 @@ const char *gcs_map_name(const char *map, uint32_t value) {
   return NULL;
 }
 
+#define GCS_LIFECYCLE_UNPAREN(...) __VA_ARGS__
+#define GCS_LIFECYCLE_FIELDS(Name, Fields) \
+  static const char *const lifecycle_##Name[] = { GCS_LIFECYCLE_UNPAREN Fields };
+GCS_LIFECYCLE_LIST(GCS_LIFECYCLE_FIELDS)
+#undef GCS_LIFECYCLE_FIELDS
+
+const char *const *gcs_lifecycle_fields(enum gcs_kind k) {
+  switch (k) {
+#define GCS_LIFECYCLE_CASE(Name, Fields) case gcs_kind_##Name: return lifecycle_##Name;
+  GCS_LIFECYCLE_LIST(GCS_LIFECYCLE_CASE)
+#undef GCS_LIFECYCLE_CASE
+  default: return NULL;
+  }
+}
+
 const char *gcs_reason_name(uint32_t reason) {
   const char *n = gcs_map_name("gc_reason", reason);
   return n ? n : "Unknown";

@@ -156,6 +156,11 @@ int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
                    const uint8_t *data, size_t len, int ptr_size,
                    char *strbuf, size_t strbuf_len);
 
+/* The GC lifecycle events (gc_events.def's GCS_LIFECYCLE_LIST): their fields
+ * the stop triggers read, NULL-terminated, or NULL when k is not one of them. */
+const char *const *gcs_lifecycle_fields(enum gcs_kind k);
+static inline int gcs_kind_is_lifecycle(enum gcs_kind k) { return gcs_lifecycle_fields(k) != NULL; }
+
 /* Value-map lookups. gcs_map_name returns NULL for an unknown value. */
 const struct gcs_map_desc *gcs_map_find(const char *map);
 const char *gcs_map_name(const char *map, uint32_t value);

@@ -12,6 +12,9 @@
  *                literal ("INTEGER", "REAL NOT NULL", "TEXT" ...), Unit as in
  *                gc_events.def plus "ms" (milliseconds since the trace start,
  *                PerfView's time base), "mb" (10^6 bytes), "pct".
+ *                The tables core/recon writes (tables_gc.def) add a fifth,
+ *                C(Name, SqlType, Unit, Doc, Bind): where the value comes from,
+ *                as core/recon/recon_store.c binds it (see tables_gc.def).
  *   VIEW(Name, Doc, SelectSql)
  *   INDEX(Name, Table, ColumnsSql)  created after a bulk load
  *
@@ -26,8 +29,18 @@
 #ifndef GCS_TABLES_H
 #define GCS_TABLES_H
 
+#include "gc_enums.def"
 #include "tables_raw.def"
 #include "tables_gc.def"
+
+/* A value of a gc_enums.def map in SQL, by its constant: GCS_SQL_ENUM(gc_type,
+ * BACKGROUND) is a constant subquery over the map's rows that SQLite
+ * evaluates once, so `type = GCS_SQL_ENUM(...)` still uses an index. The
+ * views use it instead of bare numbers (a misspelt constant selects nothing:
+ * schemas' tests read the views). */
+#define GCS_SQL_ENUM_ROW(Value, Name, C) "SELECT " #Value " AS v, '" #C "' AS c UNION ALL "
+#define GCS_SQL_ENUM(Map, Const) \
+  "(SELECT v FROM (" GCS_MAP_##Map(GCS_SQL_ENUM_ROW) "SELECT NULL, NULL) WHERE c = '" #Const "')"
 
 /* Index of each condemned-reasons group (PerfView's CondemnedReasonGroup) in
  * struct gcs_gc's condemned[] row and among the gcs table's cr_* columns,
@@ -39,7 +52,7 @@ enum gcs_condemn_group { GCS_CONDEMN_GROUPS(GCS_CONDEMN_GROUP_INDEX) };
 /* The values of the cr_induced group: how an induced GC was requested. */
 enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCED = 2 };
 
-#define GCS_SQL_COL(Name, SqlType, Unit, Doc) ",\n  " #Name " " SqlType
+#define GCS_SQL_COL(Name, SqlType, ...) ",\n  " #Name " " SqlType
 /* The end of a CREATE TABLE after its columns (Storage above). */
 #define GCS_ROWID "\n)"
 #define GCS_KEYED(KeyColumns) ",\n  PRIMARY KEY (" KeyColumns ")\n) WITHOUT ROWID"

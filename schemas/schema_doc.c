@@ -80,7 +80,8 @@ static const char *doc_storage(const char *storage) {
   return buf;
 }
 
-#define DOC_COL(Name, SqlType, Unit, Doc) printf("| %s | %s | %s | %s |\n", #Name, SqlType, Unit, Doc);
+#define DOC_COL(Name, SqlType, Unit, ...) DOC_COL_(Name, SqlType, Unit, __VA_ARGS__, )
+#define DOC_COL_(Name, SqlType, Unit, Doc, ...) printf("| %s | %s | %s | %s |\n", #Name, SqlType, Unit, Doc);
 #define DOC_TABLE(Name, Doc, KeyColumn, COLUMNS, Storage)                               \
   printf("### %s\n\n%s.%s\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc,   \
          doc_storage(Storage));                                                          \

@@ -11,11 +11,6 @@
 #include "gcs_enums.h"
 #include "gcs_rules.h"
 
-/* trc_opts indexes its trigger options by the rules' kinds. */
-_Static_assert(TRC_GC_OVER == (int)GCS_TRIGGER_GC_OVER && TRC_SUSPEND_OVER == (int)GCS_TRIGGER_SUSPEND_OVER &&
-                   TRC_BGC_FINAL_OVER == (int)GCS_TRIGGER_BGC_FINAL_OVER && TRC_NKINDS == (int)GCS_TRIGGER_NKINDS,
-               "trc_trigger_kind and gcs_trigger_kind differ");
-
 void trc_fire_describe(const struct gcs_trigger_pair *p, char *buf, size_t n) {
   if (p->kind == GCS_TRIGGER_WINDOW) {
     snprintf(buf, n, "%.1f %% paused up to GC #%u", p->value, p->gc_index);
@@ -37,15 +32,10 @@ void trc_fire_describe(const struct gcs_trigger_pair *p, char *buf, size_t n) {
   }
 }
 
-void trc_rules_thresholds(const struct trc_opts *o, double thr[GCS_TRIGGER_NKINDS]) {
-  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++) thr[k] = o->trigger_on[k] ? o->trigger_ms[k] : -1;
-}
-
 struct gcs_triggers *trc_rules_new(const struct trc_opts *o, int keep_gcs) {
   struct gcs_triggers *m = gcs_triggers_new(keep_gcs, NULL, NULL);
   if (!m) return NULL;
-  for (int k = 0; k < TRC_NKINDS; k++)
-    if (o->trigger_on[k]) gcs_triggers_set_threshold(m, (enum gcs_trigger_kind)k, o->trigger_ms[k]);
+  gcs_triggers_set_thresholds(m, &o->stop_on);
   for (int i = 0; i < o->nrules; i++)
     if (gcs_triggers_add_rule(m, &o->rules[i])) {
       gcs_triggers_free(m);

@@ -34,7 +34,5 @@ void trc_fire_run(const struct gcs_rule *rule, const struct gcs_trigger_pair *f,
  * discarded, logged). `gcscope import` of the directory stores it. */
 void trc_fire_note(const char *outdir, const struct gcs_triggers *m, const struct gcs_trigger_pair *f,
                    const char *capture, const char *verdict);
-/* The thresholds of the --stop-on-... options given (-1: off). */
-void trc_rules_thresholds(const struct trc_opts *o, double thr[GCS_TRIGGER_NKINDS]);
 
 #endif

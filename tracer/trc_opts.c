@@ -30,20 +30,8 @@ static int parse_size(const char *opt, const char *s, uint64_t *out) {
   return 0;
 }
 
-const char *trc_trigger_name(enum trc_trigger_kind k) {
-  switch (k) {
-  case TRC_GC_OVER: return "gc-over";
-  case TRC_SUSPEND_OVER: return "suspend-over";
-  case TRC_BGC_FINAL_OVER: return "bgc-final-pause-over";
-  default: return "?";
-  }
-}
-
 int trc_opts_any_trigger(const struct trc_opts *o) {
-  if (o->nrules > 0) return 1;
-  for (int k = 0; k < TRC_NKINDS; k++)
-    if (o->trigger_on[k]) return 1;
-  return 0;
+  return o->nrules > 0 || gcs_trigger_thresholds_any(&o->stop_on);
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
@@ -120,9 +108,11 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
   case O_QUIET: o->quiet = 1; return 0;
   case O_RELAYD: o->relayd = p->value; return 0;
   case O_GC_OVER: case O_SUSP_OVER: case O_BGC_OVER: {
-    int t = k == O_GC_OVER ? TRC_GC_OVER : k == O_SUSP_OVER ? TRC_SUSPEND_OVER : TRC_BGC_FINAL_OVER;
-    o->trigger_ms[t] = p->dval;
-    o->trigger_on[t] = 1;
+    enum gcs_trigger_kind t = k == O_GC_OVER     ? GCS_TRIGGER_GC_OVER
+                              : k == O_SUSP_OVER ? GCS_TRIGGER_SUSPEND_OVER
+                                                 : GCS_TRIGGER_BGC_FINAL_OVER;
+    o->stop_on.ms[t] = p->dval;
+    o->stop_on.on[t] = true;
     return 0;
   }
   case O_DELAY: o->delay_after_sec = p->dval; return 0;

@@ -12,10 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gcs_triggers.h"
 #include "trc_profile.h"
-
-/* The three PerfView stop triggers (perfview-gcstats.md §6.2). */
-enum trc_trigger_kind { TRC_GC_OVER, TRC_SUSPEND_OVER, TRC_BGC_FINAL_OVER, TRC_NKINDS };
 
 /* --transport: how --dotnet reaches the runtime (trc_eventpipe.h). */
 enum trc_transport { TRC_TRANSPORT_AUTO, TRC_TRANSPORT_EVENTPIPE, TRC_TRANSPORT_LTTNG };
@@ -33,8 +31,7 @@ struct trc_opts {
   int quiet;                     /* -q: no progress line */
   const char *db;                /* -d DB (with --import) */
   const char *relayd;            /* --relayd URL */
-  int trigger_on[TRC_NKINDS];    /* --stop-on-... given */
-  double trigger_ms[TRC_NKINDS]; /* their thresholds (ms, >= 0) */
+  struct gcs_trigger_thresholds stop_on;  /* --stop-on-... (PerfView's three stop triggers, ms >= 0) */
   double delay_after_sec;        /* --delay-after-trigger, PerfView's default 5 */
   int collect_multiple;          /* --collect-multiple, >= 1 */
   double circular_mb;            /* --circular-mb; 0 = not given */
@@ -47,6 +44,5 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o);
 void trc_opts_free(struct trc_opts *o);
 struct gcs_rule;
 int trc_opts_any_trigger(const struct trc_opts *o);
-const char *trc_trigger_name(enum trc_trigger_kind k);   /* "gc-over" ... */
 
 #endif

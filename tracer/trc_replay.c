@@ -104,7 +104,7 @@ static int read_nettrace(const char *path, struct replay *r, char *err, size_t e
   return rc < 0 ? -1 : 0;
 }
 
-static int replay(const char *path, const double *threshold_ms, const struct gcs_rule *rule, int pid,
+static int replay(const char *path, const struct gcs_trigger_thresholds *th, const struct gcs_rule *rule, int pid,
                   const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   struct gcs_ctf_session *s = NULL;
@@ -124,8 +124,7 @@ static int replay(const char *path, const double *threshold_ms, const struct gcs
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  for (int k = 0; threshold_ms && k < GCS_TRIGGER_NKINDS; k++)
-    if (threshold_ms[k] >= 0) gcs_triggers_set_threshold(r.t, (enum gcs_trigger_kind)k, threshold_ms[k]);
+  gcs_triggers_set_thresholds(r.t, th);
   if (rule) {
     /* the capture is a window of the recording: limits timed from its start
      * would not be the live ones */
@@ -150,9 +149,9 @@ static int replay(const char *path, const double *threshold_ms, const struct gcs
   return rc;
 }
 
-int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
+int trc_replay(const char *path, const struct gcs_trigger_thresholds *th, int pid,
                const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen) {
-  return replay(path, threshold_ms, NULL, pid, want, out, err, errlen);
+  return replay(path, th, NULL, pid, want, out, err, errlen);
 }
 
 int trc_replay_rule(const char *path, const struct gcs_rule *rule, int pid, const struct gcs_trigger_pair *want,

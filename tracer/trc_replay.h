@@ -33,12 +33,12 @@ struct trc_replay {
 
 /* Replay the CTF trace(s) under path (a session directory or a capture), or
  * the .nettrace file path.
- * threshold_ms[k] < 0: trigger k off. pid > 0: that process only. want, if
+ * th: PerfView's three triggers and their thresholds (NULL: none on). pid > 0: that process only. want, if
  * not NULL, is a pair seen live: the replay looks for the same pause in the
  * trace: the same kind and process, and the same GC (gc-over,
  * bgc-final-pause-over, a resolved suspend-over) or, for a suspension not
  * resolved to a GC, the one whose begin is nearest want's. */
-int trc_replay(const char *path, const double threshold_ms[GCS_TRIGGER_NKINDS], int pid,
+int trc_replay(const char *path, const struct gcs_trigger_thresholds *th, int pid,
                const struct gcs_trigger_pair *want, struct trc_replay *out, char *err, size_t errlen);
 /* The same through one rule (gcs_rules.h) instead of the thresholds; its
  * limits are not applied (a capture starts inside the recording). */

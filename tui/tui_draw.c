@@ -417,9 +417,9 @@ static void add_line(struct lines *ls, const char *fmt, ...) {
 static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   const struct tui_gc *gc = &ui->detail_gc;
   char gen[16], a[32], b[32], c[32], d[32];
-  static const char *const types[] = { "NonConcurrentGC", "BackgroundGC", "ForegroundGC" };
+  const char *type = gc->type >= 0 ? gcs_map_name("gc_type", (uint32_t)gc->type) : NULL;
   add_line(ls, "GC #%lld  Gen %s  %s  Reason %s  pid %d%s", (long long)gc->number,
-           tui_gc_gen_name(gc, gen, sizeof gen), gc->type >= 0 && gc->type <= 2 ? types[gc->type] : "?",
+           tui_gc_gen_name(gc, gen, sizeof gen), type ? type : "?",
            gcs_reason_name((uint32_t)gc->reason), gc->pid,
            gc->complete ? (gc->fired ? "  (a stop rule fired on it)" : "") : "  (incomplete)");
   /* numbers whole; at most 3 per line so a line fits 78 cells with 12-digit figures */

@@ -1,6 +1,6 @@
 /*
  * tui_ep.h — `gcscope top --dotnet`: the live view of a .NET process over
- * EventPipe (tracer's trc_ep_session: launch mode `-- COMMAND`, attach mode
+ * EventPipe (gcs_session's trc_ep_session: launch mode `-- COMMAND`, attach mode
  * `--pid PID`). The stream is decoded as it arrives by the nettrace stream
  * reader in live mode (events ordered across threads half a second after
  * they arrive; the runtime flushes about every 100 ms) and fed to the model

@@ -1,10 +1,10 @@
 /*
  * tui_live_session.h — the LTTng side of `gcscope top -- COMMAND`: a session
- * daemon (the tracer's trc_daemon_ensure), an lttng-relayd if none listens on
+ * daemon (gcs_session's trc_daemon_ensure), an lttng-relayd if none listens on
  * the live port (trc_relayd_ensure: started, and stopped by its PID), a live
  * session streaming to it (trc_session_create in live mode: live timer, the
- * tracer's "gc" profile events, vpid/vtid/procname contexts, vpid tracker on
- * COMMAND), and COMMAND itself (the tracer's trc_child: held until tracing
+ * gcs_session's "gc" profile events, vpid/vtid/procname contexts, vpid tracker on
+ * COMMAND), and COMMAND itself (gcs_session's trc_child: held until tracing
  * runs, so its first GC is recorded).
  *
  * Ownership: struct tui_lsess is owned by the caller; tui_lsess_close undoes

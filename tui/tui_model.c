@@ -167,7 +167,7 @@ static double maxd(double a, double b) { return isnan(b) || b <= a ? a : b; }
 /* One GC into the header figures. */
 static void fold_summary(struct tui_summary *s, double *first_pause, double *last_end, const struct tui_gc *gc) {
   if (!gc->complete) { s->nincomplete++; return; }
-  if (gc->gen >= 0 && gc->gen <= 2) s->count[gc->gen]++;
+  if (gc->gen >= 0 && gc->gen < GCS_NGENS_SOH) s->count[gc->gen]++;
   if (gc->type == GCS_GC_TYPE_BACKGROUND) s->nbgc++;
   if (gc->type == GCS_GC_TYPE_FOREGROUND) s->nfgc++;
   s->total_pause_ms += nz(gc->pause_ms);
@@ -183,7 +183,7 @@ static void fold_summary(struct tui_summary *s, double *first_pause, double *las
 static void fold_rollup(struct tui_rollup out[4], const struct tui_gc *gc) {
   if (!gc->complete) return;
   for (int k = 0; k < 2; k++) {
-    struct tui_rollup *r = k == 0 ? &out[0] : (gc->gen >= 0 && gc->gen <= 2 ? &out[1 + gc->gen] : NULL);
+    struct tui_rollup *r = k == 0 ? &out[0] : (gc->gen >= 0 && gc->gen < GCS_NGENS_SOH ? &out[1 + gc->gen] : NULL);
     if (!r) continue;
     r->count++;
     if (tui_gc_is_induced(gc)) r->induced++;
@@ -264,7 +264,7 @@ const char *tui_filter_name(enum tui_filter f) {
 int tui_filter_match(enum tui_filter f, const struct tui_gc *gc) {
   switch (f) {
   case TUI_FILTER_ALL: return 1;
-  case TUI_FILTER_GEN0: return gc->gen == 0;
+  case TUI_FILTER_GEN0: return gc->gen == GCS_GEN0;
   case TUI_FILTER_GEN1: return gc->gen == GCS_GEN1;
   case TUI_FILTER_GEN2: return gc->gen == GCS_GEN2;
   case TUI_FILTER_BGC: return gc->type == GCS_GC_TYPE_BACKGROUND;

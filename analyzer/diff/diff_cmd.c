@@ -165,10 +165,10 @@ static int load_gcs(struct side *s, char *err, size_t errlen) {
     uint32_t gen = (uint32_t)sqlite3_column_int(st, 0), type = (uint32_t)sqlite3_column_int(st, 1);
     uint32_t reason = (uint32_t)sqlite3_column_int(st, 2);
     s->m[M_GCS]++;
-    if (gcs_type_is_background(type)) s->m[M_BGC]++;
-    else if (gen == GCS_GEN0) s->m[M_GEN0]++;
-    else if (gen == GCS_GEN1) s->m[M_GEN1]++;
-    else if (gcs_gc_is_blocking_gen2(gen, type)) s->m[M_GEN2]++;
+    static const int kind_metric[GCS_PAUSE_KIND_COUNT] = {
+      [GCS_PAUSE_KIND_GEN0] = M_GEN0, [GCS_PAUSE_KIND_GEN1] = M_GEN1,
+      [GCS_PAUSE_KIND_BACKGROUND] = M_BGC, [GCS_PAUSE_KIND_GEN2_BLOCKING] = M_GEN2 };
+    s->m[kind_metric[gcs_gc_pause_kind(gen, type)]]++;
     if (gcs_reason_is_induced(reason)) s->m[M_INDUCED]++;
     if (sqlite3_column_type(st, 3) == SQLITE_NULL) continue;
     if (s->npauses == cap) {

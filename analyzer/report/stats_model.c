@@ -61,7 +61,7 @@ static void derive(struct st_proc *p) {
       ro->total_pause += pause;
       ro->total_promoted += isnan(g->v[STC_promoted_mb]) ? 0 : g->v[STC_promoted_mb];
     }
-    int k = gcs_type_is_background((uint32_t)g->type) ? ST_K_BGC : g->gen == GCS_GEN0 ? ST_K_GEN0 : g->gen == GCS_GEN1 ? ST_K_GEN1 : ST_K_GEN2N;
+    int k = (int)gcs_gc_pause_kind((uint32_t)g->gen, (uint32_t)g->type);
     if (vals[k]) vals[k][nv[k]++] = pause;
     int b = 0;
     while (b + 1 < ST_HIST_BUCKETS && pause >= st_hist_edges[b + 1]) b++;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gcs_enums.h"
 #include "gcs_report.h"
 #include "gcs_tables.h"
 
@@ -69,7 +70,13 @@ struct st_gc {
 };
 
 /* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
-enum { ST_K_GEN0, ST_K_GEN1, ST_K_BGC, ST_K_GEN2N, ST_KINDS };
+enum {
+  ST_K_GEN0 = GCS_PAUSE_KIND_GEN0,
+  ST_K_GEN1 = GCS_PAUSE_KIND_GEN1,
+  ST_K_BGC = GCS_PAUSE_KIND_BACKGROUND,
+  ST_K_GEN2N = GCS_PAUSE_KIND_GEN2_BLOCKING,
+  ST_KINDS = GCS_PAUSE_KIND_COUNT
+};
 extern const char *const st_kind_names[ST_KINDS];
 
 struct st_pausestat { int count; double total, mean, max, p50, p95, p99; };

@@ -528,7 +528,7 @@ out:
 
 /* Pause bars coloured by generation (long pauses red), hover text with the
  * GC's number, kind, reason and pause. */
-static const char *gen_colour(int gen) { return gen == 0 ? "#2a6fdb" : gen == 1 ? "#2a9d3a" : "#8e44ad"; }
+static const char *gen_colour(int gen) { return gen == GCS_GEN0 ? "#2a6fdb" : gen == GCS_GEN1 ? "#2a9d3a" : "#8e44ad"; }
 
 static void chart_mark(FILE *o, const struct st_gc *g, int col, const char *colour, int bars, double xmin, double xmax,
                        double ymax) {

@@ -1,6 +1,6 @@
 /* stats_overhead.c — GC overhead over time for `gcscope stats`: the
  * worst 60 s window's % paused (JMC's rule) and the MMU curve (Go's), computed
- * by gcs_insight_core (ins_overhead.h) over the same pauses and run span as
+ * by gcs_analysis (core/analysis, ins_overhead.h) over the same pauses and run span as
  * `gcscope advise`, so the two commands print the same figures. */
 #include <math.h>
 #include <sqlite3.h>

@@ -38,7 +38,7 @@
  * outside it). What did cost the program was gcscope record itself: its loop
  * woke every millisecond, 10-20 ms of CPU per run on the same 2 cores and 5x
  * the program's involuntary context switches; it now sleeps until the
- * command exits when nothing needs the millisecond (record_cmd.c).
+ * command exits when nothing needs the millisecond (tracer/lttng/trc_lttng_rec.c).
  *
  * Per workload and configuration it prints the medians over rounds; per
  * traced configuration the median of the per-round ratios to "none" (wall and

@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "gcs_db.h"
-#include "gcs_triggers.h"
 
 /* zlib level: 1 packs the events about as small as 6 at a third of the time. */
 #define EVB_ZLEVEL 1
@@ -316,14 +315,15 @@ static const char unpack_schema[] =
     "object_size INTEGER, truncated INTEGER, lifecycle INTEGER, lc_count INTEGER, lc_depth INTEGER, lc_type INTEGER, "
     "lc_reason INTEGER, data HIDDEN)";
 
-/* The gc_lifecycle view's typed fields: of the fields the stop triggers read
- * (gcs_triggers_event_fields), those named count, depth, type and reason
+/* The gc_lifecycle view's typed fields: of the lifecycle fields the stop
+ * triggers read (gc_events.def's GCS_LIFECYCLE_LIST), those named count, depth, type and reason
  * (any case), as the import stored them in the gc_lifecycle table before. */
 static const char *const lc_names[] = { "count", "depth", "type", "reason" };
 
 static void lc_column(sqlite3_context *ctx, const struct gcs_event *ev, int which) {
-  if (!gcs_triggers_event_needed(ev->kind)) return;
-  for (const char *const *f = gcs_triggers_event_fields(ev->kind); *f; f++) {
+  const char *const *fields = gcs_lifecycle_fields(ev->kind);
+  if (!fields) return;
+  for (const char *const *f = fields; *f; f++) {
     if (strcasecmp(*f, lc_names[which]) != 0) continue;
     const struct gcs_field_desc *fd = gcs_field_find(ev->kind, *f);
     if (fd) sqlite3_result_int64(ctx, (sqlite3_int64)gcs_field_get_int(ev, fd));
@@ -471,7 +471,7 @@ static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case U_HEAP: if (tick && ev->version >= 2 && t->TypeName) sqlite3_result_int64(ctx, t->HeapIndex); break;
   case U_OBJECT_SIZE: if (tick && ev->version >= 4) sqlite3_result_int64(ctx, (sqlite3_int64)t->ObjectSize); break;
   case U_TRUNCATED: sqlite3_result_int(ctx, ev->truncated); break;
-  case U_LIFECYCLE: sqlite3_result_int(ctx, gcs_triggers_event_needed(ev->kind) ? 1 : 0); break;
+  case U_LIFECYCLE: sqlite3_result_int(ctx, gcs_kind_is_lifecycle(ev->kind)); break;
   case U_LC_COUNT: case U_LC_DEPTH: case U_LC_TYPE: case U_LC_REASON: lc_column(ctx, ev, col - U_LC_COUNT); break;
   default: break;  /* data: not returned */
   }

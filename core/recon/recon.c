@@ -194,7 +194,8 @@ static void on_suspend_end(struct gcs_recon *r, struct recon_proc *p, const stru
 
 /* PerfView's Gen column: generation, type letter, induced mark ("2NI"). */
 static void set_gen_name(struct gcs_gc *g) {
-  snprintf(g->gen_name, sizeof g->gen_name, "%u%s%s", g->gen > 9 ? 9 : g->gen, gcs_type_letter(g->type),
+  uint32_t digit = g->gen > 9 ? 9 : g->gen; /* lint: not-gc-enum: one digit wide */
+  snprintf(g->gen_name, sizeof g->gen_name, "%u%s%s", digit, gcs_type_letter(g->type),
            gcs_reason_induced_mark(g->reason));
 }
 

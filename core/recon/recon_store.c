@@ -1,6 +1,7 @@
 /*
  * recon_store.c — gcs_recon_store(): writes the reconstructed GCs into the
  * tables of schemas/tables_gc.def with prepared statements. Parameter numbers
+ * and the binding of every column (its Bind entry: which member, as what)
  * come from the same X-macro lists as the tables (parameter 1 is the key
  * column, then the columns in order), so the binding cannot drift from the
  * schema. NaN / infinite figures and unseen timestamps are written as NULL.
@@ -15,12 +16,12 @@
 #include "gcs_tables.h"
 #include "recon_internal.h"
 
-#define P_gcs(N, T, U, D) P_gcs_##N,
-#define P_gens(N, T, U, D) P_gens_##N,
-#define P_heaps(N, T, U, D) P_heaps_##N,
-#define P_hgens(N, T, U, D) P_hgens_##N,
-#define P_waits(N, T, U, D) P_waits_##N,
-#define P_sum(N, T, U, D) P_sum_##N,
+#define P_gcs(N, T, U, D, B) P_gcs_##N,
+#define P_gens(N, T, U, D, B) P_gens_##N,
+#define P_heaps(N, T, U, D, B) P_heaps_##N,
+#define P_hgens(N, T, U, D, B) P_hgens_##N,
+#define P_waits(N, T, U, D, B) P_waits_##N,
+#define P_sum(N, T, U, D, B) P_sum_##N,
 enum { P_gcs_key = 1, GCS_COLS_gcs(P_gcs) P_gcs_end };
 enum { P_gens_key = 1, GCS_COLS_gc_gens(P_gens) P_gens_end };
 enum { P_heaps_key = 1, GCS_COLS_gc_heaps(P_heaps) P_heaps_end };
@@ -28,7 +29,7 @@ enum { P_hgens_key = 1, GCS_COLS_gc_heap_gens(P_hgens) P_hgens_end };
 enum { P_waits_key = 1, GCS_COLS_gc_loh_waits(P_waits) P_waits_end };
 enum { P_sum_key = 1, GCS_COLS_gc_process_summary(P_sum) P_sum_end };
 
-#define COLNAME(N, T, U, D) ", " #N
+#define COLNAME(N, T, U, D, B) ", " #N
 static const char *const sql_names[] = {
   "gcs (id" GCS_COLS_gcs(COLNAME) ")",
   "gc_gens (gc_id" GCS_COLS_gc_gens(COLNAME) ")",
@@ -77,101 +78,39 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* The column binding of tables_gc.def's Bind entries: each column binds its
+ * parameter p_ of statement s. */
+#define B_INT(x) bind_int(s, p_, (int64_t)(x))
+#define B_FIG(x) bind_figure(s, p_, (x))
+#define B_TIME(x) bind_event_time(s, p_, (x))
+#define B_TEXT(x) sqlite3_bind_text(s, p_, (x), -1, SQLITE_TRANSIENT)
+#define B_IF(cond, b) if (cond) b
+#define BIND_gcs(N, T, U, D, B) { const int p_ = P_gcs_##N; B; }
+#define BIND_gens(N, T, U, D, B) { const int p_ = P_gens_##N; B; }
+#define BIND_heaps(N, T, U, D, B) { const int p_ = P_heaps_##N; B; }
+#define BIND_hgens(N, T, U, D, B) { const int p_ = P_hgens_##N; B; }
+#define BIND_waits(N, T, U, D, B) { const int p_ = P_waits_##N; B; }
+#define BIND_sum(N, T, U, D, B) { const int p_ = P_sum_##N; B; }
+
+/* gc_heap_gens.survival_pct: survivors * 100 / object space before, truncated
+ * (0 when there was none). */
+static int64_t recon_hgen_survival_pct(const struct gcs_gc_heap *hh, uint32_t k) {
+  int64_t osb = (int64_t)hh->gen[k].size_before - (int64_t)hh->gen[k].free_list_before -
+                (int64_t)hh->gen[k].free_obj_before;
+  double out = (double)hh->gen[k].pinned_surv + (double)hh->gen[k].non_pinned_surv;
+  return osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb);
+}
+
 static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const struct gcs_gc *g) {
   sqlite3_stmt *s = st[ST_GCS];
-  char why[160];
-  sqlite3_bind_null(s, P_gcs_key);
-  bind_int(s, P_gcs_trace_id, trace_id);
-  bind_int(s, P_gcs_pid, g->pid);
-  bind_int(s, P_gcs_clr_instance, g->clr_instance);
-  bind_int(s, P_gcs_gc_index, g->number);
-  bind_int(s, P_gcs_list_index, g->list_index);
-  bind_int(s, P_gcs_gen, g->gen);
-  bind_int(s, P_gcs_type, g->type);
-  sqlite3_bind_text(s, P_gcs_gen_name, g->gen_name, -1, SQLITE_TRANSIENT);
-  bind_int(s, P_gcs_reason, g->reason);
-  const char *rn = gcs_map_name("gc_reason", g->reason);
-  char rbuf[16];
-  if (!rn) {
+  char why[160], rbuf[16];
+  const char *reason_name = gcs_map_name("gc_reason", g->reason);
+  if (!reason_name) {
     snprintf(rbuf, sizeof rbuf, "%u", g->reason);
-    rn = rbuf;
+    reason_name = rbuf;
   }
-  sqlite3_bind_text(s, P_gcs_reason_name, rn, -1, SQLITE_TRANSIENT);
-  bind_int(s, P_gcs_complete, g->complete);
-  if (!g->complete)
-    sqlite3_bind_text(s, P_gcs_incomplete_why, gcs_gc_incomplete_text(g->incomplete, why, sizeof why), -1,
-                      SQLITE_TRANSIENT);
-  bind_event_time(s, P_gcs_suspend_begin_ns, g->suspend_begin_ns);
-  bind_event_time(s, P_gcs_suspend_end_ns, g->suspend_end_ns);
-  bind_event_time(s, P_gcs_start_ns, g->start_ns);
-  bind_event_time(s, P_gcs_end_ns, g->end_ns);
-  bind_event_time(s, P_gcs_restart_begin_ns, g->restart_begin_ns);
-  bind_event_time(s, P_gcs_restart_end_ns, g->restart_end_ns);
-  bind_event_time(s, P_gcs_heap_stats_ns, g->heap_stats_ns);
-  bind_event_time(s, P_gcs_bgc_prep_suspend_begin_ns, g->bgc_prep_suspend_begin_ns);
-  bind_event_time(s, P_gcs_bgc_prep_restart_end_ns, g->bgc_prep_restart_end_ns);
-  bind_figure(s, P_gcs_pause_start_msec, g->pause_start_msec);
-  bind_figure(s, P_gcs_start_msec, g->start_msec);
-  bind_figure(s, P_gcs_suspend_msec, g->suspend_msec);
-  bind_figure(s, P_gcs_pause_msec, g->pause_msec);
-  bind_figure(s, P_gcs_bgc_pause1_msec, g->bgc_pause1_msec);
-  bind_figure(s, P_gcs_bgc_pause2_msec, g->bgc_pause2_msec);
-  bind_figure(s, P_gcs_duration_msec, g->duration_msec);
-  if (g->has_heap_stats) {
-    bind_figure(s, P_gcs_since_last_restart_msec, g->since_last_restart_msec);
-    bind_figure(s, P_gcs_pct_pause_time, g->pct_pause_time);
-    bind_figure(s, P_gcs_pct_gc, g->pct_gc);
-    bind_figure(s, P_gcs_gen0_alloc_mb, g->user_alloc_mb[GCS_GEN0]);
-    bind_figure(s, P_gcs_gen0_alloc_rate_mb_sec, g->gen0_alloc_rate_mb_sec);
-    bind_figure(s, P_gcs_loh_alloc_mb, g->user_alloc_mb[GCS_GEN_LOH]);
-    bind_figure(s, P_gcs_poh_alloc_mb, g->user_alloc_mb[GCS_GEN_POH]);
-    bind_figure(s, P_gcs_total_alloc_mb, g->total_alloc_mb);
-    bind_figure(s, P_gcs_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
-    bind_figure(s, P_gcs_soh_alloc_measured_mb, g->alloc_measured_mb[0]);
-    bind_figure(s, P_gcs_loh_alloc_measured_mb, g->alloc_measured_mb[1]);
-    bind_figure(s, P_gcs_poh_alloc_measured_mb, g->alloc_measured_mb[2]);
-    bind_figure(s, P_gcs_alloc_measured_mb, g->total_alloc_measured_mb);
-    bind_figure(s, P_gcs_alloc_tick_small_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL]);
-    bind_figure(s, P_gcs_alloc_tick_large_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_LARGE]);
-    bind_figure(s, P_gcs_alloc_tick_pinned_mb, g->alloc_tick_mb[GCS_ALLOC_KIND_PINNED]);
-    bind_figure(s, P_gcs_before_mb, g->before_mb);
-    bind_figure(s, P_gcs_peak_mb, g->peak_mb);
-    bind_figure(s, P_gcs_after_mb, g->after_mb);
-    bind_figure(s, P_gcs_ratio_peak_after, g->ratio_peak_after);
-    bind_figure(s, P_gcs_promoted_mb, g->promoted_mb);
-    static const int cols[GCS_GENS][3] = {
-      { P_gcs_gen0_mb, P_gcs_gen0_survival_pct, P_gcs_gen0_frag_pct },
-      { P_gcs_gen1_mb, P_gcs_gen1_survival_pct, P_gcs_gen1_frag_pct },
-      { P_gcs_gen2_mb, P_gcs_gen2_survival_pct, P_gcs_gen2_frag_pct },
-      { P_gcs_loh_mb, P_gcs_loh_survival_pct, P_gcs_loh_frag_pct },
-      { P_gcs_poh_mb, P_gcs_poh_survival_pct, P_gcs_poh_frag_pct },
-    };
-    for (int k = 0; k < GCS_GENS; k++) {
-      bind_figure(s, cols[k][0], g->gen_after_mb[k]);
-      bind_figure(s, cols[k][1], g->gen_survival_pct[k]);
-      bind_figure(s, cols[k][2], g->gen_frag_pct[k]);
-    }
-    bind_figure(s, P_gcs_finalizable_surv_mb, g->finalizable_surv_mb);
-    bind_int(s, P_gcs_pinned_obj, g->heap_stats.PinnedObjectCount);
-    bind_int(s, P_gcs_sink_blocks, g->heap_stats.SinkBlockCount);
-    bind_int(s, P_gcs_gc_handles, g->heap_stats.GCHandleCount);
-  }
-  bind_figure(s, P_gcs_gc_cpu_msec, g->gc_cpu_msec);
-  bind_int(s, P_gcs_pinned_obj_events, g->pinned_obj_events);
-  bind_int(s, P_gcs_pinned_obj_bytes, (int64_t)g->pinned_obj_bytes);
-  bind_int(s, P_gcs_pinned_plug_bytes, (int64_t)g->pinned_plug_bytes);
-  if (g->heap_count >= 0) bind_int(s, P_gcs_heap_count, g->heap_count);
-  bind_int(s, P_gcs_phh_count, g->nheaps);
-  if (g->has_global_history) {
-    bind_int(s, P_gcs_global_mechanisms, g->global.GlobalMechanisms);
-    if (g->global_version >= 2) {
-      bind_int(s, P_gcs_pause_mode, g->global.PauseMode);
-      bind_int(s, P_gcs_memory_pressure, g->global.MemoryPressure);
-    }
-  }
-  bind_int(s, P_gcs_loh_wait_count, g->nloh_waits);
-  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++)
-    bind_int(s, P_gcs_cr_initial_generation + i, g->condemned[i]);
+  sqlite3_bind_null(s, P_gcs_key);
+  GCS_COLS_gcs(BIND_gcs)
   int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
@@ -180,22 +119,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     s = st[ST_GENS];
     for (int k = 0; k < GCS_GENS; k++) {
       bind_int(s, P_gens_key, gc_id);
-      bind_int(s, P_gens_trace_id, trace_id);
-      bind_int(s, P_gens_pid, g->pid);
-      bind_int(s, P_gens_gc_index, g->number);
-      bind_int(s, P_gens_gen, k);
-      bind_figure(s, P_gens_size_before_mb, g->gen_before_mb[k]);
-      bind_figure(s, P_gens_size_after_mb, g->gen_after_mb[k]);
-      bind_figure(s, P_gens_promoted_mb, g->gen_promoted_mb[k]);
-      bind_figure(s, P_gens_survival_pct, g->gen_survival_pct[k]);
-      bind_figure(s, P_gens_frag_mb, g->gen_frag_mb[k]);
-      bind_figure(s, P_gens_frag_pct, g->gen_frag_pct[k]);
-      bind_figure(s, P_gens_in_mb, g->gen_in_mb[k]);
-      bind_figure(s, P_gens_out_mb, g->gen_out_mb[k]);
-      bind_figure(s, P_gens_budget_mb, g->gen_budget_mb[k]);
-      bind_figure(s, P_gens_obj_size_after_mb, g->gen_obj_size_after_mb[k]);
-      if (k == GCS_GEN0 || k >= GCS_GEN_LOH) bind_figure(s, P_gens_user_alloc_mb, g->user_alloc_mb[k]);
-      else sqlite3_bind_null(s, P_gens_user_alloc_mb);
+      GCS_COLS_gc_gens(BIND_gens)
       if ((rc = step_and_reset_all_bound(s))) return rc;
     }
   }
@@ -203,47 +127,12 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     const struct gcs_gc_heap *hh = &g->heaps[h];
     s = st[ST_HEAPS];
     bind_int(s, P_heaps_key, gc_id);
-    bind_int(s, P_heaps_trace_id, trace_id);
-    bind_int(s, P_heaps_pid, g->pid);
-    bind_int(s, P_heaps_gc_index, g->number);
-    bind_int(s, P_heaps_heap_slot, h);
-    bind_int(s, P_heaps_heap_index, hh->heap_index);
-    bind_int(s, P_heaps_condemn_reasons0, hh->condemn_reasons0);
-    bind_int(s, P_heaps_condemn_reasons1, hh->condemn_reasons1);
-    bind_int(s, P_heaps_compact_mechanisms, hh->compact_mechanisms);
-    bind_int(s, P_heaps_expand_mechanisms, hh->expand_mechanisms);
-    bind_int(s, P_heaps_free_list_allocated, (int64_t)hh->free_list_allocated);
-    bind_int(s, P_heaps_free_list_rejected, (int64_t)hh->free_list_rejected);
-    bind_int(s, P_heaps_end_of_seg_allocated, (int64_t)hh->end_of_seg_allocated);
-    bind_int(s, P_heaps_condemned_allocated, (int64_t)hh->condemned_allocated);
-    bind_int(s, P_heaps_pinned_allocated, (int64_t)hh->pinned_allocated);
-    bind_int(s, P_heaps_pinned_allocated_advance, (int64_t)hh->pinned_allocated_advance);
-    bind_int(s, P_heaps_running_free_list_efficiency, hh->running_free_list_efficiency);
-    bind_int(s, P_heaps_extra_gen0_commit, (int64_t)hh->extra_gen0_commit);
-    bind_int(s, P_heaps_gen_count, hh->gen_count);
+    GCS_COLS_gc_heaps(BIND_heaps)
     if ((rc = step_and_reset_all_bound(s))) return rc;
     s = st[ST_HGENS];
     for (uint32_t k = 0; k < hh->gen_count; k++) {
       bind_int(s, P_hgens_key, gc_id);
-      bind_int(s, P_hgens_trace_id, trace_id);
-      bind_int(s, P_hgens_pid, g->pid);
-      bind_int(s, P_hgens_gc_index, g->number);
-      bind_int(s, P_hgens_heap_slot, h);
-      bind_int(s, P_hgens_gen, k);
-      bind_int(s, P_hgens_size_before, (int64_t)hh->gen[k].size_before);
-      bind_int(s, P_hgens_free_list_before, (int64_t)hh->gen[k].free_list_before);
-      bind_int(s, P_hgens_free_obj_before, (int64_t)hh->gen[k].free_obj_before);
-      bind_int(s, P_hgens_size_after, (int64_t)hh->gen[k].size_after);
-      bind_int(s, P_hgens_free_list_after, (int64_t)hh->gen[k].free_list_after);
-      bind_int(s, P_hgens_free_obj_after, (int64_t)hh->gen[k].free_obj_after);
-      bind_int(s, P_hgens_in_bytes, (int64_t)hh->gen[k].in);
-      bind_int(s, P_hgens_pinned_surv, (int64_t)hh->gen[k].pinned_surv);
-      bind_int(s, P_hgens_non_pinned_surv, (int64_t)hh->gen[k].non_pinned_surv);
-      bind_int(s, P_hgens_new_allocation, (int64_t)hh->gen[k].new_allocation);
-      int64_t osb = (int64_t)hh->gen[k].size_before - (int64_t)hh->gen[k].free_list_before -
-                    (int64_t)hh->gen[k].free_obj_before;
-      double out = (double)hh->gen[k].pinned_surv + (double)hh->gen[k].non_pinned_surv;
-      bind_int(s, P_hgens_survival_pct, osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb));
+      GCS_COLS_gc_heap_gens(BIND_hgens)
       if ((rc = step_and_reset_all_bound(s))) return rc;
     }
   }
@@ -251,15 +140,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   for (int w = 0; w < g->nloh_waits; w++) {
     const struct gcs_loh_wait *lw = &g->loh_waits[w];
     bind_int(s, P_waits_key, gc_id);
-    bind_int(s, P_waits_trace_id, trace_id);
-    bind_int(s, P_waits_pid, g->pid);
-    bind_int(s, P_waits_bgc_index, g->number);
-    bind_int(s, P_waits_tid, lw->tid);
-    if (lw->start_msec != 0) bind_figure(s, P_waits_start_msec, lw->start_msec);
-    if (lw->stop_msec != 0) bind_figure(s, P_waits_stop_msec, lw->stop_msec);
-    if (lw->start_msec != 0 && lw->stop_msec != 0)
-      bind_figure(s, P_waits_pause_msec, lw->stop_msec - lw->start_msec);
-    bind_int(s, P_waits_reason, lw->reason);
+    GCS_COLS_gc_loh_waits(BIND_waits)
     if ((rc = step_and_reset(s))) return rc;
   }
   return SQLITE_OK;
@@ -267,27 +148,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
 
 static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_proc_summary *p) {
   bind_int(s, P_sum_key, trace_id);
-  bind_int(s, P_sum_pid, p->pid);
-  bind_int(s, P_sum_clr_instance, p->clr_instance);
-  bind_int(s, P_sum_gc_count, p->gc_count);
-  bind_int(s, P_sum_incomplete_count, p->incomplete_count);
-  bind_int(s, P_sum_induced_count, p->induced_count);
-  bind_figure(s, P_sum_total_pause_msec, p->total_pause_msec);
-  bind_figure(s, P_sum_max_pause_msec, p->max_pause_msec);
-  bind_figure(s, P_sum_mean_pause_msec, p->mean_pause_msec);
-  bind_figure(s, P_sum_max_suspend_msec, p->max_suspend_msec);
-  bind_figure(s, P_sum_total_alloc_mb, p->total_alloc_mb);
-  bind_figure(s, P_sum_total_alloc_measured_mb, p->total_alloc_measured_mb);
-  bind_figure(s, P_sum_max_alloc_rate_mb_sec, p->max_alloc_rate_mb_sec);
-  bind_figure(s, P_sum_max_heap_mb, p->max_heap_mb);
-  bind_figure(s, P_sum_total_promoted_mb, p->total_promoted_mb);
-  bind_figure(s, P_sum_process_duration_msec, p->process_duration_msec);
-  bind_figure(s, P_sum_pct_pause_time, p->pct_pause_time);
-  if (p->heap_count >= 0) bind_int(s, P_sum_heap_count, p->heap_count);
-  bind_figure(s, P_sum_total_gc_cpu_msec, p->total_gc_cpu_msec);
-  bind_figure(s, P_sum_first_event_msec, p->first_event_msec);
-  bind_figure(s, P_sum_last_event_msec, p->last_event_msec);
-  bind_int(s, P_sum_lost_events, (int64_t)p->lost_events);
+  GCS_COLS_gc_process_summary(BIND_sum)
   return step_and_reset(s);
 }
 

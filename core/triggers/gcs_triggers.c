@@ -61,27 +61,11 @@ const char *gcs_trigger_name(enum gcs_trigger_kind k) {
   }
 }
 
-/* The events and fields the reconstruction reads for the triggers. GCHeapStats
- * carries no field the triggers need, but the reconstruction completes a
- * blocking GC at RestartEEEnd only once it was seen (the summary's pauses). */
-static const char *const suspend_begin_fields[] = { "Reason", "Count", NULL };
-static const char *const start_fields[] = { "Count", "Depth", "Type", "Reason", NULL };
-static const char *const end_fields[] = { "Count", "Depth", NULL };
-static const char *const no_fields[] = { NULL };
+/* The events and fields the triggers read: the GC lifecycle of
+ * schemas/gc_events.def (GCS_LIFECYCLE_LIST). */
+const char *const *gcs_triggers_event_fields(enum gcs_kind k) { return gcs_lifecycle_fields(k); }
 
-const char *const *gcs_triggers_event_fields(enum gcs_kind k) {
-  switch (k) {
-  case gcs_kind_GCSuspendEEBegin: return suspend_begin_fields;
-  case gcs_kind_GCStart: return start_fields;
-  case gcs_kind_GCEnd: return end_fields;
-  case gcs_kind_GCSuspendEEEnd:
-  case gcs_kind_GCHeapStats:
-  case gcs_kind_GCRestartEEEnd: return no_fields;
-  default: return NULL;
-  }
-}
-
-int gcs_triggers_event_needed(enum gcs_kind k) { return gcs_triggers_event_fields(k) != NULL; }
+int gcs_triggers_event_needed(enum gcs_kind k) { return gcs_kind_is_lifecycle(k); }
 
 /* May rule rs fire at time now (its limits)? */
 static int limits_ok(const struct gcs_triggers *t, const struct rule_state *rs, int32_t pid, uint64_t now) {
@@ -383,6 +367,17 @@ void gcs_triggers_set_threshold(struct gcs_triggers *t, enum gcs_trigger_kind k,
   struct gcs_rule r;
   gcs_rule_builtin(&r, k, ms);
   gcs_triggers_add_rule(t, &r);
+}
+
+bool gcs_trigger_thresholds_any(const struct gcs_trigger_thresholds *th) {
+  for (int k = 0; th && k < GCS_TRIGGER_NKINDS; k++)
+    if (th->on[k]) return true;
+  return false;
+}
+
+void gcs_triggers_set_thresholds(struct gcs_triggers *t, const struct gcs_trigger_thresholds *th) {
+  for (int k = 0; th && k < GCS_TRIGGER_NKINDS; k++)
+    if (th->on[k]) gcs_triggers_set_threshold(t, (enum gcs_trigger_kind)k, th->ms[k]);
 }
 
 int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired) {

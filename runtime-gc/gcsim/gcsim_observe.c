@@ -28,7 +28,7 @@ void gcsim_observe_sample(rgc_runtime *rt, struct gcsim_observed *ob, uint64_t *
   if (mi.pinned_objects_count > ob->max_pinned_objects) ob->max_pinned_objects = mi.pinned_objects_count;
   if (mi.concurrent) {
     /* counted above */
-  } else if (mi.generation < 2) {
+  } else if (mi.generation < RGC_MAX_GENERATION) {
     ob->eph_samples++;
     ob->sum_eph_pause_ns += mi.pause_durations_ns[0];
     if (mi.pause_durations_ns[0] > ob->max_eph_pause_ns) ob->max_eph_pause_ns = mi.pause_durations_ns[0];

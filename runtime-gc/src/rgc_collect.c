@@ -534,7 +534,7 @@ static uint32_t decide_compaction(struct rgc_runtime *rt, const struct gc_run *g
   if (g->rq->mode & RGC_COLLECT_COMPACTING) mech |= GCS_COMPACT_MECHANISMS_INDUCED_COMPACTING;
   if (gcs_reason_is_out_of_space(g->rq->reason)) mech |= GCS_COMPACT_MECHANISMS_LAST_GC;
   if (rec->r1 & CONDEMN(HIGH_MEM_P)) mech |= GCS_COMPACT_MECHANISMS_HIGH_MEM_LOAD;
-  for (int gen = 0; gen <= g->n; gen++) {
+  for (int gen = GCS_GEN0; gen <= g->n; gen++) {
     uint64_t sz = rec->size_before[gen];
     uint64_t frag = sz - rec->surv[gen];
     if (sz && frag >= gen_static[gen].frag_limit && (double)frag >= gen_static[gen].frag_burden * (double)sz)
@@ -546,7 +546,7 @@ static uint32_t decide_compaction(struct rgc_runtime *rt, const struct gc_run *g
   if (mech && rt->cfg.heap_hard_limit) {
     /* evacuation needs room for the survivors before the old regions go */
     uint64_t need = 0;
-    for (int gen = 0; gen <= g->n && gen <= GCS_GEN2; gen++) need += rec->surv[gen];
+    for (int gen = GCS_GEN0; gen <= g->n && gen <= GCS_GEN2; gen++) need += rec->surv[gen];
     need += 3 * RGC_REGION_SIZE * (uint64_t)rt->nheaps;
     if (rt->committed + need > rt->cfg.heap_hard_limit) mech = 0;
   }
@@ -662,12 +662,12 @@ static void publish_and_restart(struct rgc_runtime *rt, struct gc_run *g) {
   for (int i = 0; i < RGC_NPHASES; i++) rec->phase_us[i] = (g->t_phase[i + 1] - g->t_phase[i]) / 1000;
   rgc_set_budgets(rt, rec, n, false);
   sum_heaps(rec);
-  for (int gen = 0; gen <= GCS_GEN2; gen++) if (rec->in[gen]) rec->promoted_any = true;
+  for (int gen = GCS_GEN0; gen <= GCS_GEN2; gen++) if (rec->in[gen]) rec->promoted_any = true;
 
   rec->mem_load_pct = rgc_memory_load_percent(rt, &rec->mem_total_avail);
   rgc_ev_history(rt, rec);
   rgc_ev_gc_end(g->count, (uint32_t)n);
-  for (int gen = 0; gen <= n; gen++) atomic_fetch_add(&rt->counts[gen], 1);
+  for (int gen = GCS_GEN0; gen <= n; gen++) atomic_fetch_add(&rt->counts[gen], 1);
   if (rt->cfg.verify_heap) rgc_verify_heap(rt);
   rgc_unlock_heaps(rt);
 

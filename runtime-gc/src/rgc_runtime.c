@@ -93,7 +93,7 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
 }
 
 int rgc_collect(rgc_runtime *rt, int generation, unsigned mode) {
-  if (generation < 0 || generation > 2) generation = 2;
+  if (generation < 0 || generation > GCS_GEN2) generation = GCS_GEN2;
   if (mode & RGC_COLLECT_OPTIMIZED) {
     bool exhausted = false;
     for (int i = 0; i < rt->nheaps; i++) {

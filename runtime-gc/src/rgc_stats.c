@@ -89,7 +89,7 @@ int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memor
 }
 
 uint64_t rgc_collection_count(rgc_runtime *rt, int gen) {
-  if (gen < 0 || gen > 2) return 0;
+  if (gen < 0 || gen > GCS_GEN2) return 0;
   return atomic_load(&rt->counts[gen]);
 }
 

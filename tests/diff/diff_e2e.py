@@ -11,7 +11,9 @@ pause_msec). Checked against figures computed here from the databases:
 - a diff of the database against itself: every ratio 1.000, p = 1, "no
   significant change", exit 0 with the same --fail-on;
 - JSON parses with no NaN or Infinity and says the same;
-- a database with two processes needs DB:PID, and DB:PID works.
+- a database with two processes needs DB:PID, and DB:PID works;
+- the gen0/gen1/gen2 blocking/background split, with Foreground gen2 GCs
+  planted, is PerfView's and the same as stats' (exact counts in the case).
 """
 import json
 import math
@@ -121,6 +123,29 @@ check(out.count("<polyline") == 2 and "P99: " in out and "NaN" not in out and "-
       "html: two percentile curves with hover points")
 rc, out, err = run("diff", base, base, "--format", "html")
 check(rc == 0 and '<span class="note">no significant change</span>' in out, "html: a self diff finds nothing")
+
+# The four-way split is PerfView's (gcs_gc_pause_kind): a Foreground GC is
+# blocking, so one condemning gen2 counts as gen2 blocking, like a
+# NonConcurrent one. The trace has 473 gen0 and 5 gen1 GCs, all NonConcurrent;
+# the candidate turns the first two gen1 GCs into Foreground gen2 and the first
+# gen0 GC into NonConcurrent gen2: 472 gen0, 3 gen1, 3 gen2 blocking, 0
+# background (diff counted the two Foreground ones nowhere before: 1).
+fg2 = TMP + "/fg2.db"
+shutil.copy(base, fg2)
+c = sqlite3.connect(fg2)
+c.execute("UPDATE gcs SET gen = 2, type = 2 WHERE id IN (SELECT id FROM gcs WHERE gen = 1 ORDER BY id LIMIT 2)")
+c.execute("UPDATE gcs SET gen = 2, type = 0 WHERE id = (SELECT MIN(id) FROM gcs WHERE gen = 0)")
+c.commit()
+c.close()
+rc, out, err = run("diff", base, fg2)
+split = {l[:32].strip(): l.split()[-4:-2] for l in out.splitlines() if l.startswith("  ") or l.startswith("GCs (")}
+check(rc == 0 and split.get("GCs (complete)") == ["478", "478"] and split.get("gen0") == ["473", "472"]
+      and split.get("gen1") == ["5", "3"] and split.get("gen2 blocking") == ["0", "3"]
+      and split.get("background") == ["0", "0"], "diff: Foreground gen2 is gen2 blocking (%s)" % split)
+rc, out, err = run("stats", fg2, "--section", "pauses")
+kinds = {l[:16].strip(): l.split()[-7] for l in out.splitlines() if l.startswith("gen")}
+check(rc == 0 and kinds == {"gen0": "472", "gen1": "3", "gen2 background": "0", "gen2 blocking": "3"},
+      "stats splits the same way (%s)" % kinds)
 
 # Two processes in one database: DB:PID picks one.
 two = TMP + "/two.db"

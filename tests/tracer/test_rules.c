@@ -21,6 +21,7 @@
  *   at 1520 -> fires at GC #15, value 20 % (the pause 1000..1020 has left
  *   the window [1020, 1520]); then above again at 1620, fires at 1820 (#18).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,6 +161,19 @@ int main(void) {
   gcs_rule_describe(gcs_triggers_rule(t, 0), d, sizeof d);
   CHECK(strcmp(d, "gc-over (gc-over > 45 ms)") == 0);
   gcs_triggers_free(t);
+
+  /* the flags' one "off": on[k] false; ms[k] of an off trigger is not read
+   * (here a value that would fire on every pair, and a NaN) */
+  struct gcs_trigger_thresholds th = { .on = { false, true, false }, .ms = { 0, 7.5, NAN } };
+  CHECK(gcs_trigger_thresholds_any(&th) && !gcs_trigger_thresholds_any(NULL));
+  t = gcs_triggers_new(0, NULL, NULL);
+  gcs_triggers_set_thresholds(t, &th);
+  gcs_triggers_set_thresholds(t, NULL);
+  CHECK(gcs_triggers_nrules(t) == 1 && strcmp(gcs_triggers_rule(t, 0)->name, "suspend-over") == 0 &&
+        gcs_triggers_rule(t, 0)->over_ms == 7.5);
+  gcs_triggers_free(t);
+  th.on[1] = false;
+  CHECK(!gcs_trigger_thresholds_any(&th));
 
   struct gcs_rule r;
   char err[256];

@@ -12,7 +12,7 @@ int main(void) {
   char *a1[] = { "record", "--stop-on-gc-over", "15", "--collect-multiple", "3", "--circular-mb", "300",
                  "--delay-after-trigger", "0", "--", "prog", "-x", NULL };
   CHECK(trc_opts_parse(12, a1, &o) == 0);
-  CHECK(o.trigger_on[TRC_GC_OVER] && o.trigger_ms[TRC_GC_OVER] == 15 && !o.trigger_on[TRC_SUSPEND_OVER]);
+  CHECK(o.stop_on.on[GCS_TRIGGER_GC_OVER] && o.stop_on.ms[GCS_TRIGGER_GC_OVER] == 15 && !o.stop_on.on[GCS_TRIGGER_SUSPEND_OVER]);
   CHECK(o.collect_multiple == 3 && o.circular_mb == 300 && o.delay_after_sec == 0);
   CHECK(o.command && !strcmp(o.command[0], "prog") && !strcmp(o.command[1], "-x"));
   char *a2[] = { "record", "--buffer-size", "1M", "--num-subbuf", "8", "--profile", "alloc", NULL };

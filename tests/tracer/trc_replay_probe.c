@@ -26,17 +26,18 @@ int main(int argc, char **argv) {
   }
   want.kind = (enum gcs_trigger_kind)k;
   want.gc_index = (uint32_t)strtoul(argv[3], NULL, 10);
-  double thr[GCS_TRIGGER_NKINDS] = { -1, -1, -1 };
-  thr[k] = strtod(argv[4], NULL);
+  struct gcs_trigger_thresholds thr = { .on = { false } };
+  thr.on[k] = true;
+  thr.ms[k] = strtod(argv[4], NULL);
   static struct trc_replay r;
   char err[512];
   /* the trace's only process: take it from a first replay */
-  if (trc_replay(argv[1], thr, 0, NULL, &r, err, sizeof err)) {
+  if (trc_replay(argv[1], &thr, 0, NULL, &r, err, sizeof err)) {
     fprintf(stderr, "trc_replay_probe: %s\n", err);
     return 1;
   }
   want.pid = r.sum.max_pid;
-  if (trc_replay(argv[1], thr, 0, &want, &r, err, sizeof err)) {
+  if (trc_replay(argv[1], &thr, 0, &want, &r, err, sizeof err)) {
     fprintf(stderr, "trc_replay_probe: %s\n", err);
     return 1;
   }

@@ -1,10 +1,10 @@
 /*
- * gcs_tracer.h — the tracer's command: `gcscope record`.
+ * gcs_tracer.h — the tracer's commands: `gcscope record` and `gcscope ps`.
  *
- * The tracer owns LTTng sessions (trc_lttng.h), the child command it records
- * (trc_child.h) and the event lists of each profile (trc_profile.h); those
- * three headers are public because `gcscope top` records live with them.
- * Everything else in tracer/ is internal.
+ * `record` runs one capture controller (trc_capture.h) over the LTTng or
+ * the EventPipe transport (lttng/, eventpipe/); the sessions themselves are
+ * gcs_session's (tracer/session/include/gcs_session.h), which `gcscope top`
+ * uses without linking this library. Everything else in tracer/ is internal.
  *
  * Errors: the command prints one line "gcscope record: ..." on stderr and
  * returns the exit status (0 ok, 1 runtime error, 2 usage error).

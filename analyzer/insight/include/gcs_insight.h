@@ -2,10 +2,10 @@
  * gcs_insight.h — the analyses over an imported database: `gcscope impact`,
  * `triggers`, `allocs`, `handles`, `heaps` and `advise`.
  *
- * Two libraries live in analyzer/insight/: gcs_insight_core, the pure analyses
- * on in-memory timelines (public: ins_timeline.h, ins_overhead.h, which the
- * GCStats report also uses), and gcs_insight, these commands. Everything else
- * is internal.
+ * The analyses are pure and live in core/analysis (gcs_analysis, public
+ * headers ins_*.h; the GCStats report and diff use them too); this library,
+ * gcs_insight, is the commands: they load inputs from the database, call the
+ * analyses and print. Everything else is internal.
  *
  * Errors: each command prints one line "gcscope CMD: ..." on stderr and returns
  * the exit status (0 ok, 1 runtime error, 2 usage error).

@@ -34,6 +34,7 @@
 #ifndef GCS_TRIGGERS_H
 #define GCS_TRIGGERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gcs_events.h"
@@ -93,6 +94,17 @@ void gcs_triggers_free(struct gcs_triggers *t);
 /* PerfView's flag form: the builtin rule named after k (gcs_rule_builtin),
  * added or given the new threshold. */
 void gcs_triggers_set_threshold(struct gcs_triggers *t, enum gcs_trigger_kind k, double ms);
+/* PerfView's three flags (record's --stop-on-...): which are on, and their
+ * thresholds. The one spelling of "threshold off" is on[k] == false; ms[k]
+ * is then not read. */
+struct gcs_trigger_thresholds {
+  bool on[GCS_TRIGGER_NKINDS];
+  double ms[GCS_TRIGGER_NKINDS];
+};
+/* Is any of the three on? (th may be NULL: none.) */
+bool gcs_trigger_thresholds_any(const struct gcs_trigger_thresholds *th);
+/* gcs_triggers_set_threshold for each one that is on (th may be NULL). */
+void gcs_triggers_set_thresholds(struct gcs_triggers *t, const struct gcs_trigger_thresholds *th);
 /* Any rule (gcs_rules.h), copied; rules are tried in the order added and the
  * first that fires on a pair wins. -1 when out of memory. */
 struct gcs_rule;

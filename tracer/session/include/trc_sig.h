@@ -1,6 +1,7 @@
 /*
  * trc_sig.h — how `gcscope record` takes SIGINT/SIGTERM and sleeps, for both
- * transports (LTTng: record_cmd.c; EventPipe: trc_eventpipe.c).
+ * transports (LTTng: lttng/trc_lttng_rec.c; EventPipe: eventpipe/trc_eventpipe.c),
+ * and for the sessions of gcs_session.h (trc_ep_session's pidfd).
  *
  * trc_sig_begin() installs a handler that notes the signal (trc_sig, how many
  * in trc_nsig, whether kill() sent it rather than the terminal in

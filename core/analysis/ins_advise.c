@@ -124,8 +124,6 @@ static void cite_list(char *buf, size_t cap, const struct ctx *c, const struct i
   if (f->n_gcs_total > f->n_gcs) cat(buf, cap, ", ... %zu more", f->n_gcs_total - f->n_gcs);
 }
 
-static int is_induced(int reason) { return gcs_reason_is_requested((uint32_t)reason); }
-
 static const char *reason_name(int reason) {
   const char *s = gcs_map_name("gc_reason", (uint32_t)reason);
   return s ? s : "Unknown";
@@ -388,18 +386,18 @@ static void rule_high_survival(struct ctx *c) {
   const struct ins_gc *g = c->g;
   size_t m0 = 0, m1 = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 0 && !isnan(g[i].gen0_survival_pct)) c->x[m0++] = g[i].gen0_survival_pct;
+    if (g[i].gen == GCS_GEN0 && !isnan(g[i].gen0_survival_pct)) c->x[m0++] = g[i].gen0_survival_pct;
   double s0 = pct(c->x, m0, 50), s0p90 = ins_percentile_sorted(c->x, m0, 90);
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
+    if (g[i].gen == GCS_GEN1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
   double s1 = pct(c->x, m1, 50);
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 0 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+    if (g[i].gen == GCS_GEN0 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
   double p0 = pct(c->x, k, 50);
   k = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+    if (g[i].gen == GCS_GEN1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
   double p1 = pct(c->x, k, 50);
   int c0 = m0 >= o->surv_min_gcs && s0 >= o->surv_gen0_pct;
   int c1 = m1 >= o->surv_min_gcs && s1 >= o->surv_gen1_pct && p1 >= o->surv_gen1_min_mb;
@@ -473,13 +471,13 @@ static void rule_midlife(struct ctx *c) {
   const struct ins_gc *g = c->g;
   size_t m1 = 0, m2 = 0, k = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
+    if (g[i].gen == GCS_GEN1 && !isnan(g[i].gen1_survival_pct)) c->x[m1++] = g[i].gen1_survival_pct;
   double s1 = pct(c->x, m1, 50);
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == 1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
+    if (g[i].gen == GCS_GEN1 && !isnan(g[i].promoted_mb)) c->x[k++] = g[i].promoted_mb;
   double p1 = pct(c->x, k, 50);
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == GCS_GEN2 && !is_induced(g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
+    if (g[i].gen == GCS_GEN2 && !gcs_reason_is_requested((uint32_t)g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
         !isnan(g[i].gen2_survival_pct))
       c->x[m2++] = g[i].gen2_survival_pct;
   double s2 = pct(c->x, m2, 50);
@@ -493,7 +491,7 @@ static void rule_midlife(struct ctx *c) {
            "%zu gen2 GCs keep %.1f %% of gen2",
            s1, m2, s2);
   for (size_t i = 0; i < c->n; i++)
-    if (g[i].gen == GCS_GEN2 && !is_induced(g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
+    if (g[i].gen == GCS_GEN2 && !gcs_reason_is_requested((uint32_t)g[i].reason) && g[i].reason != GCS_GC_REASON_ALLOC_LARGE &&
         !isnan(g[i].gen2_survival_pct))
       cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence,
@@ -519,7 +517,7 @@ static void rule_induced(struct ctx *c) {
   const struct ins_gc *g = c->g;
   size_t cnt = 0, blocking = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (is_induced(g[i].reason)) {
+    if (gcs_reason_is_requested((uint32_t)g[i].reason)) {
       cnt++;
       blocking += gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type);
     }
@@ -527,8 +525,11 @@ static void rule_induced(struct ctx *c) {
   struct ins_finding *f = add(c, "induced", cnt >= c->o->induced_warn_count ? INS_SEV_WARNING : INS_SEV_INFO);
   snprintf(f->title, sizeof f->title, "%zu GC%s induced by code (GC.Collect or a low-memory request)",
            cnt, cnt == 1 ? " was" : "s were");
-  static const int reasons[] = {1, 7, 9, 10, 17};
+#define REASON_VALUE(Value, Name, C) GCS_GC_REASON_##C,
+  static const int reasons[] = { GCS_MAP_gc_reason(REASON_VALUE) };
+#undef REASON_VALUE
   for (size_t r = 0; r < sizeof reasons / sizeof *reasons; r++) {
+    if (!gcs_reason_is_requested((uint32_t)reasons[r])) continue;
     size_t k = 0;
     for (size_t i = 0; i < c->n; i++) k += g[i].reason == reasons[r];
     if (k) cat(f->evidence, sizeof f->evidence, "%s%s %zu", f->evidence[0] ? ", " : "", reason_name(reasons[r]), k);
@@ -536,7 +537,7 @@ static void rule_induced(struct ctx *c) {
   cat(f->evidence, sizeof f->evidence, "; %zu of them full blocking gen2", blocking);
   if (c->run_ms > 0) cat(f->evidence, sizeof f->evidence, "; %.2f per second", cnt * 1000.0 / c->run_ms);
   for (size_t i = 0; i < c->n; i++)
-    if (is_induced(g[i].reason)) cite(f, g[i].index);
+    if (gcs_reason_is_requested((uint32_t)g[i].reason)) cite(f, g[i].index);
   cat(f->evidence, sizeof f->evidence, "; GCs ");
   cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
   metric(f, "induced_gcs", (double)cnt);
@@ -550,7 +551,7 @@ static void rule_induced(struct ctx *c) {
 /* ---- full-blocking-gen2 (induced ones are the induced finding's) ------------- */
 
 static int full_blocking(const struct ins_gc *g) {
-  return gcs_gc_is_blocking_gen2((uint32_t)g->gen, (uint32_t)g->type) && !is_induced(g->reason);
+  return gcs_gc_is_blocking_gen2((uint32_t)g->gen, (uint32_t)g->type) && !gcs_reason_is_requested((uint32_t)g->reason);
 }
 
 static void rule_full_blocking(struct ctx *c) {
@@ -628,7 +629,7 @@ static void rule_gen0_churn(struct ctx *c) {
   size_t m = 0, ms = 0;
   double pause = 0;
   for (size_t i = 0; i < c->n; i++) {
-    if (c->g[i].gen != 0) continue;
+    if (c->g[i].gen != GCS_GEN0) continue;
     m++;
     if (!isnan(c->g[i].pause_ms)) pause += c->g[i].pause_ms;
     if (!isnan(c->g[i].gen0_survival_pct)) c->x[ms++] = c->g[i].gen0_survival_pct;
@@ -643,7 +644,7 @@ static void rule_gen0_churn(struct ctx *c) {
   cat(f->evidence, sizeof f->evidence,
       "%zu gen0 GCs in %.1f ms; they pause %.1f ms = %.1f %% of the run; the first: ", m, c->run_ms, pause, share);
   for (size_t i = 0; i < c->n; i++)
-    if (c->g[i].gen == 0) cite(f, c->g[i].index);
+    if (c->g[i].gen == GCS_GEN0) cite(f, c->g[i].index);
   f->n_gcs = f->n_gcs < 3 ? f->n_gcs : 3;
   cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
   metric(f, "gen0_gcs", (double)m);
@@ -694,9 +695,9 @@ static void rule_ephemeral(struct ctx *c) {
   const struct ins_advise_opts *o = c->o;
   const struct ins_gc *g = c->g;
   size_t total = 0, outliers = 0;
-  double med_p[2] = {NAN, NAN}, med_pr[2] = {NAN, NAN};
-  size_t cnt[2] = {0, 0};
-  for (int gen = 0; gen < 2; gen++) {
+  double med_p[GCS_GEN1 + 1] = {NAN, NAN}, med_pr[GCS_GEN1 + 1] = {NAN, NAN};
+  size_t cnt[GCS_GEN1 + 1] = {0, 0};
+  for (int gen = GCS_GEN0; gen <= GCS_GEN1; gen++) {
     size_t m = 0;
     for (size_t i = 0; i < c->n; i++)
       if (g[i].gen == gen && gcs_type_is_blocking((uint32_t)g[i].type) && !isnan(g[i].pause_ms) &&
@@ -712,7 +713,7 @@ static void rule_ephemeral(struct ctx *c) {
   }
   if (!total) return;
 #define OUTLIER(gc)                                                                                     \
-  ((gc)->gen < 2 && !isnan(med_p[(gc)->gen]) && gcs_type_is_blocking((uint32_t)(gc)->type) &&           \
+  (gcs_gen_is_ephemeral((uint32_t)(gc)->gen) && !isnan(med_p[(gc)->gen]) && gcs_type_is_blocking((uint32_t)(gc)->type) &&           \
    !isnan((gc)->promoted_mb) && (gc)->pause_ms >= o->eph_factor * med_p[(gc)->gen] &&                   \
    (gc)->pause_ms - med_p[(gc)->gen] >= o->eph_min_excess_ms &&                                          \
    (gc)->promoted_mb <= o->eph_promoted_factor * med_pr[(gc)->gen])
@@ -732,7 +733,7 @@ static void rule_ephemeral(struct ctx *c) {
            "Ephemeral GC pauses do not track promoted bytes: %zu of %zu (%.1f %%) are >= %.0fx their generation's "
            "median without more promotion",
            outliers, total, share, o->eph_factor);
-  for (int gen = 0; gen < 2; gen++)
+  for (int gen = GCS_GEN0; gen <= GCS_GEN1; gen++)
     if (!isnan(med_p[gen]))
       cat(f->evidence, sizeof f->evidence, "%sgen%d: median pause %.3f ms, median promoted %.3f MB over %zu GCs",
           f->evidence[0] ? "; " : "", gen, med_p[gen], med_pr[gen], cnt[gen]);
