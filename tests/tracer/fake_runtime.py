@@ -14,7 +14,7 @@ MODE says), and writes READY_FILE with its pid once it listens. Modes:
             as the socket takes them, without end
   escapes   ProcessInfo2 with escape sequences in the runtime version and
             command line (for `ps`); streams like sortbomb
-It exits when stdin closes or on SIGTERM. Tests stop it by pid.
+It exits on SIGTERM (tests stop it by pid), removing its socket.
 """
 import os
 import signal
@@ -129,7 +129,6 @@ def main():
         finally:
             os._exit(0)
     signal.signal(signal.SIGTERM, bye)
-    threading.Thread(target=lambda: (sys.stdin.read(), bye()), daemon=True).start()
     with open(READY + '.tmp', 'w') as f:
         f.write('%d\n' % os.getpid())
     os.rename(READY + '.tmp', READY)
