@@ -30,7 +30,7 @@ for t in nettrace nettrace_live zip dsipc; do
   "$build/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
     -print_final_stats=1 -artifact_prefix="$crashes/" "$new" $seeds >"$log" 2>&1
   rc=$?
-  n=$(ls $seeds | wc -l)
+  n=$(find $seeds -type f | wc -l)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
