@@ -15,6 +15,7 @@ The database is byte-for-byte unchanged by all of it.
 """
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -76,7 +77,8 @@ T.check(4.5 <= took < 30, "busy: waited %.1f s" % took)
 # A report given a bad trace: one line, exit 1, and no ./gcscope.db left behind (a 426 KB empty
 # database was); the same for every report command.
 work = os.path.join(TMP, "cwd")
-os.makedirs(os.path.join(work, "e"), exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(os.path.join(work, "e"))
 for cmd in ("stats", "events", "advise", "export", "heaps"):
     p = subprocess.run([GCSCOPE, cmd, "e"], capture_output=True, text=True, cwd=work, timeout=60)
     T.check(p.returncode == 1 and p.stderr == "gcscope %s: e: no LTTng/CTF trace found (no `metadata` file under it)\n"
