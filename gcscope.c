@@ -20,9 +20,9 @@ struct gcs_command {
 };
 
 static const struct gcs_command commands[] = {
-  { "record",   gcs_cmd_record,   "Run or attach to a program and record its GC events (LTTng, or EventPipe for .NET)" },
+  { "record",   gcs_cmd_record,   "Record a program's GC events (LTTng, or EventPipe for .NET)" },
   { "ps",       gcs_cmd_ps,       "List the .NET processes gcscope can attach to (EventPipe)" },
-  { "import",   gcs_cmd_import,   "Load LTTng traces (.trace.zip, directories) or .nettrace files into SQLite" },
+  { "import",   gcs_cmd_import,   "Load LTTng traces, .trace.zip or .nettrace files into SQLite" },
   { "stats",    gcs_cmd_stats,    "PerfView's GCStats: summary, generation rollup, every GC" },
   { "events",   gcs_cmd_events,   "GC events in time order, like PerfView's Events view" },
   { "sql",      gcs_cmd_sql,      "Query the database (read-only unless --write)" },

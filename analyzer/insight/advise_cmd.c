@@ -120,7 +120,7 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
                        const struct overhead *ov, double window_s, const struct unjudged *u) {
   printf("Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
-  if (ps->server_gc) printf(", Server GC");
+  if (ps->server_gc == 1) printf(", Server GC");
   if (ps->heap_count > 0) printf(", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
   size_t by[3] = {0, 0, 0};
   for (size_t i = 0; i < a->n; i++) by[a->f[i].severity]++;
@@ -161,7 +161,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
                        const struct overhead *ov, double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   rpt_json_str(stdout, k->name);
-  printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc ? "true" : "false");
+  printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc == 1 ? "true" : ps->server_gc == 0 ? "false" : "null");
   if (ps->heap_count > 0) printf("%d", ps->heap_count);
   else printf("null");
   printf(", \"worst_severity\": ");

@@ -488,7 +488,9 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_PROC];
   for (size_t i = 0; i < w->nprocs; i++) {
     struct imw_proc *p = &w->procs[i];
-    if (p->server_gc < 0 && p->heap_count > 0) p->server_gc = p->heap_count > 1;
+    /* More than one heap is server GC; one heap is not workstation GC (a
+     * server GC's DATAS runs on one heap as well): unknown stays unknown. */
+    if (p->server_gc < 0 && p->heap_count > 1) p->server_gc = 1;
       sqlite3_bind_int(s, 2, p->pid);
     if (p->name[0]) sqlite3_bind_text(s, 3, p->name, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 3);
     if (host && *host) sqlite3_bind_text(s, 4, host, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 4);

@@ -659,6 +659,15 @@ static void nt_describe_cut(struct gcs_nettrace_stream *s) {
              "missing; every event before it is kept", s->name, (unsigned long long)at);
 }
 
+int gcs_nettrace_stream_idle(struct gcs_nettrace_stream *s, char *err, size_t errlen) {
+  struct nt_reader *r = &s->r;
+  if (s->state == NT_S_FAILED) return nt_stream_fail(s, err, errlen);
+  if (!s->live_lag_ns || s->state != NT_S_OBJECTS || r->stopped || !r->trace_seen) return 0;
+  if (nt_flush(r, UINT64_MAX) != 0) return nt_stream_fail(s, err, errlen);
+  nt_update_end(r);
+  return 0;
+}
+
 int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t errlen) {
   struct nt_reader *r = &s->r;
   if (s->state == NT_S_FAILED) return nt_stream_fail(s, err, errlen);

@@ -2,7 +2,8 @@
  * fuzz_nettrace_live.c — libFuzzer target: the same bytes as a live
  * EventPipe connection delivers them (record --pid, top --pid): in live
  * mode (1 ms lag), fed in pieces whose sizes come from the input's first
- * byte (1 to 256 bytes a piece, as a slow or hostile peer sends them), with
+ * byte (1 to 256 bytes a piece, as a slow or hostile peer sends them; after
+ * every seventh piece the peer is quiet for the lag: gcs_nettrace_stream_idle), with
  * the reconstruction's live consumer behind it. Every feed must return, the
  * stream must end with 0, 1 or -1 and a one-line message.
  */
@@ -34,8 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   nt_stream_set_sorted_flush_min(s, 64);
   char err[1024] = "";
   int rc = 0;
-  for (size_t off = 0; rc == 0 && off < size; off += piece)
+  for (size_t off = 0, k = 0; rc == 0 && off < size; off += piece, k++) {
     rc = gcs_nettrace_stream_feed(s, data + off, size - off < piece ? size - off : piece, err, sizeof err);
+    /* now and then the peer goes quiet for the live lag: what waits is delivered */
+    if (rc == 0 && k % 7 == 6) rc = gcs_nettrace_stream_idle(s, err, sizeof err);
+  }
   if (rc == 0) rc = gcs_nettrace_stream_finish(s, err, sizeof err);
   if (rc != 0 && (strncmp(err, "fuzz-live: ", 11) != 0 || strchr(err, '\n'))) __builtin_trap();
   gcs_recon_finish(r);

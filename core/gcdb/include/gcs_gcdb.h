@@ -108,7 +108,7 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(peak_mb) X(after_mb) X(ratio_peak_after) X(promoted_mb) \
   X(gen0_mb) X(gen0_survival_pct) X(gen0_frag_pct) X(gen1_mb) X(gen1_survival_pct) X(gen1_frag_pct) \
   X(gen2_mb) X(gen2_survival_pct) X(gen2_frag_pct) X(loh_mb) X(loh_survival_pct) X(loh_frag_pct) \
-  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj)
+  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj) X(runtime_pause_msec) X(heap_count)
 
 #define GCS_GCDB_R_ENUM(Col) GCS_GCDB_R_##Col,
 enum gcs_gcdb_real { GCS_GCDB_REALS(GCS_GCDB_R_ENUM) GCS_GCDB_NREALS };
