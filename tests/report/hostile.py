@@ -81,7 +81,7 @@ shutil.rmtree(work, ignore_errors=True)
 os.makedirs(os.path.join(work, "e"))
 for cmd in ("stats", "events", "advise", "export", "heaps"):
     p = subprocess.run([GCSCOPE, cmd, "e"], capture_output=True, text=True, cwd=work, timeout=60)
-    T.check(p.returncode == 1 and p.stderr == "gcscope %s: e: no LTTng/CTF trace found (no `metadata` file under it)\n"
+    T.check(p.returncode == 1 and p.stderr == "gcscope %s: e: no trace found (no LTTng/CTF `metadata` file under it, no .nettrace file in it)\n"
             % cmd, "%s e: %d %r" % (cmd, p.returncode, p.stderr))
     T.check(sorted(os.listdir(work)) == ["e"], "%s e: left %s" % (cmd, os.listdir(work)))
 

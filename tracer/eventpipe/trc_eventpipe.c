@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -408,6 +409,9 @@ static int record(struct trc_capture *c) {
   /* A session that sent nothing, or less than a stream's first 8 bytes: no
    * trace at all (exit 1, not "0 GCs"); an empty file is not left behind. */
   if (r->bytes == 0) {
+    char pt[PATH_MAX + 16];
+    snprintf(pt, sizeof pt, "%s/process.tsv", c->outdir);   /* the process's note: no trace to go with */
+    unlink(pt);
     if (!c->triggers) unlink(c->trace_path);
     snprintf(c->err, sizeof c->err, "pid %d: the session ended without a byte of trace (the diagnostic socket "
              "closed it at once%s)", (int)r->s.pid, c->triggers ? "" : "; no trace written");
