@@ -35,6 +35,9 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
 static const struct { const char *table, *column; } added_tables[] = {
   { "trigger_firings", "rule" },
   { "event_blocks", "data" },
+  { "stacks", "frames" },
+  { "frames", "resolved" },
+  { "stack_symbols", "unresolved" },
 };
 
 /* Tables that became views: a database made before holds the rows in a

@@ -638,6 +638,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
       if (r->type == IMQ_EVENT) {
         const struct gcs_event *src = (const struct gcs_event *)(r + 1);
         memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
+        ev.stack = NULL;  /* a pointer of the decoding process: never followed here */
         if (fail_after && ++n > fail_after) {
           snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
           failed = 1;
@@ -761,7 +762,7 @@ static int nt_on_event(const struct gcs_event *ev, void *ud) {
     x->failed = 1;
     return 1;
   }
-  imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
+  if (!gcs_kind_is_symbols(ev->kind)) imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
   if (imw_event(x->w, ev, x->err, x->errlen) != 0) { x->failed = 1; return 1; }
   prog_event(&x->pg, ev->ts_ns, x->fraction);
   return 0;

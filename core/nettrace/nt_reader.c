@@ -21,6 +21,7 @@
 #include "nt_internal.h"
 #include "nt_meta.h"
 #include "nt_pending.h"
+#include "nt_stacks.h"
 #include "nt_time.h"
 #include "nt_u64map.h"
 
@@ -80,6 +81,9 @@ struct nt_reader {
 
   char *strbuf;
   size_t strcap;
+
+  struct nt_stacks stacks;      /* StackBlock stacks of the current region */
+  struct gcs_stack stack;
 };
 
 /* Header of one event blob, carried from blob to blob in compressed blocks. */
@@ -151,11 +155,23 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
                      r->info.pointer_size, r->strbuf, r->strcap) != 0)
     return 0;  /* an empty payload of an event that needs one: not decodable */
   ev.origin = GCS_ORIGIN_CLR;
+  if (pe->stack) {
+    uint32_t depth = 0;
+    const uint64_t *ip = nt_stacks_get(&r->stacks, pe->stack, &depth);
+    if (ip && depth) {  /* an empty walk (a GC thread's event) is no stack */
+      r->stack.depth = depth;
+      r->stack.truncated = 0;
+      r->stack.ip = ip;
+      ev.stack = &r->stack;
+    } else if (!ip) {
+      r->info.stacks_missing++;
+    }
+  }
   ev.ts_ns = nt_qpc_to_ns(pe->ts, r->sync_qpc, r->qpc_freq, r->sync_ns);
   ev.pid = r->info.pid;
   ev.tid = pe->tid;
   ev.cpu = pe->cpu;
-  r->info.events_decoded++;
+  if (!gcs_kind_is_symbols(ev.kind)) r->info.events_decoded++;
   if (r->delivered_any && pe->ts < r->delivered_ts) r->info.events_late++;
   if (!r->delivered_any || pe->ts > r->delivered_ts) r->delivered_ts = pe->ts;
   r->delivered_any = 1;
@@ -277,7 +293,9 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
     r->cmdline_from_processinfo = 1;
   } else if (m->kind >= 0) {
     struct nt_pending_ev pe = { b->ts, r->order++, 0, b->payload_len,
-                                (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version };
+                                (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version,
+                                gcs_kind_is_symbols((enum gcs_kind)m->kind) ? 0 : b->stack };
+    if (pe.stack) r->info.events_with_stack++;
     switch (nt_pending_push(&r->pending, &pe, b->payload)) {
     case NT_PUSH_OK: break;
     case NT_PUSH_MAX_EVENTS:
@@ -324,6 +342,7 @@ static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   uint32_t n = nt_u32(c);
   if (!c->ok || n > nt_left(c) / 12) return nt_fail(r, start, "bad SPBlock thread count %u", n);
   if (nt_flush(r, UINT64_MAX) != 0) return -1;
+  nt_stacks_clear(&r->stacks);  /* no stack is referred to across a sequence point */
   for (uint32_t i = 0; i < n; i++) {
     uint64_t thread = nt_u64(c);
     uint32_t seq = nt_u32(c);
@@ -433,7 +452,13 @@ static int nt_read_object(struct nt_reader *r, struct nt_cursor *c) {
       rc = nt_read_event_block(r, &body, type->kind == GCS_NETTRACE_OBJ_METADATA);
     else if (type->kind == GCS_NETTRACE_OBJ_SEQPOINT)
       rc = nt_read_sequence_point(r, &body);
-    /* StackBlock: stacks are not used; its size is all we need. */
+    else if (type->kind == GCS_NETTRACE_OBJ_STACKS) {
+      const char *why = NULL;
+      if (nt_stacks_add_block(&r->stacks, c->base + c->pos, size, r->info.pointer_size, &why) != 0)
+        rc = nt_fail(r, c->pos, "%s", why);
+      r->info.stacks = r->stacks.read;
+      r->info.stacks_dropped = r->stacks.dropped;
+    }
     if (rc != 0) return -1;
     if (r->stopped) return 1;
     c->pos += size;
@@ -549,6 +574,7 @@ void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
   nt_u64map_free(&s->r.last_seq);
   free(s->r.metas);
   free(s->r.strbuf);
+  nt_stacks_free(&s->r.stacks);
   free(s->acc);
   free(s);
 }

@@ -388,7 +388,7 @@ static int record(struct trc_capture *c) {
     }
   }
   r->max_bytes = o->max_size_mb > 0 ? (uint64_t)(o->max_size_mb * 1e6) : 0;
-  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
+  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;

@@ -166,6 +166,7 @@ static class Program
         switch (what)
         {
             case "alloc": Alloc(); break;
+            case "culprits": Culprits.Run(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
