@@ -60,7 +60,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no progress line while --import runs" },
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules, one a line (docs/tracer.md, Stop rules)" },
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
-  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "with --dotnet: a call stack with every event, and the rundown\nthat names the methods (gcscope stacks; off by default)" },
+  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "call stacks (gcscope stacks; off by default): with --dotnet\nevery event's and the rundown that names the methods; for\nlibrgc AllocationTick, GCTriggered and pins, and the statedump" },
   { 0 },
 };
 
@@ -143,8 +143,6 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
     return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks; record over EventPipe (--transport eventpipe)");
-  if (o->stacks && !o->dotnet)
-    return gcs_cli_fail("--stacks needs --dotnet (EventPipe); librgc does not record stacks yet");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
   if (o->output && o->relayd)
     return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");
