@@ -3,6 +3,7 @@
  * libdwfl (the ELF symbol table, so static functions too; separate debug
  * files found by build-id or .gnu_debuglink). */
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,18 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
+/* The module's own file has a full symbol table (.symtab: static functions
+ * too), not only the dynamic one. */
+static int has_symtab(Dwfl_Module *mod) {
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(mod, &bias);
+  for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) return 1;
+  }
+  return 0;
+}
+
 static void open_module(struct stk_module *m) {
   m->tried = 1;
   if (!(m->dwfl = dwfl_begin(&callbacks))) {
@@ -86,9 +99,12 @@ static void open_module(struct stk_module *m) {
     return;
   }
   m->nsyms = dwfl_module_getsymtab(m->mod);
-  if (m->nsyms <= 0)
-    snprintf(m->why, sizeof m->why, "%s has no symbol table (stripped): keep its .symtab or install its debug "
-             "symbols", base_name(m->path));
+  const char *debugfile = NULL;
+  dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+  if (m->nsyms <= 0 || (!has_symtab(m->mod) && !debugfile))
+    snprintf(m->why, sizeof m->why, "%s is stripped (no .symtab, and no debug file found by build-id or "
+             "debuglink): only its exported functions are named; keep its symbols or install its debug symbols",
+             base_name(m->path));
 }
 
 int stk_native_resolve(struct stk_native *n, int32_t pid, uint64_t ip, int caller, char *out, size_t outlen,
