@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gcs_nettrace.h"
 #include "gcs_triggers.h"
 #include "trc_profile.h"
 
@@ -39,6 +40,8 @@ struct trc_opts {
   char **command;                /* COMMAND [ARGS], NULL-terminated; NULL = none */
   struct gcs_rule *rules;        /* --rules FILE (malloc'ed, freed by trc_opts_free) */
   int nrules;
+  struct gcs_nettrace_reqspec requests[GCS_NETTRACE_MAX_REQSPECS];  /* --requests (repeatable) */
+  int nrequests;
 };
 
 int trc_opts_parse(int argc, char **argv, struct trc_opts *o);

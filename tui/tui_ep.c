@@ -176,7 +176,8 @@ static void read_procname(struct tui_ep *e) {
   fclose(f);
 }
 
-struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, char *err, size_t errlen) {
+struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, const struct gcs_nettrace_reqspec *req,
+                               int nreq, char *err, size_t errlen) {
   struct tui_ep *e = calloc(1, sizeof *e);
   if (e) e->feed = tui_feed_new();
   if (e && e->feed) e->ns = gcs_nettrace_stream_new("the EventPipe stream", on_event, NULL, e);
@@ -186,6 +187,8 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
     return NULL;
   }
   gcs_nettrace_stream_set_live(e->ns, LIVE_LAG_NS);
+  for (int i = 0; i < nreq; i++)
+    if (req[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(e->ns, &req[i]);
   e->keep_fd = -1;
   e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = e->s.pidfd = -1;
   e->base.ops = &ep_ops;
@@ -197,7 +200,8 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   int out = -1, in = -1;
   if (command && open_child_io(e, &out, &in, err, errlen)) { ep_close(&e->base); return NULL; }
   struct trc_ep_start_cfg cfg = { .command = command, .pid = pid, .profile = TRC_PROFILE_GC,
-                                  .child_out_fd = out, .child_in_fd = in, .wake_fd = -1 };
+                                  .child_out_fd = out, .child_in_fd = in, .wake_fd = -1, .requests = req,
+                                  .nrequests = nreq };
   int rc = trc_ep_start(&e->s, &cfg, err, errlen);
   if (out >= 0) close(out);
   if (in >= 0) close(in);

@@ -29,6 +29,8 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gc_process_summary", "heap_count_max", "INTEGER" },
   { "gc_process_summary", "heap_count_changes", "INTEGER" },
   { "gc_process_summary", "total_runtime_pause_msec", "REAL" },
+  { "requests", "method", "TEXT" },
+  { "requests", "path", "TEXT" },
   { "stack_symbols", "native_modules", "INTEGER NOT NULL DEFAULT 0" },
   { "stack_symbols", "native_note", "TEXT" },
 };

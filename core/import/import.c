@@ -829,6 +829,7 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
   uint8_t *buf = malloc(1 << 20);
   int rc = s && buf ? 0 : -1;
   if (rc) snprintf(err, errlen, "%s: out of memory", path);
+  if (rc == 0) rc = gcs_nettrace_stream_load_requests(s, path, err, errlen);
   const char *gzwhy = NULL;
   while (rc == 0) {
     int n = gzread(gz, buf, 1 << 20);

@@ -21,6 +21,7 @@
 #include "nt_internal.h"
 #include "nt_meta.h"
 #include "nt_pending.h"
+#include "nt_requests.h"
 #include "nt_stacks.h"
 #include "nt_time.h"
 #include "nt_u64map.h"
@@ -80,6 +81,7 @@ struct nt_reader {
 
   char *strbuf;
   size_t strcap;
+  struct nt_req req;            /* request events (nt_requests.h) */
 
   struct nt_stacks stacks;      /* StackBlock stacks of the current region */
   struct gcs_stack stack;
@@ -91,6 +93,7 @@ struct nt_blob {
   uint64_t capture_tid, tid, ts;
   int sorted;
   const uint8_t *payload;
+  uint8_t activity[16];         /* ActivityId (request events pair by it) */
 };
 
 /* Offsets in messages are the stream's. */
@@ -150,7 +153,11 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   }
   struct gcs_event ev;
   memset(&ev, 0, offsetof(struct gcs_event, u));
-  if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, nt_pending_payload(&r->pending, pe), pe->len,
+  if (pe->kind == gcs_kind_SourceRequestStart || pe->kind == gcs_kind_SourceRequestStop) {
+    ev.kind = (enum gcs_kind)pe->kind;
+    ev.tid = pe->tid;
+    nt_req_decode(&r->req, &ev, nt_pending_payload(&r->pending, pe), pe->len, r->strbuf, r->strcap);
+  } else if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, nt_pending_payload(&r->pending, pe), pe->len,
                      r->info.pointer_size, r->strbuf, r->strcap) != 0)
     return 0;  /* an empty payload of an event that needs one: not decodable */
   ev.origin = GCS_ORIGIN_CLR;
@@ -227,7 +234,10 @@ static int nt_read_compressed_blob(struct nt_cursor *c, struct nt_blob *b) {
   if (f & NT_F_THREAD) b->tid = nt_varint(c, 10);
   if (f & NT_F_STACK) b->stack = (uint32_t)nt_varint(c, 5);
   b->ts += nt_varint(c, 10);
-  if (f & NT_F_ACTIVITY) nt_skip(c, 16);
+  if (f & NT_F_ACTIVITY) {
+    const uint8_t *a = nt_bytes(c, 16);
+    if (a) memcpy(b->activity, a, 16);
+  }
   if (f & NT_F_RELATED) nt_skip(c, 16);
   b->sorted = (f & NT_F_SORTED) != 0;
   if (f & NT_F_PAYLOAD_SIZE) b->payload_len = (uint32_t)nt_varint(c, 5);
@@ -246,7 +256,9 @@ static int nt_read_plain_blob(struct nt_cursor *c, struct nt_blob *b) {
   b->proc = nt_u32(c);
   b->stack = nt_u32(c);
   b->ts = nt_u64(c);
-  nt_skip(c, 32);  /* ActivityId, RelatedActivityId */
+  const uint8_t *a = nt_bytes(c, 16);  /* ActivityId */
+  if (a) memcpy(b->activity, a, 16);
+  nt_skip(c, 16);  /* RelatedActivityId */
   b->payload_len = nt_u32(c);
   b->payload = nt_bytes(c, b->payload_len);
   nt_align4(c);
@@ -259,6 +271,8 @@ static int nt_add_meta(struct nt_reader *r, const struct nt_blob *b, size_t at) 
   if (nt_meta_parse(b->payload, b->payload_len, &id, &m) != 0)
     return nt_fail(r, at, "malformed metadata record");
   if (m.v5_tags && r->info.format_version < 5) r->info.format_version = 5;
+  if (m.kind == NT_META_SKIP && nt_req_match(&r->req, b->payload, b->payload_len, &m) != 0)
+    return nt_fail(r, at, "out of memory");
   uint32_t *idx = nt_u64map_get(&r->meta_index, id);
   if (idx) { r->metas[*idx] = m; return 0; }  /* redefinition: the latest wins */
   if (r->nmetas >= NT_MAX_METADATA) return nt_fail(r, at, "more than %u metadata records", NT_MAX_METADATA);
@@ -287,11 +301,15 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
     nt_utf16_to_utf8(b->payload, b->payload_len, r->info.command_line, sizeof r->info.command_line);
     r->cmdline_from_processinfo = 1;
   } else if (m->kind >= 0) {
-    struct nt_pending_ev pe = { b->ts, r->order++, 0, b->payload_len,
+    const uint8_t *payload = b->payload;
+    uint32_t len = b->payload_len;
+    if (m->req && !(payload = nt_req_pack(&r->req, m, b->activity, b->payload, b->payload_len, &len)))
+      return nt_fail(r, at, "out of memory");
+    struct nt_pending_ev pe = { b->ts, r->order++, 0, len,
                                 (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version,
                                 gcs_kind_is_symbols((enum gcs_kind)m->kind) ? 0 : b->stack };
     if (pe.stack) r->info.events_with_stack++;
-    if (nt_pending_push(&r->pending, &pe, b->payload) != 0)
+    if (nt_pending_push(&r->pending, &pe, payload) != 0)
       return nt_fail(r, at, "more than %u GC events between two sequence points",
                      (unsigned)r->pending.max);
   }
@@ -541,7 +559,12 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
   s->r.errlen = sizeof s->err;
   s->r.info.pid = -1;
   s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
+  nt_req_init(&s->r.req);
   return s;
+}
+
+int gcs_nettrace_stream_add_requests(struct gcs_nettrace_stream *s, const struct gcs_nettrace_reqspec *spec) {
+  return nt_req_add(&s->r.req, spec);
 }
 
 void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns) { s->live_lag_ns = lag_ns; }
@@ -556,6 +579,7 @@ void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
   nt_u64map_free(&s->r.meta_index);
   nt_u64map_free(&s->r.last_seq);
   free(s->r.metas);
+  nt_req_free(&s->r.req);
   free(s->r.strbuf);
   nt_stacks_free(&s->r.stacks);
   free(s->acc);
@@ -746,8 +770,9 @@ int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
   }
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
-  if (!s) {
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+  if (!s || gcs_nettrace_stream_load_requests(s, path, err, errlen) != 0) {
+    if (!s && err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+    gcs_nettrace_stream_free(s);
     close(fd);
     return -1;
   }

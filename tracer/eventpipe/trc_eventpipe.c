@@ -48,6 +48,8 @@ struct eprec {
   struct gcs_nettrace_stream *ns;
   struct trc_epf *fr;
   uint64_t last_ts;                  /* the newest event's timestamp */
+  uint64_t req_start[4], req_stop[4]; /* --requests with triggers: request events seen, by source */
+  int no_requests;                   /* --requests named a pair none of whose events came */
   /* the traced process as /proc showed it at the start, written beside the
    * first capture (process.tsv) */
   char comm[64], cmdline[4096], version[128];
@@ -87,6 +89,11 @@ static int on_live_event(const struct gcs_event *ev, void *ud) {
   struct trc_capture *c = ud;
   struct eprec *r = c->tx;
   if (ev->ts_ns > r->last_ts) r->last_ts = ev->ts_ns;
+  if (ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop) {
+    uint8_t src = ev->u.SourceRequestStart.Source < 4 ? ev->u.SourceRequestStart.Source : 0;
+    if (ev->kind == gcs_kind_SourceRequestStart) r->req_start[src]++;
+    else r->req_stop[src]++;
+  }
   if (gcs_triggers_event_needed(ev->kind)) trc_capture_event(c, ev);
   return 0;
 }
@@ -102,6 +109,7 @@ static void note_process(struct eprec *r, const char *outdir);
 
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   (void)name;
+  if (gcs_nettrace_write_requests(path, c->o->requests, c->o->nrequests, err, errlen)) return -1;
   int rc = trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
   if (rc == 0) note_process(c->tx, c->outdir);
   return rc;
@@ -277,6 +285,31 @@ static int close_cut_stream(const struct trc_capture *c) {
   return added;
 }
 
+/* --requests: what came of each pair; a pair none of whose events came is
+ * one error line (the trace is kept). */
+static void print_requests(struct trc_capture *c, const uint64_t *start, const uint64_t *stop) {
+  struct eprec *r = c->tx;
+  const struct trc_opts *o = c->o;
+  for (int i = 0; i < o->nrequests; i++) {
+    const struct gcs_nettrace_reqspec *q = &o->requests[i];
+    int src = q->source;
+    if (src == GCS_NT_REQ_CUSTOM && i > 0 && o->requests[i - 1].source == GCS_NT_REQ_CUSTOM) continue;
+    if (start[src] + stop[src] == 0) {
+      r->no_requests = 1;
+      if (src == GCS_NT_REQ_ASPNET)
+        fprintf(stderr, "gcscope record: no %s events: is this an ASP.NET Core app?\n", q->provider);
+      else if (src == GCS_NT_REQ_HTTP)
+        fprintf(stderr, "gcscope record: no %s events: does this app send requests with HttpClient?\n", q->provider);
+      else
+        fprintf(stderr, "gcscope record: no %s %s/%s events came\n", q->provider, q->start, q->stop);
+      continue;
+    }
+    printf("gcscope record: %s requests: %llu started, %llu ended\n",
+           src == GCS_NT_REQ_ASPNET ? "ASP.NET Core" : src == GCS_NT_REQ_HTTP ? "HttpClient" : "custom",
+           (unsigned long long)start[src], (unsigned long long)stop[src]);
+  }
+}
+
 /* The whole stream on disk: summarised from the file, as `gcscope stats` reads it. */
 static void print_trace_summary(struct trc_capture *c) {
   const struct eprec *r = c->tx;
@@ -296,6 +329,7 @@ static void print_trace_summary(struct trc_capture *c) {
     printf("gcscope record: the stream was cut inside a block; its whole blocks are the trace (import keeps them)\n");
   if ((rc != 0 || rp.truncated) && !c->eof)
     printf("gcscope record: the stream did not end (the runtime did not close it in time)\n");
+  if (rc == 0) print_requests(c, rp.req_start, rp.req_stop);
 }
 
 /* Triggers: the stream was decoded live, by the events' own timestamps. */
@@ -313,6 +347,7 @@ static void print_watch_summary(struct trc_capture *c) {
   if (info && info->events_lost) printf(" (%llu events lost)", (unsigned long long)info->events_lost);
   printf(" (%llu bytes of stream)\n", (unsigned long long)r->bytes);
   if (cut > 0 && c->eof) printf("gcscope record: the stream ended inside a block: %s\n", err);
+  print_requests(c, r->req_start, r->req_stop);
 }
 
 static void finish_child(struct eprec *r) {
@@ -338,6 +373,8 @@ static int start_watch(struct trc_capture *c) {
   r->ns = r->fr ? gcs_nettrace_stream_new("the EventPipe stream", on_live_event, on_live_object, c) : NULL;
   if (!r->ns) { snprintf(c->err, sizeof c->err, "out of memory"); return -1; }
   gcs_nettrace_stream_set_live(r->ns, LIVE_LAG_NS);
+  for (int i = 0; i < o->nrequests; i++)
+    if (o->requests[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(r->ns, &o->requests[i]);
   return 0;
 }
 
@@ -353,10 +390,12 @@ static int record(struct trc_capture *c) {
       snprintf(c->err, sizeof c->err, "cannot write %s: %s", c->trace_path, strerror(errno));
       return -1;
     }
+    if (gcs_nettrace_write_requests(c->trace_path, o->requests, o->nrequests, c->err, sizeof c->err)) return -1;
   }
   struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
-                                  .wake_fd = trc_sig_fd() };
+                                  .wake_fd = trc_sig_fd(), .requests = o->requests,
+                                  .nrequests = o->nrequests };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
   read_process(r, r->s.pid);
   if (!c->triggers) note_process(r, c->outdir);   /* beside trace.nettrace; with triggers, the first capture */
@@ -413,5 +452,5 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   trc_epf_free(r->fr);
   r->ns = NULL;
   r->fr = NULL;
-  return rc;
+  return rc ? rc : r->no_requests;
 }
