@@ -54,8 +54,8 @@ void rgc_trace_fini(void) {
 /* The calling thread's stack for the events marked GCS_STACKED_ in the
  * schema: glibc backtrace() (it unwinds with the .eh_frame tables every
  * ELF has, so the program needs no frame pointers), leaf first, with the
- * leading frames inside librgc.so itself cut (the user's code starts at the
- * first frame outside it); at most GCS_STACK_MAX_DEPTH frames. Only when
+ * leading frames up to and inside librgc.so itself cut (the user's code
+ * starts at the first frame outside it); at most GCS_STACK_MAX_DEPTH frames. Only when
  * the process runs with RGC_Stacks=1 (gcscope record --stacks sets it for
  * the command it starts) and the event's tracepoint is enabled; SetGCHandle
  * only for pinned handles. */
@@ -78,7 +78,13 @@ static uint8_t capture(uint64_t *ip) {
   void *raw[GCS_STACK_MAX_DEPTH + SLACK];
   int n = backtrace(raw, GCS_STACK_MAX_DEPTH + SLACK);
   int i = 0, k = 0;
-  while (i < n && (uintptr_t)raw[i] >= self_lo && (uintptr_t)raw[i] < self_hi) i++;
+#define IN_SELF(p) ((uintptr_t)(p) >= self_lo && (uintptr_t)(p) < self_hi)
+  /* Frames before librgc's (a sanitizer's backtrace interceptor), then
+   * librgc's own. */
+  while (i < n && !IN_SELF(raw[i])) i++;
+  if (i == n) i = 0;   /* librgc's range unknown: keep every frame */
+  while (i < n && IN_SELF(raw[i])) i++;
+#undef IN_SELF
   for (; i < n && k < GCS_STACK_MAX_DEPTH; i++) ip[k++] = (uint64_t)(uintptr_t)raw[i];
   return (uint8_t)k;
 }
