@@ -62,7 +62,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
   [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
                    "also requests: aspnet, http, PROVIDER:START:STOP" },
-  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "call stacks (gcscope stacks; off by default): with --dotnet\nevery event's and the rundown that names the methods; for\nlibrgc AllocationTick, GCTriggered and pins, and the statedump" },
+  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "call stacks (gcscope stacks; off by default): with --dotnet every event's and the rundown that names the methods; for librgc AllocationTick, GCTriggered and pins, and the statedump" },
   { 0 },
 };
 

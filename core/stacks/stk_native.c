@@ -10,6 +10,8 @@
 
 #include "stk_native.h"
 
+#define STK_MAX_MODULES 4096
+
 struct stk_module {
   int32_t pid;
   uint64_t base, memsz;
@@ -38,7 +40,9 @@ void stk_native_free(struct stk_native *n) {
 }
 
 int stk_native_add(struct stk_native *n, int32_t pid, uint64_t base, uint64_t memsz, const char *path, int is_pic) {
-  if (!memsz || !path || !*path) return 0;
+  /* A process maps hundreds of modules; past this bound (a crafted trace)
+   * the rest are ignored: their frames print as addresses. */
+  if (!memsz || !path || !*path || n->n >= STK_MAX_MODULES) return 0;
   for (size_t i = 0; i < n->n; i++)   /* the statedump may be given twice (regenerated) */
     if (n->m[i].pid == pid && n->m[i].base == base && n->m[i].memsz == memsz) return 0;
   if (n->n == n->cap) {
