@@ -35,7 +35,8 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP, O_REQUESTS, O_STACKS };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP, O_REQUESTS,
+       O_MAXSIZE, O_STACKS };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -62,6 +63,8 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
   [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
                    "also requests: aspnet, http, PROVIDER:START:STOP" },
+  [O_MAXSIZE] = { "max-size", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MB",
+                  "EventPipe: stop when the trace reaches MB (default 1000; 0: no limit)" },
   [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "call stacks (gcscope stacks; off by default): with --dotnet every event's and the rundown that names the methods; for librgc AllocationTick, GCTriggered and pins, and the statedump" },
   { 0 },
 };
@@ -74,7 +77,8 @@ static const struct gcs_cli_spec record_spec = {
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N]\n"
-           "  [--requests aspnet|http|PROVIDER:START:STOP[:KEY]] [-- COMMAND [ARGS]]",
+           "  [--max-size MB] [--requests aspnet|http|PROVIDER:START:STOP[:KEY]]\n"
+           "  [-- COMMAND [ARGS]]",
   .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng, or over EventPipe for .NET\n"
            "(--dotnet; --pid of a process with a diagnostic socket).",
   .opts = record_opts,
@@ -138,6 +142,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     o->nrequests++;
     return 0;
   }
+  case O_MAXSIZE: o->max_size_mb = p->dval; return 0;
   default: return 0;
   }
 }
@@ -146,6 +151,7 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   memset(o, 0, sizeof *o);
   o->delay_after_sec = 5;
   o->collect_multiple = 1;
+  o->max_size_mb = TRC_DEFAULT_MAX_SIZE_MB;
   struct gcs_cli p;
   gcs_cli_init(&p, &record_spec, argc, argv);
   for (int k, r; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {

@@ -17,6 +17,9 @@
 #include "tui_feed.h"
 
 #define LIVE_LAG_NS 500000000ull   /* the runtime flushes every ~100 ms; threads' blocks interleave */
+/* -o DIR keeps at most this much of the stream (record's default --max-size):
+ * a peer on the diagnostics socket cannot fill the disk through a live view. */
+#define TUI_KEEP_MAX 1000000000ull
 #define READ_SLICE_MS 40           /* at most this long reading per poll: keys stay responsive */
 
 struct tui_ep {
@@ -25,6 +28,7 @@ struct tui_ep {
   struct tui_feed *feed;
   struct gcs_nettrace_stream *ns;
   int keep_fd;                     /* -o DIR: the stream as received */
+  uint64_t kept;                   /* bytes written there; at most TUI_KEEP_MAX */
   char keep_path[PATH_MAX + 32];
   char out_path[PATH_MAX];         /* COMMAND's output */
   char procname[64];
@@ -56,6 +60,9 @@ static void end_stream(struct tui_ep *e, const char *why) {
 }
 
 static int keep_bytes(struct tui_ep *e, const uint8_t *buf, size_t n) {
+  int full = e->kept + n >= TUI_KEEP_MAX;
+  if (full) n = (size_t)(TUI_KEEP_MAX - e->kept);
+  e->kept += n;
   for (size_t off = 0; off < n;) {
     ssize_t w = write(e->keep_fd, buf + off, n - off);
     if (w < 0 && errno == EINTR) continue;
@@ -64,6 +71,12 @@ static int keep_bytes(struct tui_ep *e, const uint8_t *buf, size_t n) {
       return -1;
     }
     off += (size_t)w;
+  }
+  if (full) {   /* the file ends there, cut like a killed recording; the view goes on */
+    close(e->keep_fd);
+    e->keep_fd = -1;
+    snprintf(e->base.note, sizeof e->base.note, "stream kept in %.60s up to %.0f MB (the limit)",
+             e->keep_path, (double)TUI_KEEP_MAX / 1e6);
   }
   return 0;
 }

@@ -425,6 +425,7 @@ static sqlite3 *second_connection(sqlite3 *db) {
   if (!file || !*file || sqlite3_open_v2(file, &d2, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
     goto out;
   sqlite3_busy_timeout(d2, GCS_INPUT_BUSY_MS);
+  if (gcs_db_harden(d2) != 0) goto out;
   if (sqlite3_exec(d2, "CREATE TEMP TABLE input_traces(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db, "SELECT id FROM temp.input_traces", -1, &ids, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(d2, "INSERT INTO temp.input_traces VALUES (?)", -1, &ins, NULL) != SQLITE_OK)

@@ -75,6 +75,7 @@ struct nt_reader {
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
+  size_t sorted_flush_min;      /* NT_SORTED_FLUSH_MIN (tests and fuzzers lower it) */
   uint64_t live_lag_qpc;        /* live mode: deliver events this much older than max_ts */
   uint64_t delivered_ts;        /* newest timestamp delivered (live mode: late events) */
   int delivered_any;
@@ -189,14 +190,18 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   return 0;
 }
 
-/* Deliver the buffered events with ts <= limit (all of them for UINT64_MAX). */
+/* Deliver the buffered events with ts <= limit (all of them for UINT64_MAX),
+ * earliest first. O(log n) per delivered event, O(1) when none is due. */
 static int nt_flush(struct nt_reader *r, uint64_t limit) {
-  nt_pending_sort(&r->pending);
-  size_t k = limit == UINT64_MAX ? r->pending.n : nt_pending_prefix(&r->pending, limit);
-  for (size_t i = 0; i < k && !r->stopped; i++)
-    if (nt_deliver(r, &r->pending.v[i]) != 0) return -1;
-  if (nt_pending_drop(&r->pending, k) != 0) return nt_fail(r, 0, "out of memory");
-  return 0;
+  const struct nt_pending_ev *top;
+  int rc = 0;
+  while (!r->stopped && (top = nt_pending_top(&r->pending)) != NULL && top->ts <= limit) {
+    struct nt_pending_ev e;
+    nt_pending_pop(&r->pending, &e);
+    if (nt_deliver(r, &e) != 0) { rc = -1; break; }
+  }
+  nt_pending_settle(&r->pending);
+  return rc;
 }
 
 /* ---- sequence numbers ---------------------------------------------------- */
@@ -309,11 +314,21 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
                                 (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version,
                                 gcs_kind_is_symbols((enum gcs_kind)m->kind) ? 0 : b->stack };
     if (pe.stack) r->info.events_with_stack++;
-    if (nt_pending_push(&r->pending, &pe, payload) != 0)
+    switch (nt_pending_push(&r->pending, &pe, payload)) {
+    case NT_PUSH_OK: break;
+    case NT_PUSH_MAX_EVENTS:
       return nt_fail(r, at, "more than %u GC events between two sequence points",
                      (unsigned)r->pending.max);
+    case NT_PUSH_MAX_BYTES:
+      return nt_fail(r, at, "more than %u MiB of GC event payloads between two sequence points "
+                     "(an event of %u bytes on top of %zu waiting)",
+                     (unsigned)(r->pending.max_bytes >> 20), len, r->pending.live_bytes);
+    case NT_PUSH_NO_MEMORY:
+      return nt_fail(r, at, "out of memory holding %zu GC events (%zu payload bytes) for sorting",
+                     r->pending.n + 1, r->pending.live_bytes + len);
+    }
   }
-  if (b->sorted && r->pending.n >= NT_SORTED_FLUSH_MIN) return nt_flush(r, b->ts);
+  if (b->sorted && r->pending.n >= r->sorted_flush_min) return nt_flush(r, b->ts);
   return 0;
 }
 
@@ -509,8 +524,8 @@ static long nt_object_extent(const uint8_t *p, size_t avail, size_t pos4, const 
 
 static int nt_check_header(struct nt_reader *r, struct nt_cursor *c) {
   size_t slen = strlen(NT_SERIALIZER);
-  const uint8_t *b = c->base + c->pos;
   size_t avail = nt_left(c);
+  const uint8_t *b = avail ? c->base + c->pos : NULL;   /* (an empty stream has no buffer at all) */
   if (avail >= 4 + slen && b[0] == slen && b[1] == 0 && b[2] == 0 && b[3] == 0 &&
       memcmp(b + 4, NT_SERIALIZER, slen) == 0)
     return nt_fail(r, 0, "a .netperf file (EventPipe format V1-V3) is not supported");
@@ -560,6 +575,8 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
   s->r.info.pid = -1;
   s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
   nt_req_init(&s->r.req);
+  s->r.pending.max_bytes = GCS_NETTRACE_MAX_PENDING_BYTES;
+  s->r.sorted_flush_min = NT_SORTED_FLUSH_MIN;
   return s;
 }
 
@@ -732,15 +749,29 @@ int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t 
 
 /* ---- files --------------------------------------------------------------- */
 
+void nt_stream_set_limits(struct gcs_nettrace_stream *s, size_t max_events, size_t max_bytes) {
+  if (max_events) s->r.pending.max = max_events;
+  if (max_bytes) s->r.pending.max_bytes = max_bytes;
+}
+
+void nt_stream_set_sorted_flush_min(struct gcs_nettrace_stream *s, size_t n) { s->r.sorted_flush_min = n ? n : 1; }
+
 int nt_read_buffer(const char *name, const uint8_t *buf, size_t len,
                    gcs_nettrace_event_cb cb, void *ud,
                    struct gcs_nettrace_info *info, char *err, size_t errlen) {
+  return nt_read_buffer_limited(name, buf, len, 0, 0, cb, ud, info, err, errlen);
+}
+
+int nt_read_buffer_limited(const char *name, const uint8_t *buf, size_t len, size_t max_events,
+                           size_t max_bytes, gcs_nettrace_event_cb cb, void *ud,
+                           struct gcs_nettrace_info *info, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(name, cb, NULL, ud);
   if (!s) {
     if (err && errlen) snprintf(err, errlen, "%s: out of memory", name);
     return -1;
   }
+  nt_stream_set_limits(s, max_events, max_bytes);
   int rc = gcs_nettrace_stream_feed(s, buf, len, err, errlen);
   if (rc == 0) rc = gcs_nettrace_stream_finish(s, err, errlen);
   if (info) *info = s->r.info;

@@ -40,8 +40,10 @@
  * Events delivered before an error stay delivered (the caller decides
  * whether to keep them). Memory is bounded: one object is buffered at a time
  * (at most GCS_NETTRACE_MAX_OBJECT bytes), and only the GC events of one
- * sequence-point region (at most GCS_NETTRACE_MAX_PENDING of them; more is
- * an error).
+ * sequence-point region (at most GCS_NETTRACE_MAX_PENDING of them carrying
+ * at most GCS_NETTRACE_MAX_PENDING_BYTES of payload; more is an error, and
+ * so is a failed allocation, named as such). Delivery costs O(log n) per
+ * event whatever order the stream is in.
  */
 #ifndef GCS_NETTRACE_H
 #define GCS_NETTRACE_H
@@ -58,6 +60,8 @@ extern "C" {
 /* Largest number of not-yet-sorted GC events held at once (48 bytes each
  * plus their payloads). */
 #define GCS_NETTRACE_MAX_PENDING (1u << 20)
+/* Largest sum of the payloads of those events (MiB = 2^20 bytes). */
+#define GCS_NETTRACE_MAX_PENDING_BYTES (128u << 20)
 /* Largest object (block) the reader buffers; the runtime writes blocks of
  * about 100 KB. */
 #define GCS_NETTRACE_MAX_OBJECT (64u << 20)
