@@ -38,6 +38,37 @@ double st_percentile(const double *x, int n, double p) {
 
 static double maxd(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
 
+/* "Where the GC time went": each phase's mean and P95 per pause kind, over
+ * the complete GCs of that kind that timed it. */
+static void derive_phases(struct st_proc *p) {
+  double *vals = malloc(sizeof(double) * (size_t)(p->ngcs ? p->ngcs : 1));
+  p->has_phases = 0;
+  for (int k = 0; k < ST_KINDS; k++)
+    for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+      struct st_phasestat *c = &p->phases[k][ph];
+      int n = 0;
+      for (int i = 0; vals && i < p->ngcs; i++) {
+        const struct st_gc *g = &p->gcs[i];
+        if (!g->complete || (int)gcs_gc_pause_kind((uint32_t)g->gen, (uint32_t)g->type) != k) continue;
+        double v = ph < GCS_GC_PHASE_COUNT ? g->phase_usec[ph] : NAN;
+        for (int j = 0; ph == GCS_GC_PHASE_COUNT && j < GCS_GC_PHASE_COUNT; j++)
+          if (!isnan(g->phase_usec[j])) v = (isnan(v) ? 0 : v) + g->phase_usec[j];
+        if (isnan(v)) continue;
+        vals[n++] = v;
+      }
+      c->count = n;
+      c->mean = c->p95 = NAN;
+      if (!n) continue;
+      p->has_phases = 1;
+      ins_sort_doubles(vals, (size_t)n);
+      double sum = 0;
+      for (int i = 0; i < n; i++) sum += vals[i];
+      c->mean = sum / n;
+      c->p95 = st_percentile(vals, n, 95);
+    }
+  free(vals);
+}
+
 static void derive(struct st_proc *p) {
   for (int r = 0; r < 4; r++) {
     memset(&p->roll[r], 0, sizeof p->roll[r]);
@@ -68,6 +99,7 @@ static void derive(struct st_proc *p) {
     p->hist[b]++;
   }
   for (int r = 0; r < 4; r++) p->roll[r].mean_pause = p->roll[r].count ? p->roll[r].total_pause / p->roll[r].count : NAN;
+  derive_phases(p);
   for (int k = 0; k < ST_KINDS; k++) {
     struct st_pausestat *s = &p->kinds[k];
     memset(s, 0, sizeof *s);
@@ -102,12 +134,20 @@ static int st_source(int c) {
   return gcs_gcdb_real_index(st_cols[c].name);
 }
 
+static uint64_t phase_bits(void) {
+  uint64_t b = 0;
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) b |= UINT64_C(1) << (GCS_GCDB_R_PHASE0 + ph);
+  return b;
+}
+
 /* The loader query for one process: the needed columns, plus the duration and
  * the allocation rollup's figures. */
 static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
   struct gcs_gcdb_query q = {.trace_id = p->trace_id, .pid = p->pid, .after_id = -1,
                              .reals = GCS_GCDB_BIT(duration_msec) | GCS_GCDB_BIT(total_alloc_mb) |
-                                      GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec),
+                                      GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec) |
+                                      GCS_GCDB_BIT(global_mechanisms) | GCS_GCDB_BIT(pause_mode) |
+                                      GCS_GCDB_BIT(memory_pressure) | phase_bits(),
                              .parts = what == ST_LOAD_ALL ? GCS_GCDB_CONDEMNED : 0};
   for (int c = 0; c < STC_COUNT; c++) {
     int r = st_source(c);
@@ -197,6 +237,10 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
     g->v[c] = !col_needed(c, k->what) || src == ST_FROM_TEXT ? NAN : src == ST_FROM_INDEX ? (double)r->gc_index
                                                                                            : r->real[src];
   }
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = r->real[GCS_GCDB_R_PHASE0 + ph];
+  g->global_mechanisms = r->real[GCS_GCDB_R_global_mechanisms];
+  g->pause_mode = r->real[GCS_GCDB_R_pause_mode];
+  g->memory_pressure = r->real[GCS_GCDB_R_memory_pressure];
   copy_text(g->reason, sizeof g->reason, r->reason_name);
   copy_text(g->gen_name, sizeof g->gen_name, r->gen_name);
   if (k->npauses + 2 > k->pauses_cap) {

@@ -67,6 +67,10 @@ struct st_gc {
   double duration_msec;
   uint8_t cr[GCS_CONDEMN_GROUP_COUNT];
   int phh_count;
+  /* GCGlobalHeapHistory: the phases' times (us, GCS_GC_PHASES order) and
+   * GlobalMechanisms, PauseMode, MemoryPressure; NaN = not in the trace. */
+  double phase_usec[GCS_GC_PHASE_COUNT];
+  double global_mechanisms, pause_mode, memory_pressure;
 };
 
 /* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
@@ -80,6 +84,9 @@ enum {
 extern const char *const st_kind_names[ST_KINDS];
 
 struct st_pausestat { int count; double total, mean, max, p50, p95, p99; };
+/* One cell of "where the GC time went": a phase over the complete GCs of one
+ * kind that timed it (count), mean and P95 in microseconds (NaN if none). */
+struct st_phasestat { int count; double mean, p95; };
 
 struct st_rollup {              /* PerfView's rollup row: ALL (gen -1), 0, 1, 2 */
   int count, induced;
@@ -135,6 +142,9 @@ struct st_proc {
   int nfirings;
   struct st_rollup roll[4];
   struct st_pausestat kinds[ST_KINDS];
+  /* [k][GCS_GC_PHASE_COUNT]: every timed phase of a GC, summed */
+  struct st_phasestat phases[ST_KINDS][GCS_GC_PHASE_COUNT + 1];
+  int has_phases;               /* a complete GC timed at least one phase */
   int hist[ST_HIST_BUCKETS];
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
@@ -181,9 +191,9 @@ double st_percentile(const double *sorted, int n, double p);
 enum {
   ST_SEC_SUMMARY = 1u << 0, ST_SEC_PAUSES = 1u << 1, ST_SEC_HISTOGRAM = 1u << 2, ST_SEC_ROLLUP = 1u << 3,
   ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
-  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10,
+  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10, ST_SEC_PHASES = 1u << 11,
 };
-#define ST_SECTIONS_DEFAULT 0x7ffu   /* every section */
+#define ST_SECTIONS_DEFAULT 0xfffu   /* every section */
 struct st_section { const char *name; unsigned bit; const char *what; };
 extern const struct st_section st_sections[];   /* NULL-terminated */
 /* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */

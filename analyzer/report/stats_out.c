@@ -7,6 +7,7 @@
 
 #include "gcs_db.h"
 #include "gcs_enums.h"
+#include "gcs_events.h"
 #include "gcs_gcdb.h"
 #include "gcs_output.h"
 #include "stats_model.h"
@@ -33,6 +34,43 @@ static void wbuf_f0(struct rpt_wbuf *w, double v) {
     int n = snprintf(b, sizeof b, "%.0f", v);
     rpt_wbuf_mem(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
   }
+}
+
+static const char *const phase_names[GCS_GC_PHASE_COUNT] = {
+#define PHN(C, Name, Label) #Name,
+  GCS_GC_PHASES(PHN)
+#undef PHN
+};
+
+static int has_any_phase(const struct st_gc *g) {
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++)
+    if (!isnan(g->phase_usec[ph])) return 1;
+  return 0;
+}
+
+/* GlobalMechanisms as TraceEvent's flags enum prints it ("Compaction,
+ * Promotion"; "None" for 0; an unnamed bit as 0x..). */
+static const char *mechanisms_text(char *buf, size_t n, uint32_t v) {
+  size_t at = 0;
+  buf[0] = 0;
+  if (!v) {
+    snprintf(buf, n, "None");
+    return buf;
+  }
+  for (int b = 0; b < 32; b++) {
+    uint32_t bit = UINT32_C(1) << b;
+    if (!(v & bit)) continue;
+    const char *name = gcs_map_name("global_mechanisms", bit);
+    char hex[16];
+    if (!name) {
+      snprintf(hex, sizeof hex, "0x%x", bit);
+      name = hex;
+    }
+    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
+    if (w < 0 || (size_t)w >= n - at) break;
+    at += (size_t)w;
+  }
+  return buf;
 }
 
 /* The per-GC objects: most of the json's bytes, written through one buffer. */
@@ -69,6 +107,34 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     rpt_wbuf_json_num(w, g->duration_msec);
     rpt_wbuf_str(w, ", \"phh_count\": ");
     rpt_wbuf_i64(w, g->phh_count);
+    rpt_wbuf_str(w, ", \"phases_usec\": ");
+    if (!has_any_phase(g)) {
+      rpt_wbuf_str(w, "null");
+    } else {
+      for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
+        rpt_wbuf_str(w, ph ? ", \"" : "{\"");
+        rpt_wbuf_str(w, phase_names[ph]);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_json_num(w, g->phase_usec[ph]);
+      }
+      rpt_wbuf_str(w, "}");
+    }
+    char mech[128];
+    rpt_wbuf_str(w, ", \"global_mechanisms\": ");
+    if (isnan(g->global_mechanisms)) rpt_wbuf_str(w, "null");
+    else rpt_wbuf_json_str(w, mechanisms_text(mech, sizeof mech, (uint32_t)g->global_mechanisms));
+    rpt_wbuf_str(w, ", \"pause_mode\": ");
+    const char *pm = isnan(g->pause_mode) ? NULL : gcs_map_name("pause_mode", (uint32_t)g->pause_mode);
+    if (isnan(g->pause_mode)) {
+      rpt_wbuf_str(w, "null");
+    } else if (pm) {
+      rpt_wbuf_json_str(w, pm);
+    } else {
+      snprintf(mech, sizeof mech, "%.0f", g->pause_mode);
+      rpt_wbuf_json_str(w, mech);
+    }
+    rpt_wbuf_str(w, ", \"memory_pressure\": ");
+    rpt_wbuf_json_num(w, g->memory_pressure);
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
     for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
@@ -143,7 +209,21 @@ void st_write_json(FILE *o, const struct st_model *m) {
       jkv(o, "p99_msec", s->p99, 1);
       fputc('}', o);
     }
-    fprintf(o, "}, \"pause_histogram\": [");
+    fprintf(o, "}, \"phases\": ");
+    if (!p->has_phases) fputs("null", o);
+    for (int k = 0; p->has_phases && k < ST_KINDS; k++) {
+      fprintf(o, "%s\"%s\": {", k ? ", " : "{", st_kind_names[k]);
+      for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+        const struct st_phasestat *c = &p->phases[k][ph];
+        fprintf(o, "%s\"%s\": {\"count\": %d", ph ? ", " : "", ph < GCS_GC_PHASE_COUNT ? phase_names[ph] : "all",
+                c->count);
+        jkv(o, "mean_usec", c->mean, 1);
+        jkv(o, "p95_usec", c->p95, 1);
+        fputc('}', o);
+      }
+      fputs(k + 1 == ST_KINDS ? "}}" : "}", o);
+    }
+    fprintf(o, ", \"pause_histogram\": [");
     for (int b = 0; b < ST_HIST_BUCKETS; b++) {
       fprintf(o, "%s{\"from_msec\": %g, \"to_msec\": ", b ? ", " : "", st_hist_edges[b]);
       if (b + 1 < ST_HIST_BUCKETS) fprintf(o, "%g", st_hist_edges[b + 1]);

@@ -121,6 +121,65 @@ static void pause_stats(FILE *out, const struct st_proc *p) {
   rpt_table_free(&t);
 }
 
+/* "Where the GC time went": the phases GCGlobalHeapHistory times, mean and
+ * P95 per kind of GC (msec), for the kinds that have them; fits 80 columns. */
+static const char *const phase_labels[GCS_GC_PHASE_COUNT] = {
+#define PHL(C, Name, Label) Label,
+  GCS_GC_PHASES(PHL)
+#undef PHL
+};
+static void phase_stats(FILE *out, const struct st_proc *p) {
+  static const char *const short_kind[ST_KINDS] = { "Gen0", "Gen1", "BGC", "Gen2" };
+  if (!p->has_phases) {
+    fprintf(out, "\nWhere the GC time went: not in trace (needs .NET 6+: GCGlobalHeapHistory v4)\n");
+    return;
+  }
+  fprintf(out, "\nWhere the GC time went (msec per GC: mean and P95 by kind, complete GCs;\n"
+               "GCGlobalHeapHistory phase times)\n");
+  /* Decimals so every cell fits 6 characters: 8 cells + 12-character labels = 76. */
+  double top = 0;
+  for (int k = 0; k < ST_KINDS; k++)
+    for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++)
+      if (p->phases[k][ph].count && p->phases[k][ph].p95 > top) top = p->phases[k][ph].p95;
+  int dec = top < 99999.0 ? 3 : top < 9999999.0 ? 1 : 0;
+  const char *h[1 + 2 * ST_KINDS];
+  char hb[ST_KINDS][24];
+  int kinds[ST_KINDS], nk = 0;
+  h[0] = "Phase";
+  for (int k = 0; k < ST_KINDS; k++) {
+    if (!p->phases[k][GCS_GC_PHASE_COUNT].count) continue;
+    snprintf(hb[nk], sizeof hb[nk], "%s", short_kind[k]);
+    h[1 + 2 * nk] = hb[nk];
+    h[2 + 2 * nk] = "P95";
+    kinds[nk++] = k;
+  }
+  struct rpt_table t;
+  rpt_table_init(&t, 1 + 2 * nk, h);
+  for (int i = 1; i < 1 + 2 * nk; i++) t.right[i] = 1;
+  for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+    char c[2 * ST_KINDS][32];
+    const char *row[1 + 2 * ST_KINDS];
+    row[0] = ph < GCS_GC_PHASE_COUNT ? phase_labels[ph] : "All phases";
+    for (int j = 0; j < nk; j++) {
+      const struct st_phasestat *s = &p->phases[kinds[j]][ph];
+      if (!s->count) {
+        snprintf(c[2 * j], sizeof c[0], "-");
+        snprintf(c[2 * j + 1], sizeof c[0], "-");
+      } else {
+        NUM(c[2 * j], s->mean / 1000.0, dec);
+        NUM(c[2 * j + 1], s->p95 / 1000.0, dec);
+      }
+      row[1 + 2 * j] = c[2 * j];
+      row[2 + 2 * j] = c[2 * j + 1];
+    }
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+  fprintf(out, "  BGC: a background GC's marking, mostly concurrent (not paused). -: not timed\n"
+               "  (compacting GCs relocate and compact, sweeping GCs sweep).\n");
+}
+
 static void histogram(FILE *out, const struct st_proc *p) {
   fprintf(out, "\nPause histogram (complete GCs)\n");
   int maxc = 0;
@@ -275,6 +334,7 @@ static void firings(FILE *out, const struct st_proc *p, int limit) {
 const struct st_section st_sections[] = {
   { "summary", ST_SEC_SUMMARY, "the process summary (allocations, heaps, pause totals, overhead, max heap)" },
   { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
+  { "phases", ST_SEC_PHASES, "where the GC time went: phase times (mark, plan, relocate, compact, sweep) per kind" },
   { "histogram", ST_SEC_HISTOGRAM, "the pause histogram" },
   { "rollup", ST_SEC_ROLLUP, "GC rollup by generation" },
   { "long", ST_SEC_LONG, "pauses > 200 msec" },
@@ -338,6 +398,7 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     unsigned sec = o->sections ? o->sections : ST_SECTIONS_DEFAULT;
     if (sec & ST_SEC_SUMMARY) summary(out, p);
     if (sec & ST_SEC_PAUSES) pause_stats(out, p);
+    if (sec & ST_SEC_PHASES) phase_stats(out, p);
     if (sec & ST_SEC_HISTOGRAM) histogram(out, p);
     if (sec & ST_SEC_ROLLUP) rollup(out, p);
     if (sec & ST_SEC_LONG) {

@@ -217,6 +217,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->start_ns = ev->ts_ns;
   g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
   g->gc_cpu_msec = NAN;
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = -1;
   recon_alloc_init_gc(gc);
   gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
   gc->start_version = ev->version;
@@ -397,6 +398,11 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   gc->g.global_version = ev->version;
   gc->g.has_global_history = 1;
   if (gc->g.heap_count == -1) gc->g.heap_count = e->NumHeaps;
+  /* The phases it timed (v4+: Count and Times; gcs_gc_phase_slot). */
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
+    int slot = ev->version >= 4 ? gcs_gc_phase_slot((enum gcs_gc_phase)ph, e->Count) : -1;
+    gc->g.phase_usec[ph] = slot >= 0 && slot < GCS_MAX_ARRAY ? (int64_t)e->Times[slot] : -1;
+  }
 }
 
 static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHistory *e) {

@@ -123,6 +123,10 @@ struct gcs_gc {
   int has_global_history;
   struct gcs_ev_GCGlobalHeapHistory global;
   int global_version;
+  /* The GC's phases (GCGlobalHeapHistory v4+ Times, gcs_gc_phase_slot), in
+   * microseconds; -1 where the GC did not time the phase or the trace does
+   * not say (stored as NULL). */
+  int64_t phase_usec[GCS_GC_PHASE_COUNT];
   struct gcs_gc_heap *heaps;    /* PerHeapHistory in arrival order */
   int nheaps;
   uint8_t condemned[30];        /* PerfView's condemned-reasons row (tables_gc.def groups) */
