@@ -15,6 +15,12 @@
 #define ST_COLDEF(Col, H, S, D, W) { #Col, H, S, D, W },
 const struct st_col st_cols[STC_COUNT] = { ST_GC_COLS(ST_COLDEF) };
 const char *const st_kind_names[ST_KINDS] = { "gen0", "gen1", "gen2 background", "gen2 blocking" };
+#define ST_PHN(C, Name, Label) #Name,
+#define ST_PHL(C, Name, Label) Label,
+const char *const st_phase_names[GCS_GC_PHASE_COUNT] = { GCS_GC_PHASES(ST_PHN) };
+const char *const st_phase_labels[GCS_GC_PHASE_COUNT] = { GCS_GC_PHASES(ST_PHL) };
+#undef ST_PHN
+#undef ST_PHL
 const double st_hist_edges[ST_HIST_BUCKETS] = { 0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
 
 static char *dup_col(sqlite3_stmt *s, int i) {

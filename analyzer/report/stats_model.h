@@ -87,6 +87,9 @@ struct st_pausestat { int count; double total, mean, max, p50, p95, p99; };
 /* One cell of "where the GC time went": a phase over the complete GCs of one
  * kind that timed it (count), mean and P95 in microseconds (NaN if none). */
 struct st_phasestat { int count; double mean, p95; };
+/* GCS_GC_PHASES' JSON names and text labels, in order. */
+extern const char *const st_phase_names[GCS_GC_PHASE_COUNT];
+extern const char *const st_phase_labels[GCS_GC_PHASE_COUNT];
 
 struct st_rollup {              /* PerfView's rollup row: ALL (gen -1), 0, 1, 2 */
   int count, induced;

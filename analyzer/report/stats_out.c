@@ -36,11 +36,6 @@ static void wbuf_f0(struct rpt_wbuf *w, double v) {
   }
 }
 
-static const char *const phase_names[GCS_GC_PHASE_COUNT] = {
-#define PHN(C, Name, Label) #Name,
-  GCS_GC_PHASES(PHN)
-#undef PHN
-};
 
 static int has_any_phase(const struct st_gc *g) {
   for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++)
@@ -113,7 +108,7 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     } else {
       for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
         rpt_wbuf_str(w, ph ? ", \"" : "{\"");
-        rpt_wbuf_str(w, phase_names[ph]);
+        rpt_wbuf_str(w, st_phase_names[ph]);
         rpt_wbuf_str(w, "\": ");
         rpt_wbuf_json_num(w, g->phase_usec[ph]);
       }
@@ -215,7 +210,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
       fprintf(o, "%s\"%s\": {", k ? ", " : "{", st_kind_names[k]);
       for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
         const struct st_phasestat *c = &p->phases[k][ph];
-        fprintf(o, "%s\"%s\": {\"count\": %d", ph ? ", " : "", ph < GCS_GC_PHASE_COUNT ? phase_names[ph] : "all",
+        fprintf(o, "%s\"%s\": {\"count\": %d", ph ? ", " : "", ph < GCS_GC_PHASE_COUNT ? st_phase_names[ph] : "all",
                 c->count);
         jkv(o, "mean_usec", c->mean, 1);
         jkv(o, "p95_usec", c->p95, 1);
@@ -789,6 +784,30 @@ static void write_findings(FILE *o, sqlite3 *db, gcs_report_findings_fn fn, stru
   fn(db, trace_id, pid, o);
 }
 
+/* "Where the GC time went": as in text (msec per GC, mean and P95 per kind). */
+static void html_phases(FILE *o, const struct st_proc *p) {
+  if (!p->has_phases) {
+    fprintf(o, "<h4>Where the GC time went</h4><p>not in trace (needs .NET 6+: GCGlobalHeapHistory v4)</p>\n");
+    return;
+  }
+  fprintf(o, "<h4>Where the GC time went (msec per GC: mean / P95)</h4><table><tr><th>Phase</th>");
+  for (int k = 0; k < ST_KINDS; k++)
+    if (p->phases[k][GCS_GC_PHASE_COUNT].count) fprintf(o, "<th>%s mean</th><th>%s P95</th>", st_kind_names[k], st_kind_names[k]);
+  fprintf(o, "</tr>\n");
+  for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+    fprintf(o, "<tr><td>%s</td>", ph < GCS_GC_PHASE_COUNT ? st_phase_labels[ph] : "All phases");
+    for (int k = 0; k < ST_KINDS; k++) {
+      if (!p->phases[k][GCS_GC_PHASE_COUNT].count) continue;
+      const struct st_phasestat *c = &p->phases[k][ph];
+      char a[32], b[32];
+      if (!c->count) fprintf(o, "<td>-</td><td>-</td>");
+      else fprintf(o, "<td>%s</td><td>%s</td>", rpt_num(a, sizeof a, c->mean / 1000.0, 3), rpt_num(b, sizeof b, c->p95 / 1000.0, 3));
+    }
+    fprintf(o, "</tr>\n");
+  }
+  fprintf(o, "</table>\n");
+}
+
 void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_findings_early *early) {
   gcs_report_findings_fn findings = db ? st_findings_fn() : NULL;
   fprintf(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope GCStats</title>\n"
@@ -845,7 +864,9 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
               st_kind_names[k], s->count, rpt_num(c[0], 32, s->mean, 3), rpt_num(c[1], 32, s->max, 3),
               rpt_num(c[2], 32, s->p50, 3), rpt_num(c[3], 32, s->p95, 3), rpt_num(c[4], 32, s->p99, 3));
     }
-    fprintf(o, "</table>\n<table><tr><th>Pause (ms)</th><th>GCs</th></tr>\n");
+    fprintf(o, "</table>\n");
+    html_phases(o, p);
+    fprintf(o, "<table><tr><th>Pause (ms)</th><th>GCs</th></tr>\n");
     for (int h = 0; h < ST_HIST_BUCKETS; h++)
       fprintf(o, "<tr><td>%g%s</td><td>%d</td></tr>\n", st_hist_edges[h], h + 1 < ST_HIST_BUCKETS ? "+" : "+", p->hist[h]);
     fprintf(o, "</table>\n<h4>GC Rollup By Generation</h4><table><tr><th>Gen</th><th>Count</th><th>Max Pause</th>"

@@ -123,11 +123,6 @@ static void pause_stats(FILE *out, const struct st_proc *p) {
 
 /* "Where the GC time went": the phases GCGlobalHeapHistory times, mean and
  * P95 per kind of GC (msec), for the kinds that have them; fits 80 columns. */
-static const char *const phase_labels[GCS_GC_PHASE_COUNT] = {
-#define PHL(C, Name, Label) Label,
-  GCS_GC_PHASES(PHL)
-#undef PHL
-};
 static void phase_stats(FILE *out, const struct st_proc *p) {
   static const char *const short_kind[ST_KINDS] = { "Gen0", "Gen1", "BGC", "Gen2" };
   if (!p->has_phases) {
@@ -159,7 +154,7 @@ static void phase_stats(FILE *out, const struct st_proc *p) {
   for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
     char c[2 * ST_KINDS][32];
     const char *row[1 + 2 * ST_KINDS];
-    row[0] = ph < GCS_GC_PHASE_COUNT ? phase_labels[ph] : "All phases";
+    row[0] = ph < GCS_GC_PHASE_COUNT ? st_phase_labels[ph] : "All phases";
     for (int j = 0; j < nk; j++) {
       const struct st_phasestat *s = &p->phases[kinds[j]][ph];
       if (!s->count) {

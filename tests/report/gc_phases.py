@@ -20,7 +20,8 @@ sweep; Count 5: a background GC's marking). Checked:
 - the summary's phases (mean, P95 per kind, linear interpolation) are those of
   the per-GC values, and the text table prints them (msec) within 80 columns;
 - an older trace (.NET Core 3.1, GCGlobalHeapHistory v2) says "not in trace
-  (needs .NET 6+" in text and null in json, never 0.
+  (needs .NET 6+" in text and HTML and null in json, never 0; the HTML
+  report has the same table.
 """
 import json
 import math
@@ -131,6 +132,11 @@ for n, trace in enumerate(TRACES):
             else:
                 ok = ok and c["mean_usec"] is None and c["p95_usec"] is None
             T.check(ok, "%s %s %s: count/mean/P95 %s of %s" % (trace, k, ph, c, vals))
+    rc, html, err = T.run("stats", db, "--format", "html")
+    T.check("<td>Mark roots</td><td>%.3f</td>" % (sum(g["phases_usec"]["mark_root"] for g in gcs if g["complete"]
+                                                      and kind(g) == "gen0") / 1000.0 /
+                                                  len([g for g in gcs if g["complete"] and kind(g) == "gen0"])) in html,
+            "%s: the html table's Mark roots gen0 mean" % trace)
     # The text's Mark roots row: Gen0's mean and P95 in msec, 3 decimals.
     g0 = [g["phases_usec"]["mark_root"] for g in gcs if g["complete"] and kind(g) == "gen0"]
     row = [l for l in lines if l.startswith("Mark roots")]
@@ -142,6 +148,8 @@ db = TMP + "/old.db"
 rc, out, err = T.run("import", "-q", "-d", db, OLD)
 rc, text, err = T.run("stats", db, "--section", "phases")
 T.check("Where the GC time went: not in trace (needs .NET 6+" in text, "old trace: not in trace: %s" % text[:300])
+rc, html, err = T.run("stats", db, "--format", "html")
+T.check("<h4>Where the GC time went</h4><p>not in trace (needs .NET 6+" in html, "old trace: html says not in trace")
 rc, out, err = T.run("stats", db, "--format", "json")
 d = json.loads(out)
 T.check(all(p["summary"]["phases"] is None for p in d["processes"]), "old trace: json phases null")
