@@ -191,6 +191,36 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                   "GC #%d: gcscope's RestartEEEnd is the first after its GCEnd" % idx)
     if expect_bgc:
         check(seen_bgc, "a background GC was observed and compared")
+    compare_phases(db, gcs, where)
+
+
+PHASE_COLS = ["phase_%s_usec" % k for k in ("mark_root", "mark_short_weak", "mark_scan_finalization",
+                                            "mark_long_weak", "plan", "relocate", "compact", "sweep")]
+
+
+def compare_phases(db, gcs, where):
+    """The GC's phase times (GCGlobalHeapHistory v4, which .NET 10 sends at
+    the gc profile's level): every complete GC has them; they sum to no more
+    than its GCStart -> GCEnd, nor, for a blocking GC the program observed,
+    than the runtime's own pause (GCMemoryInfo.PauseDurations[0]), which
+    holds the whole GC. A blocking GC timed its plan phase, and exactly one of
+    sweep or relocate + compact."""
+    rows = sql(db, "SELECT gc_index, type, duration_msec, %s FROM gcs%s%s complete = 1"
+               % (", ".join(PHASE_COLS), where, " AND" if where else " WHERE"))
+    check(len(rows) > 0, "complete GCs to check the phases of")
+    for r in rows:
+        idx, typ, dur = int(r[0]), int(r[1]), float(r[2])
+        ph = [None if v in ("", "NULL") else int(v) for v in r[3:]]
+        total = sum(v for v in ph if v is not None)
+        check(ph[0] is not None, "GC #%d has its phase times" % idx)
+        check(total <= dur * 1000.0, "GC #%d: phases %d us <= GCStart->GCEnd %.3f ms" % (idx, total, dur))
+        if typ != 1:
+            check(ph[4] is not None and ((ph[7] is None) != (ph[5] is None and ph[6] is None)),
+                  "GC #%d (blocking): plan, and sweep or relocate+compact: %s" % (idx, ph))
+            g = gcs.get(idx)
+            if g is not None:
+                check(total <= g["pause0_ticks"] / 10.0,
+                      "GC #%d: phases %d us <= the runtime's pause %.1f us" % (idx, total, g["pause0_ticks"] / 10.0))
 
 
 def own_suspend(db, pid, ns, reason):
