@@ -146,6 +146,12 @@ static uint64_t phase_bits(void) {
   return b;
 }
 
+static uint64_t committed_bits(void) {
+  uint64_t b = 0;
+  for (int f = 0; f < 10; f++) b |= UINT64_C(1) << (GCS_GCDB_R_COMMITTED0 + f);
+  return b;
+}
+
 /* The loader query for one process: the needed columns, plus the duration and
  * the allocation rollup's figures. */
 static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
@@ -153,7 +159,9 @@ static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
                              .reals = GCS_GCDB_BIT(duration_msec) | GCS_GCDB_BIT(total_alloc_mb) |
                                       GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec) |
                                       GCS_GCDB_BIT(global_mechanisms) | GCS_GCDB_BIT(pause_mode) |
-                                      GCS_GCDB_BIT(memory_pressure) | phase_bits(),
+                                      GCS_GCDB_BIT(memory_pressure) | phase_bits() |
+                                      GCS_GCDB_BIT(committed_before_mb) | GCS_GCDB_BIT(committed_after_mb) |
+                                      committed_bits(),
                              .parts = what == ST_LOAD_ALL ? GCS_GCDB_CONDEMNED : 0};
   for (int c = 0; c < STC_COUNT; c++) {
     int r = st_source(c);
@@ -247,6 +255,14 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
   g->global_mechanisms = r->real[GCS_GCDB_R_global_mechanisms];
   g->pause_mode = r->real[GCS_GCDB_R_pause_mode];
   g->memory_pressure = r->real[GCS_GCDB_R_memory_pressure];
+  for (int w = 0; w < 2; w++)
+    for (int f = 0; f < 5; f++) g->committed[w][f] = r->real[GCS_GCDB_R_COMMITTED0 + 5 * w + f];
+  for (int w = 0; w < 2; w++) {
+    double c = r->real[w ? GCS_GCDB_R_committed_after_mb : GCS_GCDB_R_committed_before_mb];
+    if (isnan(c)) continue;
+    p->has_committed = 1;
+    if (isnan(p->max_committed) || c > p->max_committed) p->max_committed = c;
+  }
   copy_text(g->reason, sizeof g->reason, r->reason_name);
   copy_text(g->gen_name, sizeof g->gen_name, r->gen_name);
   if (k->npauses + 2 > k->pauses_cap) {
@@ -277,6 +293,7 @@ static int add_condemned(const struct gcs_gcdb_gc *r, void *ctx) {
  * the pauses of the same GC rows). */
 static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3]) {
   struct gc_sink k = {.p = p, .what = what, .acc = acc};
+  p->max_committed = NAN;
   for (int c = 0; c < STC_COUNT; c++) k.src[c] = st_source(c);
   int64_t expect = (int64_t)p->gc_count + p->incomplete_count; /* the summary's count: usually exact */
   if (expect > 0 && expect < (1 << 26)) {

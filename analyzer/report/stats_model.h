@@ -33,6 +33,7 @@ typedef struct sqlite3 sqlite3;
   X(alloc_measured_mb, "Alloc MB Measured (gcscope)", "Alloc Meas", 3, 1) \
   X(peak_mb, "Peak MB", "Peak MB", 3, 0) \
   X(after_mb, "After MB", "After MB", 3, 0) \
+  X(committed_after_mb, "Committed MB After", "Commit MB", 3, 0) \
   X(ratio_peak_after, "Ratio Peak/After", "Pk/Af", 2, 0) \
   X(promoted_mb, "Promoted MB", "Promoted", 3, 0) \
   X(gen0_mb, "Gen0 MB", "Gen0 MB", 3, 1) \
@@ -71,6 +72,10 @@ struct st_gc {
    * GlobalMechanisms, PauseMode, MemoryPressure; NaN = not in the trace. */
   double phase_usec[GCS_GC_PHASE_COUNT];
   double global_mechanisms, pause_mode, memory_pressure;
+  /* GCCommittedUsage parts (bytes) at the start [0] and end [1], in its
+   * field order (in use, global decommit, free, global free, bookkeeping);
+   * NaN = not in the trace. */
+  double committed[2][5];
 };
 
 /* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
@@ -148,6 +153,8 @@ struct st_proc {
   /* [k][GCS_GC_PHASE_COUNT]: every timed phase of a GC, summed */
   struct st_phasestat phases[ST_KINDS][GCS_GC_PHASE_COUNT + 1];
   int has_phases;               /* a complete GC timed at least one phase */
+  int has_committed;            /* a GC has GCCommittedUsage figures (.NET 8+) */
+  double max_committed;         /* MB: the largest committed_before/after_mb, NaN if none */
   int hist[ST_HIST_BUCKETS];
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */

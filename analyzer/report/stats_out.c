@@ -130,6 +130,21 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     }
     rpt_wbuf_str(w, ", \"memory_pressure\": ");
     rpt_wbuf_json_num(w, g->memory_pressure);
+    static const char *const parts[5] = { "in_use", "in_global_decommit", "in_free", "in_global_free", "bookkeeping" };
+    for (int wh = 0; wh < 2; wh++) {
+      rpt_wbuf_str(w, wh ? ", \"committed_after\": " : ", \"committed_before\": ");
+      if (isnan(g->committed[wh][0])) {
+        rpt_wbuf_str(w, "null");
+        continue;
+      }
+      for (int f = 0; f < 5; f++) {
+        rpt_wbuf_str(w, f ? ", \"" : "{\"");
+        rpt_wbuf_str(w, parts[f]);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_json_num(w, g->committed[wh][f]);
+      }
+      rpt_wbuf_str(w, "}");
+    }
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
     for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
@@ -190,6 +205,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "max_suspend_msec", p->max_suspend, 1);
     jkv(o, "process_duration_msec", p->process_duration, 1);
     jkv(o, "total_gc_cpu_msec", p->total_gc_cpu, 1);
+    jkv(o, "max_committed_mb", p->max_committed, 1);
     fprintf(o, ", \"heap_count\": %d, \"lost_events\": %lld", p->heap_count, (long long)p->lost_events);
     st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");
@@ -855,7 +871,9 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     fprintf(o, "<li>Total GC Pause: %s msec</li><li>%% Time paused for Garbage Collection: %s%%</li>",
             rpt_num(a, sizeof a, p->total_pause, 1), rpt_num(b, sizeof b, p->pct_pause, 1));
     st_html_overhead_item(o, &p->ov);
-    fprintf(o, "<li>Max GC Heap Size: %s MB</li></ul>\n", rpt_num(a, sizeof a, p->max_heap, 3));
+    fprintf(o, "<li>Max GC Heap Size: %s MB</li>", rpt_num(a, sizeof a, p->max_heap, 3));
+    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li></ul>\n", rpt_num(a, sizeof a, p->max_committed, 3));
+    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li></ul>\n");
     fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
     for (int k = 0; k < ST_KINDS; k++) {
       const struct st_pausestat *s = &p->kinds[k];
@@ -883,9 +901,10 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     static const int pc[] = { STC_pause_msec };
     static const char *const pn[] = { "Pause MSec" }, *const pcol[] = { "#2a6fdb" };
     svg_chart(o, p, "Pause per GC over time", 1, pn, pc, pcol, 1);
-    static const int hc[] = { STC_peak_mb, STC_after_mb };
-    static const char *const hn[] = { "Peak MB", "After MB" }, *const hcol[] = { "#d05a00", "#2a9d3a" };
-    svg_chart(o, p, "Heap size (MB) over time", 2, hn, hc, hcol, 0);
+    static const int hc[] = { STC_peak_mb, STC_after_mb, STC_committed_after_mb };
+    static const char *const hn[] = { "Peak MB", "After MB", "Committed MB" },
+                             *const hcol[] = { "#d05a00", "#2a9d3a", "#7f7f7f" };
+    svg_chart(o, p, "Heap size (MB) over time", p->has_committed ? 3 : 2, hn, hc, hcol, 0);
     st_html_mmu_chart(o, &p->ov);
     fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");
     html_gc_table(o, p, 200, 0);

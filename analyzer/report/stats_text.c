@@ -31,7 +31,7 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
   int idx[STC_COUNT], n = 0;
   const char *hdr[STC_COUNT];
   for (int c = 0; c < STC_COUNT; c++)
-    if (wide || !st_cols[c].wide) {
+    if ((wide || !st_cols[c].wide) && (c != STC_committed_after_mb || p->has_committed)) {
       idx[n] = c;
       hdr[n++] = wide ? st_cols[c].header : st_cols[c].short_header;
     }
@@ -93,6 +93,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   st_text_overhead(out, &p->ov);
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
+  if (p->has_committed)
+    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage: heap, free regions, bookkeeping)\n",
+            NUM(a, p->max_committed, 3));
+  else
+    fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
 }
 

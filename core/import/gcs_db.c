@@ -24,6 +24,27 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "poh_alloc_measured_mb", "REAL" },
   { "gcs", "alloc_measured_mb", "REAL" },
   { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
+  /* issue 26: GC phase times (GCGlobalHeapHistory v4), committed memory (GCCommittedUsage) */
+  { "gcs", "phase_mark_root_usec", "INTEGER" },
+  { "gcs", "phase_mark_short_weak_usec", "INTEGER" },
+  { "gcs", "phase_mark_scan_finalization_usec", "INTEGER" },
+  { "gcs", "phase_mark_long_weak_usec", "INTEGER" },
+  { "gcs", "phase_plan_usec", "INTEGER" },
+  { "gcs", "phase_relocate_usec", "INTEGER" },
+  { "gcs", "phase_compact_usec", "INTEGER" },
+  { "gcs", "phase_sweep_usec", "INTEGER" },
+  { "gcs", "committed_before_in_use", "INTEGER" },
+  { "gcs", "committed_before_in_global_decommit", "INTEGER" },
+  { "gcs", "committed_before_in_free", "INTEGER" },
+  { "gcs", "committed_before_in_global_free", "INTEGER" },
+  { "gcs", "committed_before_bookkeeping", "INTEGER" },
+  { "gcs", "committed_before_mb", "REAL" },
+  { "gcs", "committed_after_in_use", "INTEGER" },
+  { "gcs", "committed_after_in_global_decommit", "INTEGER" },
+  { "gcs", "committed_after_in_free", "INTEGER" },
+  { "gcs", "committed_after_in_global_free", "INTEGER" },
+  { "gcs", "committed_after_bookkeeping", "INTEGER" },
+  { "gcs", "committed_after_mb", "REAL" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {

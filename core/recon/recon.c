@@ -215,6 +215,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->reason = e->Reason;
   g->heap_count = p->heap_count;
   g->start_ns = ev->ts_ns;
+  gc->start_tid = ev->tid;
   g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
   g->gc_cpu_msec = NAN;
   for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = -1;
@@ -405,6 +406,24 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   }
 }
 
+/* GCCommittedUsage: the runtime fires it on the GC's thread right after its
+ * GCStart and right before its GCEnd; the first is the GC's "before", the
+ * second its "after". It belongs to the latest GC started on that thread
+ * that has not ended (a GC inside a background GC starts on another, or
+ * after the background GC's first one). */
+static void on_committed_usage(struct recon_proc *p, const struct gcs_event *ev) {
+  for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--) {
+    struct recon_gc *gc = p->gcs[i];
+    if (gc->start_tid != ev->tid) continue;
+    if (gc->has_end) return;
+    int slot = gc->g.has_committed[0] ? 1 : 0;
+    if (gc->g.has_committed[slot]) return;   /* a third one: not this GC's */
+    gc->g.committed[slot] = ev->u.GCCommittedUsage;
+    gc->g.has_committed[slot] = 1;
+    return;
+  }
+}
+
 static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHistory *e) {
   h->heap_index = e->HeapIndex;
   h->condemn_reasons0 = e->CondemnReasons0;
@@ -565,6 +584,7 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCRestartEEEnd: on_restart_end(r, p, ev, t); break;
   case gcs_kind_GCAllocationTick: on_alloc_tick(p, ev); break;
   case gcs_kind_GCGlobalHeapHistory: on_global_history(p, ev); break;
+  case gcs_kind_GCCommittedUsage: on_committed_usage(p, ev); break;
   case gcs_kind_GCPerHeapHistory: on_per_heap_history(p, ev); break;
   case gcs_kind_PinObjectAtGCTime: on_pin_object(p, ev); break;
   case gcs_kind_PinPlugAtGCTime: on_pin_plug(p, ev); break;

@@ -113,9 +113,17 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(global_mechanisms) X(pause_mode) X(memory_pressure) \
   X(phase_mark_root_usec) X(phase_mark_short_weak_usec) X(phase_mark_scan_finalization_usec) \
   X(phase_mark_long_weak_usec) X(phase_plan_usec) X(phase_relocate_usec) X(phase_compact_usec) \
-  X(phase_sweep_usec)
+  X(phase_sweep_usec) \
+  X(committed_before_mb) X(committed_after_mb) \
+  X(committed_before_in_use) X(committed_before_in_global_decommit) X(committed_before_in_free) \
+  X(committed_before_in_global_free) X(committed_before_bookkeeping) \
+  X(committed_after_in_use) X(committed_after_in_global_decommit) X(committed_after_in_free) \
+  X(committed_after_in_global_free) X(committed_after_bookkeeping)
 
-/* The phase columns in GCS_GC_PHASES order: GCS_GCDB_R_PHASE0 + phase. */
+/* The phase columns in GCS_GC_PHASES order: GCS_GCDB_R_PHASE0 + phase; the
+ * five committed parts before (GCS_GCDB_R_COMMITTED0) and after (+ 5), in
+ * GCCommittedUsage's order. */
+#define GCS_GCDB_R_COMMITTED0 GCS_GCDB_R_committed_before_in_use
 #define GCS_GCDB_R_PHASE0 GCS_GCDB_R_phase_mark_root_usec
 
 #define GCS_GCDB_R_ENUM(Col) GCS_GCDB_R_##Col,

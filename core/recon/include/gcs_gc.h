@@ -127,6 +127,11 @@ struct gcs_gc {
    * microseconds; -1 where the GC did not time the phase or the trace does
    * not say (stored as NULL). */
   int64_t phase_usec[GCS_GC_PHASE_COUNT];
+  /* GCCommittedUsage (.NET 8+), bytes: [0] at the GC's start, [1] at its
+   * end; has_committed[i] 0 where the trace has none (a background GC sends
+   * only the first). */
+  int has_committed[2];
+  struct gcs_ev_GCCommittedUsage committed[2];
   struct gcs_gc_heap *heaps;    /* PerHeapHistory in arrival order */
   int nheaps;
   uint8_t condemned[30];        /* PerfView's condemned-reasons row (tables_gc.def groups) */
@@ -139,6 +144,12 @@ struct gcs_gc {
   struct gcs_loh_wait *loh_waits;
   int nloh_waits;
 };
+
+/* Committed bytes of one GCCommittedUsage: its five parts summed. */
+static inline double gcs_gc_committed_bytes(const struct gcs_ev_GCCommittedUsage *c) {
+  return (double)c->TotalCommittedInUse + (double)c->TotalCommittedInGlobalDecommit + (double)c->TotalCommittedInFree +
+         (double)c->TotalCommittedInGlobalFree + (double)c->TotalBookkeepingCommitted;
+}
 
 #ifdef __cplusplus
 }
