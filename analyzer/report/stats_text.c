@@ -94,7 +94,7 @@ static void summary(FILE *out, const struct st_proc *p) {
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
   if (p->has_committed)
-    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage: heap, free regions, bookkeeping)\n",
+    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage, as GetGCMemoryInfo's TotalCommittedBytes)\n",
             NUM(a, p->max_committed, 3));
   else
     fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");

@@ -215,7 +215,6 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->reason = e->Reason;
   g->heap_count = p->heap_count;
   g->start_ns = ev->ts_ns;
-  gc->start_tid = ev->tid;
   g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
   g->gc_cpu_msec = NAN;
   for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = -1;
@@ -406,16 +405,15 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   }
 }
 
-/* GCCommittedUsage: the runtime fires it on the GC's thread right after its
- * GCStart and right before its GCEnd; the first is the GC's "before", the
- * second its "after". It belongs to the latest GC started on that thread
- * that has not ended (a GC inside a background GC starts on another, or
- * after the background GC's first one). */
+/* GCCommittedUsage: the runtime fires it right after a GC's GCStart and
+ * right before its GCEnd (server GC: on whichever GC thread starts or ends
+ * it); the first is the GC's "before", the second its "after". It belongs to
+ * the latest GC that has started and not ended; a background GC sends only
+ * its first (GCs inside it are later in the list). */
 static void on_committed_usage(struct recon_proc *p, const struct gcs_event *ev) {
   for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--) {
     struct recon_gc *gc = p->gcs[i];
-    if (gc->start_tid != ev->tid) continue;
-    if (gc->has_end) return;
+    if (gc->has_end) continue;
     int slot = gc->g.has_committed[0] ? 1 : 0;
     if (gc->g.has_committed[slot]) return;   /* a third one: not this GC's */
     gc->g.committed[slot] = ev->u.GCCommittedUsage;

@@ -24,7 +24,6 @@ struct recon_gc {
   int heaps_cap, waits_cap;
   double alloc_counted[3];      /* a background GC: bytes counted since it began */
   int32_t bgc_tid;              /* a background GC: the thread of its SuspendForGCPrep, 0 = unknown */
-  int32_t start_tid;            /* the thread of its GCStart (GCCommittedUsage comes on it) */
   /* Per-heap history that PerfView's attribution (the last GC in the list)
    * gives to another GC: a background GC's, fired on its own thread after a
    * foreground GC inside it ended but before that GC restarted the runtime.

@@ -134,7 +134,9 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                    "id, pid, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns, "
                    "(SELECT min(e.ts_ns) FROM events e WHERE e.pid = gcs.pid AND e.name = 'GCMarkWithType' "
                    "        AND json_extract(e.fields, '$.HeapNum') = 0 "
-                   "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns) "
+                   "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns), "
+                   "committed_after_in_use + committed_after_in_free + committed_after_in_global_free, "
+                   "round(committed_after_mb * 1e6) "
                    "FROM gcs%s" % where)
     ours = {int(r[0]): r for r in rows}
     check(len(gcs) > 0, "the program observed at least one GC")
@@ -151,6 +153,14 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
         want_promoted = promoted + (poh_after if g["gen"] == 2 else 0)
         check(want_promoted == g["promoted"],
               "GC #%d promoted bytes: gcscope %d (+POH %d), runtime %d" % (idx, promoted, poh_after, g["promoted"]))
+        if "committed" in g and r[23] not in ("", "NULL"):
+            # GCCommittedUsage at the GC's end (.NET 8+): in use + free + global free (not what
+            # waits for decommit, nor bookkeeping) is the runtime's TotalCommittedBytes, to the byte.
+            check(int(r[23]) == g["committed"] and int(float(r[24])) == g["committed"],
+                  "GC #%d committed bytes: gcscope %s (committed_after_mb %s), runtime %d"
+                  % (idx, r[23], r[24], g["committed"]))
+        elif "committed" in g:
+            check(typ == 1, "GC #%d: only a background GC lacks its committed figure after" % idx)
         rt0, rt1 = g["pause0_ticks"] / 1e4, g["pause1_ticks"] / 1e4
         if typ == 1 and r[5] != "-1":
             seen_bgc = True
