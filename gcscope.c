@@ -9,6 +9,7 @@
 #include "gcs_import_cmd.h"
 #include "gcs_insight.h"
 #include "gcs_report.h"
+#include "gcs_serve.h"
 #include "gcs_tracer.h"
 #include "gcs_tui.h"
 
@@ -34,6 +35,7 @@ static const struct gcs_command commands[] = {
   { "diff",     gcs_cmd_diff,     "Two runs compared: GC figures, a pause test, --fail-on for CI" },
   { "export",   gcs_cmd_export,   "The GC timeline as a Perfetto trace or Chrome JSON" },
   { "top",      gcs_cmd_top,      "Live terminal view of GC behaviour" },
+  { "serve",    gcs_cmd_serve,    "Export every .NET process's GC figures to Prometheus (/metrics)" },
 };
 
 static void usage(FILE *out) {

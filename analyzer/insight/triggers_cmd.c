@@ -84,7 +84,7 @@ static int row_event(sqlite3_stmt *st, struct gcs_event *ev) {
 }
 
 /* Replay each trace's gc_lifecycle rows through the stop-trigger rules. */
-static int load(sqlite3 *db, long pid, const double *thr, const struct gcs_rule *rules, int nrules,
+static int load(sqlite3 *db, long pid, const struct gcs_trigger_thresholds *thr, const struct gcs_rule *rules, int nrules,
                 struct trace_trig **out, size_t *n) {
   sqlite3_stmt *st;
   *out = NULL;
@@ -194,7 +194,7 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
 
 int gcs_cmd_triggers(int argc, char **argv) {
   const char *input = NULL;
-  double thr[INS_TRIG_N] = {NAN, NAN, NAN};
+  struct gcs_trigger_thresholds thr = {0};   /* none on */
   long pid = -1, trace = -1;
   enum rpt_format fmt = RPT_TEXT;
   const char *db_path = NULL;
@@ -206,7 +206,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&triggers_spec, stdout); return 0; }
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     switch (k) {
-    case O_GC_OVER: case O_SUSPEND_OVER: case O_BGC_FINAL_OVER: thr[k] = p.dval; break;
+    case O_GC_OVER: case O_SUSPEND_OVER: case O_BGC_FINAL_OVER: thr.on[k] = true; thr.ms[k] = p.dval; break;
     case O_TRACE: trace = (long)p.ival; break;
     case O_PID: pid = (long)p.ival; break;
     case O_DB: db_path = p.value; break;
@@ -248,7 +248,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
   sqlite3 *db = in.db;
   struct trace_trig *tt = NULL;
   size_t nt = 0;
-  int rc = load(db, pid, thr, rules, nrules, &tt, &nt) == 0 ? 0 : 1;
+  int rc = load(db, pid, &thr, rules, nrules, &tt, &nt) == 0 ? 0 : 1;
   gcs_input_close(&in);
   if (rc == 0 && nt == 0) {
     fprintf(stderr, "gcscope %s: no GC suspension/start/end events in %s\n", CMD, input);
@@ -285,7 +285,7 @@ int gcs_cmd_triggers(int argc, char **argv) {
           printf("  Max ");
           rpt_num3(stdout, fmt, q[3]);
           printf(" ms");
-          if (!isnan(thr[k])) printf("   over %.3f ms: %zu", thr[k], fired);
+          if (thr.on[k]) printf("   over %.3f ms: %zu", thr.ms[k], fired);
           printf("\n");
         } else if (fmt == RPT_JSON) {
           printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "",
@@ -298,18 +298,18 @@ int gcs_cmd_triggers(int argc, char **argv) {
           printf(", \"max_ms\": ");
           rpt_num3(stdout, fmt, q[3]);
           printf(", \"threshold_ms\": ");
-          rpt_num3(stdout, fmt, thr[k]);
+          rpt_num3(stdout, fmt, thr.on[k] ? thr.ms[k] : NAN);   /* off: null */
           printf(", \"fired\": [");
         }
         size_t shown = 0;
-        for (size_t i = 0; i < n && !isnan(thr[k]); i++) {
+        for (size_t i = 0; i < n && thr.on[k]; i++) {
           if (!(p[i].rules_fired & flag_bit)) continue;
           double start = (double)((int64_t)p[i].begin_ns - tt[t].start_ns) / 1e6;
           if (fmt == RPT_TEXT)
             printf("    pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[i].pid, p[i].tid, p[i].gc_index, start, p[i].ms);
           else if (fmt == RPT_CSV)
             printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", tt[t].trace_id, gcs_trigger_name((enum gcs_trigger_kind)k),
-                   thr[k], p[i].pid,
+                   thr.ms[k], p[i].pid,
                    p[i].tid, p[i].gc_index, start, p[i].ms);
           else
             printf("%s{\"pid\": %d, \"tid\": %d, \"gc_index\": %u, \"start_ms\": %.3f, \"duration_ms\": %.3f}",

@@ -37,8 +37,7 @@ static void keep_pair(const struct gcs_trigger_pair *pair, void *ud) {
   s->v[s->n++] = *pair;
 }
 
-struct ins_trig *ins_trig_new(const double threshold_ms[GCS_TRIGGER_NKINDS], const struct gcs_rule *rules,
-                              int nrules) {
+struct ins_trig *ins_trig_new(const struct gcs_trigger_thresholds *th, const struct gcs_rule *rules, int nrules) {
   struct ins_trig *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->rules = gcs_triggers_new(0, keep_pair, t);   /* 0: keep every GC to resolve at the end */
@@ -47,8 +46,7 @@ struct ins_trig *ins_trig_new(const double threshold_ms[GCS_TRIGGER_NKINDS], con
     return NULL;
   }
   gcs_triggers_every_rule(t->rules, 1);   /* each rule's own firings */
-  for (int k = 0; k < GCS_TRIGGER_NKINDS; k++)
-    if (!isnan(threshold_ms[k])) gcs_triggers_set_threshold(t->rules, (enum gcs_trigger_kind)k, threshold_ms[k]);
+  gcs_triggers_set_thresholds(t->rules, th);
   for (int i = 0; i < nrules; i++)
     if (gcs_triggers_add_rule(t->rules, &rules[i])) {
       ins_trig_free(t);

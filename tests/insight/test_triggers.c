@@ -80,8 +80,8 @@ static struct gcs_event event(const struct step *s) {
 }
 
 int main(void) {
-  const double thr[GCS_TRIGGER_NKINDS] = {2, NAN, 7.5};
-  struct ins_trig *t = ins_trig_new(thr, NULL, 0);
+  const struct gcs_trigger_thresholds thr = {.on = {true, false, true}, .ms = {2, 0, 7.5}};
+  struct ins_trig *t = ins_trig_new(&thr, NULL, 0);
   CHECK(t != NULL);
   if (!t) return 1;
   for (size_t i = 0; i < sizeof EV / sizeof *EV; i++) {

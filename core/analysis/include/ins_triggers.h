@@ -23,11 +23,10 @@
 #include "gcs_triggers.h"
 
 struct ins_trig;
-/* threshold_ms[kind]: NaN for a trigger without threshold (nothing fires);
- * rules (gcs_rules.h, may be NULL) are evaluated after them. */
+/* th: the thresholds that are on (gcs_triggers.h; NULL: none, nothing fires
+ * but the rules); rules (gcs_rules.h, may be NULL) are evaluated after them. */
 struct gcs_rule;
-struct ins_trig *ins_trig_new(const double threshold_ms[GCS_TRIGGER_NKINDS], const struct gcs_rule *rules,
-                              int nrules);
+struct ins_trig *ins_trig_new(const struct gcs_trigger_thresholds *th, const struct gcs_rule *rules, int nrules);
 /* One decoded event of the trace, in time order (others than the triggers'
  * events are ignored). */
 int ins_trig_feed(struct ins_trig *t, const struct gcs_event *ev);

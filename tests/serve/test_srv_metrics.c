@@ -1,0 +1,157 @@
+/*
+ * test_srv_metrics.c — serve's exposition for a hand-built set of GCs, byte
+ * for byte (tests/serve/expected.prom and expected.om), plus the figures
+ * computed by hand below. test_srv_metrics SRCDIR [TEXT_OUT [OM_OUT]] also
+ * writes the text format (for `promtool check metrics`, the
+ * serve.metrics_promtool test) and the OpenMetrics text.
+ *
+ * The GCs (one process, pid 4242, workstation, concurrent, 1 heap):
+ *   #1 gen0 nonconcurrent complete, pause 1.5 ms, ends at T+1 s; heap stats:
+ *      gen sizes after 1 000 000 / 500 000 / 2 000 000 / 3 000 000 / 100 000 bytes,
+ *      fragmentation 10 000 / 0 / 0 / 0 / 0 bytes; measured allocations 4 MB
+ *   #2 gen1 nonconcurrent complete, pause 12 ms, ends at T+2 s
+ *   #3 gen2 background complete, pause 3 ms (both pauses), ends at T+3 s; its
+ *      final pause 2 ms; measured allocations 1.25 MB learned later
+ *      (gc_alloc_known), reported twice: counted once
+ *   #4 gen0 incomplete (no pause): a collection, no histogram observation
+ *   suspensions 50 us and 200 us (the 0.0002 bound: le is inclusive)
+ *   rule "long-gc" fired once, 3 events lost, rendered at T+10 s:
+ *   paused ratio (1.5 + 12 + 3) ms / 10 s = 0.00165.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gcs_enums.h"
+#include "srv_metrics.h"
+
+#define T0 1700000000000000000ull
+#define SEC 1000000000ull
+
+static struct gcs_gc gc(uint32_t number, uint32_t gen, uint32_t type, int complete, double pause_ms, uint64_t end) {
+  struct gcs_gc g;
+  memset(&g, 0, sizeof g);
+  g.pid = 4242;
+  g.number = number;
+  g.gen = gen;
+  g.type = type;
+  g.complete = complete;
+  g.pause_msec = complete ? pause_ms : NAN;
+  g.restart_end_ns = end;
+  g.total_alloc_measured_mb = NAN;
+  for (int k = 0; k < GCS_GENS; k++) g.gen_after_mb[k] = g.gen_frag_mb[k] = NAN;
+  return g;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static void compare(const char *got, const char *path) {
+  const char *want = read_file(path);
+  if (!want) { CHECK_FAIL("cannot read %s", path); return; }
+  if (strcmp(got, want) == 0) { check_pass(); return; }
+  size_t i = 0;
+  while (got[i] && got[i] == want[i]) i++;
+  size_t from = i > 80 ? i - 80 : 0;
+  CHECK_FAIL("%s differs at byte %zu:\n got: ...%.160s\nwant: ...%.160s", path, i, got + from, want + from);
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : ".";
+  struct srv_pm *m = srv_pm_new(4242, "my \"app\"\\x", "10.0.12", T0);
+  CHECK(m != NULL);
+  srv_pm_set_mode(m, 0, 1, 1);
+  struct gcs_gc g1 = gc(1, GCS_GEN0, GCS_GC_TYPE_NON_CONCURRENT, 1, 1.5, T0 + 1 * SEC);
+  g1.has_heap_stats = 1;
+  double after[GCS_GENS] = { 1.0, 0.5, 2.0, 3.0, 0.1 }, frag[GCS_GENS] = { 0.01, 0, 0, 0, 0 };
+  for (int k = 0; k < GCS_GENS; k++) { g1.gen_after_mb[k] = after[k]; g1.gen_frag_mb[k] = frag[k]; }
+  g1.total_alloc_measured_mb = 4.0;
+  srv_pm_gc_done(m, &g1);
+  struct gcs_gc g2 = gc(2, GCS_GEN1, GCS_GC_TYPE_NON_CONCURRENT, 1, 12, T0 + 2 * SEC);
+  srv_pm_gc_done(m, &g2);
+  struct gcs_gc g3 = gc(3, GCS_GEN2, GCS_GC_TYPE_BACKGROUND, 1, 3, T0 + 2 * SEC);
+  g3.bgc_prep_restart_end_ns = T0 + 3 * SEC;
+  srv_pm_gc_done(m, &g3);
+  srv_pm_bgc_final_pause(m, 2000000, T0 + 3 * SEC);
+  g3.total_alloc_measured_mb = 1.25;
+  srv_pm_gc_alloc_known(m, &g3);
+  srv_pm_gc_alloc_known(m, &g3);
+  struct gcs_gc g4 = gc(4, GCS_GEN0, GCS_GC_TYPE_NON_CONCURRENT, 0, 0, 0);
+  srv_pm_gc_done(m, &g4);
+  srv_pm_suspension(m, 50000);
+  srv_pm_suspension(m, 200000);
+  srv_pm_rule_fired(m, 0);
+  srv_pm_set_lost(m, 3);
+  const char *rules[] = { "long-gc", "pct" };
+  struct srv_pm *pms[] = { m };
+  size_t len = 0;
+  char *text = srv_render(pms, 1, 1, rules, 2, 0, T0 + 10 * SEC, &len);
+  CHECK(text != NULL && strlen(text) == len);
+  char *om = srv_render(pms, 1, 1, rules, 2, 1, T0 + 10 * SEC, &len);
+  CHECK(om != NULL && strlen(om) == len);
+  if (!text || !om) return check_done();
+
+  const char *L = "pid=\"4242\",process_name=\"my \\\"app\\\"\\\\x\",runtime_version=\"10.0.12\","
+                  "gc_mode=\"workstation\",gc_concurrent=\"true\",gc_heap_count=\"1\"";
+  char line[1024];
+#define HAS(fmt, ...) do { snprintf(line, sizeof line, fmt, __VA_ARGS__); CHECK_HAS(text, line); } while (0)
+  HAS("dotnet_gc_collections_total{%s,gc_heap_generation=\"gen0\"} 2\n", L);
+  HAS("dotnet_gc_collections_total{%s,gc_heap_generation=\"gen1\"} 1\n", L);
+  HAS("dotnet_gc_collections_total{%s,gc_heap_generation=\"gen2\"} 1\n", L);
+  HAS("dotnet_gc_pause_time_seconds_total{%s} 0.0165\n", L);
+  HAS("dotnet_gc_heap_total_allocated_bytes_total{%s} 5250000\n", L);
+  HAS("dotnet_gc_last_collection_heap_size_bytes{%s,gc_heap_generation=\"loh\"} 3000000\n", L);
+  HAS("dotnet_gc_last_collection_heap_fragmentation_size_bytes{%s,gc_heap_generation=\"gen0\"} 10000\n", L);
+  HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.001\"} 0\n", L);
+  HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.002\"} 1\n", L);
+  HAS("gcscope_gc_pause_seconds_sum{%s,generation=\"gen0\",type=\"nonconcurrent\"} 0.0015\n", L);
+  HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen1\",type=\"nonconcurrent\",le=\"0.01\"} 0\n", L);
+  HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen1\",type=\"nonconcurrent\",le=\"0.02\"} 1\n", L);
+  HAS("gcscope_gc_pause_seconds_count{%s,generation=\"gen2\",type=\"background\"} 1\n", L);
+  HAS("gcscope_gc_suspension_seconds_bucket{%s,le=\"0.0001\"} 1\n", L);
+  HAS("gcscope_gc_suspension_seconds_bucket{%s,le=\"0.0002\"} 2\n", L);
+  HAS("gcscope_gc_suspension_seconds_sum{%s} 0.00025\n", L);
+  HAS("gcscope_gc_bgc_final_pause_seconds_bucket{%s,le=\"0.002\"} 1\n", L);
+  HAS("gcscope_gc_paused_ratio{%s} 0.00165\n", L);
+  HAS("gcscope_trigger_firings_total{%s,rule=\"long-gc\"} 1\n", L);
+  HAS("gcscope_trigger_firings_total{%s,rule=\"pct\"} 0\n", L);
+  HAS("gcscope_events_lost_total{%s} 3\n", L);
+  CHECK_HAS(text, "\ngcscope_monitored_processes 1\n");
+  CHECK(strstr(text, "generation=\"gen0\",type=\"background\"") == NULL);   /* only combinations seen */
+  CHECK(strstr(text, "# EOF") == NULL);
+  /* OpenMetrics: family names without _total, units, the EOF marker */
+  CHECK_HAS(om, "# TYPE dotnet_gc_collections counter\n");
+  CHECK_HAS(om, "# TYPE dotnet_gc_pause_time_seconds counter\n# UNIT dotnet_gc_pause_time_seconds seconds\n");
+  CHECK_HAS(om, "# TYPE gcscope_gc_pause_seconds histogram\n# UNIT gcscope_gc_pause_seconds seconds\n");
+  CHECK(len > 6 && strcmp(om + len - 6, "# EOF\n") == 0);
+  CHECK(srv_wants_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"));
+  CHECK(!srv_wants_openmetrics("text/plain"));
+  CHECK(!srv_wants_openmetrics(NULL));
+
+  char path[4096];
+  snprintf(path, sizeof path, "%s/expected.prom", dir);
+  compare(text, path);
+  snprintf(path, sizeof path, "%s/expected.om", dir);
+  compare(om, path);
+  for (int i = 2; i < argc && i < 4; i++) {   /* the text format, then OpenMetrics */
+    FILE *f = fopen(argv[i], "w");
+    if (f) { fputs(i == 2 ? text : om, f); fclose(f); }
+  }
+  /* no process: every family's HELP and TYPE, the gauge 0 */
+  char *empty = srv_render(NULL, 0, 0, NULL, 0, 0, T0, &len);
+  CHECK(empty && strstr(empty, "\ngcscope_monitored_processes 0\n") && !strstr(empty, "pid="));
+  free(empty);
+  free(text);
+  free(om);
+  srv_pm_free(m);
+  return check_done();
+}
