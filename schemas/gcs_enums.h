@@ -60,6 +60,9 @@ _Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 17,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 
+/* GCMarkWithType's root kinds are 0..GCS_ROOT_KIND_N-1 (Stack ... BGC). */
+#define GCS_ROOT_KIND_N (GCS_ROOT_KIND_BGC + 1)
+
 /* AllocationTick's kinds are 0..GCS_ALLOC_KIND_COUNT-1 (Small, Large, Pinned):
  * one counter per kind. */
 #define GCS_ALLOC_KIND_COUNT (GCS_ALLOC_KIND_PINNED + 1)

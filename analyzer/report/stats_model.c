@@ -146,6 +146,11 @@ static uint64_t phase_bits(void) {
   return b;
 }
 
+int st_mark_flagged(const struct st_gc *g) {
+  return !isnan(g->mark_kind) && g->mark_slow_msec >= ST_MARK_RATIO * g->mark_fast_msec &&
+         g->mark_slow_msec - g->mark_fast_msec >= ST_MARK_MIN_MSEC;
+}
+
 static uint64_t committed_bits(void) {
   uint64_t b = 0;
   for (int f = 0; f < 10; f++) b |= UINT64_C(1) << (GCS_GCDB_R_COMMITTED0 + f);
@@ -161,7 +166,9 @@ static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
                                       GCS_GCDB_BIT(global_mechanisms) | GCS_GCDB_BIT(pause_mode) |
                                       GCS_GCDB_BIT(memory_pressure) | phase_bits() |
                                       GCS_GCDB_BIT(committed_before_mb) | GCS_GCDB_BIT(committed_after_mb) |
-                                      committed_bits(),
+                                      committed_bits() | GCS_GCDB_BIT(mark_heaps) |
+                                      GCS_GCDB_BIT(mark_unbalanced_kind) | GCS_GCDB_BIT(mark_slow_heap) |
+                                      GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec),
                              .parts = what == ST_LOAD_ALL ? GCS_GCDB_CONDEMNED : 0};
   for (int c = 0; c < STC_COUNT; c++) {
     int r = st_source(c);
@@ -257,6 +264,13 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
   g->memory_pressure = r->real[GCS_GCDB_R_memory_pressure];
   for (int w = 0; w < 2; w++)
     for (int f = 0; f < 5; f++) g->committed[w][f] = r->real[GCS_GCDB_R_COMMITTED0 + 5 * w + f];
+  g->mark_heaps = r->real[GCS_GCDB_R_mark_heaps];
+  g->mark_kind = r->real[GCS_GCDB_R_mark_unbalanced_kind];
+  g->mark_slow_heap = r->real[GCS_GCDB_R_mark_slow_heap];
+  g->mark_slow_msec = r->real[GCS_GCDB_R_mark_slow_msec];
+  g->mark_fast_msec = r->real[GCS_GCDB_R_mark_fast_msec];
+  if (!isnan(g->mark_kind)) p->mark_multi = 1;
+  if (g->complete && st_mark_flagged(g)) p->mark_flagged++;
   for (int w = 0; w < 2; w++) {
     double c = r->real[w ? GCS_GCDB_R_committed_after_mb : GCS_GCDB_R_committed_before_mb];
     if (isnan(c)) continue;

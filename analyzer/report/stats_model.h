@@ -76,7 +76,15 @@ struct st_gc {
    * field order (in use, global decommit, free, global free, bookkeeping);
    * NaN = not in the trace. */
   double committed[2][5];
+  /* Server GC mark balance (gcs columns mark_*): heaps, root kind, slowest
+   * heap, its msec and the fastest heap's; NaN = not in the trace. */
+  double mark_heaps, mark_kind, mark_slow_heap, mark_slow_msec, mark_fast_msec;
 };
+/* A GC whose mark is unbalanced: on one root kind the slowest heap took at
+ * least ST_MARK_RATIO times the fastest and ST_MARK_MIN_MSEC more. */
+#define ST_MARK_RATIO 2.0
+#define ST_MARK_MIN_MSEC 1.0
+int st_mark_flagged(const struct st_gc *g);
 
 /* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
 enum {
@@ -154,6 +162,8 @@ struct st_proc {
   struct st_phasestat phases[ST_KINDS][GCS_GC_PHASE_COUNT + 1];
   int has_phases;               /* a complete GC timed at least one phase */
   int has_committed;            /* a GC has GCCommittedUsage figures (.NET 8+) */
+  int mark_multi;               /* a GC has mark times of two heaps or more */
+  int mark_flagged;             /* complete GCs st_mark_flagged() */
   double max_committed;         /* MB: the largest committed_before/after_mb, NaN if none */
   int hist[ST_HIST_BUCKETS];
   int has_phh;
@@ -202,8 +212,9 @@ enum {
   ST_SEC_SUMMARY = 1u << 0, ST_SEC_PAUSES = 1u << 1, ST_SEC_HISTOGRAM = 1u << 2, ST_SEC_ROLLUP = 1u << 3,
   ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
   ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10, ST_SEC_PHASES = 1u << 11,
+  ST_SEC_BALANCE = 1u << 12,
 };
-#define ST_SECTIONS_DEFAULT 0xfffu   /* every section */
+#define ST_SECTIONS_DEFAULT 0x1fffu  /* every section */
 struct st_section { const char *name; unsigned bit; const char *what; };
 extern const struct st_section st_sections[];   /* NULL-terminated */
 /* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */

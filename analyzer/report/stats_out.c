@@ -130,6 +130,23 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     }
     rpt_wbuf_str(w, ", \"memory_pressure\": ");
     rpt_wbuf_json_num(w, g->memory_pressure);
+    rpt_wbuf_str(w, ", \"mark_balance\": ");
+    if (isnan(g->mark_kind)) {
+      rpt_wbuf_str(w, "null");
+    } else {
+      const char *kn = gcs_map_name("root_kind", (uint32_t)g->mark_kind);
+      rpt_wbuf_str(w, "{\"heaps\": ");
+      rpt_wbuf_json_num(w, g->mark_heaps);
+      rpt_wbuf_str(w, ", \"root_kind\": ");
+      rpt_wbuf_json_str(w, kn ? kn : "?");
+      rpt_wbuf_str(w, ", \"slow_heap\": ");
+      rpt_wbuf_json_num(w, g->mark_slow_heap);
+      rpt_wbuf_str(w, ", \"slow_msec\": ");
+      rpt_wbuf_json_num(w, g->mark_slow_msec);
+      rpt_wbuf_str(w, ", \"fast_msec\": ");
+      rpt_wbuf_json_num(w, g->mark_fast_msec);
+      rpt_wbuf_str(w, st_mark_flagged(g) ? ", \"flagged\": true}" : ", \"flagged\": false}");
+    }
     static const char *const parts[5] = { "in_use", "in_global_decommit", "in_free", "in_global_free", "bookkeeping" };
     for (int wh = 0; wh < 2; wh++) {
       rpt_wbuf_str(w, wh ? ", \"committed_after\": " : ", \"committed_before\": ");
@@ -206,6 +223,9 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "process_duration_msec", p->process_duration, 1);
     jkv(o, "total_gc_cpu_msec", p->total_gc_cpu, 1);
     jkv(o, "max_committed_mb", p->max_committed, 1);
+    fprintf(o, ", \"mark_unbalanced_count\": ");
+    if (p->mark_multi) fprintf(o, "%d", p->mark_flagged);
+    else fputs("null", o);
     fprintf(o, ", \"heap_count\": %d, \"lost_events\": %lld", p->heap_count, (long long)p->lost_events);
     st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gcs_enums.h"
+#include "gcs_events.h"
 #include "gcs_output.h"
 #include "stats_model.h"
 
@@ -180,6 +181,54 @@ static void phase_stats(FILE *out, const struct st_proc *p) {
                "  (compacting GCs relocate and compact, sweeping GCs sweep).\n");
 }
 
+/* The server GC mark-balance check (the mem-doc's "if you see this number
+ * very unbalanced"): per GC, the root kind where the heaps' mark times
+ * differ most; the 10 GCs where they differ most, flagged ones marked. */
+static int by_mark_gap(const void *a, const void *b) {
+  const struct st_gc *x = *(const struct st_gc *const *)a, *y = *(const struct st_gc *const *)b;
+  double dx = x->mark_slow_msec - x->mark_fast_msec, dy = y->mark_slow_msec - y->mark_fast_msec;
+  if (dx != dy) return dx > dy ? -1 : 1;
+  return x->v[STC_gc_index] < y->v[STC_gc_index] ? -1 : x->v[STC_gc_index] > y->v[STC_gc_index];
+}
+static void mark_balance(FILE *out, const struct st_proc *p) {
+  if (!p->mark_multi) {
+    int any = 0;
+    for (int i = 0; i < p->ngcs && !any; i++) any = !isnan(p->gcs[i].mark_heaps);
+    fprintf(out, "\nServer GC mark balance: %s\n",
+            any ? "one heap marked (workstation GC)" : "not in trace (needs GCMarkWithType: the gc profile)");
+    return;
+  }
+  int n = 0;
+  const struct st_gc **rows = malloc(sizeof *rows * (size_t)(p->ngcs ? p->ngcs : 1));
+  if (!rows) return;
+  for (int i = 0; i < p->ngcs; i++)
+    if (p->gcs[i].complete && !isnan(p->gcs[i].mark_kind)) rows[n++] = &p->gcs[i];
+  qsort(rows, (size_t)n, sizeof *rows, by_mark_gap);
+  fprintf(out, "\nServer GC mark balance (GCMarkWithType: each heap's time per root kind)\n"
+               "  %d of %d GCs flagged (*): one heap took >= %gx the fastest and >= %g ms more\n",
+          p->mark_flagged, n, ST_MARK_RATIO, ST_MARK_MIN_MSEC);
+  const char *h[] = { "GC#", "Gen", "Root kind", "Heaps", "Slow heap", "Slow ms", "Fast ms" };
+  struct rpt_table t;
+  rpt_table_init(&t, 7, h);
+  for (int i = 0; i < 7; i++) t.right[i] = i != 1 && i != 2;
+  for (int i = 0; i < n && i < 10; i++) {
+    const struct st_gc *g = rows[i];
+    char c[6][32];
+    snprintf(c[0], sizeof c[0], "%s%.0f", st_mark_flagged(g) ? "*" : "", g->v[STC_gc_index]);
+    const char *kn = gcs_map_name("root_kind", (uint32_t)g->mark_kind);
+    snprintf(c[1], sizeof c[1], "%s", kn ? kn : "?");
+    snprintf(c[2], sizeof c[2], "%.0f", g->mark_heaps);
+    snprintf(c[3], sizeof c[3], "%.0f", g->mark_slow_heap);
+    NUM(c[4], g->mark_slow_msec, 3);
+    NUM(c[5], g->mark_fast_msec, 3);
+    const char *row[] = { c[0], g->gen_name, c[1], c[2], c[3], c[4], c[5] };
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+  free(rows);
+}
+
 static void histogram(FILE *out, const struct st_proc *p) {
   fprintf(out, "\nPause histogram (complete GCs)\n");
   int maxc = 0;
@@ -335,6 +384,7 @@ const struct st_section st_sections[] = {
   { "summary", ST_SEC_SUMMARY, "the process summary (allocations, heaps, pause totals, overhead, max heap)" },
   { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
   { "phases", ST_SEC_PHASES, "where the GC time went: phase times (mark, plan, relocate, compact, sweep) per kind" },
+  { "balance", ST_SEC_BALANCE, "server GC mark balance: the root kind where heaps' mark times differ most" },
   { "histogram", ST_SEC_HISTOGRAM, "the pause histogram" },
   { "rollup", ST_SEC_ROLLUP, "GC rollup by generation" },
   { "long", ST_SEC_LONG, "pauses > 200 msec" },
@@ -399,6 +449,7 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     if (sec & ST_SEC_SUMMARY) summary(out, p);
     if (sec & ST_SEC_PAUSES) pause_stats(out, p);
     if (sec & ST_SEC_PHASES) phase_stats(out, p);
+    if (sec & ST_SEC_BALANCE) mark_balance(out, p);
     if (sec & ST_SEC_HISTOGRAM) histogram(out, p);
     if (sec & ST_SEC_ROLLUP) rollup(out, p);
     if (sec & ST_SEC_LONG) {

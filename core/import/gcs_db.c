@@ -45,6 +45,11 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "committed_after_in_global_free", "INTEGER" },
   { "gcs", "committed_after_bookkeeping", "INTEGER" },
   { "gcs", "committed_after_mb", "REAL" },
+  { "gcs", "mark_heaps", "INTEGER" },
+  { "gcs", "mark_unbalanced_kind", "INTEGER" },
+  { "gcs", "mark_slow_heap", "INTEGER" },
+  { "gcs", "mark_slow_msec", "REAL" },
+  { "gcs", "mark_fast_msec", "REAL" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {

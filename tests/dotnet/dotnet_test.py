@@ -353,9 +353,50 @@ def launch_case(case, scenario, extra_env, expect_bgc=False, min_pause_ms=None):
     if extra_env.get("DOTNET_gcServer") == "1":
         heaps = sql(d + "/t.db", "SELECT max(heap_count) FROM gcs")[0][0]
         check(int(heaps) >= 2 or os.cpu_count() == 1, "server GC: %s heaps" % heaps)
+        check_mark_balance(d + "/t.db")
     if min_pause_ms:
         longest = float(sql(d + "/t.db", "SELECT max(pause_msec) FROM gcs WHERE gen = 2 AND type = 0")[0][0])
         check(longest >= min_pause_ms, "a blocking gen2 pause of at least %g ms (%.1f)" % (min_pause_ms, longest))
+
+
+def check_mark_balance(db):
+    """Server GC mark balance, recomputed here from the GCMarkWithType events
+    (the events view): each heap's time on a root kind is from the GC's
+    GCStart, or from that heap's previous mark event; the kind where the
+    slowest and fastest heap differ most, its slowest heap and both times
+    must be the gcs row's mark_* columns."""
+    gcs = sql(db, "SELECT gc_index, start_ns, end_ns, coalesce(mark_unbalanced_kind, -1), "
+                  "coalesce(mark_slow_heap, -1), coalesce(mark_slow_msec, -1), coalesce(mark_fast_msec, -1) "
+                  "FROM gcs WHERE complete = 1 AND type <> 1")
+    checked = 0
+    for idx, st, en, kind, slow, slow_ms, fast_ms in gcs:
+        ev = sql(db, "SELECT ts_ns, json_extract(fields, '$.HeapNum'), json_extract(fields, '$.Type') FROM events "
+                     "WHERE name = 'GCMarkWithType' AND ts_ns BETWEEN %s AND %s ORDER BY ts_ns, id" % (st, en))
+        last, ms = {}, {}
+        for ts, heap, typ in ev:
+            ts, heap, typ = int(ts), int(heap), int(typ)
+            if typ >= 9:
+                continue
+            d = max(0, ts - last.get(heap, int(st))) / 1e6
+            last[heap] = ts
+            ms[(heap, typ)] = ms.get((heap, typ), 0) + d
+        best = None
+        for k in range(9):
+            v = [(ms[(h, k)], h) for h in sorted(last) if (h, k) in ms]
+            if len(v) < 2:
+                continue
+            hi, lo = max(v, key=lambda x: (x[0], -x[1])), min(v)[0]
+            if best is None or hi[0] - lo > best[0]:
+                best = (hi[0] - lo, k, hi[1], hi[0], lo)
+        if best is None:
+            check(kind == "-1", "GC #%s: no mark balance without two heaps' events" % idx)
+            continue
+        checked += 1
+        check(int(kind) == best[1] and int(slow) == best[2] and abs(float(slow_ms) - best[3]) < 1e-6
+              and abs(float(fast_ms) - best[4]) < 1e-6,
+              "GC #%s mark balance: gcscope kind %s heap %s %s/%s ms, events say %s" % (idx, kind, slow, slow_ms,
+                                                                                       fast_ms, best[1:]))
+    check(checked > 0, "server GC: mark balance checked on %d GCs" % checked)
 
 
 def case_launch_two_runtimes():

@@ -118,7 +118,8 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(committed_before_in_use) X(committed_before_in_global_decommit) X(committed_before_in_free) \
   X(committed_before_in_global_free) X(committed_before_bookkeeping) \
   X(committed_after_in_use) X(committed_after_in_global_decommit) X(committed_after_in_free) \
-  X(committed_after_in_global_free) X(committed_after_bookkeeping)
+  X(committed_after_in_global_free) X(committed_after_bookkeeping) \
+  X(mark_heaps) X(mark_unbalanced_kind) X(mark_slow_heap) X(mark_slow_msec) X(mark_fast_msec)
 
 /* The phase columns in GCS_GC_PHASES order: GCS_GCDB_R_PHASE0 + phase; the
  * five committed parts before (GCS_GCDB_R_COMMITTED0) and after (+ 5), in

@@ -132,6 +132,13 @@ struct gcs_gc {
    * only the first). */
   int has_committed[2];
   struct gcs_ev_GCCommittedUsage committed[2];
+  /* Server GC mark balance (GCMarkWithType, each heap's time per root kind:
+   * from GCStart, then from that heap's previous mark event): the root kind
+   * whose heaps differ most (largest slowest - fastest), -1 when fewer than
+   * two heaps marked it; its slowest heap and both times (msec). */
+  int mark_heaps;               /* heaps that sent GCMarkWithType, 0 if none */
+  int mark_kind, mark_slow_heap;
+  double mark_slow_msec, mark_fast_msec;
   struct gcs_gc_heap *heaps;    /* PerHeapHistory in arrival order */
   int nheaps;
   uint8_t condemned[30];        /* PerfView's condemned-reasons row (tables_gc.def groups) */
