@@ -16,6 +16,7 @@ first only). Checked:
   runtime's TotalCommittedBytes, checked against the runtime in tests/dotnet);
 - the summary's max_committed_mb is the largest of them; the text prints
   "Max Committed" and a Commit MB column;
+- `export` has a "Committed MB" counter with exactly those figures;
 - an older trace says "Max Committed: not in trace (needs .NET 8+" and has
   null figures, never 0.
 """
@@ -81,6 +82,16 @@ for n, trace in enumerate(TRACES):
     rc, text, err = T.run("stats", db, "--section", "summary,gcs")
     T.check("  Max Committed: %.3f MB (GCCommittedUsage" % best in text and "Commit MB" in text,
             "%s: text Max Committed %.3f and the Commit MB column" % (trace, best))
+
+    # export: a "Committed MB" counter, before at each GC's start, after at its end.
+    rc, out, err = T.run("export", db, "--format", "chrome-json", "-o", TMP + "/e.json")
+    ev = json.load(open(TMP + "/e.json"))["traceEvents"]
+    pts = sorted(e["args"]["value"] for e in ev if e.get("ph") == "C" and e.get("name") == "Committed MB")
+    vals = sorted([(c["in_use"] + c["in_free"] + c["in_global_free"]) / 1e6
+                   for g in gcs for c in (g["committed_before"], g["committed_after"]) if c is not None])
+    T.check(len(pts) == len(vals) and all(abs(a - b) < 1e-9 for a, b in zip(pts, vals)),
+            "%s: export's Committed MB counter holds every before/after figure (%d points, %d figures)"
+            % (trace, len(pts), len(vals)))
 
 db = TMP + "/old.db"
 T.run("import", "-q", "-d", db, OLD)
