@@ -827,6 +827,7 @@ def case_top():
     from tmux_top import Screen
     from top_live_common import header_figures, stable_screen
     d = workdir("top")
+    detail_gc = detail_committed = None
     env = {"DOTNET_GCgen0size": "0x200000", "DOTNET_CLI_TELEMETRY_OPTOUT": "1"}
     s = Screen("%s top --dotnet -o %s/keep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG), width=120, height=40, env=env)
     try:
@@ -846,6 +847,24 @@ def case_top():
             return
         want = (rt[0] - rt[1], rt[1] - rt[2], rt[2])
         check(counts == want, "top's GCs per generation %s, the runtime's %s" % (counts, want))
+        # The selected GC's detail: its committed memory at its end (.NET 8+ GCCommittedUsage),
+        # the runtime's TotalCommittedBytes when the program printed that GC.
+        s.keys("Enter")
+        det = s.wait_for("GC detail")
+        gm = re.search(r"GC #(\d+) ", det)
+        cm = re.search(r"Committed ([0-9.]+) MB at its end", det)
+        check(gm is not None and cm is not None, "the GC detail shows its committed memory", det)
+        if gm and cm:
+            detail_gc, detail_committed = int(gm.group(1)), cm.group(1)
+            print("detail: GC #%d committed %s MB" % (detail_gc, detail_committed))
+            gcs, _ = parse_program(out)
+            g = gcs.get(detail_gc)
+            if g is not None and "committed" in g:
+                check(detail_committed == "%.3f" % (g["committed"] / 1e6),
+                      "GC #%d detail committed %s MB, runtime %d bytes" % (detail_gc, detail_committed,
+                                                                         g["committed"]))
+        s.keys("Escape")
+        s.wait_for("GC detail", absent=True)
         s.keys("q")
         s.wait_for("EXIT=0", timeout=20)
     finally:
@@ -855,6 +874,10 @@ def case_top():
     check(imp.returncode == 0, "the kept stream imports")
     per_gen = tuple(int(n) for _, n in sql(d + "/t.db", "SELECT gen, count(*) FROM gcs GROUP BY gen ORDER BY gen"))
     check(per_gen == counts, "the kept stream has the GCs top showed (%s vs %s)" % (per_gen, counts))
+    if detail_gc is not None:
+        row = sql(d + "/t.db", "SELECT printf('%%.3f', committed_after_mb) FROM gcs WHERE gc_index = %d" % detail_gc)
+        check(row == [[detail_committed]], "GC #%d: top's committed %s MB = the kept stream's %s"
+              % (detail_gc, detail_committed, row))
 
 
 def case_alloc_measured():
