@@ -95,7 +95,7 @@ static void summary(FILE *out, const struct st_proc *p) {
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
   if (p->has_committed)
-    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage, as GetGCMemoryInfo's TotalCommittedBytes)\n",
+    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage: TotalCommittedBytes)\n",
             NUM(a, p->max_committed, 3));
   else
     fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");
@@ -205,7 +205,8 @@ static void mark_balance(FILE *out, const struct st_proc *p) {
     if (p->gcs[i].complete && !isnan(p->gcs[i].mark_kind)) rows[n++] = &p->gcs[i];
   qsort(rows, (size_t)n, sizeof *rows, by_mark_gap);
   fprintf(out, "\nServer GC mark balance (GCMarkWithType: each heap's time per root kind)\n"
-               "  %d of %d GCs flagged (*): one heap took >= %gx the fastest and >= %g ms more\n",
+               "  %d of %d GCs flagged (*)\n"
+               "  *: on one root kind the slowest heap took >= %gx the fastest and >= %g ms more\n",
           p->mark_flagged, n, ST_MARK_RATIO, ST_MARK_MIN_MSEC);
   const char *h[] = { "GC#", "Gen", "Root kind", "Heaps", "Slow heap", "Slow ms", "Fast ms" };
   struct rpt_table t;
