@@ -10,6 +10,7 @@
 #include "gcs_insight.h"
 #include "gcs_report.h"
 #include "gcs_serve.h"
+#include "gcs_stacks_cmd.h"
 #include "gcs_tracer.h"
 #include "gcs_tui.h"
 
@@ -20,9 +21,9 @@ struct gcs_command {
 };
 
 static const struct gcs_command commands[] = {
-  { "record",   gcs_cmd_record,   "Run or attach to a program and record its GC events (LTTng, or EventPipe for .NET)" },
+  { "record",   gcs_cmd_record,   "Record a program's GC events (LTTng, or EventPipe for .NET)" },
   { "ps",       gcs_cmd_ps,       "List the .NET processes gcscope can attach to (EventPipe)" },
-  { "import",   gcs_cmd_import,   "Load LTTng traces (.trace.zip, directories) or .nettrace files into SQLite" },
+  { "import",   gcs_cmd_import,   "Load LTTng traces, .trace.zip or .nettrace files into SQLite" },
   { "stats",    gcs_cmd_stats,    "PerfView's GCStats: summary, generation rollup, every GC" },
   { "events",   gcs_cmd_events,   "GC events in time order, like PerfView's Events view" },
   { "sql",      gcs_cmd_sql,      "Query the database (read-only unless --write)" },
@@ -30,6 +31,7 @@ static const struct gcs_command commands[] = {
   { "triggers", gcs_cmd_triggers, "Which GCs would have fired the recorder's stop triggers" },
   { "allocs",   gcs_cmd_allocs,   "Top allocating types from AllocationTick samples" },
   { "handles",  gcs_cmd_handles,  "GC handles and pinning over time" },
+  { "stacks",   gcs_cmd_stacks,   "Call stacks of allocations, induced GCs, pins or any event" },
   { "heaps",    gcs_cmd_heaps,    "Per-heap detail: promoted bytes by root kind, balance" },
   { "advise",   gcs_cmd_advise,   "Findings from the memory-analysis decision tree" },
   { "diff",     gcs_cmd_diff,     "Two runs compared: GC figures, a pause test, --fail-on for CI" },
@@ -43,6 +45,14 @@ static void usage(FILE *out) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n'gcscope <command> --help' describes a command.\n");
+}
+
+/* `allocs ... --stacks` and `diff ... --stacks` are views of `stacks`
+ * (docs/stacks.md): the option picks the command. */
+static int has_stacks_flag(int argc, char **argv) {
+  for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (!strcmp(argv[i], "--stacks")) return 1;
+  return 0;
 }
 
 static const struct gcs_command *find_command(const char *name) {
@@ -67,6 +77,8 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return help(argc, argv);
   if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
+  if (!strcmp(cmd, "allocs") && has_stacks_flag(argc, argv)) return gcs_cmd_allocs_stacks(argc - 1, argv + 1);
+  if (!strcmp(cmd, "diff") && has_stacks_flag(argc, argv)) return gcs_stacks_diff(argc - 1, argv + 1);
   const struct gcs_command *c = find_command(cmd);
   if (c) return c->run(argc - 1, argv + 1);
   fprintf(stderr, "gcscope: '%s' is not a gcscope command (see gcscope help)\n", cmd);

@@ -90,6 +90,8 @@ int gcs_kind_from_lttng_name(const char *full, int *version, int *origin) {
   for (int k = 0; k < GCS_KIND_COUNT; k++) {
     const struct gcs_event_desc *d = &gcs_event_descs_proto[k];
     if (strlen(d->name) != nlen || memcmp(d->name, ev, nlen) != 0) continue;
+    /* Method events resolve EventPipe stacks; CoreCLR's LTTng events carry none. */
+    if (gcs_kind_is_symbols((enum gcs_kind)k)) return -1;
     if (org == GCS_ORIGIN_RGC) {
       if (d->where == GCS_CLR_ONLY) return -1;
       ver = d->version;

@@ -61,11 +61,19 @@ enum gcs_kind {
   GCS_KIND_COUNT
 };
 
-enum gcs_provider { GCS_PROV_NONE, GCS_PROV_RUNTIME, GCS_PROV_PRIVATE };
+enum gcs_provider { GCS_PROV_NONE, GCS_PROV_RUNTIME, GCS_PROV_PRIVATE, GCS_PROV_RUNDOWN };
 enum gcs_where { GCS_RGC_AND_CLR, GCS_CLR_ONLY, GCS_RGC_ONLY };
 
 /* Where a decoded event came from. */
 enum gcs_origin { GCS_ORIGIN_RGC, GCS_ORIGIN_CLR };
+
+/* The call stack an event was recorded with (core/stacks resolves it):
+ * instruction pointers, leaf first. */
+struct gcs_stack {
+  uint32_t depth;         /* entries in ip */
+  uint8_t truncated;      /* the walk stopped at the recorder's depth limit */
+  const uint64_t *ip;
+};
 
 /* One decoded event, whatever the source (rgc CTF, CoreCLR CTF, nettrace). */
 struct gcs_event {
@@ -77,6 +85,8 @@ struct gcs_event {
   int32_t pid;            /* vpid / nettrace ProcessId; -1 if unknown */
   int32_t tid;            /* vtid / thread id; -1 if unknown */
   int32_t cpu;            /* CPU / processor number; -1 if unknown */
+  const struct gcs_stack *stack;  /* NULL: recorded without one; owned by the
+                                     decoder, valid as the event's strings are */
   union {
 #define GCS_UNION_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) struct gcs_ev_##Name Name;
     GCS_EVENT_LIST(GCS_UNION_EV)
@@ -124,6 +134,7 @@ extern const struct gcs_event_desc *const gcs_event_descs;
 #define GCS_RGC_PROVIDER "rgc"
 #define GCS_CLR_RUNTIME_PROVIDER "DotNETRuntime"
 #define GCS_CLR_PRIVATE_PROVIDER "DotNETRuntimePrivate"
+#define GCS_CLR_RUNDOWN_PROVIDER "DotNETRuntimeRundown"
 
 /* Look up a full LTTng event name ("rgc:GCStart_V2", "DotNETRuntime:GCStart",
  * "DotNETRuntimePrivate:BGCBegin"). Returns the kind and stores the version
@@ -133,6 +144,12 @@ int gcs_kind_from_lttng_name(const char *full_name, int *version, int *origin);
 /* Look up by CoreCLR provider (GCS_PROV_RUNTIME / GCS_PROV_PRIVATE), event ID
  * and version (nettrace). -1 if unknown. */
 int gcs_kind_from_etw(enum gcs_provider provider, int etw_id, int version);
+
+/* Method events (MethodLoadVerbose, MethodDCEndVerbose): symbols that
+ * resolve call stacks, not GC events; import stores no event for them. */
+static inline int gcs_kind_is_symbols(enum gcs_kind k) {
+  return k == gcs_kind_MethodLoadVerbose || k == gcs_kind_MethodDCEndVerbose;
+}
 
 /* Field descriptor of an event by name, NULL if absent. */
 const struct gcs_field_desc *gcs_field_find(enum gcs_kind kind, const char *name);

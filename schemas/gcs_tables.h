@@ -32,6 +32,7 @@
 #include "gc_enums.def"
 #include "tables_raw.def"
 #include "tables_gc.def"
+#include "tables_stacks.def"
 
 /* A value of a gc_enums.def map in SQL, by its constant: GCS_SQL_ENUM(gc_type,
  * BACKGROUND) is a constant subquery over the map's rows that SQLite
@@ -64,9 +65,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
 
 /* Whole schema as one SQL script (tables and views; indexes separately). */
 #define GCS_SCHEMA_SQL \
-  GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_VIEWS(GCS_SQL_VIEW) \
-  GCS_VIEWS_GC(GCS_SQL_VIEW)
-#define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX)
+  GCS_TABLES_RAW(GCS_SQL_TABLE) GCS_TABLES_GC(GCS_SQL_TABLE) GCS_TABLES_STACKS(GCS_SQL_TABLE) \
+  GCS_VIEWS(GCS_SQL_VIEW) GCS_VIEWS_GC(GCS_SQL_VIEW) GCS_VIEWS_STACKS(GCS_SQL_VIEW)
+#define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX) GCS_INDEXES_STACKS(GCS_SQL_INDEX)
 /* The tables of an older database that are views now (tests build such databases). */
 #define GCS_LEGACY_SQL GCS_TABLES_LEGACY(GCS_SQL_TABLE)
 

@@ -17,6 +17,7 @@ static const char *provider_name(const struct gcs_event_desc *d) {
   switch (d->provider) {
   case GCS_PROV_RUNTIME: return GCS_CLR_RUNTIME_PROVIDER;
   case GCS_PROV_PRIVATE: return GCS_CLR_PRIVATE_PROVIDER;
+  case GCS_PROV_RUNDOWN: return GCS_CLR_RUNDOWN_PROVIDER;
   default: return "—";
   }
 }
@@ -96,14 +97,16 @@ static const char *doc_storage(const char *storage) {
 #define DOC_VIEW(Name, Doc, SelectSql) printf("| %s | %s |\n", #Name, Doc);
 
 static void print_tables(void) {
-  printf("## Database tables (schemas/tables_raw.def, schemas/tables_gc.def)\n\n"
+  printf("## Database tables (schemas/tables_raw.def, schemas/tables_gc.def, schemas/tables_stacks.def)\n\n"
          "Units: ns = ns since the Unix epoch (or a duration in ns), ms = milliseconds (points in time\n"
          "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n");
   GCS_TABLES_RAW(DOC_TABLE)
   GCS_TABLES_GC(DOC_TABLE)
+  GCS_TABLES_STACKS(DOC_TABLE)
   printf("### Views\n\n| view | meaning |\n|---|---|\n");
   GCS_VIEWS(DOC_VIEW)
   GCS_VIEWS_GC(DOC_VIEW)
+  GCS_VIEWS_STACKS(DOC_VIEW)
   printf("\n### Tables of older databases\n\n"
          "A database made before event_blocks held one row per event in the tables events and alloc_ticks.\n"
          "Opened for writing (an import, or the first report), it keeps them renamed, and its views\n"

@@ -55,12 +55,41 @@ static int prepare_outdir(const struct trc_opts *o, char outdir[PATH_MAX]) {
   return 0;
 }
 
+/* --pid over LTTng: can the process emit anything? Its memory maps must hold
+ * LTTng-UST (librgc, or CoreCLR's provider). 1 yes or cannot tell (maps not
+ * readable), 0 no, with why. */
+static int pid_has_lttng_ust(pid_t pid, char *why, size_t whylen) {
+  char path[64], line[4096];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 1;
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, "liblttng-ust") != NULL;
+  fclose(f);
+  if (!found) {
+    char comm[64] = "?";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *c = fopen(path, "r");
+    if (c) {
+      if (fgets(comm, sizeof comm, c)) comm[strcspn(comm, "\n")] = '\0';
+      fclose(c);
+    }
+    snprintf(why, whylen, "process %d (%s) has no .NET diagnostic socket and no LTTng-UST provider loaded: "
+             "it emits no GC events to record", (int)pid, comm);
+  }
+  return found;
+}
+
 static int record(const struct trc_opts *o) {
   static char outdir[PATH_MAX];
   char err[512];
   if (trc_eventpipe_wanted(o)) return prepare_outdir(o, outdir) ? 1 : trc_eventpipe_record(o, outdir);
   if (o->dotnet && trc_clr_lttng_check(o->pid, o->command, err, sizeof err)) {
     fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", err);
+    return 1;
+  }
+  if (o->pid > 0 && !o->dotnet && !pid_has_lttng_ust(o->pid, err, sizeof err)) {
+    fprintf(stderr, "gcscope record: %s\n", err);
     return 1;
   }
   if (o->relayd) snprintf(outdir, sizeof outdir, "%s", o->relayd);

@@ -2,6 +2,7 @@
 #include "trc_capture.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -205,11 +206,16 @@ void trc_capture_print_counts(const struct gcs_trigger_summary *s, int exact, co
            s->max_gc);
 }
 
-void trc_capture_child_status(int status) {
-  if (WIFEXITED(status) && WEXITSTATUS(status))
+void trc_capture_child_status(struct trc_capture *c, int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status)) {
     printf("gcscope record: the command exited with status %d\n", WEXITSTATUS(status));
-  else if (WIFSIGNALED(status))
+    c->command_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status) && c->command_stopped && WTERMSIG(status) == SIGTERM) {
+    printf("gcscope record: the command was stopped at the end of --duration\n");   /* as asked: not a failure */
+  } else if (WIFSIGNALED(status)) {
     printf("gcscope record: the command was killed by signal %d\n", WTERMSIG(status));
+    c->command_status = 128 + WTERMSIG(status);
+  }
 }
 
 static int do_import(const struct trc_capture *c) {
@@ -248,6 +254,7 @@ int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp
   trc_sig_begin(tp->wake_on_child);
   int rc = tp->run(c);
   if (rc == 0 && o->import) rc = do_import(c);
+  if (rc == 0 && c->command_status) rc = c->command_status; /* the recording itself went well */
   trc_sig_end();
   gcs_triggers_free(c->m);
   c->m = NULL;

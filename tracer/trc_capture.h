@@ -77,6 +77,8 @@ struct trc_capture {
   int captures, verified, unverified, logged, stop_now, eof;
   char capture_paths[TRC_CAPTURES_KEPT][PATH_MAX + 48];
   char err[PATH_MAX + 512];
+  int command_status;                /* COMMAND's exit status (128 + signal), 0 if none or not run */
+  int command_stopped;               /* --duration ended and record sent COMMAND SIGTERM itself */
 };
 
 /* CLOCK_MONOTONIC in ms: the controller's deadlines. */
@@ -103,7 +105,8 @@ void trc_capture_report(const struct trc_capture *c);
  * exact: the longest pause to 3 decimals with note after "GC #N", else
  * approximate, timed by notification arrival. */
 void trc_capture_print_counts(const struct gcs_trigger_summary *s, int exact, const char *note);
-/* The command's exit status, when it was not 0. */
-void trc_capture_child_status(int status);
+/* The command's exit status, when it was not 0; record then exits with it
+ * (as `time` and dotnet-trace do: 128 + N after signal N). */
+void trc_capture_child_status(struct trc_capture *c, int status);
 
 #endif

@@ -35,7 +35,7 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP, O_STACKS };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -60,6 +60,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no progress line while --import runs" },
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules, one a line (docs/tracer.md, Stop rules)" },
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
+  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "with --dotnet: a call stack with every event, and the rundown\nthat names the methods (gcscope stacks; off by default)" },
   { 0 },
 };
 
@@ -67,7 +68,7 @@ static const struct gcs_cli_spec record_spec = {
   .cmd = "record",
   .usage = "[-o DIR] [--profile gc|alloc|handles|verbose]\n"
            "  [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
-           "  [--dotnet [--transport eventpipe|lttng]] [--import [-d DB] [-q]] [--relayd URL]\n"
+           "  [--dotnet [--transport eventpipe|lttng] [--stacks]] [--import [-d DB] [-q]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N] [-- COMMAND [ARGS]]",
@@ -99,6 +100,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     o->pid = (pid_t)p->ival;
     return 0;
   case O_DOTNET: o->dotnet = 1; return 0;
+  case O_STACKS: o->stacks = 1; return 0;
   case O_TRANSPORT:
     if (!strcmp(p->value, "eventpipe")) o->transport = TRC_TRANSPORT_EVENTPIPE, o->dotnet = 1;
     else if (!strcmp(p->value, "lttng")) o->transport = TRC_TRANSPORT_LTTNG;
@@ -139,6 +141,10 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if ((r = apply(k, &p, o))) return r;
   }
+  if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
+    return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks; record over EventPipe (--transport eventpipe)");
+  if (o->stacks && !o->dotnet)
+    return gcs_cli_fail("--stacks needs --dotnet (EventPipe); librgc does not record stacks yet");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
   if (o->output && o->relayd)
     return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");

@@ -26,6 +26,7 @@ struct trc_opts {
   double duration_sec;           /* --duration; 0 = until the command ends / Ctrl-C */
   pid_t pid;                     /* --pid; 0 = none */
   int dotnet;                    /* --dotnet */
+  int stacks;                    /* --stacks (EventPipe only) */
   enum trc_transport transport;  /* --transport; AUTO = EventPipe for .NET */
   int import;                    /* --import */
   int quiet;                     /* -q: no progress line */

@@ -101,7 +101,7 @@ static int run(struct tui_source *src, double long_pause_ms) {
     if (t >= next_poll) {
       int r = src->ops->poll(src, m);
       if (r < 0) { snprintf(err, sizeof err, "%s", src->err); status = 1; break; }
-      next_poll = t + src->poll_ms;
+      next_poll = src->loading ? t : t + src->poll_ms;
     }
     /* Redraw when something changed, and once a second for the status. */
     if (dirty || tui_model_generation(m) != drawn_gen || t - last_draw >= 1000) {

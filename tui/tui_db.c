@@ -18,6 +18,7 @@ struct tui_db {
   sqlite3 *db;                 /* in.db */
   sqlite3_int64 last_rowid;
   int have_gcs;                /* the gcs table exists (an import may create it later) */
+  long long nread;             /* GC rows read so far */
   sqlite3_stmt *fired;         /* does a stop rule name this GC (trigger_firings)? NULL: no such table */
   int fired_tried;
 };
@@ -32,7 +33,8 @@ static const uint64_t tui_reals =
     GCS_GCDB_BIT(bgc_pause2_msec) | GCS_GCDB_BIT(pct_pause_time) | GCS_GCDB_BIT(gen0_alloc_mb) |
     GCS_GCDB_BIT(total_alloc_mb) | GCS_GCDB_BIT(alloc_measured_mb) | GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(peak_mb) |
     GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(gen0_mb) | GCS_GCDB_BIT(gen1_mb) |
-    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb) | GCS_GCDB_BIT(committed_after_mb);
+    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb) | GCS_GCDB_BIT(heap_count) |
+    GCS_GCDB_BIT(committed_after_mb);
 
 /* The model's view of one stored GC. */
 static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
@@ -60,6 +62,7 @@ static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
   gc->bgc_pause1_ms = v[GCS_GCDB_R_bgc_pause1_msec];
   gc->bgc_pause2_ms = v[GCS_GCDB_R_bgc_pause2_msec];
   gc->pct_pause = v[GCS_GCDB_R_pct_pause_time];
+  gc->heap_count = v[GCS_GCDB_R_heap_count] > 0 ? (int)v[GCS_GCDB_R_heap_count] : 0;
   gc->gen0_alloc_mb = v[GCS_GCDB_R_gen0_alloc_mb];
   gc->alloc_perfview_mb = v[GCS_GCDB_R_total_alloc_mb];
   gc->alloc_mb = isnan(v[GCS_GCDB_R_alloc_measured_mb]) ? gc->alloc_perfview_mb : v[GCS_GCDB_R_alloc_measured_mb];
@@ -73,7 +76,7 @@ static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
   for (int g = 0; g < TUI_NGENS; g++) gc->gen_after_mb[g] = v[gen_cols[g]];
 }
 
-struct poll_sink { struct tui_db *d; struct tui_model *m; int changed; };
+struct poll_sink { struct tui_db *d; struct tui_model *m; int changed; long rows; };
 
 /* 1 when a stop rule fired on the GC while record ran. */
 static int was_fired(struct tui_db *d, const struct gcs_gcdb_gc *r) {
@@ -100,6 +103,7 @@ static int add_row(const struct gcs_gcdb_gc *r, void *ctx) {
   k->d->last_rowid = gc.db_id;
   if (tui_model_add_gc(k->m, &gc) < 0) return 1;
   k->changed = 1;
+  k->rows++;
   return 0;
 }
 
@@ -217,7 +221,7 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
   size_t nprocs_before = tui_model_nprocs(m);
   const struct gcs_gcdb_query q = {.trace_id = -1, .pid = -1, .after_id = d->last_rowid,
                                    .limit = TUI_DB_ROWS_PER_POLL, .reals = tui_reals};
-  struct poll_sink k = {d, m, 0};
+  struct poll_sink k = {d, m, 0, 0};
   char err[256];
   int rc = gcs_gcdb_each(d->db, &q, add_row, &k, err, sizeof err);
   if (rc > 0) {
@@ -232,6 +236,21 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
     }
   }
   int changed = k.changed;
+  d->nread += k.rows;
+  /* A full batch: more rows wait. Until they are in, the figures are
+   * partial: the source says so (title and status line) and the loop polls
+   * again at once. */
+  src->loading = rc == 0 && k.rows == TUI_DB_ROWS_PER_POLL;
+  if (src->loading) {
+    sqlite3_stmt *st;
+    long long total = -1;
+    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM gcs", -1, &st, NULL) == SQLITE_OK) {
+      if (sqlite3_step(st) == SQLITE_ROW) total = sqlite3_column_int64(st, 0);
+      sqlite3_finalize(st);
+    }
+    if (total > 0) snprintf(src->note, sizeof src->note, "loading: %lld of %lld GCs read, figures partial", d->nread, total);
+    else snprintf(src->note, sizeof src->note, "loading: %lld GCs read, figures partial", d->nread);
+  }
   if (changed) {
     /* New processes: their names/flavour; every touched process: its extent. */
     for (size_t i = 0; i < tui_model_nprocs(m); i++) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gcs_events.h"
 #include "tui_term.h"
@@ -61,6 +62,15 @@ static void draw_title(struct tui_ui *ui, const struct layout *l) {
   len += snprintf(line + len, sizeof line - (size_t)len, " | %s | sort %s %s",
                   tui_filter_name(ui->filter), tui_col_name(ui->sort), ui->ascending ? "asc" : "desc");
   if (ui->frozen) len += snprintf(line + len, sizeof line - (size_t)len, " | FROZEN");
+  if (ui->src && ui->src->loading) len += snprintf(line + len, sizeof line - (size_t)len, " | LOADING");
+  if (ui->src && ui->src->live) {
+    /* how old the newest event is: a stream that lags or stopped says so */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double age = ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)ui->src->last_event_ns) / 1e9;
+    if (!ui->src->last_event_ns) len += snprintf(line + len, sizeof line - (size_t)len, " | no event yet");
+    else len += snprintf(line + len, sizeof line - (size_t)len, " | last event %.1f s ago", age < 0 ? 0.0 : age);
+  }
   snprintf(line + len, sizeof line - (size_t)len, " | %s", ui->src ? ui->src->desc : "");
   style_on(TUI_PAIR_TITLE, A_REVERSE * !tui_term_has_colors());
   move(l->title, 0);
@@ -120,9 +130,13 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
   g.n = 0;
   char gen[16] = "";
   seg(&g, "max pause %s ms", full(a, s.max_pause_ms, 3));
+  /* with the heap count now: the newest GC's (server GC with DATAS changes it) */
+  char heaps[24] = "";
+  if (s.last && s.last->heap_count > 1) snprintf(heaps, sizeof heaps, ", %d heaps", s.last->heap_count);
   if (s.last)
-    seg(&g, "  last GC #%lld %s %s, pause %s ms", (long long)s.last->number, tui_gc_gen_name(s.last, gen, sizeof gen),
-        gcs_reason_name((uint32_t)s.last->reason), full(b, s.last->pause_ms, 3));
+    seg(&g, "  last GC #%lld %s %s, pause %s ms%s", (long long)s.last->number,
+        tui_gc_gen_name(s.last, gen, sizeof gen), gcs_reason_name((uint32_t)s.last->reason),
+        full(b, s.last->pause_ms, 3), heaps);
   if (s.nincomplete) seg(&g, "  (%u incomplete)", s.nincomplete);
   put_segs(l->header + 2, &g);
 }
@@ -143,7 +157,8 @@ static void spark_labels(const struct tui_spark *sp, char lab[2][96]) {
   else if (w_s >= 3600) snprintf(b, sizeof b, "last %.0f h", w_s / 3600);
   else if (w_s >= 120) snprintf(b, sizeof b, "last %.0f min", w_s / 60);
   else snprintf(b, sizeof b, "last %.0f s", w_s);
-  snprintf(lab[1], 96, " max %s, %s", full(a, sp->pause_max_ms, 3), b);
+  /* the largest cell's total pause, not one GC's (the header's "max pause") */
+  snprintf(lab[1], 96, " max %s/cell, %s", full(a, sp->pause_max_ms, 3), b);
 }
 
 static void draw_sparklines(const struct tui_ui *ui, const struct tui_proc *p, const struct layout *l) {

@@ -29,6 +29,8 @@ struct tui_ep {
   char out_path[PATH_MAX];         /* COMMAND's output */
   char procname[64];
   int ended, failed, child_noted;
+  double last_bytes_ms;            /* when the stream last brought bytes (monotonic) */
+  int idle_flushed;                /* the pending events were delivered since */
 };
 
 static double now_ms(void) {
@@ -39,6 +41,7 @@ static double now_ms(void) {
 
 static int on_event(const struct gcs_event *ev, void *ud) {
   struct tui_ep *e = ud;
+  if (ev->ts_ns > e->base.last_event_ns) e->base.last_event_ns = ev->ts_ns;
   tui_feed_event(e->feed, ev, e->procname);
   return 0;
 }
@@ -95,6 +98,20 @@ static int ep_poll(struct tui_source *src, struct tui_model *m) {
       e->failed = 1;
       return -1;
     }
+    e->last_bytes_ms = now_ms();
+  }
+  /* Quiet for the ordering lag: what is pending is all there is (an idle
+   * runtime sends nothing newer to push it out). */
+  if (!e->ended && !e->idle_flushed && now_ms() - e->last_bytes_ms >= LIVE_LAG_NS / 1e6) {
+    char err[512];
+    if (gcs_nettrace_stream_idle(e->ns, err, sizeof err)) {
+      snprintf(src->err, sizeof src->err, "%s", err);
+      e->failed = 1;
+      return -1;
+    }
+    e->idle_flushed = 1;
+  } else if (now_ms() - e->last_bytes_ms < LIVE_LAG_NS / 1e6) {
+    e->idle_flushed = 0;
   }
   if (!e->ended && !e->s.launch && trc_ep_target_gone(&e->s)) end_stream(e, "the process exited");
   note_child(e);
@@ -173,6 +190,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = e->s.pidfd = -1;
   e->base.ops = &ep_ops;
   e->base.poll_ms = 100;
+  e->base.live = 1;
   /* a live view may run for days: the list keeps the newest GCs, the figures all */
   e->base.max_gcs = TUI_LIVE_MAX_GCS;
   if (keep_dir && open_keep(e, keep_dir, err, errlen)) { ep_close(&e->base); return NULL; }

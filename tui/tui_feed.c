@@ -69,6 +69,7 @@ static void model_gc(const struct gcs_gc *g, struct tui_gc *tp) {
   t.bgc_pause1_ms = g->bgc_pause1_msec;
   t.bgc_pause2_ms = g->bgc_pause2_msec;
   t.pct_pause = g->pct_pause_time;
+  t.heap_count = g->heap_count > 0 ? g->heap_count : 0;
   t.gen0_alloc_mb = g->user_alloc_mb[0];
   t.alloc_perfview_mb = g->total_alloc_mb;
   /* measured; a foreground GC inside a running background GC learns it when

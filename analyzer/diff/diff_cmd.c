@@ -39,7 +39,7 @@ static const struct gcs_cli_opt diff_opts[] = {
 
 static const struct gcs_cli_spec diff_spec = {
   .cmd = CMD,
-  .usage = "[options] BASE CANDIDATE",
+  .usage = "[options] BASE CANDIDATE\nBASE CANDIDATE --stacks [gcscope stacks' options]: stack by stack",
   .about = "Two runs' GC figures side by side, as changes and ratios, with a Mann-Whitney\n"
            "test on the pause distributions so that noise is not called a regression.\n"
            "BASE and CANDIDATE are each a trace, a database holding one process, or\n"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "gcs_pb.h"
 
 /* Trace */
 enum { F_TRACE_PACKET = 1 };
@@ -31,74 +32,24 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
 /* DebugAnnotation */
 enum { F_DA_BOOL = 2, F_DA_INT = 4, F_DA_DOUBLE = 5, F_DA_STRING = 6, F_DA_NAME = 10 };
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
-
 #define SEQ_ID 1
 
-/* ---- the encoder: a growable byte buffer ---------------------------------- */
+/* The encoder is gcs_pb.h's (shared with `gcscope stacks --format pprof`). */
+#define pb gcs_pb
+#define pb_put gcs_pb_put
+#define pb_varint gcs_pb_varint
+#define pb_tag gcs_pb_tag
+#define pb_uint gcs_pb_uint
+#define pb_int gcs_pb_int
+#define pb_double gcs_pb_double
+#define pb_bytes gcs_pb_bytes
+#define pb_str gcs_pb_str
+#define pb_msg gcs_pb_msg
+#define pb_free gcs_pb_free
+#define WT_VARINT GCS_PB_WT_VARINT
+#define WT_I64 GCS_PB_WT_I64
+#define WT_LEN GCS_PB_WT_LEN
 
-struct pb {
-  unsigned char *p;
-  size_t n, cap;
-  int oom;
-};
-
-static void pb_put(struct pb *b, const void *data, size_t len) {
-  if (b->oom || len == 0) return;   /* data may be NULL when len is 0 */
-  if (b->n + len > b->cap) {
-    size_t c = b->cap ? b->cap * 2 : 256;
-    while (c < b->n + len) c *= 2;
-    unsigned char *q = realloc(b->p, c);
-    if (!q) { b->oom = 1; return; }
-    b->p = q;
-    b->cap = c;
-  }
-  memcpy(b->p + b->n, data, len);
-  b->n += len;
-}
-
-static void pb_varint(struct pb *b, uint64_t v) {
-  unsigned char buf[10];
-  size_t k = 0;
-  do {
-    buf[k] = (unsigned char)(v & 0x7f);
-    v >>= 7;
-    if (v) buf[k] |= 0x80;
-    k++;
-  } while (v);
-  pb_put(b, buf, k);
-}
-
-static void pb_tag(struct pb *b, unsigned field, unsigned wt) { pb_varint(b, (uint64_t)field << 3 | wt); }
-static void pb_uint(struct pb *b, unsigned field, uint64_t v) { pb_tag(b, field, WT_VARINT); pb_varint(b, v); }
-/* int32/int64 fields: two's complement as a 64-bit varint (not zigzag) */
-static void pb_int(struct pb *b, unsigned field, int64_t v) { pb_uint(b, field, (uint64_t)v); }
-
-static void pb_double(struct pb *b, unsigned field, double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  unsigned char le[8];
-  for (int i = 0; i < 8; i++) le[i] = (unsigned char)(u >> (8 * i));
-  pb_tag(b, field, WT_I64);
-  pb_put(b, le, sizeof le);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t len) {
-  pb_tag(b, field, WT_LEN);
-  pb_varint(b, len);
-  pb_put(b, data, len);
-}
-
-static void pb_str(struct pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
-
-/* Appends child as the length-delimited field and empties child. */
-static void pb_msg(struct pb *b, unsigned field, struct pb *child) {
-  if (child->oom) b->oom = 1;
-  pb_bytes(b, field, child->p ? child->p : (unsigned char *)"", child->n);
-  child->n = 0;
-}
-
-static void pb_free(struct pb *b) { free(b->p); memset(b, 0, sizeof *b); }
 
 /* ---- the writer --------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include "gcs_cli.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
+#include "gcs_stacks.h"
 #include "ins_advise.h"
 #include "ins_db.h"
 #include "gcs_output.h"
@@ -120,7 +121,7 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
                        const struct overhead *ov, double window_s, const struct unjudged *u) {
   printf("Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
-  if (ps->server_gc) printf(", Server GC");
+  if (ps->server_gc == 1) printf(", Server GC");
   if (ps->heap_count > 0) printf(", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
   size_t by[3] = {0, 0, 0};
   for (size_t i = 0; i < a->n; i++) by[a->f[i].severity]++;
@@ -161,7 +162,7 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
                        const struct overhead *ov, double window_s, int first, const struct unjudged *u) {
   printf("%s\n  {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   rpt_json_str(stdout, k->name);
-  printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc ? "true" : "false");
+  printf(", \"server_gc\": %s, \"heap_count\": ", ps->server_gc == 1 ? "true" : ps->server_gc == 0 ? "false" : "null");
   if (ps->heap_count > 0) printf("%d", ps->heap_count);
   else printf("null");
   printf(", \"worst_severity\": ");
@@ -207,6 +208,32 @@ static void print_json(const struct ins_proc_key *k, const struct ins_proc_summa
     printf("]}");
   }
   printf("}");
+}
+
+/* With stacks in the trace, the findings about allocations, induced GCs and
+ * pins name the code behind them (gcscope stacks). */
+static void name_stacks(sqlite3 *db, const struct ins_proc_key *pk, struct ins_advice *a) {
+  for (size_t j = 0; j < a->n; j++) {
+    struct ins_finding *f = &a->f[j];
+    int kind = !strcmp(f->rule, "induced") ? GCS_STACKS_HINT_INDUCED
+               : !strcmp(f->rule, "gen0-frag-pinning") ? GCS_STACKS_HINT_PINS
+               : !strcmp(f->rule, "gen0-churn") || !strcmp(f->rule, "loh-churn") ? GCS_STACKS_HINT_ALLOC : -1;
+    char hint[sizeof f->next];
+    if (kind < 0 || gcs_stacks_hint(db, pk->trace_id, pk->pid, (enum gcs_stacks_hint_kind)kind, hint, sizeof hint) != 1)
+      continue;
+    if (kind == GCS_STACKS_HINT_INDUCED) {  /* the stacks answer "find who calls GC.Collect" */
+      static const char tail[] = " Remove the call unless it is measured to help.";
+      size_t h = strlen(hint);
+      if (h + sizeof tail > sizeof f->next) h = sizeof f->next - sizeof tail;
+      memcpy(f->next, hint, h);
+      memcpy(f->next + h, tail, sizeof tail);
+      continue;
+    }
+    /* The sentence goes whole after what to look at next, else after the evidence. */
+    size_t len = strlen(f->next), hl = strlen(hint), el = strlen(f->evidence);
+    if (len + 1 + hl < sizeof f->next) snprintf(f->next + len, sizeof f->next - len, "%s%s", len ? " " : "", hint);
+    else if (el + 2 + hl < sizeof f->evidence) snprintf(f->evidence + el, sizeof f->evidence - el, "; %s", hint);
+  }
 }
 
 int gcs_cmd_advise(int argc, char **argv) {
@@ -290,6 +317,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     }
     struct ins_advice a;
     ins_advise(g, ng, &ps, &ao, &a);
+    name_stacks(db, &procs[i], &a);
     if (ins_advice_worst(&a) > worst) worst = ins_advice_worst(&a);
     for (size_t j = 0; fail_on >= 0 && j < a.n; j++) failing += (int)a.f[j].severity >= fail_on;
     struct unjudged u;
@@ -348,6 +376,7 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     }
     struct ins_advice a;
     ins_advise(g, ng, &ps, &ao, &a);
+    name_stacks(db, &procs[i], &a);
     struct unjudged u;
     unjudged(db, &procs[i], complete, incomplete, &u);
     fprintf(out, "<div class=\"findings\"><h4>Advisor findings (gcscope advise)</h4>\n");

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
@@ -17,7 +18,9 @@
 
 #define CMD "allocs"
 
-static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]";
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]\n"
+                               "DB|TRACE --stacks [gcscope stacks' options]: the types with their allocating stacks\n"
+                               "  (gcscope stacks --event AllocationTick)";
 
 /* The sums per trace, process and type are made here, in a hash table, not
  * by SQLite's GROUP BY, which sorted every tick first (1.7 M ticks of a

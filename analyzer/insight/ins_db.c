@@ -250,13 +250,15 @@ int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_su
     rc = 0;
   }
   sqlite3_finalize(st);
-  /* Server GC and heap count (processes); unknown stays 0 (workstation advice only). */
+  /* Server GC and heap count (processes); unknown server_gc is -1 (workstation
+   * advice only), unknown heap count 0. */
+  s->server_gc = -1;
   if (sqlite3_prepare_v2(db, "SELECT server_gc, heap_count FROM processes WHERE trace_id = ?1 AND pid = ?2", -1, &st,
                          NULL) == SQLITE_OK) {
     sqlite3_bind_int64(st, 1, p->trace_id);
     sqlite3_bind_int(st, 2, p->pid);
     if (sqlite3_step(st) == SQLITE_ROW) {
-      s->server_gc = sqlite3_column_int(st, 0) == 1;
+      s->server_gc = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 0) == 1;
       s->heap_count = sqlite3_column_int(st, 1);
     }
     sqlite3_finalize(st);

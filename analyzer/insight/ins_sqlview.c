@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_TRACE, O_PID, O_TOP, O_BUCKET, O_FORMAT, O_DB, O_N };
+enum { O_TRACE, O_PID, O_TOP, O_BUCKET, O_ALL, O_FORMAT, O_DB, O_N };
 
 int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int argc, char **argv,
                   struct ins_view_opts *o) {
@@ -18,6 +18,7 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
     [O_PID] = GCS_OPT_PID,
     [O_TOP] = { "top", 0, GCS_CLI_INT, 1, 1e9, "N", "rows of the ranked tables (default 20)" },
     [O_BUCKET] = { "bucket", 0, GCS_CLI_DOUBLE, 0.001, 1e9, "SEC", "time bucket in seconds (default 1)" },
+    [O_ALL] = { "all", 0, GCS_CLI_FLAG, 0, 0, NULL, "also every row, not only the summary" },
     [O_FORMAT] = GCS_OPT_FORMAT("text (default) or csv"),
     [O_DB] = GCS_OPT_DB,
   };
@@ -26,7 +27,8 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
   int kind[O_N], n = 0;
   for (int k = 0; k < O_N; k++) {
     int common = k == O_TRACE || k == O_PID || k == O_FORMAT || k == O_DB;
-    if (!common && !(extra & (k == O_TOP ? INS_VIEW_TOP : INS_VIEW_BUCKET))) continue;
+    unsigned bit = k == O_TOP ? INS_VIEW_TOP : k == O_ALL ? INS_VIEW_ALL : INS_VIEW_BUCKET;
+    if (!common && !(extra & bit)) continue;
     kind[n] = k;
     opts[n++] = all[k];
   }
@@ -42,6 +44,7 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
     case O_PID: o->pid = (long)p.ival; break;
     case O_TOP: o->top = (long)p.ival; break;
     case O_BUCKET: o->bucket_s = p.dval; break;
+    case O_ALL: o->all = 1; break;
     case O_DB: o->db_path = p.value; break;
     case O_FORMAT: {
       char ferr[160];

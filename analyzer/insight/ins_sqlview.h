@@ -17,12 +17,14 @@ struct ins_view_opts {
   long trace;          /* --trace: -1 all traces of the input */
   long top;
   double bucket_s;
+  int all;             /* --all */
   enum rpt_format fmt;
 };
 
 /* Options beyond --trace, --pid, --format and -d that a view takes. */
 #define INS_VIEW_TOP 1u      /* --top N */
 #define INS_VIEW_BUCKET 2u   /* --bucket SEC */
+#define INS_VIEW_ALL 4u      /* --all */
 /* Parses with gcs_cli (synopsis: the usage after "gcscope CMD "). Returns 0
  * ok, 1 help shown (stdout), 2 usage error (one line printed). */
 int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int argc, char **argv,

@@ -67,21 +67,59 @@ const char *rpt_table_cell(const struct rpt_table *t, int row, int col) {
   return t->text + t->off[(size_t)row * (size_t)t->ncols + (size_t)col];
 }
 
+static void print_cols(const struct rpt_table *t, FILE *out, int color, const int *cols, int ncols);
+
+/* Width of columns cols[0..n) printed side by side. */
+static size_t cols_width(const struct rpt_table *t, const int *cols, int n) {
+  size_t w = 0;
+  for (int i = 0; i < n; i++) w += (size_t)t->width[cols[i]] + (i ? 2 : 0);
+  return w;
+}
+
 void rpt_table_print(const struct rpt_table *t, FILE *out, int color) {
-  if (t->nrows < 0) return;
+  if (t->nrows < 0 || t->ncols <= 0) return;
+  int *cols = malloc((size_t)t->ncols * sizeof *cols);
+  if (!cols) return;
+  int all = 0;
+  for (int c = 0; c < t->ncols; c++) cols[all++] = c;
+  int keys = t->keys < 0 ? 0 : t->keys > t->ncols ? t->ncols : t->keys;
+  if (t->max_width <= 0 || cols_width(t, cols, all) <= (size_t)t->max_width || keys >= t->ncols) {
+    print_cols(t, out, color, cols, all);
+    free(cols);
+    return;
+  }
+  /* column groups: the keys, then as many of the rest as fit */
+  int next = keys, group = 0;
+  while (next < t->ncols) {
+    int n = keys;
+    cols[n++] = next++;
+    while (next < t->ncols) {
+      cols[n] = next;
+      if (cols_width(t, cols, n + 1) > (size_t)t->max_width) break;
+      n++;
+      next++;
+    }
+    if (group++) fputc('\n', out);
+    print_cols(t, out, color, cols, n);
+  }
+  free(cols);
+}
+
+static void print_cols(const struct rpt_table *t, FILE *out, int color, const int *cols, int ncols) {
   /* Widest possible line: every column padded, plus the last cell at full width. */
   size_t linecap = 16;
-  for (int c = 0; c < t->ncols; c++) linecap += (size_t)t->width[c] + 2;
+  for (int ci = 0; ci < ncols; ci++) linecap += (size_t)t->width[cols[ci]] + 2;
   char *line = malloc(linecap);
   if (!line) return;
   for (int r = 0; r <= t->nrows; r++) {
     int hl = color && t->mark[r];
     if (hl) fputs("\033[1;31m", out);
     size_t o = 0;
-    for (int c = 0; c < t->ncols; c++) {
+    for (int ci = 0; ci < ncols; ci++) {
+      int c = cols[ci];
       const char *s = rpt_table_cell(t, r, c);
       size_t l = strlen(s), w = (size_t)t->width[c];
-      int last = c == t->ncols - 1;
+      int last = ci == ncols - 1;
       if (t->right[c]) { /* "%*s" */
         memset(line + o, ' ', w - l);
         memcpy(line + o + (w - l), s, l);
@@ -103,8 +141,7 @@ void rpt_table_print(const struct rpt_table *t, FILE *out, int color) {
     if (hl) fputs("\033[0m", out);
     fputc('\n', out);
     if (r == 0) {
-      size_t total = 0;
-      for (int c = 0; c < t->ncols; c++) total += (size_t)t->width[c] + (c ? 2 : 0);
+      size_t total = cols_width(t, cols, ncols);
       char *dash = malloc(total + 1);
       if (dash) {
         memset(dash, '-', total);

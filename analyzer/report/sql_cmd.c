@@ -186,7 +186,12 @@ int gcs_cmd_sql(int argc, char **argv) {
     return 1;
   }
   int rc = 0;
-  if (query) {
+  if (query && query[strspn(query, " \t")] == '.') {
+    /* A dot-command as the argument, as sqlite3 DB ".tables" runs it. */
+    char *line = strdup(query + strspn(query, " \t"));
+    rc = line && dot_command(db, line, &mode) >= 0 ? 0 : 1;
+    free(line);
+  } else if (query) {
     rc = run_sql(db, query, mode, write) ? 1 : 0;
   } else {
     int tty = isatty(STDIN_FILENO);

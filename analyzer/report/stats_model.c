@@ -128,7 +128,8 @@ static void derive(struct st_proc *p) {
 /* Does the report need column c? ST_LOAD_TEXT: the 120-column text report (its
  * GC tables, the background GC table and the derived figures). */
 static int col_needed(int c, int what) {
-  return what == ST_LOAD_ALL || !st_cols[c].wide || c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec;
+  return what == ST_LOAD_ALL || !st_cols[c].wide || c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec ||
+         c == STC_runtime_pause_msec;
 }
 
 /* Which loader figure each st column reads: its index in gcs_gcdb_gc.real,
@@ -289,8 +290,16 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
   st_pause_of_gc(r, k->pauses, &k->npauses);
   memcpy(g->cr, r->condemned, sizeof g->cr);
   if (g->phh_count > 0 && g->complete) p->has_phh = 1;
+  if (g->complete && st_pause_differs(g)) p->rt_pause_differs++;
   alloc_add(k->acc, r);
   return 0;
+}
+
+int st_pause_differs(const struct st_gc *g) {
+  double pv = g->v[STC_pause_msec], rt = g->v[STC_runtime_pause_msec];
+  if (isnan(pv) || isnan(rt)) return 0;
+  double d = fabs(pv - rt), big = pv > rt ? pv : rt;
+  return d > 0.1 && d > 0.05 * big;
 }
 
 /* The condemned-reasons columns sit at the end of the widest table row; the
@@ -392,7 +401,8 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT runtime_version FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
       "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
       " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at, "
-      "s.total_alloc_measured_mb "
+      "s.total_alloc_measured_mb, s.heap_count_min, s.heap_count_max, s.heap_count_changes, "
+      "s.total_runtime_pause_msec "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -437,6 +447,13 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->incomplete_why = dup_col(s, 23);
     p->trace_truncated_at = sqlite3_column_type(s, 24) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 24);
     p->total_alloc_measured = dcol(s, 25);
+    p->heap_count_min = icol(s, 26, -1);
+    p->heap_count_max = icol(s, 27, -1);
+    p->heap_count_changes = icol(s, 28, 0);
+    p->total_runtime_pause = dcol(s, 29);
+    /* PerfView's % paused over a process duration of 0 (no complete GC, or
+     * no GCHeapStats after one) is stored as 0: unknown, not 0 %. */
+    if (p->gc_count == 0 || !(p->process_duration > 0)) p->pct_pause = p->process_duration = NAN;
   }
   sqlite3_finalize(s);
   if (m->nprocs > 1) gcs_input_overlaps(db, &m->overlaps, &m->noverlaps);

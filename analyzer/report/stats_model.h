@@ -26,6 +26,7 @@ typedef struct sqlite3 sqlite3;
   X(gen_name, "Gen", "Gen", -1, 0) \
   X(suspend_msec, "Suspend Msec", "Suspend", 3, 0) \
   X(pause_msec, "Pause MSec", "Pause", 3, 0) \
+  X(runtime_pause_msec, "Runtime Pause MSec (gcscope)", "RT Pause", 3, 1) \
   X(pct_pause_time, "% Pause Time", "%Pause", 1, 0) \
   X(pct_gc, "% GC", "%GC", 1, 1) \
   X(gen0_alloc_mb, "Gen0 Alloc MB", "Gen0 Alloc", 3, 0) \
@@ -51,7 +52,8 @@ typedef struct sqlite3 sqlite3;
   X(finalizable_surv_mb, "Finalizable Surv MB", "Fin MB", 2, 1) \
   X(pinned_obj, "Pinned Obj", "Pinned", 0, 1) \
   X(bgc_pause1_msec, "BGC Initial Pause", "BGC P1", 3, 1) \
-  X(bgc_pause2_msec, "BGC Final Pause", "BGC P2", 3, 1)
+  X(bgc_pause2_msec, "BGC Final Pause", "BGC P2", 3, 1) \
+  X(heap_count, "Heaps (gcscope)", "Heaps", 0, 1)
 
 #define ST_ENUM(Col, H, S, D, W) STC_##Col,
 enum { ST_GC_COLS(ST_ENUM) STC_COUNT };
@@ -147,6 +149,9 @@ struct st_proc {
   int gc_count, incomplete_count, induced_count;
   double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
   double total_alloc_measured;  /* gcscope's measured allocations (NaN without per-heap history) */
+  int heap_count_min, heap_count_max, heap_count_changes; /* per complete GC; -1 -1 0 unknown */
+  double total_runtime_pause;   /* Σ runtime_pause_msec: GC.GetTotalPauseDuration() (NaN unknown) */
+  int rt_pause_differs;         /* GCs whose Pause and runtime pause differ (st_pause_differs) */
   double max_suspend, total_gc_cpu;
   int64_t lost_events, trace_discarded;
   int64_t trace_truncated_at;     /* traces.truncated_at, -1 if the trace is complete */
@@ -169,6 +174,10 @@ struct st_proc {
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
 };
+
+/* Does a GC's PerfView pause differ from the runtime's own (runtime_pause_msec)
+ * by more than the restart's usual length: over 0.1 ms and over 5 %? */
+int st_pause_differs(const struct st_gc *g);
 
 struct gcs_overlap;
 struct st_model {

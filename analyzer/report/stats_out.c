@@ -226,7 +226,16 @@ void st_write_json(FILE *o, const struct st_model *m) {
     fprintf(o, ", \"mark_unbalanced_count\": ");
     if (p->mark_multi) fprintf(o, "%d", p->mark_flagged);
     else fputs("null", o);
-    fprintf(o, ", \"heap_count\": %d, \"lost_events\": %lld", p->heap_count, (long long)p->lost_events);
+    if (p->heap_count >= 0) fprintf(o, ", \"heap_count\": %d", p->heap_count);
+    else fprintf(o, ", \"heap_count\": null");
+    if (p->heap_count_min > 0)
+      fprintf(o, ", \"heap_count_min\": %d, \"heap_count_max\": %d, \"heap_count_changes\": %d", p->heap_count_min,
+              p->heap_count_max, p->heap_count_changes);
+    else
+      fprintf(o, ", \"heap_count_min\": null, \"heap_count_max\": null, \"heap_count_changes\": null");
+    jkv(o, "total_runtime_pause_msec", p->total_runtime_pause, 1);
+    fprintf(o, ", \"runtime_pause_differs_count\": %d", p->rt_pause_differs);
+    fprintf(o, ", \"lost_events\": %lld", (long long)p->lost_events);
     st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");
     for (int k = 0; k < ST_KINDS; k++) {
@@ -886,10 +895,23 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
       fprintf(o, "<li>Total Allocs measured: %s MB (gcscope: from the heap's sizes around each GC; PerfView's figure "
               "above takes a background GC's gen0 from AllocationTick alone)</li>",
               rpt_num(a, sizeof a, p->total_alloc_measured, 3));
-    fprintf(o, "<li>Number of Heaps: %d</li>", p->heap_count);
+    if (p->heap_count_min > 0 && p->heap_count_max > p->heap_count_min)
+      fprintf(o, "<li>Number of Heaps: %d–%d, changed %d time%s (each GC's: the Heaps column)</li>",
+              p->heap_count_min, p->heap_count_max, p->heap_count_changes, p->heap_count_changes == 1 ? "" : "s");
+    else if (p->heap_count_min > 0) fprintf(o, "<li>Number of Heaps: %d</li>", p->heap_count_min);
+    else if (p->heap_count >= 0) fprintf(o, "<li>Number of Heaps: %d</li>", p->heap_count);
+    else fprintf(o, "<li>Number of Heaps: unknown (no GCGlobalHeapHistory)</li>");
     fprintf(o, "<li>GCs: %d complete, %d incomplete</li>", p->gc_count, p->incomplete_count);
-    fprintf(o, "<li>Total GC Pause: %s msec</li><li>%% Time paused for Garbage Collection: %s%%</li>",
-            rpt_num(a, sizeof a, p->total_pause, 1), rpt_num(b, sizeof b, p->pct_pause, 1));
+    fprintf(o, "<li>Total GC Pause: %s msec</li>", rpt_num(a, sizeof a, p->total_pause, 1));
+    if (!isnan(p->total_runtime_pause))
+      fprintf(o, "<li>Runtime's own total pause: %s msec (GC.GetTotalPauseDuration; gcscope's figure, the Runtime "
+              "Pause MSec column; %d GC%s differ%s from PerfView's Pause MSec by over 5 %%: PerfView adds the "
+              "restart, gives the ephemeral GC of a background GC's start that whole suspension, and a GC "
+              "announced as background that ran in one suspension only that suspension)</li>",
+              rpt_num(a, sizeof a, p->total_runtime_pause, 1), p->rt_pause_differs,
+              p->rt_pause_differs == 1 ? "" : "s", p->rt_pause_differs == 1 ? "s" : "");
+    if (isnan(p->pct_pause)) fprintf(o, "<li>%% Time paused for Garbage Collection: unknown (no complete GC)</li>");
+    else fprintf(o, "<li>%% Time paused for Garbage Collection: %s%%</li>", rpt_num(b, sizeof b, p->pct_pause, 1));
     st_html_overhead_item(o, &p->ov);
     fprintf(o, "<li>Max GC Heap Size: %s MB</li>", rpt_num(a, sizeof a, p->max_heap, 3));
     if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li></ul>\n", rpt_num(a, sizeof a, p->max_committed, 3));

@@ -15,8 +15,8 @@ static int whole_run(const struct st_overhead *ov) { return ov->worst_len_ms < o
 void st_text_overhead(FILE *out, const struct st_overhead *ov) {
   if (!ov->have) return;
   char a[48];
-  /* One line under 120 columns: the decades of the MMU curve only (all 13 sizes are in json/html). */
-  fprintf(out, "  GC overhead: worst %g s window %s%% paused%s; MMU", ov->window_s,
+  /* Two lines under 80 columns: the decades of the MMU curve only (all 13 sizes are in json/html). */
+  fprintf(out, "  GC overhead: worst %g s window %s%% paused%s\n    MMU", ov->window_s,
           rpt_num(a, sizeof a, ov->worst_pct, 2), whole_run(ov) ? " (the whole run, shorter)" : "");
   for (int i = 0; i < ST_MMU_N; i += 3)
     if (!isnan(ov->mmu[i])) fprintf(out, " %s %.3f", mmu_names[i], ov->mmu[i]);

@@ -1,8 +1,11 @@
 /* stats_text.c — `gcscope stats --format text`: PerfView's GCStats sections as
- * aligned tables that fit 120 columns (--wide: every column). */
+ * aligned tables that fit 80 columns, wide ones in column groups (--wide:
+ * every column, one table each, no limit). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "gcs_enums.h"
 #include "gcs_events.h"
@@ -10,6 +13,53 @@
 #include "stats_model.h"
 
 #define NUM(buf, v, d) rpt_num(buf, sizeof buf, v, d)
+
+/* The text fits 80 columns, or the terminal's width when wider (issue 29):
+ * wide tables are printed in column groups, long lines wrapped; --wide
+ * lifts the limit (0). */
+#define ST_TEXT_WIDTH 80
+static int text_width = ST_TEXT_WIDTH;
+
+/* At least 80; wider when the terminal ($COLUMNS, or stdout's) is. */
+static int terminal_width(void) {
+  const char *c = getenv("COLUMNS");
+  int w = c ? atoi(c) : 0;
+  struct winsize ws;
+  if (w <= 0 && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
+  return w > ST_TEXT_WIDTH ? w : ST_TEXT_WIDTH;
+}
+
+static void fit(struct rpt_table *t, int keys) {
+  t->max_width = text_width;
+  t->keys = keys;
+}
+
+/* prefix then text, wrapped at spaces to text_width, continuation lines
+ * indented by indent; ends the line. */
+static void para(FILE *out, const char *prefix, int indent, const char *text) {
+  fputs(prefix, out);
+  size_t col = strlen(prefix), n = strlen(text), start = 0;
+  while (start < n) {
+    size_t room = text_width > 0 && (size_t)text_width > col ? (size_t)text_width - col : 0;
+    size_t end = n;
+    if (text_width > 0 && n - start > room) {
+      size_t brk = 0;
+      for (size_t i = start; i < n && i - start <= room; i++)
+        if (text[i] == ' ') brk = i;
+      if (!brk || brk == start) { /* a word longer than the line: whole */
+        brk = start;
+        while (brk < n && text[brk] != ' ') brk++;
+      }
+      end = brk;
+    }
+    fprintf(out, "%.*s\n", (int)(end - start), text + start);
+    start = end;
+    while (start < n && text[start] == ' ') start++;
+    if (start < n) fprintf(out, "%*s", indent, "");
+    col = (size_t)indent;
+  }
+  if (n == 0) fputc('\n', out);
+}
 
 static const char *const cr_headers[GCS_CONDEMN_GROUP_COUNT] = {
 #define CRH(Idx, Col, Hdr) Hdr,
@@ -38,6 +88,7 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
     }
   struct rpt_table t;
   rpt_table_init(&t, n, hdr);
+  fit(&t, 1);
   for (int i = 0; i < n; i++) t.right[i] = st_cols[idx[i]].decimals >= 0;
   char cells[STC_COUNT][48];
   const char *row[STC_COUNT];
@@ -62,6 +113,8 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
       else if (c == STC_gen_name) row[k] = g->gen_name;
       else if ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c])) row[k] = "";
       else row[k] = rpt_num(cells[k], sizeof cells[k], g->v[c], st_cols[c].decimals);
+      if (c == STC_pause_msec && st_pause_differs(g) && strlen(cells[k]) + 2 < sizeof cells[k])
+        strcat(cells[k], "*"); /* the summary says why */
     }
     int r = rpt_table_add(&t, row);
     if (r > 0 && g->v[STC_pause_msec] > 200) t.mark[r] = 1;
@@ -76,21 +129,38 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
 
 static void summary(FILE *out, const struct st_proc *p) {
   char a[48], b[48];
-  if (p->cmdline && *p->cmdline) fprintf(out, "  CommandLine: %s\n", p->cmdline);
+  if (p->cmdline && *p->cmdline) para(out, "  CommandLine: ", 4, p->cmdline);
   fprintf(out, "  Runtime: %s%s, %s GC, concurrent GC %s\n",
           p->runtime_version ? "version " : "version unknown", p->runtime_version ? p->runtime_version : "",
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
   if (!isnan(p->total_alloc_measured))
-    fprintf(out, "  Total Allocs measured: %s MB (heap sizes around each GC; gcscope's, not PerfView's)\n",
+    fprintf(out, "  Total Allocs measured: %s MB (gcscope's: heap sizes around each GC)\n",
             NUM(b, p->total_alloc_measured, 3));
-  if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
+  if (p->heap_count_min > 0 && p->heap_count_max > p->heap_count_min)
+    fprintf(out, "  Number of Heaps: %d-%d, changed %d time%s (each GC's: --wide's Heaps)\n", p->heap_count_min,
+            p->heap_count_max, p->heap_count_changes, p->heap_count_changes == 1 ? "" : "s");
+  else if (p->heap_count_min > 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count_min);
+  else if (p->heap_count >= 0) fprintf(out, "  Number of Heaps: %d\n", p->heap_count);
   else fprintf(out, "  Number of Heaps: unknown (no GCGlobalHeapHistory)\n");
   fprintf(out, "  GCs: %d complete, %d incomplete (left out of every figure)\n", p->gc_count, p->incomplete_count);
   fprintf(out, "  Total GC Pause: %s msec\n", NUM(a, p->total_pause, 1));
-  fprintf(out, "  %% Time paused for Garbage Collection: %s%% (of %s msec, first GC's pause start to last GCHeapStats)\n",
-          NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
+  if (!isnan(p->total_runtime_pause))
+    fprintf(out, "  Runtime's own total pause: %s msec (GC.GetTotalPauseDuration; gcscope's)\n",
+            NUM(a, p->total_runtime_pause, 1));
+  if (p->rt_pause_differs > 0)
+    fprintf(out, "  * %d GC%s whose Pause differs from the runtime's own (--wide: RT Pause):\n"
+                 "    PerfView adds the restart, gives the ephemeral GC of a background GC's\n"
+                 "    start that whole suspension, and a GC announced as background that ran\n"
+                 "    in one suspension only that suspension (docs/stats.md)\n",
+            p->rt_pause_differs, p->rt_pause_differs == 1 ? "" : "s");
+  if (isnan(p->pct_pause))
+    fprintf(out, "  %% Time paused for Garbage Collection: unknown (no complete GC with GCHeapStats)\n");
+  else
+    fprintf(out, "  %% Time paused for Garbage Collection: %s%%\n"
+                 "    (of %s msec: first GC's pause start to last GCHeapStats)\n",
+            NUM(a, p->pct_pause, 1), NUM(b, p->process_duration, 1));
   st_text_overhead(out, &p->ov);
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
@@ -109,6 +179,7 @@ static void pause_stats(FILE *out, const struct st_proc *p) {
   const char *h[] = { "Kind", "Count", "Total", "Mean", "Max", "P50", "P95", "P99" };
   struct rpt_table t;
   rpt_table_init(&t, 8, h);
+  fit(&t, 1);
   for (int i = 1; i < 8; i++) t.right[i] = 1;
   for (int k = 0; k < ST_KINDS; k++) {
     const struct st_pausestat *s = &p->kinds[k];
@@ -253,6 +324,7 @@ static void rollup(FILE *out, const struct st_proc *p) {
                       "TotAllocMB", "AllocMB/msGC", "SurvMB/msGC", "MeanPause", "Induced" };
   struct rpt_table t;
   rpt_table_init(&t, 11, h);
+  fit(&t, 1);
   for (int i = 1; i < 11; i++) t.right[i] = 1;
   static const char *const names[4] = { "ALL", "0", "1", "2" };
   for (int r = 0; r < 4; r++) {
@@ -280,6 +352,7 @@ static void bgc_table(FILE *out, const struct st_proc *p, int limit) {
   const char *h[] = { "GC#", "Pause Start", "Initial Pause", "Final Pause", "PerfView Pause", "Duration" };
   struct rpt_table t;
   rpt_table_init(&t, 6, h);
+  fit(&t, 1);
   for (int i = 0; i < 6; i++) t.right[i] = 1;
   int n = 0, more = 0;
   for (int i = 0; i < p->ngcs; i++) {
@@ -297,8 +370,10 @@ static void bgc_table(FILE *out, const struct st_proc *p, int limit) {
     n++;
   }
   if (n) {
-    fprintf(out, "\nBackground GC pauses (msec): initial = SuspendEEBegin -> first RestartEEEnd; final = "
-                 "SuspendEEBegin(SuspendForGCPrep) -> RestartEEEnd; PerfView's Pause MSec combines them\n");
+    fputc('\n', out);
+    para(out, "", 0,
+         "Background GC pauses (msec): initial = SuspendEEBegin -> first RestartEEEnd; final = "
+         "SuspendEEBegin(SuspendForGCPrep) -> RestartEEEnd; PerfView's Pause MSec combines them");
     rpt_table_print(&t, out, 0);
     if (more) fprintf(out, "... %d more: --gcs all\n", more);
   }
@@ -327,6 +402,7 @@ static void condemned(FILE *out, const struct st_proc *p, int limit) {
     }
   struct rpt_table t;
   rpt_table_init(&t, n + 1, hdr);
+  fit(&t, 1);
   for (int i = 0; i <= n; i++) t.right[i] = 1;
   int rows = 0, more = 0;
   for (int i = 0; i < p->ngcs; i++) {
@@ -364,6 +440,7 @@ static void firings(FILE *out, const struct st_proc *p, int limit) {
   struct rpt_table t;
   const char *h[] = { "GC#", "Rule", "Kind", "Value", "Capture", "Verdict" };
   rpt_table_init(&t, 6, h);
+  fit(&t, 1);
   int rows = 0;
   for (int i = 0; i < p->nfirings && (limit < 0 || rows < limit); i++, rows++) {
     const struct st_firing *f = &p->firings[i];
@@ -423,6 +500,7 @@ int st_sections_parse(const char *spec, unsigned *mask, char *err, size_t errlen
 
 void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opts *o) {
   int wide = o->wide, color = o->color, limit = o->gcs == ST_GCS_ALL ? -1 : o->gcs;
+  text_width = wide ? 0 : terminal_width();
   st_warnings(out, m, "");
   if (m->nprocs == 0) fprintf(out, "No process with GC events.\n");
   int shown = 0, idle = 0;
@@ -477,8 +555,8 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
       fprintf(out, "\nAll GC Events (msec; MB = 10^6 bytes)%s\n", wide ? "" : " -- --wide shows every column");
       gc_table(out, p, wide, color, -INFINITY, 0, -1, 0);
     } else {
-      fprintf(out, "\nThe %d GCs with the longest pauses (msec; MB = 10^6 bytes; every GC: --gcs all)%s\n", limit,
-              wide ? "" : "; --wide shows every column");
+      fprintf(out, "\nThe %d GCs with the longest pauses (msec, MB = 10^6 bytes; --gcs all%s)\n", limit,
+              wide ? "" : ", --wide");
       gc_table(out, p, wide, color, -INFINITY, 0, limit, 1);
     }
     if (sec & ST_SEC_CONDEMNED) condemned(out, p, limit);

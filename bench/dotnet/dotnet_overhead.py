@@ -4,9 +4,11 @@
 Runs tests/dotnet's gcprog `throughput` workload (allocation-bound: 20 million
 objects of 32..1056 bytes, one in 16 kept a while) in separate processes:
 with no session, under `gcscope record --dotnet --profile gc` and under
-`--profile alloc`, alternating the three ROUNDS times (default 7), and
-prints the median of each and the ratios to no session (target for gc:
-<= 1.03). The times are the program's own around the workload (wall: a
+`--profile alloc`, and `--profile alloc --stacks`, alternating them ROUNDS
+times (default 7), and prints the median of each and the ratios to no
+session (targets: gc <= 1.03, alloc with stacks <= 1.10). Then it imports
+the last round's alloc and alloc+stacks traces, alternating, and prints the
+import time and database size ratios (stacks: docs/stacks.md). The times are the program's own around the workload (wall: a
 Stopwatch; CPU: every thread of the process, the runtime's EventPipe threads
 included, which a loaded machine disturbs less), so process start and session
 set-up are not counted. It also prints, per configuration, the CPU time and
@@ -15,7 +17,9 @@ wait4(): gcscope and the program, start-up included, so the reader's own
 cost shows (the "tree" lines), gcscope's own CPU time and context switches
 (read from /proc between its exit and its reaping: the "own" lines), and the
 load average before and after.
-Environment: GCSCOPE, GCPROG (defaults: the build's); GCSCOPE_BASE=another
+Environment: GCSCOPE, GCPROG (defaults: the build's); DOTNET_TRACE=a
+dotnet-trace binary adds `dotnet-trace collect` with the alloc profile's
+providers (its defaults add stacks and the rundown); GCSCOPE_BASE=another
 gcscope binary adds its gc and alloc runs (gc@base, alloc@base) to the same
 alternation, for a before/after comparison. Exit 77 without dotnet.
 """
@@ -69,15 +73,23 @@ def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     work = tempfile.mkdtemp(prefix="gcscope-dotnet-overhead-")
     prog = ["dotnet", GCPROG, "throughput"]
-    def rec(exe, profile):
-        return lambda k: [exe, "record", "--dotnet", "--profile", profile, "-o", "%s/%s%d" % (work, profile, k),
-                          "--"] + prog
+    def rec(exe, profile, extra=()):
+        name = profile + "".join(extra).replace("--", "+")
+        return lambda k: [exe, "record", "--dotnet", "--profile", profile, "-o", "%s/%s%d" % (work, name, k)] + \
+            list(extra) + ["--"] + prog
     base = os.environ.get("GCSCOPE_BASE")
     modes = {"none": lambda k: prog}
     for profile in ("gc", "alloc"):
         if base:
             modes[profile + "@base"] = rec(base, profile)
         modes[profile] = rec(GCSCOPE, profile)
+    modes["alloc+stacks"] = rec(GCSCOPE, "alloc", ("--stacks",))   # docs/stacks.md: target <= 1.10
+    dotnet_trace = os.environ.get("DOTNET_TRACE")   # dotnet-trace with alloc's providers (stacks, rundown: its defaults)
+    if dotnet_trace:
+        modes["dotnet-trace"] = lambda k: [dotnet_trace, "collect", "--show-child-io", "--providers",
+                                           "Microsoft-Windows-DotNETRuntime:0x1:5,"
+                                           "Microsoft-Windows-DotNETRuntimePrivate:0x1:4",
+                                           "-o", "%s/dotnet-trace%d.nettrace" % (work, k), "--"] + prog
     wall = {m: [] for m in modes}
     cpu = {m: [] for m in modes}
     tree = {m: [] for m in modes}
@@ -97,7 +109,9 @@ def main():
                 tree[m].append(t)
                 csw[m].append(x)
                 gcs.append(n)
-                shutil.rmtree("%s/%s%d" % (work, m.split("@")[0], k), ignore_errors=True)
+                if k < rounds - 1 or m not in ("alloc", "alloc+stacks"):
+                    shutil.rmtree("%s/%s%d" % (work, m.split("@")[0], k), ignore_errors=True)
+        imports = import_cost(work, rounds - 1)
     finally:
         shutil.rmtree(work)
     ngc = statistics.median(gcs)
@@ -122,7 +136,35 @@ def main():
         print("  own  %-11s CPU %7.1f ms  switches %6.0f   (CPU %s; switches %s)"
               % (m, statistics.median(own[m]), statistics.median(own_sw[m]), " ".join("%.0f" % x for x in own[m]),
                  " ".join("%d" % x for x in own_sw[m])))
+    if imports:
+        print("  import of the last round's alloc traces, %d alternating runs each (median ms; database bytes):"
+              % len(imports["alloc"][0]))
+        a, b = statistics.median(imports["alloc"][0]), statistics.median(imports["alloc+stacks"][0])
+        print("  import alloc         %8.1f ms  %9d bytes   (%s)" % (a, imports["alloc"][1],
+                                                                      " ".join("%.0f" % x for x in imports["alloc"][0])))
+        print("  import alloc+stacks  %8.1f ms  %9d bytes   (%s)  time ratio %.3f, size ratio %.3f"
+              % (b, imports["alloc+stacks"][1], " ".join("%.0f" % x for x in imports["alloc+stacks"][0]), b / a,
+                 imports["alloc+stacks"][1] / imports["alloc"][1]))
     return 0
+
+
+def import_cost(work, k, runs=5):
+    """`gcscope import` of round k's alloc and alloc+stacks traces, alternating: wall ms and the database size."""
+    import time
+    out = {}
+    for r in range(runs):
+        for m in ("alloc", "alloc+stacks"):
+            trace = "%s/%s%d/trace.nettrace" % (work, m, k)
+            db = "%s/%s.db" % (work, m)
+            if not os.path.exists(trace):
+                return None
+            if os.path.exists(db):
+                os.remove(db)
+            t0 = time.monotonic()
+            subprocess.run([GCSCOPE, "import", "-q", "-d", db, trace], check=True, stdout=subprocess.DEVNULL)
+            out.setdefault(m, [[], 0])[0].append((time.monotonic() - t0) * 1000)
+            out[m][1] = os.path.getsize(db)
+    return out
 
 
 if __name__ == "__main__":

@@ -515,16 +515,24 @@ static void rule_midlife(struct ctx *c) {
 
 /* ---- induced -------------------------------------------------------------------- */
 
+/* Few induced GCs are information, many a warning; but one whose pause is as
+ * long as a critical full blocking GC's (full_critical_ms) is critical: an
+ * induced 1.8 s blocking gen2 GC stops the program as long as any other. */
 static void rule_induced(struct ctx *c) {
   const struct ins_gc *g = c->g;
   size_t cnt = 0, blocking = 0;
+  double longest = 0;
   for (size_t i = 0; i < c->n; i++)
     if (gcs_reason_is_requested((uint32_t)g[i].reason)) {
       cnt++;
       blocking += gcs_gc_is_blocking_gen2((uint32_t)g[i].gen, (uint32_t)g[i].type);
+      if (g[i].pause_ms > longest) longest = g[i].pause_ms;
     }
   if (!cnt) return;
-  struct ins_finding *f = add(c, "induced", cnt >= c->o->induced_warn_count ? INS_SEV_WARNING : INS_SEV_INFO);
+  enum ins_severity sev = longest >= c->o->full_critical_ms     ? INS_SEV_CRITICAL
+                          : cnt >= c->o->induced_warn_count ? INS_SEV_WARNING
+                                                            : INS_SEV_INFO;
+  struct ins_finding *f = add(c, "induced", sev);
   snprintf(f->title, sizeof f->title, "%zu GC%s induced by code (GC.Collect or a low-memory request)",
            cnt, cnt == 1 ? " was" : "s were");
 #define REASON_VALUE(Value, Name, C) GCS_GC_REASON_##C,
@@ -536,7 +544,7 @@ static void rule_induced(struct ctx *c) {
     for (size_t i = 0; i < c->n; i++) k += g[i].reason == reasons[r];
     if (k) cat(f->evidence, sizeof f->evidence, "%s%s %zu", f->evidence[0] ? ", " : "", reason_name(reasons[r]), k);
   }
-  cat(f->evidence, sizeof f->evidence, "; %zu of them full blocking gen2", blocking);
+  cat(f->evidence, sizeof f->evidence, "; %zu of them full blocking gen2; longest pause %.1f ms", blocking, longest);
   if (c->run_ms > 0) cat(f->evidence, sizeof f->evidence, "; %.2f per second", cnt * 1000.0 / c->run_ms);
   for (size_t i = 0; i < c->n; i++)
     if (gcs_reason_is_requested((uint32_t)g[i].reason)) cite(f, g[i].index);
@@ -544,6 +552,7 @@ static void rule_induced(struct ctx *c) {
   cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
   metric(f, "induced_gcs", (double)cnt);
   metric(f, "blocking_gen2", (double)blocking);
+  metric(f, "longest_pause_ms", longest);
   if (c->run_ms > 0) metric(f, "per_second", cnt * 1000.0 / c->run_ms);
   snprintf(f->next, sizeof f->next,
            "Find who calls GC.Collect: record the GCTriggered event with call stacks and remove the call "

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #define VAL_BASE 256   /* getopt_long's val of table entry i: VAL_BASE + i */
 #define VAL_HELP (VAL_BASE + GCS_CLI_MAX_OPTS)
@@ -172,21 +174,90 @@ int gcs_cli_next(struct gcs_cli *p) {
   return i;
 }
 
+/* The width help wraps at: $COLUMNS, else the terminal's, else 80. */
+static int help_width(FILE *out) {
+  const char *c = getenv("COLUMNS");
+  int w = c ? atoi(c) : 0;
+  if (w >= 40) return w;
+  struct winsize ws;
+  if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  return 80;
+}
+
+/* Writes s[0..n) from column col (what is before it is printed), breaking
+ * at spaces so that no line passes width; continuation lines start with
+ * indent spaces. Brackets keep an option group ("[--trace ID]") on one line
+ * where they can. A word longer than a line goes whole. Ends the line. */
+static void wrap(FILE *out, const char *s, size_t n, size_t col, size_t indent, int width) {
+  size_t w = width > 0 ? (size_t)width : 80, start = 0;
+  while (start < n) {
+    while (start < n && s[start] == ' ') start++;
+    if (start >= n) break;
+    size_t room = w > col ? w - col : 0, end = n, brk = 0, brk_any = 0;
+    if (n - start > room) {
+      int depth = 0;
+      for (size_t i = start; i < n && i - start <= room; i++) {
+        if (s[i] == '[' || s[i] == '(') depth++;
+        else if ((s[i] == ']' || s[i] == ')') && depth > 0) depth--;
+        else if (s[i] == ' ') {
+          if (!brk_any || i > brk_any) brk_any = i;
+          if (depth == 0) brk = i;
+        }
+      }
+      if (!brk) brk = brk_any;
+      if (!brk) { /* one long word: up to the next space */
+        brk = start;
+        while (brk < n && s[brk] != ' ') brk++;
+      }
+      end = brk;
+    }
+    fprintf(out, "%.*s\n", (int)(end - start), s + start);
+    start = end;
+    if (start < n) {
+      while (start < n && s[start] == ' ') start++;
+      if (start < n) fprintf(out, "%*s", (int)indent, "");
+      col = indent;
+    }
+  }
+  if (start == 0 && n == 0) fputc('\n', out);
+}
+
+/* Each line of a paragraph wrapped at width, continuation lines indented as
+ * the line (plus 2). */
+static void wrap_text(FILE *out, const char *t, int width) {
+  while (*t) {
+    size_t n = strcspn(t, "\n"), lead = strspn(t, " ");
+    if (lead > n) lead = n;
+    fprintf(out, "%*s", (int)lead, "");
+    if (n == lead) fputc('\n', out);
+    else wrap(out, t + lead, n - lead, lead, lead, width);
+    t += n + (t[n] == '\n');
+  }
+}
+
 void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
+  int width = help_width(out);
   char name[80];
   snprintf(name, sizeof name, "%s%s%s", prog_of(s), s->cmd ? " " : "", s->cmd ? s->cmd : "");
   const char *u = s->usage ? s->usage : "[options]";
+  size_t ind = strlen(name) + 8;
   /* '\n' starts another form; a line starting with a space continues one */
   for (int first = 1; *u; first = 0) {
     size_t n = strcspn(u, "\n");
     if (!first && *u == ' ') {
       size_t sp = strspn(u, " ");
-      fprintf(out, "%*s%.*s\n", (int)(strlen(name) + 8), "", (int)(n - sp), u + sp);
+      fprintf(out, "%*s", (int)ind, "");
+      wrap(out, u + sp, n - sp, ind, ind, width);
+    } else {
+      fprintf(out, "%s %s ", first ? "usage:" : "      ", name);
+      wrap(out, u, n, ind, ind, width);
     }
-    else fprintf(out, "%s %s %.*s\n", first ? "usage:" : "      ", name, (int)n, u);
     u += n + (u[n] == '\n');
   }
-  if (s->about) fprintf(out, "\n%s\n", s->about);
+  if (s->about) {
+    fputc('\n', out);
+    wrap_text(out, s->about, width);
+  }
   fprintf(out, "\noptions:\n");
   for (const struct gcs_cli_opt *o = s->opts; o->name; o++) {
     char left[96];
@@ -197,17 +268,22 @@ void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
     /* the help text, continuation lines aligned under its first line */
     const char *h = o->help ? o->help : "";
     size_t len = strcspn(h, "\n");
-    if (strlen(left) >= 28) fprintf(out, "%s\n%-28s%.*s\n", left, "", (int)len, h);
-    else fprintf(out, "%-28s%.*s\n", left, (int)len, h);
+    if (strlen(left) >= 28) fprintf(out, "%s\n%-28s", left, "");
+    else fprintf(out, "%-28s", left);
+    wrap(out, h, len, 28, 28, width);
     for (h += len; *h == '\n';) {
       h++;
       len = strcspn(h, "\n");
-      fprintf(out, "%-28s%.*s\n", "", (int)len, h);
+      fprintf(out, "%-28s", "");
+      wrap(out, h, len, 28, 28, width);
       h += len;
     }
   }
   fprintf(out, "%-28s%s\n", "  -h, --help", "this help");
-  if (s->epilog) fprintf(out, "\n%s", s->epilog);
+  if (s->epilog) {
+    fputc('\n', out);
+    wrap_text(out, s->epilog, width);
+  }
 }
 
 

@@ -53,6 +53,8 @@ struct cls_info {
   struct pl_op *ops;
   int has_clock;                   /* the stream class has a default clock */
   int nmissing_str;    /* schema string fields absent from the payload: set to "" */
+  int missing_array;   /* a schema array of this version is absent: the event is
+                        * short of its data (ev->truncated), as a cut ETW payload */
   const struct gcs_field_desc **missing_str;
   struct ctx_int ctx_vpid, ctx_vtid;     /* common-context members */
   int ctx_procname;                      /* common-context member index, -1 */
@@ -236,6 +238,13 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
       if (ci->members[i].desc == &ed->fields[f] && ci->members[i].mt == M_STR) present = 1;
     if (!present) ci->missing_str[ci->nmissing_str++] = &ed->fields[f];
   }
+  for (int f = 0; f < ed->nfields; f++) {
+    if (!ed->fields[f].is_array || ed->fields[f].since > ci->version) continue;
+    int present = 0;
+    for (int i = 0; i < ci->nmembers; i++)
+      if (ci->members[i].desc == &ed->fields[f] && ci->members[i].mt == M_ARRAY) present = 1;
+    if (!present) ci->missing_array = 1;
+  }
   return 0;
 }
 
@@ -339,6 +348,7 @@ static void decode_payload(struct gcs_ctf_decoder *r, const struct cls_info *ci,
     }
   }
   for (int i = 0; i < ci->nmissing_str; i++) gcs_field_set_str(ev, ci->missing_str[i], "");
+  if (ci->missing_array) ev->truncated = 1;
 }
 
 static int32_t packet_cpu(struct gcs_ctf_decoder *r, const struct cls_info *ci, const bt_event *e) {

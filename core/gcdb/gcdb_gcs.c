@@ -312,8 +312,10 @@ int gcs_gcdb_pauses(sqlite3 *db, int64_t trace_id, int32_t pid, struct gcs_gcdb_
 }
 
 void gcs_gcdb_pauses_of(const struct gcs_gcdb_gc *g, struct gcs_gcdb_pause *out, size_t *n) {
-  /* gc_pauses: coalesce(suspend_begin_ns, start_ns) .. restart_end_ns, both
-   * not NULL; and a background GC's prep suspend .. prep restart. */
+  /* gc_pauses: a complete GC's coalesce(suspend_begin_ns, start_ns) ..
+   * restart_end_ns, both not NULL; and a background GC's prep suspend ..
+   * prep restart. */
+  if (!g->complete) return;
   if ((g->ns_set & GCS_GCDB_HAS_RESTART_END) && (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)))
     out[(*n)++] = (struct gcs_gcdb_pause){g->gc_index, 0,
                                           (int64_t)(g->ns_set & GCS_GCDB_HAS_SUSPEND_BEGIN ? g->suspend_begin_ns

@@ -60,7 +60,7 @@ static uint64_t load_int(const char *p, enum gcs_type t) {
   }
 }
 
-int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id) {
+int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id, int64_t stack_id) {
   if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return -1;
   const struct gcs_event_desc *d = &gcs_event_descs[ev->kind];
   size_t room = max_packed(d);
@@ -70,12 +70,14 @@ int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id) {
   if (ev->ts_ns > b->last_ts) b->last_ts = ev->ts_ns;
   uint8_t *o = b->p + b->len;
   o = put_varint(o, (uint64_t)ev->kind);
-  o = put_varint(o, (uint64_t)ev->version | (uint64_t)(ev->origin & 1) << 8 | (uint64_t)(ev->truncated & 1) << 9);
+  o = put_varint(o, (uint64_t)ev->version | (uint64_t)(ev->origin & 1) << 8 | (uint64_t)(ev->truncated & 1) << 9 |
+                       (uint64_t)(stack_id > 0) << 10);
   o = put_varint(o, zigzag((int64_t)(ev->ts_ns - b->prev_ts)));
   b->prev_ts = ev->ts_ns;
   o = put_varint(o, zigzag(ev->pid));
   o = put_varint(o, zigzag(ev->tid));
   o = put_varint(o, zigzag(ev->cpu));
+  if (stack_id > 0) o = put_varint(o, (uint64_t)stack_id);
   const char *u = (const char *)&ev->u;
   for (int i = 0; i < d->nfields; i++) {
     const struct gcs_field_desc *f = &d->fields[i];
@@ -177,10 +179,10 @@ int evb_inflate(const uint8_t *data, size_t len, uint8_t **raw, size_t *rawlen) 
 }
 
 int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, uint64_t *prev_ts, struct gcs_event *ev,
-               int64_t *type_id) {
+               int64_t *type_id, int64_t *stack_id) {
   uint64_t kind, flags, v;
   if (get_varint(raw, rawlen, pos, &kind) != 0 || kind >= GCS_KIND_COUNT) return -1;
-  if (get_varint(raw, rawlen, pos, &flags) != 0 || flags >= (1u << 10)) return -1;
+  if (get_varint(raw, rawlen, pos, &flags) != 0 || flags >= (1u << 11)) return -1;
   const struct gcs_event_desc *d = &gcs_event_descs[kind];
   memset(ev, 0, offsetof(struct gcs_event, u) + d->struct_size);
   ev->kind = (enum gcs_kind)kind;
@@ -194,6 +196,11 @@ int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, uint64_t *prev_ts
   for (int i = 0; i < 3; i++) {
     if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
     *ids[i] = (int32_t)unzigzag(v);
+  }
+  *stack_id = -1;
+  if (flags & (1u << 10)) {
+    if (get_varint(raw, rawlen, pos, &v) != 0 || v == 0 || v > INT64_MAX) return -1;
+    *stack_id = (int64_t)v;
   }
   for (int i = 0; i < d->nfields; i++) {
     const struct gcs_field_desc *f = &d->fields[i];
@@ -307,13 +314,13 @@ static void fields_json(const struct gcs_event *ev, struct jbuf *j) {
 enum {
   U_TS_NS, U_PID, U_TID, U_CPU, U_NAME, U_VERSION, U_PAYLOAD, U_FIELDS, U_SEQ,
   U_ALLOC_KIND, U_AMOUNT, U_TYPE_ID, U_HEAP, U_OBJECT_SIZE, U_TRUNCATED,
-  U_LIFECYCLE, U_LC_COUNT, U_LC_DEPTH, U_LC_TYPE, U_LC_REASON, U_DATA
+  U_LIFECYCLE, U_LC_COUNT, U_LC_DEPTH, U_LC_TYPE, U_LC_REASON, U_STACK_ID, U_DATA
 };
 static const char unpack_schema[] =
     "CREATE TABLE x(ts_ns INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, name TEXT, version INTEGER, "
     "payload TEXT, fields TEXT, seq INTEGER, alloc_kind INTEGER, amount INTEGER, type_id INTEGER, heap INTEGER, "
     "object_size INTEGER, truncated INTEGER, lifecycle INTEGER, lc_count INTEGER, lc_depth INTEGER, lc_type INTEGER, "
-    "lc_reason INTEGER, data HIDDEN)";
+    "lc_reason INTEGER, stack_id INTEGER, data HIDDEN)";
 
 /* The gc_lifecycle view's typed fields: of the lifecycle fields the stop
  * triggers read (gc_events.def's GCS_LIFECYCLE_LIST), those named count, depth, type and reason
@@ -338,7 +345,7 @@ struct unpack_cursor {
   uint8_t *raw;
   size_t rawlen, pos;
   uint64_t prev_ts;
-  int64_t seq, type_id;
+  int64_t seq, type_id, stack_id;
   int eof;
   struct gcs_event ev;
   struct jbuf json;
@@ -407,7 +414,7 @@ static int u_corrupt(sqlite3_vtab_cursor *cur) {
 static int u_step(sqlite3_vtab_cursor *cur) {
   struct unpack_cursor *c = (struct unpack_cursor *)cur;
   if (c->pos >= c->rawlen) { c->eof = 1; return SQLITE_OK; }
-  if (evb_unpack(c->raw, c->rawlen, &c->pos, &c->prev_ts, &c->ev, &c->type_id) != 0) {
+  if (evb_unpack(c->raw, c->rawlen, &c->pos, &c->prev_ts, &c->ev, &c->type_id, &c->stack_id) != 0) {
     c->eof = 1;
     return u_corrupt(cur);
   }
@@ -473,6 +480,7 @@ static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case U_TRUNCATED: sqlite3_result_int(ctx, ev->truncated); break;
   case U_LIFECYCLE: sqlite3_result_int(ctx, gcs_kind_is_lifecycle(ev->kind)); break;
   case U_LC_COUNT: case U_LC_DEPTH: case U_LC_TYPE: case U_LC_REASON: lc_column(ctx, ev, col - U_LC_COUNT); break;
+  case U_STACK_ID: if (c->stack_id > 0) sqlite3_result_int64(ctx, c->stack_id); break;
   default: break;  /* data: not returned */
   }
   return SQLITE_OK;

@@ -5,9 +5,10 @@
  * (tables_raw.def) per block; gcs_unpack (gcs_db_functions) turns a block
  * back into one row per event with every field (internal to gcs_import).
  *
- * Packed event: kind, flags (version | origin << 8 | truncated << 9), the
- * time as the difference from the previous event's (the block's first: from
- * 0; zigzag), pid, tid, cpu (zigzag), then every field of the kind in
+ * Packed event: kind, flags (version | origin << 8 | truncated << 9 |
+ * has-stack << 10), the time as the difference from the previous event's
+ * (the block's first: from 0; zigzag), pid, tid, cpu (zigzag), stacks.id
+ * when has-stack, then every field of the kind in
  * gc_events.def order, whatever the version: integers as varints (signed
  * ones zigzag), a string as its length + 1 (0: none) then its bytes and a
  * NUL, a GUID as 16 bytes, an array as min(count, GCS_MAX_ARRAY) varints.
@@ -56,8 +57,9 @@ struct evb_buf {
   size_t outcap;
 };
 
-/* Append ev (type_id: types.id of a GCAllocationTick's type, -1 none). -1: out of memory. */
-int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id);
+/* Append ev (type_id: types.id of a GCAllocationTick's type, -1 none;
+ * stack_id: stacks.id of its call stack, -1 none). -1: out of memory. */
+int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id, int64_t stack_id);
 /* The block's data (raw length + deflated events) in *out, which stays
  * the buffer's until its next evb_deflate or evb_free. -1 on failure. */
 int evb_deflate(struct evb_buf *b, const uint8_t **out, size_t *outlen);
@@ -69,8 +71,9 @@ void evb_free(struct evb_buf *b);
 int evb_inflate(const uint8_t *data, size_t len, uint8_t **raw, size_t *rawlen);
 /* Unpack the event at raw[*pos] into ev (strings point into raw), advancing
  * *pos; *prev_ts carries the time between calls (0 at the block start).
- * *type_id: the tick's types.id, -1 none. -1 if the bytes are not a packed event. */
+ * *type_id: the tick's types.id, -1 none; *stack_id: stacks.id, -1 none.
+ * -1 if the bytes are not a packed event. */
 int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, uint64_t *prev_ts, struct gcs_event *ev,
-               int64_t *type_id);
+               int64_t *type_id, int64_t *stack_id);
 
 #endif /* EVBLOCK_H */

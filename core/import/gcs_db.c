@@ -24,6 +24,11 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "poh_alloc_measured_mb", "REAL" },
   { "gcs", "alloc_measured_mb", "REAL" },
   { "gc_process_summary", "total_alloc_measured_mb", "REAL" },
+  { "gcs", "runtime_pause_msec", "REAL" },
+  { "gc_process_summary", "heap_count_min", "INTEGER" },
+  { "gc_process_summary", "heap_count_max", "INTEGER" },
+  { "gc_process_summary", "heap_count_changes", "INTEGER" },
+  { "gc_process_summary", "total_runtime_pause_msec", "REAL" },
   /* issue 26: GC phase times (GCGlobalHeapHistory v4), committed memory (GCCommittedUsage) */
   { "gcs", "phase_mark_root_usec", "INTEGER" },
   { "gcs", "phase_mark_short_weak_usec", "INTEGER" },
@@ -55,6 +60,9 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
 static const struct { const char *table, *column; } added_tables[] = {
   { "trigger_firings", "rule" },
   { "event_blocks", "data" },
+  { "stacks", "frames" },
+  { "frames", "resolved" },
+  { "stack_symbols", "unresolved" },
 };
 
 /* Tables that became views: a database made before holds the rows in a
@@ -115,6 +123,39 @@ static int rename_old_tables(sqlite3 *db, char **msg) {
   return SQLITE_OK;
 }
 
+/* The GC views (tables_gc.def) of an older database whose definition has
+ * changed since (gc_pauses: complete GCs only) are made again. */
+#define GCS_GC_VIEW_ROW(Name, Doc, SelectSql) { #Name, SelectSql },
+static const struct { const char *name, *select_sql; } gc_views[] = { GCS_VIEWS_GC(GCS_GC_VIEW_ROW) };
+#undef GCS_GC_VIEW_ROW
+
+/* 1 if the view exists with another definition than today's. */
+static int view_is_stale(sqlite3 *db, size_t i) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?1", -1, &st, NULL) !=
+      SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(st, 1, gc_views[i].name, -1, SQLITE_STATIC);
+  int stale = 0;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const char *sql = (const char *)sqlite3_column_text(st, 0);
+    stale = sql && !strstr(sql, gc_views[i].select_sql);
+  }
+  sqlite3_finalize(st);
+  return stale;
+}
+
+static int drop_stale_views(sqlite3 *db, char **msg) {
+  for (size_t i = 0; i < sizeof gc_views / sizeof gc_views[0]; i++) {
+    if (!view_is_stale(db, i)) continue;
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS %s", gc_views[i].name);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
 static int has_column(sqlite3 *db, const char *table, const char *column) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
@@ -133,6 +174,8 @@ int gcs_db_is_current(sqlite3 *db) {
     if (!has_column(db, added_columns[i].table, added_columns[i].column)) return 0;
   for (size_t i = 0; i < sizeof added_tables / sizeof added_tables[0]; i++)
     if (!has_column(db, added_tables[i].table, added_tables[i].column)) return 0;
+  for (size_t i = 0; i < sizeof gc_views / sizeof gc_views[0]; i++)
+    if (view_is_stale(db, i)) return 0;
   return 1;
 }
 
@@ -234,6 +277,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
    * that has it all, nothing is written and no write lock is taken. */
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "BEGIN", NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = rename_old_tables(db, &msg);
+  if (rc == SQLITE_OK) rc = drop_stale_views(db, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
   /* The indexes exist before the first row: the import maintains them as it

@@ -632,6 +632,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
       if (r->type == IMQ_EVENT) {
         const struct gcs_event *src = (const struct gcs_event *)(r + 1);
         memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
+        ev.stack = NULL;  /* a pointer of the decoding process: never followed here */
         if (fail_after && ++n > fail_after) {
           snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
           failed = 1;
@@ -755,7 +756,7 @@ static int nt_on_event(const struct gcs_event *ev, void *ud) {
     x->failed = 1;
     return 1;
   }
-  imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
+  if (!gcs_kind_is_symbols(ev->kind)) imw_count_event(x->w, ev->pid, ev->ts_ns, NULL, 1);
   if (imw_event(x->w, ev, x->err, x->errlen) != 0) { x->failed = 1; return 1; }
   prog_event(&x->pg, ev->ts_ns, x->fraction);
   return 0;
@@ -833,6 +834,38 @@ static void name_from_command_line(const char *cmd, char *out, size_t len) {
   out[k] = '\0';
 }
 
+/* What `record` noted for pid in process.tsv beside its .nettrace files
+ * (tracer/eventpipe): name and command line (a capture holds no
+ * ProcessInfo), the runtime's version (ProcessInfo2; an attach-mode stream
+ * has no RuntimeInformation). Fills only what is still unknown. 0 if found. */
+static int noted_process(const char *path, int32_t pid, char *name, size_t namelen, char **cmdline, char **version) {
+  char dir[4096], line[8192];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *sl = strrchr(dir, '/');
+  if (sl) *sl = '\0'; else snprintf(dir, sizeof dir, ".");
+  char file[4200];
+  snprintf(file, sizeof file, "%s/process.tsv", dir);
+  FILE *f = fopen(file, "r");
+  if (!f) return -1;
+  int found = -1;
+  while (found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
+    if (!t2) continue;
+    *t1 = *t2 = '\0';
+    if (t3) *t3 = '\0';
+    char *end;
+    long p = strtol(line, &end, 10);
+    if (*end || p != pid) continue;
+    if (!name[0]) snprintf(name, namelen, "%.15s", t1 + 1);
+    if (!*cmdline && t2[1]) *cmdline = strdup(t2 + 1);
+    if (!*version && t3 && t3[1]) *version = strdup(t3 + 1);
+    found = 0;
+  }
+  fclose(f);
+  return found;
+}
+
 /* label: what the user named (traces.path; a .zip for an extracted entry);
  * path: the file read. */
 static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, char *err,
@@ -867,6 +900,8 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (!failed) {
     struct imw_proc *p = imw_proc(w, info.pid);
     if (p && info.command_line[0] && !p->command_line) p->command_line = strdup(info.command_line);
+    if (p && (!p->command_line || !p->name[0] || !p->runtime_version))
+      noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line, &p->runtime_version);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
     if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;
@@ -916,6 +951,65 @@ static int import_zip(struct import_ctx *c, const char *path, char *err, size_t 
 
 /* ---- paths ------------------------------------------------------------------------- */
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The .nettrace files directly in dir (what `record --dotnet` writes:
+ * trace.nettrace, or capture-K.nettrace beside firings.tsv), in name order,
+ * each imported as its own trace with its firings. Returns how many there
+ * were (0: none), or -1 after an error in err. */
+static int import_nettrace_dir(struct import_ctx *c, const char *dir, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (!has_suffix(e->d_name, ".nettrace") && !has_suffix(e->d_name, ".nettrace.gz")) continue;
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 8;
+      char **nn = realloc(names, nc * sizeof *nn);
+      if (!nn) { rc = -1; break; }
+      names = nn;
+      cap = nc;
+    }
+    size_t l = strlen(dir) + strlen(e->d_name) + 2;
+    if (!(names[n] = malloc(l))) { rc = -1; break; }
+    snprintf(names[n], l, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+    n++;
+  }
+  closedir(d);
+  if (rc) snprintf(err, errlen, "out of memory");
+  if (n) qsort(names, n, sizeof *names, cmp_str);
+  int found = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    struct stat st;
+    if (stat(names[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    int gz = has_suffix(names[i], ".gz");
+    if (!gz && !starts_with_magic_nt(names[i])) continue;
+    if (gz && !starts_with_magic(names[i], "\x1f\x8b", 2)) continue;
+    found++;
+    if (import_nettrace(c, names[i], names[i], gz, err, errlen) != 0) rc = -1;
+  }
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+  return rc ? -1 : found;
+}
+
+/* A directory: the LTTng/CTF sessions under it, or else the .nettrace files
+ * in it (a `record --dotnet` output directory). */
+static int import_dir(struct import_ctx *c, const char *path, char *err, size_t errlen) {
+  struct gcs_ctf_session *s;
+  int n;
+  if (gcs_ctf_find(path, &s, &n, err, errlen) != 0) return -1;
+  gcs_ctf_sessions_free(s, n);
+  if (n > 0) return import_ctf_tree(c, path, path, err, errlen);
+  int found = import_nettrace_dir(c, path, err, errlen);
+  if (found < 0) return -1;
+  if (found > 0) return 0;
+  snprintf(err, errlen, "%s: no trace found (no LTTng/CTF `metadata` file under it, no .nettrace file in it)", path);
+  return -1;
+}
+
 
 static int import_path(struct import_ctx *c, const char *path, char *err, size_t errlen) {
   struct stat st;
@@ -925,7 +1019,7 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     else snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
-  if (S_ISDIR(st.st_mode)) return import_ctf_tree(c, path, path, err, errlen);
+  if (S_ISDIR(st.st_mode)) return import_dir(c, path, err, errlen);
   if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a file or directory", path); return -1; }
   if (access(path, R_OK) != 0) {  /* not "not a trace": the magic could not be read */
     snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno));

@@ -9,6 +9,7 @@
 
 #include "evblock.h"
 #include "gcs_recon.h"
+#include "gcs_stacks.h"
 
 /* Every statement's parameter 1 is the trace id, bound once in imw_open
  * (sqlite3_reset keeps bindings). */
@@ -55,6 +56,7 @@ struct imw {
   int time_ordered;
   uint64_t last_ts;
   struct gcs_recon *recon;
+  struct gcs_stacks_build *stacks;  /* NULL until the first stack or method event */
 };
 
 static uint64_t hash_str(const char *s) {
@@ -118,6 +120,7 @@ void imw_close(struct imw *w) {
   for (size_t i = 0; i < w->nprocs; i++) { free(w->procs[i].command_line); free(w->procs[i].runtime_version); }
   free(w->procs);
   gcs_recon_free(w->recon);
+  gcs_stacks_build_free(w->stacks);
   for (int b = 0; b < B_COUNT; b++) evb_free(&w->blocks[b]);
   free(w);
 }
@@ -366,10 +369,23 @@ static int flush_block(struct imw *w, int b, char *err, size_t errlen) {
   return rc;
 }
 
+static struct gcs_stacks_build *stacks_of(struct imw *w, char *err, size_t errlen) {
+  if (!w->stacks) w->stacks = gcs_stacks_build_new(w->db, w->trace_id, err, errlen);
+  return w->stacks;
+}
+
 static int add_to_block(struct imw *w, int b, const struct gcs_event *ev, int64_t type_id, char *err,
                         size_t errlen) {
   struct evb_buf *buf = &w->blocks[b];
-  if (evb_pack(buf, ev, type_id) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+  int64_t stack_id = -1;
+  if (ev->stack) {
+    if (!stacks_of(w, err, errlen)) return -1;
+    if ((stack_id = gcs_stacks_intern(w->stacks, ev->pid, ev->stack)) < 0) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+  }
+  if (evb_pack(buf, ev, type_id, stack_id) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
   size_t max_len = b == B_TICKS ? EVB_TICK_RAW_BYTES : EVB_RAW_BYTES;
   int max_n = b == B_TICKS ? EVB_TICK_MAX_EVENTS : EVB_MAX_EVENTS;
   if (buf->len >= max_len || buf->n >= max_n) return flush_block(w, b, err, errlen);
@@ -421,6 +437,11 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
 }
 
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
+  if (gcs_kind_is_symbols(ev->kind)) {  /* resolves stacks; not stored as an event */
+    if (!stacks_of(w, err, errlen)) return -1;
+    if (gcs_stacks_add_method(w->stacks, ev) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+    return 0;
+  }
   w->gc_events++;
   gcs_recon_feed(w->recon, ev);
   if (w->store_every && w->gcs - w->gcs_at_store >= w->store_every) {
@@ -488,7 +509,9 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_PROC];
   for (size_t i = 0; i < w->nprocs; i++) {
     struct imw_proc *p = &w->procs[i];
-    if (p->server_gc < 0 && p->heap_count > 0) p->server_gc = p->heap_count > 1;
+    /* More than one heap is server GC; one heap is not workstation GC (a
+     * server GC's DATAS runs on one heap as well): unknown stays unknown. */
+    if (p->server_gc < 0 && p->heap_count > 1) p->server_gc = 1;
       sqlite3_bind_int(s, 2, p->pid);
     if (p->name[0]) sqlite3_bind_text(s, 3, p->name, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 3);
     if (host && *host) sqlite3_bind_text(s, 4, host, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 4);
@@ -514,6 +537,7 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   int orc = sqlite3_step(o);
   sqlite3_finalize(o);
   if (orc != SQLITE_DONE) return sql_fail(w, err, errlen);
+  if (w->stacks && gcs_stacks_store(w->stacks, err, errlen) != 0) return -1;
   gcs_recon_finish(w->recon);
   int rc = gcs_recon_store(w->recon, w->db, w->trace_id);
   if (rc != 0) {

@@ -48,8 +48,9 @@ static int16_t nt_kind_of(const char *prov, uint32_t id, uint32_t version) {
     return (int16_t)gcs_kind_from_etw(GCS_PROV_RUNTIME, (int)id, (int)version);
   if (strcasecmp(prov, NT_PROV_PRIVATE) == 0)
     return (int16_t)gcs_kind_from_etw(GCS_PROV_PRIVATE, (int)id, (int)version);
-  if (strcasecmp(prov, NT_PROV_RUNDOWN) == 0 && id == NT_RUNTIME_INFO_ID)
-    return gcs_kind_RuntimeInformationStart;  /* same template as the runtime's */
+  if (strcasecmp(prov, NT_PROV_RUNDOWN) == 0)
+    return id == NT_RUNTIME_INFO_ID ? gcs_kind_RuntimeInformationStart  /* same template as the runtime's */
+                                    : (int16_t)gcs_kind_from_etw(GCS_PROV_RUNDOWN, (int)id, (int)version);
   if (strcasecmp(prov, NT_PROV_EVENTPIPE) == 0 && id == NT_PROCESSINFO_ID)
     return NT_META_PROCESSINFO;
   return NT_META_SKIP;

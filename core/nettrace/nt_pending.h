@@ -24,6 +24,7 @@ struct nt_pending_ev {
   int32_t tid, cpu;
   int16_t kind;            /* enum gcs_kind */
   uint8_t version;
+  uint32_t stack;          /* StackBlock stack id, 0 for none */
 };
 
 struct nt_pending {

@@ -21,6 +21,7 @@
 #include "nt_internal.h"
 #include "nt_meta.h"
 #include "nt_pending.h"
+#include "nt_stacks.h"
 #include "nt_time.h"
 #include "nt_u64map.h"
 
@@ -79,6 +80,9 @@ struct nt_reader {
 
   char *strbuf;
   size_t strcap;
+
+  struct nt_stacks stacks;      /* StackBlock stacks of the current region */
+  struct gcs_stack stack;
 };
 
 /* Header of one event blob, carried from blob to blob in compressed blocks. */
@@ -150,11 +154,23 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
                      r->info.pointer_size, r->strbuf, r->strcap) != 0)
     return 0;  /* an empty payload of an event that needs one: not decodable */
   ev.origin = GCS_ORIGIN_CLR;
+  if (pe->stack) {
+    uint32_t depth = 0;
+    const uint64_t *ip = nt_stacks_get(&r->stacks, pe->stack, &depth);
+    if (ip && depth) {  /* an empty walk (a GC thread's event) is no stack */
+      r->stack.depth = depth;
+      r->stack.truncated = 0;
+      r->stack.ip = ip;
+      ev.stack = &r->stack;
+    } else if (!ip) {
+      r->info.stacks_missing++;
+    }
+  }
   ev.ts_ns = nt_qpc_to_ns(pe->ts, r->sync_qpc, r->qpc_freq, r->sync_ns);
   ev.pid = r->info.pid;
   ev.tid = pe->tid;
   ev.cpu = pe->cpu;
-  r->info.events_decoded++;
+  if (!gcs_kind_is_symbols(ev.kind)) r->info.events_decoded++;
   if (r->delivered_any && pe->ts < r->delivered_ts) r->info.events_late++;
   if (!r->delivered_any || pe->ts > r->delivered_ts) r->delivered_ts = pe->ts;
   r->delivered_any = 1;
@@ -272,7 +288,9 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
     r->cmdline_from_processinfo = 1;
   } else if (m->kind >= 0) {
     struct nt_pending_ev pe = { b->ts, r->order++, 0, b->payload_len,
-                                (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version };
+                                (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version,
+                                gcs_kind_is_symbols((enum gcs_kind)m->kind) ? 0 : b->stack };
+    if (pe.stack) r->info.events_with_stack++;
     if (nt_pending_push(&r->pending, &pe, b->payload) != 0)
       return nt_fail(r, at, "more than %u GC events between two sequence points",
                      (unsigned)r->pending.max);
@@ -309,6 +327,7 @@ static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   uint32_t n = nt_u32(c);
   if (!c->ok || n > nt_left(c) / 12) return nt_fail(r, start, "bad SPBlock thread count %u", n);
   if (nt_flush(r, UINT64_MAX) != 0) return -1;
+  nt_stacks_clear(&r->stacks);  /* no stack is referred to across a sequence point */
   for (uint32_t i = 0; i < n; i++) {
     uint64_t thread = nt_u64(c);
     uint32_t seq = nt_u32(c);
@@ -418,7 +437,13 @@ static int nt_read_object(struct nt_reader *r, struct nt_cursor *c) {
       rc = nt_read_event_block(r, &body, type->kind == GCS_NETTRACE_OBJ_METADATA);
     else if (type->kind == GCS_NETTRACE_OBJ_SEQPOINT)
       rc = nt_read_sequence_point(r, &body);
-    /* StackBlock: stacks are not used; its size is all we need. */
+    else if (type->kind == GCS_NETTRACE_OBJ_STACKS) {
+      const char *why = NULL;
+      if (nt_stacks_add_block(&r->stacks, c->base + c->pos, size, r->info.pointer_size, &why) != 0)
+        rc = nt_fail(r, c->pos, "%s", why);
+      r->info.stacks = r->stacks.read;
+      r->info.stacks_dropped = r->stacks.dropped;
+    }
     if (rc != 0) return -1;
     if (r->stopped) return 1;
     c->pos += size;
@@ -532,6 +557,7 @@ void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
   nt_u64map_free(&s->r.last_seq);
   free(s->r.metas);
   free(s->r.strbuf);
+  nt_stacks_free(&s->r.stacks);
   free(s->acc);
   free(s);
 }
@@ -640,6 +666,15 @@ static void nt_describe_cut(struct gcs_nettrace_stream *s) {
   else
     snprintf(s->err, sizeof s->err, "%s: truncated at byte %llu after a whole object: the end-of-stream tag is "
              "missing; every event before it is kept", s->name, (unsigned long long)at);
+}
+
+int gcs_nettrace_stream_idle(struct gcs_nettrace_stream *s, char *err, size_t errlen) {
+  struct nt_reader *r = &s->r;
+  if (s->state == NT_S_FAILED) return nt_stream_fail(s, err, errlen);
+  if (!s->live_lag_ns || s->state != NT_S_OBJECTS || r->stopped || !r->trace_seen) return 0;
+  if (nt_flush(r, UINT64_MAX) != 0) return nt_stream_fail(s, err, errlen);
+  nt_update_end(r);
+  return 0;
 }
 
 int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t errlen) {

@@ -104,7 +104,7 @@ static struct recon_gc *current_gc(struct recon_proc *p) {
 }
 
 static int is_server(const struct recon_proc *p) {
-  return p->sum.server_gc == 1 || p->heap_count > 1;
+  return p->sum.server_gc == 1 || p->multi_heap;
 }
 
 static struct recon_gc *last_gc(struct recon_proc *p) {
@@ -170,6 +170,7 @@ static void on_suspend_begin(struct recon_proc *p, const struct gcs_event *ev, i
   p->last_susp_count = e->Count;
   p->susp_time = t;
   p->has_susp_time = 1;
+  p->has_restart_begin = 0;
 }
 
 static void on_suspend_end(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
@@ -224,6 +225,9 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->mark_slow_msec = g->mark_fast_msec = NAN;
   recon_alloc_init_gc(gc);
   gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
+  gc->susp_t = tracked && p->has_susp_time ? p->susp_time : -1;
+  gc->rt_pause_ns = gc->rt_bgc1_ns = gc->rt_bgc2_ns = -1;
+  g->runtime_pause_msec = NAN;
   gc->start_version = ev->version;
   gc->start_ns_rel = t;
   set_gen_name(g);
@@ -283,12 +287,47 @@ static void add_concurrent_pause(struct recon_proc *p, struct recon_gc *gc, int6
   }
 }
 
+/* The runtime's own pauses (gcs_gc.runtime_pause_msec) of the GCs this
+ * restart ends a suspension of: the suspension up to its RestartEEBegin (the
+ * runtime reads its clock before restarting; RestartEEEnd if none was seen).
+ * A GCPrep suspension is a background GC's second pause. A GC suspension
+ * holds one blocking GC, or a background GC (that runs on after it) with
+ * the ephemeral GC of its start, whose own pause is GCStart -> GCEnd and is
+ * not the background GC's, or a GC announced as background that ended
+ * inside it (then blocking for the runtime). */
+static void runtime_pauses(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
+  if (!p->has_susp_time) return;
+  int64_t rb = p->has_restart_begin && p->restart_begin_t >= p->susp_time ? p->restart_begin_t : t;
+  int64_t span = rb - p->susp_time;
+  if (ev->tid == p->susp_tid_bgc && gcs_suspend_is_bgc_final(p->last_susp_reason)) {
+    if (p->current_bgc >= 0 && p->gcs[p->current_bgc]->rt_bgc2_ns < 0) p->gcs[p->current_bgc]->rt_bgc2_ns = span;
+    return;
+  }
+  if (ev->tid != p->susp_tid_gc) return;
+  struct recon_gc *bgc = NULL;
+  int64_t ephemeral = 0;
+  for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 4; i--) {
+    struct recon_gc *gc = p->gcs[i];
+    if (gc->susp_t != p->susp_time) continue;
+    if (gc->ephemeral_at_bgc_start) {
+      if (gc->rt_pause_ns < 0 && gc->has_end) gc->rt_pause_ns = gc->duration_ns;
+      if (gc->rt_pause_ns >= 0) ephemeral += gc->rt_pause_ns;
+    } else if (gcs_type_is_background(gc->g.type) && !gc->has_end) {
+      bgc = gc;
+    } else if (gc->rt_pause_ns < 0) {
+      gc->rt_pause_ns = span;
+    }
+  }
+  if (bgc && bgc->rt_bgc1_ns < 0) bgc->rt_bgc1_ns = span - ephemeral;
+}
+
 static void on_restart_end(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   if (ev->tid == p->susp_tid_other) {
     p->susp_tid_other = -1;
     p->has_other_susp = 0;
   }
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  runtime_pauses(p, ev, t);
   /* bgc_final_pause: this RestartEEEnd closes a SuspendForGCPrep suspension. */
   int bgc_final = p->has_susp_time && gcs_suspend_is_bgc_final(p->last_susp_reason) &&
                   ev->tid == p->susp_tid_bgc && t >= p->susp_time;
@@ -322,8 +361,12 @@ static void on_restart_end(struct gcs_recon *r, struct recon_proc *p, const stru
     r->cb.bgc_final_pause(p->sum.pid, final_index, (uint64_t)final_pause, ev->ts_ns, r->ud);
 }
 
-static void on_restart_begin(struct recon_proc *p, const struct gcs_event *ev) {
+static void on_restart_begin(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   if (ev->tid != p->susp_tid_bgc && ev->tid != p->susp_tid_gc) return;
+  if (!p->has_restart_begin) {
+    p->has_restart_begin = 1;
+    p->restart_begin_t = t;
+  }
   struct recon_gc *gc = current_gc(p);
   if (gc && !gc->g.restart_begin_ns) gc->g.restart_begin_ns = ev->ts_ns;
 }
@@ -392,16 +435,15 @@ static void on_alloc_tick(struct recon_proc *p, const struct gcs_event *ev) {
 
 static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) {
   const struct gcs_ev_GCGlobalHeapHistory *e = &ev->u.GCGlobalHeapHistory;
-  if (p->heap_count == -1) {
-    p->heap_count = e->NumHeaps;
-    p->sum.heap_count = e->NumHeaps;
-  }
+  if (p->sum.heap_count == -1) p->sum.heap_count = e->NumHeaps; /* PerfView's: the first */
+  p->heap_count = e->NumHeaps; /* the GCs that start from now on, until their own comes */
+  if (e->NumHeaps > 1) p->multi_heap = 1;
   struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   gc->g.global = *e;
   gc->g.global_version = ev->version;
   gc->g.has_global_history = 1;
-  if (gc->g.heap_count == -1) gc->g.heap_count = e->NumHeaps;
+  gc->g.heap_count = e->NumHeaps; /* this GC's own (DATAS changes it) */
   /* The phases it timed (v4+: Count and Times; gcs_gc_phase_slot). */
   for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
     int slot = ev->version >= 4 ? gcs_gc_phase_slot((enum gcs_gc_phase)ph, e->Count) : -1;
@@ -507,8 +549,17 @@ static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHist
   }
 }
 
+/* TraceEvent accepts a V3+ per-heap history whose payload holds at least
+ * the generations gen0..LOH; a shorter one (an older runtime's LTTng event
+ * with no per-generation data, a cut payload) is an unrecognised version and
+ * ignored, so the GC's figures fall back to AllocationTick sums as PerfView's
+ * do. */
+static int per_heap_history_recognised(const struct gcs_event *ev) {
+  return ev->version >= 3 && !ev->truncated && ev->u.GCPerHeapHistory.Count >= GCS_GEN_LOH + 1;
+}
+
 static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev) {
-  if (ev->version < 3) return; /* only the V3+ layout is decoded */
+  if (!per_heap_history_recognised(ev)) return;
   struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   struct gcs_gc *g = &gc->g;
@@ -634,7 +685,7 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCStart: on_gc_start(r, p, ev, t); break;
   case gcs_kind_GCEnd: on_gc_end(r, p, ev, t); break;
   case gcs_kind_GCHeapStats: on_heap_stats(r, p, ev, t); break;
-  case gcs_kind_GCRestartEEBegin: on_restart_begin(p, ev); break;
+  case gcs_kind_GCRestartEEBegin: on_restart_begin(p, ev, t); break;
   case gcs_kind_GCRestartEEEnd: on_restart_end(r, p, ev, t); break;
   case gcs_kind_GCAllocationTick: on_alloc_tick(p, ev); break;
   case gcs_kind_GCGlobalHeapHistory: on_global_history(p, ev); break;

@@ -17,7 +17,8 @@
  *   - a start observation B: allocated = max(0, B - L) since the last
  *     observation, attributed to this GC; L = B;
  *   - an end observation A of a blocking GC: L = A (nothing allocates while
- *     the world is stopped);
+ *     the world is stopped); a generation it did not condemn (LOH/POH in a
+ *     gen0/gen1 GC) has no end observation: it is unchanged;
  *   - an end observation of a background GC, which ran concurrently with the
  *     program: gen0 is not compacted by it, so max(0, A - L) was allocated
  *     meanwhile; for LOH/POH, whose survivors it counts (pinned + non-pinned
@@ -162,12 +163,19 @@ static int bgc_running(const struct recon_alloc *a) {
  * level and the next GC counted the 2 MB a second time. */
 static int skip_uoh(const struct recon_gc *gc, int m) { return m > 0 && gc->ephemeral_at_bgc_start; }
 
+/* A generation the GC did not condemn is unchanged by it: its start
+ * observation stands. The LOH and POH are collected with gen2 only, and
+ * older runtimes (.NET Core 3.0) report their size after a gen0 or gen1 GC
+ * as 0; taken as the level, every such GC's successor counted the whole
+ * LOH again (3.3x PerfView's total on one trace). */
+static int condemned(const struct gcs_gc *g, int m) { return m == 0 || g->gen >= GCS_GEN2; }
+
 static void apply_end(struct gcs_recon *r, struct recon_alloc *a, struct recon_gc *gc) {
   const struct gcs_gc *g = &gc->g;
   int bgc = gcs_type_is_background(g->type);
   for (int m = 0; m < 3; m++) {
     int gen = meas_gen[m];
-    if (!has_gen(gc, gen) || skip_uoh(gc, m)) continue;
+    if (!has_gen(gc, gen) || skip_uoh(gc, m) || !condemned(g, m)) continue;
     double after = sum_heaps(gc, gen, 1);
     if (bgc) {
       double d = m == 0 ? gen0_growth(a, after, sum_heaps(gc, gen, 4), own_count(gc))

@@ -209,6 +209,11 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
     g->bgc_pause1_msec = gc->bgc_pause1_ns >= 0 ? ns_to_ms(gc->bgc_pause1_ns) : NAN;
     g->bgc_pause2_msec = gc->bgc_pause2_ns >= 0 ? ns_to_ms(gc->bgc_pause2_ns) : NAN;
   }
+  /* the runtime's own pause (recon.c runtime_pauses) */
+  if (!g->complete) g->runtime_pause_msec = NAN;
+  else if (gc->rt_pause_ns >= 0) g->runtime_pause_msec = ns_to_ms(gc->rt_pause_ns);
+  else if (gc->rt_bgc1_ns >= 0 && gc->rt_bgc2_ns >= 0) g->runtime_pause_msec = ns_to_ms(gc->rt_bgc1_ns + gc->rt_bgc2_ns);
+  else g->runtime_pause_msec = NAN;
 
   if (!g->has_heap_stats) {
     g->after_mb = g->promoted_mb = g->before_mb = g->peak_mb = g->ratio_peak_after = NAN;
@@ -310,6 +315,10 @@ static void summarize(struct recon_proc *p) {
   s->max_pause_msec = s->max_suspend_msec = s->max_alloc_rate_mb_sec = s->max_heap_mb = NAN;
   s->total_gc_cpu_msec = NAN;
   s->total_alloc_measured_mb = NAN;
+  s->total_runtime_pause_msec = NAN;
+  s->heap_count_min = s->heap_count_max = -1;
+  s->heap_count_changes = 0;
+  int last_heaps = -1;
   double first_pause_start = NAN;
   for (int j = 0; j < p->ngcs; j++) {
     const struct gcs_gc *g = &p->gcs[j]->g;
@@ -331,6 +340,15 @@ static void summarize(struct recon_proc *p) {
     s->total_promoted_mb += g->promoted_mb;
     if (!isnan(g->gc_cpu_msec))
       s->total_gc_cpu_msec = (isnan(s->total_gc_cpu_msec) ? 0 : s->total_gc_cpu_msec) + g->gc_cpu_msec;
+    if (!isnan(g->runtime_pause_msec))
+      s->total_runtime_pause_msec =
+          (isnan(s->total_runtime_pause_msec) ? 0 : s->total_runtime_pause_msec) + g->runtime_pause_msec;
+    if (g->has_global_history && g->heap_count > 0) {
+      if (s->heap_count_min < 0 || g->heap_count < s->heap_count_min) s->heap_count_min = g->heap_count;
+      if (g->heap_count > s->heap_count_max) s->heap_count_max = g->heap_count;
+      if (last_heaps > 0 && g->heap_count != last_heaps) s->heap_count_changes++;
+      last_heaps = g->heap_count;
+    }
     if (isnan(first_pause_start)) first_pause_start = g->pause_start_msec;
   }
   s->mean_pause_msec = s->gc_count ? s->total_pause_msec / s->gc_count : NAN;

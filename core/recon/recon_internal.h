@@ -17,6 +17,11 @@ struct recon_gc {
   struct gcs_gc g;              /* first member: &gc->g == (struct gcs_gc *)gc */
   int64_t pause_start_ns, start_ns_rel, suspend_ns, pause_ns, duration_ns;
   int64_t bgc_pause1_ns, bgc_pause2_ns; /* -1 = none */
+  /* the runtime's own pause (gcs_gc.runtime_pause_msec), -1 = unknown: the
+   * start of the suspension the GC began in; its pause (a blocking GC, the
+   * ephemeral GC of a BGC's start, a BGC run whole in its suspension); a
+   * background GC's two pauses */
+  int64_t susp_t, rt_pause_ns, rt_bgc1_ns, rt_bgc2_ns;
   int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
@@ -60,6 +65,8 @@ struct recon_proc {
   int64_t susp_time, susp_end;  /* relative ns */
   uint32_t last_susp_reason, last_susp_count;
   int has_other_susp;           /* a non-GC suspension is open (suspend_done) */
+  int has_restart_begin;        /* a RestartEEBegin of the GC suspension (restart_begin_t) */
+  int64_t restart_begin_t;
   int64_t other_susp_time;      /* relative ns of its SuspendEEBegin */
   uint32_t other_susp_reason;
   int has_last_heap_stats;
@@ -67,7 +74,8 @@ struct recon_proc {
   double tick_cur[GCS_ALLOC_KIND_COUNT], tick_at_last[GCS_ALLOC_KIND_COUNT];
   int seen_tick, neg_tick;
   int current_bgc, last_completed; /* list indices, -1 = none */
-  int heap_count;
+  int heap_count;                /* the last GCGlobalHeapHistory's NumHeaps, -1 none */
+  int multi_heap;                /* a NumHeaps over 1 was seen: server GC */
   struct recon_gc **gcs;
   int ngcs, cap;
   uint64_t origin_abs;           /* the recon's origin, for absolute times */

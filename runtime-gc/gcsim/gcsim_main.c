@@ -127,6 +127,9 @@ int main(int argc, char **argv) {
   f.cpu_seconds_taken = cpu_s() - c0;
   int failed = atomic_load(&run.failed);
   if (!failed && o.scenario == GCSIM_SC_FINALIZERS) gcsim_fin_probe_run(&run, &f.probe);
+  /* A background GC still running is counted when it ends: let it end, so
+   * that the counts cover every GC the trace has. */
+  rgc_wait_background_gc(run.rt);
   gather(&run, &f, &cfg);
   rgc_destroy(run.rt);
 

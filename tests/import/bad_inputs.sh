@@ -21,7 +21,7 @@ expect_error() {
 }
 
 mkdir "$tmp/empty"
-expect_error empty-dir "$tmp/empty: no LTTng/CTF trace found" "$tmp/empty"
+expect_error empty-dir "$tmp/empty: no trace found (no LTTng/CTF \`metadata\` file under it, no .nettrace file in it)" "$tmp/empty"
 echo "hello" >"$tmp/notes.txt"
 expect_error text-file "$tmp/notes.txt: not a trace" "$tmp/notes.txt"
 expect_error missing "$tmp/nope: No such file or directory" "$tmp/nope"

@@ -21,7 +21,7 @@ sum allocs "$g" allocs "$db" --top 50
 sum allocs-csv "$g" allocs "$db" --format csv
 sum handles "$g" handles "$db"
 sum heaps "$g" heaps "$db"
-sum heaps-csv "$g" heaps "$db" --format csv
+sum heaps-csv "$g" heaps "$db" --all --format csv
 sum advise "$g" advise "$db" --format json
 sum triggers "$g" triggers "$db" --gc-over 1 --format json
 sum impact "$g" impact "$db" --begin GCSuspendEEBegin --end GCRestartEEEnd --format json

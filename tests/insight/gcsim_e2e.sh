@@ -49,7 +49,7 @@ case "$MODE" in
   views)
     "$GCSCOPE" handles "$WORK/e2e.db" --pid "$PID" --top 5 --format csv >"$WORK/handles.csv" 2>"$WORK/err.txt" \
       || fail "gcscope handles"
-    "$GCSCOPE" heaps "$WORK/e2e.db" --pid "$PID" --format csv >"$WORK/heaps.csv" 2>"$WORK/err.txt" || fail "gcscope heaps"
+    "$GCSCOPE" heaps "$WORK/e2e.db" --pid "$PID" --all --format csv >"$WORK/heaps.csv" 2>"$WORK/err.txt" || fail "gcscope heaps"
     OUTS=("$WORK/handles.csv" "$WORK/heaps.csv") ;;
 esac
 python3 "$CHECKER" "$MODE" "$WORK/bt.txt" "$PID" "$WORK/out.txt" "${OUTS[@]}" >"$WORK/check.txt" 2>&1 || fail "figures differ"

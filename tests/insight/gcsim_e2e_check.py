@@ -120,7 +120,7 @@ def csv_sections(path):
 
 def check_views(hpath, mpath):
     kind_of, created, destroyed = {}, {}, {}
-    gcs, cur, marks, timeline = [], None, {}, []
+    gcs, cur, marks, timeline, last_mark, start_ts = [], None, {}, [], {}, 0
     for ts, name, f in events():
         if name == "SetGCHandle":
             kind_of[f["HandleID"]] = f["Kind"]
@@ -134,12 +134,14 @@ def check_views(hpath, mpath):
             cur = f["Count"]
             gcs.append(cur)
             timeline.append((ts, 1, cur, None))
+            start_ts = ts
         elif name == "GCEnd":
             cur = None
         elif name == "GCMarkWithType" and cur is not None:
             h = marks.setdefault((cur, f["HeapNum"]), {"stack": 0, "finalize_queue": 0, "handles": 0, "older": 0,
                                                        "other": 0})
             h[ROOTS.get(f["Type"], "other")] += f["Bytes"]
+            last_mark[(cur, f["HeapNum"])] = ts - start_ts
     # Pinned handles alive at each GCStart; handle events at the GCStart's very
     # timestamp count as before it (sort key: time, then handle events first).
     alive, pinned_at = {}, {}
@@ -174,7 +176,26 @@ def check_views(hpath, mpath):
                                                                                            pinned_at.get(i)))
     check(len(longest) == min(5, created.get(3, 0) + created.get(7, 0)), "top 5 longest-lived pins")
 
-    rows = list(csv.DictReader(open(mpath)))
+    sections = csv_sections(mpath)
+    check(len(sections) == 2, "heaps --all: the per-heap summary, then the per-GC rows (%d sections)" % len(sections))
+    summary, rows = sections[0], sections[-1]
+    # The summary (issue 29): per heap over its GCs, MB marked, share of the
+    # process's, and GCStart -> the heap's last root mark (mean, max), in ms.
+    heaps = sorted({h for _, h in marks})
+    total_all = sum(sum(m.values()) for m in marks.values())
+    check([int(r["heap"]) for r in summary] == heaps, "summary heaps %r vs %r" % ([r["heap"] for r in summary], heaps))
+    for r in summary:
+        h = int(r["heap"])
+        mine = {g: m for (g, hh), m in marks.items() if hh == h}
+        tot = sum(sum(m.values()) for m in mine.values())
+        spans = [last_mark[(g, h)] for g in mine]
+        check(int(r["gcs"]) == len(mine), "heap %d: %s GCs vs %d" % (h, r["gcs"], len(mine)))
+        check(r["marked_mb"] == "%.3f" % round(tot / 1e6, 3), "heap %d: marked %s vs %d bytes" % (h, r["marked_mb"], tot))
+        check(r["share_pct"] == "%.3f" % round(100.0 * tot / total_all, 1), "heap %d share %s" % (h, r["share_pct"]))
+        check(abs(float(r["mean_mark_ms"]) - sum(spans) / len(spans) / 1e6) <= 0.0005 and
+              abs(float(r["max_mark_ms"]) - max(spans) / 1e6) <= 0.0005,
+              "heap %d: mark ms %s/%s vs %.4f/%.4f" % (h, r["mean_mark_ms"], r["max_mark_ms"],
+                                                     sum(spans) / len(spans) / 1e6, max(spans) / 1e6))
     got = {(int(r["gc_index"]), int(r["heap"])): r for r in rows}
     check(set(got) == set(marks), "heaps: the same (GC, heap) pairs: %d vs %d" % (len(got), len(marks)))
     for key, m in marks.items():

@@ -152,8 +152,15 @@ int main(void) {
   g[n - 1].pause_ms = 150;   /* >= 100 ms: critical */
   f = ONLY(g, n, &healthy, "full-blocking-gen2", CRIT);
   if (f) CHECK_NEAR(M(f, "longest_pause_ms"), 150, 1e-9);
-  g[n - 1].reason = 1;   /* induced: the induced finding's, not this one's */
+  g[n - 1].reason = 1;   /* induced: the induced finding's, not this one's; 150 ms: critical too */
+  f = ONLY(g, n, &healthy, "induced", CRIT);
+  if (f) CHECK_NEAR(M(f, "longest_pause_ms"), 150, 1e-9);
+  g[n - 1].pause_ms = 1800;   /* issue 29: an induced 1.8 s blocking gen2 pause was "info" */
+  f = ONLY(g, n, &healthy, "induced", CRIT);
+  if (f) CHECK_HAS(f->evidence, "longest pause 1800.0 ms");
+  g[n - 1].pause_ms = 99.9;   /* shorter than full_critical_ms, one induced GC: information */
   ONLY(g, n, &healthy, "induced", INFO);
+  g[n - 1].pause_ms = 150;
   g[n - 1].reason = 0;
   g[n - 1].type = 1;   /* the same GC as a BGC: fine */
   NONE(g, n, &healthy);

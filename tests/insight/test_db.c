@@ -248,7 +248,7 @@ int main(int argc, char **argv) {
     CHECK_STR(a.f[2].rule, "induced");
     CHECK_EQ_INT(a.f[2].severity, INS_SEV_INFO);
   }
-  CHECK_EQ_INT(ps.server_gc, 0);   /* processes.server_gc NULL: workstation advice */
+  CHECK_EQ_INT(ps.server_gc, -1);  /* processes.server_gc NULL: unknown (workstation advice; JSON null) */
   CHECK(ins_advice_find(&a, "gen2-frag-bgc") != NULL);
   const struct ins_finding *f = ins_advice_find(&a, "full-blocking-gen2");
   CHECK(f != NULL);

@@ -138,5 +138,32 @@ int main(int argc, char **argv) {
   CHECK_STR(s.cmdline, "ignored-cmd");
   CHECK_STR(s.dllpath, "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so");
 
+  /* Live mode (issue 29, item 8): the same bytes as a stream that stops
+   * before its end-of-stream tag, ordered with a 1 s lag. The sequence point
+   * delivers EventBlock 1's 5 events; EventBlock 2's 4 stay pending (nothing
+   * newer than them + 1 s arrives: an idle runtime) until the reader is told
+   * the stream went quiet; then all 4, in timestamp order. */
+  FILE *f = fopen(argv[1], "rb");
+  static unsigned char bytes[1 << 16];
+  size_t nb = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+  if (f) fclose(f);
+  CHECK(nb > 1 && bytes[nb - 1] == 1);   /* the end-of-stream tag */
+  static struct state live;
+  struct gcs_nettrace_stream *ns = gcs_nettrace_stream_new("live", on_event, NULL, &live);
+  CHECK(ns != NULL);
+  if (ns) {
+    gcs_nettrace_stream_set_live(ns, 1000000000ull);
+    CHECK_EQ_U64(gcs_nettrace_stream_feed(ns, bytes, nb - 1, err, sizeof err), 0);
+    CHECK_EQ_U64(live.n, 5);
+    CHECK_EQ_U64(gcs_nettrace_stream_idle(ns, err, sizeof err), 0);
+    CHECK_EQ_U64(live.n, 9);
+    for (int i = 5; i < 9 && i < live.n; i++) {
+      CHECK_EQ_U64(live.v[i].kind, want[i].kind);
+      CHECK_EQ_U64(live.v[i].ts, want[i].ts);
+    }
+    CHECK_EQ_U64(gcs_nettrace_stream_idle(ns, err, sizeof err), 0);   /* nothing left: nothing again */
+    CHECK_EQ_U64(live.n, 9);
+    gcs_nettrace_stream_free(ns);
+  }
   return check_done();
 }

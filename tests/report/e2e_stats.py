@@ -183,10 +183,10 @@ for p in procs.values():
 txt = run(["stats", db]).stdout
 for pid in with_gcs:
     check(("GC Stats for Process %5d" % pid) in txt, "text section for %d" % pid)
-check(max(len(l) for l in txt.splitlines()) <= 120, "text fits 120 columns")
+check(max(len(l) for l in txt.splitlines()) <= 80, "text fits 80 columns")
 for pid in with_gcs:
     s = procs[pid]["summary"]
-    line = "  GC overhead: worst 60 s window %.2f%% paused (the whole run, shorter); MMU" % s["worst_window_pct_paused"]
+    line = "  GC overhead: worst 60 s window %.2f%% paused (the whole run, shorter)\n    MMU" % s["worst_window_pct_paused"]
     line += "".join(" %s %.3f" % (n, m["mmu"]) for n, m in zip(("1ms", "10ms", "100ms", "1s", "10s"), s["mmu"][::3])
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))

@@ -44,7 +44,8 @@ rc, out, err = T.run("sql", "--write", db,
                      "CREATE TABLE old_events AS SELECT id, trace_id, ts_ns, pid, tid, cpu, name, version, payload "
                      "FROM events; CREATE TABLE old_ticks AS " + Q_TICKS + "; CREATE TABLE old_lc AS SELECT trace_id, ts_ns, "
                      "pid, tid, name, version, count, depth, type, reason FROM gc_lifecycle ORDER BY id; "
-                     "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle; DROP TABLE event_blocks")
+                     "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle; DROP VIEW event_stacks; DROP TABLE event_blocks; "
+                     "DROP TABLE stacks; DROP TABLE frames; DROP TABLE stack_symbols")
 T.check(rc == 0, "older layout made (%s)" % err.strip())
 c = sqlite3.connect(db)
 c.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, ts_ns INTEGER NOT NULL, "

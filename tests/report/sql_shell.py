@@ -85,4 +85,13 @@ got = read_until(fd, b"n\r\n478\r\n")
 T.check(b"n\r\n478\r\n" in got, "the next shell reads the history back")
 os.write(fd, b"\x04")
 os.waitpid(pid, 0)
+# Dot-commands as the argument, as `sqlite3 DB ".tables"` (issue 29, item 9).
+rc, out, err = T.run("sql", db, ".tables", "--csv")
+names = [l.split(",")[0] for l in out.splitlines()[1:]]
+T.check(rc == 0 and "gcs" in names and "gc_pauses" in names and "traces" in names,
+        "sql DB .tables: %d %r" % (rc, names[:5]))
+rc, out, err = T.run("sql", db, ".schema traces")
+T.check(rc == 0 and out.startswith("CREATE TABLE traces ("), "sql DB '.schema traces': %r" % out[:40])
+rc, out, err = T.run("sql", db, ".nosuch")
+T.check(rc == 1 and out == "" and err.count("\n") == 1 and ".nosuch" in err, "unknown dot-command: %r" % err)
 sys.exit(T.done())

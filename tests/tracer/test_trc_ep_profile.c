@@ -1,6 +1,7 @@
 /* test_trc_ep_profile — `record --dotnet`'s profiles as EventPipe providers
  * (keywords and levels as PerfView's GCCollectOnly and perfcollect set them;
  * the values are CoreCLR's ClrEtwAll.man), and --transport's parsing. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,5 +37,22 @@ int main(void) {
   CHECK(o.dotnet && o.transport == TRC_TRANSPORT_LTTNG);
   char *a4[] = { "record", "--transport", "etw", NULL };
   CHECK_EQ_INT(trc_opts_parse(3, a4, &o), 2);
+  /* --stacks: stacks, the rundown, and the JIT (0x10) and Loader (0x8) keywords on the runtime provider. */
+  for (int p = TRC_PROFILE_GC; p <= TRC_PROFILE_VERBOSE; p++) {
+    struct gcs_dsipc_provider v[TRC_EP_MAX_PROVIDERS];
+    struct gcs_dsipc_session_cfg sc = { .providers = v, .nproviders = trc_ep_profile_providers((enum trc_profile)p, v) };
+    uint64_t before = v[0].keywords, private_before = v[1].keywords;
+    trc_ep_profile_stacks(&sc, v);
+    CHECK_EQ_U64(v[0].keywords, before | 0x18);
+    CHECK_EQ_U64(v[1].keywords, private_before);
+    CHECK(sc.request_stacks == 1 && sc.request_rundown == 1);
+  }
+  char *a5[] = { "record", "--dotnet", "--stacks", "--", "dotnet", "app.dll", NULL };
+  CHECK_EQ_INT(trc_opts_parse(6, a5, &o), 0);
+  CHECK(o.stacks && o.dotnet);
+  char *a6[] = { "record", "--stacks", "--", "./rgc-app", NULL };       /* librgc: no stacks yet */
+  CHECK_EQ_INT(trc_opts_parse(4, a6, &o), 2);
+  char *a7[] = { "record", "--dotnet", "--transport", "lttng", "--stacks", "--", "dotnet", "app.dll", NULL };
+  CHECK_EQ_INT(trc_opts_parse(8, a7, &o), 2);                           /* CoreCLR's LTTng events carry none */
   return check_done();
 }

@@ -32,5 +32,20 @@ int main(void) {
   CHECK(trc_opts_parse(7, a7, &o) == 2);                      /* the relayd writes the trace */
   char *a8[] = { "record", "--relayd", "net://127.0.0.1", "--import", "--", "prog", NULL };
   CHECK(trc_opts_parse(6, a8, &o) == 2);                      /* nothing local to import */
+
+  /* Default LTTng buffers by profile and CPU count (issue 29, item 10):
+   * 8 sub-buffers per CPU; gc 4 MiB, alloc 32 MiB per CPU; at most 256 MiB
+   * over all CPUs, at least 256 KiB per CPU. */
+  unsigned long long sb, n;
+  trc_profile_geometry(TRC_PROFILE_GC, 2, &sb, &n);
+  CHECK(sb == 512ull << 10 && n == 8);                         /* 2 x 4 MiB */
+  trc_profile_geometry(TRC_PROFILE_ALLOC, 2, &sb, &n);
+  CHECK(sb == 4ull << 20 && n == 8);                           /* 2 x 32 MiB */
+  trc_profile_geometry(TRC_PROFILE_HANDLES, 2, &sb, &n);
+  CHECK(sb == 2ull << 20 && n == 8);
+  trc_profile_geometry(TRC_PROFILE_ALLOC, 64, &sb, &n);
+  CHECK(sb == 512ull << 10 && n == 8);                         /* 256 MiB / 64 = 4 MiB per CPU */
+  trc_profile_geometry(TRC_PROFILE_GC, 4096, &sb, &n);
+  CHECK(sb == 32ull << 10 && n == 8);                          /* the 256 KiB floor per CPU */
   return check_done();
 }

@@ -30,11 +30,11 @@ INSERT INTO gcs (id, trace_id, pid, clr_instance, gc_index, list_index, gen, typ
  (6, 1, 4242, 0, 6, 5, 0, 0, '0N', 0, 'AllocSmall', 0,
   1000000700100000, NULL, 1000000700000000, NULL, NULL, NULL,
   700.0, 700.1, NULL, 0.1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
--- pid 5151: one gen0 GC
+-- pid 5151: one gen0 GC, with 3 heaps (its own GCGlobalHeapHistory; the process started with 4)
 INSERT INTO gcs (id, trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, reason, reason_name, complete,
   pause_start_msec, start_msec, duration_msec, suspend_msec, pause_msec, pct_pause_time,
-  gen0_alloc_mb, total_alloc_mb, alloc_rate_mb_sec, peak_mb, after_mb, promoted_mb) VALUES
- (7, 1, 5151, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 50.0, 50.5, 1.0, 0.5, 1.75, 3.5, 4.0, 4.0, 40.0, 6.0, 2.0, 0.5);
+  gen0_alloc_mb, total_alloc_mb, alloc_rate_mb_sec, peak_mb, after_mb, promoted_mb, heap_count) VALUES
+ (7, 1, 5151, 0, 1, 0, 0, 0, '0N', 0, 'AllocSmall', 1, 50.0, 50.5, 1.0, 0.5, 1.75, 3.5, 4.0, 4.0, 40.0, 6.0, 2.0, 0.5, 3);
 -- Sizes per generation of GC #5 (pid 4242).
 INSERT INTO gc_gens (gc_id, trace_id, pid, gc_index, gen, size_before_mb, size_after_mb) VALUES
  (5, 1, 4242, 5, 0, 10.0, 1.0), (5, 1, 4242, 5, 1, 3.0, 2.0), (5, 1, 4242, 5, 2, 9.0, 4.0),

@@ -106,7 +106,7 @@ for width, (nshown, note) in EXPECT.items():
         s.keys("w", "w", "w")
         t = s.wait_until(lambda ls: ls[5].rstrip().endswith("last 1 h"), "w: 1 h")
         check(t.split("\n")[4].rstrip().endswith(" 100000.000..199999.999 MB"), "%s: heap scale whole" % where, t)
-        check(t.split("\n")[5].rstrip().endswith(" max 98765.432, last 1 h"), "%s: pause scale whole" % where, t)
+        check(t.split("\n")[5].rstrip().endswith(" max 98765.432/cell, last 1 h"), "%s: pause scale whole" % where, t)
         # the sort menu marks the hidden columns
         s.keys("s")
         t = s.wait_for("Sort by")

@@ -92,7 +92,7 @@ try:
     check(lines[4][9:9 + 41] == "   \u2581  \u2583  \u2586\u2588  \u2585" + " " * 27, "heap sparkline %r" % lines[4][9:50], t)
     check(lines[5][9:9 + 41] == "   \u2581  \u2581  \u2581\u2581  \u2588" + " " * 27, "pause sparkline %r" % lines[5][9:50], t)
     check(lines[4][50:].rstrip() == " 4.000..12.000 MB", "heap sparkline scale %r" % lines[4][50:], t)
-    check(lines[5][50:].rstrip() == " max 250.000, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
+    check(lines[5][50:].rstrip() == " max 250.000/cell, all 1.2 s", "pause sparkline scale, window %r" % lines[5][50:], t)
     # --- table: newest first, exact cells ------------------------------------
     check(row_numbers(t) == [6, 5, 4, 3, 2, 1], "rows newest first: %r" % row_numbers(t), t)
     check(re.search(r"^\s+5\s+400\.000 2NI\s+Induced\s+0\.500\s+250\.000\s+25\.000\s+8\.000\s+7\.000", t, re.M)
@@ -293,6 +293,9 @@ try:
     check("PID 4242" in t and "PID 5151" in t and "other-app" in t, "process list", t)
     s.keys("Down", "Enter")
     t = s.wait_for("PID 5151 other-app (Server 4 heaps non-concurrent)")
+    # the heap count now is the newest GC's (issue 29, item 1: DATAS changes it)
+    check(t.split("\n")[3].startswith("max pause 1.750 ms  last GC #1 0N AllocSmall, pause 1.750 ms, 3 heaps"),
+          "5151: 3 heaps now (its last GC's), the process began with 4", t)
     check(row_numbers(t) == [1], "process 5151 rows", t)
 
     # --- q: quit, terminal restored --------------------------------------------------

@@ -39,7 +39,7 @@ try:
     pause = lines[5][9:9 + ncells]
     check(lines[4].startswith("heap MB") and lines[5].startswith("pause ms"), "sparkline rows", t)
     m = re.match(r" ([0-9.]+)\.\.([0-9.]+) MB$", lines[4][9 + ncells:].rstrip())
-    w = re.match(r" max [0-9.]+, all [0-9.]+ s$", lines[5][9 + ncells:].rstrip())
+    w = re.match(r" max [0-9.]+/cell, all [0-9.]+ s$", lines[5][9 + ncells:].rstrip())
     check(m is not None and w is not None, "labels: scale and the whole timeline as window", t)
     drawn = [BLOCKS.index(c) for c in heap if c in BLOCKS and c != " "]
     downs = [(a, b) for a, b in zip(drawn, drawn[1:]) if b < a]

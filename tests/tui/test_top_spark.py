@@ -117,7 +117,7 @@ for width in (80, 120):
               % (where, pause_cells, "".join(BLOCKS[v] for v in pl)), t)
         check(lines[4][9 + ncells:].rstrip() == " %.3f..%.3f MB" % (hlo, hmax), "%s: heap scale %r"
               % (where, lines[4][9 + ncells:]), t)
-        check(lines[5][9 + ncells:].rstrip() == " max %.3f, last 60 s" % pmax,
+        check(lines[5][9 + ncells:].rstrip() == " max %.3f/cell, last 60 s" % pmax,
               "%s: pause scale and window %r" % (where, lines[5][9 + ncells:]), t)
         # a leak rises: the heap's drawn cells never go down, and it spans the scale
         drawn = [BLOCKS.index(c) for c in heap_cells if c != " "]
@@ -139,7 +139,7 @@ for width in (80, 120):
                   % (where, label, lines[4][9:9 + ncells], "".join(BLOCKS[v] for v in hl)), t)
             check(lines[5][9:9 + ncells] == "".join(BLOCKS[v] for v in pl), "%s, %s: pause cells" % (where, label), t)
             check(lines[4][9 + ncells:].rstrip() == " %.3f..%.3f MB" % (hlo, hmax), "%s, %s: heap scale" % (where, label), t)
-            check(lines[5][9 + ncells:].rstrip() == " max %.3f, %s" % (pmax, label), "%s, %s: label" % (where, label), t)
+            check(lines[5][9 + ncells:].rstrip() == " max %.3f/cell, %s" % (pmax, label), "%s, %s: label" % (where, label), t)
         s.keys("q")
         s.wait_for("EXIT=0")
     finally:

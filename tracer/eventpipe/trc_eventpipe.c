@@ -48,6 +48,12 @@ struct eprec {
   struct gcs_nettrace_stream *ns;
   struct trc_epf *fr;
   uint64_t last_ts;                  /* the newest event's timestamp */
+  /* the traced process as /proc showed it at the start, written beside the
+   * first capture (process.tsv) */
+  char comm[64], cmdline[4096], version[128];
+  int process_noted;
+  int64_t last_bytes_ms;             /* when the stream last brought bytes (monotonic) */
+  int idle_flushed;                  /* the pending events were delivered since */
 };
 
 int trc_eventpipe_wanted(const struct trc_opts *o) {
@@ -92,9 +98,60 @@ static int on_live_object(const struct gcs_nettrace_object *o, void *ud) {
 /* The rules are timed by the events: re-armed after the newest one. */
 static uint64_t rearm_ns(struct trc_capture *c) { return ((struct eprec *)c->tx)->last_ts + 1; }
 
+static void note_process(struct eprec *r, const char *outdir);
+
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   (void)name;
-  return trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
+  int rc = trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
+  if (rc == 0) note_process(c->tx, c->outdir);
+  return rc;
+}
+
+/* The traced process's name and command line, read while it runs: a
+ * capture keeps the flight recorder's last blocks, not the stream's first
+ * ones where the runtime names its process, so record notes them in
+ * OUTDIR/process.tsv beside the first capture and `import` names a
+ * capture's process from it (core/import). Best effort. */
+static void read_process(struct eprec *r, pid_t pid) {
+  char path[64];
+  /* the runtime's own answer (ProcessInfo2, as `gcscope ps` asks): its
+   * version, which an attach-mode stream does not carry */
+  struct gcs_dsipc_endpoint ep;
+  static struct gcs_dsipc_process_info info;
+  char err[256];
+  if (!r->s.launch && gcs_dsipc_attach_pid(&ep, pid, err, sizeof err) == 0) {   /* launch: RuntimeInformation says */
+    ep.timeout_ms = 2000;
+    if (gcs_dsipc_process_info(&ep, &info, err, sizeof err) == 0)
+      snprintf(r->version, sizeof r->version, "%.*s", (int)strcspn(info.runtime_version, "+"), info.runtime_version);
+  }
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fgets(r->comm, sizeof r->comm, f)) r->comm[strcspn(r->comm, "\n\t")] = '\0';
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+  f = fopen(path, "r");
+  if (f) {
+    size_t n = fread(r->cmdline, 1, sizeof r->cmdline - 1, f);
+    fclose(f);
+    r->cmdline[n] = '\0';
+    while (n > 0 && r->cmdline[n - 1] == '\0') n--;
+    for (size_t i = 0; i < n; i++)
+      if (r->cmdline[i] == '\0' || r->cmdline[i] == '\t' || r->cmdline[i] == '\n') r->cmdline[i] = ' ';
+  }
+}
+
+static void note_process(struct eprec *r, const char *outdir) {
+  if (r->process_noted || (!r->comm[0] && !r->cmdline[0])) return;
+  r->process_noted = 1;
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/process.tsv", outdir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fprintf(f, "pid\tname\tcommand_line\truntime_version\n%d\t%s\t%s\t%s\n", (int)r->s.pid, r->comm, r->cmdline,
+          r->version);
+  fclose(f);
 }
 
 /* ---- the stream ---------------------------------------------------------- */
@@ -115,9 +172,26 @@ static int write_all(struct trc_capture *c, const uint8_t *buf, size_t n) {
 static int pump(struct trc_capture *c, int timeout_ms) {
   static uint8_t buf[1 << 16];
   struct eprec *r = c->tx;
+  if (r->ns && !r->idle_flushed) {   /* wake when the stream has been quiet for the lag */
+    int64_t left = (int64_t)(LIVE_LAG_NS / 1000000) - (mono_ms() - r->last_bytes_ms);
+    if (left < 0) left = 0;
+    if (timeout_ms < 0 || timeout_ms > left) timeout_ms = (int)left;
+  }
   long got = trc_ep_read(&r->s, buf, sizeof buf, timeout_ms, c->err, sizeof c->err);
   if (got == TRC_EP_EOF) return 1;
+  if (got == 0 && r->ns && !r->idle_flushed && mono_ms() - r->last_bytes_ms >= (int64_t)(LIVE_LAG_NS / 1000000)) {
+    /* quiet for the ordering lag: what is pending is all there is (an idle
+     * runtime sends nothing newer to push it out), so the rules see it now */
+    char err[512];
+    r->idle_flushed = 1;
+    if (gcs_nettrace_stream_idle(r->ns, err, sizeof err)) {
+      snprintf(c->err, sizeof c->err, "cannot decode the stream, the triggers cannot work: %s", err);
+      return -1;
+    }
+  }
   if (got <= 0) return (int)got;
+  r->last_bytes_ms = mono_ms();
+  r->idle_flushed = 0;
   r->bytes += (uint64_t)got;
   if (r->out_fd >= 0 && write_all(c, buf, (size_t)got)) return -1;
   if (r->ns) {
@@ -161,7 +235,7 @@ static int record_loop(struct trc_capture *c) {
       /* --duration: like timeout(1), the command is asked to stop too. */
       if (r->s.launch && !trc_sig) {
         trc_ep_serve(&r->s);
-        if (!r->s.child_done) kill(r->s.child.pid, SIGTERM);
+        if (!r->s.child_done && kill(r->s.child.pid, SIGTERM) == 0) c->command_stopped = 1;
       }
       return 0;
     }
@@ -280,10 +354,12 @@ static int record(struct trc_capture *c) {
       return -1;
     }
   }
-  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile,
+  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd() };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
+  read_process(r, r->s.pid);
+  if (!c->triggers) note_process(r, c->outdir);   /* beside trace.nettrace; with triggers, the first capture */
   if (c->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
            "captures in %s)\n", (int)r->s.pid, o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
@@ -300,7 +376,7 @@ static int record(struct trc_capture *c) {
   if (c->triggers) print_watch_summary(c);
   else print_trace_summary(c);
   if (r->exited && !r->s.stopped && !r->s.launch) printf("gcscope record: process %d exited during the session\n", (int)r->s.pid);
-  if (r->s.launch && r->s.child_done) trc_capture_child_status(r->s.child_status);
+  if (r->s.launch && r->s.child_done) trc_capture_child_status(c, r->s.child_status);
   fflush(stdout);
   return 0;
 }

@@ -48,6 +48,7 @@ struct lrec {
   uint64_t discard_check_ns;   /* when the discard counters were last read */
   uint64_t drop_reported_ns;
   int pidfd, target_exited;     /* --pid: readable when the process exits (-1: none) */
+  uint64_t subbuf, num;         /* the channel's geometry as asked (0: LTTng's default) */
   char err[512];
 };
 
@@ -166,13 +167,13 @@ static int poll_turn(struct trc_capture *c, int timeout_ms) {
 
 /* Events the tracer discarded, with the rate that overran the buffers and
  * what avoids it. */
-static void print_lost(const struct trc_opts *o, const struct trc_replay *rp) {
+static void print_lost(const struct trc_opts *o, const struct lrec *r, const struct trc_replay *rp) {
   double secs = rp->last_ns > rp->first_ns ? (double)(rp->last_ns - rp->first_ns) / 1e9 : 0;
   uint64_t kept = rp->events, all = rp->events + rp->lost;
   printf("; the tracer discarded %llu of %llu events (%.1f %%)", (unsigned long long)rp->lost,
          (unsigned long long)all, 100.0 * (double)rp->lost / (double)all);
   uint64_t subbuf = 0, num = 0;
-  trc_channel_geometry(o->subbuf_size, o->num_subbuf, &subbuf, &num);
+  trc_channel_geometry(r->subbuf, r->num, &subbuf, &num);
   if (secs > 0 && kept) {
     double rate = (double)all / secs;
     printf(": --profile %s made %.0f events/s", trc_profile_name(o->profile), rate);
@@ -195,7 +196,7 @@ static void print_summary(struct trc_capture *c) {
     char err[512];
     if (trc_replay(c->outdir, NULL, 0, NULL, &rp, err, sizeof err) == 0) {
       trc_capture_print_counts(&rp.sum, 1, "");
-      if (rp.lost) print_lost(c->o, &rp);
+      if (rp.lost) print_lost(c->o, c->tx, &rp);
       printf("\n");
       return;
     }
@@ -227,6 +228,12 @@ static int record(struct trc_capture *c) {
   int nevents = trc_profile_events(o->profile, o->dotnet, events);
   r->snapshot = c->triggers || o->circular_mb > 0;
   uint64_t subbuf = o->subbuf_size, num = o->num_subbuf;
+  if (!r->snapshot && !subbuf && !num) {   /* sized by profile and CPU count (trc_profile.h) */
+    unsigned long long s, n;
+    trc_profile_geometry(o->profile, sysconf(_SC_NPROCESSORS_CONF), &s, &n);
+    subbuf = s;
+    num = n;
+  }
   if (r->snapshot) {
     uint64_t s, n;
     trc_circular_geometry(o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
@@ -234,6 +241,8 @@ static int record(struct trc_capture *c) {
     if (!subbuf) subbuf = s;
     if (!num) num = n;
   }
+  r->subbuf = subbuf;
+  r->num = num;
   snprintf(r->session, sizeof r->session, "gcscope-record-%d", (int)getpid());
   /* The command is forked first (it waits before exec) so that the session
    * and the watcher can be restricted to its PID, like --pid. */
@@ -288,7 +297,7 @@ static int record(struct trc_capture *c) {
     }
     if (end && t >= end) {
       /* --duration: like timeout(1), the command is asked to stop too. */
-      if (o->command && !r->child_done) kill(r->child.pid, SIGTERM);
+      if (o->command && !r->child_done && kill(r->child.pid, SIGTERM) == 0) c->command_stopped = 1;
       stop = 1;
     }
     if (trc_sig) {
@@ -326,7 +335,7 @@ static int record(struct trc_capture *c) {
     else printf("gcscope record: trace in %s\n", c->outdir);
   }
   print_summary(c);
-  if (o->command && r->child_done) trc_capture_child_status(r->child_status);
+  if (o->command && r->child_done) trc_capture_child_status(c, r->child_status);
   fflush(stdout);
   return 0;
 fail:

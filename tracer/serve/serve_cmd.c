@@ -42,7 +42,8 @@ static const struct gcs_cli_opt serve_opts[] = {
   [O_PID] = { "pid", 'p', GCS_CLI_INT, 1, 2147483647, "PID", "watch this .NET process (repeatable)" },
   [O_ALL] = { "all-dotnet", 'a', GCS_CLI_FLAG, 0, 0, NULL,
               "every .NET process, and those that start later\n(the default without --pid)" },
-  [O_LTTNG] = { "lttng", 0, GCS_CLI_FLAG, 0, 0, NULL, "librgc processes over LTTng live (not yet done)" },
+  [O_LTTNG] = { "lttng", 0, GCS_CLI_FLAG, 0, 0, NULL,
+                "also every librgc (and CoreCLR LTTng) process, over\nan LTTng live session" },
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE",
                 "stop rules on every process (record's --rules form);\n"
                 "firings count in gcscope_trigger_firings_total" },
@@ -65,10 +66,11 @@ static const struct gcs_cli_opt serve_opts[] = {
 static const struct gcs_cli_spec serve_spec = {
   .cmd = "serve",
   .usage = "[--listen ADDR:PORT] [--pid PID ...] [--all-dotnet]\n"
-           "[--rules FILE] [-o DIR [--keep-stream]]",
+           "[--lttng] [--rules FILE] [-o DIR [--keep-stream]]",
   .about = "Exports the GC figures of .NET processes for Prometheus: attaches to\n"
            "each over EventPipe (gc profile), reconstructs every GC and serves\n"
            "/metrics in the Prometheus text format, or OpenMetrics when asked.\n"
+           "With --lttng, librgc processes too, through an LTTng live session.\n"
            "Runs until SIGINT or SIGTERM.",
   .opts = serve_opts,
   .epilog = "See docs/serve.md for the metrics, a systemd unit, scrape and alerting rules.",
@@ -79,7 +81,7 @@ struct cfg {
   int port;
   pid_t pids[MAX_PIDS];
   unsigned long long pid_start[MAX_PIDS];
-  int npids, all, keep_s, max_procs;
+  int npids, all, keep_s, max_procs, lttng;
 };
 
 static int parse_listen(const char *s, struct cfg *c) {
@@ -100,7 +102,7 @@ static int parse_listen(const char *s, struct cfg *c) {
 }
 
 /* /proc/<pid>/stat field 22 (start time in jiffies); 0 if unreadable. */
-static unsigned long long start_time_of(pid_t pid) {
+unsigned long long srv_start_time_of(pid_t pid) {
   char path[64], buf[1024];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
   FILE *f = fopen(path, "r");
@@ -141,10 +143,15 @@ static void drop(struct srv *s, struct srv_proc *p) {
   free(p);
 }
 
-static int count_active(struct srv *s) {
+int srv_count_active_locked(struct srv *s) {
   int n = 0;
-  pthread_mutex_lock(&s->lock);
   for (int i = 0; i < s->nprocs; i++) n += s->procs[i]->state != SRV_ENDED;
+  return n;
+}
+
+static int count_active(struct srv *s) {
+  pthread_mutex_lock(&s->lock);
+  int n = srv_count_active_locked(s);
   pthread_mutex_unlock(&s->lock);
   return n;
 }
@@ -178,10 +185,11 @@ static void add(struct srv *s, const struct cfg *c, pid_t pid, unsigned long lon
 /* One process seen with a diagnostic socket (or named by --pid). */
 static void consider(struct srv *s, const struct cfg *c, pid_t pid, unsigned long long want_start) {
   if (!alive(pid)) return;
-  unsigned long long st = start_time_of(pid);
+  unsigned long long st = srv_start_time_of(pid);
   if (want_start && st != want_start) return;   /* --pid: that process, not a later one with its pid */
   struct srv_proc *p = find(s, pid);
   int retry = 0;
+  if (p && p->lttng && p->start_time == st) return;   /* followed over LTTng already */
   if (p) {
     pthread_mutex_lock(&s->lock);
     enum srv_state state = p->state;
@@ -199,7 +207,19 @@ static void consider(struct srv *s, const struct cfg *c, pid_t pid, unsigned lon
   add(s, c, pid, st, retry);
 }
 
+/* Processes srv_lttng.c found join the table (the main thread alone changes it). */
+static void merge_pending(struct srv *s) {
+  pthread_mutex_lock(&s->lock);
+  for (int i = 0; i < s->npending; i++) {
+    if (s->nprocs < SRV_MAX_PROCS) s->procs[s->nprocs++] = s->pending[i];
+    else { srv_pm_free(s->pending[i]->pm); free(s->pending[i]); }   /* not reached: the reader counts them */
+  }
+  s->npending = 0;
+  pthread_mutex_unlock(&s->lock);
+}
+
 static void scan(struct srv *s, const struct cfg *c) {
+  merge_pending(s);
   for (int i = 0; i < c->npids; i++) consider(s, c, c->pids[i], c->pid_start[i]);
   if (c->all) {
     static pid_t pids[4096];
@@ -212,12 +232,12 @@ static void scan(struct srv *s, const struct cfg *c) {
   for (int i = 0; i < s->nprocs;) {
     struct srv_proc *p = s->procs[i];
     pthread_mutex_lock(&s->lock);
-    int ended = p->state == SRV_ENDED, attached = p->attached;
+    int ended = p->state == SRV_ENDED, attached = p->attached, superseded = p->superseded;
     int64_t at = p->ended_ms;
     pthread_mutex_unlock(&s->lock);
     if (ended) srv_proc_join(p);
-    int gone = ended && (!alive(p->pid) || start_time_of(p->pid) != p->start_time);
-    if (gone && (!attached || now - at >= (int64_t)c->keep_s * 1000)) {
+    int gone = ended && (!alive(p->pid) || srv_start_time_of(p->pid) != p->start_time);
+    if ((ended && superseded) || (gone && (!attached || now - at >= (int64_t)c->keep_s * 1000))) {
       drop(s, p);
       continue;
     }
@@ -240,7 +260,7 @@ static int check_pid(struct cfg *c, pid_t pid) {
   if (c->npids >= MAX_PIDS) {
     return gcs_cli_fail("at most %d --pid", MAX_PIDS);
   }
-  c->pid_start[c->npids] = start_time_of(pid);
+  c->pid_start[c->npids] = srv_start_time_of(pid);
   c->pids[c->npids++] = pid;
   return 0;
 }
@@ -277,6 +297,13 @@ static int serve(struct srv *s, struct cfg *c) {
     return 1;
   }
   int v6 = strchr(c->addr, ':') != NULL;
+  if (c->lttng && srv_lttng_start(s, s->keep_stream ? s->outdir : NULL, err, sizeof err)) {
+    gcs_cli_fail("--lttng: %s", err);
+    srv_lttng_stop(s);
+  merge_pending(s);
+    srv_http_stop(d);
+    return 1;
+  }
   fprintf(stderr, "gcscope serve: listening on http://%s%s%s:%d/metrics (%s)\n", v6 ? "[" : "",
           c->addr[0] ? c->addr : "0.0.0.0", v6 ? "]" : "", port,
           c->all ? "every .NET process" : "the processes given");
@@ -287,6 +314,8 @@ static int serve(struct srv *s, struct cfg *c) {
     if (sig == SIGINT || sig == SIGTERM) break;
   }
   fprintf(stderr, "gcscope serve: stopping\n");
+  srv_lttng_stop(s);
+  merge_pending(s);
   for (int i = 0; i < s->nprocs; i++) srv_proc_request_stop(s->procs[i]);
   for (int i = 0; i < s->nprocs; i++) srv_proc_join(s->procs[i]);
   srv_http_stop(d);
@@ -325,9 +354,7 @@ int gcs_cmd_serve(int argc, char **argv) {
       pids[npids++] = (pid_t)p.ival;
       break;
     case O_ALL: c.all = 1; break;
-    case O_LTTNG:
-      return gcs_cli_fail("--lttng is not available yet: serve watches .NET processes over EventPipe "
-                                    "(docs/serve.md)");
+    case O_LTTNG: c.lttng = 1; break;
     case O_RULES: rules_path = p.value; break;
     case O_OUT: s.outdir = p.value; break;
     case O_CIRCULAR: s.circular_bytes = (uint64_t)(p.dval * 1e6); break;
@@ -355,6 +382,7 @@ int gcs_cmd_serve(int argc, char **argv) {
     rc = 1;
   }
   if (!rc) {
+    s.max_procs = c.max_procs;
     pthread_mutex_init(&s.lock, NULL);
     rc = serve(&s, &c);
     pthread_mutex_destroy(&s.lock);

@@ -40,6 +40,9 @@ struct srv_proc {
   int retry;                       /* an attempt after a failed one: failures are not said again */
   enum srv_state state;            /* (locked) */
   int attached;                    /* (locked) the session ran */
+  int lttng;                       /* followed through the LTTng live session
+                                      (srv_lttng.c), not an EventPipe watcher */
+  int superseded;                  /* (locked) ended, and a new process has its pid */
   int gone;                        /* (locked) the process exited */
   int64_t ended_ms;                /* (locked) monotonic ms when the watcher ended */
   struct srv_pm *pm;               /* (locked) NULL until attached */
@@ -47,8 +50,11 @@ struct srv_proc {
 
 struct srv {
   pthread_mutex_t lock;
-  struct srv_proc *procs[SRV_MAX_PROCS];  /* (locked) */
-  int nprocs;                             /* (locked) */
+  struct srv_proc *procs[SRV_MAX_PROCS];  /* (locked; changed by the main thread only) */
+  int nprocs;                             /* (locked; changed by the main thread only) */
+  struct srv_proc *pending[SRV_MAX_PROCS];/* (locked) processes srv_lttng.c found, which
+                                             the main thread moves into procs */
+  int npending;                           /* (locked) */
   /* configuration, read-only once watchers run */
   const struct gcs_rule *rules;
   int nrules;
@@ -58,7 +64,35 @@ struct srv {
   int max_captures;                       /* per process */
   double capture_delay_s;
   int keep_stream;                        /* -o DIR --keep-stream: DIR/pid-PID/trace.nettrace */
+  int max_procs;                          /* --max-processes */
 };
+
+/* The reconstruction's callbacks into one process's srv_pm (srv_proc.c),
+ * ud a struct srv_sink: every figure under srv.lock. */
+#include "gcs_recon.h"
+struct srv_sink {
+  struct srv *srv;
+  struct srv_proc *p;
+  struct gcs_recon *recon;
+  int saw_bgc;
+};
+extern const struct gcs_recon_callbacks srv_sink_callbacks;
+
+/* /proc/<pid>/stat's start time (0 if unreadable): tells pid reuse apart. */
+unsigned long long srv_start_time_of(pid_t pid);
+/* Processes not ended now (locked by the caller). */
+int srv_count_active_locked(struct srv *s);
+
+/* --lttng (srv_lttng.c): a session daemon and relayd (started if none, and
+ * stopped by PID), one live session of every process's GC events (per-user
+ * buffers, no tracker), and a reader thread feeding one reconstruction per
+ * process into the table. keep_dir: where a relayd we start writes the
+ * trace (kept); NULL: a temporary directory, and the trace files rotate.
+ * Called by the main thread; 0, or -1 with err. */
+int srv_lttng_start(struct srv *s, const char *keep_dir, char *err, size_t errlen);
+/* End the reader (its processes' GCs open are closed as incomplete), then
+ * the session, the relayd and daemon it started. Safe if not started. */
+void srv_lttng_stop(struct srv *s);
 
 int64_t srv_mono_ms(void);
 uint64_t srv_real_ns(void);

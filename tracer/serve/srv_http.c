@@ -48,7 +48,7 @@ static char *render(struct srv *s, int om, size_t *len) {
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < s->nprocs; i++) {
       struct srv_proc *p = s->procs[i];
-      if (!p->pm || (p->state == SRV_RUNNING) != (pass == 0)) continue;
+      if (!p->pm || p->superseded || (p->state == SRV_RUNNING) != (pass == 0)) continue;
       pms[n++] = p->pm;
       if (pass == 0) attached++;
     }

@@ -57,6 +57,7 @@ uint64_t srv_real_ns(void) {
 }
 
 struct watch {
+  struct srv_sink sink;            /* the reconstruction's callbacks' state */
   struct srv_proc *p;
   struct srv *srv;
   struct trc_ep_session s;
@@ -65,7 +66,6 @@ struct watch {
   struct gcs_triggers *m;
   struct trc_epf *fr;
   uint64_t starts, last_ts, lost;
-  int saw_bgc;
   int pending, captures;
   struct gcs_trigger_pair fire;
   int64_t due_ms;
@@ -75,53 +75,58 @@ struct watch {
   uint8_t buf[1 << 16];
 };
 
-/* ---- the reconstruction's callbacks (watcher thread) -------------------- */
+/* ---- the reconstruction's callbacks (watcher thread; srv_lttng.c's too) -- */
 
-static void update_mode(struct watch *w, const struct gcs_gc *g) {
-  if (gcs_type_is_background(g->type)) w->saw_bgc = 1;
+static void update_mode(struct srv_sink *k, const struct gcs_gc *g) {
+  if (gcs_type_is_background(g->type)) k->saw_bgc = 1;
   int server = -1, conc = -1, heaps = -1;
-  if (gcs_recon_process_count(w->recon) > 0) {
-    const struct gcs_proc_summary *s = gcs_recon_process(w->recon, 0);
+  if (gcs_recon_process_count(k->recon) > 0) {
+    const struct gcs_proc_summary *s = gcs_recon_process(k->recon, 0);
     server = s->server_gc;
     heaps = s->heap_count;
     if (server >= 0) conc = gcs_startup_is_concurrent_gc(s->startup_flags);
   }
-  if (w->saw_bgc) conc = 1;   /* a background GC ran: concurrent GC is on */
-  srv_pm_set_mode(w->p->pm, server, conc, heaps);
+  if (k->saw_bgc) conc = 1;   /* a background GC ran: concurrent GC is on */
+  srv_pm_set_mode(k->p->pm, server, conc, heaps);
 }
 
 static void on_gc_done(const struct gcs_gc *g, void *ud) {
-  struct watch *w = ud;
-  pthread_mutex_lock(&w->srv->lock);
-  update_mode(w, g);
-  srv_pm_gc_done(w->p->pm, g);
-  pthread_mutex_unlock(&w->srv->lock);
+  struct srv_sink *k = ud;
+  pthread_mutex_lock(&k->srv->lock);
+  update_mode(k, g);
+  srv_pm_gc_done(k->p->pm, g);
+  pthread_mutex_unlock(&k->srv->lock);
 }
 
 static void on_gc_alloc_known(const struct gcs_gc *g, void *ud) {
-  struct watch *w = ud;
-  pthread_mutex_lock(&w->srv->lock);
-  srv_pm_gc_alloc_known(w->p->pm, g);
-  pthread_mutex_unlock(&w->srv->lock);
+  struct srv_sink *k = ud;
+  pthread_mutex_lock(&k->srv->lock);
+  srv_pm_gc_alloc_known(k->p->pm, g);
+  pthread_mutex_unlock(&k->srv->lock);
 }
 
 static void on_suspend_done(int32_t pid, uint32_t gc_index, uint32_t reason, uint64_t suspend_ns, uint64_t ts_ns,
                             void *ud) {
   (void)pid, (void)gc_index, (void)ts_ns;
-  struct watch *w = ud;
+  struct srv_sink *k = ud;
   if (!gcs_suspend_is_for_gc(reason)) return;
-  pthread_mutex_lock(&w->srv->lock);
-  srv_pm_suspension(w->p->pm, suspend_ns);
-  pthread_mutex_unlock(&w->srv->lock);
+  pthread_mutex_lock(&k->srv->lock);
+  srv_pm_suspension(k->p->pm, suspend_ns);
+  pthread_mutex_unlock(&k->srv->lock);
 }
 
 static void on_bgc_final(int32_t pid, uint32_t gc_index, uint64_t pause_ns, uint64_t ts_ns, void *ud) {
   (void)pid, (void)gc_index;
-  struct watch *w = ud;
-  pthread_mutex_lock(&w->srv->lock);
-  srv_pm_bgc_final_pause(w->p->pm, pause_ns, ts_ns);
-  pthread_mutex_unlock(&w->srv->lock);
+  struct srv_sink *k = ud;
+  pthread_mutex_lock(&k->srv->lock);
+  srv_pm_bgc_final_pause(k->p->pm, pause_ns, ts_ns);
+  pthread_mutex_unlock(&k->srv->lock);
 }
+
+const struct gcs_recon_callbacks srv_sink_callbacks = { .gc_done = on_gc_done,
+                                                        .gc_alloc_known = on_gc_alloc_known,
+                                                        .suspend_done = on_suspend_done,
+                                                        .bgc_final_pause = on_bgc_final };
 
 /* ---- stop rules and captures ------------------------------------------- */
 
@@ -310,11 +315,8 @@ static int identify(struct watch *w, char *err, size_t errlen) {
 }
 
 static int setup(struct watch *w, char *err, size_t errlen) {
-  static const struct gcs_recon_callbacks cb = { .gc_done = on_gc_done,
-                                                 .gc_alloc_known = on_gc_alloc_known,
-                                                 .suspend_done = on_suspend_done,
-                                                 .bgc_final_pause = on_bgc_final };
-  w->recon = gcs_recon_new(&cb, w);
+  w->recon = gcs_recon_new(&srv_sink_callbacks, &w->sink);
+  w->sink = (struct srv_sink){ .srv = w->srv, .p = w->p, .recon = w->recon };
   if (w->recon && w->srv->nrules) {
     w->m = gcs_triggers_new(KEEP_GCS, NULL, NULL);
     for (int i = 0; w->m && i < w->srv->nrules; i++)

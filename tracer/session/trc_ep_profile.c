@@ -10,6 +10,12 @@
  *   verbose  Runtime GC|GCHandle (0x3) at Verbose (5) and the private
  *            provider at Verbose (5): + GCJoin, PinPlugAtGCTime, BGC waits
  *
+ * --stacks (any profile) adds the JIT and Loader keywords to the runtime
+ * provider (MethodLoadVerbose comes at Verbose: alloc, handles, verbose),
+ * asks for a stack with every event and for the rundown at the end, which
+ * names every method with code (the gc profile's frames resolve from it
+ * alone).
+ *
  * Informational covers GCStart/End, the suspend/restart pairs, GCHeapStats,
  * GCPerHeapHistory, GCGlobalHeapHistory, GCTriggered and MarkWithType;
  * GCAllocationTick and PinObjectAtGCTime are Verbose (CoreCLR's
@@ -39,4 +45,10 @@ int trc_ep_profile_providers(enum trc_profile p, struct gcs_dsipc_provider *prov
   providers[0] = (struct gcs_dsipc_provider){ GCS_DSIPC_PROVIDER_RUNTIME, r->runtime_keywords, r->runtime_level };
   providers[1] = (struct gcs_dsipc_provider){ TRC_EP_PROVIDER_PRIVATE, GCS_DSIPC_KW_GC, r->private_level };
   return 2;
+}
+
+void trc_ep_profile_stacks(struct gcs_dsipc_session_cfg *sc, struct gcs_dsipc_provider *providers) {
+  providers[0].keywords |= GCS_DSIPC_KW_JIT | GCS_DSIPC_KW_LOADER;   /* the runtime provider */
+  sc->request_stacks = 1;
+  sc->request_rundown = 1;
 }

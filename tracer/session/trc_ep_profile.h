@@ -14,5 +14,11 @@
 
 /* Fills providers[] (capacity TRC_EP_MAX_PROVIDERS) and returns how many. */
 int trc_ep_profile_providers(enum trc_profile p, struct gcs_dsipc_provider *providers);
+/* record --stacks: a stack with every event, the JIT and Loader keywords on
+ * the runtime provider (MethodLoadVerbose at the Verbose profiles' level)
+ * and the rundown at the end (MethodDCEndVerbose: every method with code,
+ * ReadyToRun code included), which resolves every managed frame.
+ * providers: sc's, as trc_ep_profile_providers filled them. */
+void trc_ep_profile_stacks(struct gcs_dsipc_session_cfg *sc, struct gcs_dsipc_provider *providers);
 
 #endif

@@ -229,6 +229,10 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
   snprintf(ch->name, sizeof ch->name, "%s", CHANNEL);
   if (subbuf) ch->attr.subbuf_size = subbuf;
   if (num) ch->attr.num_subbuf = num;
+  if (c->tracefile_size) {
+    ch->attr.tracefile_size = c->tracefile_size;
+    ch->attr.tracefile_count = c->tracefile_count;
+  }
   if (c->snapshot) {
     ch->attr.overwrite = 1;
     ch->attr.output = LTTNG_EVENT_MMAP;

@@ -134,3 +134,15 @@ int trc_profile_parse(const char *name, enum trc_profile *p) {
     if (!strcmp(name, trc_profile_name((enum trc_profile)k))) { *p = (enum trc_profile)k; return 0; }
   return -1;
 }
+
+void trc_profile_geometry(enum trc_profile p, long ncpus, unsigned long long *subbuf, unsigned long long *num) {
+  const unsigned long long MiB = 1ull << 20, cap = 256 * MiB, floor_ = 256ull << 10;
+  unsigned long long per_cpu = p == TRC_PROFILE_GC ? 4 * MiB : p == TRC_PROFILE_HANDLES ? 16 * MiB : 32 * MiB;
+  if (ncpus < 1) ncpus = 1;
+  if (per_cpu * (unsigned long long)ncpus > cap) per_cpu = cap / (unsigned long long)ncpus;
+  if (per_cpu < floor_) per_cpu = floor_;
+  *num = 8;
+  unsigned long long s = 4096;
+  while (s * 2 * *num <= per_cpu) s *= 2;
+  *subbuf = s;
+}

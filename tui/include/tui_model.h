@@ -33,6 +33,7 @@ struct tui_gc {
   int reason;                  /* GCReason value */
   int complete;                /* 0: trace began/ended inside it or events were lost */
   int fired;                   /* a stop rule fired on it while record ran (trigger_firings): shown "!" */
+  int heap_count;              /* its GCGlobalHeapHistory NumHeaps (DATAS varies it); 0 unknown */
   double start_ms;             /* GCStart */
   double pause_start_ms;       /* SuspendEEBegin (or GCStart, see §3.2) */
   double duration_ms;          /* GCStart -> GCEnd */

@@ -16,6 +16,7 @@
 #define TUI_SOURCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tui_model.h"
 
@@ -44,6 +45,10 @@ struct tui_source {
   char note[128];              /* transient status for the status line, "" if none */
   int poll_ms;                 /* how often the loop polls (ms) */
   size_t max_gcs;              /* GCs the model keeps per process (0: all); live sources bound it */
+  int live;                    /* a live source: the title says how old its newest event is */
+  uint64_t last_event_ns;      /* live: the newest event's time (ns since the epoch), 0 none yet */
+  int loading;                 /* a database still being read in (more rows than one poll takes):
+                                * the figures are partial; the loop polls again at once */
 };
 
 /* `gcscope top DB`: follow the gcs table of a gcscope database. */

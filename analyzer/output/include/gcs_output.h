@@ -50,6 +50,10 @@ struct rpt_table {
   size_t text_len, text_cap;
   size_t *off;                   /* (nrows+1) rows (row 0 = header) x ncols offsets into text */
   int *width;                    /* per column: widest cell so far */
+  /* Callers may set: a table wider than max_width (0: no limit) is printed
+   * as several tables, each with the first `keys` columns and as many of
+   * the others, in order, as fit (a blank line between them). */
+  int max_width, keys;
 };
 void rpt_table_init(struct rpt_table *t, int ncols, const char *const *headers);
 /* Appends a copy of a row; cells[i] may be NULL (printed empty). Returns the

@@ -62,7 +62,7 @@ struct ins_proc_summary {
   double worst_window_pct;    /* NaN if not computed */
   double worst_window_start_ms;
   double window_s;
-  int server_gc;              /* 1 server GC; 0 workstation or unknown (no server-only advice) */
+  int server_gc;              /* 1 server GC, 0 workstation, -1 unknown (no server-only advice) */
   int heap_count;             /* GC heaps, 0 if unknown */
 };
 

@@ -109,7 +109,7 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(peak_mb) X(after_mb) X(ratio_peak_after) X(promoted_mb) \
   X(gen0_mb) X(gen0_survival_pct) X(gen0_frag_pct) X(gen1_mb) X(gen1_survival_pct) X(gen1_frag_pct) \
   X(gen2_mb) X(gen2_survival_pct) X(gen2_frag_pct) X(loh_mb) X(loh_survival_pct) X(loh_frag_pct) \
-  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj) \
+  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj) X(runtime_pause_msec) X(heap_count) \
   X(global_mechanisms) X(pause_mode) X(memory_pressure) \
   X(phase_mark_root_usec) X(phase_mark_short_weak_usec) X(phase_mark_scan_finalization_usec) \
   X(phase_mark_long_weak_usec) X(phase_plan_usec) X(phase_relocate_usec) X(phase_compact_usec) \

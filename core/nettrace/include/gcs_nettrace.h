@@ -17,7 +17,10 @@
  * skipped. Events come in timestamp order (sorted inside each region between
  * sequence points, ties kept in file order), with origin GCS_ORIGIN_CLR,
  * pid = the Trace object's ProcessId, tid = the event's ThreadId, cpu = its
- * ProcessorNumber.
+ * ProcessorNumber, stack = the event's call stack when it refers to one
+ * (StackBlocks; leaf first). The method events that resolve stacks
+ * (MethodLoadVerbose, the rundown's MethodDCEndVerbose) are delivered too
+ * (gcs_kind_is_symbols).
  *
  * One reader: gcs_nettrace_stream takes the bytes as they come (a file read
  * in chunks, a live EventPipe connection, an inflated .gz); gcs_nettrace_read
@@ -68,7 +71,8 @@ struct gcs_nettrace_info {
                                 timestamp of the last event in the file
                                 (converted with SyncTimeQPC and QPCFrequency) */
   uint64_t events_total;     /* event records in the file (all providers) */
-  uint64_t events_decoded;   /* events delivered to the callback */
+  uint64_t events_decoded;   /* GC events delivered to the callback (the
+                                method events excepted) */
   uint64_t events_lost;      /* sequence-number gaps (per capture thread and
                                 at sequence points) */
   int format_version;        /* 4 or 5 (5 when metadata carries V5 tags or the
@@ -78,6 +82,11 @@ struct gcs_nettrace_info {
   uint64_t truncated_at;     /* where: the offset of the first byte not read */
   uint64_t dropped_bytes;    /* bytes of the object cut short (0 between objects) */
   uint64_t events_late;      /* live mode: events delivered after a newer one */
+  uint64_t stacks;           /* call stacks in StackBlocks */
+  uint64_t events_with_stack;/* delivered-kind events that refer to a stack */
+  uint64_t stacks_missing;   /* of them: the stack was not in the file (or over
+                                the reader's memory bound): delivered without */
+  uint64_t stacks_dropped;   /* stacks not kept: over the memory bound */
 };
 
 /* Called once per delivered event; a non-zero return stops the read, which
@@ -126,6 +135,12 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
  * minus lag_ns. An event arriving older than one already delivered is still
  * delivered (counted in events_late). */
 void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns);
+/* Live mode, no bytes for a while (the caller's judgement: lag_ns is the
+ * natural bound): delivers every pending event of the whole blocks read, in
+ * timestamp order. An idle runtime sends no newer event to push the last
+ * ones past the lag, so without this they wait for the next burst (seen: the
+ * last 39 GCs of a burst 6-7 s late). 0, or -1 with a one-line message. */
+int gcs_nettrace_stream_idle(struct gcs_nettrace_stream *s, char *err, size_t errlen);
 /* The next bytes, split anywhere. 0, or -1 with a one-line message (the
  * stream is then unusable; the events delivered stay delivered). After the
  * end-of-stream tag, further bytes are ignored. */

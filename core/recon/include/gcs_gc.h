@@ -93,6 +93,14 @@ struct gcs_gc {
   double pct_pause_time;        /* PauseTimePercentageSinceLastGC */
   double pct_gc;                /* PercentTimeInGC (NaN without CPU data) */
   double gc_cpu_msec;           /* rgc GCCpuTime; NaN if not provided */
+  /* The runtime's own pause (GC.GetGCMemoryInfo's PauseDurations, summed for
+   * a background GC), not PerfView's: from the suspension's SuspendEEBegin
+   * to the RestartEEBegin that ends it (the runtime stops its clock before
+   * restarting); the ephemeral GC a background GC runs in its initial
+   * suspension counts GCStart -> GCEnd and the background GC that
+   * suspension less it; a GC announced as background that ran whole inside
+   * its suspension counts it (PerfView: the suspension only). NaN unknown. */
+  double runtime_pause_msec;
 
   /* allocations (MB) */
   double alloc_tick_mb[GCS_ALLOC_KIND_COUNT]; /* AllocedSinceLastGCBasedOnAllocTickMB per alloc kind */
@@ -119,7 +127,8 @@ struct gcs_gc {
   double finalizable_surv_mb;
 
   /* heap history */
-  int heap_count;               /* -1 if unknown */
+  int heap_count;               /* this GC's GCGlobalHeapHistory NumHeaps (server GC, DATAS: it varies);
+                                 * before it comes, the process's last; -1 if unknown */
   int has_global_history;
   struct gcs_ev_GCGlobalHeapHistory global;
   int global_version;

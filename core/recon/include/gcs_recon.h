@@ -103,7 +103,13 @@ struct gcs_proc_summary {
   double total_alloc_mb, max_alloc_rate_mb_sec, max_heap_mb, total_promoted_mb;
   double total_alloc_measured_mb; /* Σ total_alloc_measured_mb (NaN if no GC has one) */
   double process_duration_msec, pct_pause_time;
-  int heap_count;               /* -1 if unknown */
+  int heap_count;               /* -1 if unknown: the first GCGlobalHeapHistory's NumHeaps */
+  /* Per complete GC's heap count (GCGlobalHeapHistory NumHeaps): the least,
+   * the most, and how often it changed from one GC to the next (-1, -1, 0
+   * when no GC has one). */
+  int heap_count_min, heap_count_max, heap_count_changes;
+  double total_runtime_pause_msec; /* Σ runtime_pause_msec of complete GCs (NaN if none known):
+                                    * GC.GetTotalPauseDuration() */
   double total_gc_cpu_msec;     /* NaN if no GCCpuTime */
   double first_event_msec, last_event_msec;
   uint64_t lost_events;

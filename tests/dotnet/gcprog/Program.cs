@@ -7,6 +7,7 @@
 // each run of allocations, when the last GC is a finished background GC not
 // printed yet), and at exit
 //   COUNTS gen0=C0 gen1=C1 gen2=C2   (GC.CollectionCount(0..2))
+//   PAUSETOTAL ticks=T               (GC.GetTotalPauseDuration(), 100 ns ticks)
 // With GCPROG_FINAL_GC=1 it ends with an induced GC and prints
 //   ALLOCATED bytes=N   (GC.GetTotalAllocatedBytes(true) right after it)
 // With GCPROG_TA=1 it also prints, whenever it sees the GC count move,
@@ -167,6 +168,7 @@ static class Program
         switch (what)
         {
             case "alloc": Alloc(); break;
+            case "culprits": Culprits.Run(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
@@ -184,6 +186,7 @@ static class Program
         }
         Observe();
         Console.WriteLine($"COUNTS gen0={GC.CollectionCount(0)} gen1={GC.CollectionCount(1)} gen2={GC.CollectionCount(2)}");
+        Console.WriteLine($"PAUSETOTAL ticks={GC.GetTotalPauseDuration().Ticks}");
         return 0;
     }
 }

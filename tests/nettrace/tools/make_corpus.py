@@ -197,4 +197,5 @@ def main():
     if len(sys.argv) > 2:
         open(os.path.join(out, 'valid-real-slice.nettrace'), 'wb').write(real_slice(sys.argv[2]))
 
-main()
+if __name__ == '__main__':
+    main()

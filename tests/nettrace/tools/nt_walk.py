@@ -182,6 +182,18 @@ def main():
             elif k == (RT, 3, 1) and cur is not None and e[4] == gtid:
                 print('GC', cur[0], 'depth', cur[1], 'pause_ns', ns(e[1]) - ns(gs))
                 cur = None
+    elif what == 'loh':
+        # The LOH (gen 3) in every GCPerHeapHistory_V3: objects before (size -
+        # free list - free objects) and size after, counted by value.
+        before = collections.Counter(); after = collections.Counter()
+        for e in events:
+            if key(e) == (RT, 204, 3):
+                pl = e[7]
+                g = struct.unpack_from('<10Q', pl, 86 + 80 * 3)
+                before[g[0] - g[1] - g[2]] += 1
+                after[g[3]] += 1
+        print('loh objects before', dict(before))
+        print('loh size after', dict(after))
     elif what == 'payload':
         want = tuple(int(x) for x in sys.argv[3].split(','))  # id,version
         n = int(sys.argv[4])

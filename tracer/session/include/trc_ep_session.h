@@ -45,6 +45,8 @@ struct trc_ep_start_cfg {
   char **command;                   /* launch mode: COMMAND [ARGS], NULL-terminated */
   pid_t pid;                        /* attach mode (command NULL) */
   enum trc_profile profile;
+  int stacks;                       /* a call stack with every event, method events and the
+                                       rundown at the end (record --stacks) */
   int child_out_fd;                 /* launch: COMMAND's stdout/stderr (-1: ours) */
   int child_in_fd;                  /* launch: COMMAND's stdin (-1: ours) */
   const volatile sig_atomic_t *interrupted;  /* non-zero: give up waiting */

@@ -55,6 +55,10 @@ struct trc_session_cfg {
   uint64_t live_timer_us;      /* > 0: live session streaming to relayd, its data
                                   flushed at least this often (not with snapshot) */
   uint64_t subbuf_size, num_subbuf;  /* 0 = LTTng's defaults */
+  uint64_t tracefile_size;     /* > 0: each stream's trace files rotate at this
+                                  size (bytes), keeping tracefile_count of them
+                                  (the oldest are deleted): a bounded trace */
+  uint64_t tracefile_count;
   const char *const *events;
   int nevents;
   pid_t pid;                   /* vpid tracker, 0 = every process */

@@ -22,4 +22,14 @@ const char *trc_profile_name(enum trc_profile p);
 /* The profile named name: 0, or -1 if none is. */
 int trc_profile_parse(const char *name, enum trc_profile *p);
 
+/* The default channel geometry of a streaming (not snapshot) recording of
+ * profile p on ncpus CPUs, per CPU: 8 sub-buffers (room for the consumer to
+ * fall behind while a busy machine does not schedule it) of a power of two
+ * bytes, together per CPU: gc 4 MiB, handles 16 MiB, alloc and verbose
+ * 32 MiB (AllocationTick and the other Verbose events); at most 256 MiB over
+ * every CPU, at least 256 KiB per CPU. LTTng's own default (4 x 512 KiB)
+ * dropped events in 5 of 11 three-second gcsim recordings on a busy 2-core
+ * machine. */
+void trc_profile_geometry(enum trc_profile p, long ncpus, unsigned long long *subbuf, unsigned long long *num);
+
 #endif
