@@ -266,7 +266,7 @@ static void mark_balance(FILE *out, const struct st_proc *p) {
     int any = 0;
     for (int i = 0; i < p->ngcs && !any; i++) any = !isnan(p->gcs[i].mark_heaps);
     fprintf(out, "\nServer GC mark balance: %s\n",
-            any ? "one heap marked (workstation GC)" : "not in trace (needs GCMarkWithType: the gc profile)");
+            any ? "one heap marked, nothing to balance" : "not in trace (needs GCMarkWithType: the gc profile)");
     return;
   }
   int n = 0;
