@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gcs_cli.h"
+#include "gcs_text.h"
 #include "gcs_dsipc.h"
 #include "gcs_tracer.h"
 
@@ -74,22 +75,28 @@ int gcs_cmd_ps(int argc, char **argv) {
   for (int i = 0; i < n; i++) {
     if (!alive(pids[i])) continue;   /* a stale socket of a process that is gone */
     if (!shown++) printf("%8s  %-16s %-10s %s\n", "PID", "NAME", "RUNTIME", "COMMAND LINE");
-    char name[64], err[512];
-    comm_of(pids[i], name, sizeof name);
+    char name[64], comm[64], err[512];
+    comm_of(pids[i], comm, sizeof comm);
+    gcs_text_printable(comm, strlen(comm), name, sizeof name);
     struct gcs_dsipc_endpoint ep;
     static struct gcs_dsipc_process_info info;
     if (gcs_dsipc_attach_pid(&ep, pids[i], err, sizeof err) == 0) {
       ep.timeout_ms = PS_TIMEOUT_MS;
       if (gcs_dsipc_process_info(&ep, &info, err, sizeof err) == 0) {
+        /* What the peer and the process chose: printed with escape
+         * sequences and other control characters replaced. */
         char ver[32];
-        snprintf(ver, sizeof ver, "%.*s", (int)strcspn(info.runtime_version, "+"), info.runtime_version);
-        static char cmd[8192];
+        gcs_text_printable(info.runtime_version, strcspn(info.runtime_version, "+"), ver, sizeof ver);
+        static char cmd[8192], safe[8192];
         const char *line = cmdline_of(pids[i], cmd, sizeof cmd) ? cmd : info.command_line;
-        printf("%8d  %-16s %-10s %s\n", (int)pids[i], name, ver[0] ? ver : "?", line);
+        gcs_text_printable(line, strlen(line), safe, sizeof safe);
+        printf("%8d  %-16s %-10s %s\n", (int)pids[i], name, ver[0] ? ver : "?", safe);
         continue;
       }
     }
-    printf("%8d  %-16s %-10s (cannot query: %s)\n", (int)pids[i], name, "?", err);
+    char safe_err[512];
+    printf("%8d  %-16s %-10s (cannot query: %s)\n", (int)pids[i], name, "?",
+           gcs_text_printable(err, strlen(err), safe_err, sizeof safe_err));
   }
   if (!shown) printf("gcscope ps: no .NET process with a diagnostic socket in %s\n", gcs_dsipc_socket_dir());
   return 0;

@@ -83,7 +83,15 @@ static int pid_has_lttng_ust(pid_t pid, char *why, size_t whylen) {
 static int record(const struct trc_opts *o) {
   static char outdir[PATH_MAX];
   char err[512];
-  if (trc_eventpipe_wanted(o)) return prepare_outdir(o, outdir) ? 1 : trc_eventpipe_record(o, outdir);
+  if (trc_eventpipe_wanted(o)) {
+    struct stat st;
+    int existed = o->output && stat(o->output, &st) == 0;
+    if (prepare_outdir(o, outdir)) return 1;
+    int rc = trc_eventpipe_record(o, outdir);
+    /* A failed recording that wrote nothing leaves no empty directory it made. */
+    if (rc != 0 && !existed) rmdir(outdir);
+    return rc;
+  }
   if (o->dotnet && trc_clr_lttng_check(o->pid, o->command, err, sizeof err)) {
     fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", err);
     return 1;

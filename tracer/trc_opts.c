@@ -35,7 +35,8 @@ int trc_opts_any_trigger(const struct trc_opts *o) {
 }
 
 enum { O_OUTPUT, O_DB, O_PROFILE, O_BUFSZ, O_NSUB, O_DURATION, O_PID, O_DOTNET, O_IMPORT, O_RELAYD,
-       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP, O_STACKS };
+       O_GC_OVER, O_SUSP_OVER, O_BGC_OVER, O_DELAY, O_MULTI, O_CIRC, O_TRANSPORT, O_QUIET, O_RULES, O_MAXCAP, O_REQUESTS,
+       O_MAXSIZE, O_STACKS };
 
 static const struct gcs_cli_opt record_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR", "trace directory (default ./gcscope-record-DATE-TIME)" },
@@ -60,6 +61,10 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_QUIET] = { "quiet", 'q', GCS_CLI_FLAG, 0, 0, NULL, "no progress line while --import runs" },
   [O_RULES] = { "rules", 0, GCS_CLI_STRING, 0, 0, "FILE", "stop rules, one a line (docs/tracer.md, Stop rules)" },
   [O_MAXCAP] = { "max-captures", 0, GCS_CLI_INT, 1, 10000, "N", "captures before stopping (--collect-multiple)" },
+  [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
+                   "also requests: aspnet, http, PROVIDER:START:STOP" },
+  [O_MAXSIZE] = { "max-size", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MB",
+                  "EventPipe: stop when the trace reaches MB (default 1000; 0: no limit)" },
   [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "with --dotnet: a call stack with every event, and the rundown\nthat names the methods (gcscope stacks; off by default)" },
   { 0 },
 };
@@ -71,7 +76,9 @@ static const struct gcs_cli_spec record_spec = {
            "  [--dotnet [--transport eventpipe|lttng] [--stacks]] [--import [-d DB] [-q]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
-           "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N] [-- COMMAND [ARGS]]",
+           "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N]\n"
+           "  [--max-size MB] [--requests aspnet|http|PROVIDER:START:STOP[:KEY]]\n"
+           "  [-- COMMAND [ARGS]]",
   .about = "Runs COMMAND (or watches --pid) and records its GC events with LTTng, or over EventPipe for .NET\n"
            "(--dotnet; --pid of a process with a diagnostic socket).",
   .opts = record_opts,
@@ -126,6 +133,16 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
     return 0;
   }
   case O_CIRC: o->circular_mb = p->dval; return 0;
+  case O_REQUESTS: {
+    char err[300];
+    if (o->nrequests >= GCS_NETTRACE_MAX_REQSPECS)
+      return gcs_cli_fail("--requests: at most %d pairs", GCS_NETTRACE_MAX_REQSPECS);
+    if (gcs_nettrace_reqspec_parse(p->value, &o->requests[o->nrequests], err, sizeof err))
+      return gcs_cli_fail("--requests %s", err);
+    o->nrequests++;
+    return 0;
+  }
+  case O_MAXSIZE: o->max_size_mb = p->dval; return 0;
   default: return 0;
   }
 }
@@ -134,6 +151,7 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   memset(o, 0, sizeof *o);
   o->delay_after_sec = 5;
   o->collect_multiple = 1;
+  o->max_size_mb = TRC_DEFAULT_MAX_SIZE_MB;
   struct gcs_cli p;
   gcs_cli_init(&p, &record_spec, argc, argv);
   for (int k, r; (k = gcs_cli_next(&p)) != GCS_CLI_DONE;) {
@@ -149,6 +167,8 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   if (o->output && o->relayd)
     return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");
   if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
+  if (o->nrequests && (!o->dotnet || o->transport == TRC_TRANSPORT_LTTNG))
+    return gcs_cli_fail("--requests reads .NET EventSource events over EventPipe: give --dotnet (not --transport lttng)");
   if (p.optind < argc) {
     if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
     o->command = argv + p.optind;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gcs_nettrace.h"
 #include "gcs_triggers.h"
 #include "trc_profile.h"
 
@@ -36,10 +37,18 @@ struct trc_opts {
   double delay_after_sec;        /* --delay-after-trigger, PerfView's default 5 */
   int collect_multiple;          /* --collect-multiple, >= 1 */
   double circular_mb;            /* --circular-mb; 0 = not given */
+  double max_size_mb;            /* --max-size: the most an EventPipe recording writes (10^6 bytes);
+                                    0 = no limit; TRC_DEFAULT_MAX_SIZE_MB unless given */
   char **command;                /* COMMAND [ARGS], NULL-terminated; NULL = none */
   struct gcs_rule *rules;        /* --rules FILE (malloc'ed, freed by trc_opts_free) */
   int nrules;
+  struct gcs_nettrace_reqspec requests[GCS_NETTRACE_MAX_REQSPECS];  /* --requests (repeatable) */
+  int nrequests;
 };
+
+/* What a peer on the diagnostics socket can make `record` write unless
+ * --max-size says otherwise (MB = 10^6 bytes). */
+#define TRC_DEFAULT_MAX_SIZE_MB 1000.0
 
 int trc_opts_parse(int argc, char **argv, struct trc_opts *o);
 void trc_opts_free(struct trc_opts *o);

@@ -59,6 +59,11 @@ static int on_nettrace_event(const struct gcs_event *ev, void *ud) {
   struct replay *r = ud;
   r->out->events++;
   span(r->out, ev->ts_ns);
+  if (ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop) {
+    uint8_t src = ev->u.SourceRequestStart.Source < 4 ? ev->u.SourceRequestStart.Source : 0;
+    if (ev->kind == gcs_kind_SourceRequestStart) r->out->req_start[src]++;
+    else r->out->req_stop[src]++;
+  }
   if (!gcs_triggers_event_needed(ev->kind)) return 0;
   if (r->pid > 0 && ev->pid != r->pid) return 0;
   gcs_triggers_feed(r->t, ev, NULL);

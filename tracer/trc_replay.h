@@ -29,6 +29,7 @@ struct trc_replay {
   uint64_t fired;                   /* pairs over their threshold */
   int matched;                      /* a pair matching `want` was found: match */
   struct gcs_trigger_pair match;
+  uint64_t req_start[4], req_stop[4]; /* .nettrace: request events by source (gcs_nettrace_req_source) */
 };
 
 /* Replay the CTF trace(s) under path (a session directory or a capture), or

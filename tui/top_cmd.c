@@ -17,6 +17,7 @@
 
 #include "gcs_cli.h"
 #include "gcs_dsipc.h"
+#include "gcs_nettrace.h"
 #include "gcs_tui.h"
 #include "tui_ep.h"
 #include "tui_live.h"
@@ -25,7 +26,7 @@
 #include "tui_term.h"
 #include "tui_ui.h"
 
-enum { O_SESSION, O_RELAYD, O_LIVE_TIMER, O_LONG_PAUSE, O_DOTNET, O_PID, O_OUTPUT };
+enum { O_SESSION, O_RELAYD, O_LIVE_TIMER, O_LONG_PAUSE, O_DOTNET, O_PID, O_OUTPUT, O_REQUESTS };
 
 static const struct gcs_cli_opt top_opts[] = {
   [O_SESSION] = { "session", 0, GCS_CLI_STRING, 0, 0, "NAME", "attach to the live LTTng session NAME through lttng-relayd" },
@@ -39,6 +40,8 @@ static const struct gcs_cli_opt top_opts[] = {
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR",
                  "keep the live trace in DIR (-- COMMAND: the CTF trace the relayd writes;\n"
                  "--dotnet/--pid: DIR/trace.nettrace); default: a temporary directory removed on exit" },
+  [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "R",
+                   "also requests (as record's): rate and p99" },
   { 0 },
 };
 
@@ -139,6 +142,8 @@ int gcs_cmd_top(int argc, char **argv) {
   long live_timer_us = 100000;
   double long_pause_ms = 200;
   char **command = NULL;
+  struct gcs_nettrace_reqspec req[GCS_NETTRACE_MAX_REQSPECS];
+  int nreq = 0;
   /* Options end at "--": what follows is the COMMAND, whatever its options. */
   int nargs = argc;
   for (int i = 1; i < argc; i++)
@@ -159,6 +164,12 @@ int gcs_cmd_top(int argc, char **argv) {
     else if (k == O_DOTNET) dotnet = 1;
     else if (k == O_PID) pid = (pid_t)p.ival;
     else if (k == O_OUTPUT) keep = p.value;
+    else if (k == O_REQUESTS) {
+      char rerr[300];
+      if (nreq >= GCS_NETTRACE_MAX_REQSPECS) return gcs_cli_fail("--requests: at most %d pairs", GCS_NETTRACE_MAX_REQSPECS);
+      if (gcs_nettrace_reqspec_parse(p.value, &req[nreq], rerr, sizeof rerr)) return gcs_cli_fail("--requests %s", rerr);
+      nreq++;
+    }
     else if (k == O_LONG_PAUSE) {
       if (!(p.dval > 0)) return gcs_cli_fail("--long-pause wants a positive number of ms, not '%s'", p.value);
       long_pause_ms = p.dval;
@@ -175,6 +186,7 @@ int gcs_cmd_top(int argc, char **argv) {
   int eventpipe = pid || (dotnet && command);
   if (keep && !eventpipe && !command) return gcs_cli_fail("-o is for -- COMMAND and --pid PID");
   if (eventpipe && relayd) return gcs_cli_fail("--relayd is for LTTng sources, not EventPipe");
+  if (nreq && !eventpipe) return gcs_cli_fail("--requests is for .NET sources (--dotnet -- COMMAND, --pid PID)");
   if (pid && kill(pid, 0) != 0 && errno == ESRCH) {
     fprintf(stderr, "gcscope top: no process %d\n", (int)pid);
     return 1;
@@ -188,7 +200,7 @@ int gcs_cmd_top(int argc, char **argv) {
   char err[512] = "";
   struct tui_source *src;
   if (db) src = tui_db_open(db, err, sizeof err);
-  else if (eventpipe) src = tui_ep_open(command, pid, keep, err, sizeof err);
+  else if (eventpipe) src = tui_ep_open(command, pid, keep, req, nreq, err, sizeof err);
   else if (session) src = tui_live_attach(session, relayd, err, sizeof err);
   else src = tui_live_run(command, relayd, live_timer_us, keep, err, sizeof err);
   if (!src) { fprintf(stderr, "gcscope top: %s\n", err); return 1; }

@@ -209,6 +209,31 @@ static void load_process_extent(struct tui_db *d, struct tui_model *m, struct tu
   sqlite3_finalize(st);
 }
 
+/* The process's complete requests (requests table), on the GCs' ms scale
+ * (its origin from a GC's pause start in ns and in ms). */
+static void load_requests(struct tui_db *d, struct tui_model *m, struct tui_proc *p) {
+  if (table_exists(d->db, "requests") != 1) return;
+  double origin_ns = NAN;
+  for (size_t i = 0; i < p->ngcs && isnan(origin_ns); i++)
+    if (p->gcs[i].pause_start_ns && !isnan(p->gcs[i].pause_start_ms))
+      origin_ns = (double)p->gcs[i].pause_start_ns - p->gcs[i].pause_start_ms * 1e6;
+  if (isnan(origin_ns)) return;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db, "SELECT start_ns, end_ns FROM requests WHERE trace_id = ? AND pid = ? AND start_ns "
+                                "IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns ORDER BY end_ns", -1, &st,
+                         NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, p->trace_id);
+  sqlite3_bind_int(st, 2, p->pid);
+  int64_t tid = p->trace_id;
+  int32_t pid = p->pid;   /* p may move as the model grows */
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+    if (tui_model_add_request(m, tid, pid, ((double)b - origin_ns) / 1e6, (double)(b - a) / 1e6) != 0) break;
+  }
+  sqlite3_finalize(st);
+}
+
 static int db_poll(struct tui_source *src, struct tui_model *m) {
   struct tui_db *d = (struct tui_db *)src;
   src->note[0] = '\0';
@@ -257,6 +282,7 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
       struct tui_proc *p = tui_model_proc_at(m, i);
       if (i >= nprocs_before) load_process_info(d, p);
       load_process_extent(d, m, p);
+      if (i >= nprocs_before) load_requests(d, m, tui_model_proc_at(m, i));
     }
   }
   return changed;

@@ -126,6 +126,9 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
   seg(&g, "GCs 0:%u 1:%u 2:%u (BGC %u, FGC %u)", s.count[0], s.count[1], s.count[2], s.nbgc, s.nfgc);
   seg(&g, "  heap %s MB (max %s)", full(a, s.heap_now_mb, 3), full(b, s.heap_max_mb, 3));
   seg(&g, "  alloc %s MB/s", full(a, s.alloc_rate_mbs, 1));
+  struct tui_req_summary rq;
+  if (tui_proc_requests(p, TUI_REQ_WINDOW_MS, &rq))
+    seg(&g, "  req %s/s p99 %s ms", full(a, rq.rate_per_s, 1), full(b, rq.p99_ms, 3));
   put_segs(l->header + 1, &g);
   g.n = 0;
   char gen[16] = "";

@@ -17,6 +17,9 @@
 #include "tui_feed.h"
 
 #define LIVE_LAG_NS 500000000ull   /* the runtime flushes every ~100 ms; threads' blocks interleave */
+/* -o DIR keeps at most this much of the stream (record's default --max-size):
+ * a peer on the diagnostics socket cannot fill the disk through a live view. */
+#define TUI_KEEP_MAX 1000000000ull
 #define READ_SLICE_MS 40           /* at most this long reading per poll: keys stay responsive */
 
 struct tui_ep {
@@ -25,6 +28,7 @@ struct tui_ep {
   struct tui_feed *feed;
   struct gcs_nettrace_stream *ns;
   int keep_fd;                     /* -o DIR: the stream as received */
+  uint64_t kept;                   /* bytes written there; at most TUI_KEEP_MAX */
   char keep_path[PATH_MAX + 32];
   char out_path[PATH_MAX];         /* COMMAND's output */
   char procname[64];
@@ -56,6 +60,9 @@ static void end_stream(struct tui_ep *e, const char *why) {
 }
 
 static int keep_bytes(struct tui_ep *e, const uint8_t *buf, size_t n) {
+  int full = e->kept + n >= TUI_KEEP_MAX;
+  if (full) n = (size_t)(TUI_KEEP_MAX - e->kept);
+  e->kept += n;
   for (size_t off = 0; off < n;) {
     ssize_t w = write(e->keep_fd, buf + off, n - off);
     if (w < 0 && errno == EINTR) continue;
@@ -64,6 +71,12 @@ static int keep_bytes(struct tui_ep *e, const uint8_t *buf, size_t n) {
       return -1;
     }
     off += (size_t)w;
+  }
+  if (full) {   /* the file ends there, cut like a killed recording; the view goes on */
+    close(e->keep_fd);
+    e->keep_fd = -1;
+    snprintf(e->base.note, sizeof e->base.note, "stream kept in %.60s up to %.0f MB (the limit)",
+             e->keep_path, (double)TUI_KEEP_MAX / 1e6);
   }
   return 0;
 }
@@ -176,7 +189,8 @@ static void read_procname(struct tui_ep *e) {
   fclose(f);
 }
 
-struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, char *err, size_t errlen) {
+struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, const struct gcs_nettrace_reqspec *req,
+                               int nreq, char *err, size_t errlen) {
   struct tui_ep *e = calloc(1, sizeof *e);
   if (e) e->feed = tui_feed_new();
   if (e && e->feed) e->ns = gcs_nettrace_stream_new("the EventPipe stream", on_event, NULL, e);
@@ -186,6 +200,8 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
     return NULL;
   }
   gcs_nettrace_stream_set_live(e->ns, LIVE_LAG_NS);
+  for (int i = 0; i < nreq; i++)
+    if (req[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(e->ns, &req[i]);
   e->keep_fd = -1;
   e->s.stream_fd = e->s.ep.listen_fd = e->s.ep.spare_fd = e->s.pidfd = -1;
   e->base.ops = &ep_ops;
@@ -197,7 +213,8 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   int out = -1, in = -1;
   if (command && open_child_io(e, &out, &in, err, errlen)) { ep_close(&e->base); return NULL; }
   struct trc_ep_start_cfg cfg = { .command = command, .pid = pid, .profile = TRC_PROFILE_GC,
-                                  .child_out_fd = out, .child_in_fd = in, .wake_fd = -1 };
+                                  .child_out_fd = out, .child_in_fd = in, .wake_fd = -1, .requests = req,
+                                  .nrequests = nreq };
   int rc = trc_ep_start(&e->s, &cfg, err, errlen);
   if (out >= 0) close(out);
   if (in >= 0) close(in);

@@ -18,6 +18,9 @@
 
 #include "tui_source.h"
 
-struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, char *err, size_t errlen);
+/* req/nreq: `--requests` pairs recorded too (their rate and p99 in the header). */
+struct gcs_nettrace_reqspec;
+struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, const struct gcs_nettrace_reqspec *req,
+                               int nreq, char *err, size_t errlen);
 
 #endif

@@ -29,7 +29,75 @@ struct tui_feed {
   uint64_t starts;             /* GCStart events: every TUI_FEED_KEEP_GCS, old GCs are forgotten */
   struct ring_ev *ring;        /* recent GC events (detail view) */
   size_t ring_head, ring_n;
+  struct open_req *open;       /* requests started and not yet ended (open addressing) */
+  size_t open_cap, open_used;  /* used: live slots and tombstones */
 };
+
+/* ---- requests: a start waits here for its stop ------------------------------ */
+
+#define OPEN_MAX (1u << 20)    /* requests open at once; more starts are not tracked */
+enum { SLOT_EMPTY, SLOT_OPEN, SLOT_DEAD };
+struct open_req { int state; int32_t pid; uint64_t id, start_ns; };
+
+static size_t slot_of(uint64_t id, int32_t pid, size_t cap) {
+  uint64_t x = id ^ ((uint64_t)(uint32_t)pid << 32);
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static struct open_req *open_find(struct tui_feed *f, int32_t pid, uint64_t id) {
+  if (!f->open_cap) return NULL;
+  for (size_t h = slot_of(id, pid, f->open_cap);; h = (h + 1) & (f->open_cap - 1)) {
+    struct open_req *o = &f->open[h];
+    if (o->state == SLOT_EMPTY) return NULL;
+    if (o->state == SLOT_OPEN && o->pid == pid && o->id == id) return o;
+  }
+}
+
+static void open_add(struct tui_feed *f, int32_t pid, uint64_t id, uint64_t ts) {
+  struct open_req *o = open_find(f, pid, id);
+  if (o) { o->start_ns = ts; return; }
+  if ((f->open_used + 1) * 2 > f->open_cap) {   /* grow, dropping tombstones */
+    size_t live = 0;
+    for (size_t i = 0; i < f->open_cap; i++) live += f->open[i].state == SLOT_OPEN;
+    size_t cap = 256;
+    while (cap < (live + 1) * 4) cap *= 2;
+    if (cap > OPEN_MAX * 2) return;
+    struct open_req *n = calloc(cap, sizeof *n);
+    if (!n) return;
+    for (size_t i = 0; i < f->open_cap; i++) {
+      if (f->open[i].state != SLOT_OPEN) continue;
+      size_t h = slot_of(f->open[i].id, f->open[i].pid, cap);
+      while (n[h].state != SLOT_EMPTY) h = (h + 1) & (cap - 1);
+      n[h] = f->open[i];
+    }
+    free(f->open);
+    f->open = n;
+    f->open_cap = cap;
+    f->open_used = live;
+  }
+  size_t h = slot_of(id, pid, f->open_cap);
+  while (f->open[h].state == SLOT_OPEN) h = (h + 1) & (f->open_cap - 1);
+  if (f->open[h].state == SLOT_EMPTY) f->open_used++;
+  f->open[h] = (struct open_req){ SLOT_OPEN, pid, id, ts };
+}
+
+static double ms_of(const struct tui_feed *f, uint64_t ns);
+
+/* librgc's RequestStart/Stop and .NET's SourceRequestStart/Stop. */
+static void on_request(struct tui_feed *f, const struct gcs_event *ev) {
+  int source = ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop;
+  uint64_t id = source ? ev->u.SourceRequestStart.Id : ev->u.RequestStart.Id;
+  if (ev->kind == gcs_kind_RequestStart || ev->kind == gcs_kind_SourceRequestStart) {
+    open_add(f, ev->pid, id, ev->ts_ns);
+    return;
+  }
+  struct open_req *o = open_find(f, ev->pid, id);
+  if (!o) return;
+  o->state = SLOT_DEAD;
+  if (f->model && ev->ts_ns >= o->start_ns)
+    tui_model_add_request(f->model, 0, ev->pid, ms_of(f, ev->ts_ns), (double)(ev->ts_ns - o->start_ns) / 1e6);
+}
 
 static double ms_of(const struct tui_feed *f, uint64_t ns) {
   return ns && f->have_origin ? ((double)ns - (double)f->origin_ns) / 1e6 : NAN;
@@ -129,13 +197,15 @@ void tui_feed_free(struct tui_feed *f) {
   if (!f) return;
   gcs_recon_free(f->recon);
   free(f->ring);
+  free(f->open);
   free(f);
 }
 
 void tui_feed_set_model(struct tui_feed *f, struct tui_model *m) { f->model = m; }
 
 static int is_bulky(enum gcs_kind k) {
-  return k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
+  return k == gcs_kind_RequestStart || k == gcs_kind_RequestStop || k == gcs_kind_SourceRequestStart ||
+         k == gcs_kind_SourceRequestStop || k == gcs_kind_GCAllocationTick || k == gcs_kind_SetGCHandle || k == gcs_kind_DestroyGCHandle ||
          k == gcs_kind_PinObjectAtGCTime || k == gcs_kind_PinPlugAtGCTime;
 }
 
@@ -159,6 +229,11 @@ void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *
     r->pid = ev->pid;
     r->kind = ev->kind;
     gcs_event_format(ev, r->text, sizeof r->text);
+  }
+  if (ev->kind == gcs_kind_RequestStart || ev->kind == gcs_kind_RequestStop ||
+      ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop) {
+    on_request(f, ev);
+    f->changed = 1;
   }
   gcs_recon_feed(f->recon, ev);
   /* Bounded memory: the model already has the finished GCs. */

@@ -55,6 +55,7 @@ void tui_model_free(struct tui_model *m) {
   for (size_t i = 0; i < m->nprocs; i++) {
     free(m->procs[i].gcs);
     free(m->procs[i].dropped);
+    free(m->procs[i].reqs);
   }
   free(m->procs);
   free(m);
@@ -419,4 +420,67 @@ int tui_cols_fit(const int width[TUI_COL_COUNT], int avail, int marker, unsigned
   int hidden = fit_once(width, avail, shown);
   if (hidden && marker > 0) hidden = fit_once(width, avail - marker, shown);
   return hidden;
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+struct tui_reqs {
+  uint64_t total;
+  size_t head, n;              /* ring of the newest TUI_REQ_KEEP, by arrival */
+  double end_ms[TUI_REQ_KEEP], lat_ms[TUI_REQ_KEEP];
+};
+
+int tui_model_add_request(struct tui_model *m, int64_t trace_id, int32_t pid, double end_ms, double latency_ms) {
+  struct tui_proc *p = tui_model_proc(m, trace_id, pid, 1);
+  if (!p) return -1;
+  if (!p->reqs && !(p->reqs = calloc(1, sizeof *p->reqs))) return -1;
+  struct tui_reqs *r = p->reqs;
+  size_t at = (r->head + r->n) % TUI_REQ_KEEP;
+  if (r->n == TUI_REQ_KEEP) r->head = (r->head + 1) % TUI_REQ_KEEP;
+  else r->n++;
+  r->end_ms[at] = end_ms;
+  r->lat_ms[at] = latency_ms;
+  r->total++;
+  m->generation++;
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int tui_proc_requests(const struct tui_proc *p, double window_ms, struct tui_req_summary *out) {
+  memset(out, 0, sizeof *out);
+  out->p99_ms = out->rate_per_s = NAN;
+  const struct tui_reqs *r = p->reqs;
+  if (!r || r->n == 0) return 0;
+  out->total = r->total;
+  double last = -INFINITY, first = INFINITY;
+  for (size_t i = 0; i < r->n; i++) {
+    size_t k = (r->head + i) % TUI_REQ_KEEP;
+    if (r->end_ms[k] > last) last = r->end_ms[k];
+    if (r->end_ms[k] - r->lat_ms[k] < first) first = r->end_ms[k] - r->lat_ms[k];
+  }
+  double from = last - window_ms;
+  if (from < first) from = first;
+  double *v = malloc(r->n * sizeof *v);
+  if (!v) return 1;
+  size_t n = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    size_t k = (r->head + i) % TUI_REQ_KEEP;
+    if (r->end_ms[k] >= from) v[n++] = r->lat_ms[k];
+  }
+  qsort(v, n, sizeof *v, cmp_double);
+  out->window_count = n;
+  out->window_ms = last - from;
+  if (out->window_ms > 0) out->rate_per_s = (double)n * 1000.0 / out->window_ms;
+  if (n) {
+    double rank = 0.99 * (double)(n - 1);
+    size_t lo = (size_t)rank;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    out->p99_ms = v[lo] + (rank - (double)lo) * (v[hi] - v[lo]);
+  }
+  free(v);
+  return 1;
 }

@@ -33,8 +33,9 @@ static const struct gcs_cli_spec export_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--trace ID] [--pid PID] [--format perfetto|chrome-json] [-o FILE] [-d DB]",
   .about = "The GC timeline per process: a \"GC pauses\" track (one slice per GC, its suspension inside),\n"
-           "background GCs with both pauses, LOH allocation waits, and counters (heap after/peak, per\n"
-           "generation before/after, promoted, allocation rate). Times in ns since the trace start.\n"
+           "background GCs with both pauses, LOH allocation waits, requests on their threads, and\n"
+           "counters (heap after/peak, per generation before/after, promoted, allocation rate).\n"
+           "Times in ns since the trace start.\n"
            "Open it in ui.perfetto.dev (either format) or chrome://tracing (chrome-json).",
   .opts = export_opts,
 };

@@ -7,6 +7,10 @@
  *  - "Background GCs": each BGC from its pause start to GCEnd (or to the end
  *    of its last pause if later) with its initial and final pauses nested;
  *  - "LOH alloc waits (tid N)": gc_loh_waits, one track per waiting thread;
+ *  - "Requests (tid N)": the requests table (librgc's, a .NET service's
+ *    recorded with --requests), each request a slice on the thread that
+ *    started it; requests that overlap on one thread (async) go to further
+ *    tracks "Requests (tid N) #2", ... so no slice cuts another;
  *  - counters: heap after / peak, promoted, allocation rate (per GC) and per
  *    generation the size before (its peak) and after (gc_gens).
  * Times: ns since the trace start. */
@@ -379,6 +383,55 @@ static int add_firings(sqlite3 *db, struct exp_proc *p, int64_t t0, char *err, s
   return rc ? OOM(err, errlen) : 0;
 }
 
+#define EXP_REQ_LANES 64   /* tracks per thread; past them a request shares the lane that ends first */
+
+static int add_requests(sqlite3 *db, struct exp_proc *p, int64_t t0, char *err, size_t errlen) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT request_id, tid, start_ns, end_ns, method, path FROM requests WHERE trace_id = ?1 "
+                             "AND pid = ?2 AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY tid, start_ns, rowid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int64(s, 1, p->trace_id);
+  sqlite3_bind_int(s, 2, p->pid);
+  int rc = 0;
+  int64_t cur_tid = INT64_MIN;
+  size_t lane_track[EXP_REQ_LANES];
+  int64_t lane_end[EXP_REQ_LANES];
+  int nlanes = 0;
+  while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    int64_t tid = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 1);
+    if (tid != cur_tid) { cur_tid = tid; nlanes = 0; }
+    int64_t a = rel((uint64_t)sqlite3_column_int64(s, 2), t0), b = rel((uint64_t)sqlite3_column_int64(s, 3), t0);
+    if (b < a) continue;
+    int lane = -1;
+    for (int i = 0; i < nlanes && lane < 0; i++)
+      if (lane_end[i] <= a) lane = i;
+    if (lane < 0 && nlanes < EXP_REQ_LANES) {
+      char tn[64];
+      if (nlanes == 0) snprintf(tn, sizeof tn, "Requests (tid %lld)", (long long)tid);
+      else snprintf(tn, sizeof tn, "Requests (tid %lld) #%d", (long long)tid, nlanes + 1);
+      if (!exp_track_add(p, EXP_TRACK_SLICES, tn)) { rc = -1; break; }
+      lane_track[nlanes] = p->ntracks - 1;
+      lane_end[nlanes] = 0;
+      lane = nlanes++;
+    }
+    if (lane < 0)
+      for (int i = lane = 0; i < nlanes; i++)
+        if (lane_end[i] < lane_end[lane]) lane = i;
+    lane_end[lane] = b > lane_end[lane] ? b : lane_end[lane];
+    const char *m = (const char *)sqlite3_column_text(s, 4), *path = (const char *)sqlite3_column_text(s, 5);
+    char name[64];
+    if (path) snprintf(name, sizeof name, "%s%s%s", m ? m : "", m ? " " : "", path);
+    else snprintf(name, sizeof name, "request %lld", (long long)sqlite3_column_int64(s, 0));
+    struct exp_slice *sl = exp_slice_add(&p->tracks[lane_track[lane]], a, b, name);
+    if (!sl || exp_arg_int(sl, "request_id", sqlite3_column_int64(s, 0)) ||
+        exp_arg_double(sl, "latency_msec", (double)(b - a) / 1e6))
+      rc = -1;
+  }
+  sqlite3_finalize(s);
+  return rc ? OOM(err, errlen) : 0;
+}
+
 int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct exp_proc *p, char *err,
                   size_t errlen) {
   memset(p, 0, sizeof *p);
@@ -438,6 +491,7 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
   if (rc == 0) rc = add_gen_counters(db, p, t0, err, errlen);
   if (rc == 0) rc = add_loh_waits(db, p, err, errlen);
   if (rc == 0) rc = add_firings(db, p, t0, err, errlen);
+  if (rc == 0) rc = add_requests(db, p, t0, err, errlen);
   for (size_t i = 0; rc == 0 && i < p->ntracks; i++) {
     struct exp_track *t = &p->tracks[i];
     if (t->kind == EXP_TRACK_COUNTER) {

@@ -17,6 +17,7 @@
 #include "gcs_insight.h"
 #include "ins_db.h"
 #include "ins_impact.h"
+#include "gcs_html.h"
 #include "gcs_output.h"
 
 #define CMD "impact"
@@ -52,7 +53,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
   [O_PID] = GCS_OPT_PID,
   [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
   [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
-  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv or json"),
+  [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv, json or html"),
   [O_DB] = GCS_OPT_DB,
   { 0 },
 };
@@ -60,7 +61,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
 static const struct gcs_cli_spec impact_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]] "
-           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json] [-d DB]",
+           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json|html] [-d DB]",
   .opts = impact_opts_table,
 };
 
@@ -197,6 +198,266 @@ static int requests_for(sqlite3 *db, const struct impact_opts *o, const struct i
   return -1;
 }
 
+/* ---- what the requests table adds: unpaired events, paths ------------------ */
+
+#define MAX_PATHS 20
+struct path_row { char *path; struct ins_impact r; };
+struct extras {
+  int have;                    /* requests from the requests table */
+  int64_t unpaired_start, unpaired_stop;
+  struct path_row paths[MAX_PATHS];
+  size_t npaths;
+};
+
+static void extras_free(struct extras *x) {
+  for (size_t i = 0; i < x->npaths; i++) { free(x->paths[i].path); ins_impact_free(&x->paths[i].r); }
+  x->npaths = 0;
+}
+
+/* Unpaired starts and stops, and per path (the MAX_PATHS with most requests)
+ * the same analysis on that path's requests. */
+static int load_extras(sqlite3 *db, const struct impact_opts *o, const struct ins_proc_key *k,
+                       const struct ins_pause *pauses, size_t npz, struct extras *x) {
+  memset(x, 0, sizeof *x);
+  if (o->requests_file || o->begin) return 0;
+  x->have = 1;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(end_ns IS NULL), 0), coalesce(sum(start_ns IS NULL), 0) FROM requests "
+                         "WHERE trace_id = ?1 AND pid = ?2", -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    x->unpaired_start = sqlite3_column_int64(st, 0);
+    x->unpaired_stop = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db, "SELECT path, count(*) AS n FROM requests WHERE trace_id = ?1 AND pid = ?2 AND path IS "
+                         "NOT NULL AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY path ORDER BY n DESC, path",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, k->trace_id);
+  sqlite3_bind_int(st, 2, k->pid);
+  while (x->npaths < MAX_PATHS && sqlite3_step(st) == SQLITE_ROW) {
+    const char *p = (const char *)sqlite3_column_text(st, 0);
+    if (!p || !(x->paths[x->npaths].path = strdup(p))) break;
+    x->npaths++;
+  }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db, "SELECT request_id, start_ns, end_ns FROM requests WHERE trace_id = ?1 AND pid = ?2 "
+                         "AND path = ?3 AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  int rc = 0;
+  for (size_t i = 0; i < x->npaths && rc == 0; i++) {
+    struct ins_request *v = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, k->trace_id);
+    sqlite3_bind_int(st, 2, k->pid);
+    sqlite3_bind_text(st, 3, x->paths[i].path, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 256;
+        struct ins_request *nv = realloc(v, cap * sizeof *nv);
+        if (!nv) { rc = -1; break; }
+        v = nv;
+      }
+      v[n++] = (struct ins_request){ (uint64_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                     sqlite3_column_int64(st, 2) };
+    }
+    if (rc == 0 && ins_impact_compute(v, n, pauses, npz, ins_default_cuts, 0, 0, &x->paths[i].r) != 0) rc = -1;
+    free(v);
+    if (rc) { free(x->paths[i].path); x->npaths = i; }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static void print_pcts_text(const char *label, const double *v) {
+  printf("  %s", label);
+  if (isnan(v[INS_N_PCTS - 1])) {   /* no request in the group */
+    printf(" none\n");
+    return;
+  }
+  for (int i = 0; i < INS_N_PCTS; i++) {
+    if (i == 2 || i == 4) continue;   /* p95 and p99.9: in the line above; this one fits 80 columns */
+    printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
+    rpt_num3(stdout, RPT_TEXT, v[i]);
+  }
+  printf("\n");
+}
+
+static void print_extras_text(const struct ins_impact *r, const struct extras *x) {
+  char lbl[64];
+  snprintf(lbl, sizeof lbl, "Without GC (%zu):", r->requests - r->affected);
+  print_pcts_text(lbl, r->pct_clean_ms);
+  snprintf(lbl, sizeof lbl, "With GC (%zu):", r->affected);
+  print_pcts_text(lbl, r->pct_hit_ms);
+  if (x->have && (x->unpaired_start || x->unpaired_stop))
+    printf("  Unpaired: %" PRId64 " started and not ended, %" PRId64 " ended and not started (left out)\n",
+           x->unpaired_start, x->unpaired_stop);
+  if (r->n_worst) printf("  GCs that cost requests most (request time inside their pauses):\n");
+  for (size_t i = 0; i < r->n_worst; i++)
+    printf("    GC #%-6u %10.3f ms in %zu request%s\n", r->worst[i].gc_index, r->worst[i].lost_ms,
+           r->worst[i].requests, r->worst[i].requests == 1 ? "" : "s");
+  if (x->npaths) {
+    printf("  %-30s %8s %9s %9s %9s %9s\n", "Path", "Requests", "p50 ms", "p99 ms", "Affected%", "GC share%");
+    for (size_t i = 0; i < x->npaths; i++) {
+      const struct ins_impact *p = &x->paths[i].r;
+      const char *path = x->paths[i].path;
+      size_t len = strlen(path);
+      printf("  %-30.30s %8zu", len > 30 ? path + len - 30 : path, p->requests);
+      double v[4] = { p->pct_ms[0], p->pct_ms[3], p->affected_pct,
+                      p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN };
+      for (int j = 0; j < 4; j++) {
+        if (isnan(v[j])) printf(" %9s", "unknown");
+        else printf(" %9.3f", v[j]);
+      }
+      printf("\n");
+    }
+  }
+}
+
+static void json_kv(const char *k, double v, int comma);
+
+static void json_pcts(const char *name, const double *v) {
+  printf(", \"%s\": {", name);
+  for (int i = 0; i < INS_N_PCTS; i++) json_kv(ins_impact_pct_names[i], v[i], i > 0);
+  printf("}");
+}
+
+static void print_extras_json(const struct ins_impact *r, const struct extras *x) {
+  printf(", \"without_gc_requests\": %zu", r->requests - r->affected);
+  json_pcts("percentiles_without_gc", r->pct_clean_ms);
+  json_pcts("percentiles_with_gc", r->pct_hit_ms);
+  if (x->have) printf(", \"unpaired_starts\": %" PRId64 ", \"unpaired_stops\": %" PRId64, x->unpaired_start,
+                      x->unpaired_stop);
+  else printf(", \"unpaired_starts\": null, \"unpaired_stops\": null");
+  printf(", \"worst_gcs\": [");
+  for (size_t i = 0; i < r->n_worst; i++) {
+    printf("%s{\"gc_index\": %u, \"requests\": %zu", i ? ", " : "", r->worst[i].gc_index, r->worst[i].requests);
+    json_kv("lost_ms", r->worst[i].lost_ms, 1);
+    printf("}");
+  }
+  printf("], \"paths\": [");
+  for (size_t i = 0; i < x->npaths; i++) {
+    const struct ins_impact *p = &x->paths[i].r;
+    printf("%s{\"path\": ", i ? ", " : "");
+    rpt_json_str(stdout, x->paths[i].path);
+    printf(", \"requests\": %zu, \"affected\": %zu", p->requests, p->affected);
+    json_kv("affected_pct", p->affected_pct, 1);
+    json_kv("latency_ms", p->total_latency_ms, 1);
+    json_kv("gc_ms", p->total_gc_ms, 1);
+    json_pcts("percentiles", p->pct_ms);
+    printf("}");
+  }
+  printf("]");
+}
+
+/* ---- HTML: the same figures, and the latency-vs-pause picture ------------ */
+
+static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv);
+
+static void html_num(double v) {
+  if (isnan(v)) printf("<td>unknown</td>");
+  else printf("<td>%.3f</td>", v);
+}
+
+static void html_head(void) {
+  printf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope impact</title>\n"
+         "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin:6px 0}"
+         "td,th{border:1px solid #bbb;padding:2px 5px;text-align:right}th{background:#eee}td.l{text-align:left}"
+         ".note{color:#555}.grid{stroke:#e4e4e4}</style></head><body>\n<h2>GC pause impact on request latency</h2>\n");
+}
+
+static void html_pct_row(const char *label, size_t n, const double *v) {
+  printf("<tr><td class=\"l\">%s</td><td>%zu</td>", label, n);
+  for (int i = 0; i < INS_N_PCTS; i++) html_num(v[i]);
+  printf("</tr>\n");
+}
+
+static void print_html(const struct ins_proc_key *k, const struct ins_impact *r, const struct extras *x,
+                       const struct ins_pause *pauses, size_t npz, long slowest) {
+  printf("<h3>Process %d", k->pid);
+  if (k->name[0]) { printf(" ("); rpt_html_str(stdout, k->name); printf(")"); }
+  printf(" (trace %" PRId64 ")</h3>\n<ul><li>Requests: %zu", k->trace_id, r->requests);
+  if (r->invalid) printf(" (%zu with end before start left out)", r->invalid);
+  if (x->have && (x->unpaired_start || x->unpaired_stop))
+    printf("</li><li>Unpaired: %" PRId64 " started and not ended, %" PRId64 " ended and not started (left out)",
+           x->unpaired_start, x->unpaired_stop);
+  printf("</li><li>Affected by GC: %zu (%.3f %%); GC impact in them: %.3f %% (%.3f ms of %.3f ms); hit by more than "
+         "one GC: %zu</li></ul>\n", r->affected, r->affected_pct, r->gc_impact_pct, r->affected_gc_ms,
+         r->affected_latency_ms, r->multi_gc);
+  printf("<table><tr><th>Latency ms</th><th>Requests</th>");
+  for (int i = 0; i < INS_N_PCTS; i++) printf("<th>%s</th>", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
+  printf("</tr>\n");
+  html_pct_row("All", r->requests, r->pct_ms);
+  html_pct_row("Without GC", r->requests - r->affected, r->pct_clean_ms);
+  html_pct_row("With GC", r->affected, r->pct_hit_ms);
+  printf("</table>\n<h4>Request latency vs GC pauses</h4>\n");
+  struct rpt_req_point *pt = malloc((r->n_slowest ? r->n_slowest : 1) * sizeof *pt);
+  struct rpt_span *sp = malloc((npz ? npz : 1) * sizeof *sp);
+  if (pt && sp) {
+    for (size_t i = 0; i < r->n_slowest; i++)
+      pt[i] = (struct rpt_req_point){ (double)(r->slowest[i].start_ns - k->trace_start_ns) / 1e6,
+                                      r->slowest[i].latency_ms, r->slowest[i].n_gcs > 0 };
+    for (size_t i = 0; i < npz; i++)
+      sp[i] = (struct rpt_span){ (double)(pauses[i].start_ns - k->trace_start_ns) / 1e6,
+                                 (double)(pauses[i].end_ns - k->trace_start_ns) / 1e6 };
+    rpt_svg_requests(stdout, pt, r->n_slowest, sp, npz);
+  }
+  free(pt);
+  free(sp);
+  if (r->n_worst) {
+    printf("<h4>GCs that cost requests most</h4>\n<table><tr><th>GC</th><th>Request time inside its pauses "
+           "(ms)</th><th>Requests</th></tr>\n");
+    for (size_t i = 0; i < r->n_worst; i++)
+      printf("<tr><td>#%u</td><td>%.3f</td><td>%zu</td></tr>\n", r->worst[i].gc_index, r->worst[i].lost_ms,
+             r->worst[i].requests);
+    printf("</table>\n");
+  }
+  if (x->npaths) {
+    printf("<h4>Per path</h4>\n<table><tr><th>Path</th><th>Requests</th><th>p50 ms</th><th>p99 ms</th>"
+           "<th>Affected %%</th><th>GC share %%</th></tr>\n");
+    for (size_t i = 0; i < x->npaths; i++) {
+      const struct ins_impact *p = &x->paths[i].r;
+      printf("<tr><td class=\"l\">");
+      rpt_html_str(stdout, x->paths[i].path);
+      printf("</td><td>%zu</td>", p->requests);
+      html_num(p->pct_ms[0]);
+      html_num(p->pct_ms[3]);
+      html_num(p->affected_pct);
+      html_num(p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN);
+      printf("</tr>\n");
+    }
+    printf("</table>\n");
+  }
+  printf("<h4>Bands</h4>\n<table><tr><th>Band</th><th>Requests</th><th>Latency ms</th><th>GC ms</th>"
+         "<th>GC share %%</th></tr>\n");
+  for (size_t b = 0; b < r->n_bands; b++) {
+    char lbl[48];
+    band_label(lbl, sizeof lbl, &r->bands[b], 0);
+    printf("<tr><td class=\"l\">");
+    rpt_html_str(stdout, lbl);
+    printf("</td><td>%zu</td>", r->bands[b].requests);
+    html_num(r->bands[b].latency_ms);
+    html_num(r->bands[b].gc_ms);
+    html_num(r->bands[b].gc_share_pct);
+    printf("</tr>\n");
+  }
+  printf("</table>\n<h4>Slowest requests</h4>\n<table><tr><th>Id</th><th>Start ms</th><th>Latency ms</th>"
+         "<th>GC ms</th><th>GCs</th></tr>\n");
+  for (size_t i = 0; i < r->n_slowest && (long)i < slowest; i++) {
+    const struct ins_slow_request *s = &r->slowest[i];
+    printf("<tr><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td class=\"l\">", s->id,
+           (double)(s->start_ns - k->trace_start_ns) / 1e6, s->latency_ms, s->gc_ms);
+    for (size_t j = 0; j < s->n_gcs; j++) printf("%s#%u", j ? " " : "", s->gcs[j]);
+    printf("</td></tr>\n");
+  }
+  printf("</table>\n");
+}
+
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv) {
   if (b->lo_pct < 0) snprintf(buf, cap, csv ? "le_p%g" : "<= P%g", b->hi_pct);
   else if (b->hi_pct > 100) snprintf(buf, cap, csv ? "gt_p%g" : "> P%g", b->lo_pct);
@@ -226,7 +487,8 @@ static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
   sqlite3_finalize(st);
 }
 
-static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r) {
+static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r,
+                       const struct extras *x) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
   printf("  Requests: %zu", r->requests);
@@ -245,6 +507,7 @@ static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct i
   printf(" ms of ");
   rpt_num3(stdout, RPT_TEXT, r->affected_latency_ms);
   printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
+  print_extras_text(r, x);
   print_split(db, k);
   printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
          "GC share %");
@@ -313,7 +576,7 @@ static void json_kv(const char *k, double v, int comma) {
   rpt_num3(stdout, RPT_JSON, v);
 }
 
-static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first) {
+static void print_json(const struct ins_proc_key *k, const struct ins_impact *r, int first, const struct extras *x) {
   printf("%s\n    {\"trace_id\": %" PRId64 ", \"pid\": %d, \"process\": ", first ? "" : ",", k->trace_id, k->pid);
   rpt_json_str(stdout, k->name);
   printf(", \"requests\": %zu, \"invalid_requests\": %zu, \"affected\": %zu", r->requests, r->invalid, r->affected);
@@ -351,7 +614,9 @@ static void print_json(const struct ins_proc_key *k, const struct ins_impact *r,
     for (size_t j = 0; j < s->n_gcs; j++) printf("%s%u", j ? ", " : "", s->gcs[j]);
     printf("]}");
   }
-  printf("]}");
+  printf("]");
+  print_extras_json(r, x);
+  printf("}");
 }
 
 static int parse_args(int argc, char **argv, struct impact_opts *o) {
@@ -384,7 +649,7 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     }
     case O_FORMAT: {
       char ferr[160];
-      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON), ferr, sizeof ferr);
+      int f = rpt_format_parse(p.value, RPT_F(RPT_TEXT) | RPT_F(RPT_CSV) | RPT_F(RPT_JSON) | RPT_F(RPT_HTML), ferr, sizeof ferr);
       if (f < 0) { gcs_cli_fail("%s", ferr); return -1; }
       o->fmt = (enum rpt_format)f;
       break;
@@ -444,6 +709,7 @@ int gcs_cmd_impact(int argc, char **argv) {
   size_t shown = 0;
   int header = 0;
   if (o.fmt == RPT_JSON) printf("{\"processes\": [");
+  if (o.fmt == RPT_HTML) html_head();
   for (size_t i = 0; i < np; i++) {
     if (o.pid >= 0 && procs[i].pid != o.pid) continue;
     struct ins_request *req = NULL;
@@ -461,18 +727,31 @@ int gcs_cmd_impact(int argc, char **argv) {
     }
     if (nr > 0) {
       struct ins_impact r;
-      if (ins_impact_compute(req, nr, pauses, npz, o.cuts, o.n_cuts, (size_t)o.slowest, &r) != 0) {
+      /* HTML draws every request: all of them come back, slowest first. */
+      size_t want = o.fmt == RPT_HTML ? nr : (size_t)o.slowest;
+      if (ins_impact_compute(req, nr, pauses, npz, o.cuts, o.n_cuts, want, &r) != 0) {
         fprintf(stderr, "gcscope %s: out of memory\n", CMD);
         free(req);
         free(pauses);
         goto out_json;
       }
-      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r);
+      struct extras x;
+      if (load_extras(db, &o, &procs[i], pauses, npz, &x) != 0) {
+        fprintf(stderr, "gcscope %s: reading the requests' paths: %s\n", CMD, sqlite3_errmsg(db));
+        extras_free(&x);
+        ins_impact_free(&r);
+        free(req);
+        free(pauses);
+        goto out_json;
+      }
+      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r, &x);
+      else if (o.fmt == RPT_HTML) print_html(&procs[i], &r, &x, pauses, npz, o.slowest);
       else if (o.fmt == RPT_CSV) {
         if (!header++) print_csv_header(&r);
         print_csv(&procs[i], &r);
-      } else print_json(&procs[i], &r, shown == 0);
+      } else print_json(&procs[i], &r, shown == 0, &x);
       shown++;
+      extras_free(&x);
       ins_impact_free(&r);
     }
     free(req);
@@ -481,11 +760,13 @@ int gcs_cmd_impact(int argc, char **argv) {
   rc = 0;
 out_json:
   if (o.fmt == RPT_JSON) printf("\n]}\n");
+  if (o.fmt == RPT_HTML) printf("</body></html>\n");
   if (rc == 0 && shown == 0) {
     fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
             o.requests_file ? "none of the CSV's rows match a process of the trace"
             : o.begin       ? "no begin/end event pairs"
-                            : "record RequestStart/RequestStop events, or give --requests FILE or --begin/--end");
+                            : "record them: librgc's RequestStart/RequestStop, `record --dotnet --requests aspnet` for "
+                              "a .NET service; or give --requests FILE or --begin/--end");
     rc = 1;
   }
 out:

@@ -4,6 +4,8 @@
  * matched against the event name, case-insensitively ('GCStart|GCEnd'). */
 #include <regex.h>
 #include <sqlite3.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +15,12 @@
 #include "gcs_gcdb.h"
 #include "gcs_output.h"
 
+/* A finite number of ms ("nan", "inf" and "1e400", which overflows, are not). */
 static int parse_ms(const char *s, double *out) {
   char *end;
+  errno = 0;
   *out = strtod(s, &end);
-  return *s && !*end ? 0 : -1;
+  return *s && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
 enum { O_TRACE, O_FILTER, O_FROM, O_TO, O_PID, O_DB };
@@ -48,8 +52,8 @@ int gcs_cmd_events(int argc, char **argv) {
     if (k == GCS_CLI_HELP) { gcs_cli_usage(&events_spec, stdout); return 0; }
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if (k == O_FILTER) filter = p.value;
-    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_fail("bad --from '%s'", p.value);
-    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_fail("bad --to '%s'", p.value);
+    else if (k == O_FROM && parse_ms(p.value, &from)) return gcs_cli_fail("bad --from '%s' (expected a finite number of ms)", p.value);
+    else if (k == O_TO && parse_ms(p.value, &to)) return gcs_cli_fail("bad --to '%s' (expected a finite number of ms)", p.value);
     else if (k == O_PID) pid = (int)p.ival;
     else if (k == O_TRACE) trace = p.ival;
     else if (k == O_DB) dbpath = p.value;

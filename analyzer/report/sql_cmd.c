@@ -11,6 +11,7 @@
 
 #include "gcs_cli.h"
 #include "gcs_report.h"
+#include "gcs_db.h"
 #include "gcs_gcdb.h"
 #include "rpt_line.h"
 #include "gcs_output.h"
@@ -181,6 +182,7 @@ int gcs_cmd_sql(int argc, char **argv) {
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write};
   sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
+  if (db && gcs_db_harden(db) != 0) { sqlite3_close(db); db = NULL; snprintf(err, sizeof err, "%s: cannot make the connection defensive", path); }
   if (!db) {
     fprintf(stderr, "gcscope sql: %s\n", err);
     return 1;

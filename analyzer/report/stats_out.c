@@ -9,7 +9,9 @@
 #include "gcs_enums.h"
 #include "gcs_events.h"
 #include "gcs_gcdb.h"
+#include "gcs_html.h"
 #include "gcs_output.h"
+#include "ins_impact.h"
 #include "stats_model.h"
 
 static const char *const cr_cols[GCS_CONDEMN_GROUP_COUNT] = {
@@ -534,6 +536,7 @@ static sqlite3 *second_connection(sqlite3 *db) {
   if (!file || !*file || sqlite3_open_v2(file, &d2, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
     goto out;
   sqlite3_busy_timeout(d2, GCS_INPUT_BUSY_MS);
+  if (gcs_db_harden(d2) != 0) goto out;
   if (sqlite3_exec(d2, "CREATE TEMP TABLE input_traces(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db, "SELECT id FROM temp.input_traces", -1, &ids, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(d2, "INSERT INTO temp.input_traces VALUES (?)", -1, &ins, NULL) != SQLITE_OK)
@@ -853,6 +856,69 @@ static void html_phases(FILE *o, const struct st_proc *p) {
   fprintf(o, "</table>\n");
 }
 
+/* When the process has requests (librgc's, or a .NET service's recorded with
+ * --requests): their latency against the GC pauses, as `impact --format
+ * html` draws it (ins_impact's figures; times from the first request or
+ * pause). */
+static void html_requests(FILE *o, sqlite3 *db, const struct st_proc *p) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT request_id, start_ns, end_ns FROM requests WHERE trace_id = ?1 AND pid = ?2 AND "
+                         "start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns", -1, &st, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, p->trace_id);
+  sqlite3_bind_int(st, 2, p->pid);
+  struct ins_request *rq = NULL;
+  size_t n = 0, cap = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      struct ins_request *nr = realloc(rq, cap * sizeof *nr);
+      if (!nr) break;
+      rq = nr;
+    }
+    rq[n++] = (struct ins_request){ (uint64_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                    sqlite3_column_int64(st, 2) };
+  }
+  sqlite3_finalize(st);
+  struct gcs_gcdb_pause *gp = NULL;
+  size_t ngp = 0;
+  char err[200];
+  struct ins_pause *ip = NULL;
+  struct rpt_req_point *pt = NULL;
+  struct rpt_span *sp = NULL;
+  struct ins_impact r;
+  memset(&r, 0, sizeof r);
+  if (n == 0 || gcs_gcdb_pauses(db, p->trace_id, p->pid, &gp, &ngp, err, sizeof err) != 0) goto out;
+  ip = malloc((ngp ? ngp : 1) * sizeof *ip);
+  sp = malloc((ngp ? ngp : 1) * sizeof *sp);
+  pt = malloc(n * sizeof *pt);
+  if (!ip || !sp || !pt) goto out;
+  int64_t t0 = rq[0].start_ns;
+  for (size_t i = 0; i < ngp; i++) {
+    ip[i] = (struct ins_pause){ gp[i].gc_index, gp[i].start_ns, gp[i].end_ns };
+    if (gp[i].start_ns < t0) t0 = gp[i].start_ns;
+  }
+  if (ins_impact_compute(rq, n, ip, ngp, ins_default_cuts, 3, n, &r) != 0) goto out;
+  for (size_t i = 0; i < r.n_slowest; i++)
+    pt[i] = (struct rpt_req_point){ (double)(r.slowest[i].start_ns - t0) / 1e6, r.slowest[i].latency_ms,
+                                    r.slowest[i].n_gcs > 0 };
+  for (size_t i = 0; i < ngp; i++)
+    sp[i] = (struct rpt_span){ (double)(gp[i].start_ns - t0) / 1e6, (double)(gp[i].end_ns - t0) / 1e6 };
+  fprintf(o, "<h4>Request latency vs GC pauses</h4>\n<p>%zu requests, %zu (%.3f %%) hit by a GC pause; latency p99 "
+             "%.3f ms", r.requests, r.affected, r.affected_pct, r.pct_ms[3]);
+  if (!isnan(r.pct_clean_ms[3])) fprintf(o, ", %.3f ms without GC", r.pct_clean_ms[3]);
+  if (!isnan(r.pct_hit_ms[3])) fprintf(o, ", %.3f ms with GC", r.pct_hit_ms[3]);
+  fprintf(o, " (<code>gcscope impact</code> has the rest). Time in ms from the first request or pause.</p>\n");
+  rpt_svg_requests(o, pt, r.n_slowest, sp, ngp);
+out:
+  ins_impact_free(&r);
+  free(rq);
+  free(gp);
+  free(ip);
+  free(sp);
+  free(pt);
+}
+
 void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_findings_early *early) {
   gcs_report_findings_fn findings = db ? st_findings_fn() : NULL;
   fprintf(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gcscope GCStats</title>\n"
@@ -948,6 +1014,7 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
                              *const hcol[] = { "#d05a00", "#2a9d3a", "#7f7f7f" };
     svg_chart(o, p, "Heap size (MB) over time", p->has_committed ? 3 : 2, hn, hc, hcol, 0);
     st_html_mmu_chart(o, &p->ov);
+    if (db) html_requests(o, db, p);
     fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");
     html_gc_table(o, p, 200, 0);
     fprintf(o, "<h4>LOH Allocation Pause (due to background GC) &gt; 200 Msec</h4>\n<table><tr><th>BGC Index</th>"

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gcs_text.h"
 #include "gcs_enums.h"
 #include "gcs_events.h"
 #include "gcs_output.h"
@@ -129,9 +130,13 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
 
 static void summary(FILE *out, const struct st_proc *p) {
   char a[48], b[48];
-  if (p->cmdline && *p->cmdline) para(out, "  CommandLine: ", 4, p->cmdline);
+  /* The trace's own text (a crafted trace can carry escape sequences): printable. */
+  static char cmd[4096], ver[256];
+  if (p->cmdline && *p->cmdline)
+    para(out, "  CommandLine: ", 4, gcs_text_printable(p->cmdline, strlen(p->cmdline), cmd, sizeof cmd));
+  if (p->runtime_version) gcs_text_printable(p->runtime_version, strlen(p->runtime_version), ver, sizeof ver);
   fprintf(out, "  Runtime: %s%s, %s GC, concurrent GC %s\n",
-          p->runtime_version ? "version " : "version unknown", p->runtime_version ? p->runtime_version : "",
+          p->runtime_version ? "version " : "version unknown", p->runtime_version ? ver : "",
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
@@ -515,7 +520,9 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
       idle++;   /* listed in one line at the end */
       continue;
     }
-    fprintf(out, "%sGC Stats for Process %5d: %s", shown++ ? "\n\n" : "", p->pid, p->name ? p->name : "?");
+    char nm[128];
+    fprintf(out, "%sGC Stats for Process %5d: %s", shown++ ? "\n\n" : "", p->pid,
+            p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "?");
     if (several) fprintf(out, "  [trace %lld: %s]", (long long)p->trace_id, p->trace_path ? p->trace_path : "?");
     fprintf(out, "\n");
     if (p->gc_count == 0) {
@@ -566,7 +573,9 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");
     for (int i = 0; i < m->nprocs; i++) {
       const struct st_proc *p = &m->procs[i];
-      if (p->gc_count == 0 && p->incomplete_count == 0) fprintf(out, " %d (%s)", p->pid, p->name ? p->name : "?");
+      char nm[128];
+      if (p->gc_count == 0 && p->incomplete_count == 0)
+        fprintf(out, " %d (%s)", p->pid, p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "?");
     }
     fprintf(out, "\n");
   }

@@ -77,6 +77,47 @@ static int cmp_slowest(const void *a, const void *b) {
   return (x->r->start_ns > y->r->start_ns) - (x->r->start_ns < y->r->start_ns);
 }
 
+/* Per GC index: request time its pauses took (worst GCs). */
+struct gc_cost { uint32_t gc; size_t requests; int64_t lost_ns; size_t last_req; };
+
+static int cmp_cost(const void *a, const void *b) {
+  const struct gc_cost *x = a, *y = b;
+  if (x->lost_ns != y->lost_ns) return x->lost_ns < y->lost_ns ? 1 : -1;
+  return (x->gc > y->gc) - (x->gc < y->gc);
+}
+
+static int cmp_cost_gc(const void *a, const void *b) {
+  const struct gc_cost *x = a, *y = b;
+  return (x->gc > y->gc) - (x->gc < y->gc);
+}
+
+/* Adds request ri's overlap with each pause to its GC's cost (cost sorted by gc). */
+static void charge(const struct pause_index *pi, const struct ins_request *r, size_t ri, struct gc_cost *cost,
+                   size_t ncost) {
+  size_t lo = 0, hi = pi->n;
+  int64_t from = r->start_ns - pi->longest;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pi->p[mid].start_ns < from) lo = mid + 1; else hi = mid;
+  }
+  for (size_t i = lo; i < pi->n && pi->p[i].start_ns < r->end_ns; i++) {
+    const struct ins_pause *q = &pi->p[i];
+    int64_t s = q->start_ns > r->start_ns ? q->start_ns : r->start_ns;
+    int64_t e = q->end_ns < r->end_ns ? q->end_ns : r->end_ns;
+    if (e <= s) continue;
+    struct gc_cost key = { q->gc_index, 0, 0, 0 };
+    struct gc_cost *c = bsearch(&key, cost, ncost, sizeof *cost, cmp_cost_gc);
+    if (!c) continue;
+    c->lost_ns += e - s;
+    if (c->last_req != ri + 1) { c->requests++; c->last_req = ri + 1; }
+  }
+}
+
+static void split_pcts(double *v, size_t n, double *out) {
+  ins_sort_doubles(v, n);
+  for (int i = 0; i < INS_N_PCTS; i++) out[i] = n ? ins_percentile_sorted(v, n, ins_impact_pcts[i]) / NS_PER_MS : NAN;
+}
+
 static int check_cuts(const double *cuts, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!(cuts[i] > 0 && cuts[i] < 100)) return -1;
@@ -91,7 +132,7 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
                        struct ins_impact *out) {
   memset(out, 0, sizeof *out);
   if (check_cuts(cuts, n_cuts) != 0) return -1;
-  for (int i = 0; i < INS_N_PCTS; i++) out->pct_ms[i] = NAN;
+  for (int i = 0; i < INS_N_PCTS; i++) out->pct_ms[i] = out->pct_clean_ms[i] = out->pct_hit_ms[i] = NAN;
   out->affected_pct = NAN;
   out->gc_impact_pct = NAN;
 
@@ -99,7 +140,9 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
   struct ins_timeline tl;
   struct pause_index pi = {0};
   struct req_fig *fig = NULL;
-  double *lat = NULL, *cutv = NULL;
+  double *lat = NULL, *cutv = NULL, *clean = NULL, *hit = NULL;
+  struct gc_cost *cost = NULL;
+  size_t ncost = 0, nclean = 0, nhit = 0;
   uint32_t *buf = NULL;
   size_t cap = 0;
   if (ins_timeline_build(&tl, pauses, n_pauses) != 0) return -1;
@@ -110,7 +153,10 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
   cutv = malloc((n_cuts ? n_cuts : 1) * sizeof *cutv);
   out->n_bands = n_cuts + 1;
   out->bands = calloc(out->n_bands, sizeof *out->bands);
-  if (!pi.p || !fig || !lat || !cutv || !out->bands) goto done;
+  clean = malloc((n_req ? n_req : 1) * sizeof *clean);
+  hit = malloc((n_req ? n_req : 1) * sizeof *hit);
+  cost = calloc(n_pauses ? n_pauses : 1, sizeof *cost);
+  if (!pi.p || !fig || !lat || !cutv || !out->bands || !clean || !hit || !cost) goto done;
   for (size_t i = 0; i < n_pauses; i++) {
     if (pauses[i].end_ns <= pauses[i].start_ns) continue;
     pi.p[pi.n++] = pauses[i];
@@ -118,6 +164,14 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
       pi.longest = pauses[i].end_ns - pauses[i].start_ns;
   }
   qsort(pi.p, pi.n, sizeof *pi.p, cmp_pause);
+  for (size_t i = 0; i < pi.n; i++) cost[ncost++].gc = pi.p[i].gc_index;
+  qsort(cost, ncost, sizeof *cost, cmp_cost_gc);
+  {
+    size_t u = 0;
+    for (size_t i = 0; i < ncost; i++)
+      if (u == 0 || cost[u - 1].gc != cost[i].gc) cost[u++] = cost[i];
+    ncost = u;
+  }
 
   size_t n = 0;
   double aff_lat = 0, aff_gc = 0, all_lat = 0, all_gc = 0;
@@ -131,7 +185,9 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
     n++;
     all_lat += l;
     all_gc += g;
+    if (g > 0) hit[nhit++] = l; else clean[nclean++] = l;
     if (g > 0) {
+      charge(&pi, r, i, cost, ncost);
       out->affected++;
       aff_lat += l;
       aff_gc += g;
@@ -148,6 +204,13 @@ int ins_impact_compute(const struct ins_request *req, size_t n_req,
   if (n > 0) out->affected_pct = (double)out->affected * 100.0 / (double)n;
   if (aff_lat > 0) out->gc_impact_pct = aff_gc * 100.0 / aff_lat;
 
+  split_pcts(clean, nclean, out->pct_clean_ms);
+  split_pcts(hit, nhit, out->pct_hit_ms);
+  qsort(cost, ncost, sizeof *cost, cmp_cost);
+  for (size_t i = 0; i < ncost && i < INS_WORST_GCS && cost[i].lost_ns > 0; i++) {
+    out->worst[i] = (struct ins_worst_gc){ cost[i].gc, cost[i].requests, (double)cost[i].lost_ns / NS_PER_MS };
+    out->n_worst = i + 1;
+  }
   ins_sort_doubles(lat, n);
   for (int i = 0; i < INS_N_PCTS; i++)
     out->pct_ms[i] = ins_percentile_sorted(lat, n, ins_impact_pcts[i]) / NS_PER_MS;
@@ -203,6 +266,9 @@ done:
   free(fig);
   free(lat);
   free(cutv);
+  free(clean);
+  free(hit);
+  free(cost);
   free(buf);
   if (rc != 0) ins_impact_free(out);
   return rc;

@@ -34,7 +34,17 @@ static int cmp_str(const void *a, const void *b) {
 
 /* The directories on the path from the walk's start to the current one,
  * by device and inode: a directory met again among them is a symlink loop. */
-struct ancestors { dev_t dev[64]; ino_t ino[64]; int n; };
+struct ancestors { dev_t dev[64]; ino_t ino[64]; int n; const char *real_base; };
+
+/* 1 when the symlink at p resolves to the walk's start or below it. */
+static int link_inside(const char *p, const char *real_base) {
+  char *r = realpath(p, NULL);
+  if (!r) return 1;  /* dangling or a loop: the stat below says which */
+  size_t n = strlen(real_base);
+  int in = strncmp(r, real_base, n) == 0 && (r[n] == '\0' || r[n] == '/' || (n == 1 && real_base[0] == '/'));
+  free(r);
+  return in;
+}
 
 static void walk_error(char *err, size_t errlen, const char *path, int e) {
   if (e == EACCES || e == EPERM) snprintf(err, errlen, "%s: permission denied", path);
@@ -61,19 +71,31 @@ static int walk(const char *dir, const struct stat *dst, struct ancestors *up, s
   up->ino[up->n] = dst->st_ino;
   up->n++;
   struct dirent *de;
-  int rc = 0;
+  int rc = 0, has_metadata = 0;
+  char *special = NULL;  /* the first entry neither a file nor a directory (a FIFO, a device) */
   while (rc == 0 && (de = readdir(d)) != NULL) {
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
     size_t n = strlen(dir) + strlen(de->d_name) + 2;
     char *p = malloc(n);
     if (!p) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
     snprintf(p, n, "%s/%s", dir, de->d_name);
-    struct stat st;
-    if (stat(p, &st) == 0) {
+    struct stat st, lst;
+    if (lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode) && !link_inside(p, up->real_base)) {
+      /* Followed, a link could pull in unrelated traces (or /dev/zero). */
+      snprintf(err, errlen, "%s: a symlink leading outside %s (not followed: import its target itself)", p,
+               up->real_base);
+      rc = -1;
+    } else if (stat(p, &st) == 0) {
       if (S_ISDIR(st.st_mode)) rc = walk(p, &st, up, found, err, errlen);
-      else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0 && strvec_push(found, dir) != 0) {
-        snprintf(err, errlen, "out of memory");
-        rc = -1;
+      else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0) {
+        has_metadata = 1;
+        if (strvec_push(found, dir) != 0) {
+          snprintf(err, errlen, "out of memory");
+          rc = -1;
+        }
+      } else if (!S_ISREG(st.st_mode) && !special) {
+        special = p;
+        p = NULL;
       }
     } else if (errno == ELOOP) {
       snprintf(err, errlen, "%s: symlink loop", p);
@@ -85,6 +107,15 @@ static int walk(const char *dir, const struct stat *dst, struct ancestors *up, s
     free(p);
   }
   closedir(d);
+  /* In a trace directory every other file is a stream file libbabeltrace2
+   * would skip without a word (a FIFO) or read forever (a link to
+   * /dev/zero is a device). */
+  if (rc == 0 && has_metadata && special) {
+    snprintf(err, errlen, "%s: not a regular file (a FIFO, socket or device where a trace's stream file should be)",
+             special);
+    rc = -1;
+  }
+  free(special);
   up->n--;
   return rc;
 }
@@ -126,8 +157,16 @@ int gcs_ctf_find(const char *path, struct gcs_ctf_session **out, int *nout, char
     free(base);
     return -1;
   }
-  struct ancestors up = { .n = 0 };
-  if (walk(base, &st, &up, &found, err, errlen) != 0) {
+  char *real_base = realpath(base, NULL);
+  if (!real_base) {
+    walk_error(err, errlen, path, errno);
+    free(base);
+    return -1;
+  }
+  struct ancestors up = { .n = 0, .real_base = real_base };
+  int wrc = walk(base, &st, &up, &found, err, errlen);
+  free(real_base);
+  if (wrc != 0) {
     strvec_free(&found); free(base);
     return -1;
   }

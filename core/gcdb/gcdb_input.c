@@ -21,6 +21,24 @@ static int is_sqlite_file(const char *path) {
   return n == 16 && memcmp(hdr, "SQLite format 3", 16) == 0;
 }
 
+/* A database whose first 16 bytes ("SQLite format 3") are damaged: the
+ * rest of its header still is SQLite's (the payload fractions 64, 32, 32 at
+ * bytes 21..23, file format versions 1 or 2 at 18 and 19), or the name says
+ * database. Such a file is reported as a corrupt database, not imported as
+ * a trace (which would say "not a trace" and create ./gcscope.db). */
+static int looks_like_damaged_db(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  unsigned char h[24] = {0};
+  size_t n = fread(h, 1, sizeof h, f);
+  fclose(f);
+  if (n == sizeof h && (h[18] == 1 || h[18] == 2) && (h[19] == 1 || h[19] == 2) && h[21] == 64 && h[22] == 32 &&
+      h[23] == 32)
+    return 1;
+  const char *dot = strrchr(path, '.');
+  return dot && (strcmp(dot, ".db") == 0 || strcmp(dot, ".sqlite") == 0 || strcmp(dot, ".sqlite3") == 0);
+}
+
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
   if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK) return 0;
   snprintf(err, errlen, "database: %s", sqlite3_errmsg(db));
@@ -31,20 +49,32 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
  * already there) into *ids (malloc'ed). */
 static int import_trace(const char *path, const char *db_path, FILE *progress, int64_t **ids, int *nids, char *err,
                         size_t errlen) {
+  /* A database this call creates is removed again when the import commits
+   * nothing: a report on a bad trace leaves no ./gcscope.db behind. */
+  struct stat st;
+  int absent = stat(db_path, &st) != 0 && errno == ENOENT;
   sqlite3 *db = gcs_db_open(db_path, err, errlen);
-  if (!db) return -1;
+  if (!db) {
+    if (absent) unlink(db_path);
+    return -1;
+  }
   struct gcs_import_totals *tot = malloc(sizeof *tot);
   if (!tot) {
     sqlite3_close(db);
+    if (absent) unlink(db_path);
     snprintf(err, errlen, "out of memory");
     return -1;
   }
   const char *paths[1] = {path};
   struct gcs_import_opts o = {.out = progress};
   if (isatty(STDERR_FILENO)) o.progress = gcs_import_progress_line;   /* a long import shows where it is */
-  fprintf(progress, "importing %s into %s\n", path, db_path);
+  /* On a terminal, say where the import goes before a long wait; otherwise
+   * the engine's summary line after it is enough, and a bad trace gets only
+   * its one error line. */
+  if (isatty(fileno(progress))) fprintf(progress, "importing %s into %s\n", path, db_path);
   int rc = gcs_import_paths_db(db, paths, 1, &o, tot, err, errlen);
   sqlite3_close(db);
+  if (rc != 0 && absent && tot->traces_imported == 0 && tot->traces_skipped == 0) unlink(db_path);
   if (rc == 0 && tot->ntrace_ids > GCS_IMPORT_MAX_IDS) {
     snprintf(err, errlen, "%s: holds %d traces, more than the %d a report takes: import it with `gcscope import` "
              "and report on the database with --trace ID", path, tot->ntrace_ids, GCS_IMPORT_MAX_IDS);
@@ -142,6 +172,10 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
       snprintf(err, errlen, "%s: not a gcscope database", arg);
       return -1;
     }
+    if (S_ISREG(st.st_mode) && looks_like_damaged_db(arg)) {
+      snprintf(err, errlen, "%s: corrupt database (its SQLite header is damaged or missing)", arg);
+      return -1;
+    }
     snprintf(in->db_path, sizeof in->db_path, "%s", opts->db_path ? opts->db_path : GCS_DB_DEFAULT_PATH);
     if (import_trace(arg, in->db_path, opts->progress ? opts->progress : stderr, &ids, &nids, err, errlen))
       return -1;
@@ -157,12 +191,19 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
   }
   /* Before anything reads the schema: an import may hold the write lock. */
   sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+  gcs_db_harden(db);
   gcs_db_functions(db);
   int have = 0;
   if (has_gcscope_tables(db, &have, err, errlen)) {
     char why[256];
+    int code = sqlite3_errcode(db);
     snprintf(why, sizeof why, "%s", err);
-    snprintf(err, errlen, "%s: not a gcscope database (%s)", in->db_path, why);
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      snprintf(err, errlen, "%s: busy: an import is writing; retry or wait", in->db_path);
+    else if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+      snprintf(err, errlen, "%s: corrupt database (%s)", in->db_path, why);
+    else
+      snprintf(err, errlen, "%s: not a gcscope database (%s)", in->db_path, why);
     goto fail;
   }
   if (!have && !opts->allow_empty) {
@@ -187,6 +228,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
       goto fail;
     }
     sqlite3_busy_timeout(db, GCS_INPUT_BUSY_MS);
+    gcs_db_harden(db);
     gcs_db_functions(db);
   }
   if (fill_scope(db, ids, nids, have, opts->trace_id, in->imported ? arg : in->db_path, err, errlen)) goto fail;

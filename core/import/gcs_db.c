@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gcs_tables.h"
@@ -29,6 +30,8 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gc_process_summary", "heap_count_max", "INTEGER" },
   { "gc_process_summary", "heap_count_changes", "INTEGER" },
   { "gc_process_summary", "total_runtime_pause_msec", "REAL" },
+  { "requests", "method", "TEXT" },
+  { "requests", "path", "TEXT" },
   /* issue 26: GC phase times (GCGlobalHeapHistory v4), committed memory (GCCommittedUsage) */
   { "gcs", "phase_mark_root_usec", "INTEGER" },
   { "gcs", "phase_mark_short_weak_usec", "INTEGER" },
@@ -193,6 +196,24 @@ static int add_missing_columns(sqlite3 *db, char **msg) {
 
 /* Can files be created beside path? (Errors other than EACCES/EROFS: let
  * SQLite report them.) */
+/* fts3_tokenizer() hands out (one argument) or takes (two) a raw C pointer:
+ * a leak of the address space, and with the second form a jump anywhere. */
+static int deny_unsafe(void *ud, int action, const char *a1, const char *a2, const char *a3, const char *a4) {
+  (void)ud; (void)a1; (void)a3; (void)a4;
+  if (action == SQLITE_FUNCTION && a2 && sqlite3_stricmp(a2, "fts3_tokenizer") == 0) return SQLITE_DENY;
+  return SQLITE_OK;
+}
+
+int gcs_db_harden(sqlite3 *db) {
+  int rc = 0, on = 0;
+  rc |= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, &on) != SQLITE_OK || on != 0;
+  rc |= sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on) != SQLITE_OK || on != 1;
+  rc |= sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &on) != SQLITE_OK || on != 0;
+  rc |= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, &on) != SQLITE_OK;
+  rc |= sqlite3_set_authorizer(db, deny_unsafe, NULL) != SQLITE_OK;
+  return rc ? -1 : 0;
+}
+
 static int dir_writable(const char *path) {
   char *dir = strdup(path);
   if (!dir) return 1;
@@ -242,6 +263,12 @@ static int check_target(sqlite3 *db, const char *path, char *err, size_t errlen)
 
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   sqlite3 *db = NULL;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "%s: is a directory (the database is a file: -d %s%sgcscope.db?)", path, path,
+             path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
+    return NULL;
+  }
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK) {
     int exists = access(path, F_OK) == 0;
@@ -253,7 +280,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   sqlite3_busy_timeout(db, 5000);
-  if (gcs_db_functions(db) != 0) {
+  if (gcs_db_harden(db) != 0 || gcs_db_functions(db) != 0) {
     snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
     sqlite3_close(db);
     return NULL;

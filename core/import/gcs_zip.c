@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "gcs_text.h"
+
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -72,6 +74,11 @@ uint64_t gcs_zip_default_limit(uint64_t zip_bytes) {
   return l;
 }
 
+/* "name" as it can be printed (an entry name is the archive maker's bytes). */
+static const char *shown(const char *name, char *buf, size_t cap) {
+  return gcs_text_printable(name, strlen(name), buf, cap);
+}
+
 /* inflate_to's results besides 0. */
 enum { ZIP_CORRUPT = -1, ZIP_WRITE = -2, ZIP_CANCELLED = -3 };
 
@@ -124,16 +131,21 @@ static int inflate_to(FILE *in, FILE *out, uint32_t csize, uint32_t usize, int m
   return zr == Z_STREAM_END && written == usize ? 0 : ZIP_CORRUPT;
 }
 
-/* The sum of the entries' declared sizes, or -1 if the directory is corrupt. */
-static int64_t declared_total(const uint8_t *cd, uint32_t cdsize, unsigned nent) {
+/* What the central directory declares: the sum of the entries' sizes and
+ * of their directory depths (the directories an extraction walks or makes:
+ * "a/b/c" counts 2). -1 if the directory is corrupt. */
+static int declared_totals(const uint8_t *cd, uint32_t cdsize, unsigned nent, uint64_t *bytes, uint64_t *dirs) {
   size_t pos = 0;
-  uint64_t total = 0;
+  *bytes = *dirs = 0;
   for (unsigned i = 0; i < nent; i++) {
     if (pos + 46 > cdsize || le32(cd + pos) != 0x02014b50) return -1;
-    total += le32(cd + pos + 24);
-    pos += 46 + (size_t)le16(cd + pos + 28) + le16(cd + pos + 30) + le16(cd + pos + 32);
+    *bytes += le32(cd + pos + 24);
+    uint16_t nlen = le16(cd + pos + 28);
+    if (pos + 46 + nlen > cdsize) return -1;
+    for (uint16_t k = 0; k < nlen; k++) *dirs += cd[pos + 46 + k] == '/';
+    pos += 46 + (size_t)nlen + le16(cd + pos + 30) + le16(cd + pos + 32);
   }
-  return (int64_t)total;
+  return 0;
 }
 
 static void write_error(char *err, size_t errlen, const char *zip_path, const char *dir, const char *out, int e) {
@@ -141,7 +153,10 @@ static void write_error(char *err, size_t errlen, const char *zip_path, const ch
     snprintf(err, errlen, "%s: no space left on device while extracting into %s (set TMPDIR to a larger file "
              "system)", zip_path, dir);
   else
-    snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, out, strerror(e ? e : EIO));
+  {
+    char safe[512];
+    snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, shown(out, safe, sizeof safe), strerror(e ? e : EIO));
+  }
 }
 
 int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char **out_dir, char *err,
@@ -179,14 +194,21 @@ int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char
     snprintf(err, errlen, "%s: truncated zip archive", zip_path);
     return -1;
   }
-  int64_t total = declared_total(cd, cdsize, nent);
+  uint64_t total, dirs;
+  int bad = declared_totals(cd, cdsize, nent, &total, &dirs);
   uint64_t limit = lim->max_bytes ? lim->max_bytes : gcs_zip_default_limit((uint64_t)fsize);
-  if (total < 0 || (uint64_t)total > limit) {
+  uint64_t max_dirs = lim->max_dirs ? lim->max_dirs : GCS_ZIP_MAX_DIRS;
+  if (bad || total > limit || dirs > max_dirs) {
     free(cd); fclose(f);
-    if (total < 0) snprintf(err, errlen, "%s: corrupt zip central directory", zip_path);
-    else snprintf(err, errlen, "%s: expands to %.1f MB, more than the %.1f MB allowed for a %.1f MB archive "
-                  "(a zip bomb?; GCSCOPE_ZIP_MAX_MB raises the limit)", zip_path, (double)total / 1e6,
-                  (double)limit / 1e6, (double)fsize / 1e6);
+    if (bad) snprintf(err, errlen, "%s: corrupt zip central directory", zip_path);
+    else if (total > limit)
+      snprintf(err, errlen, "%s: expands to %.1f MB, more than the %.1f MB allowed for a %.1f MB archive "
+               "(a zip bomb?; GCSCOPE_ZIP_MAX_MB raises the limit)", zip_path, (double)total / 1e6,
+               (double)limit / 1e6, (double)fsize / 1e6);
+    else
+      snprintf(err, errlen, "%s: %u entries nest %llu directory levels in all, more than the %llu a trace "
+               "archive may (a directory bomb?)", zip_path, (unsigned)nent, (unsigned long long)dirs,
+               (unsigned long long)max_dirs);
     return -1;
   }
   const char *tmp = getenv("TMPDIR");
@@ -200,7 +222,9 @@ int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char
   }
   size_t pos = 0;
   int rc = 0;
+  char safe[256];
   for (unsigned i = 0; i < nent && rc == 0; i++) {
+    if (lim->cancel && *lim->cancel) { snprintf(err, errlen, "interrupted"); rc = -1; break; }
     if (pos + 46 > cdsize || le32(cd + pos) != 0x02014b50) {
       snprintf(err, errlen, "%s: corrupt zip central directory", zip_path); rc = -1; break;
     }
@@ -215,9 +239,10 @@ int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char
     memcpy(name, h + 46, cn);
     name[cn] = '\0';
     pos += 46 + (size_t)nlen + xlen + clen;
-    if (!safe_name(name)) { snprintf(err, errlen, "%s: unsafe entry name \"%s\"", zip_path, name); rc = -1; break; }
+    if (!safe_name(name)) { snprintf(err, errlen, "%s: unsafe entry name \"%s\"", zip_path, shown(name, safe, sizeof safe)); rc = -1; break; }
     if ((flags & 1) || (method != 0 && method != 8)) {
-      snprintf(err, errlen, "%s: entry \"%s\" is encrypted or uses an unsupported method", zip_path, name);
+      snprintf(err, errlen, "%s: entry \"%s\" is encrypted or uses an unsupported method", zip_path,
+               shown(name, safe, sizeof safe));
       rc = -1; break;
     }
     size_t plen = strlen(dir) + 1 + strlen(name) + 1;
@@ -225,24 +250,26 @@ int gcs_zip_extract(const char *zip_path, const struct gcs_zip_limits *lim, char
     if (!out) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
     snprintf(out, plen, "%s/%s", dir, name);
     if (make_parents(out, strlen(dir) + 1) != 0) {
-      snprintf(err, errlen, "%s: cannot create %s: %s", zip_path, out, strerror(errno));
+      int e = errno;
+      snprintf(err, errlen, "%s: cannot create %s: %s", zip_path, shown(out, safe, sizeof safe), strerror(e));
       free(out); rc = -1; break;
     }
     if (name[strlen(name) - 1] == '/') { free(out); continue; }  /* directory entry */
     uint8_t lh[30];
     if (read_at(f, (long)loff, lh, 30) != 0 || le32(lh) != 0x04034b50 ||
         fseek(f, (long)loff + 30 + le16(lh + 26) + le16(lh + 28), SEEK_SET) != 0) {
-      snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, name);
+      snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, shown(name, safe, sizeof safe));
       free(out); rc = -1; break;
     }
     FILE *o = fopen(out, "wb");
     if (!o) {
-      snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, out, strerror(errno));
+      int e = errno;
+      snprintf(err, errlen, "%s: cannot write %s: %s", zip_path, shown(out, safe, sizeof safe), strerror(e));
       free(out); rc = -1; break;
     }
     int ir = inflate_to(f, o, csize, usize, method, lim->cancel);
     int we = errno;
-    if (ir == ZIP_CORRUPT) snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, name);
+    if (ir == ZIP_CORRUPT) snprintf(err, errlen, "%s: corrupt or truncated entry \"%s\"", zip_path, shown(name, safe, sizeof safe));
     else if (ir == ZIP_CANCELLED) snprintf(err, errlen, "interrupted");
     else if (ir == ZIP_WRITE) write_error(err, errlen, zip_path, dir, out, we);
     if (ir) rc = -1;

@@ -522,6 +522,12 @@ struct trace_result {
 /* Finish the writer, update the traces row, commit and print the summary. */
 static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, const char *label,
                      const struct trace_result *tr, char *err, size_t errlen) {
+  /* An empty trace is a failed recording or the wrong directory: saying
+   * "imported" and storing a trace of nothing would hide that. */
+  if (tr->events == 0) {
+    snprintf(err, errlen, "%s: no events in this trace (an empty recording?): nothing imported", label);
+    return -1;
+  }
   if (imw_finish(w, tr->hostname, err, errlen) != 0) return -1;
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(c->db,
@@ -779,6 +785,7 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
   uint8_t *buf = malloc(1 << 20);
   int rc = s && buf ? 0 : -1;
   if (rc) snprintf(err, errlen, "%s: out of memory", path);
+  if (rc == 0) rc = gcs_nettrace_stream_load_requests(s, path, err, errlen);
   const char *gzwhy = NULL;
   while (rc == 0) {
     int n = gzread(gz, buf, 1 << 20);
@@ -938,7 +945,7 @@ static int zip_nt_visit(const char *p, const struct stat *sb, int flag, struct F
 
 static int import_zip(struct import_ctx *c, const char *path, char *err, size_t errlen) {
   char *tmp;
-  struct gcs_zip_limits lim = { 0, c->opts->cancel };
+  struct gcs_zip_limits lim = { .cancel = c->opts->cancel };
   if (gcs_zip_extract(path, &lim, &tmp, err, errlen) != 0) return -1;
   struct zip_nt z = { c, path, 0, 0, err, errlen };
   g_zip_nt = &z;

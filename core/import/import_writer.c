@@ -24,7 +24,7 @@ static const char *const stmt_sql[S_COUNT] = {
   "INSERT INTO event_blocks(trace_id, ticks, first_ns, last_ns, events, data) VALUES(?,?,?,?,?,?)",
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
   "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
-  "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+  "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns, method, path) VALUES(?,?,?,?,?,?,?,?)",
   "INSERT INTO lost_events(trace_id, stream, ts_ns, count) VALUES(?,?,?,?)",
   "INSERT OR IGNORE INTO types(name) VALUES(?)",
   "SELECT id FROM types WHERE name = ?",
@@ -36,7 +36,7 @@ struct type_slot { char *name; int64_t id; uint64_t hash; };
 /* A request's slot in the open-addressing table; a closed slot stays as a
  * tombstone so probe chains stay intact. */
 enum req_state { REQ_EMPTY, REQ_OPEN, REQ_CLOSED };
-struct req_slot { enum req_state state; int32_t pid, tid; uint64_t id, start_ns; };
+struct req_slot { enum req_state state; int32_t pid, tid; uint64_t id, start_ns; char *method, *path; };
 
 struct imw {
   sqlite3 *db;
@@ -116,6 +116,10 @@ void imw_close(struct imw *w) {
   for (int i = 0; i < S_COUNT; i++) sqlite3_finalize(w->st[i]);
   for (size_t i = 0; i < w->captypes; i++) free(w->types[i].name);
   free(w->types);
+  for (size_t i = 0; i < w->capreqs; i++) {
+    free(w->reqs[i].method);
+    free(w->reqs[i].path);
+  }
   free(w->reqs);
   for (size_t i = 0; i < w->nprocs; i++) { free(w->procs[i].command_line); free(w->procs[i].runtime_version); }
   free(w->procs);
@@ -289,9 +293,11 @@ static int type_id(struct imw *w, const char *name, int64_t *id, char *err, size
 
 /* ---- requests (paired) ---------------------------------------------------- */
 
-static int req_insert(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint64_t start, uint64_t end,
-                      char *err, size_t errlen) {
+static int req_insert_mp(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint64_t start, uint64_t end,
+                         const char *method, const char *path, char *err, size_t errlen) {
   sqlite3_stmt *s = w->st[S_REQ];
+  if (method && *method) sqlite3_bind_text(s, 7, method, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 7);
+  if (path && *path) sqlite3_bind_text(s, 8, path, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 8);
   sqlite3_bind_int(s, 2, pid);
   sqlite3_bind_int64(s, 3, (int64_t)id);
   sqlite3_bind_int(s, 4, tid);
@@ -300,13 +306,33 @@ static int req_insert(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint
   return step(w, s, err, errlen);
 }
 
+static int req_insert(struct imw *w, int32_t pid, uint64_t id, int32_t tid, uint64_t start, uint64_t end,
+                      char *err, size_t errlen) {
+  return req_insert_mp(w, pid, id, tid, start, end, NULL, NULL, err, errlen);
+}
+
+static int req_insert_slot(struct imw *w, struct req_slot *r, uint64_t end, char *err, size_t errlen) {
+  int rc = req_insert_mp(w, r->pid, r->id, r->tid, r->start_ns, end, r->method, r->path, err, errlen);
+  free(r->method);
+  free(r->path);
+  r->method = r->path = NULL;
+  return rc;
+}
+
 static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int create) {
   if (create && w->nreqs * 2 >= w->capreqs) {
-    size_t cap = w->capreqs ? w->capreqs * 2 : 256;
+    /* Rebuilt from the open requests only: closed ones (tombstones) go, so
+     * the table is sized by the requests in flight, not by all of a long
+     * recording's. */
+    size_t open = 0;
+    for (size_t i = 0; i < w->capreqs; i++) open += w->reqs[i].state == REQ_OPEN;
+    size_t cap = 256;
+    while (cap < (open + 1) * 4) cap *= 2;
     struct req_slot *nt = calloc(cap, sizeof *nt);
     if (!nt) return NULL;
+    w->nreqs = open;
     for (size_t i = 0; i < w->capreqs; i++) {
-      if (w->reqs[i].state == REQ_EMPTY) continue;
+      if (w->reqs[i].state != REQ_OPEN) continue;
       size_t h = hash_u64(w->reqs[i].id ^ ((uint64_t)(uint32_t)w->reqs[i].pid << 32)) & (cap - 1);
       while (nt[h].state != REQ_EMPTY) h = (h + 1) & (cap - 1);
       nt[h] = w->reqs[i];
@@ -329,23 +355,32 @@ static struct req_slot *req_find(struct imw *w, int32_t pid, uint64_t id, int cr
   return &w->reqs[h];
 }
 
+static char *dup_nonempty(const char *s) { return s && *s ? strdup(s) : NULL; }
+
+/* librgc's RequestStart/Stop and .NET's SourceRequestStart/Stop (method
+ * and path from the start event). */
 static int on_request(struct imw *w, const struct gcs_event *ev, int start, char *err, size_t errlen) {
-  uint64_t id = ev->u.RequestStart.Id;
+  int source = ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop;
+  uint64_t id = source ? ev->u.SourceRequestStart.Id : ev->u.RequestStart.Id;
   struct req_slot *r = req_find(w, ev->pid, id, 0);
   if (start) {
     if (r) { /* a second start for an open id: close the first as unfinished */
-      if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
+      if (req_insert_slot(w, r, 0, err, errlen) != 0) return -1;
     } else if (!(r = req_find(w, ev->pid, id, 1))) {
       snprintf(err, errlen, "out of memory");
       return -1;
     }
     r->tid = ev->tid;
     r->start_ns = ev->ts_ns;
+    if (source) {
+      r->method = dup_nonempty(ev->u.SourceRequestStart.Method);
+      r->path = dup_nonempty(ev->u.SourceRequestStart.Path);
+    }
     return 0;
   }
   if (!r) return req_insert(w, ev->pid, id, ev->tid, 0, ev->ts_ns, err, errlen);
   r->state = REQ_CLOSED;
-  return req_insert(w, r->pid, r->id, r->tid, r->start_ns, ev->ts_ns, err, errlen);
+  return req_insert_slot(w, r, ev->ts_ns, err, errlen);
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -466,7 +501,11 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
     break;
   case gcs_kind_RequestStart:
   case gcs_kind_RequestStop:
-    if (on_request(w, ev, ev->kind == gcs_kind_RequestStart, err, errlen) != 0) return -1;
+  case gcs_kind_SourceRequestStart:
+  case gcs_kind_SourceRequestStop:
+    if (on_request(w, ev, ev->kind == gcs_kind_RequestStart || ev->kind == gcs_kind_SourceRequestStart, err,
+                   errlen) != 0)
+      return -1;
     break;
   case gcs_kind_RuntimeInformationStart:
   case gcs_kind_RuntimeInformation:
@@ -503,7 +542,7 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
   for (size_t i = 0; i < w->capreqs; i++)
     if (w->reqs[i].state == REQ_OPEN) {
       struct req_slot *r = &w->reqs[i];
-      if (req_insert(w, r->pid, r->id, r->tid, r->start_ns, 0, err, errlen) != 0) return -1;
+      if (req_insert_slot(w, r, 0, err, errlen) != 0) return -1;
       r->state = REQ_CLOSED;
     }
   sqlite3_stmt *s = w->st[S_PROC];

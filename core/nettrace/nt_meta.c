@@ -1,6 +1,7 @@
 /* nt_meta.c — nettrace metadata records -> gcscope event kinds. */
 #include "nt_meta.h"
 
+#include <string.h>
 #include <strings.h>
 
 #include "gcs_events.h"
@@ -68,6 +69,7 @@ int nt_meta_parse(const uint8_t *payload, size_t len, uint32_t *meta_id, struct 
   nt_skip(&c, 4);         /* level */
   if (!c.ok) return -1;
 
+  out->req = 0;
   out->kind = nt_kind_of(prov, event_id, version);
   if (out->kind < NT_META_PROCESSINFO) out->kind = NT_META_SKIP;
   out->version = version > 255 ? 255 : (uint8_t)version;
@@ -83,5 +85,29 @@ int nt_meta_parse(const uint8_t *payload, size_t len, uint32_t *meta_id, struct 
     nt_skip(&c, size);
     if (c.ok && (kind == 1 || kind == 2)) out->v5_tags = 1;
   }
+  return 0;
+}
+
+int nt_meta_names(const uint8_t *payload, size_t len, struct nt_meta_names *names) {
+  struct nt_cursor c = nt_cursor_make(payload, 0, len);
+  memset(names, 0, sizeof *names);
+  names->nfields = -1;
+  (void)nt_u32(&c);
+  nt_utf16z_ascii(&c, names->provider, sizeof names->provider);
+  names->event_id = nt_u32(&c);
+  nt_utf16z_ascii(&c, names->event, sizeof names->event);
+  nt_skip(&c, 16);        /* keywords, version, level */
+  if (!c.ok) return -1;
+  if (nt_left(&c) == 0) return 0;
+  uint32_t n = nt_u32(&c);
+  int k = 0;
+  for (uint32_t i = 0; i < n && c.ok && k < NT_META_MAX_FIELDS; i++) {
+    uint32_t tc = nt_u32(&c);
+    if (tc == NT_TYPECODE_OBJECT) break;  /* nested: the fields from here on are not located */
+    names->typecode[k] = tc;
+    nt_utf16z_ascii(&c, names->field[k], sizeof names->field[k]);
+    if (c.ok) k++;
+  }
+  names->nfields = k;
   return 0;
 }

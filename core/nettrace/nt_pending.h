@@ -4,10 +4,14 @@
  * EventPipe writes events roughly in time order only: per thread buffers are
  * flushed in batches. The format guarantees that every event between two
  * sequence points has a timestamp between theirs, so the reader buffers the
- * GC events of one region, sorts them by (timestamp, stream order) and
- * delivers them at the next sequence point (or, in live mode, once they are
- * older than the newest timestamp by the live lag). The stream's bytes do not
- * outlive a feed, so payloads are copied into an arena the buffer owns.
+ * GC events of one region and delivers them by (timestamp, stream order) at
+ * the next sequence point (or, in live mode, once they are older than the
+ * newest timestamp by the live lag; or at an IsSorted event). The buffer is a
+ * binary min-heap: a push and a pop cost O(log n) whatever the order of the
+ * stream, and asking whether anything is due costs O(1), so a crafted stream
+ * that asks for a partial delivery at every event costs no more than one
+ * that does not. The stream's bytes do not outlive a feed, so payloads are
+ * copied into an arena the buffer owns.
  * Not thread-safe; owned by the reader.
  */
 #ifndef NT_PENDING_H
@@ -28,25 +32,37 @@ struct nt_pending_ev {
 };
 
 struct nt_pending {
-  struct nt_pending_ev *v;
+  struct nt_pending_ev *v; /* a min-heap on (ts, order) */
   size_t n, cap, max;      /* max: hard limit on n */
   uint8_t *arena;
   size_t arena_len, arena_cap;
   size_t live_bytes;       /* payload bytes of the n events */
+  size_t max_bytes;        /* hard limit on live_bytes (0: none) */
 };
 
-/* Append with a copy of payload; 0, or -1 when max is reached or memory runs out. */
-int nt_pending_push(struct nt_pending *p, const struct nt_pending_ev *e, const uint8_t *payload);
+/* What nt_pending_push returns. */
+enum nt_push_rc {
+  NT_PUSH_OK = 0,
+  NT_PUSH_MAX_EVENTS = -1, /* n would pass max */
+  NT_PUSH_MAX_BYTES = -2,  /* live_bytes would pass max_bytes */
+  NT_PUSH_NO_MEMORY = -3   /* an allocation failed */
+};
+
+/* Append with a copy of payload. */
+enum nt_push_rc nt_pending_push(struct nt_pending *p, const struct nt_pending_ev *e, const uint8_t *payload);
 static inline const uint8_t *nt_pending_payload(const struct nt_pending *p, const struct nt_pending_ev *e) {
   return p->arena + e->off;
 }
-/* Sort by (ts, order). */
-void nt_pending_sort(struct nt_pending *p);
-/* After a sort: how many leading events have ts <= limit. */
-size_t nt_pending_prefix(const struct nt_pending *p, uint64_t limit);
-/* Drop the first k events (keeps the order of the rest); the arena is
- * compacted when most of it is dead. 0, or -1 when out of memory. */
-int nt_pending_drop(struct nt_pending *p, size_t k);
+/* The earliest event, or NULL when empty. */
+static inline const struct nt_pending_ev *nt_pending_top(const struct nt_pending *p) {
+  return p->n ? &p->v[0] : NULL;
+}
+/* Remove the earliest event into *out. Its payload stays valid (in the
+ * arena) until nt_pending_settle. */
+void nt_pending_pop(struct nt_pending *p, struct nt_pending_ev *out);
+/* After a run of pops: reclaim the arena when most of it is dead (when that
+ * allocation fails the dead bytes are simply kept). */
+void nt_pending_settle(struct nt_pending *p);
 void nt_pending_free(struct nt_pending *p);
 
 #endif /* NT_PENDING_H */

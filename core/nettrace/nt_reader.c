@@ -21,6 +21,7 @@
 #include "nt_internal.h"
 #include "nt_meta.h"
 #include "nt_pending.h"
+#include "nt_requests.h"
 #include "nt_stacks.h"
 #include "nt_time.h"
 #include "nt_u64map.h"
@@ -74,12 +75,14 @@ struct nt_reader {
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
+  size_t sorted_flush_min;      /* NT_SORTED_FLUSH_MIN (tests and fuzzers lower it) */
   uint64_t live_lag_qpc;        /* live mode: deliver events this much older than max_ts */
   uint64_t delivered_ts;        /* newest timestamp delivered (live mode: late events) */
   int delivered_any;
 
   char *strbuf;
   size_t strcap;
+  struct nt_req req;            /* request events (nt_requests.h) */
 
   struct nt_stacks stacks;      /* StackBlock stacks of the current region */
   struct gcs_stack stack;
@@ -91,6 +94,7 @@ struct nt_blob {
   uint64_t capture_tid, tid, ts;
   int sorted;
   const uint8_t *payload;
+  uint8_t activity[16];         /* ActivityId (request events pair by it) */
 };
 
 /* Offsets in messages are the stream's. */
@@ -150,7 +154,11 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   }
   struct gcs_event ev;
   memset(&ev, 0, offsetof(struct gcs_event, u));
-  if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, nt_pending_payload(&r->pending, pe), pe->len,
+  if (pe->kind == gcs_kind_SourceRequestStart || pe->kind == gcs_kind_SourceRequestStop) {
+    ev.kind = (enum gcs_kind)pe->kind;
+    ev.tid = pe->tid;
+    nt_req_decode(&r->req, &ev, nt_pending_payload(&r->pending, pe), pe->len, r->strbuf, r->strcap);
+  } else if (gcs_etw_decode(&ev, (enum gcs_kind)pe->kind, pe->version, nt_pending_payload(&r->pending, pe), pe->len,
                      r->info.pointer_size, r->strbuf, r->strcap) != 0)
     return 0;  /* an empty payload of an event that needs one: not decodable */
   ev.origin = GCS_ORIGIN_CLR;
@@ -182,14 +190,18 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
   return 0;
 }
 
-/* Deliver the buffered events with ts <= limit (all of them for UINT64_MAX). */
+/* Deliver the buffered events with ts <= limit (all of them for UINT64_MAX),
+ * earliest first. O(log n) per delivered event, O(1) when none is due. */
 static int nt_flush(struct nt_reader *r, uint64_t limit) {
-  nt_pending_sort(&r->pending);
-  size_t k = limit == UINT64_MAX ? r->pending.n : nt_pending_prefix(&r->pending, limit);
-  for (size_t i = 0; i < k && !r->stopped; i++)
-    if (nt_deliver(r, &r->pending.v[i]) != 0) return -1;
-  if (nt_pending_drop(&r->pending, k) != 0) return nt_fail(r, 0, "out of memory");
-  return 0;
+  const struct nt_pending_ev *top;
+  int rc = 0;
+  while (!r->stopped && (top = nt_pending_top(&r->pending)) != NULL && top->ts <= limit) {
+    struct nt_pending_ev e;
+    nt_pending_pop(&r->pending, &e);
+    if (nt_deliver(r, &e) != 0) { rc = -1; break; }
+  }
+  nt_pending_settle(&r->pending);
+  return rc;
 }
 
 /* ---- sequence numbers ---------------------------------------------------- */
@@ -227,7 +239,10 @@ static int nt_read_compressed_blob(struct nt_cursor *c, struct nt_blob *b) {
   if (f & NT_F_THREAD) b->tid = nt_varint(c, 10);
   if (f & NT_F_STACK) b->stack = (uint32_t)nt_varint(c, 5);
   b->ts += nt_varint(c, 10);
-  if (f & NT_F_ACTIVITY) nt_skip(c, 16);
+  if (f & NT_F_ACTIVITY) {
+    const uint8_t *a = nt_bytes(c, 16);
+    if (a) memcpy(b->activity, a, 16);
+  }
   if (f & NT_F_RELATED) nt_skip(c, 16);
   b->sorted = (f & NT_F_SORTED) != 0;
   if (f & NT_F_PAYLOAD_SIZE) b->payload_len = (uint32_t)nt_varint(c, 5);
@@ -246,7 +261,9 @@ static int nt_read_plain_blob(struct nt_cursor *c, struct nt_blob *b) {
   b->proc = nt_u32(c);
   b->stack = nt_u32(c);
   b->ts = nt_u64(c);
-  nt_skip(c, 32);  /* ActivityId, RelatedActivityId */
+  const uint8_t *a = nt_bytes(c, 16);  /* ActivityId */
+  if (a) memcpy(b->activity, a, 16);
+  nt_skip(c, 16);  /* RelatedActivityId */
   b->payload_len = nt_u32(c);
   b->payload = nt_bytes(c, b->payload_len);
   nt_align4(c);
@@ -259,6 +276,8 @@ static int nt_add_meta(struct nt_reader *r, const struct nt_blob *b, size_t at) 
   if (nt_meta_parse(b->payload, b->payload_len, &id, &m) != 0)
     return nt_fail(r, at, "malformed metadata record");
   if (m.v5_tags && r->info.format_version < 5) r->info.format_version = 5;
+  if (m.kind == NT_META_SKIP && nt_req_match(&r->req, b->payload, b->payload_len, &m) != 0)
+    return nt_fail(r, at, "out of memory");
   uint32_t *idx = nt_u64map_get(&r->meta_index, id);
   if (idx) { r->metas[*idx] = m; return 0; }  /* redefinition: the latest wins */
   if (r->nmetas >= NT_MAX_METADATA) return nt_fail(r, at, "more than %u metadata records", NT_MAX_METADATA);
@@ -287,15 +306,29 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
     nt_utf16_to_utf8(b->payload, b->payload_len, r->info.command_line, sizeof r->info.command_line);
     r->cmdline_from_processinfo = 1;
   } else if (m->kind >= 0) {
-    struct nt_pending_ev pe = { b->ts, r->order++, 0, b->payload_len,
+    const uint8_t *payload = b->payload;
+    uint32_t len = b->payload_len;
+    if (m->req && !(payload = nt_req_pack(&r->req, m, b->activity, b->payload, b->payload_len, &len)))
+      return nt_fail(r, at, "out of memory");
+    struct nt_pending_ev pe = { b->ts, r->order++, 0, len,
                                 (int32_t)b->tid, (int32_t)b->proc, m->kind, m->version,
                                 gcs_kind_is_symbols((enum gcs_kind)m->kind) ? 0 : b->stack };
     if (pe.stack) r->info.events_with_stack++;
-    if (nt_pending_push(&r->pending, &pe, b->payload) != 0)
+    switch (nt_pending_push(&r->pending, &pe, payload)) {
+    case NT_PUSH_OK: break;
+    case NT_PUSH_MAX_EVENTS:
       return nt_fail(r, at, "more than %u GC events between two sequence points",
                      (unsigned)r->pending.max);
+    case NT_PUSH_MAX_BYTES:
+      return nt_fail(r, at, "more than %u MiB of GC event payloads between two sequence points "
+                     "(an event of %u bytes on top of %zu waiting)",
+                     (unsigned)(r->pending.max_bytes >> 20), len, r->pending.live_bytes);
+    case NT_PUSH_NO_MEMORY:
+      return nt_fail(r, at, "out of memory holding %zu GC events (%zu payload bytes) for sorting",
+                     r->pending.n + 1, r->pending.live_bytes + len);
+    }
   }
-  if (b->sorted && r->pending.n >= NT_SORTED_FLUSH_MIN) return nt_flush(r, b->ts);
+  if (b->sorted && r->pending.n >= r->sorted_flush_min) return nt_flush(r, b->ts);
   return 0;
 }
 
@@ -491,8 +524,8 @@ static long nt_object_extent(const uint8_t *p, size_t avail, size_t pos4, const 
 
 static int nt_check_header(struct nt_reader *r, struct nt_cursor *c) {
   size_t slen = strlen(NT_SERIALIZER);
-  const uint8_t *b = c->base + c->pos;
   size_t avail = nt_left(c);
+  const uint8_t *b = avail ? c->base + c->pos : NULL;   /* (an empty stream has no buffer at all) */
   if (avail >= 4 + slen && b[0] == slen && b[1] == 0 && b[2] == 0 && b[3] == 0 &&
       memcmp(b + 4, NT_SERIALIZER, slen) == 0)
     return nt_fail(r, 0, "a .netperf file (EventPipe format V1-V3) is not supported");
@@ -541,7 +574,14 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
   s->r.errlen = sizeof s->err;
   s->r.info.pid = -1;
   s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
+  nt_req_init(&s->r.req);
+  s->r.pending.max_bytes = GCS_NETTRACE_MAX_PENDING_BYTES;
+  s->r.sorted_flush_min = NT_SORTED_FLUSH_MIN;
   return s;
+}
+
+int gcs_nettrace_stream_add_requests(struct gcs_nettrace_stream *s, const struct gcs_nettrace_reqspec *spec) {
+  return nt_req_add(&s->r.req, spec);
 }
 
 void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns) { s->live_lag_ns = lag_ns; }
@@ -556,6 +596,7 @@ void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
   nt_u64map_free(&s->r.meta_index);
   nt_u64map_free(&s->r.last_seq);
   free(s->r.metas);
+  nt_req_free(&s->r.req);
   free(s->r.strbuf);
   nt_stacks_free(&s->r.stacks);
   free(s->acc);
@@ -708,15 +749,29 @@ int gcs_nettrace_stream_finish(struct gcs_nettrace_stream *s, char *err, size_t 
 
 /* ---- files --------------------------------------------------------------- */
 
+void nt_stream_set_limits(struct gcs_nettrace_stream *s, size_t max_events, size_t max_bytes) {
+  if (max_events) s->r.pending.max = max_events;
+  if (max_bytes) s->r.pending.max_bytes = max_bytes;
+}
+
+void nt_stream_set_sorted_flush_min(struct gcs_nettrace_stream *s, size_t n) { s->r.sorted_flush_min = n ? n : 1; }
+
 int nt_read_buffer(const char *name, const uint8_t *buf, size_t len,
                    gcs_nettrace_event_cb cb, void *ud,
                    struct gcs_nettrace_info *info, char *err, size_t errlen) {
+  return nt_read_buffer_limited(name, buf, len, 0, 0, cb, ud, info, err, errlen);
+}
+
+int nt_read_buffer_limited(const char *name, const uint8_t *buf, size_t len, size_t max_events,
+                           size_t max_bytes, gcs_nettrace_event_cb cb, void *ud,
+                           struct gcs_nettrace_info *info, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(name, cb, NULL, ud);
   if (!s) {
     if (err && errlen) snprintf(err, errlen, "%s: out of memory", name);
     return -1;
   }
+  nt_stream_set_limits(s, max_events, max_bytes);
   int rc = gcs_nettrace_stream_feed(s, buf, len, err, errlen);
   if (rc == 0) rc = gcs_nettrace_stream_finish(s, err, errlen);
   if (info) *info = s->r.info;
@@ -746,8 +801,9 @@ int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
   }
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
-  if (!s) {
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+  if (!s || gcs_nettrace_stream_load_requests(s, path, err, errlen) != 0) {
+    if (!s && err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+    gcs_nettrace_stream_free(s);
     close(fd);
     return -1;
   }

@@ -9,6 +9,8 @@
  *    so its GCEnd/GCHeapStats cannot be attributed to a running BGC;
  *  - a GCEnd whose Count names another GC goes to that GC (or nowhere);
  *  - a GC open while events were lost in its process is never complete;
+ *    nor is one with a GCPerHeapHistory whose sizes no heap can have (that
+ *    record is dropped: its sums would overflow);
  *  - server GC is also recognised from the start-up flags / heap count, so
  *    server BGC history events arriving after GCHeapStats are kept;
  *  - a BGC's initial pause (bgc_pause1) ends at the first RestartEEEnd even
@@ -133,8 +135,9 @@ static void report(struct gcs_recon *r, struct recon_gc *gc) {
 /* PerfView's OnEnd: the GC is complete (unless events were lost during it). */
 static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc) {
   if (gc->reported) return;
-  if (gc->lost) {
-    gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+  if (gc->lost || gc->bad_heap_history) {
+    if (gc->lost) gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+    if (gc->bad_heap_history) gc->g.incomplete |= GCS_INC_BAD_HEAP_HISTORY;
   } else {
     gc->g.complete = 1;
     gc->g.incomplete = 0;
@@ -549,6 +552,25 @@ static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHist
   }
 }
 
+/* Every byte count below GCS_HEAP_BYTES_MAX: what the figures may add and
+ * subtract as signed 64-bit numbers. */
+static int heap_sizes_sane(const struct gcs_ev_GCPerHeapHistory *e) {
+  const uint64_t scalars[] = { e->FreeListAllocated, e->FreeListRejected, e->EndOfSegAllocated,
+                               e->CondemnedAllocated, e->PinnedAllocated, e->PinnedAllocatedAdvance,
+                               e->ExtraGen0Commit };
+  for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+    if (scalars[i] >= GCS_HEAP_BYTES_MAX) return 0;
+  uint32_t n = e->Count < GCS_GENS ? e->Count : GCS_GENS;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint64_t v[] = { e->SizeBefore[i], e->FreeListBefore[i], e->FreeObjBefore[i], e->SizeAfter[i],
+                           e->FreeListAfter[i], e->FreeObjAfter[i], e->In[i], e->PinnedSurv[i],
+                           e->NonePinnedSurv[i], e->NewAllocation[i] };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+      if (v[k] >= GCS_HEAP_BYTES_MAX) return 0;
+  }
+  return 1;
+}
+
 /* TraceEvent accepts a V3+ per-heap history whose payload holds at least
  * the generations gen0..LOH; a shorter one (an older runtime's LTTng event
  * with no per-generation data, a cut payload) is an unrecognised version and
@@ -563,6 +585,11 @@ static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev
   struct recon_gc *gc = last_gc(p);
   if (!gc) return;
   struct gcs_gc *g = &gc->g;
+  if (!heap_sizes_sane(&ev->u.GCPerHeapHistory)) {
+    g->incomplete |= GCS_INC_BAD_HEAP_HISTORY;
+    gc->bad_heap_history = 1;
+    return;
+  }
   if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
   struct gcs_gc_heap *h = &g->heaps[g->nheaps++];
   memset(h, 0, sizeof *h);
@@ -808,6 +835,7 @@ const char *gcs_gc_incomplete_text(unsigned bits, char *buf, size_t bufsz) {
     { GCS_INC_TRACE_ENDED, "trace ended inside it" },
     { GCS_INC_EVENTS_LOST, "events lost during it" },
     { GCS_INC_NO_HEAP_STATS, "no GCHeapStats" },
+    { GCS_INC_BAD_HEAP_HISTORY, "a GCPerHeapHistory with impossible sizes (dropped)" },
   };
   size_t n = 0;
   if (bufsz) buf[0] = 0;

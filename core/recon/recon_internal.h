@@ -23,6 +23,7 @@ struct recon_gc {
    * background GC's two pauses */
   int64_t susp_t, rt_pause_ns, rt_bgc1_ns, rt_bgc2_ns;
   int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
+  int bad_heap_history;         /* a GCPerHeapHistory was dropped: never complete */
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
   int npins, pins_cap;

@@ -1,12 +1,13 @@
 #!/bin/sh
-# build_gcprog.sh SRC OUT — build the C# test program once per test run
-# (the dotnet.build CTest fixture): net10.0 with the SDK's own framework, no
-# NuGet package, into OUT (the build directory). Exit 77 (skipped) without dotnet.
-src=$1 out=$2
+# build_gcprog.sh SRC OUT [PROJECT] — build a C# test program once per test
+# run (the dotnet.build and dotnet.build_webapp CTest fixtures): net10.0 with
+# the SDK's own frameworks, no NuGet package, into OUT (the build directory).
+# PROJECT: the .csproj's name (default gcprog). Exit 77 (skipped) without dotnet.
+src=$1 out=$2 proj=${3:-gcprog}
 if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not installed (the .NET SDK is needed for tests/dotnet)"
   exit 77
 fi
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-exec dotnet build "$src/gcprog.csproj" -c Release -o "$out/bin" -p:BaseIntermediateOutputPath="$out/obj/" \
+exec dotnet build "$src/$proj.csproj" -c Release -o "$out/bin" -p:BaseIntermediateOutputPath="$out/obj/" \
   --nologo -v quiet

@@ -160,8 +160,42 @@ static void test_timeline(void) {
   ins_timeline_free(&t);
 }
 
+/* Without/with GC percentiles and the GCs that cost requests most, by hand:
+ * clean requests 1 3 6 7 10 (latencies 1 2 3 5 8), affected 2 4 5 8 9
+ * (2 4 6 8 14). Per GC, its pauses' overlap with each request, summed:
+ * GC1 [10,12] in request 2: 2 ms (request 3 only touches it); GC2 in 4: 1;
+ * GC3 in 5: 0.5 + 1 = 1.5; GC4 [60.5,62] in 5: 1.5 (its own overlap, though
+ * it shares [60.5,61] with GC3); GC5 in 8: 1 and in 9: 2 = 3 ms, 2 requests. */
+static void test_split_and_worst(void) {
+  struct ins_impact r;
+  CHECK_EQ_INT(ins_impact_compute(R, 10, P, 6, ins_default_cuts, 3, 0, &r), 0);
+  CHECK_REL(r.pct_clean_ms[0], 3, 1e-9);     /* 1 2 3 5 8: r=2 */
+  CHECK_REL(r.pct_clean_ms[1], 6.8, 1e-9);   /* r=3.6: 5+0.6*3 */
+  CHECK_REL(r.pct_clean_ms[5], 8, 1e-9);
+  CHECK_REL(r.pct_hit_ms[0], 6, 1e-9);       /* 2 4 6 8 14 */
+  CHECK_REL(r.pct_hit_ms[1], 11.6, 1e-9);    /* 8+0.6*6 */
+  CHECK_REL(r.pct_hit_ms[5], 14, 1e-9);
+  CHECK_EQ_INT(r.n_worst, 5);
+  const uint32_t gc[5] = {5, 1, 3, 4, 2};     /* ties (GC3, GC4 at 1.5): lower index first */
+  const double lost[5] = {3, 2, 1.5, 1.5, 1};
+  const size_t nreq[5] = {2, 1, 1, 1, 1};
+  for (int i = 0; i < 5; i++) {
+    CHECK_EQ_INT(r.worst[i].gc_index, gc[i]);
+    CHECK_REL(r.worst[i].lost_ms, lost[i], 1e-9);
+    CHECK_EQ_INT(r.worst[i].requests, nreq[i]);
+  }
+  ins_impact_free(&r);
+  /* No pauses: every request is clean, nothing is worst, the hit side unknown. */
+  CHECK_EQ_INT(ins_impact_compute(R, 10, NULL, 0, ins_default_cuts, 3, 0, &r), 0);
+  CHECK_EQ_INT(r.n_worst, 0);
+  CHECK(isnan(r.pct_hit_ms[0]));
+  CHECK_REL(r.pct_clean_ms[5], 14, 1e-9);
+  ins_impact_free(&r);
+}
+
 int main(void) {
   test_percentile_definition();
+  test_split_and_worst();
   test_default_bands();
   test_custom_bands_and_bad_input();
   test_no_requests_no_pauses();

@@ -49,7 +49,19 @@ static void block_end(struct buf *b, size_t size_at) {
   put8(b, 6);
 }
 
-static void make_file(struct buf *b, uint32_t nevents, int sorted) {
+static void putvar(struct buf *b, uint64_t v) {
+  do { uint8_t c = v & 0x7F; v >>= 7; put8(b, (uint8_t)(c | (v ? 0x80 : 0))); } while (v);
+}
+
+/* mode: 0 plain ascending (ts 1, 2, ...); 1 the same flagged IsSorted;
+ * 2 the sort bomb of issue 25: every event flagged IsSorted and each one
+ * older than all before it (ts nevents, nevents - 1, ..., 1: a delta of
+ * 2^64 - 1), so once NT_SORTED_FLUSH_MIN (65,536) events wait every new
+ * one asks for a partial delivery of a buffer it has just unsorted.
+ * payload: bytes per event (>= 2: ClrInstanceID first). */
+static size_t ev_at[8];   /* file offsets of the first 8 event records */
+
+static void make_file_ex(struct buf *b, uint32_t nevents, int mode, uint32_t payload) {
   put(b, "Nettrace", 8); put32(b, 20); put(b, "!FastSerialization.1", 20);
   type_header(b, "Trace", 4);
   const uint16_t st[8] = { 2024, 1, 2, 2, 3, 4, 5, 678 };
@@ -69,14 +81,23 @@ static void make_file(struct buf *b, uint32_t nevents, int sorted) {
 
   at = block_begin(b, "EventBlock");
   put16(b, 20); put16(b, 1); put64(b, 0); put64(b, 0);
-  uint8_t sflag = sorted ? 0x40 : 0;
-  /* First: metadata id 1, thread 9, seq 1, payload of 2 bytes (ClrInstanceID). */
+  uint8_t sflag = mode ? 0x40 : 0;
+  /* First: metadata id 1, thread 9, seq 1, payload (ClrInstanceID 3, zeros). */
+  ev_at[0] = b->n;
   put8(b, (uint8_t)(0x01 | 0x02 | 0x04 | 0x80 | sflag));
-  put8(b, 1); put8(b, 0); put8(b, 9); put8(b, 0); put8(b, 9); put8(b, 1); put8(b, 2); put16(b, 3);
-  for (uint32_t i = 1; i < nevents; i++) { put8(b, sflag); put8(b, 1); put16(b, 3); }
+  put8(b, 1); put8(b, 0); put8(b, 9); put8(b, 0); put8(b, 9);
+  putvar(b, mode == 2 ? nevents : 1); putvar(b, payload);
+  put16(b, 3); for (uint32_t k = 2; k < payload; k++) put8(b, 0);
+  for (uint32_t i = 1; i < nevents; i++) {
+    if (i < 8) ev_at[i] = b->n;
+    put8(b, sflag); putvar(b, mode == 2 ? UINT64_MAX : 1);
+    put16(b, 3); for (uint32_t k = 2; k < payload; k++) put8(b, 0);
+  }
   block_end(b, at);
   put8(b, 1);
 }
+
+static void make_file(struct buf *b, uint32_t nevents, int sorted) { make_file_ex(b, nevents, sorted, 2); }
 
 struct order { uint64_t n, last_ts, out_of_order; };
 
@@ -116,6 +137,43 @@ int main(void) {
   /* Event i is at tick i (1 ns ticks from SyncTimeQPC 0). */
   CHECK_EQ_U64(info.end_ns - info.start_ns, n);
   free(b.p);
+
+  /* The sort bomb: 200,000 events, each delivered in O(log n). Before the
+   * heap this took about 5 ms an event past the 65,536th (CTest's TIMEOUT
+   * of this test fails it). Event k (0-based) has ts nevents - k; from the
+   * 65,536th on each is the oldest waiting and is delivered at once, so
+   * every one of them after the first is late; the 65,535 left are
+   * delivered in order at the end, none of them older than what went
+   * before. */
+  {
+    const uint32_t nb = 200000;
+    b = (struct buf){ 0 };
+    memset(&o, 0, sizeof o);
+    make_file_ex(&b, nb, 2, 2);
+    rc = nt_read_buffer("bomb.nettrace", b.p, b.n, on_event, &o, &info, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "%s\n", err);
+    CHECK_EQ_U64(rc, 0);
+    CHECK_EQ_U64(o.n, nb);
+    CHECK_EQ_U64(info.events_total, nb);
+    CHECK_EQ_U64(info.events_late, nb - 65536);
+    free(b.p);
+  }
+
+  /* The byte cap: 5 events of 300,000 bytes under a 1 MiB cap (1,048,576):
+   * the fourth (900,000 waiting + 300,000) is refused. */
+  {
+    b = (struct buf){ 0 };
+    memset(&o, 0, sizeof o);
+    make_file_ex(&b, 5, 0, 300000);
+    rc = nt_read_buffer_limited("fat.nettrace", b.p, b.n, 0, 1u << 20, on_event, &o, &info, err, sizeof err);
+    CHECK_EQ_U64(rc, -1);
+    char want[256];
+    snprintf(want, sizeof want, "fat.nettrace: more than 1 MiB of GC event payloads between two sequence points "
+             "(an event of 300000 bytes on top of 900000 waiting) (at byte %zu)", ev_at[3]);
+    CHECK_STR(err, want);
+    CHECK_EQ_U64(o.n, 0);
+    free(b.p);
+  }
 
   return check_done();
 }

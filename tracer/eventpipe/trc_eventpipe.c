@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,12 +43,18 @@ static int64_t mono_ms(void) { return trc_capture_now_ms(); }
 struct eprec {
   struct trc_ep_session s;
   int out_fd;                        /* trace.nettrace (the controller's trace_path), -1 with triggers */
-  uint64_t bytes;
+  uint64_t bytes;                    /* received (written, without triggers) */
+  uint64_t max_bytes;                /* --max-size in bytes; 0: no limit */
+  int capped;                        /* stopped at max_bytes */
+  uint8_t head[8];                   /* the stream's first bytes: "Nettrace" */
+  size_t headn;
   int exited;
   /* triggers: the stream decoded live into the controller, the flight recorder */
   struct gcs_nettrace_stream *ns;
   struct trc_epf *fr;
   uint64_t last_ts;                  /* the newest event's timestamp */
+  uint64_t req_start[4], req_stop[4]; /* --requests with triggers: request events seen, by source */
+  int no_requests;                   /* --requests named a pair none of whose events came */
   /* the traced process as /proc showed it at the start, written beside the
    * first capture (process.tsv) */
   char comm[64], cmdline[4096], version[128];
@@ -87,6 +94,11 @@ static int on_live_event(const struct gcs_event *ev, void *ud) {
   struct trc_capture *c = ud;
   struct eprec *r = c->tx;
   if (ev->ts_ns > r->last_ts) r->last_ts = ev->ts_ns;
+  if (ev->kind == gcs_kind_SourceRequestStart || ev->kind == gcs_kind_SourceRequestStop) {
+    uint8_t src = ev->u.SourceRequestStart.Source < 4 ? ev->u.SourceRequestStart.Source : 0;
+    if (ev->kind == gcs_kind_SourceRequestStart) r->req_start[src]++;
+    else r->req_stop[src]++;
+  }
   if (gcs_triggers_event_needed(ev->kind)) trc_capture_event(c, ev);
   return 0;
 }
@@ -102,6 +114,7 @@ static void note_process(struct eprec *r, const char *outdir);
 
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   (void)name;
+  if (gcs_nettrace_write_requests(path, c->o->requests, c->o->nrequests, err, errlen)) return -1;
   int rc = trc_epf_write(((struct eprec *)c->tx)->fr, path, err, errlen);
   if (rc == 0) note_process(c->tx, c->outdir);
   return rc;
@@ -172,6 +185,7 @@ static int write_all(struct trc_capture *c, const uint8_t *buf, size_t n) {
 static int pump(struct trc_capture *c, int timeout_ms) {
   static uint8_t buf[1 << 16];
   struct eprec *r = c->tx;
+  if (r->capped) return 1;
   if (r->ns && !r->idle_flushed) {   /* wake when the stream has been quiet for the lag */
     int64_t left = (int64_t)(LIVE_LAG_NS / 1000000) - (mono_ms() - r->last_bytes_ms);
     if (left < 0) left = 0;
@@ -190,10 +204,27 @@ static int pump(struct trc_capture *c, int timeout_ms) {
     }
   }
   if (got <= 0) return (int)got;
+  /* Whatever answers on the socket chose these bytes: they must be a
+   * nettrace stream from the first byte on. */
+  for (long i = 0; r->headn < sizeof r->head && i < got; i++) r->head[r->headn++] = buf[i];
+  if (r->headn == sizeof r->head && r->bytes < sizeof r->head && memcmp(r->head, "Nettrace", 8) != 0) {
+    snprintf(c->err, sizeof c->err, "pid %d: what its diagnostic socket sent is not a nettrace stream (no "
+             "\"Nettrace\" magic)%s%s", (int)r->s.pid, r->out_fd >= 0 ? "; the bytes received are in " : "",
+             r->out_fd >= 0 ? c->trace_path : "");
+    if (r->out_fd >= 0) (void)write_all(c, buf, (size_t)got);
+    return -1;
+  }
+  /* --max-size: the file stops there (cut like a killed recording: the
+   * whole blocks before the cut are the trace). */
+  if (r->max_bytes && r->out_fd >= 0 && r->bytes + (uint64_t)got >= r->max_bytes) {
+    got = (long)(r->max_bytes - r->bytes);
+    r->capped = 1;
+  }
   r->last_bytes_ms = mono_ms();
   r->idle_flushed = 0;
   r->bytes += (uint64_t)got;
-  if (r->out_fd >= 0 && write_all(c, buf, (size_t)got)) return -1;
+  if (r->out_fd >= 0 && got > 0 && write_all(c, buf, (size_t)got)) return -1;
+  if (r->capped) return 1;
   if (r->ns) {
     char err[512];
     if (gcs_nettrace_stream_feed(r->ns, buf, (size_t)got, err, sizeof err)) {
@@ -216,6 +247,11 @@ static int record_loop(struct trc_capture *c) {
   for (;;) {
     int p = trc_sig ? 0 : pump(c, trc_capture_wait_ms(c, end));
     trc_ep_serve(&r->s);   /* processes the command starts go on untraced */
+    if (p == 1 && r->capped) {   /* --max-size: the session is stopped, what it still sends is dropped */
+      stop_session(r);
+      c->eof = 1;
+      break;
+    }
     if (p == 1) { c->eof = 1; break; }
     if (p < 0) return -1;
     if (trc_capture_due(c)) {
@@ -277,8 +313,33 @@ static int close_cut_stream(const struct trc_capture *c) {
   return added;
 }
 
+/* --requests: what came of each pair; a pair none of whose events came is
+ * one error line (the trace is kept). */
+static void print_requests(struct trc_capture *c, const uint64_t *start, const uint64_t *stop) {
+  struct eprec *r = c->tx;
+  const struct trc_opts *o = c->o;
+  for (int i = 0; i < o->nrequests; i++) {
+    const struct gcs_nettrace_reqspec *q = &o->requests[i];
+    int src = q->source;
+    if (src == GCS_NT_REQ_CUSTOM && i > 0 && o->requests[i - 1].source == GCS_NT_REQ_CUSTOM) continue;
+    if (start[src] + stop[src] == 0) {
+      r->no_requests = 1;
+      if (src == GCS_NT_REQ_ASPNET)
+        fprintf(stderr, "gcscope record: no %s events: is this an ASP.NET Core app?\n", q->provider);
+      else if (src == GCS_NT_REQ_HTTP)
+        fprintf(stderr, "gcscope record: no %s events: does this app send requests with HttpClient?\n", q->provider);
+      else
+        fprintf(stderr, "gcscope record: no %s %s/%s events came\n", q->provider, q->start, q->stop);
+      continue;
+    }
+    printf("gcscope record: %s requests: %llu started, %llu ended\n",
+           src == GCS_NT_REQ_ASPNET ? "ASP.NET Core" : src == GCS_NT_REQ_HTTP ? "HttpClient" : "custom",
+           (unsigned long long)start[src], (unsigned long long)stop[src]);
+  }
+}
+
 /* The whole stream on disk: summarised from the file, as `gcscope stats` reads it. */
-static void print_trace_summary(struct trc_capture *c) {
+static int print_trace_summary(struct trc_capture *c) {
   const struct eprec *r = c->tx;
   int closed = close_cut_stream(c);
   static struct trc_replay rp;
@@ -291,11 +352,17 @@ static void print_trace_summary(struct trc_capture *c) {
   if (closed)
     printf("gcscope record: the stream ended without its end-of-stream tag (the runtime did not close the session); "
            "gcscope added it after the last whole block\n");
-  if (rc != 0) printf("gcscope record: the trace is incomplete: %s\n", err);
-  else if (rp.truncated)
+  if (r->capped)
+    printf("gcscope record: the trace reached --max-size (%.0f MB): the recording stopped there\n",
+           (double)r->max_bytes / 1e6);
+  if (rc == 0 && rp.truncated)
     printf("gcscope record: the stream was cut inside a block; its whole blocks are the trace (import keeps them)\n");
   if ((rc != 0 || rp.truncated) && !c->eof)
     printf("gcscope record: the stream did not end (the runtime did not close it in time)\n");
+  if (rc == 0) print_requests(c, rp.req_start, rp.req_stop);
+  /* Not even a Trace object: no trace a reader can open (exit 1). */
+  if (rc != 0) snprintf(c->err, sizeof c->err, "no usable trace: %s", err);
+  return rc != 0 ? -1 : 0;
 }
 
 /* Triggers: the stream was decoded live, by the events' own timestamps. */
@@ -313,6 +380,7 @@ static void print_watch_summary(struct trc_capture *c) {
   if (info && info->events_lost) printf(" (%llu events lost)", (unsigned long long)info->events_lost);
   printf(" (%llu bytes of stream)\n", (unsigned long long)r->bytes);
   if (cut > 0 && c->eof) printf("gcscope record: the stream ended inside a block: %s\n", err);
+  print_requests(c, r->req_start, r->req_stop);
 }
 
 static void finish_child(struct eprec *r) {
@@ -338,6 +406,8 @@ static int start_watch(struct trc_capture *c) {
   r->ns = r->fr ? gcs_nettrace_stream_new("the EventPipe stream", on_live_event, on_live_object, c) : NULL;
   if (!r->ns) { snprintf(c->err, sizeof c->err, "out of memory"); return -1; }
   gcs_nettrace_stream_set_live(r->ns, LIVE_LAG_NS);
+  for (int i = 0; i < o->nrequests; i++)
+    if (o->requests[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(r->ns, &o->requests[i]);
   return 0;
 }
 
@@ -353,10 +423,13 @@ static int record(struct trc_capture *c) {
       snprintf(c->err, sizeof c->err, "cannot write %s: %s", c->trace_path, strerror(errno));
       return -1;
     }
+    if (gcs_nettrace_write_requests(c->trace_path, o->requests, o->nrequests, c->err, sizeof c->err)) return -1;
   }
+  r->max_bytes = o->max_size_mb > 0 ? (uint64_t)(o->max_size_mb * 1e6) : 0;
   struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
-                                  .wake_fd = trc_sig_fd() };
+                                  .wake_fd = trc_sig_fd(), .requests = o->requests,
+                                  .nrequests = o->nrequests };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
   read_process(r, r->s.pid);
   if (!c->triggers) note_process(r, c->outdir);   /* beside trace.nettrace; with triggers, the first capture */
@@ -372,9 +445,27 @@ static int record(struct trc_capture *c) {
   if (r->out_fd >= 0) close(r->out_fd);
   r->out_fd = -1;
   if (rc) return -1;
+  /* A session that sent nothing, or less than a stream's first 8 bytes: no
+   * trace at all (exit 1, not "0 GCs"); an empty file is not left behind. */
+  if (r->bytes == 0) {
+    char pt[PATH_MAX + 16];
+    snprintf(pt, sizeof pt, "%s/process.tsv", c->outdir);   /* the process's note: no trace to go with */
+    unlink(pt);
+    if (!c->triggers) unlink(c->trace_path);
+    snprintf(c->err, sizeof c->err, "pid %d: the session ended without a byte of trace (the diagnostic socket "
+             "closed it at once%s)", (int)r->s.pid, c->triggers ? "" : "; no trace written");
+    return -1;
+  }
+  if (r->headn < sizeof r->head) {
+    snprintf(c->err, sizeof c->err, "pid %d: the session ended after %llu bytes, not a nettrace stream%s%s",
+             (int)r->s.pid, (unsigned long long)r->bytes, c->triggers ? "" : " (they are in ",
+             c->triggers ? "" : c->trace_path);
+    if (!c->triggers) strncat(c->err, ")", sizeof c->err - strlen(c->err) - 1);
+    return -1;
+  }
   finish_child(r);
   if (c->triggers) print_watch_summary(c);
-  else print_trace_summary(c);
+  else if (print_trace_summary(c) != 0) return -1;
   if (r->exited && !r->s.stopped && !r->s.launch) printf("gcscope record: process %d exited during the session\n", (int)r->s.pid);
   if (r->s.launch && r->s.child_done) trc_capture_child_status(c, r->s.child_status);
   fflush(stdout);
@@ -413,5 +504,5 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   trc_epf_free(r->fr);
   r->ns = NULL;
   r->fr = NULL;
-  return rc;
+  return rc ? rc : r->no_requests;
 }

@@ -23,6 +23,8 @@
  */
 #include "trc_ep_profile.h"
 
+#include <strings.h>
+
 struct ep_row {
   enum trc_profile profile;
   uint64_t runtime_keywords;
@@ -45,6 +47,20 @@ int trc_ep_profile_providers(enum trc_profile p, struct gcs_dsipc_provider *prov
   providers[0] = (struct gcs_dsipc_provider){ GCS_DSIPC_PROVIDER_RUNTIME, r->runtime_keywords, r->runtime_level };
   providers[1] = (struct gcs_dsipc_provider){ TRC_EP_PROVIDER_PRIVATE, GCS_DSIPC_KW_GC, r->private_level };
   return 2;
+}
+
+int trc_ep_profile_requests(const struct gcs_nettrace_reqspec *req, int n, struct gcs_dsipc_provider *providers,
+                            int k) {
+  if (n <= 0) return k;
+  for (int i = 0; i < n && k < TRC_EP_MAX_PROVIDERS - 1; i++) {
+    int dup = 0;
+    for (int j = 0; j < k; j++) dup |= !strcasecmp(providers[j].name, req[i].provider);
+    if (!dup) providers[k++] = (struct gcs_dsipc_provider){ req[i].provider, ~0ull, GCS_DSIPC_LEVEL_INFORMATIONAL };
+  }
+  /* EventSource gives Start/Stop events activity ids only while this keyword is on. */
+  providers[k++] = (struct gcs_dsipc_provider){ GCS_NETTRACE_TPL_PROVIDER, GCS_NETTRACE_TPL_FLOW_ACTIVITY_IDS,
+                                                GCS_DSIPC_LEVEL_INFORMATIONAL };
+  return k;
 }
 
 void trc_ep_profile_stacks(struct gcs_dsipc_session_cfg *sc, struct gcs_dsipc_provider *providers) {

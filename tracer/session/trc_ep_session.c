@@ -132,7 +132,9 @@ int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, c
   s->pidfd = -1;
   s->wake_fd = cfg->wake_fd;
   struct gcs_dsipc_provider prov[TRC_EP_MAX_PROVIDERS];
-  struct gcs_dsipc_session_cfg sc = { .providers = prov, .nproviders = trc_ep_profile_providers(cfg->profile, prov) };
+  int nprov = trc_ep_profile_providers(cfg->profile, prov);
+  nprov = trc_ep_profile_requests(cfg->requests, cfg->nrequests, prov, nprov);
+  struct gcs_dsipc_session_cfg sc = { .providers = prov, .nproviders = nprov };
   if (cfg->stacks) trc_ep_profile_stacks(&sc, prov);
   int rc = cfg->command ? start_launch(s, cfg, &sc, err, errlen) : start_attach(s, cfg, &sc, err, errlen);
   /* launch: the pidfd is COMMAND's (the runtime may be a child of a shell) */

@@ -76,7 +76,23 @@ struct tui_proc {
    * rollup and histogram still count for them. */
   uint64_t ndropped;
   struct tui_dropped *dropped;
+  struct tui_reqs *reqs;       /* completed requests (tui_model_add_request), NULL if none */
 };
+
+/* Requests (librgc's, or a .NET service's recorded with --requests): the
+ * rate and p99 latency over the last window before the newest request's
+ * end (over all of them when the run is shorter). The newest
+ * TUI_REQ_KEEP are kept. */
+#define TUI_REQ_KEEP 65536
+#define TUI_REQ_WINDOW_MS 10000.0
+struct tui_req_summary {
+  uint64_t total;              /* requests added */
+  size_t window_count;         /* requests ending inside the window */
+  double window_ms;            /* the window's length */
+  double rate_per_s;           /* window_count / window */
+  double p99_ms;               /* P99 latency in the window (linear interpolation, as impact) */
+};
+struct tui_reqs;
 
 /* Header figures of one process (complete GCs only, like PerfView). */
 struct tui_summary {
@@ -133,6 +149,10 @@ int tui_model_update_gc(struct tui_model *m, const struct tui_gc *gc);
 /* Record that the process was seen at time ms (extends first_ms/last_ms;
  * the live source calls it for every event so the uptime runs on). */
 int tui_model_touch(struct tui_model *m, int64_t trace_id, int32_t pid, double ms);
+/* A completed request of the process (created if needed). 0, or -1 when out of memory. */
+int tui_model_add_request(struct tui_model *m, int64_t trace_id, int32_t pid, double end_ms, double latency_ms);
+/* 1 and *out when the process has requests, 0 otherwise. */
+int tui_proc_requests(const struct tui_proc *p, double window_ms, struct tui_req_summary *out);
 /* Total GCs added over all processes (changes when the model changes). */
 uint64_t tui_model_generation(const struct tui_model *m);
 

@@ -26,4 +26,12 @@ double rpt_svg_axes_x(FILE *o, double x0, double y0, double x1, double y1, doubl
 double rpt_svg_axes(FILE *o, double x0, double y0, double x1, double y1, double xmin, double xmax, double ymax,
                     const char *yunit);
 
+/* Request latency vs GC pauses (impact's and stats' HTML): each request a
+ * line from its start to its end at the height of its latency (red when a
+ * pause hit it), each pause a band; times in ms from the caller's origin.
+ * Past 20,000 requests each pixel column shows its slowest. */
+struct rpt_req_point { double start_ms, latency_ms; int hit; };
+struct rpt_span { double start_ms, end_ms; };
+void rpt_svg_requests(FILE *o, const struct rpt_req_point *r, size_t n, const struct rpt_span *p, size_t np);
+
 #endif

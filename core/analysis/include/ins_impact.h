@@ -21,6 +21,12 @@
  *                  over ALL requests of the band ("GC impact of P95").
  *   slowest        the N slowest requests (ties: earlier start first), each
  *                  with the distinct GC indexes whose pauses overlap it.
+ *   pct_clean_ms,  the same percentiles over the requests no pause overlaps
+ *   pct_hit_ms     and over the affected ones (NaN where there are none).
+ *   worst          the INS_WORST_GCS GCs that cost requests the most time:
+ *                  per GC index, the overlap of its pauses with each
+ *                  request, summed over requests (lost_ms), and the requests
+ *                  it overlapped; largest first, ties: lower index first.
  *
  * Ownership: ins_impact_compute fills *out with heap arrays; ins_impact_free
  * releases them. Threading: reentrant. Errors: returns -1 on allocation failure
@@ -63,6 +69,13 @@ struct ins_slow_request {
   uint32_t *gcs;             /* distinct GC indexes, ascending */
 };
 
+#define INS_WORST_GCS 5
+struct ins_worst_gc {
+  uint32_t gc_index;
+  size_t requests;
+  double lost_ms;
+};
+
 struct ins_impact {
   size_t requests;           /* analysed requests */
   size_t invalid;            /* end < start */
@@ -79,6 +92,10 @@ struct ins_impact {
   struct ins_band *bands;
   size_t n_slowest;
   struct ins_slow_request *slowest;
+  double pct_clean_ms[INS_N_PCTS];
+  double pct_hit_ms[INS_N_PCTS];
+  size_t n_worst;
+  struct ins_worst_gc worst[INS_WORST_GCS];
 };
 
 /* Default band cut points: 50, 90, 99. */

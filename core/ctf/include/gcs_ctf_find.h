@@ -15,7 +15,12 @@
  * Threading: reentrant. Errors: returns -1 and a one-line message in err,
  * also when a directory under path cannot be read ("DIR: permission
  * denied": a trace in it would silently be left out) or a symlink leads
- * back to a directory above it ("DIR: symlink loop").
+ * back to a directory above it ("DIR: symlink loop"), a symlink under path
+ * resolves outside it ("LINK: a symlink leading outside PATH": followed, it
+ * would import unrelated traces), or a directory holding a `metadata` file
+ * also holds something that is neither a file nor a directory ("FILE: not a
+ * regular file": a FIFO or a link to /dev/zero where a stream file should
+ * be, which libbabeltrace2 would skip without a word or read forever).
  */
 #ifndef GCS_CTF_FIND_H
 #define GCS_CTF_FIND_H

@@ -51,6 +51,17 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
  * 0, or -1 (sqlite3_errmsg says why). */
 int gcs_db_functions(sqlite3 *db);
 
+/* Make a connection safe for SQL a user (or a crafted database file) brings:
+ * SQLITE_DBCONFIG_DEFENSIVE on (no writable_schema, no writes to shadow
+ * tables or sqlite_dbpage), trusted_schema off (a view or trigger in the
+ * file may call only innocuous functions), the two-argument
+ * fts3_tokenizer() off, and fts3_tokenizer() refused altogether by an
+ * authorizer (its one-argument form returns a memory address). gcs_db_open
+ * and gcs_input_open call it; so must any other connection gcscope opens.
+ * Replaces the connection's authorizer. 0, or -1 when a setting did not
+ * take. */
+int gcs_db_harden(sqlite3 *db);
+
 /* 1 when db has every column this gcscope writes (gcs_db_open adds those a
  * database made by an older gcscope lacks). */
 int gcs_db_is_current(sqlite3 *db);

@@ -40,8 +40,10 @@
  * Events delivered before an error stay delivered (the caller decides
  * whether to keep them). Memory is bounded: one object is buffered at a time
  * (at most GCS_NETTRACE_MAX_OBJECT bytes), and only the GC events of one
- * sequence-point region (at most GCS_NETTRACE_MAX_PENDING of them; more is
- * an error).
+ * sequence-point region (at most GCS_NETTRACE_MAX_PENDING of them carrying
+ * at most GCS_NETTRACE_MAX_PENDING_BYTES of payload; more is an error, and
+ * so is a failed allocation, named as such). Delivery costs O(log n) per
+ * event whatever order the stream is in.
  */
 #ifndef GCS_NETTRACE_H
 #define GCS_NETTRACE_H
@@ -58,6 +60,8 @@ extern "C" {
 /* Largest number of not-yet-sorted GC events held at once (48 bytes each
  * plus their payloads). */
 #define GCS_NETTRACE_MAX_PENDING (1u << 20)
+/* Largest sum of the payloads of those events (MiB = 2^20 bytes). */
+#define GCS_NETTRACE_MAX_PENDING_BYTES (128u << 20)
 /* Largest object (block) the reader buffers; the runtime writes blocks of
  * about 100 KB. */
 #define GCS_NETTRACE_MAX_OBJECT (64u << 20)
@@ -156,6 +160,44 @@ const struct gcs_nettrace_info *gcs_nettrace_stream_info(const struct gcs_nettra
 /* Bytes of the stream consumed by whole objects so far. */
 uint64_t gcs_nettrace_stream_offset(const struct gcs_nettrace_stream *s);
 void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s);
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* An EventSource's start/stop pair delivered as SourceRequestStart/Stop
+ * (gcs_events.h): `record --requests`. Every reader knows the two built-in
+ * pairs, ASP.NET Core's server requests (Microsoft.AspNetCore.Hosting
+ * RequestStart/RequestStop: method and path) and HttpClient's
+ * (System.Net.Http RequestStart/RequestStop: pathAndQuery); a stream can be
+ * given more. A pair's events match by their activity id (EventSource sets
+ * it on Start/Stop events when System.Threading.Tasks.TplEventSource's
+ * TasksFlowActivityIds keyword is on), or by a named payload field (key).
+ * An event without either (activity id zero) is keyed by its thread. */
+enum gcs_nettrace_req_source { GCS_NT_REQ_ASPNET = 1, GCS_NT_REQ_HTTP = 2, GCS_NT_REQ_CUSTOM = 3 };
+#define GCS_NETTRACE_MAX_REQSPECS 8
+#define GCS_NETTRACE_ASPNET_PROVIDER "Microsoft.AspNetCore.Hosting"
+#define GCS_NETTRACE_HTTP_PROVIDER "System.Net.Http"
+#define GCS_NETTRACE_TPL_PROVIDER "System.Threading.Tasks.TplEventSource"
+#define GCS_NETTRACE_TPL_FLOW_ACTIVITY_IDS 0x80ull
+struct gcs_nettrace_reqspec {
+  char provider[128];            /* EventSource name (case-insensitive) */
+  char start[64], stop[64];      /* event names, or decimal event ids */
+  char key[32];                  /* payload field pairing them; "" = the activity id */
+  int source;                    /* enum gcs_nettrace_req_source */
+};
+/* "aspnet", "http", or PROVIDER:START:STOP[:KEY]. 0, or -1 with a message. */
+int gcs_nettrace_reqspec_parse(const char *text, struct gcs_nettrace_reqspec *out, char *err, size_t errlen);
+/* One more pair for this stream (before its first feed). 0, or -1 when
+ * GCS_NETTRACE_MAX_REQSPECS are there. */
+int gcs_nettrace_stream_add_requests(struct gcs_nettrace_stream *s, const struct gcs_nettrace_reqspec *spec);
+/* The pairs a file was recorded with: "<trace_path>.requests" (for
+ * "x.nettrace.gz" also "x.nettrace.requests"), one PROVIDER:START:STOP[:KEY]
+ * a line ('#' comments), which `record --requests` writes beside its trace
+ * and captures; gcs_nettrace_read loads it. 0 (also when there is none), or
+ * -1 with "<file>:<line>: ..." in err. */
+int gcs_nettrace_stream_load_requests(struct gcs_nettrace_stream *s, const char *trace_path, char *err, size_t errlen);
+/* Writes that file for the PROVIDER:START:STOP pairs among spec[0..n) (none: no file). 0, or -1 with err. */
+int gcs_nettrace_write_requests(const char *trace_path, const struct gcs_nettrace_reqspec *spec, int n, char *err,
+                                size_t errlen);
 
 /* ---- writing ------------------------------------------------------------ */
 

@@ -34,10 +34,18 @@ enum gcs_gc_incomplete {
   GCS_INC_TRACE_ENDED = 0x2,        /* still running at the end of the input */
   GCS_INC_EVENTS_LOST = 0x4,        /* events were lost in the process during it */
   GCS_INC_NO_HEAP_STATS = 0x8,      /* restarted (or superseded) without GCHeapStats */
-  GCS_INC_NO_SUSPENSIONS = 0x10     /* with BEGAN_BEFORE_TRACE: the process has no GCSuspendEEBegin at
+  GCS_INC_NO_SUSPENSIONS = 0x10,    /* with BEGAN_BEFORE_TRACE: the process has no GCSuspendEEBegin at
                                        all (a trace that does not record suspensions), so the trace
                                        did not begin inside it */
+  GCS_INC_BAD_HEAP_HISTORY = 0x20   /* a GCPerHeapHistory with a size no heap can have (at or past
+                                       GCS_HEAP_BYTES_MAX): a damaged or crafted trace; the record
+                                       is dropped */
 };
+
+/* Larger than any byte count a GC event can carry truthfully (the 57-bit
+ * address space of 5-level paging); what a decoded size is checked against,
+ * so that sums and differences of a few of them never overflow. */
+#define GCS_HEAP_BYTES_MAX (UINT64_C(1) << 57)
 
 /* One GCPerHeapHistory (V3+ layout), as received. */
 struct gcs_gc_heap {

@@ -23,6 +23,7 @@
 
 #include "gcs_dsipc.h"
 #include "trc_child.h"
+#include "gcs_nettrace.h"
 #include "trc_profile.h"
 
 #define TRC_EP_EOF (-2)             /* trc_ep_read: the runtime closed the stream */
@@ -51,6 +52,8 @@ struct trc_ep_start_cfg {
   int child_in_fd;                  /* launch: COMMAND's stdin (-1: ours) */
   const volatile sig_atomic_t *interrupted;  /* non-zero: give up waiting */
   int wake_fd;                      /* readable: trc_ep_read returns early (a signal's self-pipe); -1: none (0 is stdin) */
+  const struct gcs_nettrace_reqspec *requests;  /* --requests: their providers too (and the */
+  int nrequests;                    /* TplEventSource keyword that sets activity ids) */
 };
 
 /* Start the session. On failure everything is released (a held COMMAND is

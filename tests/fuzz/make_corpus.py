@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""make_corpus.py OUT_DIR — writes the hostile seeds of the fuzz corpus
+(tests/fuzz/corpus/<target>/), one small file per case of issue 25 and the
+hostile cases before it. Regenerate with
+  python3 tests/fuzz/make_corpus.py tests/fuzz/corpus
+The fuzz targets lower the reader's limits (4,096 waiting events, 64 KiB of
+waiting payloads, an IsSorted delivery from 64 waiting events; a zip of at
+most 1 MB and 256 directory levels), so these seeds are small and still
+reach every limit. tests/nettrace/corpus/ holds the valid and malformed
+nettrace seeds made by tests/nettrace/tools/make_corpus.py; the targets
+replay both directories."""
+import importlib.util
+import io
+import os
+import struct
+import sys
+import zipfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "nt_corpus", os.path.join(HERE, "..", "nettrace", "tools", "make_corpus.py"))
+nt = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(nt)
+
+RT = nt.RT
+
+
+def trace_with(events_fn, metas, sp=True):
+    w = nt.Writer()
+    w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 4242)
+    w.block('MetadataBlock', nt.block_header(1) + nt.compressed([nt.md(0, m) for m in metas]))
+    w.block('EventBlock', nt.block_header(1) + nt.compressed(events_fn()))
+    if sp:
+        w.block('SPBlock', nt.i64(10 ** 9) + nt.i32(0))
+    w.end()
+    return bytes(w.b)
+
+
+RESTART = [nt.meta_record(1, RT, 3, '', 1)]            # GCRestartEEEnd_V1 (payload: ClrInstanceID)
+
+
+def sort_bomb(n=300):
+    # Every event flagged IsSorted and older than all before it.
+    return trace_with(lambda: [nt.ev(1, i + 1, 9, 10 ** 6 - i, struct.pack('<H', 3), sorted=True)
+                               for i in range(n)], RESTART)
+
+
+def fat_payloads(n=5, size=20000):
+    # Past the 64 KiB the fuzz targets allow (GCS_NETTRACE_MAX_PENDING_BYTES in gcscope).
+    return trace_with(lambda: [nt.ev(1, i + 1, 9, 1000 + i, struct.pack('<H', 3) + bytes(size - 2))
+                               for i in range(n)], RESTART, sp=False)
+
+
+def many_events(n=4200):
+    return trace_with(lambda: [nt.ev(1, i + 1, 9, 1000 + i, struct.pack('<H', 3)) for i in range(n)],
+                      RESTART, sp=False)
+
+
+def phh_top_bit():
+    # GCStart, a GCPerHeapHistory_V3 whose gen0 SizeBefore has its top bit set, GCEnd,
+    # GCHeapStats, RestartEEEnd: recon must drop the history (no signed overflow).
+    metas = [nt.meta_record(1, RT, 9, '', 1), nt.meta_record(2, RT, 1, '', 2), nt.meta_record(3, RT, 204, '', 3),
+             nt.meta_record(4, RT, 2, '', 1), nt.meta_record(5, RT, 4, '', 1), nt.meta_record(6, RT, 3, '', 1)]
+    perheap = struct.pack('<H6QIIIIIIQI', 3, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 5)
+    for g in range(5):
+        vals = [0] * 10
+        vals[0] = 0x8000000000000002 if g == 0 else 1000   # SizeBefore
+        vals[3] = 500                                      # SizeAfter
+        vals[2] = 0x7FFFFFFFFFFFFFFF if g == 1 else 0      # FreeObjBefore
+        perheap += struct.pack('<10Q', *vals)
+    heapstats = struct.pack('<10Q3IH', 100, 10, 200, 20, 300, 30, 400, 40, 5, 6, 7, 8, 9, 3)
+    evs = [nt.ev(1, 1, 9, 2000, struct.pack('<IIH', 1, 1, 3)),
+           nt.ev(2, 2, 9, 2100, nt.gcstart(1, 0, 0, 0)),
+           nt.ev(3, 3, 9, 2200, perheap),
+           nt.ev(4, 4, 9, 2300, struct.pack('<IIH', 1, 0, 3)),
+           nt.ev(5, 5, 9, 2400, heapstats),
+           nt.ev(6, 6, 9, 2500, struct.pack('<H', 3))]
+    return trace_with(lambda: evs, metas)
+
+
+def empty_trace():
+    w = nt.Writer()
+    w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 4242)
+    w.end()
+    return bytes(w.b)
+
+
+def garbage_after_header():
+    w = nt.Writer()
+    w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 4242)
+    return bytes(w.b) + bytes((i * 73 + 11) & 0xFF for i in range(512))
+
+
+def zips():
+    out = {}
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:   # 20 x 20 = 400 levels > 256
+        for i in range(20):
+            z.writestr('/'.join(['d%d' % i] + ['x'] * 19) + '/f', b'')
+    out['deep.zip'] = b.getvalue()
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:
+        z.writestr('\x1b]0;pwned\x07\x1b[2J/../../evil', b'x')
+    out['escape-name.zip'] = b.getvalue()
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:
+        z.writestr('\x1b[31mred\x9b\u202etxt.nettrace', b'Nettrace')
+    out['escape-unsupported.zip'] = b.getvalue()
+    for name, entry in (('traversal.zip', '../outside'), ('absolute.zip', '/etc/passwd-gcs')):
+        b = io.BytesIO()
+        with zipfile.ZipFile(b, 'w') as z:
+            z.writestr(entry, b'x')
+        out[name] = b.getvalue()
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:   # declares 2 MB > 1 MB
+        z.writestr('big.nettrace', bytes(2000000))
+    out['bomb.zip'] = b.getvalue()
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as z:
+        z.writestr('a.nettrace', nt.small(), zipfile.ZIP_STORED)
+        z.writestr('dir/b.nettrace', nt.small(), zipfile.ZIP_DEFLATED)
+    out['valid.zip'] = b.getvalue()
+    # An entry that inflates past its declared size: patch the sizes of a deflated entry.
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:
+        z.writestr('lie.nettrace', bytes(5000))
+    data = bytearray(b.getvalue())
+    cd = data.rfind(b'PK\x01\x02')
+    struct.pack_into('<I', data, cd + 24, 100)      # central directory: uncompressed size 100
+    struct.pack_into('<I', data, 22, 100)           # local header too
+    out['lying-size.zip'] = bytes(data)
+    return out
+
+
+def ipc_header(size, set_, id_):
+    return b'DOTNET_IPC_V1\0' + struct.pack('<HBBH', size, set_, id_, 0)
+
+
+def ipc_string(s):
+    if s is None:
+        return struct.pack('<I', 0)
+    u = s.encode('utf-16le') + b'\0\0'
+    return struct.pack('<I', len(u) // 2) + u
+
+
+def ipc():
+    out = {}
+    info2 = (struct.pack('<Q', 4242) + bytes(range(16)) + ipc_string('/usr/bin/dotnet app.dll') +
+             ipc_string('Linux') + ipc_string('x64') + ipc_string('app') +
+             ipc_string('\x1b]0;pwned\x07\x1b[2J8.0.1+abc'))
+    out['info2-escapes'] = b'\x00' + ipc_header(20 + len(info2), 0xFF, 0) + info2
+    out['info2-truncated'] = b'\x00' + ipc_header(20 + len(info2), 0xFF, 0) + info2[:30]
+    long_str = struct.pack('<I', 0xFFFFFFFF) + 'x'.encode('utf-16le') * 100
+    out['info2-huge-string'] = b'\x00' + ipc_header(20 + 24 + len(long_str), 0xFF, 0) + bytes(24) + long_str
+    out['unknown-command'] = b'\x00' + ipc_header(24, 0xFF, 0xFF) + struct.pack('<I', 0x80131385)
+    out['error-no-code'] = b'\x00' + ipc_header(20, 0xFF, 0xFF)
+    out['bad-magic'] = b'\x00' + b'DOTNET_IPC_V2\0' + bytes(6)
+    out['short-header'] = b'\x00' + b'DOTNET_IPC'
+    out['size-lies'] = b'\x00' + ipc_header(65535, 0xFF, 0) + bytes(10)
+    out['size-under-header'] = b'\x00' + ipc_header(3, 0xFF, 0)
+    out['collect-ok-garbage'] = (b'\x01' + ipc_header(28, 0xFF, 0) + struct.pack('<Q', 7) +
+                                 bytes((i * 31) & 0xFF for i in range(300)))
+    out['collect-ok-nettrace'] = b'\x01' + ipc_header(28, 0xFF, 0) + struct.pack('<Q', 7) + nt.small()
+    out['collect-ok-empty'] = b'\x01' + ipc_header(20, 0xFF, 0)
+    out['collect-error'] = b'\x05' + ipc_header(24, 0xFF, 0xFF) + struct.pack('<I', 0x80131515)
+    out['collect-other-set'] = b'\x01' + ipc_header(28, 0x02, 0x02) + struct.pack('<Q', 7)
+    out['stop-ok'] = b'\x02' + ipc_header(28, 0xFF, 0) + struct.pack('<Q', 1)
+    out['stop-silent'] = b'\x02'
+    return out
+
+
+def main():
+    root = sys.argv[1]
+    nts = {
+        'sort-bomb.nettrace': sort_bomb(),
+        'fat-payloads.nettrace': fat_payloads(),
+        'many-events.nettrace': many_events(),
+        'phh-top-bit.nettrace': phh_top_bit(),
+        'empty-trace.nettrace': empty_trace(),
+        'garbage-after-trace.nettrace': garbage_after_header(),
+    }
+    sets = {
+        'nettrace': nts,
+        # The live target's first byte is the piece size - 1.
+        'nettrace_live': dict([('1b-' + k, b'\x00' + v) for k, v in nts.items()] +
+                              [('64b-' + k, b'\x3f' + v) for k, v in nts.items()] +
+                              [('1b-valid-small.nettrace', b'\x00' + nt.small())]),
+        'zip': zips(),
+        'dsipc': ipc(),
+    }
+    for target, files in sets.items():
+        d = os.path.join(root, target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(d, name), 'wb') as f:
+                f.write(data)
+
+
+main()
