@@ -60,6 +60,9 @@ _Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 17,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 
+/* GCMarkWithType's root kinds are 0..GCS_ROOT_KIND_N-1 (Stack ... BGC). */
+#define GCS_ROOT_KIND_N (GCS_ROOT_KIND_BGC + 1)
+
 /* AllocationTick's kinds are 0..GCS_ALLOC_KIND_COUNT-1 (Small, Large, Pinned):
  * one counter per kind. */
 #define GCS_ALLOC_KIND_COUNT (GCS_ALLOC_KIND_PINNED + 1)
@@ -74,6 +77,11 @@ enum gcs_gen {
   GCS_GEN_POH = 4,
   GCS_NGENS_SOH = 3,   /* generations of the small object heap */
 };
+
+/* The GC phases GCGlobalHeapHistory times (gc_enums.def GCS_GC_PHASES). */
+#define GCS_GC_PHASE_ENUM(C, Name, Label) GCS_GC_PHASE_##C,
+enum gcs_gc_phase { GCS_GC_PHASES(GCS_GC_PHASE_ENUM) GCS_GC_PHASE_COUNT };
+#undef GCS_GC_PHASE_ENUM
 
 /* ---- GC facts: the one definition of each ---------------------------------- */
 
@@ -185,6 +193,26 @@ static inline int gcs_startup_is_concurrent_gc(uint32_t flags) {
 /* The suspension that starts a background GC's final pause. */
 static inline int gcs_suspend_is_bgc_final(uint32_t reason) {
   return reason == GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP;
+}
+
+/* Where GCGlobalHeapHistory's Times[] holds phase ph of a GC that sent count
+ * entries: the slot, or -1 when the GC did not time that phase (a background
+ * GC plans, relocates, compacts and sweeps outside its timed part; a sweeping
+ * GC neither relocates nor compacts; a compacting GC does not sweep). */
+static inline int gcs_gc_phase_slot(enum gcs_gc_phase ph, uint32_t count) {
+  int slot;
+  switch (ph) {
+  case GCS_GC_PHASE_MARK_ROOT: slot = 1; break;
+  case GCS_GC_PHASE_MARK_SHORT_WEAK: slot = 2; break;
+  case GCS_GC_PHASE_MARK_SCAN_FINALIZATION: slot = 3; break;
+  case GCS_GC_PHASE_MARK_LONG_WEAK: slot = 4; break;
+  case GCS_GC_PHASE_PLAN: slot = count >= 7 ? 5 : -1; break;
+  case GCS_GC_PHASE_RELOCATE: slot = count >= 8 ? 6 : -1; break;
+  case GCS_GC_PHASE_COMPACT: slot = count >= 8 ? 7 : -1; break;
+  case GCS_GC_PHASE_SWEEP: slot = count == 7 ? 6 : -1; break;
+  default: slot = -1; break;
+  }
+  return slot >= 0 && (uint32_t)slot < count ? slot : -1;
 }
 
 #endif /* GCS_ENUMS_H */

@@ -226,6 +226,40 @@ static size_t gcs_wire_size(enum gcs_type t, int ptr_size) {
   return gcs_type_size(t);
 }
 
+/* GCDynamicEvent: Name, DataSize, Data[DataSize], ClrInstanceID. A name this
+ * schema knows becomes its own event (its fields from Data, when Data is at
+ * least as long as they need); any other stays GCDynamicEvent without Data. */
+static int gcs_dynamic_decode(struct gcs_event *ev, const uint8_t *data, size_t len, char *strbuf,
+                              size_t strbuf_len) {
+  size_t pos = 0, used = 0;
+  int ok = 1;
+  struct gcs_ev_GCDynamicEvent *d = &ev->u.GCDynamicEvent;
+  d->Name = len ? gcs_utf16z(data, len, &pos, strbuf, strbuf_len, &used, &ok) : "";
+  if (!ok || pos + 4 > len) { ev->truncated = 1; return len ? 0 : -1; }
+  d->DataSize = (uint32_t)gcs_load_int(data + pos, GCS_T_U32);
+  pos += 4;
+  if (d->DataSize > len - pos) { ev->truncated = 1; return 0; }
+  const uint8_t *dd = data + pos;
+  pos += d->DataSize;
+  if (pos + 2 <= len) d->ClrInstanceID = (uint16_t)gcs_load_int(data + pos, GCS_T_U16);
+  else ev->truncated = 1;
+  if (strcmp(d->Name, "CommittedUsage") == 0 && d->DataSize >= 2 + 5 * 8) {
+    uint16_t clr = d->ClrInstanceID;
+    struct gcs_ev_GCCommittedUsage *c = &ev->u.GCCommittedUsage;
+    memset(c, 0, sizeof *c);
+    ev->kind = gcs_kind_GCCommittedUsage;
+    ev->version = 0;
+    c->Version = (uint16_t)gcs_load_int(dd, GCS_T_U16);
+    c->TotalCommittedInUse = gcs_load_int(dd + 2, GCS_T_U64);
+    c->TotalCommittedInGlobalDecommit = gcs_load_int(dd + 10, GCS_T_U64);
+    c->TotalCommittedInFree = gcs_load_int(dd + 18, GCS_T_U64);
+    c->TotalCommittedInGlobalFree = gcs_load_int(dd + 26, GCS_T_U64);
+    c->TotalBookkeepingCommitted = gcs_load_int(dd + 34, GCS_T_U64);
+    c->ClrInstanceID = clr;
+  }
+  return 0;
+}
+
 int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
                    const uint8_t *data, size_t len, int ptr_size,
                    char *strbuf, size_t strbuf_len) {
@@ -237,6 +271,8 @@ int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
   ev->truncated = 0;
   size_t pos = 0, used = 0;
   int ok = 1;
+
+  if (kind == gcs_kind_GCDynamicEvent) return gcs_dynamic_decode(ev, data, len, strbuf, strbuf_len);
 
   /* GCStart v0 is Count, Reason only (not a prefix of later versions). */
   if (kind == gcs_kind_GCStart && version == 0) {

@@ -33,7 +33,8 @@ static const uint64_t tui_reals =
     GCS_GCDB_BIT(bgc_pause2_msec) | GCS_GCDB_BIT(pct_pause_time) | GCS_GCDB_BIT(gen0_alloc_mb) |
     GCS_GCDB_BIT(total_alloc_mb) | GCS_GCDB_BIT(alloc_measured_mb) | GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(peak_mb) |
     GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(gen0_mb) | GCS_GCDB_BIT(gen1_mb) |
-    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb) | GCS_GCDB_BIT(heap_count);
+    GCS_GCDB_BIT(gen2_mb) | GCS_GCDB_BIT(loh_mb) | GCS_GCDB_BIT(poh_mb) | GCS_GCDB_BIT(heap_count) |
+    GCS_GCDB_BIT(committed_after_mb);
 
 /* The model's view of one stored GC. */
 static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
@@ -69,6 +70,7 @@ static void model_gc(const struct gcs_gcdb_gc *r, struct tui_gc *gc) {
   gc->peak_mb = v[GCS_GCDB_R_peak_mb];
   gc->after_mb = v[GCS_GCDB_R_after_mb];
   gc->promoted_mb = v[GCS_GCDB_R_promoted_mb];
+  gc->committed_mb = v[GCS_GCDB_R_committed_after_mb];
   static const int gen_cols[TUI_NGENS] = {GCS_GCDB_R_gen0_mb, GCS_GCDB_R_gen1_mb, GCS_GCDB_R_gen2_mb,
                                           GCS_GCDB_R_loh_mb, GCS_GCDB_R_poh_mb};
   for (int g = 0; g < TUI_NGENS; g++) gc->gen_after_mb[g] = v[gen_cols[g]];

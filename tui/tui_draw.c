@@ -452,6 +452,8 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   add_line(ls, "Alloc rate %s MB/s   %% Pause time %s", full(a, gc->alloc_rate_mbs, 1), full(b, gc->pct_pause, 1));
   add_line(ls, "Heap: peak %s MB, after %s MB, promoted %s MB", full(a, gc->peak_mb, 3), full(b, gc->after_mb, 3),
            full(c, gc->promoted_mb, 3));
+  if (!isnan(gc->committed_mb))
+    add_line(ls, "Committed %s MB at its end (TotalCommittedBytes)", full(a, gc->committed_mb, 3));
   add_line(ls, "%s", "");
   add_line(ls, "%-6s %12s %12s", "Gen", "Before MB", "After MB");
   static const char *const gens[TUI_NGENS] = { "gen0", "gen1", "gen2", "LOH", "POH" };

@@ -147,6 +147,7 @@ static void model_gc(const struct gcs_gc *g, struct tui_gc *tp) {
   t.peak_mb = g->peak_mb;
   t.after_mb = g->after_mb;
   t.promoted_mb = g->promoted_mb;
+  t.committed_mb = g->has_committed[1] ? gcs_gc_committed_bytes(&g->committed[1]) / 1e6 : NAN;
   for (int k = 0; k < TUI_NGENS && k < GCS_GENS; k++) {
     t.gen_before_mb[k] = g->gen_before_mb[k];
     t.gen_after_mb[k] = g->gen_after_mb[k];

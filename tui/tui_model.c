@@ -147,6 +147,7 @@ void tui_gc_init(struct tui_gc *gc) {
     &gc->start_ms, &gc->pause_start_ms, &gc->duration_ms, &gc->suspend_ms, &gc->pause_ms,
     &gc->bgc_pause1_ms, &gc->bgc_pause2_ms, &gc->pct_pause, &gc->gen0_alloc_mb,
     &gc->alloc_mb, &gc->alloc_perfview_mb, &gc->alloc_rate_mbs, &gc->peak_mb, &gc->after_mb, &gc->promoted_mb,
+    &gc->committed_mb,
   };
   for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; i++) *nan_fields[i] = NAN;
   for (int g = 0; g < TUI_NGENS; g++) gc->gen_before_mb[g] = gc->gen_after_mb[g] = NAN;

@@ -469,6 +469,22 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
         add_gc_counters(counters, g, t0))
       rc = OOM(err, errlen);
   }
+  /* Committed memory (.NET 8+ GCCommittedUsage, as TotalCommittedBytes): at
+   * each GC's start and end; no track when the trace has none. */
+  int any_committed = 0;
+  for (size_t i = 0; i < n; i++)
+    any_committed |= isfinite(gcs[i].real[GCS_GCDB_R_committed_before_mb]) ||
+                     isfinite(gcs[i].real[GCS_GCDB_R_committed_after_mb]);
+  if (rc == 0 && any_committed) {
+    struct exp_track *ct = exp_track_add(p, EXP_TRACK_COUNTER, "Committed MB");
+    if (!ct) rc = OOM(err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+      if (gcs[i].start_ns && exp_point_add(ct, rel(gcs[i].start_ns, t0), gcs[i].real[GCS_GCDB_R_committed_before_mb]))
+        rc = OOM(err, errlen);
+      if (gcs[i].end_ns && exp_point_add(ct, rel(gcs[i].end_ns, t0), gcs[i].real[GCS_GCDB_R_committed_after_mb]))
+        rc = OOM(err, errlen);
+    }
+  }
   p->gcs = gcs; /* the slices point into it */
   p->ngcs = n;
   free(susp);

@@ -135,7 +135,11 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .gen0_survival_pct = g->real[GCS_GCDB_R_gen0_survival_pct],
       .gen1_survival_pct = g->real[GCS_GCDB_R_gen1_survival_pct],
       .gen2_survival_pct = g->real[GCS_GCDB_R_gen2_survival_pct],
-      .finalizable_surv_mb = g->real[GCS_GCDB_R_finalizable_surv_mb]};
+      .finalizable_surv_mb = g->real[GCS_GCDB_R_finalizable_surv_mb],
+      .committed_after_mb = isnan(g->real[GCS_GCDB_R_committed_after_mb]) ? 0 : g->real[GCS_GCDB_R_committed_after_mb],
+      .mark_heaps = isnan(g->real[GCS_GCDB_R_mark_heaps]) ? 0 : (int)g->real[GCS_GCDB_R_mark_heaps],
+      .mark_slow_ms = isnan(g->real[GCS_GCDB_R_mark_slow_msec]) ? 0 : g->real[GCS_GCDB_R_mark_slow_msec],
+      .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec]};
 }
 
 /* The advisor's figures of a GC row (ins_db_gcs and ins_db_gcs_pauses). */
@@ -143,7 +147,8 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
   (GCS_GCDB_BIT(pause_start_msec) | GCS_GCDB_BIT(pause_msec) | GCS_GCDB_BIT(suspend_msec) |                    \
    GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(gen0_frag_pct) |   \
    GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) | GCS_GCDB_BIT(gen1_survival_pct) |              \
-   GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb))
+   GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb) | GCS_GCDB_BIT(committed_after_mb) |     \
+   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec))
 
 struct gcs_pauses_acc {
   struct ins_gc *g;

@@ -15,6 +15,12 @@
 #define ST_COLDEF(Col, H, S, D, W) { #Col, H, S, D, W },
 const struct st_col st_cols[STC_COUNT] = { ST_GC_COLS(ST_COLDEF) };
 const char *const st_kind_names[ST_KINDS] = { "gen0", "gen1", "gen2 background", "gen2 blocking" };
+#define ST_PHN(C, Name, Label) #Name,
+#define ST_PHL(C, Name, Label) Label,
+const char *const st_phase_names[GCS_GC_PHASE_COUNT] = { GCS_GC_PHASES(ST_PHN) };
+const char *const st_phase_labels[GCS_GC_PHASE_COUNT] = { GCS_GC_PHASES(ST_PHL) };
+#undef ST_PHN
+#undef ST_PHL
 const double st_hist_edges[ST_HIST_BUCKETS] = { 0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
 
 static char *dup_col(sqlite3_stmt *s, int i) {
@@ -37,6 +43,37 @@ double st_percentile(const double *x, int n, double p) {
 }
 
 static double maxd(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
+
+/* "Where the GC time went": each phase's mean and P95 per pause kind, over
+ * the complete GCs of that kind that timed it. */
+static void derive_phases(struct st_proc *p) {
+  double *vals = malloc(sizeof(double) * (size_t)(p->ngcs ? p->ngcs : 1));
+  p->has_phases = 0;
+  for (int k = 0; k < ST_KINDS; k++)
+    for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+      struct st_phasestat *c = &p->phases[k][ph];
+      int n = 0;
+      for (int i = 0; vals && i < p->ngcs; i++) {
+        const struct st_gc *g = &p->gcs[i];
+        if (!g->complete || (int)gcs_gc_pause_kind((uint32_t)g->gen, (uint32_t)g->type) != k) continue;
+        double v = ph < GCS_GC_PHASE_COUNT ? g->phase_usec[ph] : NAN;
+        for (int j = 0; ph == GCS_GC_PHASE_COUNT && j < GCS_GC_PHASE_COUNT; j++)
+          if (!isnan(g->phase_usec[j])) v = (isnan(v) ? 0 : v) + g->phase_usec[j];
+        if (isnan(v)) continue;
+        vals[n++] = v;
+      }
+      c->count = n;
+      c->mean = c->p95 = NAN;
+      if (!n) continue;
+      p->has_phases = 1;
+      ins_sort_doubles(vals, (size_t)n);
+      double sum = 0;
+      for (int i = 0; i < n; i++) sum += vals[i];
+      c->mean = sum / n;
+      c->p95 = st_percentile(vals, n, 95);
+    }
+  free(vals);
+}
 
 static void derive(struct st_proc *p) {
   for (int r = 0; r < 4; r++) {
@@ -68,6 +105,7 @@ static void derive(struct st_proc *p) {
     p->hist[b]++;
   }
   for (int r = 0; r < 4; r++) p->roll[r].mean_pause = p->roll[r].count ? p->roll[r].total_pause / p->roll[r].count : NAN;
+  derive_phases(p);
   for (int k = 0; k < ST_KINDS; k++) {
     struct st_pausestat *s = &p->kinds[k];
     memset(s, 0, sizeof *s);
@@ -103,12 +141,35 @@ static int st_source(int c) {
   return gcs_gcdb_real_index(st_cols[c].name);
 }
 
+static uint64_t phase_bits(void) {
+  uint64_t b = 0;
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) b |= UINT64_C(1) << (GCS_GCDB_R_PHASE0 + ph);
+  return b;
+}
+
+int st_mark_flagged(const struct st_gc *g) {
+  return !isnan(g->mark_kind) && g->mark_slow_msec >= ST_MARK_RATIO * g->mark_fast_msec &&
+         g->mark_slow_msec - g->mark_fast_msec >= ST_MARK_MIN_MSEC;
+}
+
+static uint64_t committed_bits(void) {
+  uint64_t b = 0;
+  for (int f = 0; f < 10; f++) b |= UINT64_C(1) << (GCS_GCDB_R_COMMITTED0 + f);
+  return b;
+}
+
 /* The loader query for one process: the needed columns, plus the duration and
  * the allocation rollup's figures. */
 static struct gcs_gcdb_query gc_query(const struct st_proc *p, int what) {
   struct gcs_gcdb_query q = {.trace_id = p->trace_id, .pid = p->pid, .after_id = -1,
                              .reals = GCS_GCDB_BIT(duration_msec) | GCS_GCDB_BIT(total_alloc_mb) |
-                                      GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec),
+                                      GCS_GCDB_BIT(alloc_rate_mb_sec) | GCS_GCDB_BIT(gc_cpu_msec) |
+                                      GCS_GCDB_BIT(global_mechanisms) | GCS_GCDB_BIT(pause_mode) |
+                                      GCS_GCDB_BIT(memory_pressure) | phase_bits() |
+                                      GCS_GCDB_BIT(committed_before_mb) | GCS_GCDB_BIT(committed_after_mb) |
+                                      committed_bits() | GCS_GCDB_BIT(mark_heaps) |
+                                      GCS_GCDB_BIT(mark_unbalanced_kind) | GCS_GCDB_BIT(mark_slow_heap) |
+                                      GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec),
                              .parts = what == ST_LOAD_ALL ? GCS_GCDB_CONDEMNED : 0};
   for (int c = 0; c < STC_COUNT; c++) {
     int r = st_source(c);
@@ -198,6 +259,25 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
     g->v[c] = !col_needed(c, k->what) || src == ST_FROM_TEXT ? NAN : src == ST_FROM_INDEX ? (double)r->gc_index
                                                                                            : r->real[src];
   }
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = r->real[GCS_GCDB_R_PHASE0 + ph];
+  g->global_mechanisms = r->real[GCS_GCDB_R_global_mechanisms];
+  g->pause_mode = r->real[GCS_GCDB_R_pause_mode];
+  g->memory_pressure = r->real[GCS_GCDB_R_memory_pressure];
+  for (int w = 0; w < 2; w++)
+    for (int f = 0; f < 5; f++) g->committed[w][f] = r->real[GCS_GCDB_R_COMMITTED0 + 5 * w + f];
+  g->mark_heaps = r->real[GCS_GCDB_R_mark_heaps];
+  g->mark_kind = r->real[GCS_GCDB_R_mark_unbalanced_kind];
+  g->mark_slow_heap = r->real[GCS_GCDB_R_mark_slow_heap];
+  g->mark_slow_msec = r->real[GCS_GCDB_R_mark_slow_msec];
+  g->mark_fast_msec = r->real[GCS_GCDB_R_mark_fast_msec];
+  if (!isnan(g->mark_kind)) p->mark_multi = 1;
+  if (g->complete && st_mark_flagged(g)) p->mark_flagged++;
+  for (int w = 0; w < 2; w++) {
+    double c = r->real[w ? GCS_GCDB_R_committed_after_mb : GCS_GCDB_R_committed_before_mb];
+    if (isnan(c)) continue;
+    p->has_committed = 1;
+    if (isnan(p->max_committed) || c > p->max_committed) p->max_committed = c;
+  }
   copy_text(g->reason, sizeof g->reason, r->reason_name);
   copy_text(g->gen_name, sizeof g->gen_name, r->gen_name);
   if (k->npauses + 2 > k->pauses_cap) {
@@ -236,6 +316,7 @@ static int add_condemned(const struct gcs_gcdb_gc *r, void *ctx) {
  * the pauses of the same GC rows). */
 static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3]) {
   struct gc_sink k = {.p = p, .what = what, .acc = acc};
+  p->max_committed = NAN;
   for (int c = 0; c < STC_COUNT; c++) k.src[c] = st_source(c);
   int64_t expect = (int64_t)p->gc_count + p->incomplete_count; /* the summary's count: usually exact */
   if (expect > 0 && expect < (1 << 26)) {

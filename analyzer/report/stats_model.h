@@ -34,6 +34,7 @@ typedef struct sqlite3 sqlite3;
   X(alloc_measured_mb, "Alloc MB Measured (gcscope)", "Alloc Meas", 3, 1) \
   X(peak_mb, "Peak MB", "Peak MB", 3, 0) \
   X(after_mb, "After MB", "After MB", 3, 0) \
+  X(committed_after_mb, "Committed MB After", "Commit MB", 3, 0) \
   X(ratio_peak_after, "Ratio Peak/After", "Pk/Af", 2, 0) \
   X(promoted_mb, "Promoted MB", "Promoted", 3, 0) \
   X(gen0_mb, "Gen0 MB", "Gen0 MB", 3, 1) \
@@ -69,7 +70,23 @@ struct st_gc {
   double duration_msec;
   uint8_t cr[GCS_CONDEMN_GROUP_COUNT];
   int phh_count;
+  /* GCGlobalHeapHistory: the phases' times (us, GCS_GC_PHASES order) and
+   * GlobalMechanisms, PauseMode, MemoryPressure; NaN = not in the trace. */
+  double phase_usec[GCS_GC_PHASE_COUNT];
+  double global_mechanisms, pause_mode, memory_pressure;
+  /* GCCommittedUsage parts (bytes) at the start [0] and end [1], in its
+   * field order (in use, global decommit, free, global free, bookkeeping);
+   * NaN = not in the trace. */
+  double committed[2][5];
+  /* Server GC mark balance (gcs columns mark_*): heaps, root kind, slowest
+   * heap, its msec and the fastest heap's; NaN = not in the trace. */
+  double mark_heaps, mark_kind, mark_slow_heap, mark_slow_msec, mark_fast_msec;
 };
+/* A GC whose mark is unbalanced: on one root kind the slowest heap took at
+ * least ST_MARK_RATIO times the fastest and ST_MARK_MIN_MSEC more. */
+#define ST_MARK_RATIO 2.0
+#define ST_MARK_MIN_MSEC 1.0
+int st_mark_flagged(const struct st_gc *g);
 
 /* Pause kinds for the percentiles: gen0, gen1, background gen2, blocking gen2. */
 enum {
@@ -82,6 +99,12 @@ enum {
 extern const char *const st_kind_names[ST_KINDS];
 
 struct st_pausestat { int count; double total, mean, max, p50, p95, p99; };
+/* One cell of "where the GC time went": a phase over the complete GCs of one
+ * kind that timed it (count), mean and P95 in microseconds (NaN if none). */
+struct st_phasestat { int count; double mean, p95; };
+/* GCS_GC_PHASES' JSON names and text labels, in order. */
+extern const char *const st_phase_names[GCS_GC_PHASE_COUNT];
+extern const char *const st_phase_labels[GCS_GC_PHASE_COUNT];
 
 struct st_rollup {              /* PerfView's rollup row: ALL (gen -1), 0, 1, 2 */
   int count, induced;
@@ -140,6 +163,13 @@ struct st_proc {
   int nfirings;
   struct st_rollup roll[4];
   struct st_pausestat kinds[ST_KINDS];
+  /* [k][GCS_GC_PHASE_COUNT]: every timed phase of a GC, summed */
+  struct st_phasestat phases[ST_KINDS][GCS_GC_PHASE_COUNT + 1];
+  int has_phases;               /* a complete GC timed at least one phase */
+  int has_committed;            /* a GC has GCCommittedUsage figures (.NET 8+) */
+  int mark_multi;               /* a GC has mark times of two heaps or more */
+  int mark_flagged;             /* complete GCs st_mark_flagged() */
+  double max_committed;         /* MB: the largest committed_before/after_mb, NaN if none */
   int hist[ST_HIST_BUCKETS];
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
@@ -190,9 +220,10 @@ double st_percentile(const double *sorted, int n, double p);
 enum {
   ST_SEC_SUMMARY = 1u << 0, ST_SEC_PAUSES = 1u << 1, ST_SEC_HISTOGRAM = 1u << 2, ST_SEC_ROLLUP = 1u << 3,
   ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
-  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10,
+  ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10, ST_SEC_PHASES = 1u << 11,
+  ST_SEC_BALANCE = 1u << 12,
 };
-#define ST_SECTIONS_DEFAULT 0x7ffu   /* every section */
+#define ST_SECTIONS_DEFAULT 0x1fffu  /* every section */
 struct st_section { const char *name; unsigned bit; const char *what; };
 extern const struct st_section st_sections[];   /* NULL-terminated */
 /* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */

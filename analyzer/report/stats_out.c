@@ -7,6 +7,7 @@
 
 #include "gcs_db.h"
 #include "gcs_enums.h"
+#include "gcs_events.h"
 #include "gcs_gcdb.h"
 #include "gcs_html.h"
 #include "gcs_output.h"
@@ -35,6 +36,38 @@ static void wbuf_f0(struct rpt_wbuf *w, double v) {
     int n = snprintf(b, sizeof b, "%.0f", v);
     rpt_wbuf_mem(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
   }
+}
+
+
+static int has_any_phase(const struct st_gc *g) {
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++)
+    if (!isnan(g->phase_usec[ph])) return 1;
+  return 0;
+}
+
+/* GlobalMechanisms as TraceEvent's flags enum prints it ("Compaction,
+ * Promotion"; "None" for 0; an unnamed bit as 0x..). */
+static const char *mechanisms_text(char *buf, size_t n, uint32_t v) {
+  size_t at = 0;
+  buf[0] = 0;
+  if (!v) {
+    snprintf(buf, n, "None");
+    return buf;
+  }
+  for (int b = 0; b < 32; b++) {
+    uint32_t bit = UINT32_C(1) << b;
+    if (!(v & bit)) continue;
+    const char *name = gcs_map_name("global_mechanisms", bit);
+    char hex[16];
+    if (!name) {
+      snprintf(hex, sizeof hex, "0x%x", bit);
+      name = hex;
+    }
+    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
+    if (w < 0 || (size_t)w >= n - at) break;
+    at += (size_t)w;
+  }
+  return buf;
 }
 
 /* The per-GC objects: most of the json's bytes, written through one buffer. */
@@ -71,6 +104,66 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
     rpt_wbuf_json_num(w, g->duration_msec);
     rpt_wbuf_str(w, ", \"phh_count\": ");
     rpt_wbuf_i64(w, g->phh_count);
+    rpt_wbuf_str(w, ", \"phases_usec\": ");
+    if (!has_any_phase(g)) {
+      rpt_wbuf_str(w, "null");
+    } else {
+      for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
+        rpt_wbuf_str(w, ph ? ", \"" : "{\"");
+        rpt_wbuf_str(w, st_phase_names[ph]);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_json_num(w, g->phase_usec[ph]);
+      }
+      rpt_wbuf_str(w, "}");
+    }
+    char mech[128];
+    rpt_wbuf_str(w, ", \"global_mechanisms\": ");
+    if (isnan(g->global_mechanisms)) rpt_wbuf_str(w, "null");
+    else rpt_wbuf_json_str(w, mechanisms_text(mech, sizeof mech, (uint32_t)g->global_mechanisms));
+    rpt_wbuf_str(w, ", \"pause_mode\": ");
+    const char *pm = isnan(g->pause_mode) ? NULL : gcs_map_name("pause_mode", (uint32_t)g->pause_mode);
+    if (isnan(g->pause_mode)) {
+      rpt_wbuf_str(w, "null");
+    } else if (pm) {
+      rpt_wbuf_json_str(w, pm);
+    } else {
+      snprintf(mech, sizeof mech, "%.0f", g->pause_mode);
+      rpt_wbuf_json_str(w, mech);
+    }
+    rpt_wbuf_str(w, ", \"memory_pressure\": ");
+    rpt_wbuf_json_num(w, g->memory_pressure);
+    rpt_wbuf_str(w, ", \"mark_balance\": ");
+    if (isnan(g->mark_kind)) {
+      rpt_wbuf_str(w, "null");
+    } else {
+      const char *kn = gcs_map_name("root_kind", (uint32_t)g->mark_kind);
+      rpt_wbuf_str(w, "{\"heaps\": ");
+      rpt_wbuf_json_num(w, g->mark_heaps);
+      rpt_wbuf_str(w, ", \"root_kind\": ");
+      rpt_wbuf_json_str(w, kn ? kn : "?");
+      rpt_wbuf_str(w, ", \"slow_heap\": ");
+      rpt_wbuf_json_num(w, g->mark_slow_heap);
+      rpt_wbuf_str(w, ", \"slow_msec\": ");
+      rpt_wbuf_json_num(w, g->mark_slow_msec);
+      rpt_wbuf_str(w, ", \"fast_msec\": ");
+      rpt_wbuf_json_num(w, g->mark_fast_msec);
+      rpt_wbuf_str(w, st_mark_flagged(g) ? ", \"flagged\": true}" : ", \"flagged\": false}");
+    }
+    static const char *const parts[5] = { "in_use", "in_global_decommit", "in_free", "in_global_free", "bookkeeping" };
+    for (int wh = 0; wh < 2; wh++) {
+      rpt_wbuf_str(w, wh ? ", \"committed_after\": " : ", \"committed_before\": ");
+      if (isnan(g->committed[wh][0])) {
+        rpt_wbuf_str(w, "null");
+        continue;
+      }
+      for (int f = 0; f < 5; f++) {
+        rpt_wbuf_str(w, f ? ", \"" : "{\"");
+        rpt_wbuf_str(w, parts[f]);
+        rpt_wbuf_str(w, "\": ");
+        rpt_wbuf_json_num(w, g->committed[wh][f]);
+      }
+      rpt_wbuf_str(w, "}");
+    }
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
     for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
@@ -131,6 +224,10 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "max_suspend_msec", p->max_suspend, 1);
     jkv(o, "process_duration_msec", p->process_duration, 1);
     jkv(o, "total_gc_cpu_msec", p->total_gc_cpu, 1);
+    jkv(o, "max_committed_mb", p->max_committed, 1);
+    fprintf(o, ", \"mark_unbalanced_count\": ");
+    if (p->mark_multi) fprintf(o, "%d", p->mark_flagged);
+    else fputs("null", o);
     if (p->heap_count >= 0) fprintf(o, ", \"heap_count\": %d", p->heap_count);
     else fprintf(o, ", \"heap_count\": null");
     if (p->heap_count_min > 0)
@@ -154,7 +251,21 @@ void st_write_json(FILE *o, const struct st_model *m) {
       jkv(o, "p99_msec", s->p99, 1);
       fputc('}', o);
     }
-    fprintf(o, "}, \"pause_histogram\": [");
+    fprintf(o, "}, \"phases\": ");
+    if (!p->has_phases) fputs("null", o);
+    for (int k = 0; p->has_phases && k < ST_KINDS; k++) {
+      fprintf(o, "%s\"%s\": {", k ? ", " : "{", st_kind_names[k]);
+      for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+        const struct st_phasestat *c = &p->phases[k][ph];
+        fprintf(o, "%s\"%s\": {\"count\": %d", ph ? ", " : "", ph < GCS_GC_PHASE_COUNT ? st_phase_names[ph] : "all",
+                c->count);
+        jkv(o, "mean_usec", c->mean, 1);
+        jkv(o, "p95_usec", c->p95, 1);
+        fputc('}', o);
+      }
+      fputs(k + 1 == ST_KINDS ? "}}" : "}", o);
+    }
+    fprintf(o, ", \"pause_histogram\": [");
     for (int b = 0; b < ST_HIST_BUCKETS; b++) {
       fprintf(o, "%s{\"from_msec\": %g, \"to_msec\": ", b ? ", " : "", st_hist_edges[b]);
       if (b + 1 < ST_HIST_BUCKETS) fprintf(o, "%g", st_hist_edges[b + 1]);
@@ -721,6 +832,30 @@ static void write_findings(FILE *o, sqlite3 *db, gcs_report_findings_fn fn, stru
   fn(db, trace_id, pid, o);
 }
 
+/* "Where the GC time went": as in text (msec per GC, mean and P95 per kind). */
+static void html_phases(FILE *o, const struct st_proc *p) {
+  if (!p->has_phases) {
+    fprintf(o, "<h4>Where the GC time went</h4><p>not in trace (needs .NET 6+: GCGlobalHeapHistory v4)</p>\n");
+    return;
+  }
+  fprintf(o, "<h4>Where the GC time went (msec per GC: mean / P95)</h4><table><tr><th>Phase</th>");
+  for (int k = 0; k < ST_KINDS; k++)
+    if (p->phases[k][GCS_GC_PHASE_COUNT].count) fprintf(o, "<th>%s mean</th><th>%s P95</th>", st_kind_names[k], st_kind_names[k]);
+  fprintf(o, "</tr>\n");
+  for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+    fprintf(o, "<tr><td>%s</td>", ph < GCS_GC_PHASE_COUNT ? st_phase_labels[ph] : "All phases");
+    for (int k = 0; k < ST_KINDS; k++) {
+      if (!p->phases[k][GCS_GC_PHASE_COUNT].count) continue;
+      const struct st_phasestat *c = &p->phases[k][ph];
+      char a[32], b[32];
+      if (!c->count) fprintf(o, "<td>-</td><td>-</td>");
+      else fprintf(o, "<td>%s</td><td>%s</td>", rpt_num(a, sizeof a, c->mean / 1000.0, 3), rpt_num(b, sizeof b, c->p95 / 1000.0, 3));
+    }
+    fprintf(o, "</tr>\n");
+  }
+  fprintf(o, "</table>\n");
+}
+
 /* When the process has requests (librgc's, or a .NET service's recorded with
  * --requests): their latency against the GC pauses, as `impact --format
  * html` draws it (ins_impact's figures; times from the first request or
@@ -844,7 +979,9 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     if (isnan(p->pct_pause)) fprintf(o, "<li>%% Time paused for Garbage Collection: unknown (no complete GC)</li>");
     else fprintf(o, "<li>%% Time paused for Garbage Collection: %s%%</li>", rpt_num(b, sizeof b, p->pct_pause, 1));
     st_html_overhead_item(o, &p->ov);
-    fprintf(o, "<li>Max GC Heap Size: %s MB</li></ul>\n", rpt_num(a, sizeof a, p->max_heap, 3));
+    fprintf(o, "<li>Max GC Heap Size: %s MB</li>", rpt_num(a, sizeof a, p->max_heap, 3));
+    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li></ul>\n", rpt_num(a, sizeof a, p->max_committed, 3));
+    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li></ul>\n");
     fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
     for (int k = 0; k < ST_KINDS; k++) {
       const struct st_pausestat *s = &p->kinds[k];
@@ -853,7 +990,9 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
               st_kind_names[k], s->count, rpt_num(c[0], 32, s->mean, 3), rpt_num(c[1], 32, s->max, 3),
               rpt_num(c[2], 32, s->p50, 3), rpt_num(c[3], 32, s->p95, 3), rpt_num(c[4], 32, s->p99, 3));
     }
-    fprintf(o, "</table>\n<table><tr><th>Pause (ms)</th><th>GCs</th></tr>\n");
+    fprintf(o, "</table>\n");
+    html_phases(o, p);
+    fprintf(o, "<table><tr><th>Pause (ms)</th><th>GCs</th></tr>\n");
     for (int h = 0; h < ST_HIST_BUCKETS; h++)
       fprintf(o, "<tr><td>%g%s</td><td>%d</td></tr>\n", st_hist_edges[h], h + 1 < ST_HIST_BUCKETS ? "+" : "+", p->hist[h]);
     fprintf(o, "</table>\n<h4>GC Rollup By Generation</h4><table><tr><th>Gen</th><th>Count</th><th>Max Pause</th>"
@@ -870,9 +1009,10 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     static const int pc[] = { STC_pause_msec };
     static const char *const pn[] = { "Pause MSec" }, *const pcol[] = { "#2a6fdb" };
     svg_chart(o, p, "Pause per GC over time", 1, pn, pc, pcol, 1);
-    static const int hc[] = { STC_peak_mb, STC_after_mb };
-    static const char *const hn[] = { "Peak MB", "After MB" }, *const hcol[] = { "#d05a00", "#2a9d3a" };
-    svg_chart(o, p, "Heap size (MB) over time", 2, hn, hc, hcol, 0);
+    static const int hc[] = { STC_peak_mb, STC_after_mb, STC_committed_after_mb };
+    static const char *const hn[] = { "Peak MB", "After MB", "Committed MB" },
+                             *const hcol[] = { "#d05a00", "#2a9d3a", "#7f7f7f" };
+    svg_chart(o, p, "Heap size (MB) over time", p->has_committed ? 3 : 2, hn, hc, hcol, 0);
     st_html_mmu_chart(o, &p->ov);
     if (db) html_requests(o, db, p);
     fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");

@@ -9,6 +9,7 @@
 
 #include "gcs_text.h"
 #include "gcs_enums.h"
+#include "gcs_events.h"
 #include "gcs_output.h"
 #include "stats_model.h"
 
@@ -82,7 +83,7 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
   int idx[STC_COUNT], n = 0;
   const char *hdr[STC_COUNT];
   for (int c = 0; c < STC_COUNT; c++)
-    if (wide || !st_cols[c].wide) {
+    if ((wide || !st_cols[c].wide) && (c != STC_committed_after_mb || p->has_committed)) {
       idx[n] = c;
       hdr[n++] = wide ? st_cols[c].header : st_cols[c].short_header;
     }
@@ -168,6 +169,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   st_text_overhead(out, &p->ov);
   if (!isnan(p->total_gc_cpu)) fprintf(out, "  Total GC CPU Time: %s msec\n", NUM(a, p->total_gc_cpu, 1));
   fprintf(out, "  Max GC Heap Size: %s MB\n", NUM(a, p->max_heap, 3));
+  if (p->has_committed)
+    fprintf(out, "  Max Committed: %s MB (GCCommittedUsage: TotalCommittedBytes)\n",
+            NUM(a, p->max_committed, 3));
+  else
+    fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
 }
 
@@ -195,6 +201,109 @@ static void pause_stats(FILE *out, const struct st_proc *p) {
   }
   rpt_table_print(&t, out, 0);
   rpt_table_free(&t);
+}
+
+/* "Where the GC time went": the phases GCGlobalHeapHistory times, mean and
+ * P95 per kind of GC (msec), for the kinds that have them; fits 80 columns. */
+static void phase_stats(FILE *out, const struct st_proc *p) {
+  static const char *const short_kind[ST_KINDS] = { "Gen0", "Gen1", "BGC", "Gen2" };
+  if (!p->has_phases) {
+    fprintf(out, "\nWhere the GC time went: not in trace (needs .NET 6+: GCGlobalHeapHistory v4)\n");
+    return;
+  }
+  fprintf(out, "\nWhere the GC time went (msec per GC: mean and P95 by kind, complete GCs;\n"
+               "GCGlobalHeapHistory phase times)\n");
+  /* Decimals so every cell fits 6 characters: 8 cells + 12-character labels = 76. */
+  double top = 0;
+  for (int k = 0; k < ST_KINDS; k++)
+    for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++)
+      if (p->phases[k][ph].count && p->phases[k][ph].p95 > top) top = p->phases[k][ph].p95;
+  int dec = top < 99999.0 ? 3 : top < 9999999.0 ? 1 : 0;
+  const char *h[1 + 2 * ST_KINDS];
+  char hb[ST_KINDS][24];
+  int kinds[ST_KINDS], nk = 0;
+  h[0] = "Phase";
+  for (int k = 0; k < ST_KINDS; k++) {
+    if (!p->phases[k][GCS_GC_PHASE_COUNT].count) continue;
+    snprintf(hb[nk], sizeof hb[nk], "%s", short_kind[k]);
+    h[1 + 2 * nk] = hb[nk];
+    h[2 + 2 * nk] = "P95";
+    kinds[nk++] = k;
+  }
+  struct rpt_table t;
+  rpt_table_init(&t, 1 + 2 * nk, h);
+  for (int i = 1; i < 1 + 2 * nk; i++) t.right[i] = 1;
+  for (int ph = 0; ph <= GCS_GC_PHASE_COUNT; ph++) {
+    char c[2 * ST_KINDS][32];
+    const char *row[1 + 2 * ST_KINDS];
+    row[0] = ph < GCS_GC_PHASE_COUNT ? st_phase_labels[ph] : "All phases";
+    for (int j = 0; j < nk; j++) {
+      const struct st_phasestat *s = &p->phases[kinds[j]][ph];
+      if (!s->count) {
+        snprintf(c[2 * j], sizeof c[0], "-");
+        snprintf(c[2 * j + 1], sizeof c[0], "-");
+      } else {
+        NUM(c[2 * j], s->mean / 1000.0, dec);
+        NUM(c[2 * j + 1], s->p95 / 1000.0, dec);
+      }
+      row[1 + 2 * j] = c[2 * j];
+      row[2 + 2 * j] = c[2 * j + 1];
+    }
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+  fprintf(out, "  BGC: a background GC's marking, mostly concurrent (not paused). -: not timed\n"
+               "  (compacting GCs relocate and compact, sweeping GCs sweep).\n");
+}
+
+/* The server GC mark-balance check (the mem-doc's "if you see this number
+ * very unbalanced"): per GC, the root kind where the heaps' mark times
+ * differ most; the 10 GCs where they differ most, flagged ones marked. */
+static int by_mark_gap(const void *a, const void *b) {
+  const struct st_gc *x = *(const struct st_gc *const *)a, *y = *(const struct st_gc *const *)b;
+  double dx = x->mark_slow_msec - x->mark_fast_msec, dy = y->mark_slow_msec - y->mark_fast_msec;
+  if (dx != dy) return dx > dy ? -1 : 1;
+  return x->v[STC_gc_index] < y->v[STC_gc_index] ? -1 : x->v[STC_gc_index] > y->v[STC_gc_index];
+}
+static void mark_balance(FILE *out, const struct st_proc *p) {
+  if (!p->mark_multi) {
+    int any = 0;
+    for (int i = 0; i < p->ngcs && !any; i++) any = !isnan(p->gcs[i].mark_heaps);
+    fprintf(out, "\nServer GC mark balance: %s\n",
+            any ? "one heap marked, nothing to balance" : "not in trace (needs GCMarkWithType: the gc profile)");
+    return;
+  }
+  int n = 0;
+  const struct st_gc **rows = malloc(sizeof *rows * (size_t)(p->ngcs ? p->ngcs : 1));
+  if (!rows) return;
+  for (int i = 0; i < p->ngcs; i++)
+    if (p->gcs[i].complete && !isnan(p->gcs[i].mark_kind)) rows[n++] = &p->gcs[i];
+  qsort(rows, (size_t)n, sizeof *rows, by_mark_gap);
+  fprintf(out, "\nServer GC mark balance (GCMarkWithType: each heap's time per root kind)\n"
+               "  %d of %d GCs flagged (*)\n"
+               "  *: on one root kind the slowest heap took >= %gx the fastest and >= %g ms more\n",
+          p->mark_flagged, n, ST_MARK_RATIO, ST_MARK_MIN_MSEC);
+  const char *h[] = { "GC#", "Gen", "Root kind", "Heaps", "Slow heap", "Slow ms", "Fast ms" };
+  struct rpt_table t;
+  rpt_table_init(&t, 7, h);
+  for (int i = 0; i < 7; i++) t.right[i] = i != 1 && i != 2;
+  for (int i = 0; i < n && i < 10; i++) {
+    const struct st_gc *g = rows[i];
+    char c[6][32];
+    snprintf(c[0], sizeof c[0], "%s%.0f", st_mark_flagged(g) ? "*" : "", g->v[STC_gc_index]);
+    const char *kn = gcs_map_name("root_kind", (uint32_t)g->mark_kind);
+    snprintf(c[1], sizeof c[1], "%s", kn ? kn : "?");
+    snprintf(c[2], sizeof c[2], "%.0f", g->mark_heaps);
+    snprintf(c[3], sizeof c[3], "%.0f", g->mark_slow_heap);
+    NUM(c[4], g->mark_slow_msec, 3);
+    NUM(c[5], g->mark_fast_msec, 3);
+    const char *row[] = { c[0], g->gen_name, c[1], c[2], c[3], c[4], c[5] };
+    rpt_table_add(&t, row);
+  }
+  rpt_table_print(&t, out, 0);
+  rpt_table_free(&t);
+  free(rows);
 }
 
 static void histogram(FILE *out, const struct st_proc *p) {
@@ -357,6 +466,8 @@ static void firings(FILE *out, const struct st_proc *p, int limit) {
 const struct st_section st_sections[] = {
   { "summary", ST_SEC_SUMMARY, "the process summary (allocations, heaps, pause totals, overhead, max heap)" },
   { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
+  { "phases", ST_SEC_PHASES, "where the GC time went: phase times (mark, plan, relocate, compact, sweep) per kind" },
+  { "balance", ST_SEC_BALANCE, "server GC mark balance: the root kind where heaps' mark times differ most" },
   { "histogram", ST_SEC_HISTOGRAM, "the pause histogram" },
   { "rollup", ST_SEC_ROLLUP, "GC rollup by generation" },
   { "long", ST_SEC_LONG, "pauses > 200 msec" },
@@ -423,6 +534,8 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     unsigned sec = o->sections ? o->sections : ST_SECTIONS_DEFAULT;
     if (sec & ST_SEC_SUMMARY) summary(out, p);
     if (sec & ST_SEC_PAUSES) pause_stats(out, p);
+    if (sec & ST_SEC_PHASES) phase_stats(out, p);
+    if (sec & ST_SEC_BALANCE) mark_balance(out, p);
     if (sec & ST_SEC_HISTOGRAM) histogram(out, p);
     if (sec & ST_SEC_ROLLUP) rollup(out, p);
     if (sec & ST_SEC_LONG) {

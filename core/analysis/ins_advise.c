@@ -32,6 +32,8 @@ void ins_advise_default_opts(struct ins_advise_opts *o) {
       .induced_warn_count = 3,
       .full_critical_ms = 100,
       .churn_per_s = 10, .churn_surv_pct = 5, .churn_min_gcs = 20,
+      .committed_ratio = 2, .committed_min_mb = 50,
+      .mark_ratio = 2, .mark_min_ms = 1, .mark_share_pct = 10, .mark_min_gcs = 3,
   };
 }
 
@@ -698,6 +700,76 @@ static void rule_peak_after(struct ctx *c) {
   cat(f->next, sizeof f->next, ".");
 }
 
+/* ---- committed-above-heap: the GC keeps much more committed than the heap holds --- */
+
+static void rule_committed(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t m = 0, best = 0;
+  double best_ratio = -1;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->g[i].after_mb > 0 && c->g[i].committed_after_mb > 0) {
+      c->x[m] = c->g[i].committed_after_mb / c->g[i].after_mb;
+      c->y[m] = c->g[i].committed_after_mb - c->g[i].after_mb;
+      if (c->x[m] > best_ratio) { best_ratio = c->x[m]; best = i; }
+      m++;
+    }
+  if (m == 0) return;
+  double mr = pct(c->x, m, 50), md = pct(c->y, m, 50);
+  if (!(mr >= o->committed_ratio && md >= o->committed_min_mb)) return;
+  const struct ins_gc *b = &c->g[best];
+  struct ins_finding *f = add(c, "committed-above-heap", INS_SEV_INFO);
+  snprintf(f->title, sizeof f->title,
+           "Committed memory far above the heap: median committed/After %.2f, median excess %.1f MB", mr, md);
+  cite(f, b->index);
+  cat(f->evidence, sizeof f->evidence, "%zu GCs with GCCommittedUsage; largest at #%u: committed %.3f MB, After %.3f MB",
+      m, b->index, b->committed_after_mb, b->after_mb);
+  metric(f, "median_committed_after_ratio", mr);
+  metric(f, "median_committed_minus_after_mb", md);
+  snprintf(f->next, sizeof f->next,
+           "The GC keeps free regions committed for the next allocations (the gen0 budget); to hand memory back "
+           "sooner: GCConserveMemory, a hard limit (GCHeapHardLimit)%s.",
+           c->server ? ", or fewer heaps (GCHeapCount, DATAS)" : "");
+}
+
+/* ---- unbalanced-mark: with Server GC, one heap holds the others at mark ------------ */
+
+static void rule_unbalanced_mark(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t multi = 0, k = 0;
+  double worst = -1;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (g->mark_heaps < 2 || !(g->mark_slow_ms > 0)) continue;
+    multi++;
+    if (g->mark_slow_ms >= o->mark_ratio * g->mark_fast_ms && g->mark_slow_ms - g->mark_fast_ms >= o->mark_min_ms) {
+      c->x[k] = g->mark_slow_ms - g->mark_fast_ms;
+      if (c->x[k] > worst) worst = c->x[k];
+      k++;
+    }
+  }
+  if (multi == 0 || k < o->mark_min_gcs || (double)k * 100.0 / (double)multi < o->mark_share_pct) return;
+  struct ins_finding *f = add(c, "unbalanced-mark", INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "Server GC marking is unbalanced: in %zu of %zu GCs one heap marked >= %gx as long as another", k, multi,
+           o->mark_ratio);
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (g->mark_heaps >= 2 && g->mark_slow_ms >= o->mark_ratio * g->mark_fast_ms &&
+        g->mark_slow_ms - g->mark_fast_ms >= o->mark_min_ms)
+      cite(f, g->index);
+  }
+  f->n_gcs_total = k;
+  cat(f->evidence, sizeof f->evidence, "largest gap between the slowest and the fastest heap: %.3f ms "
+      "(stats --section balance lists the root kind and the heaps)", worst);
+  metric(f, "unbalanced_gcs", (double)k);
+  metric(f, "unbalanced_pct", (double)k * 100.0 / (double)multi);
+  metric(f, "max_gap_ms", worst);
+  snprintf(f->next, sizeof f->next,
+           "See which root kind the slow heap spends its time on (stats --section balance): a deep object graph "
+           "or many handles on one heap (Older: card marking; Stack: one thread's deep stack); the GC steals "
+           "mark work only within kinds that allow it.");
+}
+
 /* ---- ephemeral-pause ------------------------------------------------------------ */
 
 static void rule_ephemeral(struct ctx *c) {
@@ -843,6 +915,8 @@ size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summ
   rule_gen2_frag(&c);
   rule_gen0_churn(&c);
   rule_peak_after(&c);
+  rule_committed(&c);
+  rule_unbalanced_mark(&c);
   rule_ephemeral(&c);
   rule_pause_time(&c);
   /* Stable sort by severity, highest first. */

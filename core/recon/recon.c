@@ -57,6 +57,8 @@ static void free_gc(struct recon_gc *gc) {
   free(gc->g.loh_waits);
   free(gc->pin_ids);
   free(gc->pin_sizes);
+  free(gc->mark_ms);
+  free(gc->mark_last_ns);
   free(gc);
 }
 
@@ -221,6 +223,9 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->start_ns = ev->ts_ns;
   g->bgc_pause1_msec = g->bgc_pause2_msec = NAN;
   g->gc_cpu_msec = NAN;
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) g->phase_usec[ph] = -1;
+  g->mark_kind = g->mark_slow_heap = -1;
+  g->mark_slow_msec = g->mark_fast_msec = NAN;
   recon_alloc_init_gc(gc);
   gc->bgc_pause1_ns = gc->bgc_pause2_ns = -1;
   gc->susp_t = tracked && p->has_susp_time ? p->susp_time : -1;
@@ -442,6 +447,80 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   gc->g.global_version = ev->version;
   gc->g.has_global_history = 1;
   gc->g.heap_count = e->NumHeaps; /* this GC's own (DATAS changes it) */
+  /* The phases it timed (v4+: Count and Times; gcs_gc_phase_slot). */
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
+    int slot = ev->version >= 4 ? gcs_gc_phase_slot((enum gcs_gc_phase)ph, e->Count) : -1;
+    gc->g.phase_usec[ph] = slot >= 0 && slot < GCS_MAX_ARRAY ? (int64_t)e->Times[slot] : -1;
+  }
+}
+
+/* GCCommittedUsage: the runtime fires it right after a GC's GCStart and
+ * right before its GCEnd (server GC: on whichever GC thread starts or ends
+ * it); the first is the GC's "before", the second its "after". It belongs to
+ * the latest GC that has started and not ended; a background GC sends only
+ * its first (GCs inside it are later in the list). */
+static void on_committed_usage(struct recon_proc *p, const struct gcs_event *ev) {
+  for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 8; i--) {
+    struct recon_gc *gc = p->gcs[i];
+    if (gc->has_end) continue;
+    int slot = gc->g.has_committed[0] ? 1 : 0;
+    if (gc->g.has_committed[slot]) return;   /* a third one: not this GC's */
+    gc->g.committed[slot] = ev->u.GCCommittedUsage;
+    gc->g.has_committed[slot] = 1;
+    return;
+  }
+}
+
+/* GCMarkWithType: heap h finished marking one root kind. Its time is since
+ * the GC's start for the heap's first, else since the heap's previous one
+ * (TraceEvent's per-heap mark times); a join wait before a step counts in it,
+ * so the kind where the heaps differ most is where one heap held the others. */
+#define MARK_MAX_HEAPS 1024
+static void on_mark(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
+  const struct gcs_ev_GCMarkWithType *e = &ev->u.GCMarkWithType;
+  struct recon_gc *gc = current_gc(p);
+  if (!gc || gc->has_end || e->HeapNum >= MARK_MAX_HEAPS || e->Type >= GCS_ROOT_KIND_BGC) return;
+  struct gcs_gc *g = &gc->g;
+  int h = (int)e->HeapNum;
+  if (h >= gc->mark_cap) {
+    int cap = h + 1 > 2 * gc->mark_cap ? h + 1 : 2 * gc->mark_cap;
+    double *ms = realloc(gc->mark_ms, sizeof *ms * (size_t)cap * GCS_ROOT_KIND_N);
+    if (!ms) return;
+    gc->mark_ms = ms;
+    int64_t *last = realloc(gc->mark_last_ns, sizeof *last * (size_t)cap);
+    if (!last) return;
+    gc->mark_last_ns = last;
+    for (int i = gc->mark_cap; i < cap; i++) {
+      last[i] = gc->start_ns_rel;
+      for (int k = 0; k < GCS_ROOT_KIND_N; k++) ms[i * GCS_ROOT_KIND_N + k] = NAN;
+    }
+    gc->mark_cap = cap;
+  }
+  double *cell = &gc->mark_ms[h * GCS_ROOT_KIND_N + (int)e->Type];
+  double d = (double)(t - gc->mark_last_ns[h]) / 1e6;
+  gc->mark_last_ns[h] = t;
+  *cell = (isnan(*cell) ? 0 : *cell) + (d > 0 ? d : 0);
+  if (h + 1 > g->mark_heaps) g->mark_heaps = h + 1;
+  g->mark_kind = g->mark_slow_heap = -1;
+  g->mark_slow_msec = g->mark_fast_msec = NAN;
+  double best = -1;
+  for (int k = 0; k < GCS_ROOT_KIND_N; k++) {
+    int n = 0, slow = -1;
+    double lo = NAN, hi = NAN;
+    for (int i = 0; i < g->mark_heaps; i++) {
+      double v = gc->mark_ms[i * GCS_ROOT_KIND_N + k];
+      if (isnan(v)) continue;
+      n++;
+      if (isnan(lo) || v < lo) lo = v;
+      if (isnan(hi) || v > hi) { hi = v; slow = i; }
+    }
+    if (n < 2 || hi - lo <= best) continue;
+    best = hi - lo;
+    g->mark_kind = k;
+    g->mark_slow_heap = slow;
+    g->mark_slow_msec = hi;
+    g->mark_fast_msec = lo;
+  }
 }
 
 static void decode_heap(struct gcs_gc_heap *h, const struct gcs_ev_GCPerHeapHistory *e) {
@@ -637,6 +716,8 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCRestartEEEnd: on_restart_end(r, p, ev, t); break;
   case gcs_kind_GCAllocationTick: on_alloc_tick(p, ev); break;
   case gcs_kind_GCGlobalHeapHistory: on_global_history(p, ev); break;
+  case gcs_kind_GCCommittedUsage: on_committed_usage(p, ev); break;
+  case gcs_kind_GCMarkWithType: on_mark(p, ev, t); break;
   case gcs_kind_GCPerHeapHistory: on_per_heap_history(p, ev); break;
   case gcs_kind_PinObjectAtGCTime: on_pin_object(p, ev); break;
   case gcs_kind_PinPlugAtGCTime: on_pin_plug(p, ev); break;

@@ -30,6 +30,11 @@ struct recon_gc {
   int heaps_cap, waits_cap;
   double alloc_counted[3];      /* a background GC: bytes counted since it began */
   int32_t bgc_tid;              /* a background GC: the thread of its SuspendForGCPrep, 0 = unknown */
+  /* GCMarkWithType per heap: msec per root kind ([heap * GCS_ROOT_KIND_N +
+   * kind], NaN = not seen) and each heap's last mark time (ns, relative). */
+  double *mark_ms;
+  int64_t *mark_last_ns;
+  int mark_cap;
   /* Per-heap history that PerfView's attribution (the last GC in the list)
    * gives to another GC: a background GC's, fired on its own thread after a
    * foreground GC inside it ended but before that GC restarted the runtime.

@@ -192,7 +192,9 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                    "id, pid, bgc_prep_suspend_begin_ns, bgc_prep_restart_end_ns, "
                    "(SELECT min(e.ts_ns) FROM events e WHERE e.pid = gcs.pid AND e.name = 'GCMarkWithType' "
                    "        AND json_extract(e.fields, '$.HeapNum') = 0 "
-                   "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns) "
+                   "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns), "
+                   "committed_after_in_use + committed_after_in_free + committed_after_in_global_free, "
+                   "round(committed_after_mb * 1e6) "
                    "FROM gcs%s" % where)
     ours = {int(r[0]): r for r in rows}
     check(len(gcs) > 0, "the program observed at least one GC")
@@ -209,6 +211,14 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
         want_promoted = promoted + (poh_after if g["gen"] == 2 else 0)
         check(want_promoted == g["promoted"],
               "GC #%d promoted bytes: gcscope %d (+POH %d), runtime %d" % (idx, promoted, poh_after, g["promoted"]))
+        if "committed" in g and r[23] not in ("", "NULL"):
+            # GCCommittedUsage at the GC's end (.NET 8+): in use + free + global free (not what
+            # waits for decommit, nor bookkeeping) is the runtime's TotalCommittedBytes, to the byte.
+            check(int(r[23]) == g["committed"] and int(float(r[24])) == g["committed"],
+                  "GC #%d committed bytes: gcscope %s (committed_after_mb %s), runtime %d"
+                  % (idx, r[23], r[24], g["committed"]))
+        elif "committed" in g:
+            check(typ == 1, "GC #%d: only a background GC lacks its committed figure after" % idx)
         rt0, rt1 = g["pause0_ticks"] / 1e4, g["pause1_ticks"] / 1e4
         if typ == 1 and r[5] != "-1":
             seen_bgc = True
@@ -252,6 +262,36 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
     every = len(ours) == counts[0] and all(i in ours for i in range(1, counts[0] + 1))
     server = re.search(r"^PID \d+ server=1", prog_out, re.M) is not None
     compare_runtime_pauses(db, prog_out, gcs, pid, every, server)
+    compare_phases(db, gcs, where)
+
+
+PHASE_COLS = ["phase_%s_usec" % k for k in ("mark_root", "mark_short_weak", "mark_scan_finalization",
+                                            "mark_long_weak", "plan", "relocate", "compact", "sweep")]
+
+
+def compare_phases(db, gcs, where):
+    """The GC's phase times (GCGlobalHeapHistory v4, which .NET 10 sends at
+    the gc profile's level): every complete GC has them; they sum to no more
+    than its GCStart -> GCEnd, nor, for a blocking GC the program observed,
+    than the runtime's own pause (GCMemoryInfo.PauseDurations[0]), which
+    holds the whole GC. A blocking GC timed its plan phase, and exactly one of
+    sweep or relocate + compact."""
+    rows = sql(db, "SELECT gc_index, type, duration_msec, %s FROM gcs%s%s complete = 1"
+               % (", ".join(PHASE_COLS), where, " AND" if where else " WHERE"))
+    check(len(rows) > 0, "complete GCs to check the phases of")
+    for r in rows:
+        idx, typ, dur = int(r[0]), int(r[1]), float(r[2])
+        ph = [None if v in ("", "NULL") else int(v) for v in r[3:]]
+        total = sum(v for v in ph if v is not None)
+        check(ph[0] is not None, "GC #%d has its phase times" % idx)
+        check(total <= dur * 1000.0, "GC #%d: phases %d us <= GCStart->GCEnd %.3f ms" % (idx, total, dur))
+        if typ != 1:
+            check(ph[4] is not None and ((ph[7] is None) != (ph[5] is None and ph[6] is None)),
+                  "GC #%d (blocking): plan, and sweep or relocate+compact: %s" % (idx, ph))
+            g = gcs.get(idx)
+            if g is not None:
+                check(total <= g["pause0_ticks"] / 10.0,
+                      "GC #%d: phases %d us <= the runtime's pause %.1f us" % (idx, total, g["pause0_ticks"] / 10.0))
 
 
 def own_suspend(db, pid, ns, reason):
@@ -374,9 +414,50 @@ def launch_case(case, scenario, extra_env, expect_bgc=False, min_pause_ms=None):
     if extra_env.get("DOTNET_gcServer") == "1":
         heaps = sql(d + "/t.db", "SELECT max(heap_count) FROM gcs")[0][0]
         check(int(heaps) >= 2 or os.cpu_count() == 1, "server GC: %s heaps" % heaps)
+        check_mark_balance(d + "/t.db")
     if min_pause_ms:
         longest = float(sql(d + "/t.db", "SELECT max(pause_msec) FROM gcs WHERE gen = 2 AND type = 0")[0][0])
         check(longest >= min_pause_ms, "a blocking gen2 pause of at least %g ms (%.1f)" % (min_pause_ms, longest))
+
+
+def check_mark_balance(db):
+    """Server GC mark balance, recomputed here from the GCMarkWithType events
+    (the events view): each heap's time on a root kind is from the GC's
+    GCStart, or from that heap's previous mark event; the kind where the
+    slowest and fastest heap differ most, its slowest heap and both times
+    must be the gcs row's mark_* columns."""
+    gcs = sql(db, "SELECT gc_index, start_ns, end_ns, coalesce(mark_unbalanced_kind, -1), "
+                  "coalesce(mark_slow_heap, -1), coalesce(mark_slow_msec, -1), coalesce(mark_fast_msec, -1) "
+                  "FROM gcs WHERE complete = 1 AND type <> 1")
+    checked = 0
+    for idx, st, en, kind, slow, slow_ms, fast_ms in gcs:
+        ev = sql(db, "SELECT ts_ns, json_extract(fields, '$.HeapNum'), json_extract(fields, '$.Type') FROM events "
+                     "WHERE name = 'GCMarkWithType' AND ts_ns BETWEEN %s AND %s ORDER BY ts_ns, id" % (st, en))
+        last, ms = {}, {}
+        for ts, heap, typ in ev:
+            ts, heap, typ = int(ts), int(heap), int(typ)
+            if typ >= 9:
+                continue
+            d = max(0, ts - last.get(heap, int(st))) / 1e6
+            last[heap] = ts
+            ms[(heap, typ)] = ms.get((heap, typ), 0) + d
+        best = None
+        for k in range(9):
+            v = [(ms[(h, k)], h) for h in sorted(last) if (h, k) in ms]
+            if len(v) < 2:
+                continue
+            hi, lo = max(v, key=lambda x: (x[0], -x[1])), min(v)[0]
+            if best is None or hi[0] - lo > best[0]:
+                best = (hi[0] - lo, k, hi[1], hi[0], lo)
+        if best is None:
+            check(kind == "-1", "GC #%s: no mark balance without two heaps' events" % idx)
+            continue
+        checked += 1
+        check(int(kind) == best[1] and int(slow) == best[2] and abs(float(slow_ms) - best[3]) < 1e-6
+              and abs(float(fast_ms) - best[4]) < 1e-6,
+              "GC #%s mark balance: gcscope kind %s heap %s %s/%s ms, events say %s" % (idx, kind, slow, slow_ms,
+                                                                                       fast_ms, best[1:]))
+    check(checked > 0, "server GC: mark balance checked on %d GCs" % checked)
 
 
 def case_launch_two_runtimes():
@@ -892,6 +973,7 @@ def case_top():
     from tmux_top import Screen
     from top_live_common import header_figures, stable_screen
     d = workdir("top")
+    detail_gc = detail_committed = None
     env = {"DOTNET_GCgen0size": "0x200000", "DOTNET_CLI_TELEMETRY_OPTOUT": "1"}
     s = Screen("%s top --dotnet -o %s/keep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG), width=120, height=40, env=env)
     try:
@@ -919,6 +1001,24 @@ def case_top():
         a2 = age()
         check(len(a1) == 1 and len(a2) == 1 and 2.0 <= a2[0] - a1[0] <= 4.5,
               "the title's 'last event N s ago' grows with the wait: %r then %r" % (a1, a2))
+        # The selected GC's detail: its committed memory at its end (.NET 8+ GCCommittedUsage),
+        # the runtime's TotalCommittedBytes when the program printed that GC.
+        s.keys("Enter")
+        det = s.wait_for("GC detail")
+        gm = re.search(r"GC #(\d+) ", det)
+        cm = re.search(r"Committed ([0-9.]+) MB at its end", det)
+        check(gm is not None and cm is not None, "the GC detail shows its committed memory", det)
+        if gm and cm:
+            detail_gc, detail_committed = int(gm.group(1)), cm.group(1)
+            print("detail: GC #%d committed %s MB" % (detail_gc, detail_committed))
+            gcs, _ = parse_program(out)
+            g = gcs.get(detail_gc)
+            if g is not None and "committed" in g:
+                check(detail_committed == "%.3f" % (g["committed"] / 1e6),
+                      "GC #%d detail committed %s MB, runtime %d bytes" % (detail_gc, detail_committed,
+                                                                         g["committed"]))
+        s.keys("Escape")
+        s.wait_for("GC detail", absent=True)
         s.keys("q")
         s.wait_for("EXIT=0", timeout=20)
     finally:
@@ -928,6 +1028,10 @@ def case_top():
     check(imp.returncode == 0, "the kept stream imports")
     per_gen = tuple(int(n) for _, n in sql(d + "/t.db", "SELECT gen, count(*) FROM gcs GROUP BY gen ORDER BY gen"))
     check(per_gen == counts, "the kept stream has the GCs top showed (%s vs %s)" % (per_gen, counts))
+    if detail_gc is not None:
+        row = sql(d + "/t.db", "SELECT printf('%%.3f', committed_after_mb) FROM gcs WHERE gc_index = %d" % detail_gc)
+        check(row == [[detail_committed]], "GC #%d: top's committed %s MB = the kept stream's %s"
+              % (detail_gc, detail_committed, row))
 
 
 def case_alloc_measured():

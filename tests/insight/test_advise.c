@@ -270,6 +270,38 @@ int main(void) {
   g[8].suspend_ms = 60;
   f = ONLY(g, n, &healthy, "long-suspension", CRIT);
 
+  /* committed-above-heap: committed 100 MB after, After 40 MB everywhere
+   * (ratio 2.5, 60 MB above): info; 80 MB (ratio 2, 40 MB above): none. */
+  n = base(g);
+  for (size_t i = 0; i < n; i++) { g[i].after_mb = 40; g[i].committed_after_mb = 100; }
+  f = ONLY(g, n, &healthy, "committed-above-heap", INFO);
+  if (f) {
+    CHECK_HAS(f->title, "median committed/After 2.50, median excess 60.0 MB");
+    CHECK_NEAR(M(f, "median_committed_after_ratio"), 2.5, 1e-9);
+    CHECK_NEAR(M(f, "median_committed_minus_after_mb"), 60, 1e-9);
+  }
+  for (size_t i = 0; i < n; i++) g[i].committed_after_mb = 80;
+  NONE(g, n, &healthy);
+
+  /* unbalanced-mark: 2 heaps; GCs 1, 4, 7 have a slow heap 3 ms vs 1 ms
+   * (>= 2x, 2 ms more): 3 of 10 GCs (30 %): warning. 1.5 ms vs 1 ms (not 2x)
+   * and 0.5 vs 0.1 ms (5x but 0.4 ms) do not count: then 2 GCs, none. */
+  n = base(g);
+  for (size_t i = 0; i < n; i++) { g[i].mark_heaps = 2; g[i].mark_slow_ms = 1.2; g[i].mark_fast_ms = 1; }
+  g[0].mark_slow_ms = g[3].mark_slow_ms = g[6].mark_slow_ms = 3;
+  f = ONLY(g, n, &healthy, "unbalanced-mark", WARN);
+  if (f) {
+    CHECK_HAS(f->title, "in 3 of 10 GCs");
+    CHECK_EQ_INT((int)f->n_gcs, 3);
+    CHECK_NEAR(M(f, "max_gap_ms"), 2, 1e-9);
+    CHECK_NEAR(M(f, "unbalanced_pct"), 30, 1e-9);
+  }
+  g[6].mark_slow_ms = 1.5;
+  g[5].mark_slow_ms = 0.5;
+  g[5].mark_fast_ms = 0.1;
+  NONE(g, n, &healthy);
+  for (size_t i = 0; i < n; i++) g[i].mark_heaps = 0;
+
   /* peak-vs-after: Peak 30 / After 10 everywhere (ratio 3, 20 MB): info. */
   n = base(g);
   for (size_t i = 0; i < n; i++) { g[i].peak_mb = 30; g[i].after_mb = 10; }

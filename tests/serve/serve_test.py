@@ -272,6 +272,16 @@ def case_prometheus():
         ptime = prom.scalar("dotnet_gc_pause_time_seconds_total{%s}" % sel)
         check(ptime is not None and psum is not None and abs(ptime - psum) < 1e-9,
               "%s dotnet_gc_pause_time_seconds_total (%s) is the histogram's sum" % (name, ptime))
+        # committed memory after the last GC: the runtime's own TotalCommittedBytes (gcprog
+        # prints it for the GCs it saw one at a time; a background GC reports only its start)
+        gl = re.findall(r"^GC index=(\d+) .*concurrent=(\d) .*committed=(\d+)", open(out).read(), re.M)
+        com = prom.scalar("dotnet_gc_last_collection_memory_committed_size_bytes{%s}" % sel)
+        print("%s: committed gauge %s, gcprog's last GC line %s" % (name, com, gl[-1] if gl else None))
+        if gl and int(gl[-1][0]) == counts[0] and gl[-1][1] == "0":
+            check(com == int(gl[-1][2]), "%s committed after the last GC: serve %s, runtime %s"
+                  % (name, com, gl[-1][2]))
+        else:
+            check(com is not None and com > 0, "%s committed gauge present: %s" % (name, com))
         labels = prom.query("dotnet_gc_collections_total{%s}" % sel)
         lab = labels[0]["metric"] if labels else {}
         check(lab.get("process_name") == "gcprog", "%s process_name label: %s" % (name, lab.get("process_name")))

@@ -75,11 +75,22 @@ int main(int argc, char **argv) {
   double after[GCS_GENS] = { 1.0, 0.5, 2.0, 3.0, 0.1 }, frag[GCS_GENS] = { 0.01, 0, 0, 0, 0 };
   for (int k = 0; k < GCS_GENS; k++) { g1.gen_after_mb[k] = after[k]; g1.gen_frag_mb[k] = frag[k]; }
   g1.total_alloc_measured_mb = 4.0;
+  /* committed after it: in use + in free + in global free = 8,750,000 bytes
+   * (neither what waits for decommit nor the bookkeeping: what
+   * GC.GetGCMemoryInfo().TotalCommittedBytes counts) */
+  g1.has_committed[1] = 1;
+  g1.committed[1].TotalCommittedInUse = 8000000;
+  g1.committed[1].TotalCommittedInGlobalDecommit = 1000000;
+  g1.committed[1].TotalCommittedInFree = 500000;
+  g1.committed[1].TotalCommittedInGlobalFree = 250000;
+  g1.committed[1].TotalBookkeepingCommitted = 300000;
   srv_pm_gc_done(m, &g1);
   struct gcs_gc g2 = gc(2, GCS_GEN1, GCS_GC_TYPE_NON_CONCURRENT, 1, 12, T0 + 2 * SEC);
   srv_pm_gc_done(m, &g2);
   struct gcs_gc g3 = gc(3, GCS_GEN2, GCS_GC_TYPE_BACKGROUND, 1, 3, T0 + 2 * SEC);
   g3.bgc_prep_restart_end_ns = T0 + 3 * SEC;
+  g3.has_committed[0] = 1;                       /* a background GC: its start's only; */
+  g3.committed[0].TotalCommittedInUse = 99;      /* the gauge keeps g1's */
   srv_pm_gc_done(m, &g3);
   srv_pm_bgc_final_pause(m, 2000000, T0 + 3 * SEC);
   g3.total_alloc_measured_mb = 1.25;
@@ -111,6 +122,7 @@ int main(int argc, char **argv) {
   HAS("dotnet_gc_heap_total_allocated_bytes_total{%s} 5250000\n", L);
   HAS("dotnet_gc_last_collection_heap_size_bytes{%s,gc_heap_generation=\"loh\"} 3000000\n", L);
   HAS("dotnet_gc_last_collection_heap_fragmentation_size_bytes{%s,gc_heap_generation=\"gen0\"} 10000\n", L);
+  HAS("dotnet_gc_last_collection_memory_committed_size_bytes{%s} 8750000\n", L);
   HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.001\"} 0\n", L);
   HAS("gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.002\"} 1\n", L);
   HAS("gcscope_gc_pause_seconds_sum{%s,generation=\"gen0\",type=\"nonconcurrent\"} 0.0015\n", L);

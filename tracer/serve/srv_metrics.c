@@ -44,6 +44,7 @@ struct srv_pm {
   int ncredited;
   int have_sizes;
   double size_after[GCS_GENS], frag[GCS_GENS];   /* bytes; NaN unknown */
+  double committed;                /* bytes after the last GC that said (GCCommittedUsage); NaN unknown */
   struct hist pause[3][NTYPES], susp, bgc_final;
   uint64_t slot_sec[RATIO_SLOTS], slot_ns[RATIO_SLOTS];   /* paused ns ending in that second */
   uint64_t start_ns;
@@ -60,6 +61,7 @@ struct srv_pm *srv_pm_new(int32_t pid, const char *name, const char *runtime_ver
   m->server = m->concurrent = m->heaps = -1;
   m->start_ns = start_ns;
   for (int k = 0; k < GCS_GENS; k++) m->size_after[k] = m->frag[k] = NAN;
+  m->committed = NAN;
   return m;
 }
 
@@ -107,6 +109,9 @@ void srv_pm_gc_done(struct srv_pm *m, const struct gcs_gc *g) {
       m->frag[k] = isnan(g->gen_frag_mb[k]) ? NAN : round(g->gen_frag_mb[k] * 1e6);
     }
   }
+  /* .NET 8+: what GC.GetGCMemoryInfo().TotalCommittedBytes says after it
+   * (a background GC sends only its start's: kept from the GC before). */
+  if (g->has_committed[1]) m->committed = gcs_gc_committed_bytes(&g->committed[1]);
   if (!g->complete || isnan(g->pause_msec)) return;
   uint64_t ns = ms_to_ns(g->pause_msec);
   m->pause_total_ns += ns;
@@ -278,7 +283,13 @@ char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *c
       put(&b, ",gc_heap_generation=\"%s\"} %s\n", gen_label[g], num(pms[i]->frag[g], v, sizeof v));
     }
   family(&b, om, "dotnet_gc_last_collection_memory_committed_size_bytes", M_GAUGE, "bytes",
-         "Memory committed by the GC after the last GC (not in the GC events gcscope reads: no samples).");
+         "Memory committed by the GC after the last GC that reported it (GCCommittedUsage, .NET 8+).");
+  for (int i = 0; i < n; i++) {
+    if (isnan(pms[i]->committed)) continue;
+    put(&b, "dotnet_gc_last_collection_memory_committed_size_bytes{");
+    put_labels(&b, pms[i]);
+    put(&b, "} %s\n", num(pms[i]->committed, v, sizeof v));
+  }
   family(&b, om, "gcscope_gc_pause_seconds", M_HISTOGRAM, "seconds",
          "Pause of each complete GC (suspension to restart; a background GC's two pauses together).");
   for (int i = 0; i < n; i++)

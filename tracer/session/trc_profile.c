@@ -46,6 +46,7 @@ static const char *const clr_gc[] = {
   "DotNETRuntime:GCGlobalHeapHistory_V2", "DotNETRuntime:GCGlobalHeapHistory_V3",
   "DotNETRuntime:GCGlobalHeapHistory_V4", "DotNETRuntime:GCLOHCompact",
   "DotNETRuntime:GCFitBucketInfo", "DotNETRuntime:RuntimeInformationStart",
+  "DotNETRuntime:GCDynamicEvent",   /* .NET 7+: CommittedUsage (.NET 8+) ... */
   /* DotNETRuntimePrivate_GCPrivateKeyword_GCCollectOnly; BGCBegin is the
    * sentinel of the private GC keyword, PinPlugAtGCTime of its Verbose level. */
   "DotNETRuntimePrivate:GCDecision", "DotNETRuntimePrivate:GCDecision_V1",

@@ -51,6 +51,7 @@ struct tui_gc {
   double peak_mb;              /* HeapSizePeakMB */
   double after_mb;             /* HeapSizeAfterMB */
   double promoted_mb;          /* PromotedMB */
+  double committed_mb;         /* GCCommittedUsage at the GC's end (TotalCommittedBytes), NaN if unknown */
   double gen_before_mb[TUI_NGENS];
   double gen_after_mb[TUI_NGENS];
   int64_t db_id;               /* row id in the gcs table, -1 when live */

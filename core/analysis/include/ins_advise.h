@@ -19,7 +19,8 @@
  * Rules (id), in that order:
  *   heap-growth, long-suspension, induced, gen0-frag-pinning, loh-churn,
  *   finalizers, high-survival, mid-life-crisis, full-blocking-gen2, gen2-frag-bgc,
- *   gen0-churn, peak-vs-after, ephemeral-pause, pause-time
+ *   gen0-churn, peak-vs-after, committed-above-heap, unbalanced-mark,
+ *   ephemeral-pause, pause-time
  *
  * Ownership: plain data; no allocation kept. Threading: reentrant.
  */
@@ -49,6 +50,10 @@ struct ins_gc {
   double gen1_survival_pct;   /* Gen1 Survival Rate % (gen1 and gen2 GCs) */
   double gen2_survival_pct;   /* Gen2 Survival Rate % (gen2 GCs) */
   double finalizable_surv_mb; /* Finalizable Surv MB: promoted only because a finalizer must run */
+  /* issue 26: 0 (not NaN) when unknown, so older initialisers stay valid */
+  double committed_after_mb;  /* GCCommittedUsage at the GC's end (TotalCommittedBytes), 0 if unknown */
+  int mark_heaps;             /* heaps with GCMarkWithType, 0 if unknown */
+  double mark_slow_ms, mark_fast_ms; /* the most unbalanced root kind's slowest / fastest heap, 0 if unknown */
 };
 
 struct ins_proc_summary {
@@ -87,6 +92,9 @@ struct ins_advise_opts {
   double full_critical_ms;
   double churn_per_s, churn_surv_pct;
   size_t churn_min_gcs;
+  double committed_ratio, committed_min_mb;   /* committed-above-heap: median committed/After and excess */
+  double mark_ratio, mark_min_ms, mark_share_pct; /* unbalanced-mark: a GC's slowest/fastest heap, its share */
+  size_t mark_min_gcs;
 };
 void ins_advise_default_opts(struct ins_advise_opts *o);
 
@@ -96,7 +104,7 @@ const char *ins_severity_name(enum ins_severity s);
 /* The reverse; -1 if s is none of them. */
 int ins_parse_severity(const char *s);
 
-#define INS_N_RULES 14
+#define INS_N_RULES 16
 #define INS_MAX_CITED 16
 #define INS_MAX_METRICS 12
 

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gcs_enums.h"
 #include "gcs_tables.h"
 
 typedef struct sqlite3 sqlite3;
@@ -108,12 +109,30 @@ void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o
   X(peak_mb) X(after_mb) X(ratio_peak_after) X(promoted_mb) \
   X(gen0_mb) X(gen0_survival_pct) X(gen0_frag_pct) X(gen1_mb) X(gen1_survival_pct) X(gen1_frag_pct) \
   X(gen2_mb) X(gen2_survival_pct) X(gen2_frag_pct) X(loh_mb) X(loh_survival_pct) X(loh_frag_pct) \
-  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj) X(runtime_pause_msec) X(heap_count)
+  X(poh_mb) X(finalizable_surv_mb) X(pinned_obj) X(runtime_pause_msec) X(heap_count) \
+  X(global_mechanisms) X(pause_mode) X(memory_pressure) \
+  X(phase_mark_root_usec) X(phase_mark_short_weak_usec) X(phase_mark_scan_finalization_usec) \
+  X(phase_mark_long_weak_usec) X(phase_plan_usec) X(phase_relocate_usec) X(phase_compact_usec) \
+  X(phase_sweep_usec) \
+  X(committed_before_mb) X(committed_after_mb) \
+  X(committed_before_in_use) X(committed_before_in_global_decommit) X(committed_before_in_free) \
+  X(committed_before_in_global_free) X(committed_before_bookkeeping) \
+  X(committed_after_in_use) X(committed_after_in_global_decommit) X(committed_after_in_free) \
+  X(committed_after_in_global_free) X(committed_after_bookkeeping) \
+  X(mark_heaps) X(mark_unbalanced_kind) X(mark_slow_heap) X(mark_slow_msec) X(mark_fast_msec)
+
+/* The phase columns in GCS_GC_PHASES order: GCS_GCDB_R_PHASE0 + phase; the
+ * five committed parts before (GCS_GCDB_R_COMMITTED0) and after (+ 5), in
+ * GCCommittedUsage's order. */
+#define GCS_GCDB_R_COMMITTED0 GCS_GCDB_R_committed_before_in_use
+#define GCS_GCDB_R_PHASE0 GCS_GCDB_R_phase_mark_root_usec
 
 #define GCS_GCDB_R_ENUM(Col) GCS_GCDB_R_##Col,
 enum gcs_gcdb_real { GCS_GCDB_REALS(GCS_GCDB_R_ENUM) GCS_GCDB_NREALS };
 #undef GCS_GCDB_R_ENUM
 _Static_assert(GCS_GCDB_NREALS <= 64, "the figure mask is 64 bits");
+_Static_assert(GCS_GCDB_R_phase_sweep_usec - GCS_GCDB_R_PHASE0 + 1 == GCS_GC_PHASE_COUNT,
+               "one phase column per GCS_GC_PHASES entry, in its order");
 #define GCS_GCDB_BIT(Col) (UINT64_C(1) << GCS_GCDB_R_##Col)
 #define GCS_GCDB_ALL_REALS (~UINT64_C(0))
 

@@ -140,6 +140,22 @@ struct gcs_gc {
   int has_global_history;
   struct gcs_ev_GCGlobalHeapHistory global;
   int global_version;
+  /* The GC's phases (GCGlobalHeapHistory v4+ Times, gcs_gc_phase_slot), in
+   * microseconds; -1 where the GC did not time the phase or the trace does
+   * not say (stored as NULL). */
+  int64_t phase_usec[GCS_GC_PHASE_COUNT];
+  /* GCCommittedUsage (.NET 8+), bytes: [0] at the GC's start, [1] at its
+   * end; has_committed[i] 0 where the trace has none (a background GC sends
+   * only the first). */
+  int has_committed[2];
+  struct gcs_ev_GCCommittedUsage committed[2];
+  /* Server GC mark balance (GCMarkWithType, each heap's time per root kind:
+   * from GCStart, then from that heap's previous mark event): the root kind
+   * whose heaps differ most (largest slowest - fastest), -1 when fewer than
+   * two heaps marked it; its slowest heap and both times (msec). */
+  int mark_heaps;               /* heaps that sent GCMarkWithType, 0 if none */
+  int mark_kind, mark_slow_heap;
+  double mark_slow_msec, mark_fast_msec;
   struct gcs_gc_heap *heaps;    /* PerHeapHistory in arrival order */
   int nheaps;
   uint8_t condemned[30];        /* PerfView's condemned-reasons row (tables_gc.def groups) */
@@ -152,6 +168,15 @@ struct gcs_gc {
   struct gcs_loh_wait *loh_waits;
   int nloh_waits;
 };
+
+/* The committed bytes GC.GetGCMemoryInfo().TotalCommittedBytes reports, from
+ * one GCCommittedUsage: in use, in free regions and in the global free
+ * lists; neither what waits to be decommitted nor the GC's bookkeeping.
+ * Checked to the byte against .NET 10 after every GC, workstation and server
+ * (tests/dotnet; there the global free lists were always empty). */
+static inline double gcs_gc_committed_bytes(const struct gcs_ev_GCCommittedUsage *c) {
+  return (double)c->TotalCommittedInUse + (double)c->TotalCommittedInFree + (double)c->TotalCommittedInGlobalFree;
+}
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // gcprog: a GC workload for gcscope's .NET tests. It prints what the runtime
 // itself says about its GCs, one line each:
 //   GC index=N gen=G pause0_ticks=T pause1_ticks=T promoted=B heap=B concurrent=0|1
+//      compacted=0|1 committed=B (GCMemoryInfo.TotalCommittedBytes)
 // for every GC it observes (GC.GetGCMemoryInfo after each step, when the GC
 // count moved by exactly one, so the last GC is the only new one; and after
 // each run of allocations, when the last GC is a finished background GC not
@@ -60,7 +61,8 @@ static class Program
         var p = info.PauseDurations;
         Console.WriteLine($"GC index={info.Index} gen={info.Generation} pause0_ticks={p[0].Ticks} " +
                           $"pause1_ticks={p[1].Ticks} promoted={info.PromotedBytes} heap={info.HeapSizeBytes} " +
-                          $"concurrent={(info.Concurrent ? 1 : 0)} compacted={(info.Compacted ? 1 : 0)}");
+                          $"concurrent={(info.Concurrent ? 1 : 0)} compacted={(info.Compacted ? 1 : 0)} " +
+                          $"committed={info.TotalCommittedBytes}");
     }
 
     static void Allocate(int n, int size, int keepEvery)
