@@ -43,12 +43,12 @@ int nt_stacks_add_block(struct nt_stacks *s, const uint8_t *body, size_t len, in
       *why = "out of memory";
       return -1;
     }
-    uint64_t *out = s->ips + s->nips;
+    /* An empty walk may come first: ips is then still NULL (no offset from it). */
     for (uint32_t k = 0; k < depth; k++) {
       const uint8_t *b = p + (size_t)k * (size_t)ptr_size;
       uint64_t v = 0;
       for (int j = ptr_size - 1; j >= 0; j--) v = (v << 8) | b[j];
-      out[k] = v;
+      s->ips[s->nips + k] = v;
     }
     s->v[s->n].off = s->nips;
     s->v[s->n].depth = depth;
@@ -63,7 +63,8 @@ const uint64_t *nt_stacks_get(const struct nt_stacks *s, uint32_t id, uint32_t *
   const uint32_t *k = nt_u64map_get(&s->index, id);
   if (!k) return NULL;
   *depth = s->v[*k].depth;
-  return s->ips + s->v[*k].off;
+  static const uint64_t none[1];  /* only empty walks so far: no array yet, still a known stack */
+  return s->ips ? s->ips + s->v[*k].off : none;
 }
 
 void nt_stacks_clear(struct nt_stacks *s) {

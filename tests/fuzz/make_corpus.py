@@ -170,6 +170,58 @@ def ipc():
     return out
 
 
+def stacks():
+    """The stacks target's seeds, built with tests/stacks/ntbuild.py: valid
+    traces with StackBlocks and method events (JIT and rundown, 8- and 4-byte
+    pointers), and damaged StackBlocks (the cases tests/stacks/stacks_small.py
+    imports) and method events."""
+    sp = importlib.util.spec_from_file_location("ntbuild", os.path.join(HERE, "..", "stacks", "ntbuild.py"))
+    nb = importlib.util.module_from_spec(sp)
+    sp.loader.exec_module(nb)
+    defs = [(1, nb.RUNTIME, 35, 0), (2, nb.RUNTIME, 143, 2), (3, nb.RUNDOWN, 144, 2)]
+
+    def build(ptr=8, stacks=None, raw=None, methods=None, two_regions=False):
+        f = nb.File(ptr)
+        f.metadata(defs)
+        f.stacks(1, stacks if stacks is not None else [[0x1010, 0x2020], [0x1010, 0x3030], []], raw=raw)
+        evs = [(1, 1000, 1, nb.gc_triggered(1)), (1, 2000, 2, nb.gc_triggered(0)),
+               (1, 3000, 1, nb.gc_triggered(1)), (1, 4000, 3, nb.gc_triggered(0)),
+               (1, 5000, 99, nb.gc_triggered(0))]
+        evs += methods if methods is not None else [
+            (2, 500, 0, nb.method(0x1000, 0x100, "NS.Cls", "Leaf")),
+            (3, 7000, 0, nb.method(0x2000, 0x40, "NS.Cls", "Caller", 2))]
+        f.events(evs)
+        f.sequence_point(8000)
+        if two_regions:  # the same ids again after the sequence point: new stacks
+            f.stacks(1, [[0x2010], [0x1001, 0x1002, 0x1003]])
+            f.events([(1, 9000, 1, nb.gc_triggered(1)), (1, 9500, 2, nb.gc_triggered(2))])
+            f.sequence_point(10000)
+        return f.close()
+
+    m = nb.method(0x1000, 0x100, "NS.Cls", "Leaf")
+    return {
+        'valid.nettrace': build(),
+        'valid-ptr4.nettrace': build(ptr=4),
+        'valid-two-regions.nettrace': build(two_regions=True),
+        'no-methods.nettrace': build(methods=[]),
+        'overlapping-methods.nettrace': build(methods=[
+            (2, 500, 0, nb.method(0x1000, 0x2000, "", "Outer")),
+            (2, 600, 0, nb.method(0x1008, 0x10, "A", "Inner", 2)),
+            (3, 7000, 0, nb.method(0xffffffffffffff00, 0x1000, "Wrap", "Around", 3))]),
+        'method-cut.nettrace': build(methods=[(2, 500, 0, m[:30]), (3, 7000, 0, m[:-3])]),
+        'method-no-nul.nettrace': build(methods=[(2, 500, 0, m[:52] + b"A\0" * 40)]),
+        # Found by fuzz_stacks: an empty walk first in a trace's StackBlocks
+        # (nt_stacks.c took an offset from a NULL array: UBSan).
+        'empty-first-stack.nettrace': build(stacks=[[], [0x1010, 0x2020], []]),
+        'deep-stack.nettrace': build(stacks=[list(range(0x1000, 0x1000 + 5000))]),
+        'bad-count.nettrace': build(raw=struct.pack("<ii", 1, 1000000)),
+        'bad-stack-past-end.nettrace': build(raw=struct.pack("<iii", 1, 1, 64) + b"\0" * 8),
+        'bad-size-not-pointer.nettrace': build(raw=struct.pack("<iii", 1, 1, 12) + b"\0" * 12),
+        'bad-first-id-max.nettrace': build(raw=struct.pack("<Iii", 0xffffffff, 2, 8) + b"\1" * 8 +
+                                           struct.pack("<i", 0)),
+    }
+
+
 def main():
     root = sys.argv[1]
     nts = {
@@ -188,6 +240,7 @@ def main():
                               [('1b-valid-small.nettrace', b'\x00' + nt.small())]),
         'zip': zips(),
         'dsipc': ipc(),
+        'stacks': stacks(),
     }
     for target, files in sets.items():
         d = os.path.join(root, target)
