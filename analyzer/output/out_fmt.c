@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gcs_output.h"
+#include "gcs_text.h"
 
 static const uint64_t pow10_u64[20] = {
   1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
@@ -307,16 +308,8 @@ void rpt_wbuf_json_str(struct rpt_wbuf *w, const char *s) {
   }
   rpt_wbuf_char(w, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      char e[2] = {'\\', (char)*p};
-      rpt_wbuf_mem(w, e, 2);
-    } else if (*p < 0x20) {
-      static const char hex[] = "0123456789abcdef";
-      char e[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
-      rpt_wbuf_mem(w, e, 6);
-    } else {
-      rpt_wbuf_char(w, (char)*p);
-    }
+    char e[GCS_TEXT_JSON_ESC_MAX];
+    rpt_wbuf_mem(w, e, gcs_text_json_escape(*p, e));
   }
   rpt_wbuf_char(w, '"');
 }

@@ -1,6 +1,7 @@
 /* out_util.c — see gcs_output.h: CSV/JSON/HTML escaping
  * (number text: out_num.c; the aligned table: out_table.c). */
 #include "gcs_output.h"
+#include "gcs_text.h"
 
 #include <math.h>
 #include <signal.h>
@@ -29,9 +30,8 @@ void rpt_json_str(FILE *out, const char *s) {
   }
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-    else fputc(*p, out);
+    char e[GCS_TEXT_JSON_ESC_MAX];
+    fwrite(e, 1, gcs_text_json_escape(*p, e), out);
   }
   fputc('"', out);
 }

@@ -48,3 +48,23 @@ char *gcs_text_printable(const char *in, size_t len, char *out, size_t cap) {
   out[o] = '\0';
   return out;
 }
+
+size_t gcs_text_json_escape(unsigned char c, char out[GCS_TEXT_JSON_ESC_MAX]) {
+  static const char hex[] = "0123456789abcdef";
+  if (c == '"' || c == '\\') {
+    out[0] = '\\';
+    out[1] = (char)c;
+    return 2;
+  }
+  if (c < 0x20) {
+    out[0] = '\\';
+    out[1] = 'u';
+    out[2] = '0';
+    out[3] = '0';
+    out[4] = hex[c >> 4];
+    out[5] = hex[c & 15];
+    return 6;
+  }
+  out[0] = (char)c;
+  return 1;
+}

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "gcs_db.h"
+#include "gcs_text.h"
 
 /* zlib level: 1 packs the events about as small as 6 at a third of the time. */
 #define EVB_ZLEVEL 1
@@ -258,10 +259,8 @@ static void jputs(struct jbuf *j, const char *s) { jput(j, s, strlen(s)); }
 static void jstr(struct jbuf *j, const char *s) {
   jput(j, "\"", 1);
   for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    char esc[8];
-    if (*c == '"' || *c == '\\') { esc[0] = '\\'; esc[1] = (char)*c; jput(j, esc, 2); }
-    else if (*c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", *c); jput(j, esc, 6); }
-    else jput(j, (const char *)c, 1);
+    char esc[GCS_TEXT_JSON_ESC_MAX];
+    jput(j, esc, gcs_text_json_escape(*c, esc));
   }
   jput(j, "\"", 1);
 }

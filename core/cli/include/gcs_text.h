@@ -22,4 +22,12 @@
  * Returns out. */
 char *gcs_text_printable(const char *in, size_t len, char *out, size_t cap);
 
+/* JSON's escaping of one byte of a UTF-8 string, the one definition every
+ * JSON writer uses (gcs_output's, the stored payloads' text): '"' and '\\'
+ * get a backslash, control bytes below 0x20 become \u00XX, every other byte
+ * stands as it is. Writes 1, 2 or 6 bytes to out (not NUL-terminated) and
+ * returns how many. */
+#define GCS_TEXT_JSON_ESC_MAX 6
+size_t gcs_text_json_escape(unsigned char c, char out[GCS_TEXT_JSON_ESC_MAX]);
+
 #endif /* GCS_TEXT_H */
