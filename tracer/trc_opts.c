@@ -65,7 +65,7 @@ static const struct gcs_cli_opt record_opts[] = {
                    "also requests: aspnet, http, PROVIDER:START:STOP" },
   [O_MAXSIZE] = { "max-size", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MB",
                   "EventPipe: stop when the trace reaches MB (default 1000; 0: no limit)" },
-  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "with --dotnet: a call stack with every event, and the rundown\nthat names the methods (gcscope stacks; off by default)" },
+  [O_STACKS] = { "stacks", 0, GCS_CLI_FLAG, 0, 0, NULL, "call stacks (gcscope stacks; off by default): with --dotnet every event's and the rundown that names the methods; for librgc AllocationTick, GCTriggered and pins, and the statedump" },
   { 0 },
 };
 
@@ -73,7 +73,7 @@ static const struct gcs_cli_spec record_spec = {
   .cmd = "record",
   .usage = "[-o DIR] [--profile gc|alloc|handles|verbose]\n"
            "  [--buffer-size SIZE] [--num-subbuf N] [--duration SEC] [--pid PID]\n"
-           "  [--dotnet [--transport eventpipe|lttng] [--stacks]] [--import [-d DB] [-q]] [--relayd URL]\n"
+           "  [--stacks] [--dotnet [--transport eventpipe|lttng]] [--import [-d DB] [-q]] [--relayd URL]\n"
            "  [--stop-on-gc-over MS] [--stop-on-suspend-over MS]\n"
            "  [--stop-on-bgc-final-pause-over MS] [--delay-after-trigger SEC]\n"
            "  [--collect-multiple N] [--circular-mb MB] [--rules FILE] [--max-captures N]\n"
@@ -161,8 +161,6 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
     return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks; record over EventPipe (--transport eventpipe)");
-  if (o->stacks && !o->dotnet)
-    return gcs_cli_fail("--stacks needs --dotnet (EventPipe); librgc does not record stacks yet");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
   if (o->output && o->relayd)
     return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");

@@ -261,6 +261,18 @@ out:
   return n;
 }
 
+/* The input's processes are all librgc's. */
+static int rgc_only(sqlite3 *db) {
+  sqlite3_stmt *q;
+  int yes = 0;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) > 0 AND sum(p.origin <> 'rgc') = 0 FROM processes p WHERE "
+                         GCS_IN_INPUT("p.trace_id"), -1, &q, NULL) == SQLITE_OK) {
+    if (sqlite3_step(q) == SQLITE_ROW) yes = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+  }
+  return yes;
+}
+
 /* Why the view's stacks are missing or partly unresolved, as one line each. */
 static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct opts *o, uint64_t samples,
                     uint64_t with_stack, FILE *out) {
@@ -278,7 +290,8 @@ static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct o
       sqlite3_finalize(q);
     }
     if (rgc && !lttng_clr && gcs_stacks_count(sdb) == 0)
-      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: librgc records no stacks yet",
+      sv_wrapf(out, 80, "note: none of the %llu %s events has a stack: record with gcscope record --stacks "
+               "(librgc walks stacks in a process started with RGC_Stacks=1)",
                (unsigned long long)samples, o->event_label);
     else if (gcs_stacks_count(sdb) > 0)
       sv_wrapf(out, 80, "note: none of the %llu %s events has a stack, while other events of the same recording "
@@ -293,16 +306,27 @@ static void explain(sqlite3 *db, const struct gcs_stacks_db *sdb, const struct o
   }
   size_t n;
   const struct gcs_stacks_symbols *sym = gcs_stacks_symbols(sdb, &n);
-  uint64_t addr = 0, unres = 0, rundown = 0, jit = 0;
+  uint64_t addr = 0, unres = 0, rundown = 0, jit = 0, modules = 0;
+  const char *native_note = NULL;
   for (size_t i = 0; i < n; i++) {
     if (o->pid >= 0 && sym[i].pid != o->pid) continue;
     addr += sym[i].addresses;
     unres += sym[i].unresolved;
     rundown += sym[i].rundown_methods;
     jit += sym[i].jit_methods;
+    modules += sym[i].native_modules;
+    if (!native_note) native_note = sym[i].native_note;
   }
   if (!unres) return;
-  if (!rundown)
+  if (modules)   /* librgc: native frames, named from the statedump's modules */
+    sv_wrapf(out, 80, "note: %llu of %llu frame addresses did not resolve (printed as module+0xOFF or 0xADDRESS): %s",
+             (unsigned long long)unres, (unsigned long long)addr,
+             native_note ? native_note : "outside every module of the statedump");
+  else if (!rundown && !jit && rgc_only(db))
+    sv_wrapf(out, 80, "note: %llu of %llu frame addresses did not resolve (printed as 0xADDRESS): no statedump: "
+             "record with gcscope record --stacks, which names the modules (start the program after the session)",
+             (unsigned long long)unres, (unsigned long long)addr);
+  else if (!rundown)
     sv_wrapf(out, 80, "note: %llu of %llu frame addresses did not resolve (printed as 0xADDRESS): no rundown%s: record "
             "with gcscope record --dotnet --stacks", (unsigned long long)unres, (unsigned long long)addr,
             jit ? " (only the methods compiled during the recording are named)" : "");

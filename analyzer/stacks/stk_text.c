@@ -2,8 +2,8 @@
  * a top-down tree (callers first, as PerfView's CallTree) and a bottom-up one
  * (the frames nearest the event first, PerfView's Callers view of the
  * leaves), with inclusive and exclusive samples and MB. Runs of frames that
- * did not resolve (native code without symbols) are one node,
- * "[native code]"; the bottom-up tree starts at the first resolved frame
+ * are bare addresses (native code outside every known method or module) are
+ * one node, "[native code]" (a module+0xOFF frame is shown as is); the bottom-up tree starts at the first resolved frame
  * when a stack has one (the runtime's own frames under it are all alike). */
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +54,8 @@ static uint32_t display(const struct stk_view *v, const struct sv_stack *s, int 
   for (uint32_t k = 0; k < s->n; k++) {
     uint32_t f = s->f[top_down ? s->n - 1 - k : k];
     int r;
-    sv_frame(v, f, &r);
+    const char *name = sv_frame(v, f, &r);
+    r |= strncmp(name, "0x", 2) != 0;   /* module+0xOFF (librgc, no symbol) is shown as is */
     any_resolved |= r;
     uint32_t d = r ? f : NATIVE;
     if (d == NATIVE && n && out[n - 1] == NATIVE) continue;

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
       t.TypeName = names[i % 6];
       t.Address = 0x1a000000000ull + (uint64_t)(r * 74 + i) * 104096;
       t.ObjectSize = 24 + (uint64_t)i;
-      tracepoint(rgc, GCAllocationTick_V4, &t);
+      tracepoint(rgc, GCAllocationTick_V4, &t, NULL, 0);
       if (i % 7 == 3) { /* 11 SuspendOther suspensions per round (i = 3, 10, ..., 73) */
         suspension(0, 0xffffffffu);
         restart();
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     }
     struct gcs_ev_GCTriggered tr = {0, 0};
     suspension(1, gc - 1);
-    tracepoint(rgc, GCTriggered, &tr);
+    tracepoint(rgc, GCTriggered, &tr, NULL, 0);
     struct gcs_ev_GCStart gs = {gc, 0, 0, 0, 0, 0};
     tracepoint(rgc, GCStart_V2, &gs);
     for (uint32_t k = 0; k < 4; k++) {

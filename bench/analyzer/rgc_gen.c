@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     t.TypeName = names[i % 50];
     t.Address = 0x7f0000000000ull + (uint64_t)i * 64;
     t.ObjectSize = 24 + (uint64_t)(i % 100);
-    tracepoint(rgc, GCAllocationTick_V4, &t);
+    tracepoint(rgc, GCAllocationTick_V4, &t, NULL, 0);
     if (i % 1000 == 999) {
       gc++;
       struct gcs_ev_GCSuspendEEBegin sb = { 1, gc, 0 };

@@ -65,6 +65,9 @@ struct cls_info {
   int32_t env_vpid;                      /* -1 if the environment has none */
   char *env_procname;                    /* NULL if none */
   struct ctx_int pkt_cpu;                /* packet-context cpu_id */
+  int bin_baddr, bin_memsz, bin_path, bin_pic;  /* lttng_ust_statedump:bin_info members, else -1 */
+  int stack_idx;       /* payload member GCS_STACK_FIELD (a sequence of unsigned
+                        * integers: the event's call stack), -1 */
 };
 
 /* cpu_id of recently seen packets. A packet object may be recycled by
@@ -84,6 +87,9 @@ struct gcs_ctf_decoder {
   uint8_t *data;
   size_t datacap;
   char strbuf[65536];
+  struct gcs_stack stack;                /* ev.stack when the event has one */
+  struct gcs_rd_bin_info bin;
+  uint64_t stack_ip[GCS_STACK_MAX_DEPTH];
 };
 
 struct reader {
@@ -151,6 +157,7 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
   memset(ci, 0, sizeof *ci);
   ci->key = ec;
   ci->data_idx = -1;
+  ci->stack_idx = -1;
   ci->ctx_procname = -1;
   ci->env_vpid = -1;
   const char *name = bt_event_class_get_name(ec);
@@ -175,6 +182,14 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
 
   ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
 
+  ci->bin_baddr = ci->bin_memsz = ci->bin_path = ci->bin_pic = -1;
+  if (ci->kind < 0 && strcmp(ci->name, "lttng_ust_statedump:bin_info") == 0) {
+    const bt_field_class *bp = bt_event_class_borrow_payload_field_class_const(ec);
+    ci->bin_baddr = member_index(bp, "baddr");
+    ci->bin_memsz = member_index(bp, "memsz");
+    ci->bin_path = member_index(bp, "path");
+    ci->bin_pic = member_index(bp, "is_pic");
+  }
   if (ci->kind < 0) return 0;
   const bt_field_class *pl = bt_event_class_borrow_payload_field_class_const(ec);
   if (!pl) return 0;
@@ -189,6 +204,15 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
     if (ci->origin == GCS_ORIGIN_CLR && strcmp(mn, "__data__") == 0) {
       ci->data_idx = (int)i;
       ci->members[i].mt = member_type(fc, NULL);
+      continue;
+    }
+    if (strcmp(mn, GCS_STACK_FIELD) == 0) {
+      const bt_field_class_type t = bt_field_class_get_type(fc);
+      if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
+          bt_field_class_type_is(bt_field_class_get_type(bt_field_class_array_borrow_element_field_class_const(fc)),
+                                 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        ci->stack_idx = (int)i;
+      ci->members[i].mt = M_SKIP;
       continue;
     }
     const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)ci->kind, mn);
@@ -393,6 +417,42 @@ static void cls_env(struct cls_info *ci, const bt_event *e) {
   if (v && bt_value_is_string(v)) ci->env_procname = strdup(bt_value_string_get(v));
 }
 
+/* The GCS_STACK_FIELD sequence: leaf first; longer than GCS_STACK_MAX_DEPTH
+ * (a crafted trace) is cut and marked truncated; empty is no stack. */
+static void decode_stack(struct gcs_ctf_decoder *d, const bt_field *pl, int idx) {
+  const bt_field *a = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)idx);
+  uint64_t n = bt_field_array_get_length(a);
+  if (!n) return;
+  uint64_t k = n > GCS_STACK_MAX_DEPTH ? GCS_STACK_MAX_DEPTH : n;
+  for (uint64_t i = 0; i < k; i++)
+    d->stack_ip[i] = bt_field_integer_unsigned_get_value(bt_field_array_borrow_element_field_by_index_const(a, i));
+  d->stack.depth = (uint32_t)k;
+  d->stack.truncated = n > k || n == GCS_STACK_MAX_DEPTH;
+  d->stack.ip = d->stack_ip;
+  d->rec.ev.stack = &d->stack;
+}
+
+static void decode_bin_info(struct gcs_ctf_decoder *d, const struct cls_info *ci, const bt_event *e) {
+  const bt_field *pl = bt_event_borrow_payload_field_const(e);
+  if (!pl) return;
+  const bt_field *fb = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->bin_baddr);
+  const bt_field *fm = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->bin_memsz);
+  const bt_field *fp = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->bin_path);
+  if (!bt_field_class_type_is(bt_field_get_class_type(fb), BT_FIELD_CLASS_TYPE_INTEGER) ||
+      !bt_field_class_type_is(bt_field_get_class_type(fm), BT_FIELD_CLASS_TYPE_INTEGER) ||
+      bt_field_get_class_type(fp) != BT_FIELD_CLASS_TYPE_STRING)
+    return;
+  d->bin.baddr = (uint64_t)int_value(fb);
+  d->bin.memsz = (uint64_t)int_value(fm);
+  d->bin.path = bt_field_string_get_value(fp);
+  d->bin.is_pic = 1;
+  if (ci->bin_pic >= 0) {
+    const bt_field *fi = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->bin_pic);
+    if (bt_field_class_type_is(bt_field_get_class_type(fi), BT_FIELD_CLASS_TYPE_INTEGER)) d->bin.is_pic = int_value(fi) != 0;
+  }
+  d->rec.bin_info = &d->bin;
+}
+
 static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   const bt_event *e = bt_message_event_borrow_event_const(msg);
   struct cls_info *ci = cls_get(d, bt_event_borrow_class_const(e));
@@ -425,11 +485,15 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   rec->name = ci->name;
   rec->decoded = 0;
   rec->payload_error = 0;
+  ev->stack = NULL;
+  rec->bin_info = NULL;
+  if (ci->bin_baddr >= 0 && ci->bin_memsz >= 0 && ci->bin_path >= 0) decode_bin_info(d, ci, e);
   if (ci->kind >= 0) {
     const bt_field *pl = bt_event_borrow_payload_field_const(e);
     if (pl) {
       decode_payload(d, ci, pl);
       rec->decoded = 1;
+      if (ci->stack_idx >= 0) decode_stack(d, pl, ci->stack_idx);
     }
   }
   return 0;

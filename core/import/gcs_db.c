@@ -32,6 +32,8 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gc_process_summary", "total_runtime_pause_msec", "REAL" },
   { "requests", "method", "TEXT" },
   { "requests", "path", "TEXT" },
+  { "stack_symbols", "native_modules", "INTEGER NOT NULL DEFAULT 0" },
+  { "stack_symbols", "native_note", "TEXT" },
   { "processes", "gc_hard_limit", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */

@@ -145,7 +145,34 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
     if (e->decoded) p->gc_events++;
     if (e->procname[0] && strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
   }
+  if (e->bin_info) {  /* a statedump module: librgc's stacks resolve from it */
+    size_t n = str_copy_len(e->bin_info->path);
+    size_t total = sizeof(struct imq_rec) + sizeof(struct imq_module) + n + 1;
+    struct imq_rec *r = dec_reserve(d, total);
+    if (!r) return 1;
+    r->type = IMQ_MODULE;
+    r->size = (uint32_t)((total + 7) & ~(size_t)7);
+    struct imq_module *m = (struct imq_module *)(r + 1);
+    m->pid = e->ev.pid;
+    m->is_pic = e->bin_info->is_pic;
+    m->baddr = e->bin_info->baddr;
+    m->memsz = e->bin_info->memsz;
+    if (n) memcpy(m->path, e->bin_info->path, n);
+    m->path[n] = '\0';
+    return 0;
+  }
   if (!e->decoded) return 0;
+  if (e->ev.stack && e->ev.stack->depth) {  /* sent just before its event */
+    size_t total = sizeof(struct imq_rec) + sizeof(struct imq_stack) + e->ev.stack->depth * sizeof(uint64_t);
+    struct imq_rec *r = dec_reserve(d, total);
+    if (!r) return 1;
+    r->type = IMQ_STACK;
+    r->size = (uint32_t)((total + 7) & ~(size_t)7);
+    struct imq_stack *st = (struct imq_stack *)(r + 1);
+    st->depth = e->ev.stack->depth;
+    st->truncated = e->ev.stack->truncated;
+    memcpy(st->ip, e->ev.stack->ip, st->depth * sizeof(uint64_t));
+  }
   const struct gcs_event_desc *desc = &gcs_event_descs[e->ev.kind];
   struct kind_strs *ks = &d->strs[e->ev.kind];
   if (!ks->ready) {
@@ -629,6 +656,10 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   uint64_t n = 0;
   const uint64_t fail_after = c->opts->fail_after_events;
   static _Thread_local struct gcs_event ev;  /* full-size copy: records hold only the event's own struct */
+  struct gcs_stack pstack = { 0 };
+  uint64_t *pip = NULL;
+  size_t pcap = 0;
+  int pending = 0;
   struct imq_batch *b;
   while ((b = imq_pop(&q)) != NULL) {
     if (!failed && cancelled(c->opts)) { snprintf(err, errlen, "interrupted"); failed = 1; imq_abort(&q); }
@@ -639,6 +670,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
         const struct gcs_event *src = (const struct gcs_event *)(r + 1);
         memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
         ev.stack = NULL;  /* a pointer of the decoding process: never followed here */
+        if (pending) { ev.stack = &pstack; pending = 0; }  /* the IMQ_STACK just before */
         if (fail_after && ++n > fail_after) {
           snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
           failed = 1;
@@ -646,6 +678,23 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
           failed = 1;
         }
         prog_event(&pg, ev.ts_ns, -1);
+      } else if (r->type == IMQ_STACK) {
+        const struct imq_stack *st = (const struct imq_stack *)(r + 1);
+        pstack.depth = st->depth;
+        pstack.truncated = (uint8_t)(st->truncated != 0);
+        /* copied: its event may come in the next batch */
+        if (st->depth > pcap) {
+          uint64_t *nip = realloc(pip, st->depth * sizeof *nip);
+          if (!nip) { snprintf(err, errlen, "out of memory"); failed = 1; imq_abort(&q); break; }
+          pip = nip;
+          pcap = st->depth;
+        }
+        if (st->depth) memcpy(pip, st->ip, st->depth * sizeof *pip);
+        pstack.ip = pip;
+        pending = 1;
+      } else if (r->type == IMQ_MODULE) {
+        const struct imq_module *m = (const struct imq_module *)(r + 1);
+        if (imw_module(w, m->pid, m->baddr, m->memsz, m->path, m->is_pic, err, errlen) != 0) failed = 1;
       } else if (r->type == IMQ_ORIGIN) {
         uint64_t origin;
         memcpy(&origin, r + 1, sizeof origin);
@@ -658,6 +707,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     }
     imq_release(&q, b);
   }
+  free(pip);
   double loop_end = wall_s();
   pthread_join(th, NULL);
   if (!failed && (rv.cancelled || cancelled(c->opts))) {

@@ -250,6 +250,12 @@ static int relocate(struct imq_batch *b, uint64_t base) {
       ((char *)r)[r->size - 1] = '\0';
     } else if (r->type == IMQ_ORIGIN) {
       if (payload < sizeof(uint64_t)) return -1;
+    } else if (r->type == IMQ_STACK) {
+      const struct imq_stack *st = (const struct imq_stack *)(r + 1);
+      if (payload < sizeof *st || st->depth > (payload - sizeof *st) / sizeof(uint64_t)) return -1;
+    } else if (r->type == IMQ_MODULE) {
+      if (payload < sizeof(struct imq_module) + 1) return -1;
+      ((char *)r)[r->size - 1] = '\0';
     } else {
       return -1;
     }

@@ -536,6 +536,16 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
   return add_to_block(w, B_EVENTS, ev, -1, err, errlen);
 }
 
+int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const char *path, int is_pic,
+               char *err, size_t errlen) {
+  if (!stacks_of(w, err, errlen)) return -1;
+  if (gcs_stacks_add_module(w->stacks, pid, baddr, memsz, path, is_pic) != 0) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
 int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err, size_t errlen) {
   w->lost += count;
   gcs_recon_lost(w->recon, -1, ts_ns, count);

@@ -47,6 +47,10 @@ void imw_set_time_origin(struct imw *w, uint64_t ts_ns);
 /* One decoded GC event (time order). */
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen);
 /* Discarded events reported by the source. */
+/* A statedump module of pid (lttng_ust_statedump:bin_info), for librgc's
+ * stacks. 0, or -1 with a message. */
+int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const char *path, int is_pic,
+               char *err, size_t errlen);
 int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err,
              size_t errlen);
 

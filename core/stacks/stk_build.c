@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcs_stacks.h"
+#include "stk_native.h"
 
 #define STK_MAX_STACKS (16u << 20)
 #define STK_MAX_IPS (128u << 20)   /* 1 GB of instruction pointers */
@@ -23,6 +24,7 @@ struct gcs_stacks_build {
   uint64_t *ips; size_t nips, capips;
   size_t *table; size_t tcap;      /* stack hash table: index + 1, 0 empty */
   struct stk_method *methods; size_t nmethods, capmethods;
+  struct stk_native native;        /* librgc: the statedump's modules */
 };
 
 static uint64_t mix(uint64_t h) {
@@ -91,6 +93,7 @@ void gcs_stacks_build_free(struct gcs_stacks_build *b) {
   if (!b) return;
   for (size_t i = 0; i < b->nmethods; i++) free(b->methods[i].name);
   free(b->methods);
+  stk_native_free(&b->native);
   free(b->ents);
   free(b->ips);
   free(b->table);
@@ -166,6 +169,11 @@ int gcs_stacks_add_method(struct gcs_stacks_build *b, const struct gcs_event *ev
   return 0;
 }
 
+int gcs_stacks_add_module(struct gcs_stacks_build *b, int32_t pid, uint64_t base, uint64_t memsz, const char *path,
+                          int is_pic) {
+  return stk_native_add(&b->native, pid, base, memsz, path, is_pic);
+}
+
 static int cmp_method(const void *pa, const void *pb) {
   const struct stk_method *a = pa, *b = pb;
   if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
@@ -190,7 +198,7 @@ static const struct stk_method *find_method(const struct gcs_stacks_build *b, in
   return NULL;
 }
 
-struct pid_stats { int32_t pid; uint64_t jit, rundown, addresses, unresolved; };
+struct pid_stats { int32_t pid; uint64_t jit, rundown, addresses, unresolved; const char *why; };
 
 static struct pid_stats *pid_stats(struct pid_stats **v, size_t *n, size_t *cap, int32_t pid) {
   for (size_t i = *n; i > 0; i--)
@@ -217,7 +225,7 @@ static int db_fail(struct gcs_stacks_build *b, char *err, size_t errlen) {
 }
 
 int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
-  if (b->nents == 0 && b->nmethods == 0) return 0;
+  if (b->nents == 0 && b->nmethods == 0 && b->native.n == 0) return 0;
   if (b->nmethods) qsort(b->methods, b->nmethods, sizeof *b->methods, cmp_method);
   struct pid_stats *ps = NULL;
   size_t nps = 0, capps = 0;
@@ -233,7 +241,7 @@ int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
       sqlite3_prepare_v2(b->db, "INSERT INTO stacks(id, trace_id, pid, depth, truncated, frames) VALUES(?,?,?,?,?,?)", -1,
                          &ss, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(b->db, "INSERT INTO stack_symbols(trace_id, pid, jit_methods, rundown_methods, addresses, "
-                         "unresolved) VALUES(?,?,?,?,?,?)", -1, &sy, NULL) != SQLITE_OK) {
+                         "unresolved, native_modules, native_note) VALUES(?,?,?,?,?,?,?,?)", -1, &sy, NULL) != SQLITE_OK) {
     db_fail(b, err, errlen);
     goto out;
   }
@@ -258,11 +266,18 @@ int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
         /* A caller's frame holds a return address: the call is the byte before. */
         const struct stk_method *m = find_method(b, e->pid, ip);
         if (!m && k > 0) m = find_method(b, e->pid, ip - 1);
-        char hex[32];
+        char hex[512];
         const char *name = m ? m->name : hex;
-        if (!m) snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)ip);
+        int named = m != NULL;
+        if (!m) {
+          const char *why = NULL;
+          int r = b->native.n ? stk_native_resolve(&b->native, e->pid, ip, k > 0, hex, sizeof hex, &why) : -1;
+          if (r < 0) snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)ip);
+          named = r > 0;
+          if (why && !p->why) p->why = why;
+        }
         p->addresses++;
-        if (!m) p->unresolved++;
+        if (!named) p->unresolved++;
         uint64_t nh = 0xcbf29ce484222325ULL;
         for (const char *c = name; *c; c++) nh = (nh ^ (uint8_t)*c) * 0x100000001b3ULL;
         idx = UINT32_MAX;
@@ -281,7 +296,7 @@ int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
           if (!(fname[nframes] = strdup(name))) goto oom;
           sqlite3_bind_int64(sf, 1, b->trace_id);
           sqlite3_bind_text(sf, 2, name, -1, SQLITE_STATIC);
-          sqlite3_bind_int(sf, 3, m != NULL);
+          sqlite3_bind_int(sf, 3, named);
           if (sqlite3_step(sf) != SQLITE_DONE) { db_fail(b, err, errlen); goto out; }
           sqlite3_reset(sf);
           frow[nframes] = sqlite3_last_insert_rowid(b->db);
@@ -311,6 +326,8 @@ int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen) {
     sqlite3_bind_int64(sy, 4, (int64_t)ps[i].rundown);
     sqlite3_bind_int64(sy, 5, (int64_t)ps[i].addresses);
     sqlite3_bind_int64(sy, 6, (int64_t)ps[i].unresolved);
+    sqlite3_bind_int64(sy, 7, (int64_t)stk_native_modules(&b->native, ps[i].pid));
+    if (ps[i].why) sqlite3_bind_text(sy, 8, ps[i].why, -1, SQLITE_STATIC); else sqlite3_bind_null(sy, 8);
     if (sqlite3_step(sy) != SQLITE_DONE) { db_fail(b, err, errlen); goto out; }
     sqlite3_reset(sy);
   }

@@ -53,6 +53,7 @@ void gcs_stacks_db_free(struct gcs_stacks_db *s) {
   free(s->fid);
   free(s->rows);
   free(s->fidx);
+  for (size_t i = 0; i < s->nsym; i++) free((char *)(uintptr_t)s->sym[i].native_note);
   free(s->sym);
   free(s);
 }
@@ -114,8 +115,8 @@ struct gcs_stacks_db *gcs_stacks_load(sqlite3 *db, char *err, size_t errlen) {
   sqlite3_finalize(q);
   for (size_t i = 0; i < s->nrows; i++) s->rows[i].frame = s->fidx + (uintptr_t)s->rows[i].frame;
   if (has_table(db, "main", "stack_symbols")) {
-    snprintf(sql, sizeof sql, "SELECT trace_id, pid, jit_methods, rundown_methods, addresses, unresolved "
-             "FROM stack_symbols%s", filter);
+    snprintf(sql, sizeof sql, "SELECT trace_id, pid, jit_methods, rundown_methods, addresses, unresolved, "
+             "native_modules, native_note FROM stack_symbols%s", filter);
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) goto dberr;
     while (sqlite3_step(q) == SQLITE_ROW) {
       if (grow((void **)&s->sym, &s->capsym, s->nsym + 1, sizeof *s->sym) != 0) goto oom;
@@ -126,6 +127,10 @@ struct gcs_stacks_db *gcs_stacks_load(sqlite3 *db, char *err, size_t errlen) {
       y->rundown_methods = (uint64_t)sqlite3_column_int64(q, 3);
       y->addresses = (uint64_t)sqlite3_column_int64(q, 4);
       y->unresolved = (uint64_t)sqlite3_column_int64(q, 5);
+      y->native_modules = (uint64_t)sqlite3_column_int64(q, 6);
+      y->native_note = NULL;
+      const char *note = (const char *)sqlite3_column_text(q, 7);
+      if (note && !(y->native_note = strdup(note))) goto oom;
     }
     sqlite3_finalize(q);
   }

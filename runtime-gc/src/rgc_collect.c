@@ -452,7 +452,7 @@ static bool decide_condemned(struct rgc_runtime *rt, struct gc_run *g) {
   rec->type = background ? GCS_GC_TYPE_BACKGROUND
               : g->during_bgc ? GCS_GC_TYPE_FOREGROUND : GCS_GC_TYPE_NON_CONCURRENT;
   uint64_t seq = rq->induced ? atomic_load(&rt->client_seq) : 0;
-  rgc_ev_triggered(rq->reason);
+  rgc_ev_triggered(rq->reason, rq->stk_ip, rq->stk_n);
   rgc_ev_gc_start(g->count, (uint32_t)n, rq->reason, rec->type, seq);
   return background;
 }

@@ -218,6 +218,10 @@ struct rgc_request {
   uint32_t reason;      /* gc_reason */
   unsigned mode;
   bool induced;
+  /* The requesting thread's stack, for GCTriggered (which the GC thread
+   * emits): filled by rgc_request_gc when stacks are recorded, else stk_n 0. */
+  uint8_t stk_n;
+  uint64_t stk_ip[GCS_STACK_MAX_DEPTH];
 };
 
 /* The timed phases of a GC (GCGlobalHeapHistory.Times). */
@@ -573,7 +577,10 @@ void rgc_trace_fini(void);
 void rgc_ev_runtime_info(struct rgc_runtime *rt);
 void rgc_ev_suspend_begin(uint32_t count, enum gcs_suspend_reason reason);
 void rgc_ev_suspend_end(void);
-void rgc_ev_triggered(uint32_t reason);
+void rgc_ev_triggered(uint32_t reason, const uint64_t *stk_ip, uint8_t stk_n);
+/* The calling thread's stack for GCTriggered into ip (GCS_STACK_MAX_DEPTH
+ * entries): its depth, 0 unless stacks are recorded and GCTriggered is on. */
+uint8_t rgc_trace_request_stack(uint64_t *ip);
 void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t type, uint64_t seq);
 /* The background GC's phase events, in the order a BGC emits them (but
  * 1stSweepEnd comes between 2ndConBegin and 2ndConEnd). */

@@ -53,6 +53,8 @@ uint64_t rgc_gc_done(struct rgc_runtime *rt) {
 int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_t seen) {
   struct rgc_thread *t = rgc_current_thread();
   if (t && t->rt != rt) t = NULL;
+  uint64_t stk_ip[GCS_STACK_MAX_DEPTH];
+  uint8_t stk_n = rgc_trace_request_stack(stk_ip);   /* for GCTriggered; 0 unless recorded */
   pthread_mutex_lock(&rt->req_lock);
   if (!rq->induced && rt->gc_done != seen) {  /* a GC finished since: just retry */
     pthread_mutex_unlock(&rt->req_lock);
@@ -71,9 +73,13 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
     if (!(rq->mode & RGC_COLLECT_NON_BLOCKING)) rt->req.mode &= ~(unsigned)RGC_COLLECT_NON_BLOCKING;
     rt->req.mode |= rq->mode & ~(unsigned)RGC_COLLECT_NON_BLOCKING;
     rt->req.induced = true;
+    rt->req.stk_n = stk_n;   /* the induced request names the GC */
+    if (stk_n) memcpy(rt->req.stk_ip, stk_ip, stk_n * sizeof *stk_ip);
     target = rt->gc_done + (rt->gc_running ? 2 : 1);
   } else {
     rt->req = *rq;
+    rt->req.stk_n = stk_n;
+    if (stk_n) memcpy(rt->req.stk_ip, stk_ip, stk_n * sizeof *stk_ip);
     rt->req_pending = true;
     target = rt->gc_done + (rt->gc_running ? 2 : 1);
     pthread_cond_signal(&rt->req_cv);

@@ -37,9 +37,23 @@
 #define RGC_TP_A(Name, Type, CountField, Since, Unit, Doc) \
   ctf_sequence(GCS_CTYPE_##Type, Name, e->Name, uint32_t, e->CountField)
 
-#define RGC_TP_WHERE_RGC_AND_CLR(Name, Symbol, FIELDS) \
+/* Events marked GCS_STACKED_<Name> in the schema take the stack as two more
+ * arguments and end with the GCS_STACK_FIELD sequence. */
+#define RGC_TP_SECOND(a, b, ...) b
+#define RGC_TP_SECOND_(...) RGC_TP_SECOND(__VA_ARGS__)
+#define RGC_TP_IS_STACKED(Name) RGC_TP_SECOND_(GCS_STACKED_##Name, 0, ~)
+#define RGC_TP_CAT(a, b) RGC_TP_CAT_(a, b)
+#define RGC_TP_CAT_(a, b) a##b
+#define RGC_TP_EVENT_0(Name, Symbol, FIELDS) \
   TRACEPOINT_EVENT(rgc, Symbol, TP_ARGS(const struct gcs_ev_##Name *, e), \
                    TP_FIELDS(FIELDS(RGC_TP_F, RGC_TP_A)))
+#define RGC_TP_EVENT_1(Name, Symbol, FIELDS) \
+  TRACEPOINT_EVENT(rgc, Symbol, \
+                   TP_ARGS(const struct gcs_ev_##Name *, e, const uint64_t *, stk_ip, uint8_t, stk_n), \
+                   TP_FIELDS(FIELDS(RGC_TP_F, RGC_TP_A) \
+                             ctf_sequence(uint64_t, stack, stk_ip, uint8_t, stk_n)))
+#define RGC_TP_WHERE_RGC_AND_CLR(Name, Symbol, FIELDS) \
+  RGC_TP_CAT(RGC_TP_EVENT_, RGC_TP_IS_STACKED(Name))(Name, Symbol, FIELDS)
 #define RGC_TP_WHERE_RGC_ONLY(Name, Symbol, FIELDS) RGC_TP_WHERE_RGC_AND_CLR(Name, Symbol, FIELDS)
 #define RGC_TP_WHERE_CLR_ONLY(Name, Symbol, FIELDS)
 #define RGC_TP_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) \

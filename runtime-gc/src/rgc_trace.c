@@ -4,6 +4,8 @@
  * by RGC_TP_LIBRARY). If it cannot be loaded, tracing is off, silently.
  * Every emitter fills its event struct only when the tracepoint is enabled. */
 #include <dlfcn.h>
+#include <link.h>
+#include <execinfo.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 #include "rgc_internal.h"
 
 static void *tp_handle;
+static int stacks_on;   /* RGC_Stacks=1: the GCS_STACKED_ events carry the stack */
+static void warm_stacks(void);
 
 void rgc_trace_init(void) {
   if (tp_handle) return;
@@ -30,6 +34,11 @@ void rgc_trace_init(void) {
   }
   if (!*lib) return;
   tp_handle = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+  const char *st = getenv("RGC_Stacks");
+  if (tp_handle && st && strcmp(st, "1") == 0) {
+    stacks_on = 1;
+    warm_stacks();
+  }
 }
 
 void rgc_trace_fini(void) {
@@ -41,6 +50,58 @@ void rgc_trace_fini(void) {
     if (tracepoint_enabled(rgc, sym)) { \
       struct gcs_ev_##Name e; memset(&e, 0, sizeof e); FILL; \
       do_tracepoint(rgc, sym, &e); } } while (0)
+
+/* The calling thread's stack for the events marked GCS_STACKED_ in the
+ * schema: glibc backtrace() (it unwinds with the .eh_frame tables every
+ * ELF has, so the program needs no frame pointers), leaf first, with the
+ * leading frames up to and inside librgc.so itself cut (the user's code
+ * starts at the first frame outside it); at most GCS_STACK_MAX_DEPTH frames. Only when
+ * the process runs with RGC_Stacks=1 (gcscope record --stacks sets it for
+ * the command it starts) and the event's tracepoint is enabled; SetGCHandle
+ * only for pinned handles. */
+static uintptr_t self_lo, self_hi;   /* librgc's executable segment */
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ud) {
+  (void)size;
+  uintptr_t me = (uintptr_t)ud;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (me >= lo && me < hi) { self_lo = lo; self_hi = hi; return 1; }
+  }
+  return 0;
+}
+
+static uint8_t capture(uint64_t *ip) {
+  enum { SLACK = 16 };
+  void *raw[GCS_STACK_MAX_DEPTH + SLACK];
+  int n = backtrace(raw, GCS_STACK_MAX_DEPTH + SLACK);
+  int i = 0, k = 0;
+#define IN_SELF(p) ((uintptr_t)(p) >= self_lo && (uintptr_t)(p) < self_hi)
+  /* Frames before librgc's (a sanitizer's backtrace interceptor), then
+   * librgc's own. */
+  while (i < n && !IN_SELF(raw[i])) i++;
+  if (i == n) i = 0;   /* librgc's range unknown: keep every frame */
+  while (i < n && IN_SELF(raw[i])) i++;
+#undef IN_SELF
+  for (; i < n && k < GCS_STACK_MAX_DEPTH; i++) ip[k++] = (uint64_t)(uintptr_t)raw[i];
+  return (uint8_t)k;
+}
+
+#define EMIT_STK(sym, Name, WANT, FILL) do { \
+    if (tracepoint_enabled(rgc, sym)) { \
+      struct gcs_ev_##Name e; memset(&e, 0, sizeof e); FILL; \
+      uint64_t ip[GCS_STACK_MAX_DEPTH]; uint8_t n = (WANT) && stacks_on ? capture(ip) : 0; \
+      do_tracepoint(rgc, sym, &e, ip, n); } } while (0)
+
+static void warm_stacks(void) {
+  /* backtrace() loads libgcc_s on its first call: do it at start-up, not
+   * inside an allocation. */
+  void *raw[2];
+  (void)backtrace(raw, 2);
+  if (!self_hi) dl_iterate_phdr(find_self, (void *)(uintptr_t)warm_stacks);
+}
 
 void rgc_ev_runtime_info(struct rgc_runtime *rt) {
   EMIT(RuntimeInformation, RuntimeInformation, {
@@ -54,7 +115,19 @@ void rgc_ev_suspend_begin(uint32_t count, enum gcs_suspend_reason reason) {
   EMIT(GCSuspendEEBegin_V1, GCSuspendEEBegin, { e.Reason = reason; e.Count = count; });
 }
 void rgc_ev_suspend_end(void) { EMIT(GCSuspendEEEnd_V1, GCSuspendEEEnd, {}); }
-void rgc_ev_triggered(uint32_t reason) { EMIT(GCTriggered, GCTriggered, { e.Reason = reason; }); }
+/* GCTriggered comes from the GC thread: the stack is the requester's,
+ * walked by rgc_request_gc (rgc_trace_request_stack). */
+void rgc_ev_triggered(uint32_t reason, const uint64_t *stk_ip, uint8_t stk_n) {
+  if (tracepoint_enabled(rgc, GCTriggered)) {
+    struct gcs_ev_GCTriggered e;
+    memset(&e, 0, sizeof e);
+    e.Reason = reason;
+    do_tracepoint(rgc, GCTriggered, &e, stk_ip, stacks_on ? stk_n : 0);
+  }
+}
+uint8_t rgc_trace_request_stack(uint64_t *ip) {
+  return stacks_on && tracepoint_enabled(rgc, GCTriggered) ? capture(ip) : 0;
+}
 void rgc_ev_gc_start(uint32_t count, uint32_t depth, uint32_t reason, uint32_t type, uint64_t seq) {
   EMIT(GCStart_V2, GCStart, {
     e.Count = count; e.Depth = depth; e.Reason = reason; e.Type = type; e.ClientSequenceNumber = seq;
@@ -152,7 +225,7 @@ void rgc_ev_fin_begin(void) { EMIT(GCFinalizersBegin_V1, GCFinalizersBegin, {});
 void rgc_ev_fin_end(uint32_t count) { EMIT(GCFinalizersEnd_V1, GCFinalizersEnd, { e.Count = count; }); }
 void rgc_ev_alloc_tick(enum gcs_alloc_kind kind, uint64_t amount, const struct rgc_type *ty, uint32_t heap,
                        void *obj, uint64_t size) {
-  EMIT(GCAllocationTick_V4, GCAllocationTick, {
+  EMIT_STK(GCAllocationTick_V4, GCAllocationTick, 1, {
     e.AllocationAmount = amount > UINT32_MAX ? UINT32_MAX : (uint32_t)amount;
     e.AllocationKind = kind; e.AllocationAmount64 = amount;
     e.TypeID = (uint64_t)(uintptr_t)ty; e.TypeName = ty->name; e.HeapIndex = heap;
@@ -160,7 +233,7 @@ void rgc_ev_alloc_tick(enum gcs_alloc_kind kind, uint64_t amount, const struct r
   });
 }
 void rgc_ev_set_handle(void *h, void *obj, uint32_t kind, uint32_t gen) {
-  EMIT(SetGCHandle, SetGCHandle, {
+  EMIT_STK(SetGCHandle, SetGCHandle, kind == GCS_HANDLE_KIND_PINNED, {
     e.HandleID = (uint64_t)(uintptr_t)h; e.ObjectID = (uint64_t)(uintptr_t)obj;
     e.Kind = kind; e.Generation = gen;
   });

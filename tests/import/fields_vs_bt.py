@@ -59,6 +59,10 @@ for l in bt.splitlines():
     nbt += 1
     name = re.sub(r"_V\d+$", "", m.group(4))
     fields = {k: bt_value(v) for k, v in field_re.findall(m.group(8)) if not k.startswith("_")}
+    # librgc's call stack (schemas: GCS_STACK_FIELD) is stored as a stack
+    # (stack_id), not a field: checked by stacks.rgc; empty without --stacks.
+    if "stack" in fields:
+        T.check(fields.pop("stack") == [], "%s: no stack without record --stacks" % m.group(4))
     key = (int(m.group(1)) * 10**9 + int(m.group(2)), name)
     want[key].append((int(m.group(5)), int(pid), int(m.group(7)), fields))
 

@@ -91,7 +91,7 @@ static void blocking_gc(unsigned n, unsigned depth, unsigned suspend_ms, unsigne
                               .Type = GCS_GC_TYPE_NON_CONCURRENT };
   struct gcs_ev_GCEnd e = { .Count = n, .Depth = depth };
   suspend(GCS_SUSPEND_REASON_SUSPEND_FOR_GC, n, suspend_ms);
-  tracepoint(rgc, GCTriggered, &t);
+  tracepoint(rgc, GCTriggered, &t, NULL, 0);  /* no stack */
   tracepoint(rgc, GCStart_V2, &s);
   if (gc_ms) sleep_ms(gc_ms);
   tracepoint(rgc, GCEnd_V1, &e);
@@ -108,7 +108,7 @@ static void background_gc(unsigned n, unsigned final_ms) {
                               .Type = GCS_GC_TYPE_BACKGROUND };
   struct gcs_ev_GCEnd e = { .Count = n, .Depth = GCS_GEN2 };
   suspend(GCS_SUSPEND_REASON_SUSPEND_FOR_GC, n, 0);
-  tracepoint(rgc, GCTriggered, &t);
+  tracepoint(rgc, GCTriggered, &t, NULL, 0);  /* no stack */
   tracepoint(rgc, GCStart_V2, &s);
   PHASE(BGCBegin);
   PHASE(BGC1stNonConEnd);

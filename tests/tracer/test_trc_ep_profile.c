@@ -50,8 +50,10 @@ int main(void) {
   char *a5[] = { "record", "--dotnet", "--stacks", "--", "dotnet", "app.dll", NULL };
   CHECK_EQ_INT(trc_opts_parse(6, a5, &o), 0);
   CHECK(o.stacks && o.dotnet);
-  char *a6[] = { "record", "--stacks", "--", "./rgc-app", NULL };       /* librgc: no stacks yet */
-  CHECK_EQ_INT(trc_opts_parse(4, a6, &o), 2);
+  char *a6[] = { "record", "--stacks", "--", "./rgc-app", NULL };       /* librgc over LTTng (stacks.rgc) */
+  CHECK_EQ_INT(trc_opts_parse(4, a6, &o), 0);
+  CHECK(o.stacks && !o.dotnet);
+  trc_opts_free(&o);
   char *a7[] = { "record", "--dotnet", "--transport", "lttng", "--stacks", "--", "dotnet", "app.dll", NULL };
   CHECK_EQ_INT(trc_opts_parse(8, a7, &o), 2);                           /* CoreCLR's LTTng events carry none */
   return check_done();

@@ -12,11 +12,13 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "gcs_events.h"
 #include "gcs_triggers.h"
 #include "trc_capture.h"
 #include "trc_child.h"
@@ -226,6 +228,17 @@ static int record(struct trc_capture *c) {
   const struct trc_opts *o = c->o;
   const char *events[TRC_MAX_EVENTS];
   int nevents = trc_profile_events(o->profile, o->dotnet, events);
+  if (o->stacks && !o->dotnet) {
+    /* librgc's stacks: the runtime walks them when started with RGC_Stacks=1
+     * (set here for the command, inherited by it); LTTng-UST's statedump
+     * (bin_info: each module's path and load address) resolves them at import. */
+    if (nevents < TRC_MAX_EVENTS) events[nevents++] = GCS_STATEDUMP_EVENTS;
+    if (o->command) setenv("RGC_Stacks", "1", 1);
+    else
+      fprintf(stderr, "gcscope record: note: --stacks with --pid: librgc walks stacks only in a process started with "
+              "RGC_Stacks=1, and its modules are named only if it started after the session (or run lttng "
+              "regenerate statedump)\n");
+  }
   r->snapshot = c->triggers || o->circular_mb > 0;
   uint64_t subbuf = o->subbuf_size, num = o->num_subbuf;
   if (!r->snapshot && !subbuf && !num) {   /* sized by profile and CPU count (trc_profile.h) */

@@ -48,6 +48,14 @@ int64_t gcs_stacks_intern(struct gcs_stacks_build *b, int32_t pid, const struct 
 /* A method event (gcs_kind_is_symbols). 0, or -1 when out of memory. */
 int gcs_stacks_add_method(struct gcs_stacks_build *b, const struct gcs_event *ev);
 
+/* A module of process pid from LTTng-UST's statedump
+ * (lttng_ust_statedump:bin_info: its path, where it was mapped, its size):
+ * librgc's native frames are resolved from the symbols of these files
+ * (elfutils libdwfl) when no method event names them. 0, or -1 when out of
+ * memory. */
+int gcs_stacks_add_module(struct gcs_stacks_build *b, int32_t pid, uint64_t base, uint64_t memsz, const char *path,
+                          int is_pic);
+
 /* Resolve and write the tables (inside the caller's transaction). */
 int gcs_stacks_store(struct gcs_stacks_build *b, char *err, size_t errlen);
 
@@ -68,6 +76,8 @@ struct gcs_stacks_symbols {  /* one stack_symbols row */
   int64_t trace_id;
   int32_t pid;
   uint64_t jit_methods, rundown_methods, addresses, unresolved;
+  uint64_t native_modules;   /* statedump modules (librgc); 0: none */
+  const char *native_note;   /* why native frames did not resolve, NULL */
 };
 
 /* The stacks, frames and stack_symbols rows of the traces in
