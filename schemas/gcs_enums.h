@@ -36,6 +36,7 @@
 #define GCS_ENUM_ITEM_CONDEMN_CONDITIONS(Value, Name, C) GCS_CONDEMN_CONDITIONS_##C = Value,
 #define GCS_ENUM_ITEM_COMPACT_MECHANISMS(Value, Name, C) GCS_COMPACT_MECHANISMS_##C = Value,
 #define GCS_ENUM_ITEM_EXPAND_MECHANISMS(Value, Name, C) GCS_EXPAND_MECHANISMS_##C = Value,
+#define GCS_ENUM_ITEM_GC_SETTINGS(Value, Name, C) GCS_GC_SETTINGS_##C = Value,
 
 enum gcs_gc_reason { GCS_MAP_gc_reason(GCS_ENUM_ITEM_GC_REASON) };
 enum gcs_gc_type { GCS_MAP_gc_type(GCS_ENUM_ITEM_GC_TYPE) };
@@ -54,9 +55,10 @@ enum gcs_condemn_gen_groups { GCS_MAP_condemn_gen_groups(GCS_ENUM_ITEM_CONDEMN_G
 enum gcs_condemn_conditions { GCS_MAP_condemn_conditions(GCS_ENUM_ITEM_CONDEMN_CONDITIONS) };
 enum gcs_compact_mechanisms { GCS_MAP_compact_mechanisms(GCS_ENUM_ITEM_COMPACT_MECHANISMS) };
 enum gcs_expand_mechanisms { GCS_MAP_expand_mechanisms(GCS_ENUM_ITEM_EXPAND_MECHANISMS) };
+enum gcs_gc_settings { GCS_MAP_gc_settings(GCS_ENUM_ITEM_GC_SETTINGS) };
 
 #define GCS_ENUM_COUNT_MAP(Map, Prefix, IsFlags, Doc) +1
-_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 17,
+_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 18,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 
@@ -188,6 +190,11 @@ static inline int gcs_startup_is_server_gc(uint32_t flags) {
 /* Concurrent (background) GC enabled, from RuntimeInformationStart.StartupFlags. */
 static inline int gcs_startup_is_concurrent_gc(uint32_t flags) {
   return (flags & GCS_STARTUP_FLAGS_CONCURRENT_GC) != 0;
+}
+
+/* Concurrent (background) GC enabled, from GCSettingsRundown.BitSettings. */
+static inline int gcs_settings_is_concurrent_gc(uint32_t bits) {
+  return (bits & GCS_GC_SETTINGS_CONCURRENT) != 0;
 }
 
 /* The suspension that starts a background GC's final pause. */

@@ -402,7 +402,8 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "(SELECT g.incomplete_why FROM gcs g WHERE g.trace_id = s.trace_id AND g.pid = s.pid AND g.complete = 0 "
       " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at, "
       "s.total_alloc_measured_mb, s.heap_count_min, s.heap_count_max, s.heap_count_changes, "
-      "s.total_runtime_pause_msec "
+      "s.total_runtime_pause_msec, "
+      "(SELECT gc_hard_limit FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1) "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -451,6 +452,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->heap_count_max = icol(s, 27, -1);
     p->heap_count_changes = icol(s, 28, 0);
     p->total_runtime_pause = dcol(s, 29);
+    p->hard_limit = sqlite3_column_type(s, 30) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 30);
     /* PerfView's % paused over a process duration of 0 (no complete GC, or
      * no GCHeapStats after one) is stored as 0: unknown, not 0 %. */
     if (p->gc_count == 0 || !(p->process_duration > 0)) p->pct_pause = p->process_duration = NAN;

@@ -146,6 +146,7 @@ struct st_proc {
   char *name, *cmdline, *runtime_version, *trace_path;
   char *incomplete_why;         /* the commonest reason its incomplete GCs give, or NULL */
   int server_gc, concurrent_gc, heap_count; /* -1 unknown */
+  int64_t hard_limit;           /* GC heap hard limit in bytes (GCSettingsRundown), 0 none, -1 unknown */
   int gc_count, incomplete_count, induced_count;
   double total_pause, max_pause, pct_pause, max_heap, total_alloc, process_duration, total_promoted;
   double total_alloc_measured;  /* gcscope's measured allocations (NaN without per-heap history) */

@@ -212,6 +212,8 @@ void st_write_json(FILE *o, const struct st_model *m) {
     fprintf(o, ", \"server_gc\": %s, \"concurrent_gc\": %s",
             p->server_gc < 0 ? "null" : p->server_gc ? "true" : "false",
             p->concurrent_gc < 0 ? "null" : p->concurrent_gc ? "true" : "false");
+    if (p->hard_limit >= 0) fprintf(o, ", \"gc_hard_limit_bytes\": %lld", (long long)p->hard_limit);
+    else fprintf(o, ", \"gc_hard_limit_bytes\": null");
     fprintf(o, ",\n   \"summary\": {\"gc_count\": %d, \"incomplete_count\": %d, \"induced_count\": %d", p->gc_count,
             p->incomplete_count, p->induced_count);
     jkv(o, "total_pause_msec", p->total_pause, 1);

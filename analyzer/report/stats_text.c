@@ -139,6 +139,9 @@ static void summary(FILE *out, const struct st_proc *p) {
           p->runtime_version ? "version " : "version unknown", p->runtime_version ? ver : "",
           p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
           p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
+  /* Known from the rundown of a .NET recording (GCSettingsRundown) only. */
+  if (p->hard_limit > 0) fprintf(out, "  GC heap hard limit: %s MB\n", NUM(b, (double)p->hard_limit / 1e6, 3));
+  else if (p->hard_limit == 0) fprintf(out, "  GC heap hard limit: none\n");
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
   if (!isnan(p->total_alloc_measured))
     fprintf(out, "  Total Allocs measured: %s MB (gcscope's: heap sizes around each GC)\n",

@@ -60,6 +60,7 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "mark_slow_heap", "INTEGER" },
   { "gcs", "mark_slow_msec", "REAL" },
   { "gcs", "mark_fast_msec", "REAL" },
+  { "processes", "gc_hard_limit", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {

@@ -29,7 +29,8 @@ static const char *const stmt_sql[S_COUNT] = {
   "INSERT OR IGNORE INTO types(name) VALUES(?)",
   "SELECT id FROM types WHERE name = ?",
   "INSERT INTO processes(trace_id, pid, name, host, command_line, server_gc, concurrent_gc, heap_count, "
-  "runtime_version, origin, first_ns, last_ns, event_count, gc_event_count) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+  "runtime_version, origin, first_ns, last_ns, event_count, gc_event_count, gc_hard_limit) "
+  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 struct type_slot { char *name; int64_t id; uint64_t hash; };
@@ -153,6 +154,7 @@ struct imw_proc *imw_proc(struct imw *w, int32_t pid) {
   memset(p, 0, sizeof *p);
   p->pid = pid;
   p->server_gc = p->concurrent_gc = p->heap_count = p->origin = -1;
+  p->hard_limit = -1;
   w->last_proc = (int)w->nprocs++;
   return p;
 }
@@ -216,6 +218,17 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
     }
     if (gcs_startup_is_server_gc(r->StartupFlags)) p->server_gc = 1;
     if (gcs_startup_is_concurrent_gc(r->StartupFlags)) p->concurrent_gc = 1;
+    p->startup_seen = 1;
+    p->startup_flags |= r->StartupFlags;
+    break;
+  }
+  case gcs_kind_GCSettingsRundown: {
+    /* The GC's own settings at the recording's end: they decide concurrent
+     * GC (StartupFlags only say what was asked for). */
+    const struct gcs_ev_GCSettingsRundown *r = &ev->u.GCSettingsRundown;
+    p->settings_seen = 1;
+    p->concurrent_gc = gcs_settings_is_concurrent_gc(r->BitSettings) ? 1 : 0;
+    p->hard_limit = r->HardLimit > INT64_MAX ? INT64_MAX : (int64_t)r->HardLimit;
     break;
   }
   case gcs_kind_RuntimeInformation: {
@@ -508,6 +521,7 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
       return -1;
     break;
   case gcs_kind_RuntimeInformationStart:
+  case gcs_kind_GCSettingsRundown:
   case gcs_kind_RuntimeInformation:
   case gcs_kind_GCGlobalHeapHistory:
   case gcs_kind_GCStart:
@@ -561,7 +575,11 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
     /* More than one heap is server GC; one heap is not workstation GC (a
      * server GC's DATAS runs on one heap as well): unknown stays unknown. */
     if (p->server_gc < 0 && p->heap_count > 1) p->server_gc = 1;
-      sqlite3_bind_int(s, 2, p->pid);
+    /* A current runtime's rundown (GCSettingsRundown beside its
+     * RuntimeInformation) whose StartupFlags lack SERVER_GC: workstation GC. */
+    if (p->server_gc < 0 && p->settings_seen && p->startup_seen && !gcs_startup_is_server_gc(p->startup_flags))
+      p->server_gc = 0;
+    sqlite3_bind_int(s, 2, p->pid);
     if (p->name[0]) sqlite3_bind_text(s, 3, p->name, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 3);
     if (host && *host) sqlite3_bind_text(s, 4, host, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 4);
     if (p->command_line) sqlite3_bind_text(s, 5, p->command_line, -1, SQLITE_STATIC); else sqlite3_bind_null(s, 5);
@@ -575,6 +593,7 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
     if (p->last_ns) sqlite3_bind_int64(s, 12, (int64_t)p->last_ns); else sqlite3_bind_null(s, 12);
     sqlite3_bind_int64(s, 13, (int64_t)p->events);
     sqlite3_bind_int64(s, 14, (int64_t)p->gc_events);
+    if (p->hard_limit >= 0) sqlite3_bind_int64(s, 15, p->hard_limit); else sqlite3_bind_null(s, 15);
     if (step(w, s, err, errlen) != 0) return -1;
   }
   /* Whether reports may read the events as stored (traces.time_ordered). */

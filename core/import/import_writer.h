@@ -30,6 +30,10 @@ struct imw_proc {
   char *command_line;     /* NULL if unknown */
   char *runtime_version;  /* NULL if unknown */
   int server_gc, concurrent_gc, heap_count;  /* -1 if unknown */
+  int startup_seen;       /* RuntimeInformationStart/-Rundown: StartupFlags known */
+  uint32_t startup_flags;
+  int settings_seen;      /* GCSettingsRundown (a current runtime's rundown) */
+  int64_t hard_limit;     /* GCSettingsRundown.HardLimit, -1 if unknown */
   int origin;             /* GCS_ORIGIN_*, -1 if no GC event */
 };
 

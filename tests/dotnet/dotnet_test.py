@@ -42,6 +42,7 @@ dotnet.build fixture), WORK (a scratch directory). Exit 77 (skipped, with a
 message) when `dotnet` or the built program is missing. Every process this
 starts is stopped by its PID.
 """
+import json
 import os
 import re
 import shutil
@@ -549,6 +550,61 @@ def case_attach():
             check("unknown GC" in txt and "workstation" not in txt, "GC flavour unknown, not workstation")
     finally:
         stop(p)
+
+
+def case_attach_settings():
+    """Attach mode takes the GC settings from the rundown at the session's end
+    (GCSettingsRundown, RuntimeInformationRundown): server GC, concurrent off,
+    the heap count and the hard limit, checked against what the program itself
+    says (GCSettings.IsServerGC, LatencyMode, ProcessorCount,
+    GC.GetGCMemoryInfo().TotalAvailableMemoryBytes); then workstation with
+    concurrent GC on, no hard limit (issue 29, item 2)."""
+    runs = [("server", {"DOTNET_gcServer": "1", "DOTNET_gcConcurrent": "0", "DOTNET_GCHeapCount": "2",
+                        "DOTNET_GCDynamicAdaptationMode": "0", "DOTNET_GCHeapHardLimit": "0x10000000"}),
+            ("workstation", {"DOTNET_gcServer": "0", "DOTNET_gcConcurrent": "1"})]
+    for name, env in runs:
+        d = workdir("attach_settings_" + name)
+        p, go = start_waiting(d, ["idle", "60"], dict(env, DOTNET_GCgen0size="0x100000"))
+        try:
+            open(go, "w").close()
+            wait_for(lambda: "avail=" in open(d + "/prog.out").read(), 30, "gcprog's settings line")
+            prog = open(d + "/prog.out").read()
+            m = re.search(r"^PID (\d+) server=(\d) mode=(\w+) procs=(\d+) avail=(\d+)", prog, re.M)
+            check(m is not None, "gcprog prints its settings: %r" % prog[:200])
+            server, mode, procs, avail = int(m.group(2)), m.group(3), int(m.group(4)), int(m.group(5))
+            r = record(["--pid", str(p.pid), "-o", d + "/rec", "--duration", "1.5", "--import", "-d", d + "/t.db"],
+                       cwd=d, timeout=60)
+            check(r.returncode == 0 and p.poll() is None, "record --duration exits 0, the process runs on")
+            row = sql(d + "/t.db", "SELECT coalesce(server_gc, 'NULL'), coalesce(concurrent_gc, 'NULL'), "
+                      "coalesce(heap_count, 'NULL'), coalesce(gc_hard_limit, 'NULL') FROM processes WHERE pid = %d"
+                      % p.pid)
+            print(name, row, prog.splitlines()[0])
+            check(len(row) == 1, "one process row")
+            srv, conc, heaps, limit = row[0]
+            check(str(srv) == str(server), "server_gc %r is the program's IsServerGC %d" % (srv, server))
+            # LatencyMode Batch is what a runtime without concurrent GC reports.
+            check(str(conc) == ("0" if mode == "Batch" else "1"), "concurrent_gc %r, LatencyMode %s" % (conc, mode))
+            if server:
+                check(str(heaps) == str(min(2, procs)), "heap_count %r = min(GCHeapCount 2, %d processors)"
+                      % (heaps, procs))
+                check(str(limit) == str(0x10000000) and avail == 0x10000000,
+                      "gc_hard_limit %r = GCHeapHardLimit = TotalAvailableMemoryBytes %d" % (limit, avail))
+            else:
+                check(str(heaps) == "1", "workstation: one heap (%r)" % heaps)
+                check(str(limit) == "0", "no hard limit: 0 (%r)" % limit)
+            txt = subprocess.run([GCSCOPE, "stats", d + "/t.db"], capture_output=True, text=True).stdout
+            want = "%s GC, concurrent GC %s" % ("server" if server else "workstation", "off" if mode == "Batch" else "on")
+            check(want in txt, "stats says %r: %r" % (want, [l for l in txt.splitlines() if "Runtime:" in l]))
+            if server:
+                check("GC heap hard limit: 268.435 MB" in txt, "stats shows the hard limit")
+            js = json.loads(subprocess.run([GCSCOPE, "stats", d + "/t.db", "--format", "json"], capture_output=True,
+                                           text=True).stdout)
+            pj = [x for x in js["processes"] if x["pid"] == p.pid][0]
+            check(pj["server_gc"] is bool(server) and pj["concurrent_gc"] is (mode != "Batch")
+                  and pj["gc_hard_limit_bytes"] == (0x10000000 if server else 0), "JSON: %r" % {
+                      k: pj.get(k) for k in ("server_gc", "concurrent_gc", "gc_hard_limit_bytes")})
+        finally:
+            stop(p)
 
 
 def case_exit_mid_session():
@@ -1124,6 +1180,7 @@ CASES = {
     "long_pause": lambda: launch_case("long_pause", "long", {"DOTNET_gcConcurrent": "0"}, min_pause_ms=20),
     "launch_two_runtimes": case_launch_two_runtimes,
     "attach": case_attach,
+    "attach_settings": case_attach_settings,
     "exit_mid_session": case_exit_mid_session,
     "stop": case_stop,
     "quiet_parent": case_quiet_parent,

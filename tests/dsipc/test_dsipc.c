@@ -305,6 +305,45 @@ static void test_collect_with_stacks(void) {
   CHECK(same(&s[0].got, &w2));
 }
 
+/* The GC settings' rundown alone (record): CollectTracing4 carries the
+ * rundown keyword 0x1; a runtime that does not know it gets CollectTracing3
+ * without the (costly, method) rundown. */
+static void test_collect_rundown_keyword(void) {
+  struct step s[2] = { 0 };
+  struct bytes sid = { .n = 0 }, w4 = { .n = 0 }, w3 = { .n = 0 };
+  le(&sid, 5, 8);
+  error_answer(&s[0].answer, 0x80131385u);
+  ok_answer(&s[1].answer, &sid);
+  struct fake f;
+  start_attach(&f, s, 2);
+  struct gcs_dsipc_endpoint ep;
+  struct gcs_dsipc_session_cfg cfg = { .providers = &gc_provider, .nproviders = 1,
+                                       .rundown_keywords = GCS_DSIPC_RUNDOWN_GC };
+  char err[512] = "";
+  uint64_t session = 0;
+  int fd = -1, version = 0;
+  gcs_dsipc_attach_path(&ep, f.path, err, sizeof err);
+  CHECK_EQ_INT(gcs_dsipc_collect(&ep, &cfg, &session, &fd, &version, err, sizeof err), 0);
+  close(fd);
+  finish(&f);
+  CHECK_EQ_INT(version, 3);
+  const char *prov = "Microsoft-Windows-DotNETRuntime";
+  header(&w4, 20 + 4 + 4 + 8 + 1 + 4 + 8 + 4 + 4 + 32 * 2 + 4, 0x02, 0x05);
+  le(&w4, 256, 4);      /* circularBufferMB */
+  le(&w4, 1, 4);        /* format NetTrace */
+  le(&w4, 0x1, 8);      /* rundownKeyword: 0x1 alone (GCSettingsRundown, RuntimeInformationRundown) */
+  le(&w4, 0, 1);        /* requestStackwalk: no stacks */
+  le(&w4, 1, 4);
+  le(&w4, 0x1, 8);
+  le(&w4, 4, 4);
+  ascii16(&w4, prov);
+  le(&w4, 0, 4);
+  CHECK_EQ_INT(w4.n, 125);
+  CHECK(same(&s[0].got, &w4));
+  want_collect(&w3, 3);   /* requestRundown 0 */
+  CHECK(same(&s[1].got, &w3));
+}
+
 static void test_errors(void) {
   struct step s[6] = { 0 };
   error_answer(&s[0].answer, 0x80004005u);                  /* E_FAIL */
@@ -594,6 +633,7 @@ int main(void) {
   test_collect(1);
   test_collect(2);
   test_collect_with_stacks();
+  test_collect_rundown_keyword();
   test_errors();
   test_reverse();
   test_find();

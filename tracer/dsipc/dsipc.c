@@ -229,6 +229,7 @@ static const char *command_name(uint8_t set, uint8_t id) {
   if (set == DSIPC_SET_EVENTPIPE && id == DSIPC_EP_COLLECT) return "CollectTracing";
   if (set == DSIPC_SET_EVENTPIPE && id == DSIPC_EP_COLLECT2) return "CollectTracing2";
   if (set == DSIPC_SET_EVENTPIPE && id == DSIPC_EP_COLLECT3) return "CollectTracing3";
+  if (set == DSIPC_SET_EVENTPIPE && id == DSIPC_EP_COLLECT4) return "CollectTracing4";
   if (set == DSIPC_SET_PROCESS && id == DSIPC_PROC_INFO) return "ProcessInfo";
   if (set == DSIPC_SET_PROCESS && id == DSIPC_PROC_INFO2) return "ProcessInfo2";
   if (set == DSIPC_SET_PROCESS && id == DSIPC_PROC_RESUME) return "ResumeRuntime";
@@ -328,15 +329,24 @@ int gcs_dsipc_process_info(struct gcs_dsipc_endpoint *ep, struct gcs_dsipc_proce
   return 0;
 }
 
-static const uint8_t collect_id[4] = { 0, DSIPC_EP_COLLECT, DSIPC_EP_COLLECT2, DSIPC_EP_COLLECT3 };
-static const char *const collect_name[4] = { "", "CollectTracing", "CollectTracing2", "CollectTracing3" };
+static const uint8_t collect_id[5] = { 0, DSIPC_EP_COLLECT, DSIPC_EP_COLLECT2, DSIPC_EP_COLLECT3, DSIPC_EP_COLLECT4 };
+static const char *const collect_name[5] = { "", "CollectTracing", "CollectTracing2", "CollectTracing3",
+                                             "CollectTracing4" };
 
-/* CollectTracing (1), 2 (+ requestRundown) or 3 (+ requestStackwalk). */
+/* The rundown keywords a session asks for: the full rundown's (methods,
+ * modules) with request_rundown, plus rundown_keywords. */
+static uint64_t rundown_keywords(const struct gcs_dsipc_session_cfg *cfg) {
+  return (cfg->request_rundown ? GCS_DSIPC_RUNDOWN_FULL : 0) | cfg->rundown_keywords;
+}
+
+/* CollectTracing (1), 2 (+ requestRundown), 3 (+ requestStackwalk) or 4
+ * (the rundown's keywords instead of requestRundown). */
 static void encode_collect(struct dsipc_buf *b, int version, const struct gcs_dsipc_session_cfg *cfg) {
   dsipc_begin(b, DSIPC_SET_EVENTPIPE, collect_id[version]);
   dsipc_put_u32(b, cfg->circular_mb ? cfg->circular_mb : 256);
   dsipc_put_u32(b, 1);   /* format: NetTrace */
-  if (version >= 2) dsipc_put_u8(b, cfg->request_rundown ? 1 : 0);
+  if (version == 2 || version == 3) dsipc_put_u8(b, cfg->request_rundown ? 1 : 0);
+  if (version >= 4) dsipc_put_u64(b, rundown_keywords(cfg));
   if (version >= 3) dsipc_put_u8(b, cfg->request_stacks ? 1 : 0);
   dsipc_put_u32(b, (uint32_t)cfg->nproviders);
   for (int i = 0; i < cfg->nproviders; i++) {
@@ -358,8 +368,17 @@ int gcs_dsipc_collect(struct gcs_dsipc_endpoint *ep, const struct gcs_dsipc_sess
   uint8_t rq[8192], pl[256];
   struct dsipc_buf req = { .p = rq, .cap = sizeof rq }, payload = { .p = pl, .cap = sizeof pl };
   int fd = -1;
-  /* CollectTracing3 only says "no stacks"; a runtime records them by default. */
-  for (int version = cfg->request_stacks ? 2 : 3; version >= 1; version--) {
+  /* CollectTracing4 when the session wants a rundown (it names its
+   * keywords: a cheap one for the GC settings alone); then CollectTracing3,
+   * which only says "no stacks" (a runtime records them by default: with
+   * stacks it is skipped), 2 and 1. */
+  int order[4], n = 0;
+  if (rundown_keywords(cfg)) order[n++] = 4;
+  if (!cfg->request_stacks) order[n++] = 3;
+  order[n++] = 2;
+  order[n++] = 1;
+  for (int i = 0; i < n; i++) {
+    int version = order[i];
     encode_collect(&req, version, cfg);
     if (command(ep, &req, &payload, &fd, err, errlen) == 0) {
       if (session_reply(&payload, collect_name[version], session, err, errlen)) {

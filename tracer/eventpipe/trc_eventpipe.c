@@ -426,7 +426,7 @@ static int record(struct trc_capture *c) {
     if (gcs_nettrace_write_requests(c->trace_path, o->requests, o->nrequests, c->err, sizeof c->err)) return -1;
   }
   r->max_bytes = o->max_size_mb > 0 ? (uint64_t)(o->max_size_mb * 1e6) : 0;
-  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks,
+  struct trc_ep_start_cfg cfg = { .command = o->command, .pid = o->pid, .profile = o->profile, .stacks = o->stacks, .settings_rundown = 1,
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd(), .requests = o->requests,
                                   .nrequests = o->nrequests };

@@ -136,6 +136,7 @@ int trc_ep_start(struct trc_ep_session *s, const struct trc_ep_start_cfg *cfg, c
   nprov = trc_ep_profile_requests(cfg->requests, cfg->nrequests, prov, nprov);
   struct gcs_dsipc_session_cfg sc = { .providers = prov, .nproviders = nprov };
   if (cfg->stacks) trc_ep_profile_stacks(&sc, prov);
+  if (cfg->settings_rundown) sc.rundown_keywords = GCS_DSIPC_RUNDOWN_GC;
   int rc = cfg->command ? start_launch(s, cfg, &sc, err, errlen) : start_attach(s, cfg, &sc, err, errlen);
   /* launch: the pidfd is COMMAND's (the runtime may be a child of a shell) */
   if (!rc) s->pidfd = trc_pidfd_open(s->launch ? s->child.pid : s->pid);

@@ -155,8 +155,13 @@ static class Program
     static int Main(string[] args)
     {
         int i = 0;
+        // What the runtime itself says about its GC settings (dotnet.attach_settings):
+        // server GC, latency mode (Batch: concurrent GC off), processors
+        // (a server GC has one heap per processor unless GCHeapCount says fewer)
+        // and the memory the GC may use (GC.GetGCMemoryInfo: the hard limit when one is set).
         Console.WriteLine($"PID {Environment.ProcessId} server={(GCSettings.IsServerGC ? 1 : 0)} " +
-                          $"mode={GCSettings.LatencyMode}");
+                          $"mode={GCSettings.LatencyMode} procs={Environment.ProcessorCount} " +
+                          $"avail={GC.GetGCMemoryInfo().TotalAvailableMemoryBytes}");
         Console.Out.Flush();
         if (args.Length >= 2 && args[0] == "wait")
         {

@@ -39,6 +39,12 @@
 #define GCS_DSIPC_KW_JIT 0x10ull
 #define GCS_DSIPC_KW_TYPE 0x80000ull
 #define GCS_DSIPC_KW_GC_HEAP_SURVIVAL_AND_MOVEMENT 0x400000ull
+/* The rundown provider's keywords (Microsoft-Windows-DotNETRuntimeRundown):
+ * the full rundown dotnet-trace asks for (loader, JIT, NGen, end, IL maps,
+ * compilation), and End alone (RuntimeInformationRundown and
+ * GCSettingsRundown, no method or module enumeration). */
+#define GCS_DSIPC_RUNDOWN_FULL 0x80020139ull
+#define GCS_DSIPC_RUNDOWN_GC 0x1ull
 #define GCS_DSIPC_LEVEL_INFORMATIONAL 4u
 #define GCS_DSIPC_LEVEL_VERBOSE 5u
 
@@ -115,20 +121,23 @@ struct gcs_dsipc_provider {
 
 struct gcs_dsipc_session_cfg {
   uint32_t circular_mb;         /* the runtime's buffer; 0 = 256 */
-  int request_rundown;          /* CollectTracing2's requestRundown */
+  int request_rundown;          /* the full rundown (CollectTracing2's requestRundown) */
+  uint64_t rundown_keywords;    /* more rundown keywords (CollectTracing4, .NET 9+;
+                                   older runtimes: none unless request_rundown) */
   int request_stacks;           /* a stack with every event (the runtime's default;
                                    costly: ~0.1 ms per GC for the gc profile) */
   const struct gcs_dsipc_provider *providers;
   int nproviders;
 };
 
-/* Start a session: without stacks CollectTracing3 (requestStackwalk 0),
- * with them CollectTracing2; on an "unknown command" answer, the next older
+/* Start a session: with a rundown CollectTracing4 (its keywords), then
+ * without stacks CollectTracing3 (requestStackwalk 0), with them
+ * CollectTracing2; on an "unknown command" answer, the next older
  * command on a new connection, down to CollectTracing (a runtime that does
  * not know CollectTracing3 records stacks whatever is asked). On success
  * *session is the runtime's session id and *stream_fd the connection that
  * now carries the nettrace stream (blocking; the caller reads and closes
- * it); *version_used is 3, 2 or 1. */
+ * it); *version_used is 4, 3, 2 or 1. */
 int gcs_dsipc_collect(struct gcs_dsipc_endpoint *ep, const struct gcs_dsipc_session_cfg *cfg, uint64_t *session,
                       int *stream_fd, int *version_used, char *err, size_t errlen);
 /* StopTracing on a new connection: the runtime flushes, ends the stream

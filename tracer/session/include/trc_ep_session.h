@@ -48,6 +48,8 @@ struct trc_ep_start_cfg {
   enum trc_profile profile;
   int stacks;                       /* a call stack with every event, method events and the
                                        rundown at the end (record --stacks) */
+  int settings_rundown;             /* the rundown's runtime information and GC settings at
+                                       the end (record; cheap: no method rundown) */
   int child_out_fd;                 /* launch: COMMAND's stdout/stderr (-1: ours) */
   int child_in_fd;                  /* launch: COMMAND's stdin (-1: ours) */
   const volatile sig_atomic_t *interrupted;  /* non-zero: give up waiting */
