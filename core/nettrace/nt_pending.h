@@ -51,7 +51,10 @@ enum nt_push_rc {
 /* Append with a copy of payload. */
 enum nt_push_rc nt_pending_push(struct nt_pending *p, const struct nt_pending_ev *e, const uint8_t *payload);
 static inline const uint8_t *nt_pending_payload(const struct nt_pending *p, const struct nt_pending_ev *e) {
-  return p->arena + e->off;
+  /* Only empty payloads were pushed so far: no arena to point into (NULL + 0
+   * is undefined behaviour), an empty one of its own. */
+  static const uint8_t none[1];
+  return p->arena ? p->arena + e->off : none;
 }
 /* The earliest event, or NULL when empty. */
 static inline const struct nt_pending_ev *nt_pending_top(const struct nt_pending *p) {
