@@ -7,8 +7,12 @@
 # features) at the end. Exit status: 0, or 1 when a target crashed, leaked,
 # hung (10 s an input) or ran out of memory (2 GB): the reproducer is
 # BUILD_DIR/crashes/<target>/. Without clang it says so and exits 0 (skipped).
+# The fuzzer's random seed is fixed (GCSCOPE_FUZZ_SEED, default 1) so that a
+# CI run explores as the run before it did and a submission's gate does not
+# depend on luck; set another seed (or 0: libFuzzer picks one) to explore.
 set -u
 build=$1; secs=${2:-20}
+seed=${GCSCOPE_FUZZ_SEED:-1}
 src=$(cd "$(dirname "$0")" && pwd)
 cc=$(command -v clang || command -v clang-14 || true)
 if [ -z "$cc" ]; then
@@ -27,7 +31,7 @@ for t in nettrace nettrace_live zip dsipc stacks; do
   rm -rf "$new"; mkdir -p "$new" "$crashes"
   log=$build/$t.log
   # shellcheck disable=SC2086
-  "$build/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+  "$build/bin/fuzz_$t" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
     -print_final_stats=1 -artifact_prefix="$crashes/" "$new" $seeds >"$log" 2>&1
   rc=$?
   n=$(find $seeds -type f | wc -l)
