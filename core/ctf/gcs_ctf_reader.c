@@ -8,6 +8,7 @@
  * each class keeps a list of (member index, how to store it), the integer
  * width folded into the operation. */
 #include "gcs_ctf_reader.h"
+#include "ctf_next.h"
 
 #include <babeltrace2/babeltrace.h>
 #include <stdio.h>
@@ -575,14 +576,8 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
   if (r->cancel && *r->cancel) { r->stopped = 1; return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END; }
   bt_message_array_const msgs;
   uint64_t count;
-  switch (bt_message_iterator_next(it, &msgs, &count)) {
-  case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK: break;
-  case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-  case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-  case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-  default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-  }
+  bt_graph_simple_sink_component_consume_func_status status;
+  if (!ctf_next(it, &msgs, &count, &status)) return status;
   int stop = 0;
   for (uint64_t i = 0; i < count; i++) {
     const bt_message *m = msgs[i];
