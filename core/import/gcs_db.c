@@ -61,6 +61,22 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "mark_slow_msec", "REAL" },
   { "gcs", "mark_fast_msec", "REAL" },
   { "processes", "gc_hard_limit", "INTEGER" },
+  /* issue 26: pinning, background GC revisits */
+  { "gcs", "user_pinned_plug_bytes", "INTEGER" },
+  { "gcs", "bgc_revisit_pages", "INTEGER" },
+  { "gcs", "bgc_revisit_objects", "INTEGER" },
+  { "gcs", "bgc_revisit_loh_pages", "INTEGER" },
+  { "gcs", "bgc_revisit_loh_objects", "INTEGER" },
+  { "gc_process_summary", "pin_object_events", "INTEGER" },
+  { "processes", "startup_flags", "INTEGER" },
+  { "processes", "gc_settings_bits", "INTEGER" },
+  { "processes", "gc_loh_threshold", "INTEGER" },
+  { "processes", "gc_physical_memory_config", "INTEGER" },
+  { "processes", "gc_gen0_min_budget_config", "INTEGER" },
+  { "processes", "gc_gen0_max_budget_config", "INTEGER" },
+  { "processes", "gc_high_mem_percent_config", "INTEGER" },
+  { "gc_process_summary", "pin_plug_events", "INTEGER" },
+  { "gc_process_summary", "fit_bucket_events", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {
@@ -69,6 +85,9 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "stacks", "frames" },
   { "frames", "resolved" },
   { "stack_symbols", "unresolved" },
+  { "gc_mark_times", "mark_msec" },
+  { "gc_loh_compact", "time_plan_usec" },
+  { "gc_fit_buckets", "bucket_kind" },
 };
 
 /* Tables that became views: a database made before holds the rows in a

@@ -115,6 +115,9 @@ struct gcs_proc_summary {
   uint64_t lost_events;
   uint32_t startup_flags;       /* RuntimeInformationStart.StartupFlags (rgc: SERVER_GC/CONCURRENT_GC bits) */
   int server_gc;                /* 1 server, 0 workstation, -1 unknown */
+  /* issue 26: events of the process that tell whether a figure is known
+   * (0 of a kind: the recording did not ask for it, or the runtime lacks it) */
+  uint64_t pin_object_events, pin_plug_events, fit_bucket_events;
 };
 
 /* Processes seen, in first-seen order; and every GC (all processes, each
