@@ -13,6 +13,7 @@
 #include "gcs_output.h"
 #include "ins_impact.h"
 #include "stats_model.h"
+#include "stats_details.h"
 
 static const char *const cr_cols[GCS_CONDEMN_GROUP_COUNT] = {
 #define CRC(Idx, Col, Hdr) #Col,
@@ -164,6 +165,7 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
       }
       rpt_wbuf_str(w, "}");
     }
+    st_json_gc_details(w, p, g);   /* issue 26 */
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
     for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
@@ -214,6 +216,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
             p->concurrent_gc < 0 ? "null" : p->concurrent_gc ? "true" : "false");
     if (p->hard_limit >= 0) fprintf(o, ", \"gc_hard_limit_bytes\": %lld", (long long)p->hard_limit);
     else fprintf(o, ", \"gc_hard_limit_bytes\": null");
+    st_json_settings(o, p);   /* issue 26: gc_settings, startup_flags */
     fprintf(o, ",\n   \"summary\": {\"gc_count\": %d, \"incomplete_count\": %d, \"induced_count\": %d", p->gc_count,
             p->incomplete_count, p->induced_count);
     jkv(o, "total_pause_msec", p->total_pause, 1);

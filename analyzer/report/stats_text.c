@@ -12,6 +12,7 @@
 #include "gcs_events.h"
 #include "gcs_output.h"
 #include "stats_model.h"
+#include "stats_details.h"
 
 #define NUM(buf, v, d) rpt_num(buf, sizeof buf, v, d)
 
@@ -142,6 +143,7 @@ static void summary(FILE *out, const struct st_proc *p) {
   /* Known from the rundown of a .NET recording (GCSettingsRundown) only. */
   if (p->hard_limit > 0) fprintf(out, "  GC heap hard limit: %s MB\n", NUM(b, (double)p->hard_limit / 1e6, 3));
   else if (p->hard_limit == 0) fprintf(out, "  GC heap hard limit: none\n");
+  st_text_settings(out, p);   /* issue 26 */
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
   if (!isnan(p->total_alloc_measured))
     fprintf(out, "  Total Allocs measured: %s MB (gcscope's: heap sizes around each GC)\n",
