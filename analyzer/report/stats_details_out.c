@@ -220,7 +220,7 @@ void st_text_settings(FILE *o, const struct st_proc *p) {
   else text_flags(o, "startup_flags", t->startup_flags);
   fputc('\n', o);
   if (t->bits < 0) {
-    fputs("  GC settings: not in trace (GCSettingsRundown: a .NET 5+ recording's end)\n", o);
+    fputs("  GC settings: not in trace (GCSettingsRundown: a .NET 8+ recording's end)\n", o);
     return;
   }
   fprintf(o, "  GC settings: LOH threshold %lld bytes\n    settings flags: ", (long long)t->loh_threshold);
