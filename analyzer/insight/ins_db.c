@@ -139,7 +139,11 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .committed_after_mb = isnan(g->real[GCS_GCDB_R_committed_after_mb]) ? 0 : g->real[GCS_GCDB_R_committed_after_mb],
       .mark_heaps = isnan(g->real[GCS_GCDB_R_mark_heaps]) ? 0 : (int)g->real[GCS_GCDB_R_mark_heaps],
       .mark_slow_ms = isnan(g->real[GCS_GCDB_R_mark_slow_msec]) ? 0 : g->real[GCS_GCDB_R_mark_slow_msec],
-      .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec]};
+      .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec],
+      .compacted = !isnan(g->real[GCS_GCDB_R_global_mechanisms]) &&
+                   ((uint32_t)g->real[GCS_GCDB_R_global_mechanisms] & GCS_GLOBAL_MECHANISMS_COMPACTION) != 0,
+      .pinned_surv_pct = isnan(g->pinned_surv_pct) ? 0 : g->pinned_surv_pct,
+      .pinned_plug_mb = isnan(g->pinned_plug_bytes) ? 0 : g->pinned_plug_bytes / 1e6};
 }
 
 /* The advisor's figures of a GC row (ins_db_gcs and ins_db_gcs_pauses). */
@@ -148,7 +152,8 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
    GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(gen0_frag_pct) |   \
    GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) | GCS_GCDB_BIT(gen1_survival_pct) |              \
    GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb) | GCS_GCDB_BIT(committed_after_mb) |     \
-   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec))
+   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec) |                  \
+   GCS_GCDB_BIT(global_mechanisms))
 
 struct gcs_pauses_acc {
   struct ins_gc *g;
