@@ -80,7 +80,7 @@ static int grow(void **arr, int *cap, int n, size_t elem) {
 void st_load_details(sqlite3 *db, struct st_proc *p) {
   for (int i = 0; i < p->ngcs; i++) {
     struct st_gc *g = &p->gcs[i];
-    for (int k = 0; k <= GCS_GEN_POH; k++)
+    for (int k = GCS_GEN0; k <= GCS_GEN_POH; k++)
       for (int f = 0; f < ST_GENF_N; f++) g->genf[k][f] = NAN;
     g->pin_obj_bytes = g->pin_plug_bytes = g->user_pin_plug_bytes = NAN;
     for (int k = 0; k < 4; k++) g->revisit[k] = NAN;
@@ -100,7 +100,7 @@ void st_load_details(sqlite3 *db, struct st_proc *p) {
   while (s && sqlite3_step(s) == SQLITE_ROW) {
     struct st_gc *g = gc_of(ix, p->ngcs, p->gcs, sqlite3_column_int64(s, 0));
     int k = sqlite3_column_int(s, 1);
-    if (!g || k < 0 || k > GCS_GEN_POH) continue;
+    if (!g || k < GCS_GEN0 || k > GCS_GEN_POH) continue;
     for (int f = 0; f < ST_GENF_N; f++) g->genf[k][f] = dcol(s, 2 + f);
   }
   sqlite3_finalize(s);

@@ -22,7 +22,7 @@ static void num(struct rpt_wbuf *w, double v) { rpt_wbuf_json_num(w, v); }
 
 void st_json_gc_details(struct rpt_wbuf *w, const struct st_proc *p, const struct st_gc *g) {
   char k[64];
-  for (int gen = 0; gen <= GCS_GEN_POH; gen++)
+  for (int gen = GCS_GEN0; gen <= GCS_GEN_POH; gen++)
     for (int f = 0; f < ST_GENF_N; f++) {
       snprintf(k, sizeof k, "%s_%s_mb", st_gen_keys[gen], st_genf_names[f]);
       key(w, k);
