@@ -52,6 +52,43 @@ void st_load_settings(sqlite3 *db, struct st_proc *p) {
   if (s && sqlite3_step(s) == SQLITE_ROW)
     for (int i = 0; i < 3; i++) *f[7 + i] = icol(s, i);
   sqlite3_finalize(s);
+  /* The summary's lines: LOH compactions, pinning, revisits (complete GCs) */
+  t->loh_compactions = t->pin_gcs = t->revisit_bgcs = 0;
+  t->loh_first_gc = -1;
+  t->loh_max_compact_us = t->pin_max_obj_bytes = t->pin_plug_bytes = t->pin_user_plug_bytes = NAN;
+  t->revisit_pages = t->revisit_objects = NAN;
+  s = prep(db,
+           "SELECT count(DISTINCT l.gc_id), min(c.gc_index), max(l.time_compact_usec) FROM gcs c "
+           "JOIN gc_loh_compact l ON l.gc_id = c.id WHERE c.trace_id = ?1 AND c.pid = ?2 AND c.complete = 1",
+           p);
+  if (s && sqlite3_step(s) == SQLITE_ROW) {
+    t->loh_compactions = sqlite3_column_int64(s, 0);
+    t->loh_first_gc = icol(s, 1);
+    t->loh_max_compact_us = dcol(s, 2);
+  }
+  sqlite3_finalize(s);
+  s = prep(db,
+           "SELECT count(*), max(pinned_obj_bytes), sum(pinned_plug_bytes), sum(user_pinned_plug_bytes) FROM gcs "
+           "WHERE trace_id = ?1 AND pid = ?2 AND complete = 1 AND pinned_obj_bytes > 0",
+           p);
+  if (s && sqlite3_step(s) == SQLITE_ROW) {
+    t->pin_gcs = sqlite3_column_int64(s, 0);
+    t->pin_max_obj_bytes = dcol(s, 1);
+    t->pin_plug_bytes = dcol(s, 2);
+    t->pin_user_plug_bytes = dcol(s, 3);
+  }
+  sqlite3_finalize(s);
+  s = prep(db,
+           "SELECT count(*), sum(bgc_revisit_pages + bgc_revisit_loh_pages), "
+           "sum(bgc_revisit_objects + bgc_revisit_loh_objects) FROM gcs "
+           "WHERE trace_id = ?1 AND pid = ?2 AND complete = 1 AND bgc_revisit_pages IS NOT NULL",
+           p);
+  if (s && sqlite3_step(s) == SQLITE_ROW) {
+    t->revisit_bgcs = sqlite3_column_int64(s, 0);
+    t->revisit_pages = dcol(s, 1);
+    t->revisit_objects = dcol(s, 2);
+  }
+  sqlite3_finalize(s);
 }
 
 /* gcs.id -> index into p->gcs */

@@ -24,6 +24,10 @@ struct rpt_wbuf;
 void st_json_gc_details(struct rpt_wbuf *w, const struct st_proc *p, const struct st_gc *g);
 /* The process's "gc_settings" and "startup_flags" keys (each starting ", "). */
 void st_json_settings(FILE *o, const struct st_proc *p);
+/* The summary's lines on LOH compaction, pinning and background GC
+ * revisits (text: each "  LINE", HTML: each an item); returns how many. */
+#define ST_SUMMARY_LINE 200
+int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max);
 /* The text header's lines: the GC settings and start-up flags. */
 void st_text_settings(FILE *o, const struct st_proc *p);
 

@@ -236,3 +236,35 @@ void st_text_settings(FILE *o, const struct st_proc *p) {
     if (cfg[i].v > 0) fprintf(o, "%s%s %lld", n++ ? ", " : "  Configured: ", cfg[i].name, (long long)cfg[i].v);
   if (n) fputc('\n', o);
 }
+
+int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max) {
+  const struct st_settings *t = &p->set;
+  char a[48], b[48], c[48];
+  int n = 0;
+  if (n < max) {
+    if (t->loh_compactions > 0)
+      snprintf(lines[n++], ST_SUMMARY_LINE, "LOH compactions: %lld (first GC #%lld, longest %s msec compacting)",
+               (long long)t->loh_compactions, (long long)t->loh_first_gc,
+               rpt_num(a, sizeof a, t->loh_max_compact_us / 1e3, 3));
+    else
+      snprintf(lines[n++], ST_SUMMARY_LINE, "LOH compactions: none in trace (GCLOHCompact, .NET 6+)");
+  }
+  if (n < max) {
+    if (t->pin_object_events <= 0)
+      snprintf(lines[n++], ST_SUMMARY_LINE,
+               "Pinned objects: not in trace (PinObjectAtGCTime: profiles alloc, handles, verbose)");
+    else if (t->pin_plug_events <= 0)
+      snprintf(lines[n++], ST_SUMMARY_LINE, "Pinned objects: in %lld GC%s, at most %s bytes in one",
+               (long long)t->pin_gcs, t->pin_gcs == 1 ? "" : "s", rpt_num(a, sizeof a, t->pin_max_obj_bytes, 0));
+    else
+      snprintf(lines[n++], ST_SUMMARY_LINE,
+               "Pinned objects: in %lld GC%s, at most %s bytes in one; pinned plugs %s MB (by the user %s MB)",
+               (long long)t->pin_gcs, t->pin_gcs == 1 ? "" : "s", rpt_num(a, sizeof a, t->pin_max_obj_bytes, 0),
+               rpt_num(b, sizeof b, t->pin_plug_bytes / 1e6, 3), rpt_num(c, sizeof c, t->pin_user_plug_bytes / 1e6, 3));
+  }
+  if (n < max && t->revisit_bgcs > 0)
+    snprintf(lines[n++], ST_SUMMARY_LINE, "Background GC revisits: %s pages, %s objects over %lld BGC%s",
+             rpt_num(a, sizeof a, t->revisit_pages, 0), rpt_num(b, sizeof b, t->revisit_objects, 0),
+             (long long)t->revisit_bgcs, t->revisit_bgcs == 1 ? "" : "s");
+  return n;
+}

@@ -985,8 +985,18 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     else fprintf(o, "<li>%% Time paused for Garbage Collection: %s%%</li>", rpt_num(b, sizeof b, p->pct_pause, 1));
     st_html_overhead_item(o, &p->ov);
     fprintf(o, "<li>Max GC Heap Size: %s MB</li>", rpt_num(a, sizeof a, p->max_heap, 3));
-    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li></ul>\n", rpt_num(a, sizeof a, p->max_committed, 3));
-    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li></ul>\n");
+    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li>\n", rpt_num(a, sizeof a, p->max_committed, 3));
+    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li>\n");
+    {   /* issue 26: LOH compaction, pinning, background GC revisits */
+      char lines[4][ST_SUMMARY_LINE];
+      int nl = st_summary_lines(p, lines, 4);
+      for (int i = 0; i < nl; i++) {
+        fputs("<li>", o);
+        rpt_html_str(o, lines[i]);
+        fputs("</li>", o);
+      }
+      fputs("</ul>\n", o);
+    }
     fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
     for (int k = 0; k < ST_KINDS; k++) {
       const struct st_pausestat *s = &p->kinds[k];

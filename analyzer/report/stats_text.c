@@ -179,6 +179,11 @@ static void summary(FILE *out, const struct st_proc *p) {
             NUM(a, p->max_committed, 3));
   else
     fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");
+  {   /* issue 26: LOH compaction, pinning, background GC revisits */
+    char lines[4][ST_SUMMARY_LINE];
+    int nl = st_summary_lines(p, lines, 4);
+    for (int i = 0; i < nl; i++) para(out, "  ", 4, lines[i]);
+  }
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
 }
 

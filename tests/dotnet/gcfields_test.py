@@ -131,6 +131,8 @@ def case_loh_compact():
           % (lc[0]["time_compact_usec"], g["phases_usec"]["compact"]))
     check_generations(proc, out)
     check_phases(proc)
+    text = subprocess.run([GCSCOPE, "stats", db], capture_output=True, text=True).stdout
+    check("LOH compactions: 1 (first GC #%d, longest" % want in text, "text summary names the LOH compaction")
     # mark times of the one heap (workstation GC): per GC, heap 0, stack and handles present
     for x in proc["gcs"]:
         mt = x["mark_times"]
@@ -170,6 +172,8 @@ def case_pin_hard_limit():
           "pinned_object_pct %r = sizes * 100 / plug bytes" % pct)
     text = subprocess.run([GCSCOPE, "stats", db], capture_output=True, text=True).stdout
     check("GC heap hard limit: 268.435 MB" in text, "the text header names the hard limit")
+    check(re.search(r"Pinned objects: in \d+ GCs?, at most [\d,]+ bytes in one; pinned plugs", text) is not None,
+          "the text summary has the pinning line")
     check(re.search(r"GC settings: LOH threshold \d+ bytes\n    settings flags: .*HARD_LIMIT_CONFIG", text) is not None,
           "the text header has the GC settings")
 
@@ -216,6 +220,7 @@ def case_fixture_old():
     check("GC settings: not in trace (GCSettingsRundown: a .NET 8+ recording's end)" in text,
           "text: GC settings not in trace")
     check("Max Committed: not in trace (needs .NET 8+" in text, "text: committed not in trace")
+    check("LOH compactions: none in trace (GCLOHCompact, .NET 6+)" in text, "text: no LOH compaction")
     check(all(len(l) <= 80 for l in text.splitlines()[:40]), "the header fits 80 columns")
 
 
