@@ -258,6 +258,11 @@ static void wrap_text(FILE *out, const char *t, int width) {
   }
 }
 
+void gcs_cli_paragraph(FILE *out, const char *prefix, const char *text, size_t indent) {
+  fputs(prefix, out);
+  wrap_at(out, text, strlen(text), strlen(prefix), indent, GCS_TEXT_WIDTH, 1);
+}
+
 void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
   int width = help_width(out);
   char name[80];

@@ -31,6 +31,8 @@ for pid, n in starts.items():
     check(("GC Stats for Process %5d" % pid) in txt and line in txt, "stats for %d: %r" % (pid, line))
 check("Pause statistics" not in txt and "Number of Heaps: -1" not in txt, "no empty tables")
 adv = subprocess.run([GCSCOPE, "advise", db], capture_output=True, text=True).stdout
+check(all(len(l) <= 80 for l in adv.splitlines()), "advise text within 80 columns")
+adv = " ".join(adv.split())  # the text wraps at 80 columns
 for pid, n in starts.items():
     check(("Cannot judge: %d GC%s, all incomplete because %s" % (n, "" if n == 1 else "s", why)) in adv,
           "advise for %d" % pid)
