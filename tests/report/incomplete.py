@@ -26,6 +26,7 @@ rows = sqlite3.connect(db).execute("SELECT pid, count(*), sum(complete), group_c
 check(sorted((p, n, c, w) for p, n, c, w in rows) == sorted((p, n, 0, why) for p, n in starts.items()),
       "stored GCs and reasons: %r" % rows)
 txt = subprocess.run([GCSCOPE, "stats", db], capture_output=True, text=True).stdout
+txt = txt.replace("\n    ", " ")  # the why wraps at 80 columns under its line
 for pid, n in starts.items():
     line = "  No complete GC: %d GC%s seen, all incomplete: %s" % (n, "" if n == 1 else "s", why)
     check(("GC Stats for Process %5d" % pid) in txt and line in txt, "stats for %d: %r" % (pid, line))
