@@ -28,7 +28,8 @@ void st_json_settings(FILE *o, const struct st_proc *p);
  * revisits (text: each "  LINE", HTML: each an item); returns how many. */
 #define ST_SUMMARY_LINE 200
 int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max);
-/* The text header's lines: the GC settings and start-up flags. */
-void st_text_settings(FILE *o, const struct st_proc *p);
+/* The text header's lines (wrapped by the caller): the start-up flags, the
+ * GC settings and what was configured; returns how many. */
+int st_settings_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max);
 
 #endif /* STATS_DETAILS_H */

@@ -201,40 +201,61 @@ void st_json_settings(FILE *o, const struct st_proc *p) {
   }
 }
 
-static void text_flags(FILE *o, const char *map, int64_t v) {
-  int n = 0;
+/* The names of the set bits of a flags map, ", "-separated ("none"). */
+static void flags_text(char *buf, size_t n, const char *map, int64_t v) {
+  size_t at = 0;
+  buf[0] = 0;
   for (int b = 0; b < 32; b++) {
     uint32_t bit = UINT32_C(1) << b;
     if (!((uint64_t)v & bit)) continue;
     const char *name = gcs_map_name(map, bit);
-    if (name) fprintf(o, "%s%s", n++ ? ", " : "", name);
-    else fprintf(o, "%s0x%x", n++ ? ", " : "", bit);
+    char hex[16];
+    if (!name) {
+      snprintf(hex, sizeof hex, "0x%x", bit);
+      name = hex;
+    }
+    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
+    if (w < 0 || (size_t)w >= n - at) break;
+    at += (size_t)w;
   }
-  if (!n) fputs("none", o);
+  if (!at) snprintf(buf, n, "none");
 }
 
-void st_text_settings(FILE *o, const struct st_proc *p) {
+int st_settings_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max) {
   const struct st_settings *t = &p->set;
-  fputs("  Start-up flags: ", o);
-  if (t->startup_flags < 0) fputs("not in trace (RuntimeInformationStart)", o);
-  else text_flags(o, "startup_flags", t->startup_flags);
-  fputc('\n', o);
-  if (t->bits < 0) {
-    fputs("  GC settings: not in trace (GCSettingsRundown: a .NET 8+ recording's end)\n", o);
-    return;
+  char f[120];
+  int n = 0;
+  if (n < max) {
+    if (t->startup_flags < 0) {
+      snprintf(lines[n++], ST_SUMMARY_LINE, "Start-up flags: not in trace (RuntimeInformationStart)");
+    } else {
+      flags_text(f, sizeof f, "startup_flags", t->startup_flags);
+      snprintf(lines[n++], ST_SUMMARY_LINE, "Start-up flags: %s", f);
+    }
   }
-  fprintf(o, "  GC settings: LOH threshold %lld bytes\n    settings flags: ", (long long)t->loh_threshold);
-  text_flags(o, "gc_settings", t->bits);
-  fputc('\n', o);
+  if (n < max && t->bits < 0)
+    snprintf(lines[n++], ST_SUMMARY_LINE, "GC settings: not in trace (GCSettingsRundown: a .NET 8+ recording's end)");
+  if (n < max && t->bits >= 0) {
+    flags_text(f, sizeof f, "gc_settings", t->bits);
+    snprintf(lines[n++], ST_SUMMARY_LINE, "GC settings: LOH threshold %lld bytes; settings flags: %s",
+             (long long)t->loh_threshold, f);
+  }
   /* What the user configured (0: not set) */
   const struct { const char *name; int64_t v; } cfg[] = {
-    { "GCTotalPhysicalMemory", t->physical_memory_config }, { "GCgen0size min", t->gen0_min_budget_config },
+    { "GCTotalPhysicalMemory", t->physical_memory_config }, { "gen0 min budget", t->gen0_min_budget_config },
     { "gen0 max budget", t->gen0_max_budget_config }, { "GCHighMemPercent", t->high_mem_percent_config },
   };
-  int n = 0;
+  size_t at = 0;
+  char c[ST_SUMMARY_LINE];
+  c[0] = 0;
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
-    if (cfg[i].v > 0) fprintf(o, "%s%s %lld", n++ ? ", " : "  Configured: ", cfg[i].name, (long long)cfg[i].v);
-  if (n) fputc('\n', o);
+    if (cfg[i].v > 0) {
+      int w = snprintf(c + at, sizeof c - at, "%s%s %lld", at ? ", " : "Configured: ", cfg[i].name, (long long)cfg[i].v);
+      if (w < 0 || (size_t)w >= sizeof c - at) break;
+      at += (size_t)w;
+    }
+  if (at && n < max) snprintf(lines[n++], ST_SUMMARY_LINE, "%s", c);
+  return n;
 }
 
 int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max) {

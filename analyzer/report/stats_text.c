@@ -144,7 +144,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   /* Known from the rundown of a .NET recording (GCSettingsRundown) only. */
   if (p->hard_limit > 0) fprintf(out, "  GC heap hard limit: %s MB\n", NUM(b, (double)p->hard_limit / 1e6, 3));
   else if (p->hard_limit == 0) fprintf(out, "  GC heap hard limit: none\n");
-  st_text_settings(out, p);   /* issue 26 */
+  {   /* issue 26: start-up flags, GC settings */
+    char lines[3][ST_SUMMARY_LINE];
+    int nl = st_settings_lines(p, lines, 3);
+    for (int i = 0; i < nl; i++) para(out, "  ", 4, lines[i]);
+  }
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
   if (!isnan(p->total_alloc_measured))
     fprintf(out, "  Total Allocs measured: %s MB (gcscope's: heap sizes around each GC)\n",
