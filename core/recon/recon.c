@@ -624,6 +624,7 @@ static void on_pin_object(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   uint64_t id = ev->u.PinObjectAtGCTime.ObjectID;
+  if (ev->u.PinObjectAtGCTime.ObjectSize >= GCS_HEAP_BYTES_MAX) return; /* no object is that large */
   for (int i = 0; i < gc->npins; i++)
     if (gc->pin_ids[i] == id) return; /* first report wins */
   int cap = gc->pins_cap;
@@ -672,12 +673,25 @@ static void on_pin_plug(struct recon_proc *p, const struct gcs_event *ev) {
   gc->plug_user[gc->nplugs++] = (uint8_t)user;
 }
 
-/* GCLOHCompact: fired inside the compacting GC, one element per heap. */
+/* A struct-array event to keep: whole, or only longer than GCS_MAX_ARRAY
+ * elements (the decoder read it all and kept the first ones: Count capped);
+ * a payload cut short (Count as the event said, its elements partly read)
+ * is left out. */
+static int array_event_whole(const struct gcs_event *ev, uint64_t count) {
+  return !ev->truncated || count == GCS_MAX_ARRAY;
+}
+
+/* GCLOHCompact: fired inside the compacting GC, one element per heap. A
+ * reference count no heap can hold (a damaged or crafted payload) drops the
+ * event. */
 static void on_loh_compact(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   const struct gcs_ev_GCLOHCompact *e = &ev->u.GCLOHCompact;
+  if (!array_event_whole(ev, e->Count)) return;
   int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
+  for (int i = 0; i < n; i++)
+    if (e->TotalRefs[i] >= GCS_HEAP_BYTES_MAX || e->ZeroRefs[i] >= GCS_HEAP_BYTES_MAX) return;
   if (grow((void **)&gc->g.loh_compact, &gc->loh_cap, gc->g.nloh_compact + n, sizeof *gc->g.loh_compact)) return;
   for (int i = 0; i < n; i++) {
     struct gcs_loh_compact *c = &gc->g.loh_compact[gc->g.nloh_compact++];
@@ -697,7 +711,10 @@ static void on_fit_buckets(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = current_gc(p);
   if (!gc || gc->g.nfit_events >= FIT_EVENTS_MAX) return;
   const struct gcs_ev_GCFitBucketInfo *e = &ev->u.GCFitBucketInfo;
+  if (!array_event_whole(ev, e->Count) || e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
   int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
+  for (int i = 0; i < n; i++)
+    if (e->Size[i] >= GCS_HEAP_BYTES_MAX) return;
   if (grow((void **)&gc->g.fit_buckets, &gc->fit_cap, gc->g.nfit_buckets + n, sizeof *gc->g.fit_buckets)) return;
   for (int i = 0; i < n; i++) {
     struct gcs_fit_bucket *b = &gc->g.fit_buckets[gc->g.nfit_buckets++];

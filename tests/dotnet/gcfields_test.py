@@ -224,7 +224,30 @@ def case_fixture_old():
     check(all(len(l) <= 80 for l in text.splitlines()[:40]), "the header fits 80 columns")
 
 
+def case_fixture_hostile():
+    """tests/fuzz/corpus/nettrace/gcfields.nettrace (make_corpus.py gcfields):
+    a cut GCLOHCompact, a GCFitBucketInfo claiming 65535 buckets, a pinned
+    object of 2^63 bytes, plugs ending before they start or spanning the
+    address space, a mark of heap 2^31: none of it reaches a figure, and no
+    figure is negative."""
+    d = dt.workdir("gcfields_fixture_hostile")
+    seed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "nettrace",
+                        "gcfields.nettrace")
+    db = d + "/t.db"
+    subprocess.run([GCSCOPE, "import", "-q", "-d", db, seed], check=True)
+    g = stats_json(db)["processes"][0]["gcs"][0]
+    check(g["loh_compact"] is None, "the cut GCLOHCompact is left out: %r" % g["loh_compact"])
+    check(g["free_list_buckets"] is None and g["plugs_in_condemned_buckets"] is None, "the lying buckets are left out")
+    check(g["mark_times"] is None, "a mark of heap 2^31 is left out")
+    check(g["pinned_object_sizes"] == 0, "the 2^63-byte pinned object is left out: %r" % g["pinned_object_sizes"])
+    check(round(g["pinned_plug_mb"] * 1e6) == 0x200, "only the sane plug (512 bytes) counts: %r" % g["pinned_plug_mb"])
+    for k, v in g.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            check(v >= 0, "%s is not negative (%r)" % (k, v))
+
+
 CASES = {
+    "fixture_hostile": case_fixture_hostile,
     "loh_compact": case_loh_compact,
     "pin_hard_limit": case_pin_hard_limit,
     "bgc_revisit": case_bgc_revisit,
