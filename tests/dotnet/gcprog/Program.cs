@@ -152,6 +152,38 @@ static class Program
         Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3}");
     }
 
+    // DATAS (server GC, .NET 9+): a live set that grows by promotion under a
+    // steady allocation rate, so the GC's throughput cost rises and DATAS
+    // adds heaps. After each observed GC (the count moved by one) it prints
+    // what the runtime says its heap count is now:
+    //   HEAPS index=N count=H   (GC.GetConfigurationVariables()["HeapCount"])
+    static void Datas()
+    {
+        for (int round = 0; round < 30; round++)
+        {
+            for (int i = 0; i < 20000; i++)
+            {
+                var a = new byte[100];
+                if (i % 4 == 0) keep.Add(a);
+                if (i % 64 == 0) ObserveHeaps();
+            }
+            if (round % 10 == 9) keep.RemoveRange(0, keep.Count / 2);
+        }
+        ObserveHeaps();
+    }
+
+    static int heapsCount = -1;
+    static void ObserveHeaps()
+    {
+        int count = GC.CollectionCount(0);
+        if (count == heapsCount) return;
+        heapsCount = count;
+        var cfg = GC.GetConfigurationVariables();
+        object hc;
+        cfg.TryGetValue("HeapCount", out hc);
+        Console.WriteLine($"HEAPS index={GC.GetGCMemoryInfo(GCKind.Any).Index} count={hc}");
+    }
+
     static int Main(string[] args)
     {
         int i = 0;
@@ -176,6 +208,7 @@ static class Program
             case "culprits": Culprits.Run(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
+            case "datas": Datas(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
             case "sleep": Thread.Sleep((int)((args.Length > i + 1 ? double.Parse(args[i + 1]) : 5) * 1000)); break;
