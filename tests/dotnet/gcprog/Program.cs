@@ -16,7 +16,8 @@
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
 // GC over a large live graph), idle (allocate slowly for a given time),
 // throughput (bench/dotnet: allocate N objects, print the elapsed time),
-// sleep (nothing for a given time: a quiet program).
+// sleep (nothing for a given time: a quiet program), datas (server GC with
+// DATAS: heap count changes; prints MAXHEAPS first).
 // "wait FILE" before the scenario waits until FILE exists (attach tests).
 using System;
 using System.Collections.Generic;
@@ -153,35 +154,25 @@ static class Program
     }
 
     // DATAS (server GC, .NET 9+): a live set that grows by promotion under a
-    // steady allocation rate, so the GC's throughput cost rises and DATAS
-    // adds heaps. After each observed GC (the count moved by one) it prints
-    // what the runtime says its heap count is now:
-    //   HEAPS index=N count=H   (GC.GetConfigurationVariables()["HeapCount"])
+    // steady allocation rate, so the GC's throughput cost is high and DATAS
+    // adds heaps (it starts from one). First it prints the most heaps the GC
+    // may use, as the runtime reports it:
+    //   MAXHEAPS count=H   (GC.GetConfigurationVariables()["HeapCount"])
     static void Datas()
     {
-        for (int round = 0; round < 30; round++)
+        GC.GetConfigurationVariables().TryGetValue("HeapCount", out object hc);
+        Console.WriteLine($"MAXHEAPS count={hc}");
+        for (int round = 0; round < 80; round++)
         {
-            for (int i = 0; i < 20000; i++)
+            for (int i = 0; i < 40000; i++)
             {
                 var a = new byte[100];
                 if (i % 4 == 0) keep.Add(a);
-                if (i % 64 == 0) ObserveHeaps();
+                if (i % 64 == 0) Observe();
             }
             if (round % 10 == 9) keep.RemoveRange(0, keep.Count / 2);
         }
-        ObserveHeaps();
-    }
-
-    static int heapsCount = -1;
-    static void ObserveHeaps()
-    {
-        int count = GC.CollectionCount(0);
-        if (count == heapsCount) return;
-        heapsCount = count;
-        var cfg = GC.GetConfigurationVariables();
-        object hc;
-        cfg.TryGetValue("HeapCount", out hc);
-        Console.WriteLine($"HEAPS index={GC.GetGCMemoryInfo(GCKind.Any).Index} count={hc}");
+        Observe();
     }
 
     static int Main(string[] args)
