@@ -1183,7 +1183,7 @@ def case_datas():
     - stats --format json: each GC's dynamic_events holds the decoded
       decisions of that GC with the same new_heap_count, and each heap count
       change's decision decided the new count; stats --section datas lists
-      the changes."""
+      the changes; export's "Heap count" counter holds each GC's NumHeaps."""
     if (os.cpu_count() or 1) < 2:
         print("SKIPPED: DATAS cannot add a heap on one CPU")
         sys.exit(SKIP)
@@ -1234,6 +1234,15 @@ def case_datas():
         dec = c["decision"]
         check(dec is not None and dec["name"] == "SizeAdaptationTuning" and dec["new_heap_count"] == c["to"]
               and dec["gc_index"] < c["gc_index"], "change at GC #%d to %d heaps: decision %s" % (c["gc_index"], c["to"], dec))
+    # export: the "Heap count" counter, one point per GC at its start, is each GC's NumHeaps in time order
+    subprocess.run([GCSCOPE, "export", db, "--format", "chrome-json", "-o", d + "/x.json"], check=True)
+    with open(d + "/x.json") as f:
+        ev = json.load(f)["traceEvents"]
+    track = [e["args"]["value"] for e in sorted((e for e in ev if e.get("ph") == "C" and e.get("name") == "Heap count"),
+                                                key=lambda e: e["ts"])]
+    byt = [int(h) for h, in sql(db, "SELECT heap_count FROM gcs WHERE heap_count IS NOT NULL AND start_ns IS NOT NULL "
+                                    "ORDER BY start_ns")]
+    check(track == byt, "export's Heap count track %s is each GC's NumHeaps %s" % (track, byt))
     out = subprocess.run([GCSCOPE, "stats", db, "--section", "datas"], capture_output=True, text=True)
     first = changes[0]
     check(re.search(r"\b%d -> %d\b" % (first["from"], first["to"]), out.stdout) is not None,
