@@ -293,11 +293,13 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
   }
   fprintf(o, "\nDATAS heap count over time (server GC's dynamic adaptation)\n");
   if (d->hc_max > 0)
-    fprintf(o, "  Heaps %d-%d, changed %d time%s; %d decisions, %d samples, %d full-GC looks\n", d->hc_min,
-            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", d->count[DK_TUNING], d->count[DK_SAMPLE], d->count[DK_FULL]);
+    fprintf(o, "  Heaps %d-%d, changed %d time%s; %d decision%s, %d sample%s, %d full-GC look%s\n", d->hc_min,
+            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", d->count[DK_TUNING], d->count[DK_TUNING] == 1 ? "" : "s",
+            d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s", d->count[DK_FULL],
+            d->count[DK_FULL] == 1 ? "" : "s");
   else
-    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decisions, %d samples\n", d->count[DK_TUNING],
-            d->count[DK_SAMPLE]);
+    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decision%s, %d sample%s\n", d->count[DK_TUNING],
+            d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s");
   if (d->undecoded > 0)
     fprintf(o, "  %lld DATAS event%s of a version or size gcscope does not know: not decoded\n",
             (long long)d->undecoded, d->undecoded == 1 ? "" : "s");
@@ -334,7 +336,7 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
   rpt_table_print(&t, o, 0);
   rpt_table_free(&t);
   fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n"
-             "  Codes: the runtime's change_decision / adj_reason / adj_metric (docs/stats.md).\n");
+             "  Codes: the runtime's change_decision/adj_reason/adj_metric (docs/stats.md)\n");
 }
 
 /* ---- HTML ------------------------------------------------------------------ */
