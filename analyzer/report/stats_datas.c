@@ -357,9 +357,13 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
     fprintf(o, "</p>\n");
     return;
   }
-  fprintf(o, "<p>%d decisions (SizeAdaptationTuning), %d samples, %d full-GC looks; heaps %d-%d, changed %d time%s.</p>\n",
-          d->count[DK_TUNING], d->count[DK_SAMPLE], d->count[DK_FULL], d->hc_min, d->hc_max, d->nchg,
-          d->nchg == 1 ? "" : "s");
+  fprintf(o, "<p>%d decision%s (SizeAdaptationTuning), %d sample%s, %d full-GC look%s; ", d->count[DK_TUNING],
+          d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s",
+          d->count[DK_FULL], d->count[DK_FULL] == 1 ? "" : "s");
+  if (d->hc_max > 0)
+    fprintf(o, "heaps %d-%d, changed %d time%s.</p>\n", d->hc_min, d->hc_max, d->nchg, d->nchg == 1 ? "" : "s");
+  else
+    fprintf(o, "heaps unknown (no GCGlobalHeapHistory).</p>\n");
   /* the heap count of each GC as a step line */
   double xmin = INFINITY, xmax = -INFINITY;
   for (int i = 0; i < d->npts; i++)
