@@ -117,10 +117,15 @@ static int load_kind(sqlite3 *db, const struct st_proc *p, struct st_datas *d, i
 /* The decision behind a change to `to` heaps at GC `at`, the previous GC
  * with a heap count being `prev` (file comment). */
 static int decision_of(const struct st_datas *d, uint32_t prev, uint32_t at, int to) {
-  int any = -1;
-  for (int i = d->nrows - 1; i >= 0; i--) {
+  int any = -1, lo = 0, hi = d->nrows;
+  while (lo < hi) {   /* the first row naming GC `at` or later (rows sorted by GC index) */
+    int mid = (lo + hi) / 2;
+    if (d->rows[mid].gc_index < at) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int i = lo - 1; i >= 0 && d->rows[i].gc_index >= prev; i--) {
     const struct dyn_row *r = &d->rows[i];
-    if (r->gc_index >= at || r->gc_index < prev || r->kind == DK_SAMPLE) continue;
+    if (r->kind == DK_SAMPLE) continue;
     if (r->kind == DK_TUNING && colv(r, "new_heap_count") == to) return i;
     if (any < 0) any = i;
   }
@@ -177,6 +182,10 @@ int st_datas_load(sqlite3 *db, struct st_proc *p) {
   for (int k = 0; k < DK_KINDS; k++)
     if (load_kind(db, p, d, k, &cap)) return -1;
   if (d->nrows > 1) qsort(d->rows, (size_t)d->nrows, sizeof *d->rows, by_index_time);
+  /* Without DATAS events and with one heap count over the complete GCs
+   * (workstation GC, a fixed server GC), there is no change to list: the
+   * GCs are not read again. */
+  if (d->nrows == 0 && p->heap_count_min == p->heap_count_max) return 0;
   return load_heaps(db, p, d);
 }
 

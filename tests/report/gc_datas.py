@@ -17,7 +17,8 @@ dynamic_heap_count.cpp (38, 56 and 44 bytes). Checked:
   naming it; the summary's datas counts them, and each heap count change
   (from the GCs' GCGlobalHeapHistory NumHeaps) carries the last decision
   before it for the new count;
-- the text section prints that change; an older trace prints "DATAS heap
+- the text section prints that change; without the decisions (deleted) the
+  change is listed with "not in trace" (null in JSON); an older trace prints "DATAS heap
   count: not in trace (needs .NET 9+", null per GC in JSON, never 0.
 """
 import json
@@ -129,6 +130,17 @@ T.check(len(cells) == 8 and cells[1] == str(dec["gc_index"]) and cells[5] == "%.
         and cells[6] == str(at) and cells[7] == "%d/%d/%d" % (dec["change_decision"], dec["adj_reason"],
                                                               dec["adj_metric"]), "text row for the change: %s" % line)
 T.check(all(len(ln) <= 80 for ln in out.splitlines()), "the section fits 80 columns")
+
+# A change no decision explains (the decisions deleted, as from a trace that
+# lost them): listed with its decision "not in trace" and null in JSON.
+rc, out, err = T.run("sql", db, "DELETE FROM gc_datas_tunings", "--write")
+T.check(rc == 0, "decisions deleted (%s)" % err.strip())
+rc, out, err = T.run("stats", db, "--format", "json")
+c = json.loads(out)["processes"][0]["summary"]["datas"]["heap_count_changes"]
+T.check(len(c) == len(changes) and all(x["decision"] is None for x in c), "no decision: null (%s)" % c)
+rc, out, err = T.run("stats", db, "--section", "datas", "--no-pager")
+line = [ln for ln in out.splitlines() if "%d -> %d" % (frm, to) in ln]
+T.check(len(line) == 1 and line[0].split()[:3] == ["not", "in", "trace"], "no decision: text %s" % line)
 
 # An older trace: nothing decoded, said so, null per GC.
 db2 = TMP + "/old.db"
