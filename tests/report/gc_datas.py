@@ -18,8 +18,9 @@ dynamic_heap_count.cpp (38, 56 and 44 bytes). Checked:
   (from the GCs' GCGlobalHeapHistory NumHeaps) carries the last decision
   before it for the new count;
 - the text section prints that change; without the decisions (deleted) the
-  change is listed with "not in trace" (null in JSON); an older trace prints "DATAS heap
-  count: not in trace (needs .NET 9+", null per GC in JSON, never 0.
+  change is listed with "not in trace" (null in JSON); an older trace
+  prints "DATAS heap count: not in trace (needs .NET 9+", null per GC in
+  JSON, never 0.
 """
 import json
 import os
