@@ -476,6 +476,11 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     alloc_apply(&m->procs[i], acc);
     st_load_settings(db, &m->procs[i]);
     if (what == ST_LOAD_ALL) st_load_details(db, &m->procs[i]);
+    if (st_datas_load(db, &m->procs[i])) {
+      snprintf(err, errlen, "cannot read the DATAS events (%s)", sqlite3_errmsg(db));
+      st_free(m);
+      return -1;
+    }
   }
   return 0;
 }
@@ -498,6 +503,7 @@ void st_free(struct st_model *m) {
       free(p->firings[f].verdict);
     }
     free(p->firings);
+    st_datas_free(p->datas);
   }
   free(m->procs);
   free(m->overlaps);

@@ -77,6 +77,10 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "processes", "gc_high_mem_percent_config", "INTEGER" },
   { "gc_process_summary", "pin_plug_events", "INTEGER" },
   { "gc_process_summary", "fit_bucket_events", "INTEGER" },
+  /* DATAS (issue 26) */
+  { "gc_process_summary", "dynamic_events", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_undecoded", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_unattached", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {
@@ -88,6 +92,10 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "gc_mark_times", "mark_msec" },
   { "gc_loh_compact", "time_plan_usec" },
   { "gc_fit_buckets", "bucket_kind" },
+  /* DATAS (issue 26) */
+  { "gc_datas_samples", "gen0_budget_per_heap" },
+  { "gc_datas_tunings", "adj_metric" },
+  { "gc_datas_gen2_tunings", "sample2_pct" },
 };
 
 /* Tables that became views: a database made before holds the rows in a

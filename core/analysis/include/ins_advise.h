@@ -20,7 +20,7 @@
  *   heap-growth, long-suspension, induced, gen0-frag-pinning, loh-churn,
  *   finalizers, high-survival, mid-life-crisis, full-blocking-gen2, gen2-frag-bgc,
  *   gen0-churn, peak-vs-after, committed-above-heap, unbalanced-mark,
- *   ephemeral-pause, pause-time
+ *   datas-low-heaps, ephemeral-pause, pause-time
  *
  * Ownership: plain data; no allocation kept. Threading: reentrant.
  */
@@ -58,6 +58,11 @@ struct ins_gc {
   int compacted;              /* 1: GCGlobalHeapHistory says Compaction; 0: swept, or unknown */
   double pinned_surv_pct;     /* pinned survivors of gen0-gen2 * 100 / all their survivors (per-heap history) */
   double pinned_plug_mb;      /* PinPlugAtGCTime plugs (the verbose profile), 0 if unknown */
+  /* issue 26, DATAS (0 when unknown, as above) */
+  int heap_count;             /* this GC's heaps (GCGlobalHeapHistory NumHeaps), 0 if unknown */
+  int datas_decided;          /* 1: DATAS decided at this GC's end (SizeAdaptationTuning) */
+  int datas_new_heaps;        /* that decision's NewHeapCount */
+  double datas_cost_pct;      /* its MedianThroughputCostPct (0 if unknown) */
 };
 
 struct ins_proc_summary {
@@ -103,6 +108,9 @@ struct ins_advise_opts {
   size_t frag_gen2_min_gcs;           /* gen2-frag-gcs: gen2 GCs condemned for gen2 fragmentation */
   double pin_surv_pct, pin_block_share_pct; /* pinning-blocks-compaction: a compacting GC's pinned survivors, its share */
   size_t pin_block_min_gcs;
+  /* datas-low-heaps: DATAS kept the heap count while GC cost was high */
+  double datas_pause_pct, datas_cost_pct, datas_share_pct;
+  size_t datas_min_decisions;
 };
 void ins_advise_default_opts(struct ins_advise_opts *o);
 
@@ -112,7 +120,7 @@ const char *ins_severity_name(enum ins_severity s);
 /* The reverse; -1 if s is none of them. */
 int ins_parse_severity(const char *s);
 
-#define INS_N_RULES 16
+#define INS_N_RULES 17
 #define INS_MAX_CITED 16
 #define INS_MAX_METRICS 12
 
