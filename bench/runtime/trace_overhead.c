@@ -52,7 +52,7 @@
  * ratios of consecutive untraced runs) is printed too, and a ratio below 1
  * says it lies within that spread.
  *
- *   rgc-trace-overhead [--rounds N] [--small] [--only NAME]
+ *   rgc-trace-overhead [--rounds N] [--small] [--perf] [--only NAME]
  *   rgc-trace-overhead --workload gcbench|trees [--small]   (one run, as measured)
  * Needs gcscope and gcsim beside it and LTTng (gcscope record starts a
  * session daemon if none runs). The last two lines are
@@ -309,6 +309,62 @@ static int run_one(const char *dir, const char *cmd, int c, const char *tmp, str
   return st == 0 && seen == 7 ? 0 : -1;
 }
 
+/* --perf: one more run of each configuration under `perf record` (cpu-clock
+ * samples of every process the command starts, the workload's threads kept
+ * by their command name), and the share of its samples that fall in tracing
+ * code: LTTng-UST's libraries, librgc's probe provider (librgc-tp), librgc's
+ * emitters (rgc_ev_*) and stack walk, libgcc's unwinder (backtrace()), the
+ * clock reads (vDSO) and TLS look-ups. A share is a ratio inside one run:
+ * other users' load slows its numerator and denominator alike, where the
+ * wall and CPU ratios above compare runs that the load slowed differently.
+ * The untraced run's share (the disabled tracepoints' tests, the program's
+ * own clock reads) is the baseline. */
+static int use_perf;
+
+static int tracing_code(const char *dso, const char *sym) {
+  if (strstr(dso, "lttng") || strstr(dso, "rgc-tp") || strstr(dso, "libgcc_s") || strstr(dso, "[vdso]")) return 1;
+  static const char *const syms[] = { "rgc_ev_", "capture", "rgc_unwind", "rule_of", "find_rule", "run_cfa",
+                                      "rgc_trace_request_stack", "__tls_get_addr", "sched_getcpu", "clock_gettime",
+                                      "__backtrace", "backtrace_helper", "_dl_find_object" };
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+    if (!strncmp(sym, syms[i], strlen(syms[i]))) return 1;
+  return 0;
+}
+
+/* The tracing code's share (%) of the workload's samples in one run under
+ * configuration c; *n: its samples. -1 when perf is missing or fails. */
+static double perf_share(const char *dir, const char *cmd, const char *comm, int c, const char *tmp, double *n) {
+  char line[13000];
+  if (c == C_NONE)
+    snprintf(line, sizeof line, "perf record -q -F 4999 -o '%s/perf.data' -- %s >/dev/null 2>&1", tmp, cmd);
+  else
+    snprintf(line, sizeof line, "rm -rf '%s/rec' && perf record -q -F 4999 -o '%s/perf.data' -- '%s/gcscope' record "
+             "-o '%s/rec' %s -- %s >/dev/null 2>&1; st=$?; rm -rf '%s/rec'; exit $st", tmp, tmp, dir, tmp,
+             conf_flags[c], cmd, tmp);
+  if (system(line) != 0) return -1;
+  snprintf(line, sizeof line, "perf report -i '%s/perf.data' --sort comm,dso,sym --stdio -n 2>/dev/null", tmp);
+  FILE *p = popen(line, "r");
+  if (!p) return -1;
+  double all = 0, tr = 0;
+  char buf[2048];
+  *n = 0;
+  while (fgets(buf, sizeof buf, p)) {
+    double pct, cnt;
+    char cm[64], dso[512], sym[1024];
+    if (buf[0] == '#' || sscanf(buf, " %lf%% %lf %63s %511s [%*c] %1023[^\n]", &pct, &cnt, cm, dso, sym) != 5) continue;
+    if (strncmp(cm, comm, strlen(comm))) continue;
+    all += cnt;
+    if (tracing_code(dso, sym)) tr += cnt;
+  }
+  pclose(p);
+  snprintf(line, sizeof line, "%s/perf.data", tmp);
+  unlink(line);
+  snprintf(line, sizeof line, "%s/perf.data.old", tmp);
+  unlink(line);
+  *n = all;
+  return all > 0 ? tr / all * 100 : -1;
+}
+
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -323,7 +379,7 @@ static double quantile(double *v, int n, double q) {
 }
 static double median(double *v, int n) { return quantile(v, n, 0.5); }
 
-struct workload { const char *name, *target; char cmd[4400]; };
+struct workload { const char *name, *target; char cmd[4400]; const char *comm; };
 
 /* One workload, all rounds; ratio[] gets the median wall ratios. */
 static int measure(const char *dir, const struct workload *w, int rounds, const char *tmp, double ratio[NCONF]) {
@@ -428,6 +484,16 @@ static int measure(const char *dir, const struct workload *w, int rounds, const 
            "alloc %.0f (%.0f..%.0f), stacks %.0f (%.0f..%.0f)\n", pm[C_NONE], plo[C_NONE], phi[C_NONE], pm[C_GC],
            plo[C_GC], phi[C_GC], pm[C_ALLOC], plo[C_ALLOC], phi[C_ALLOC], pm[C_STACKS], plo[C_STACKS],
            phi[C_STACKS]);
+  if (use_perf) {
+    printf("  tracing code's share of the program's CPU samples (perf, one more run each; the untraced run's is "
+           "the disabled tracepoints' tests and the program's own clock reads):");
+    for (int c = 0; c < NCONF; c++) {
+      double n, sh = perf_share(dir, w->cmd, w->comm, c, tmp, &n);
+      if (sh < 0) { printf(" %s: perf failed (is it installed, may it sample?)", conf_name[c]); break; }
+      printf("%s %s %.2f %% of %.0f", c ? "," : "", conf_name[c], sh, n);
+    }
+    printf("\n");
+  }
   printf("  targets: %s\n", w->target);
   return 0;
 }
@@ -440,8 +506,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--small")) small = 1;
     else if (!strcmp(argv[i], "--workload") && i + 1 < argc) workload = argv[++i];
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--perf")) use_perf = 1;
     else {
-      fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] [--only gcbench|trees|alloc-heavy]\n"
+      fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] [--perf] [--only gcbench|trees|alloc-heavy]\n"
                       "       rgc-trace-overhead --workload gcbench|trees [--small]\n");
       return 2;
     }
@@ -458,9 +525,9 @@ int main(int argc, char **argv) {
   char tmp[] = "/tmp/rgc-overhead-XXXXXX";
   if (!mkdtemp(tmp)) { perror("rgc-trace-overhead: mkdtemp"); return 1; }
   struct workload w[3] = {
-    { "gcbench", "gc <= 1.01 at GCBench's GC rate", "" },
-    { "trees", "gc <= 1.03, alloc <= 1.06 at ~1,000 GCs/s", "" },
-    { "alloc-heavy", "gc <= 1.03, alloc <= 1.06, stacks <= 1.10 at ~900 GCs/s", "" },
+    { "gcbench", "gc <= 1.01 at GCBench's GC rate", "", "rgc-trace-overh" },
+    { "trees", "gc <= 1.03, alloc <= 1.06 at ~1,000 GCs/s", "", "rgc-trace-overh" },
+    { "alloc-heavy", "gc <= 1.03, alloc <= 1.06, stacks <= 1.10 at ~900 GCs/s", "", "gcsim" },
   };
   snprintf(w[0].cmd, sizeof w[0].cmd, "'%s' --workload gcbench%s", self, small ? " --small" : "");
   snprintf(w[1].cmd, sizeof w[1].cmd, "'%s' --workload trees%s", self, small ? " --small" : "");
