@@ -72,6 +72,10 @@ struct decoder {
   struct dec_proc *procs;
   size_t nprocs, capprocs, last;
   int origin_sent;
+  /* The process whose name was last set from an environment procname, and
+   * that string: the same pointer again needs no compare. */
+  size_t pn_proc;
+  const char *pn_src;
   double cpu_s;  /* CPU time of the decoding (in the decoding process) */
   const atomic_int *cancel;  /* in-process: polled by the reader */
   /* per kind, its string fields (looked up once) */
@@ -158,7 +162,11 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
     if (e->ev.ts_ns > p->last) p->last = e->ev.ts_ns;
     p->events++;
     if (e->decoded) p->gc_events++;
-    if (e->procname[0] && strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
+    if (e->procname[0] && !(e->procname_env && e->procname == d->pn_src && d->pn_proc == (size_t)(p - d->procs))) {
+      if (strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
+      d->pn_src = e->procname_env ? e->procname : NULL;
+      d->pn_proc = (size_t)(p - d->procs);
+    }
   }
   if (e->bin_info) {  /* a statedump module: librgc's stacks resolve from it */
     size_t n = str_copy_len(e->bin_info->path);
