@@ -2,6 +2,7 @@
  * function every gcscope connection has (gcs_db_functions, gcs_db.h). */
 #include "evblock.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static uint64_t load_int(const char *p, enum gcs_type t) {
   switch (t) {
   case GCS_T_U8: { uint8_t x; memcpy(&x, p, 1); return x; }
   case GCS_T_U16: { uint16_t x; memcpy(&x, p, 2); return x; }
-  case GCS_T_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
+  case GCS_T_U32: case GCS_T_F32: { uint32_t x; memcpy(&x, p, 4); return x; } /* F32: its bits */
   case GCS_T_I32: case GCS_T_BOOL: { int32_t x; memcpy(&x, p, 4); return (uint64_t)zigzag(x); }
   case GCS_T_U64: case GCS_T_PTR: { uint64_t x; memcpy(&x, p, 8); return x; }
   default: return 0;
@@ -428,6 +429,11 @@ static void fields_json(const struct gcs_event *ev, struct jbuf *j) {
       const uint8_t *g = (const uint8_t *)&ev->u + f->offset;
       for (int k = 0; k < 16; k++) snprintf(hex + 2 * k, 3, "%02x", g[k]);
       jstr(j, hex);
+    } else if (f->type == GCS_T_F32) {
+      double x = gcs_field_get_f32(ev, f);
+      char num[40];
+      if (isfinite(x)) { snprintf(num, sizeof num, "%.9g", x); jputs(j, num); }
+      else jputs(j, "null");
     } else {
       jint(j, f->type, gcs_field_get_int(ev, f));
     }

@@ -61,6 +61,10 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "mark_slow_msec", "REAL" },
   { "gcs", "mark_fast_msec", "REAL" },
   { "processes", "gc_hard_limit", "INTEGER" },
+  /* DATAS (issue 26) */
+  { "gc_process_summary", "dynamic_events", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_undecoded", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_unattached", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {
@@ -69,6 +73,10 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "stacks", "frames" },
   { "frames", "resolved" },
   { "stack_symbols", "unresolved" },
+  /* DATAS (issue 26) */
+  { "gc_datas_samples", "gen0_budget_per_heap" },
+  { "gc_datas_tunings", "adj_metric" },
+  { "gc_datas_gen2_tunings", "sample2_pct" },
 };
 
 /* Tables that became views: a database made before holds the rows in a
