@@ -322,11 +322,15 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   char *msg = NULL;
   /* Bulk-load settings: the rollback journal keeps each trace's transaction
    * atomic (a crash or Ctrl-C leaves the database as it was); NORMAL sync
-   * and a large page cache keep the load fast. 16 KB pages (a new file
-   * only): fewer, fuller pages than SQLite's 4 KB for the same rows (3 %
-   * smaller, fewer page writes). */
+   * and a large page cache keep the load fast. 8 KB pages (a new file
+   * only): with the events in deflated blocks, each block's last overflow
+   * page is half empty on average and every empty table or index still
+   * takes a page: 16 KB pages made the database 4-9 % larger than 8 KB
+   * (0.351x -> 0.323x the trace on a 10 MB verbose recording, 0.299x ->
+   * 0.287x on the alloc profile), for the same import and report CPU
+   * (docs/import.md, "Round three"). */
   rc = sqlite3_exec(db,
-                    "PRAGMA page_size=16384; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; "
+                    "PRAGMA page_size=8192; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; "
                     "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
                     NULL, NULL, &msg);
   /* The schema in one transaction: one journal sync for a new file, not
