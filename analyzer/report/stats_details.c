@@ -163,7 +163,7 @@ void st_load_details(sqlite3 *db, struct st_proc *p) {
 
   int cap = 0;
   s = prep(db,
-           "SELECT m.gc_id, m.heap, m.root_kind, m.mark_msec, m.promoted_bytes FROM gcs c "
+           "SELECT m.gc_id, m.heap, m.root_kind, m.mark_ns / 1e6, m.promoted_bytes FROM gcs c "
            "JOIN gc_mark_times m ON m.gc_id = c.id WHERE c.trace_id = ?1 AND c.pid = ?2 "
            "ORDER BY m.gc_id, m.heap, m.root_kind",
            p);

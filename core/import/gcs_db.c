@@ -89,7 +89,7 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "stacks", "frames" },
   { "frames", "resolved" },
   { "stack_symbols", "unresolved" },
-  { "gc_mark_times", "mark_msec" },
+  { "gc_mark_times", "mark_ns" },
   { "gc_loh_compact", "time_plan_usec" },
   { "gc_fit_buckets", "bucket_kind" },
   /* DATAS (issue 26) */
