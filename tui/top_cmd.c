@@ -94,7 +94,9 @@ static int run(struct tui_source *src, double long_pause_ms) {
   struct tui_ui ui;
   tui_ui_init(&ui, m, src);
   ui.long_pause_ms = long_pause_ms;
-  double next_poll = now_ms() + src->poll_ms;
+  /* A source still loading (a large database) is polled again right after
+   * the first frame, not a poll period later. */
+  double next_poll = src->loading ? now_ms() : now_ms() + src->poll_ms;
   int dirty = 1;
   uint64_t drawn_gen = UINT64_MAX;
   double last_draw = 0;
