@@ -61,7 +61,8 @@ static void put_field(struct rpt_wbuf *w, const char *s, size_t len, int width, 
 
 /* One line, "%-24s %16s %8d %8d  %s\n" (printf's "(null)" for a NULL
  * payload; a payload ends at its first NUL, as with %s). */
-static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, int pid, int tid, const char *payload) {
+static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, int pid, int tid, const char *payload,
+                        size_t payload_len) {
   char n[24];
   put_field(w, name, strlen(name), 24, 1);
   rpt_wbuf_char(w, ' ');
@@ -71,7 +72,10 @@ static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, in
   rpt_wbuf_char(w, ' ');
   put_field(w, n, rpt_fmt_i64(n, tid), 8, 0);
   rpt_wbuf_mem(w, "  ", 2);
-  if (payload) rpt_wbuf_mem(w, payload, strlen(payload));
+  if (payload) {
+    const char *nul = memchr(payload, 0, payload_len);
+    rpt_wbuf_mem(w, payload, nul ? (size_t)(nul - payload) : payload_len);
+  }
   else rpt_wbuf_mem(w, "(null)", 6);
   rpt_wbuf_char(w, '\n');
 }
@@ -175,8 +179,18 @@ int gcs_cmd_events(int argc, char **argv) {
       /* "%-24s %16s %8d %8d  %s\n"; ms is (ts_ns - start) / 1e6 as SQL
        * computed it before (an integer difference, then a double). */
       double ms = (double)(sqlite3_column_int64(s, 1) - start) / 1e6;
+      /* The payload's bytes as they are (column_blob: column_text would first
+       * copy a text the virtual table gave without its NUL, 10 % of the
+       * instructions). */
+      const char *payload = NULL;
+      size_t plen = 0;
+      if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+        payload = sqlite3_column_blob(s, 4);
+        plen = (size_t)sqlite3_column_bytes(s, 4);
+        if (!payload) payload = "", plen = 0;
+      }
       events_line(&out, name ? name : "", rpt_num(num, sizeof num, ms, 3), sqlite3_column_int(s, 2),
-                  sqlite3_column_int(s, 3), (const char *)sqlite3_column_text(s, 4));
+                  sqlite3_column_int(s, 3), payload, plen);
     }
     if (step != SQLITE_DONE) {
       rpt_wbuf_flush(&out);
