@@ -294,6 +294,7 @@ static struct exp_track *counter_track(struct exp_proc *p, const char *name) {
  * (p->gcs), gc_gens is read by its key over their ids, and the times come
  * from the loaded rows. */
 struct gen_cell { double before, after; unsigned char has_before, has_after; };
+#define NGENS (GCS_GEN_POH + 1)   /* gen0, gen1, gen2, LOH, POH: gc_gens' gen BETWEEN 0 AND 4 */
 struct id_at { int64_t id; size_t at; };
 static int id_at_cmp(const void *a, const void *b) {
   int64_t x = ((const struct id_at *)a)->id, y = ((const struct id_at *)b)->id;
@@ -304,7 +305,7 @@ static int add_gen_counters(sqlite3 *db, struct exp_proc *p, int64_t t0, char *e
   size_t n = p->ngcs;
   if (n == 0) return 0;
   struct id_at *ids = malloc(n * sizeof *ids);
-  struct gen_cell *cells = calloc(n * 5, sizeof *cells);
+  struct gen_cell *cells = calloc(n * NGENS, sizeof *cells);
   if (!ids || !cells) {
     free(ids);
     free(cells);
@@ -326,7 +327,7 @@ static int add_gen_counters(sqlite3 *db, struct exp_proc *p, int64_t t0, char *e
     struct id_at key = { sqlite3_column_int64(s, 0), 0 };
     const struct id_at *hit = bsearch(&key, ids, n, sizeof *ids, id_at_cmp);
     if (!hit) continue;   /* another process's GC */
-    struct gen_cell *c = &cells[(size_t)(hit - ids) * 5 + (size_t)sqlite3_column_int(s, 1)];
+    struct gen_cell *c = &cells[(size_t)(hit - ids) * NGENS + (size_t)sqlite3_column_int(s, 1)];
     if ((c->has_before = sqlite3_column_type(s, 2) != SQLITE_NULL)) c->before = sqlite3_column_double(s, 2);
     if ((c->has_after = sqlite3_column_type(s, 3) != SQLITE_NULL)) c->after = sqlite3_column_double(s, 3);
   }
@@ -337,11 +338,11 @@ static int add_gen_counters(sqlite3 *db, struct exp_proc *p, int64_t t0, char *e
     return db_error(db, err, errlen);
   }
   int rc = 0;
-  ptrdiff_t track_at[5][2];   /* indices (p->tracks moves as tracks are added) */
-  for (int gen = 0; gen < 5; gen++) track_at[gen][0] = track_at[gen][1] = -1;
-  for (int gen = 0; gen < 5 && rc == 0; gen++)
+  ptrdiff_t track_at[NGENS][2];   /* indices (p->tracks moves as tracks are added) */
+  for (int k = 0; k < NGENS; k++) track_at[k][0] = track_at[k][1] = -1;
+  for (int gen = GCS_GEN0; gen <= GCS_GEN_POH && rc == 0; gen++)
     for (size_t k = 0; k < n && rc == 0; k++) {
-      const struct gen_cell *c = &cells[k * 5 + (size_t)gen];
+      const struct gen_cell *c = &cells[k * NGENS + (size_t)gen];
       const struct gcs_gcdb_gc *g = &p->gcs[ids[k].at];
       /* coalesce(suspend_begin_ns, start_ns); coalesce(heap_stats_ns, end_ns, restart_end_ns) */
       int has_from = (g->ns_set & (GCS_GCDB_HAS_SUSPEND_BEGIN | GCS_GCDB_HAS_START)) != 0;
