@@ -200,6 +200,10 @@ int gcs_cmd_events(int argc, char **argv) {
     sqlite3_finalize(s);
   }
   rpt_wbuf_flush(&out);
+  if (fflush(stdout) != 0 || ferror(stdout)) {   /* a full disk, say: not a silent half */
+    fprintf(stderr, "gcscope events: write error on stdout\n");
+    rc = 1;
+  }
   sqlite3_finalize(q);
   if (filter) regfree(&re);
   gcs_input_close(&in);
