@@ -3,8 +3,9 @@
  * its bytes must be those of the printf-based reference it replaced
  * (gcs_event_format_ref, the former code kept beside it). Every event kind,
  * every version and both origins, fields filled from a fixed pseudo-random
- * sequence (values of every width, negative I32s, unknown enum values,
- * strings, GUIDs, arrays longer than GCS_MAX_ARRAY), printed into buffers of
+ * sequence (values of every width, negative I32s, F32s with NaN and
+ * infinities, unknown enum values, strings, GUIDs, arrays longer than
+ * GCS_MAX_ARRAY), printed into buffers of
  * every size from 0 up to a full one (the text cut short as snprintf cuts
  * it). Then two texts written by hand from the field order in
  * schemas/gc_events.def. */
@@ -44,6 +45,9 @@ static void fill(struct gcs_event *ev, enum gcs_kind k) {
     } else if (f->type == GCS_T_GUID) {
       uint8_t *g = (uint8_t *)&ev->u + f->offset;
       for (int b = 0; b < 16; b++) g[b] = (uint8_t)next();
+    } else if (f->type == GCS_T_F32) {   /* its bits: now and then NaN or an infinity ("unknown") */
+      static const uint32_t odd[] = { 0x7fc00000u, 0x7f800000u, 0xff800000u, 0x80000000u };
+      gcs_field_set_int(ev, f, next() % 3 == 0 ? odd[next() % 4] : (uint32_t)next());
     } else {
       gcs_field_set_int(ev, f, value());
     }
