@@ -3,6 +3,7 @@
 #include "gcs_events.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,7 +482,9 @@ static void gcs_appendf(char *buf, size_t bufsz, size_t *o, const char *fmt, ...
   if (n > 0) *o = (size_t)n >= bufsz - *o ? bufsz - 1 : *o + (size_t)n;
 }
 
-size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
+/* The reference text, printf-based (gcs_event_format gives the same bytes;
+ * test report.payload_text compares them). */
+size_t gcs_event_format_ref(const struct gcs_event *ev, char *buf, size_t bufsz) {
   if (bufsz == 0) return 0;
   buf[0] = '\0';
   if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return 0;
@@ -523,5 +526,141 @@ size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
     }
   }
 #undef GCS_APPEND
+  return o;
+}
+
+/* How a field prints (decided once per field: the name and unit compares and
+ * the value map's look-up cost more than the text itself, and `gcscope
+ * events` prints millions of payloads). */
+enum fmt_class { FMT_SKIP, FMT_ARRAY, FMT_STR, FMT_GUID, FMT_F32, FMT_ENUM, FMT_SIGNED, FMT_HEX, FMT_UNSIGNED };
+struct fmt_field { uint8_t cls, fallback; const struct gcs_map_desc *map; };
+static struct fmt_field *fmt_fields[GCS_KIND_COUNT];
+static pthread_once_t fmt_once = PTHREAD_ONCE_INIT;
+
+static void fmt_init(void) {
+  for (int k = 0; k < GCS_KIND_COUNT; k++) {
+    const struct gcs_event_desc *d = &gcs_event_descs[k];
+    struct fmt_field *ff = calloc((size_t)d->nfields + 1, sizeof *ff);
+    if (!ff) continue;   /* that kind prints through the slow path */
+    for (int i = 0; i < d->nfields; i++) {
+      const struct gcs_field_desc *f = &d->fields[i];
+      uint8_t num = f->type == GCS_T_I32 || f->type == GCS_T_BOOL ? FMT_SIGNED
+                    : strcmp(f->unit, "addr") == 0 || strncmp(f->unit, "flags:", 6) == 0 ||
+                              strncmp(f->unit, "condemn:", 8) == 0
+                        ? FMT_HEX
+                        : FMT_UNSIGNED;
+      ff[i].fallback = num;
+      if (strcmp(f->name, "ClrInstanceID") == 0) ff[i].cls = FMT_SKIP;
+      else if (f->is_array) ff[i].cls = FMT_ARRAY;
+      else if (f->type == GCS_T_STR) ff[i].cls = FMT_STR;
+      else if (f->type == GCS_T_GUID) ff[i].cls = FMT_GUID;
+      else if (f->type == GCS_T_F32) ff[i].cls = FMT_F32;
+      else if (strncmp(f->unit, "enum:", 5) == 0 && (ff[i].map = gcs_map_find(f->unit + 5)) != NULL) ff[i].cls = FMT_ENUM;
+      else ff[i].cls = num;
+    }
+    fmt_fields[k] = ff;
+  }
+}
+
+/* Appends len bytes of s to buf (bufsz), cut at bufsz - 1 as snprintf cuts. */
+static void fmt_mem(char *buf, size_t bufsz, size_t *o, const char *s, size_t len) {
+  if (*o + 1 >= bufsz) return;
+  size_t room = bufsz - 1 - *o;
+  if (len > room) len = room;
+  memcpy(buf + *o, s, len);
+  *o += len;
+  buf[*o] = '\0';
+}
+
+static void fmt_u64(char *buf, size_t bufsz, size_t *o, uint64_t v, int neg) {
+  char t[24];
+  size_t n = sizeof t;
+  do t[--n] = (char)('0' + v % 10); while ((v /= 10) != 0);
+  if (neg) t[--n] = '-';
+  fmt_mem(buf, bufsz, o, t + n, sizeof t - n);
+}
+
+static void fmt_hex(char *buf, size_t bufsz, size_t *o, uint64_t v, int width) {
+  static const char hex[] = "0123456789abcdef";
+  char t[24];
+  size_t n = sizeof t;
+  do t[--n] = hex[v & 15]; while ((v >>= 4) != 0 || (int)(sizeof t - n) < width);
+  fmt_mem(buf, bufsz, o, t + n, sizeof t - n);
+}
+
+static void fmt_value(char *buf, size_t bufsz, size_t *o, int cls, uint64_t v) {
+  if (cls == FMT_SIGNED) {
+    int64_t s = (int64_t)v;
+    fmt_u64(buf, bufsz, o, s < 0 ? 0 - v : v, s < 0);
+  } else if (cls == FMT_HEX) {
+    fmt_mem(buf, bufsz, o, "0x", 2);
+    fmt_hex(buf, bufsz, o, v, 1);
+  } else {
+    fmt_u64(buf, bufsz, o, v, 0);
+  }
+}
+
+size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
+  if (bufsz == 0) return 0;
+  buf[0] = '\0';
+  if ((int)ev->kind < 0 || ev->kind >= GCS_KIND_COUNT) return 0;
+  pthread_once(&fmt_once, fmt_init);
+  const struct gcs_event_desc *d = &gcs_event_descs[ev->kind];
+  const struct fmt_field *ff = fmt_fields[ev->kind];
+  if (!ff) return gcs_event_format_ref(ev, buf, bufsz);
+  size_t o = 0;
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (ff[i].cls == FMT_SKIP) continue;
+    if (ev->origin == GCS_ORIGIN_CLR && f->since > ev->version) continue;
+    if (o) fmt_mem(buf, bufsz, &o, " ", 1);
+    fmt_mem(buf, bufsz, &o, f->name, strlen(f->name));
+    fmt_mem(buf, bufsz, &o, "=", 1);
+    switch (ff[i].cls) {
+    case FMT_ARRAY: {
+      uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      fmt_mem(buf, bufsz, &o, "[", 1);
+      for (uint64_t e = 0; e < n; e++) {
+        if (e) fmt_mem(buf, bufsz, &o, ",", 1);
+        fmt_u64(buf, bufsz, &o, gcs_field_get_array_int(ev, f, (unsigned)e), 0);
+      }
+      fmt_mem(buf, bufsz, &o, "]", 1);
+      break;
+    }
+    case FMT_STR: {
+      const char *s = gcs_field_get_str(ev, f);
+      fmt_mem(buf, bufsz, &o, "\"", 1);
+      if (s) fmt_mem(buf, bufsz, &o, s, strlen(s));
+      fmt_mem(buf, bufsz, &o, "\"", 1);
+      break;
+    }
+    case FMT_GUID: {
+      const uint8_t *g = (const uint8_t *)&ev->u + f->offset;
+      for (int b = 0; b < 16; b++) fmt_hex(buf, bufsz, &o, g[b], 2);
+      break;
+    }
+    case FMT_F32: {   /* rare (DATAS' tuning events): printf's %.9g */
+      double x = gcs_field_get_f32(ev, f);
+      char t[48];
+      int n = isfinite(x) ? snprintf(t, sizeof t, "%.9g", x) : snprintf(t, sizeof t, "unknown");
+      fmt_mem(buf, bufsz, &o, t, n > 0 ? (size_t)n : 0);
+      break;
+    }
+    case FMT_ENUM: {
+      uint64_t v = gcs_field_get_int(ev, f);
+      const struct gcs_map_desc *m = ff[i].map;
+      const char *name = NULL;
+      for (int e = 0; e < m->nentries && !name; e++)
+        if (m->entries[e].value == (uint32_t)v) name = m->entries[e].name;
+      if (name) fmt_mem(buf, bufsz, &o, name, strlen(name));
+      else fmt_value(buf, bufsz, &o, ff[i].fallback, v);
+      break;
+    }
+    default:
+      fmt_value(buf, bufsz, &o, ff[i].cls, gcs_field_get_int(ev, f));
+      break;
+    }
+  }
   return o;
 }

@@ -8,7 +8,8 @@
  *    is plain data owned by whoever declared it; its STR fields point into
  *    memory owned by the decoder that filled it and stay valid only until that
  *    decoder produces its next event (copy what you keep).
- *  - Threading: everything here is reentrant; nothing holds global state.
+ *  - Threading: everything here is reentrant; the only global state is the
+ *    payload text's per-field table, built once (pthread_once) and then read.
  *  - Errors: functions return 0 / a valid pointer on success and -1 / NULL on
  *    failure; none of them prints.
  */
@@ -204,6 +205,9 @@ const char *gcs_gc_type_name(uint32_t type);
  * their names, arrays print as [a,b,c]. Returns the length written (always
  * NUL-terminated, truncated to bufsz). */
 size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz);
+/* The same text written with snprintf, field by field: slower, kept as the
+ * reference gcs_event_format is tested against (report.payload_text). */
+size_t gcs_event_format_ref(const struct gcs_event *ev, char *buf, size_t bufsz);
 
 #ifdef __cplusplus
 }

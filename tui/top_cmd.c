@@ -94,10 +94,15 @@ static int run(struct tui_source *src, double long_pause_ms) {
   struct tui_ui ui;
   tui_ui_init(&ui, m, src);
   ui.long_pause_ms = long_pause_ms;
-  double next_poll = now_ms() + src->poll_ms;
-  int dirty = 1;
-  uint64_t drawn_gen = UINT64_MAX;
-  double last_draw = 0;
+  /* A source still loading (a large database) is polled again right after
+   * the first frame, not a poll period later. */
+  double next_poll = src->loading ? now_ms() : now_ms() + src->poll_ms;
+  /* The first frame at once, with what the first poll read (a source still
+   * loading says so on it), before the loop's next poll. */
+  tui_ui_draw(&ui);
+  int dirty = 0;
+  uint64_t drawn_gen = tui_model_generation(m);
+  double last_draw = now_ms();
   while (!ui.quit) {
     if (tui_term_quit_requested()) break;
     double t = now_ms();

@@ -23,8 +23,13 @@ struct tui_db {
   int fired_tried;
 };
 
-/* Rows read per poll (the rest comes on the next polls). */
-#define TUI_DB_ROWS_PER_POLL 20000
+/* Rows read per poll (the rest comes on the next polls): the first poll
+ * reads a few, so that the first frame is on the screen at once (marked
+ * LOADING, its figures partial); the next ones read many, so that a large
+ * database is complete after a frame or two (69,500 GCs: the second frame),
+ * while a key still waits at most one poll (200,000 rows: about 0.3 s). */
+#define TUI_DB_FIRST_ROWS 5000
+#define TUI_DB_ROWS_PER_POLL 200000
 
 /* The figures the model shows, read by the shared GC loader (gcs_gcdb.h). */
 static const uint64_t tui_reals =
@@ -244,8 +249,9 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
     d->have_gcs = 1;
   }
   size_t nprocs_before = tui_model_nprocs(m);
+  const int limit = d->nread ? TUI_DB_ROWS_PER_POLL : TUI_DB_FIRST_ROWS;
   const struct gcs_gcdb_query q = {.trace_id = -1, .pid = -1, .after_id = d->last_rowid,
-                                   .limit = TUI_DB_ROWS_PER_POLL, .reals = tui_reals};
+                                   .limit = limit, .reals = tui_reals};
   struct poll_sink k = {d, m, 0, 0};
   char err[256];
   int rc = gcs_gcdb_each(d->db, &q, add_row, &k, err, sizeof err);
@@ -265,7 +271,7 @@ static int db_poll(struct tui_source *src, struct tui_model *m) {
   /* A full batch: more rows wait. Until they are in, the figures are
    * partial: the source says so (title and status line) and the loop polls
    * again at once. */
-  src->loading = rc == 0 && k.rows == TUI_DB_ROWS_PER_POLL;
+  src->loading = rc == 0 && k.rows == limit;
   if (src->loading) {
     sqlite3_stmt *st;
     long long total = -1;

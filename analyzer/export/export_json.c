@@ -8,6 +8,7 @@
  * args and counter values are not added to the model. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export.h"
 #include "gcs_output.h"
@@ -16,67 +17,84 @@ struct json_writer {
   struct exp_writer base;
   int nevents, nargs;
   int32_t pid, tid;
+  struct rpt_wbuf o;   /* every byte goes through it: 64 KB writes, no stdio call per field */
 };
 
-/* µs with three decimals: the exact ns value */
-static void json_us(FILE *f, int64_t ns) {
+/* µs with three decimals: the exact ns value ("%" PRId64 ".%03d") */
+static void json_us(struct rpt_wbuf *o, int64_t ns) {
   if (ns < 0) ns = 0;
-  fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+  rpt_wbuf_i64(o, ns / 1000);
+  char *p = rpt_wbuf_room(o, 4);
+  int f = (int)(ns % 1000);
+  p[0] = '.';
+  p[1] = (char)('0' + f / 100);
+  p[2] = (char)('0' + f / 10 % 10);
+  p[3] = (char)('0' + f % 10);
+  o->n += 4;
 }
 
+#define PUT(o, lit) rpt_wbuf_mem((o), lit, sizeof lit - 1)
+
 static void event_start(struct json_writer *w, const char *ph, const char *name) {
-  FILE *f = w->base.out;
-  fputs(w->nevents++ ? ",\n" : "\n", f);
-  fprintf(f, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, (int)w->pid, (int)w->tid);
-  rpt_json_str(f, name);
+  struct rpt_wbuf *o = &w->o;
+  if (w->nevents++) PUT(o, ",\n");
+  else PUT(o, "\n");
+  PUT(o, "{\"ph\":\"");
+  rpt_wbuf_str(o, ph);
+  PUT(o, "\",\"pid\":");
+  rpt_wbuf_i64(o, w->pid);
+  PUT(o, ",\"tid\":");
+  rpt_wbuf_i64(o, w->tid);
+  PUT(o, ",\"name\":");
+  rpt_wbuf_json_str(o, name);
 }
 
 static void metadata(struct json_writer *w, const char *what, const char *key, const char *value) {
   event_start(w, "M", what);
-  fputs(",\"args\":{", w->base.out);
-  rpt_json_str(w->base.out, key);
-  fputc(':', w->base.out);
-  rpt_json_str(w->base.out, value);
-  fputs("}}", w->base.out);
+  PUT(&w->o, ",\"args\":{");
+  rpt_wbuf_json_str(&w->o, key);
+  rpt_wbuf_char(&w->o, ':');
+  rpt_wbuf_json_str(&w->o, value);
+  PUT(&w->o, "}}");
 }
 
 static void json_arg(const struct exp_arg *a, void *ctx) {
   struct json_writer *w = ctx;
-  FILE *f = w->base.out;
-  if (w->nargs++) fputc(',', f);
-  rpt_json_str(f, a->key);
-  fputc(':', f);
+  struct rpt_wbuf *o = &w->o;
+  if (w->nargs++) rpt_wbuf_char(o, ',');
+  rpt_wbuf_json_str(o, a->key);
+  rpt_wbuf_char(o, ':');
   switch (a->kind) {
-  case EXP_ARG_DOUBLE: rpt_json_num(f, a->d); break;
-  case EXP_ARG_INT: fprintf(f, "%" PRId64, a->i); break;
-  case EXP_ARG_BOOL: fputs(a->i ? "true" : "false", f); break;
-  case EXP_ARG_STR: rpt_json_str(f, a->s); break;
+  case EXP_ARG_DOUBLE: rpt_wbuf_json_num(o, a->d); break;
+  case EXP_ARG_INT: rpt_wbuf_i64(o, a->i); break;
+  case EXP_ARG_BOOL: if (a->i) PUT(o, "true"); else PUT(o, "false"); break;
+  case EXP_ARG_STR: rpt_wbuf_json_str(o, a->s); break;
   }
 }
 
 static void slice_x(const struct exp_slice *s, void *ctx) {
   struct json_writer *w = ctx;
-  FILE *f = w->base.out;
+  struct rpt_wbuf *o = &w->o;
   event_start(w, s->instant ? "i" : "X", s->name);
-  fputs(",\"cat\":\"gc\",\"ts\":", f);
-  json_us(f, s->start);
+  PUT(o, ",\"cat\":\"gc\",\"ts\":");
+  json_us(o, s->start);
   if (s->instant) {
-    fputs(",\"s\":\"t\"", f);   /* scoped to its thread (track) */
+    PUT(o, ",\"s\":\"t\"");   /* scoped to its thread (track) */
   } else {
-    fputs(",\"dur\":", f);
-    json_us(f, s->end - s->start);
+    PUT(o, ",\"dur\":");
+    json_us(o, s->end - s->start);
   }
-  fputs(",\"args\":{", f);
+  PUT(o, ",\"args\":{");
   w->nargs = 0;
   exp_slice_args(s, json_arg, w);
-  fputs("}}", f);
+  PUT(o, "}}");
 }
 
 static void slice_none(const struct exp_slice *s, void *ctx) { (void)s; (void)ctx; }
 
 static int json_proc(struct exp_writer *base, const struct exp_proc *p) {
   struct json_writer *w = (struct json_writer *)base;
-  FILE *f = base->out;
+  struct rpt_wbuf *o = &w->o;
   w->pid = p->pid;
   w->tid = 0;
   metadata(w, "process_name", "name", p->name);
@@ -87,11 +105,11 @@ static int json_proc(struct exp_writer *base, const struct exp_proc *p) {
       w->tid = 0;
       for (size_t k = 0; k < t->npoints; k++) {
         event_start(w, "C", t->name);
-        fputs(",\"cat\":\"gc\",\"ts\":", f);
-        json_us(f, t->points[k].ts);
-        fputs(",\"args\":{\"value\":", f);
-        rpt_json_num(f, t->points[k].value);
-        fputs("}}", f);
+        PUT(o, ",\"cat\":\"gc\",\"ts\":");
+        json_us(o, t->points[k].ts);
+        PUT(o, ",\"args\":{\"value\":");
+        rpt_wbuf_json_num(o, t->points[k].value);
+        PUT(o, "}}");
       }
       continue;
     }
@@ -99,14 +117,19 @@ static int json_proc(struct exp_writer *base, const struct exp_proc *p) {
     w->tid = (int32_t)i + 1;
     metadata(w, "thread_name", "name", t->name);
     event_start(w, "M", "thread_sort_index");
-    fprintf(f, ",\"args\":{\"sort_index\":%d}}", (int)i);
+    PUT(o, ",\"args\":{\"sort_index\":");
+    rpt_wbuf_i64(o, (int)i);
+    PUT(o, "}}");
     exp_walk(t, slice_x, slice_none, w);
   }
-  return ferror(f) ? -1 : 0;
+  rpt_wbuf_flush(o);
+  return ferror(base->out) ? -1 : 0;
 }
 
 static int json_close(struct exp_writer *base) {
-  fputs("\n]}\n", base->out);
+  struct json_writer *w = (struct json_writer *)base;
+  PUT(&w->o, "\n]}\n");
+  rpt_wbuf_flush(&w->o);
   int rc = ferror(base->out) ? -1 : 0;
   free(base);
   return rc;
@@ -119,6 +142,7 @@ struct exp_writer *exp_json_open(FILE *out) {
   if (!w) return NULL;
   w->base.ops = &json_ops;
   w->base.out = out;
-  fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"gcscope export\"},\"traceEvents\":[", out);
+  w->o.f = out;
+  PUT(&w->o, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"gcscope export\"},\"traceEvents\":[");
   return &w->base;
 }

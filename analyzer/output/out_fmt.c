@@ -307,9 +307,17 @@ void rpt_wbuf_json_str(struct rpt_wbuf *w, const char *s) {
     return;
   }
   rpt_wbuf_char(w, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    /* A run of bytes JSON takes as they are, in one copy; then one escape. */
+    const unsigned char *q = p;
+    while (*q >= 0x20 && *q != '"' && *q != '\\') q++;
+    if (q > p) {
+      rpt_wbuf_mem(w, (const char *)p, (size_t)(q - p));
+      p = q;
+      continue;
+    }
     char e[GCS_TEXT_JSON_ESC_MAX];
-    rpt_wbuf_mem(w, e, gcs_text_json_escape(*p, e));
+    rpt_wbuf_mem(w, e, gcs_text_json_escape(*p++, e));
   }
   rpt_wbuf_char(w, '"');
 }

@@ -41,6 +41,45 @@ static const struct gcs_cli_spec events_spec = {
   .opts = events_opts,
 };
 
+/* Appends s left-justified (spaces after it) or right-justified (before) in
+ * a field of width w, as printf's %-Ns / %Ns. */
+static void put_field(struct rpt_wbuf *w, const char *s, size_t len, int width, int left) {
+  size_t pad = (size_t)width > len ? (size_t)width - len : 0;
+  if (len + pad > sizeof w->b / 2) {   /* a text longer than any event name: the slow way */
+    for (size_t i = 0; !left && i < pad; i++) rpt_wbuf_char(w, ' ');
+    rpt_wbuf_mem(w, s, len);
+    for (size_t i = 0; left && i < pad; i++) rpt_wbuf_char(w, ' ');
+    return;
+  }
+  char *p = rpt_wbuf_room(w, len + pad);
+  if (!left) { memset(p, ' ', pad); p += pad; }
+  memcpy(p, s, len);
+  p += len;
+  if (left) memset(p, ' ', pad);
+  w->n += len + pad;
+}
+
+/* One line, "%-24s %16s %8d %8d  %s\n" (printf's "(null)" for a NULL
+ * payload; a payload ends at its first NUL, as with %s). */
+static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, int pid, int tid, const char *payload,
+                        size_t payload_len) {
+  char n[24];
+  put_field(w, name, strlen(name), 24, 1);
+  rpt_wbuf_char(w, ' ');
+  put_field(w, ms, strlen(ms), 16, 0);
+  rpt_wbuf_char(w, ' ');
+  put_field(w, n, rpt_fmt_i64(n, pid), 8, 0);
+  rpt_wbuf_char(w, ' ');
+  put_field(w, n, rpt_fmt_i64(n, tid), 8, 0);
+  rpt_wbuf_mem(w, "  ", 2);
+  if (payload) {
+    const char *nul = memchr(payload, 0, payload_len);
+    rpt_wbuf_mem(w, payload, nul ? (size_t)(nul - payload) : payload_len);
+  }
+  else rpt_wbuf_mem(w, "(null)", 6);
+  rpt_wbuf_char(w, '\n');
+}
+
 int gcs_cmd_events(int argc, char **argv) {
   const char *path = NULL, *filter = NULL, *dbpath = NULL;
   double from = -1e300, to = 1e300;
@@ -89,42 +128,81 @@ int gcs_cmd_events(int argc, char **argv) {
     gcs_input_close(&in);
     return 1;
   }
-  printf("%-24s %16s %8s %8s  %s\n", "Event Name", "Time MSec", "PID", "TID", "Payload");
+  /* Every line goes through one 64 KB buffer (a pipe into `tail` reads
+   * the whole print: printf per line cost more than the rows). */
+  static struct rpt_wbuf out;
+  out.f = stdout;
+  out.n = 0;
+  char head[128];
+  int hn = snprintf(head, sizeof head, "%-24s %16s %8s %8s  %s\n", "Event Name", "Time MSec", "PID", "TID", "Payload");
+  rpt_wbuf_mem(&out, head, (size_t)hn);
+  /* No --pid, --from nor --to: no condition to test on each row. */
+  int ranged = pid >= 0 || from > -1e300 || to < 1e300;
   int64_t shown = -1;
   char num[48];
   while (!rc && sqlite3_step(q) == SQLITE_ROW) {
     int64_t tr = sqlite3_column_int64(q, 0);
-    /* ?2 the trace's start (NULL: no event is in range, as with the join
-     * on traces before), ?3 the pid, ?4 and ?5 the range in ms. */
+    /* A trace without a start has no event in range (as with the join on
+     * traces before). */
+    int null_start = sqlite3_column_type(q, 1) == SQLITE_NULL;
+    if (null_start && !ranged) continue;
+    int64_t start = sqlite3_column_int64(q, 1);
+    /* ?2 the trace's start, ?3 the pid, ?4 and ?5 the range in ms. */
     sqlite3_stmt *s = gcs_gcdb_events_prepare(
-        db, tr, "e.name, (e.ts_ns - ?2) / 1e6 AS ms, e.pid, e.tid, e.payload",
-        "(?3 < 0 OR e.pid = ?3) AND (e.ts_ns - ?2) >= ?4 * 1e6 AND (e.ts_ns - ?2) <= ?5 * 1e6", NULL, err, sizeof err);
+        db, tr, "e.name, e.ts_ns, e.pid, e.tid, e.payload",
+        ranged ? "(?3 < 0 OR e.pid = ?3) AND (e.ts_ns - ?2) >= ?4 * 1e6 AND (e.ts_ns - ?2) <= ?5 * 1e6" : NULL, NULL,
+        err, sizeof err);
     if (!s) {
+      rpt_wbuf_flush(&out);
       fprintf(stderr, "gcscope events: %s\n", err);
       rc = 1;
       break;
     }
-    if (sqlite3_column_type(q, 1) == SQLITE_NULL) sqlite3_bind_null(s, 2);
-    else sqlite3_bind_int64(s, 2, sqlite3_column_int64(q, 1));
-    sqlite3_bind_int(s, 3, pid);
-    sqlite3_bind_double(s, 4, from);
-    sqlite3_bind_double(s, 5, to);
+    if (ranged) {
+      if (null_start) sqlite3_bind_null(s, 2);
+      else sqlite3_bind_int64(s, 2, start);
+      sqlite3_bind_int(s, 3, pid);
+      sqlite3_bind_double(s, 4, from);
+      sqlite3_bind_double(s, 5, to);
+    }
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(s, 0);
       if (filter && regexec(&re, name ? name : "", 0, NULL, 0) != 0) continue;
       if (tr != shown) {
-        if (shown >= 0) printf("-- trace %lld\n", (long long)tr);
+        if (shown >= 0) {
+          int n = snprintf(head, sizeof head, "-- trace %lld\n", (long long)tr);
+          rpt_wbuf_mem(&out, head, (size_t)n);
+        }
         shown = tr;
       }
-      printf("%-24s %16s %8d %8d  %s\n", name ? name : "", rpt_num(num, sizeof num, sqlite3_column_double(s, 1), 3),
-             sqlite3_column_int(s, 2), sqlite3_column_int(s, 3), (const char *)sqlite3_column_text(s, 4));
+      /* "%-24s %16s %8d %8d  %s\n"; ms is (ts_ns - start) / 1e6 as SQL
+       * computed it before (an integer difference, then a double). */
+      double ms = (double)(sqlite3_column_int64(s, 1) - start) / 1e6;
+      /* The payload's bytes as they are (column_blob: column_text would first
+       * copy a text the virtual table gave without its NUL, 10 % of the
+       * instructions). */
+      const char *payload = NULL;
+      size_t plen = 0;
+      if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+        payload = sqlite3_column_blob(s, 4);
+        plen = (size_t)sqlite3_column_bytes(s, 4);
+        if (!payload) payload = "", plen = 0;
+      }
+      events_line(&out, name ? name : "", rpt_num(num, sizeof num, ms, 3), sqlite3_column_int(s, 2),
+                  sqlite3_column_int(s, 3), payload, plen);
     }
     if (step != SQLITE_DONE) {
+      rpt_wbuf_flush(&out);
       fprintf(stderr, "gcscope events: %s\n", sqlite3_errmsg(db));
       rc = 1;
     }
     sqlite3_finalize(s);
+  }
+  rpt_wbuf_flush(&out);
+  if (fflush(stdout) != 0 || ferror(stdout)) {   /* a full disk, say: not a silent half */
+    fprintf(stderr, "gcscope events: write error on stdout\n");
+    rc = 1;
   }
   sqlite3_finalize(q);
   if (filter) regfree(&re);
