@@ -45,31 +45,36 @@ static void wake_sleepers(struct rgc_runtime *rt, _Atomic int *sleepers, pthread
   }
 }
 
-/* A helper's next job: the epoch after `seen`, or 0 when stopping. */
-static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *seen_gc) {
+/* A helper's next job: the epoch after `seen`, or 0 when stopping. While a
+ * GC runs (work_active) the helper spins for the next job, phase after
+ * phase, unless it already spun RGC_SPIN_NS without one in this GC
+ * (*spun_out: that GC's work_gc); then it sleeps until a job, a stop or the
+ * next GC. */
+static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *spun_out) {
   for (;;) {
     uint64_t e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
     if (e != seen) return e;
     if (atomic_load(&rt->work_stop)) return 0;
-    /* a GC is running that this helper has not spun in yet: spin */
     uint64_t gc = atomic_load(&rt->work_gc);
-    if (gc != *seen_gc && atomic_load(&rt->work_active)) {
-      *seen_gc = gc;
+    if (gc != *spun_out && atomic_load(&rt->work_active)) {
       uint64_t t0 = rgc_now_ns();
       for (unsigned i = 0;; i++) {
         e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
         if (e != seen) return e;
         if (!atomic_load_explicit(&rt->work_active, memory_order_relaxed)) break;
-        if ((i & 63) == 63 && rgc_now_ns() - t0 > RGC_SPIN_NS) break;
+        if ((i & 63) == 63 && rgc_now_ns() - t0 > RGC_SPIN_NS) {
+          *spun_out = gc;
+          break;
+        }
         spin_once(i);
       }
       continue;
     }
-    /* sleep until a job, a stop, or a new GC */
+    /* sleep until a job, a stop, or a GC this helper has not spun out in */
     pthread_mutex_lock(&rt->work_lock);
     atomic_fetch_add(&rt->work_sleepers, 1);
     while (atomic_load(&rt->work_epoch) == seen && !atomic_load(&rt->work_stop) &&
-           !(atomic_load(&rt->work_gc) != *seen_gc && atomic_load(&rt->work_active)))
+           !(atomic_load(&rt->work_gc) != *spun_out && atomic_load(&rt->work_active)))
       pthread_cond_wait(&rt->work_cv, &rt->work_lock);
     atomic_fetch_sub(&rt->work_sleepers, 1);
     pthread_mutex_unlock(&rt->work_lock);
@@ -95,9 +100,9 @@ static void *worker_main(void *arg) {
   int w = (int)(intptr_t)((void **)arg)[1];
   free(arg);
   rgc_worker_affinity(rt, w);
-  uint64_t seen = 0, seen_gc = 0;
+  uint64_t seen = 0, spun_out = 0;
   for (;;) {
-    seen = helper_wait(rt, seen, &seen_gc);
+    seen = helper_wait(rt, seen, &spun_out);
     if (!seen) break;
     void (*fn)(struct rgc_runtime *, int) = rt->work_fn;
     uint64_t c0 = rgc_thread_cpu_ns();
