@@ -153,6 +153,7 @@ void rgc_workers_stop(struct rgc_runtime *rt) {
   free(rt->pool);
   free(rt->root_runs);
   free(rt->older_regions);
+  free(rt->older_work);
   for (int i = 0; i < RGC_MAX_HEAPS; i++) free(rt->markers[i].ms);
 }
 
