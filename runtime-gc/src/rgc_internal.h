@@ -409,6 +409,8 @@ struct rgc_runtime {
   /* statistics */
   pthread_mutex_t info_lock;
   struct rgc_memory_info info[RGC_GC_KIND_BACKGROUND + 1];  /* last GC of each rgc_gc_kind */
+  uint64_t last_mark[RGC_MAX_HEAPS][RGC_MARK_KINDS];        /* the last GC's mark_bytes per heap */
+  uint64_t last_mark_index;
   uint64_t start_ns, total_pause_ns;
   struct rgc_gc_record rec;
 
