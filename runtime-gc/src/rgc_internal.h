@@ -320,6 +320,11 @@ struct rgc_runtime {
   _Atomic uint64_t work_gc;       /* GCs begun (rgc_par_begin) */
   _Atomic int work_active;        /* a GC runs: helpers spin for jobs */
   _Atomic int work_done, work_stop;
+  /* The current job's helpers: (epoch << 32) | closed bit | count. A
+   * helper takes part in a job only if it joins before the GC thread,
+   * having done its own part, closes it; the GC thread then waits for the
+   * helpers that joined, not for one the machine's load keeps off its CPU. */
+  _Atomic uint64_t work_join;
   _Atomic int work_sleepers, done_sleepers;
   _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
   void (*heap_fn)(struct rgc_runtime *, int);  /* rgc_par_heaps' job */
@@ -330,7 +335,7 @@ struct rgc_runtime {
   void **pool; size_t pool_n, pool_cap;
   _Atomic size_t pool_hint;       /* pool_n, readable without the lock */
   _Atomic int pool_done;          /* every worker idle, pool empty */
-  int pool_idle, pool_nworkers;
+  int pool_idle, pool_nworkers;  /* workers idle, workers marking (rgc_pool_join) */
   _Atomic int pool_waiting;       /* pool_idle, readable without the lock */
   /* Mark tasks (rgc_mark.c): roots are handed out a task at a time to
    * whichever worker asks next, so a worker that starts late or has less
@@ -611,7 +616,8 @@ void rgc_worker_affinity(struct rgc_runtime *rt, int w);
 /* The GC thread, around a GC: helpers spin for jobs in between. */
 void rgc_par_begin(struct rgc_runtime *rt);
 void rgc_par_end(struct rgc_runtime *rt);
-void rgc_pool_reset(struct rgc_runtime *rt, int nworkers);
+void rgc_pool_reset(struct rgc_runtime *rt);
+bool rgc_pool_join(struct rgc_runtime *rt);
 void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m);
 /* Take work from the pool into m; false when every worker is idle and the
  * pool is empty (marking is over). */

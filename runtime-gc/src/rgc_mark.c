@@ -156,6 +156,7 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
   struct rgc_marker *m = &rt->markers[w];
   struct rgc_heap_rec *hr = &rt->rec.heap[w];
   int nw = rt->nheaps;
+  if (nw > 1 && !rgc_pool_join(rt)) return;  /* came after the others finished */
   m->n = 0;
   m->share = m->par = nw > 1;
   m->lr = NULL;
@@ -267,7 +268,7 @@ void rgc_mark_phase(struct rgc_runtime *rt) {
   struct rgc_gc_record *rec = &rt->rec;
   pin_targets(rt);
   list_mark_tasks(rt);
-  rgc_pool_reset(rt, rt->nheaps);
+  rgc_pool_reset(rt);
   rgc_par_run(rt, mark_worker);
 
   /* The rest is serial, on the GC thread (worker 0's marker). */

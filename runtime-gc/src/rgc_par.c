@@ -18,11 +18,20 @@
  * changes the condition (an atomic), then reads the sleeper count and, if
  * non-zero, broadcasts under work_lock (both sides sequentially consistent).
  *
+ * Late helpers: a helper runs a job only if it joins it (work_join) before
+ * the GC thread, its own part done, closes it; the GC thread waits for the
+ * helpers that joined. A helper that the machine's other load keeps off its
+ * CPU thus delays no phase: the jobs take their work a task (a heap, a
+ * root run, a card chunk) at a time, so the GC thread and the helpers that
+ * came did all of it.
+ *
  * Balanced marking: each worker marks from its roots into a local stack;
  * when the shared pool is empty and the local stack is long, or another
- * worker waits for work, the bottom half of the stack goes to the pool. An idle worker spins until the pool has work or every worker
- * is idle with the pool empty (marking is over). With one worker the pool is
- * never used. */
+ * worker waits for work, the bottom half of the stack goes to the pool. An
+ * idle worker spins until the pool has work or every worker that joined
+ * the marking (rgc_pool_join) is idle with the pool empty (marking is over:
+ * a worker that comes later finds it over and does nothing). With one
+ * worker the pool is never used. */
 #include <sched.h>
 #include <stdlib.h>
 
@@ -95,6 +104,18 @@ void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
   }
 }
 
+#define JOIN_CLOSED ((uint64_t)1 << 31)
+
+/* Join job `epoch`: false if it is over or closed (another job may run). */
+static bool join_job(struct rgc_runtime *rt, uint64_t epoch) {
+  uint64_t w = atomic_load_explicit(&rt->work_join, memory_order_acquire);
+  do {
+    if ((w >> 32) != (epoch & 0xffffffffu) || (w & JOIN_CLOSED)) return false;
+  } while (!atomic_compare_exchange_weak_explicit(&rt->work_join, &w, w + 1, memory_order_acq_rel,
+                                                  memory_order_acquire));
+  return true;
+}
+
 static void *worker_main(void *arg) {
   struct rgc_runtime *rt = ((void **)arg)[0];
   int w = (int)(intptr_t)((void **)arg)[1];
@@ -104,6 +125,7 @@ static void *worker_main(void *arg) {
   for (;;) {
     seen = helper_wait(rt, seen, &spun_out);
     if (!seen) break;
+    if (!join_job(rt, seen)) continue;  /* too late: the GC thread did it */
     void (*fn)(struct rgc_runtime *, int) = rt->work_fn;
     uint64_t c0 = rgc_thread_cpu_ns();
     fn(rt, w);
@@ -174,12 +196,15 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) 
     fn(rt, 0);
     return;
   }
-  int helpers = rt->nheaps - 1;
   rt->work_fn = fn;
   atomic_store(&rt->work_done, 0);
-  atomic_fetch_add_explicit(&rt->work_epoch, 1, memory_order_release);
+  uint64_t epoch = atomic_load_explicit(&rt->work_epoch, memory_order_relaxed) + 1;
+  atomic_store(&rt->work_join, (epoch & 0xffffffffu) << 32);
+  atomic_store_explicit(&rt->work_epoch, epoch, memory_order_release);
   wake_sleepers(rt, &rt->work_sleepers, &rt->work_cv);
   fn(rt, 0);
+  /* close the job: wait for the helpers that joined it */
+  int helpers = (int)(atomic_fetch_or(&rt->work_join, JOIN_CLOSED) & (JOIN_CLOSED - 1));
   for (unsigned i = 0; i < 4096; i++) {
     if (atomic_load(&rt->work_done) == helpers) return;
     spin_once(i);
@@ -211,11 +236,11 @@ void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)
   rgc_par_run(rt, heap_job);
 }
 
-void rgc_pool_reset(struct rgc_runtime *rt, int nworkers) {
+void rgc_pool_reset(struct rgc_runtime *rt) {
   rt->pool_n = 0;
   rt->pool_idle = 0;
   atomic_store(&rt->pool_waiting, 0);
-  rt->pool_nworkers = nworkers;
+  rt->pool_nworkers = 0;
   atomic_store(&rt->pool_hint, 0);
   atomic_store(&rt->pool_done, 0);
 }
@@ -228,6 +253,16 @@ void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m) {
   pthread_mutex_unlock(&rt->pool_lock);
   memmove(m->ms, m->ms + give, (m->n - give) * sizeof *m->ms);
   m->n -= give;
+}
+
+/* A worker starts marking: false if marking is already over (every worker
+ * that joined was idle with the pool empty). */
+bool rgc_pool_join(struct rgc_runtime *rt) {
+  pthread_mutex_lock(&rt->pool_lock);
+  bool over = atomic_load_explicit(&rt->pool_done, memory_order_relaxed);
+  if (!over) rt->pool_nworkers++;
+  pthread_mutex_unlock(&rt->pool_lock);
+  return !over;
 }
 
 bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {

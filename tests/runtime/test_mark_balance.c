@@ -3,7 +3,7 @@
  * share that marking.
  *
  * The graph: one mutator thread (so every object is on heap 0) roots a
- * reference array A of N = 65,536 slots (512 KB: on the LOH, older than
+ * reference array A of N = 32,768 slots (256 KB: on the LOH, older than
  * every gen0 GC). Before each gen0 GC, every slot of A gets a new Pair whose
  * `next` is a new Leaf. A gen0 GC then finds exactly N Pairs and N Leaves,
  * all through A's dirty cards (root kind Older): N * (48 + 32) bytes. Pair
@@ -18,7 +18,7 @@
  *    (RGC_VERIFY_HEAP=1 also checks the whole heap after every GC);
  *  - balance: in at least 3 of the GCs, the heap that marked less marked
  *    at least 1/8 of that GC's bytes. A's card marking is split into 32 KB
- *    chunks (16 of them) that either GC thread takes. Before that split,
+ *    chunks (8 of them) that either GC thread takes. Before that split,
  *    A's region was one task, and the drain that followed each slot never
  *    held more than one object on its stack (a Pair, whose only child is a
  *    Leaf with no references), so none of it could be shared: in every GC
@@ -34,8 +34,8 @@
 #include "rgc.h"
 #include "check.h"
 
-#define N 65536
-#define ROUNDS 24
+#define N 32768
+#define ROUNDS 16
 #define PAIR_SIZE 48
 #define LEAF_SIZE 32
 
