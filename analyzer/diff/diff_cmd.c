@@ -317,13 +317,16 @@ static void print_text(const struct side *a, const struct side *b, const struct 
     format_row(a, b, i, &r);
     printf("%-24s %12s %12s %12s %8s\n", r.title, r.base, r.cand, r.change, r.ratio);
   }
-  printf("\npauses: %s", v->word);
+  char verdict[512];
   if (!isnan(v->mw.p))
-    printf(" (Mann-Whitney U = %.1f, z = %.2f, p = %.3g, alpha %g; %zu vs %zu pauses; median %+.1f %%, P99 %+.1f %%)",
-           v->mw.u, v->mw.z, v->mw.p, alpha, a->npauses, b->npauses, v->median_change_pct, v->p99_change_pct);
+    snprintf(verdict, sizeof verdict,
+             "%s (Mann-Whitney U = %.1f, z = %.2f, p = %.3g, alpha %g; %zu vs %zu pauses; median %+.1f %%, P99 %+.1f %%)",
+             v->word, v->mw.u, v->mw.z, v->mw.p, alpha, a->npauses, b->npauses, v->median_change_pct,
+             v->p99_change_pct);
   else
-    printf(" (a side has no complete GC with a pause)");
+    snprintf(verdict, sizeof verdict, "%s (a side has no complete GC with a pause)", v->word);
   printf("\n");
+  gcs_cli_paragraph(stdout, "pauses: ", verdict, 2);
 }
 
 

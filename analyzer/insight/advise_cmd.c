@@ -133,25 +133,39 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
       sep = ", ";
     }
   printf("\n");
-  if (u->all)
-    printf("  Cannot judge: %ld GC%s, all incomplete because %s\n", u->incomplete, u->incomplete == 1 ? "" : "s",
-           u->why);
-  if (!u->all && u->incomplete)
-    printf("  Note: %ld of %ld GCs incomplete and left out (commonest reason: %s)\n", u->incomplete,
-           u->incomplete + u->complete, u->why);
+  char msg[512];
+  if (u->all) {
+    snprintf(msg, sizeof msg, "%ld GC%s, all incomplete because %s", u->incomplete, u->incomplete == 1 ? "" : "s",
+             u->why);
+    gcs_cli_paragraph(stdout, "  Cannot judge: ", msg, 4);
+  }
+  if (!u->all && u->incomplete) {
+    snprintf(msg, sizeof msg, "%ld of %ld GCs incomplete and left out (commonest reason: %s)", u->incomplete,
+             u->incomplete + u->complete, u->why);
+    gcs_cli_paragraph(stdout, "  Note: ", msg, 4);
+  }
   if (!u->all && a->n == 0) printf("  No findings: none of the rules applies.\n");
   for (size_t i = 0; i < a->n; i++) {
     const struct ins_finding *f = &a->f[i];
-    printf("  %-8s [%s] %s\n    Evidence: %s\n    Next: %s\n", ins_severity_name(f->severity), f->rule, f->title,
-           f->evidence, f->next);
+    char head[64];
+    snprintf(head, sizeof head, "  %-8s [%s] ", ins_severity_name(f->severity), f->rule);
+    gcs_cli_paragraph(stdout, head, f->title, 4);
+    gcs_cli_paragraph(stdout, "    Evidence: ", f->evidence, 6);
+    gcs_cli_paragraph(stdout, "    Next: ", f->next, 6);
   }
   if (ov->have) {
-    printf("  GC overhead over time: worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)\n", window_s,
-           ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, (double)ov->worst.start_ns / 1e6);
-    printf("  MMU:");
+    char line[256];
+    snprintf(line, sizeof line, "worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)", window_s,
+             ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, (double)ov->worst.start_ns / 1e6);
+    gcs_cli_paragraph(stdout, "  GC overhead over time: ", line, 4);
+    /* MMU pairs ("1ms 0.000") never split across lines */
+    int col = printf("  MMU:");
     for (int i = 0; i < INS_MMU_N; i++) {
       if (isnan(ov->mmu[i])) continue;
-      printf(" %s %.3f", win_name(i), ov->mmu[i]);
+      char pair[48];
+      int k = snprintf(pair, sizeof pair, " %s %.3f", win_name(i), ov->mmu[i]);
+      if (col + k > GCS_TEXT_WIDTH) col = printf("\n      ");
+      col += printf("%s", pair);
     }
     printf("\n");
   }

@@ -61,24 +61,28 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
   return 0;
 }
 
-static void cell(const struct ins_view_opts *o, sqlite3_stmt *st, int c, int width) {
-  char buf[64];
-  const char *s = buf;
+/* One cell's text: NULL is "-" in text (not applicable), empty in CSV. */
+static const char *cell_text(const struct ins_view_opts *o, sqlite3_stmt *st, int c, char buf[64]) {
   switch (sqlite3_column_type(st, c)) {
-  case SQLITE_NULL: s = o->fmt == RPT_TEXT ? "-" : ""; break;
-  case SQLITE_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)sqlite3_column_int64(st, c)); break;
-  case SQLITE_FLOAT: snprintf(buf, sizeof buf, "%.3f", sqlite3_column_double(st, c)); break;
-  default: s = (const char *)sqlite3_column_text(st, c); break;
+  case SQLITE_NULL: return o->fmt == RPT_TEXT ? "-" : "";
+  case SQLITE_INTEGER: snprintf(buf, 64, "%lld", (long long)sqlite3_column_int64(st, c)); return buf;
+  case SQLITE_FLOAT: snprintf(buf, 64, "%.3f", sqlite3_column_double(st, c)); return buf;
+  default: {
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    return t ? t : "";
   }
-  if (o->fmt == RPT_CSV) {
-    if (strpbrk(s, ",\"\n")) {
-      putchar('"');
-      for (; *s; s++) { if (*s == '"') putchar('"'); putchar(*s); }
-      putchar('"');
-    } else fputs(s, stdout);
-  } else {
-    printf(c == 0 ? "  %*s" : " %*s", width, s);
   }
+}
+
+static void csv_cell(const char *s) {
+  if (strpbrk(s, ",\"\n")) {
+    putchar('"');
+    for (; *s; s++) {
+      if (*s == '"') putchar('"');
+      putchar(*s);
+    }
+    putchar('"');
+  } else fputs(s, stdout);
 }
 
 int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins_view_opts *o) {
@@ -93,6 +97,13 @@ int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins
   return any;
 }
 
+#define MAX_COLS 32
+
+/* Text: the leading trace_id and pid columns become a "pid P, trace T" line
+ * whenever they change; numbers are right-aligned, at least 7 wide (their
+ * name's width); text columns (as the first row has them) go last,
+ * left-aligned, so that a long type name does not push the numbers out of
+ * 80 columns. CSV: every column as the query has it. */
 long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char *sql, const struct ins_view_opts *o) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -103,26 +114,63 @@ long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char 
   sqlite3_bind_int64(st, 2, o->top);
   sqlite3_bind_int64(st, 3, (sqlite3_int64)(o->bucket_s * 1e9));
   int nc = sqlite3_column_count(st);
-  int width[32];
-  for (int c = 0; c < nc && c < 32; c++) {
-    width[c] = (int)strlen(sqlite3_column_name(st, c));
-    if (width[c] < 10) width[c] = 10;
-  }
-  if (o->fmt == RPT_TEXT) printf("%s\n", title);
-  for (int c = 0; c < nc; c++) {
-    if (o->fmt == RPT_CSV) printf("%s%s", c ? "," : "", sqlite3_column_name(st, c));
-    else printf(c == 0 ? "  %*s" : " %*s", width[c < 32 ? c : 31], sqlite3_column_name(st, c));
-  }
-  printf("\n");
+  if (nc > MAX_COLS) nc = MAX_COLS;
+  int rc = sqlite3_step(st);
+  char buf[64];
   long rows = 0;
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    for (int c = 0; c < nc; c++) {
-      if (o->fmt == RPT_CSV && c) putchar(',');
-      cell(o, st, c, width[c < 32 ? c : 31]);
-    }
+  if (o->fmt == RPT_CSV) {
+    for (int c = 0; c < nc; c++) printf("%s%s", c ? "," : "", sqlite3_column_name(st, c));
     printf("\n");
-    rows++;
+    for (; rc == SQLITE_ROW; rc = sqlite3_step(st), rows++) {
+      for (int c = 0; c < nc; c++) {
+        if (c) putchar(',');
+        csv_cell(cell_text(o, st, c, buf));
+      }
+      printf("\n");
+    }
+  } else {
+    int group = nc > 2 && strcmp(sqlite3_column_name(st, 0), "trace_id") == 0 &&
+                strcmp(sqlite3_column_name(st, 1), "pid") == 0;
+    int order[MAX_COLS], width[MAX_COLS], text[MAX_COLS], n = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int c = group ? 2 : 0; c < nc; c++) {
+        int is_text = rc == SQLITE_ROW && sqlite3_column_type(st, c) == SQLITE_TEXT;
+        if (is_text != pass) continue;
+        order[n] = c;
+        text[n] = is_text;
+        width[n] = (int)strlen(sqlite3_column_name(st, c));
+        if (!is_text && width[n] < 7) width[n] = 7;
+        n++;
+      }
+    gcs_cli_paragraph(stdout, "", title, 2);
+    long long cur_trace = 0, cur_pid = 0;
+    for (int first = 1; rc == SQLITE_ROW; rc = sqlite3_step(st), rows++) {
+      if (group && (first || sqlite3_column_int64(st, 0) != cur_trace || sqlite3_column_int64(st, 1) != cur_pid)) {
+        cur_trace = sqlite3_column_int64(st, 0);
+        cur_pid = sqlite3_column_int64(st, 1);
+        printf("%spid %lld, trace %lld\n", first ? "" : "\n", cur_pid, cur_trace);
+        first = 1;
+      }
+      if (first) {
+        for (int k = 0; k < n; k++) {
+          const char *name = sqlite3_column_name(st, order[k]);
+          if (text[k] && k + 1 == n) printf(" %s", name);
+          else printf(text[k] ? " %-*s" : " %*s", width[k], name);
+        }
+        printf("\n");
+        first = 0;
+      }
+      for (int k = 0; k < n; k++) {
+        const char *v = cell_text(o, st, order[k], buf);
+        if (text[k] && k + 1 == n) printf(" %s", v);
+        else printf(text[k] ? " %-*s" : " %*s", width[k], v);
+      }
+      printf("\n");
+    }
+    if (rows == 0) { /* the header alone */
+      for (int k = 0; k < n; k++) printf(" %*s", width[k], sqlite3_column_name(st, order[k]));
+      printf("\n");
+    }
   }
   if (rc != SQLITE_DONE) {
     fprintf(stderr, "gcscope %s: database: %s\n", cmd, sqlite3_errmsg(db));

@@ -258,7 +258,11 @@ int gcs_cmd_triggers(int argc, char **argv) {
     if (fmt == RPT_CSV) printf("trace_id,trigger,threshold_ms,pid,tid,gc_index,start_ms,duration_ms\n");
     if (fmt == RPT_JSON) printf("{\"traces\": [");
     for (size_t t = 0; t < nt; t++) {
-      if (fmt == RPT_TEXT) printf("Trace %" PRId64 "\n", tt[t].trace_id);
+      if (fmt == RPT_TEXT) {
+        char head[40];
+        snprintf(head, sizeof head, "Trace %" PRId64, tt[t].trace_id);
+        printf("%-24s %6s %9s %9s %9s %9s\n", head, "pairs", "P50 ms", "P90 ms", "P99 ms", "Max ms");
+      }
       if (fmt == RPT_JSON) printf("%s\n  {\"trace_id\": %" PRId64 ", \"triggers\": [", t ? "," : "", tt[t].trace_id);
       for (int k = 0; k < INS_TRIG_N; k++) {
         size_t n;
@@ -276,17 +280,17 @@ int gcs_cmd_triggers(int argc, char **argv) {
                        ins_percentile_sorted(d, n, 99), ins_percentile_sorted(d, n, 100)};
         free(d);
         if (fmt == RPT_TEXT) {
-          printf("  %-21s %6zu pairs   P50 ", gcs_trigger_name((enum gcs_trigger_kind)k), n);
-          rpt_num3(stdout, fmt, q[0]);
-          printf("  P90 ");
-          rpt_num3(stdout, fmt, q[1]);
-          printf("  P99 ");
-          rpt_num3(stdout, fmt, q[2]);
-          printf("  Max ");
-          rpt_num3(stdout, fmt, q[3]);
-          printf(" ms");
-          if (thr.on[k]) printf("   over %.3f ms: %zu", thr.ms[k], fired);
+          /* within 80 columns: the name, pairs, 4 percentiles (10 wide),
+           * then the threshold's count on a line of its own */
+          printf("  %-22s %6zu", gcs_trigger_name((enum gcs_trigger_kind)k), n);
+          for (int j = 0; j < 4; j++) {
+            char v[RPT_FMT_MAX + 8];
+            if (isnan(q[j]) || isinf(q[j])) snprintf(v, sizeof v, "%s", RPT_NO_VALUE);
+            else snprintf(v, sizeof v, "%.3f", q[j]);
+            printf(" %9s", v);
+          }
           printf("\n");
+          if (thr.on[k]) printf("    over %.3f ms: %zu\n", thr.ms[k], fired);
         } else if (fmt == RPT_JSON) {
           printf("%s\n    {\"trigger\": \"%s\", \"pairs\": %zu, \"p50_ms\": ", k ? "," : "",
                  gcs_trigger_name((enum gcs_trigger_kind)k), n);

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gcs_cli.h"
 #include "gcs_text.h"
 #include "gcs_enums.h"
 #include "gcs_events.h"
@@ -525,13 +526,23 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     }
     char nm[128];
     fprintf(out, "%sGC Stats for Process %5d: %s", shown++ ? "\n\n" : "", p->pid,
-            p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "?");
-    if (several) fprintf(out, "  [trace %lld: %s]", (long long)p->trace_id, p->trace_path ? p->trace_path : "?");
+            p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "unknown");
+    if (several) {
+      /* the trace on the same line if it fits in 80 columns, else under it */
+      int col = 21 + 5 + 2 + (int)strlen(p->name ? nm : "unknown");
+      char tr[40];
+      int tl = snprintf(tr, sizeof tr, "[trace %lld: ", (long long)p->trace_id);
+      const char *path = p->trace_path ? p->trace_path : "?";
+      if (col + 2 + tl + (int)strlen(path) + 1 <= 80) fprintf(out, "  %s%s]", tr, path);
+      else fprintf(out, "\n  %s%s]", tr, path);
+    }
     fprintf(out, "\n");
     if (p->gc_count == 0) {
       /* Nothing to tabulate: say why in one line instead of empty tables. */
-      fprintf(out, "  No complete GC: %d GC%s seen, all incomplete: %s\n", p->incomplete_count,
-              p->incomplete_count == 1 ? "" : "s", p->incomplete_why ? p->incomplete_why : "reason unknown");
+      char msg[512];
+      snprintf(msg, sizeof msg, "%d GC%s seen, all incomplete: %s", p->incomplete_count,
+               p->incomplete_count == 1 ? "" : "s", p->incomplete_why ? p->incomplete_why : "reason unknown");
+      gcs_cli_paragraph(out, "  No complete GC: ", msg, 4);
       continue;
     }
     unsigned sec = o->sections ? o->sections : ST_SECTIONS_DEFAULT;
@@ -573,12 +584,16 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     if ((sec & ST_SEC_FIRINGS) && p->nfirings) firings(out, p, limit);
   }
   if (idle) {
-    fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "");
+    /* "pid (name)" items, wrapped within 80 columns, never split */
+    int col = fprintf(out, "%sProcesses without GCs:", shown ? "\n\n" : "") - (shown ? 2 : 0);
     for (int i = 0; i < m->nprocs; i++) {
       const struct st_proc *p = &m->procs[i];
-      char nm[128];
-      if (p->gc_count == 0 && p->incomplete_count == 0)
-        fprintf(out, " %d (%s)", p->pid, p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "?");
+      char nm[128], item[160];
+      if (p->gc_count != 0 || p->incomplete_count != 0) continue;
+      int k = snprintf(item, sizeof item, " %d (%s)", p->pid,
+                       p->name ? gcs_text_printable(p->name, strlen(p->name), nm, sizeof nm) : "unknown");
+      if (col + k > 80 && col > 2) col = fprintf(out, "\n ");
+      col += fprintf(out, "%s", item);
     }
     fprintf(out, "\n");
   }

@@ -188,7 +188,7 @@ static int help_width(FILE *out) {
  * at spaces so that no line passes width; continuation lines start with
  * indent spaces. Brackets keep an option group ("[--trace ID]") on one line
  * where they can. A word longer than a line goes whole. Ends the line. */
-static void wrap(FILE *out, const char *s, size_t n, size_t col, size_t indent, int width) {
+static void wrap_at(FILE *out, const char *s, size_t n, size_t col, size_t indent, int width, int prose) {
   size_t w = width > 0 ? (size_t)width : 80, start = 0;
   while (start < n) {
     while (start < n && s[start] == ' ') start++;
@@ -197,8 +197,9 @@ static void wrap(FILE *out, const char *s, size_t n, size_t col, size_t indent, 
     if (n - start > room) {
       int depth = 0;
       for (size_t i = start; i < n && i - start <= room; i++) {
-        if (s[i] == '[' || s[i] == '(') depth++;
-        else if ((s[i] == ']' || s[i] == ')') && depth > 0) depth--;
+        /* usage lines keep [...] and (...) whole where they can; prose breaks at any space */
+        if (!prose && (s[i] == '[' || s[i] == '(')) depth++;
+        else if (!prose && (s[i] == ']' || s[i] == ')') && depth > 0) depth--;
         else if (s[i] == ' ') {
           if (!brk_any || i > brk_any) brk_any = i;
           if (depth == 0) brk = i;
@@ -222,17 +223,44 @@ static void wrap(FILE *out, const char *s, size_t n, size_t col, size_t indent, 
   if (start == 0 && n == 0) fputc('\n', out);
 }
 
+static void wrap(FILE *out, const char *s, size_t n, size_t col, size_t indent, int width) {
+  wrap_at(out, s, n, col, indent, width, 0);
+}
+
 /* Each line of a paragraph wrapped at width, continuation lines indented as
  * the line (plus 2). */
 static void wrap_text(FILE *out, const char *t, int width) {
   while (*t) {
     size_t n = strcspn(t, "\n"), lead = strspn(t, " ");
     if (lead > n) lead = n;
+    if (n == lead) { /* a blank line */
+      fputc('\n', out);
+      t += n + (t[n] == '\n');
+      continue;
+    }
+    /* A paragraph: this line and the unindented, non-blank lines after it
+     * (an indented line starts a row of its own), reflowed as one. */
+    char buf[2048];
+    size_t len = 0;
+    const char *p = t;
+    for (;;) {
+      size_t m = strcspn(p, "\n");
+      if (len + m + 1 >= sizeof buf) break;
+      if (len) buf[len++] = ' ';
+      memcpy(buf + len, p + (p == t ? lead : 0), m - (p == t ? lead : 0));
+      len += m - (p == t ? lead : 0);
+      p += m + (p[m] == '\n');
+      if (lead || !*p || *p == ' ' || *p == '\n') break;
+    }
     fprintf(out, "%*s", (int)lead, "");
-    if (n == lead) fputc('\n', out);
-    else wrap(out, t + lead, n - lead, lead, lead, width);
-    t += n + (t[n] == '\n');
+    wrap_at(out, buf, len, lead, lead, width, 1);
+    t = p;
   }
+}
+
+void gcs_cli_paragraph(FILE *out, const char *prefix, const char *text, size_t indent) {
+  fputs(prefix, out);
+  wrap_at(out, text, strlen(text), strlen(prefix), indent, GCS_TEXT_WIDTH, 1);
 }
 
 void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {

@@ -86,7 +86,8 @@ for name, q in (("P50", 50), ("P95", 95), ("P99", 99)):
     check(line and line[0].split()[3:5] == ["%.3f" % nearest(pa, q), "%.3f" % nearest(pb, q)]
           and line[0].split()[-1] == "2.000", "%s: %.3f -> %.3f, ratio 2.000 (%s)" % (name, nearest(pa, q), nearest(pb, q), line))
 check("pauses: regression (Mann-Whitney U = %.1f, z = %.2f, p = %.3g, alpha 0.01; %d vs %d pauses"
-      % (u, z, p, len(pa), len(pb)) in out, "the verdict and the test's figures")
+      % (u, z, p, len(pa), len(pb)) in " ".join(out.split()), "the verdict and the test's figures")
+check(all(len(l) <= 80 for l in out.splitlines()), "diff text within 80 columns")
 check("--fail-on p99_pause>+10%: HOLDS (change +100.000 %)" in err, "the rule that held is named")
 rc, out, err = run("diff", base, cand, "--fail-on", "p99_pause>+150%")
 check(rc == 0 and "does not hold" in err, "+150%% does not hold: exit 0")
@@ -94,7 +95,8 @@ check(rc == 0 and "does not hold" in err, "+150%% does not hold: exit 0")
 rc, out, err = run("diff", base, base, "--fail-on", "p99_pause>+10%,pct_pause>+1pt")
 print(out + err)
 check(rc == 0, "self diff exits 0")
-check("pauses: no significant change (Mann-Whitney U = %.1f, z = 0.00, p = 1," % (len(pa) ** 2 / 2) in out,
+check("pauses: no significant change (Mann-Whitney U = %.1f, z = 0.00, p = 1," % (len(pa) ** 2 / 2)
+      in " ".join(out.split()),
       "self diff: no significant change, p = 1")
 rows = [l for l in out.splitlines() if l[:1].isalpha() or l.startswith("  ")]
 ratios = [l.split()[-1] for l in out.splitlines() if "(ms)" in l or l.startswith("% time")]

@@ -196,16 +196,22 @@ idle = sorted(pid for pid, p in procs.items() if p["summary"]["gc_count"] == 0 a
 for pid in idle:
     check(("GC Stats for Process %5d" % pid) not in txt, "no empty report for %d" % pid)
 if idle:
-    check(re.search(r"^Processes without GCs:( \d+ \([^)]*\))+$", txt, re.M) is not None
-          and all((" %d (" % pid) in txt.splitlines()[-1] for pid in idle), "one line for processes without GCs")
+    tail = txt[txt.find("Processes without GCs:"):].rstrip("\n")
+    check(re.fullmatch(r"Processes without GCs:( \d+ \([^)]*\))+(\n  \d+ \([^)]*\)( \d+ \([^)]*\))*)*", tail)
+          is not None and all((" %d (" % pid) in tail for pid in idle)
+          and all(len(l) <= 80 for l in tail.splitlines()), "one list for processes without GCs: %r" % tail)
 # Two traces in one database: each heading names its trace; --trace narrows to one, without it
 two = os.path.join(WORK, "two.db")
 shutil.copyfile(db, two)
 run(["import", "-d", two, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dotnet", "fixtures",
                                        "gcprog-alloc.nettrace")])
-heads = [l for l in run(["stats", two]).stdout.splitlines() if l.startswith("GC Stats for Process")]
+lines = run(["stats", two]).stdout.splitlines()
+# the trace on the heading's line, or on the next when the line would pass 80 columns
+heads = [l + (lines[i + 1] if i + 1 < len(lines) and lines[i + 1].startswith("  [trace") else "")
+         for i, l in enumerate(lines) if l.startswith("GC Stats for Process")]
 check(len(heads) == len(with_gcs) + 1 and all(re.search(r"  \[trace \d+: .+\]$", h) for h in heads),
       "headings name their trace: %r" % heads)
+check(all(len(l) <= 80 or l.startswith("  [trace") for l in lines), "stats text within 80 columns")
 heads = [l for l in run(["stats", two, "--trace", "1"]).stdout.splitlines() if l.startswith("GC Stats for Process")]
 check(len(heads) == len(with_gcs) and not any("[trace" in h for h in heads), "--trace 1: %r" % heads)
 # A terminal-sized report: the N longest pauses, the full table only with --gcs all

@@ -26,11 +26,14 @@ rows = sqlite3.connect(db).execute("SELECT pid, count(*), sum(complete), group_c
 check(sorted((p, n, c, w) for p, n, c, w in rows) == sorted((p, n, 0, why) for p, n in starts.items()),
       "stored GCs and reasons: %r" % rows)
 txt = subprocess.run([GCSCOPE, "stats", db], capture_output=True, text=True).stdout
+txt = txt.replace("\n    ", " ")  # the why wraps at 80 columns under its line
 for pid, n in starts.items():
     line = "  No complete GC: %d GC%s seen, all incomplete: %s" % (n, "" if n == 1 else "s", why)
     check(("GC Stats for Process %5d" % pid) in txt and line in txt, "stats for %d: %r" % (pid, line))
 check("Pause statistics" not in txt and "Number of Heaps: -1" not in txt, "no empty tables")
 adv = subprocess.run([GCSCOPE, "advise", db], capture_output=True, text=True).stdout
+check(all(len(l) <= 80 for l in adv.splitlines()), "advise text within 80 columns")
+adv = " ".join(adv.split())  # the text wraps at 80 columns
 for pid, n in starts.items():
     check(("Cannot judge: %d GC%s, all incomplete because %s" % (n, "" if n == 1 else "s", why)) in adv,
           "advise for %d" % pid)

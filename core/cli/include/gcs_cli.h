@@ -93,6 +93,13 @@ int gcs_cli_next(struct gcs_cli *p);
 /* Prints the usage generated from the table. */
 void gcs_cli_usage(const struct gcs_cli_spec *spec, FILE *out);
 
+/* Report text within 80 columns: writes PREFIX then TEXT (a paragraph),
+ * breaking TEXT at spaces so that no line passes 80 columns; continuation
+ * lines start with INDENT spaces. A word longer than a line goes whole.
+ * Ends the line. */
+#define GCS_TEXT_WIDTH 80
+void gcs_cli_paragraph(FILE *out, const char *prefix, const char *text, size_t indent);
+
 /* Parses S as option OPT's number (the table's rules); for commands that
  * read a number from an operand or an option of their own. 0, or -1 with err. */
 int gcs_cli_number(const char *opt, const char *s, int integer, double min, double max, double *out,
