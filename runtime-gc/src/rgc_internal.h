@@ -455,7 +455,8 @@ static inline struct rgc_region *rgc_region_of(struct rgc_runtime *rt, const voi
  * keep bricks. */
 static inline void rgc_region_set_gen(struct rgc_runtime *rt, struct rgc_region *r, int gen) {
   r->gen = gen;
-  if (gen <= 0) atomic_store_explicit(&r->bricks_ok, false, memory_order_relaxed);
+  if (gen <= GCS_GEN0)  /* gen0, or -1 (released) */
+    atomic_store_explicit(&r->bricks_ok, false, memory_order_relaxed);
   size_t first = (size_t)(r->start - rt->base) >> RGC_REGION_SHIFT;
   for (int k = 0; k < r->nslots; k++)
     atomic_store_explicit(&rt->slot_gen[first + (size_t)k], (int8_t)gen, memory_order_relaxed);
