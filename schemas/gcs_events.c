@@ -2,6 +2,7 @@
  * name and ID look-ups, generic field access and the ETW payload decoder. */
 #include "gcs_events.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,7 @@ static size_t gcs_type_size(enum gcs_type t) {
   switch (t) {
   case GCS_T_U8: return 1;
   case GCS_T_U16: return 2;
-  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: return 4;
+  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: case GCS_T_F32: return 4;
   case GCS_T_U64: case GCS_T_PTR: return 8;
   case GCS_T_STR: return sizeof(const char *);
   case GCS_T_GUID: return 16;
@@ -142,7 +143,7 @@ static void gcs_store_int(void *p, enum gcs_type t, uint64_t v) {
   switch (t) {
   case GCS_T_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
   case GCS_T_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: case GCS_T_F32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
   case GCS_T_U64: case GCS_T_PTR: memcpy(p, &v, 8); break;
   default: break;
   }
@@ -152,7 +153,7 @@ static uint64_t gcs_load_int(const void *p, enum gcs_type t) {
   switch (t) {
   case GCS_T_U8: { uint8_t x; memcpy(&x, p, 1); return x; }
   case GCS_T_U16: { uint16_t x; memcpy(&x, p, 2); return x; }
-  case GCS_T_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
+  case GCS_T_U32: case GCS_T_F32: { uint32_t x; memcpy(&x, p, 4); return x; } /* F32: its bits */
   case GCS_T_I32: case GCS_T_BOOL: { int32_t x; memcpy(&x, p, 4); return (uint64_t)(int64_t)x; }
   case GCS_T_U64: case GCS_T_PTR: { uint64_t x; memcpy(&x, p, 8); return x; }
   default: return 0;
@@ -181,6 +182,10 @@ uint64_t gcs_field_get_array_int(const struct gcs_event *ev, const struct gcs_fi
                                  unsigned idx) {
   if (idx >= GCS_MAX_ARRAY) return 0;
   return gcs_load_int((const char *)&ev->u + f->offset + idx * gcs_type_size(f->type), f->type);
+}
+
+double gcs_field_get_f32(const struct gcs_event *ev, const struct gcs_field_desc *f) {
+  return gcs_f32_from_bits((uint32_t)gcs_load_int((const char *)&ev->u + f->offset, GCS_T_U32));
 }
 
 const char *gcs_field_get_str(const struct gcs_event *ev, const struct gcs_field_desc *f) {
@@ -226,9 +231,54 @@ static size_t gcs_wire_size(enum gcs_type t, int ptr_size) {
   return gcs_type_size(t);
 }
 
+/* The DATAS payloads (gc_events.def): a name, the event it becomes and the
+ * one version decoded. Their Data is the event's fields but ClrInstanceID,
+ * packed in order; only a payload of exactly that size is decoded. */
+static const struct { const char *name; enum gcs_kind kind; uint16_t version; } gcs_dynamic_payloads[] = {
+  { "SizeAdaptationSample", gcs_kind_GCSizeAdaptationSample, 1 },
+  { "SizeAdaptationTuning", gcs_kind_GCSizeAdaptationTuning, 1 },
+  { "SizeAdaptationFullGCTuning", gcs_kind_GCSizeAdaptationFullGCTuning, 1 },
+};
+#define GCS_DYNAMIC_PAYLOADS (sizeof gcs_dynamic_payloads / sizeof gcs_dynamic_payloads[0])
+
+int gcs_dynamic_name_known(const char *name) {
+  if (!name) return 0;
+  if (strcmp(name, "CommittedUsage") == 0) return 1;
+  for (size_t i = 0; i < GCS_DYNAMIC_PAYLOADS; i++)
+    if (strcmp(name, gcs_dynamic_payloads[i].name) == 0) return 1;
+  return 0;
+}
+
+/* Bytes of Data a DATAS event's fields take (all but ClrInstanceID). */
+static size_t gcs_dynamic_data_size(enum gcs_kind k) {
+  const struct gcs_event_desc *d = &gcs_event_descs[k];
+  size_t n = 0;
+  for (int i = 0; i < d->nfields; i++)
+    if (strcmp(d->fields[i].name, "ClrInstanceID") != 0) n += gcs_type_size(d->fields[i].type);
+  return n;
+}
+
+/* Data (dd, its size checked) into ev as event k: the fields in order, then
+ * ClrInstanceID from the envelope. */
+static void gcs_dynamic_fill(struct gcs_event *ev, enum gcs_kind k, const uint8_t *dd, uint16_t clr) {
+  const struct gcs_event_desc *d = &gcs_event_descs[k];
+  memset(&ev->u, 0, d->struct_size);
+  ev->kind = k;
+  ev->version = 0;
+  size_t pos = 0;
+  for (int i = 0; i < d->nfields; i++) {
+    const struct gcs_field_desc *f = &d->fields[i];
+    if (strcmp(f->name, "ClrInstanceID") == 0) { gcs_field_set_int(ev, f, clr); continue; }
+    enum gcs_type wt = f->type == GCS_T_F32 ? GCS_T_U32 : f->type;
+    gcs_field_set_int(ev, f, gcs_load_int(dd + pos, wt));
+    pos += gcs_type_size(f->type);
+  }
+}
+
 /* GCDynamicEvent: Name, DataSize, Data[DataSize], ClrInstanceID. A name this
- * schema knows becomes its own event (its fields from Data, when Data is at
- * least as long as they need); any other stays GCDynamicEvent without Data. */
+ * schema knows becomes its own event (CommittedUsage: its fields from Data,
+ * when Data is at least as long as they need; the DATAS events: version 1 of
+ * their exact size); any other stays GCDynamicEvent without Data. */
 static int gcs_dynamic_decode(struct gcs_event *ev, const uint8_t *data, size_t len, char *strbuf,
                               size_t strbuf_len) {
   size_t pos = 0, used = 0;
@@ -256,6 +306,16 @@ static int gcs_dynamic_decode(struct gcs_event *ev, const uint8_t *data, size_t 
     c->TotalCommittedInGlobalFree = gcs_load_int(dd + 26, GCS_T_U64);
     c->TotalBookkeepingCommitted = gcs_load_int(dd + 34, GCS_T_U64);
     c->ClrInstanceID = clr;
+    return 0;
+  }
+  if (ev->truncated) return 0;
+  for (size_t i = 0; i < GCS_DYNAMIC_PAYLOADS; i++) {
+    if (strcmp(d->Name, gcs_dynamic_payloads[i].name) != 0) continue;
+    enum gcs_kind k = gcs_dynamic_payloads[i].kind;
+    if (d->DataSize == gcs_dynamic_data_size(k) &&
+        gcs_load_int(dd, GCS_T_U16) == gcs_dynamic_payloads[i].version)
+      gcs_dynamic_fill(ev, k, dd, d->ClrInstanceID);
+    break;
   }
   return 0;
 }
@@ -428,6 +488,10 @@ size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
     } else if (f->type == GCS_T_GUID) {
       const uint8_t *g = (const uint8_t *)&ev->u + f->offset;
       for (int b = 0; b < 16; b++) GCS_APPEND("%02x", g[b]);
+    } else if (f->type == GCS_T_F32) {
+      double x = gcs_field_get_f32(ev, f);
+      if (isfinite(x)) GCS_APPEND("%.9g", x);
+      else GCS_APPEND("unknown");
     } else {
       uint64_t v = gcs_field_get_int(ev, f);
       const char *name = NULL;

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gc_events.def"
 #include "gcs_enums.h"
@@ -30,7 +31,7 @@ extern "C" {
 
 enum gcs_type {
   GCS_T_U8, GCS_T_U16, GCS_T_U32, GCS_T_I32, GCS_T_U64, GCS_T_PTR,
-  GCS_T_BOOL, GCS_T_STR, GCS_T_GUID
+  GCS_T_BOOL, GCS_T_STR, GCS_T_GUID, GCS_T_F32
 };
 
 /* C types of the schema's field types. */
@@ -43,6 +44,7 @@ enum gcs_type {
 #define GCS_CTYPE_BOOL int32_t
 #define GCS_CTYPE_STR  const char *
 #define GCS_CTYPE_GUID struct gcs_guid
+#define GCS_CTYPE_F32  float
 
 struct gcs_guid { uint8_t b[16]; };
 
@@ -163,6 +165,18 @@ uint64_t gcs_field_get_int(const struct gcs_event *ev, const struct gcs_field_de
 uint64_t gcs_field_get_array_int(const struct gcs_event *ev, const struct gcs_field_desc *f,
                                  unsigned idx);
 const char *gcs_field_get_str(const struct gcs_event *ev, const struct gcs_field_desc *f);
+/* An F32 field's value (the integer accessors carry its IEEE 754 bits). */
+double gcs_field_get_f32(const struct gcs_event *ev, const struct gcs_field_desc *f);
+static inline double gcs_f32_from_bits(uint32_t bits) {
+  float x;
+  memcpy(&x, &bits, sizeof x);
+  return (double)x;
+}
+
+/* 1 if name is a GCDynamicEvent payload this schema decodes into its own
+ * event (CommittedUsage, SizeAdaptationSample, ...): such a name left a
+ * GCDynamicEvent had a version or size the decoder does not know. */
+int gcs_dynamic_name_known(const char *name);
 
 /* Decode an ETW-layout payload (CoreCLR LTTng `__data__`, nettrace payload)
  * of the given kind and version into ev->u. ptr_size is 4 or 8. Strings are

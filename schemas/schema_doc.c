@@ -9,7 +9,7 @@
 #include "gcs_tables.h"
 
 static const char *type_name(enum gcs_type t) {
-  static const char *const names[] = { "u8", "u16", "u32", "i32", "u64", "ptr", "bool32", "string", "guid" };
+  static const char *const names[] = { "u8", "u16", "u32", "i32", "u64", "ptr", "bool32", "string", "guid", "f32" };
   return names[t];
 }
 

@@ -34,7 +34,8 @@ static const struct gcs_cli_spec export_spec = {
   .usage = "DB|TRACE [--trace ID] [--pid PID] [--format perfetto|chrome-json] [-o FILE] [-d DB]",
   .about = "The GC timeline per process: a \"GC pauses\" track (one slice per GC, its suspension inside),\n"
            "background GCs with both pauses, LOH allocation waits, requests on their threads, and\n"
-           "counters (heap after/peak, per generation before/after, promoted, allocation rate).\n"
+           "counters (heap after/peak, per generation before/after, promoted, allocation rate,\n"
+           "committed memory, heap count).\n"
            "Times in ns since the trace start.\n"
            "Open it in ui.perfetto.dev (either format) or chrome://tracing (chrome-json).",
   .opts = export_opts,

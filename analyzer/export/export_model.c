@@ -12,7 +12,8 @@
  *    started it; requests that overlap on one thread (async) go to further
  *    tracks "Requests (tid N) #2", ... so no slice cuts another;
  *  - counters: heap after / peak, promoted, allocation rate (per GC) and per
- *    generation the size before (its peak) and after (gc_gens).
+ *    generation the size before (its peak) and after (gc_gens); committed
+ *    memory (.NET 8+) and the heap count (server GC: DATAS changes it).
  * Times: ns since the trace start. */
 #include <math.h>
 #include <sqlite3.h>
@@ -484,6 +485,24 @@ int exp_proc_load(sqlite3 *db, int64_t trace_id, int32_t pid, int64_t t0, struct
       if (gcs[i].end_ns && exp_point_add(ct, rel(gcs[i].end_ns, t0), gcs[i].real[GCS_GCDB_R_committed_after_mb]))
         rc = OOM(err, errlen);
     }
+  }
+  /* Heap count (GCGlobalHeapHistory NumHeaps; DATAS changes it): each GC's,
+   * at its start; no track when every known count is 1 (workstation GC) or
+   * none is known. */
+  int hc_any = 0, hc_min = 0, hc_max = 0;
+  for (size_t i = 0; i < n; i++) {
+    double h = gcs[i].real[GCS_GCDB_R_heap_count];
+    if (!isfinite(h)) continue;
+    if (!hc_any || h < hc_min) hc_min = (int)h;
+    if (!hc_any || h > hc_max) hc_max = (int)h;
+    hc_any = 1;
+  }
+  if (rc == 0 && hc_any && (hc_max > 1 || hc_min != hc_max)) {
+    struct exp_track *ht = exp_track_add(p, EXP_TRACK_COUNTER, "Heap count");
+    if (!ht) rc = OOM(err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+      if (gcs[i].start_ns && exp_point_add(ht, rel(gcs[i].start_ns, t0), gcs[i].real[GCS_GCDB_R_heap_count]))
+        rc = OOM(err, errlen);
   }
   p->gcs = gcs; /* the slices point into it */
   p->ngcs = n;

@@ -139,7 +139,43 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .committed_after_mb = isnan(g->real[GCS_GCDB_R_committed_after_mb]) ? 0 : g->real[GCS_GCDB_R_committed_after_mb],
       .mark_heaps = isnan(g->real[GCS_GCDB_R_mark_heaps]) ? 0 : (int)g->real[GCS_GCDB_R_mark_heaps],
       .mark_slow_ms = isnan(g->real[GCS_GCDB_R_mark_slow_msec]) ? 0 : g->real[GCS_GCDB_R_mark_slow_msec],
-      .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec]};
+      .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec],
+      .heap_count = isnan(g->real[GCS_GCDB_R_heap_count]) ? 0 : (int)g->real[GCS_GCDB_R_heap_count]};
+}
+
+/* DATAS (issue 26): each GC's SizeAdaptationTuning decision (gc_datas_tunings)
+ * into the advisor's GCs, matched by GC index (gcs in GC order mostly: a
+ * bisection over the GCs sorted by index). A database without the table: none. */
+static int gc_by_index(const void *a, const void *b) {
+  const struct ins_gc *x = *(const struct ins_gc *const *)a, *y = *(const struct ins_gc *const *)b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+static void add_datas(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *g, size_t n) {
+  sqlite3_stmt *st;
+  if (n == 0 || sqlite3_prepare_v2(db,
+                                   "SELECT gc_index, new_heap_count, median_tcp_pct FROM gc_datas_tunings "
+                                   "WHERE trace_id = ?1 AND pid = ?2",
+                                   -1, &st, NULL) != SQLITE_OK)
+    return;
+  struct ins_gc **by = malloc(n * sizeof *by);
+  if (!by) {
+    sqlite3_finalize(st);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) by[i] = &g[i];
+  qsort(by, n, sizeof *by, gc_by_index);
+  sqlite3_bind_int64(st, 1, p->trace_id);
+  sqlite3_bind_int(st, 2, p->pid);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    struct ins_gc key = {.index = (uint32_t)sqlite3_column_int64(st, 0)}, *kp = &key;
+    struct ins_gc **hit = bsearch(&kp, by, n, sizeof *by, gc_by_index);
+    if (!hit) continue;   /* an incomplete GC: not judged */
+    (*hit)->datas_decided = 1;
+    (*hit)->datas_new_heaps = sqlite3_column_int(st, 1);
+    (*hit)->datas_cost_pct = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 2);
+  }
+  sqlite3_finalize(st);
+  free(by);
 }
 
 /* The advisor's figures of a GC row (ins_db_gcs and ins_db_gcs_pauses). */
@@ -148,7 +184,8 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
    GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(gen0_frag_pct) |   \
    GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) | GCS_GCDB_BIT(gen1_survival_pct) |              \
    GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb) | GCS_GCDB_BIT(committed_after_mb) |     \
-   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec))
+   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec) |                   \
+   GCS_GCDB_BIT(heap_count))
 
 struct gcs_pauses_acc {
   struct ins_gc *g;
@@ -200,6 +237,7 @@ int ins_db_gcs_pauses(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  add_datas(db, p, *gcs, a.ng);
   *ng = a.ng;
   *npz = a.np;
   *complete = a.complete;
@@ -228,6 +266,7 @@ int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, s
     return -1;
   }
   for (size_t i = 0; i < nv; i++) (*out)[i] = advisor_gc(&v[i]);
+  add_datas(db, p, *out, nv);
   *n = nv;
   free(v);
   return 0;

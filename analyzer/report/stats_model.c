@@ -472,6 +472,11 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     }
     derive(&m->procs[i]);
     alloc_apply(&m->procs[i], acc);
+    if (st_datas_load(db, &m->procs[i])) {
+      snprintf(err, errlen, "cannot read the DATAS events (%s)", sqlite3_errmsg(db));
+      st_free(m);
+      return -1;
+    }
   }
   return 0;
 }
@@ -493,6 +498,7 @@ void st_free(struct st_model *m) {
       free(p->firings[f].verdict);
     }
     free(p->firings);
+    st_datas_free(p->datas);
   }
   free(m->procs);
   free(m->overlaps);

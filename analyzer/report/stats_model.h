@@ -174,6 +174,7 @@ struct st_proc {
   int hist[ST_HIST_BUCKETS];
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */
+  struct st_datas *datas;       /* DATAS (stats_datas.c): ST_LOAD_TEXT and ST_LOAD_ALL */
 };
 
 /* Does a GC's PerfView pause differ from the runtime's own (runtime_pause_msec)
@@ -223,8 +224,9 @@ enum {
   ST_SEC_LONG = 1u << 4, ST_SEC_LOH = 1u << 5, ST_SEC_GEN2 = 1u << 6, ST_SEC_BGC = 1u << 7,
   ST_SEC_GCS = 1u << 8, ST_SEC_CONDEMNED = 1u << 9, ST_SEC_FIRINGS = 1u << 10, ST_SEC_PHASES = 1u << 11,
   ST_SEC_BALANCE = 1u << 12,
+  ST_SEC_DATAS = 1u << 13,
 };
-#define ST_SECTIONS_DEFAULT 0x1fffu  /* every section */
+#define ST_SECTIONS_DEFAULT 0x3fffu  /* every section */
 struct st_section { const char *name; unsigned bit; const char *what; };
 extern const struct st_section st_sections[];   /* NULL-terminated */
 /* "pauses,rollup" -> mask; "all" = every section. -1 with a line listing them. */
@@ -260,5 +262,20 @@ void st_json_overhead(FILE *out, const struct st_overhead *ov);
 void st_html_overhead_item(FILE *out, const struct st_overhead *ov);
 void st_html_mmu_chart(FILE *out, const struct st_overhead *ov);
 void st_text_overhead(FILE *out, const struct st_overhead *ov);
+
+/* ---- DATAS: the server GC's dynamic heap count (stats_datas.c) ----------
+ * The process's decoded SizeAdaptation* events and its heap count per GC;
+ * st_load reads them (ST_LOAD_TEXT, ST_LOAD_ALL), st_free frees them. The
+ * writers: each GC's ", \"dynamic_events\": [...]" (null when the process
+ * has none), the summary's ", \"datas\": {...}", the text section and the
+ * HTML section (heap count chart, each change with its decision). */
+struct st_datas;
+struct rpt_wbuf;
+int st_datas_load(sqlite3 *db, struct st_proc *p);
+void st_datas_free(struct st_datas *d);
+void st_datas_json_gc(struct rpt_wbuf *w, const struct st_proc *p, double gc_index);
+void st_datas_json_summary(FILE *o, const struct st_proc *p);
+void st_datas_text(FILE *o, const struct st_proc *p);
+void st_datas_html(FILE *o, const struct st_proc *p);
 
 #endif /* STATS_MODEL_H */

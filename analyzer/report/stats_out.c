@@ -164,6 +164,7 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
       }
       rpt_wbuf_str(w, "}");
     }
+    st_datas_json_gc(w, p, g->v[STC_gc_index]);
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
     for (int k = 0; k < GCS_CONDEMN_GROUP_COUNT; k++)
@@ -240,6 +241,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "total_runtime_pause_msec", p->total_runtime_pause, 1);
     fprintf(o, ", \"runtime_pause_differs_count\": %d", p->rt_pause_differs);
     fprintf(o, ", \"lost_events\": %lld", (long long)p->lost_events);
+    st_datas_json_summary(o, p);
     st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");
     for (int k = 0; k < ST_KINDS; k++) {
@@ -1016,6 +1018,7 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
                              *const hcol[] = { "#d05a00", "#2a9d3a", "#7f7f7f" };
     svg_chart(o, p, "Heap size (MB) over time", p->has_committed ? 3 : 2, hn, hc, hcol, 0);
     st_html_mmu_chart(o, &p->ov);
+    st_datas_html(o, p);
     if (db) html_requests(o, db, p);
     fprintf(o, "<h4>Pause &gt; 200 Msec GC Events</h4>\n");
     html_gc_table(o, p, 200, 0);

@@ -472,6 +472,7 @@ const struct st_section st_sections[] = {
   { "pauses", ST_SEC_PAUSES, "pause statistics per kind (count, total, mean, max, P50/P95/P99)" },
   { "phases", ST_SEC_PHASES, "where the GC time went: phase times (mark, plan, relocate, compact, sweep) per kind" },
   { "balance", ST_SEC_BALANCE, "server GC mark balance: the root kind where heaps' mark times differ most" },
+  { "datas", ST_SEC_DATAS, "DATAS: the server GC's heap count over time, each change with the decision that made it" },
   { "histogram", ST_SEC_HISTOGRAM, "the pause histogram" },
   { "rollup", ST_SEC_ROLLUP, "GC rollup by generation" },
   { "long", ST_SEC_LONG, "pauses > 200 msec" },
@@ -550,6 +551,7 @@ void st_write_text(FILE *out, const struct st_model *m, const struct st_text_opt
     if (sec & ST_SEC_PAUSES) pause_stats(out, p);
     if (sec & ST_SEC_PHASES) phase_stats(out, p);
     if (sec & ST_SEC_BALANCE) mark_balance(out, p);
+    if (sec & ST_SEC_DATAS) st_datas_text(out, p);
     if (sec & ST_SEC_HISTOGRAM) histogram(out, p);
     if (sec & ST_SEC_ROLLUP) rollup(out, p);
     if (sec & ST_SEC_LONG) {

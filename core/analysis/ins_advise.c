@@ -34,6 +34,7 @@ void ins_advise_default_opts(struct ins_advise_opts *o) {
       .churn_per_s = 10, .churn_surv_pct = 5, .churn_min_gcs = 20,
       .committed_ratio = 2, .committed_min_mb = 50,
       .mark_ratio = 2, .mark_min_ms = 1, .mark_share_pct = 10, .mark_min_gcs = 3,
+      .datas_pause_pct = 10, .datas_cost_pct = 10, .datas_share_pct = 50, .datas_min_decisions = 3,
   };
 }
 
@@ -770,6 +771,64 @@ static void rule_unbalanced_mark(struct ctx *c) {
            "mark work only within kinds that allow it.");
 }
 
+/* ---- datas-low-heaps: DATAS holds the heap count while % paused is high ------------ */
+
+/* DATAS (server GC, .NET 9+) decides after every third GC whether to change
+ * the heap count, from the median throughput cost of those GCs. The rule
+ * fires when, with at least datas_min_decisions decisions: the run is at
+ * least datas_pause_pct % paused (the process's total pause over its
+ * duration), and at least datas_share_pct % of the decisions kept the heap
+ * count (NewHeapCount no more than the GC's own) although the median cost
+ * was at least datas_cost_pct %. */
+static void rule_datas_low_heaps(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  const struct ins_proc_summary *ps = c->ps;
+  if (!ps || !(ps->duration_ms > 0)) return;
+  double paused = ps->total_pause_ms * 100.0 / ps->duration_ms;
+  size_t decisions = 0, held = 0;
+  int heaps_max = 0;
+  double cost_max = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (g->heap_count > heaps_max) heaps_max = g->heap_count;
+    if (!g->datas_decided) continue;
+    decisions++;
+    if (g->heap_count > 0 && g->datas_new_heaps <= g->heap_count && g->datas_cost_pct >= o->datas_cost_pct) {
+      c->x[held++] = g->datas_cost_pct;
+      if (g->datas_cost_pct > cost_max) cost_max = g->datas_cost_pct;
+    }
+  }
+  if (held == 0 || decisions < o->datas_min_decisions || paused < o->datas_pause_pct ||
+      (double)held * 100.0 / (double)decisions < o->datas_share_pct)
+    return;
+  double median = pct(c->x, held, 50);
+  struct ins_finding *f = add(c, "datas-low-heaps", INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "DATAS held the heap count while GCs cost %.1f %% of the run: %zu of %zu decisions added no heap at a "
+           "throughput cost >= %g %%", paused, held, decisions, o->datas_cost_pct);
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (g->datas_decided && g->heap_count > 0 && g->datas_new_heaps <= g->heap_count &&
+        g->datas_cost_pct >= o->datas_cost_pct)
+      cite(f, g->index);
+  }
+  f->n_gcs_total = held;
+  cat(f->evidence, sizeof f->evidence,
+      "median throughput cost of those decisions %.1f %% (largest %.1f %%); at most %d heap%s; total pause %.1f ms "
+      "over %.1f ms (stats --section datas lists each heap count change)", median, cost_max, heaps_max,
+      plural((size_t)heaps_max), ps->total_pause_ms, ps->duration_ms);
+  metric(f, "pause_pct", paused);
+  metric(f, "decisions", (double)decisions);
+  metric(f, "held_decisions", (double)held);
+  metric(f, "median_held_cost_pct", median);
+  metric(f, "max_heap_count", (double)heaps_max);
+  snprintf(f->next, sizeof f->next,
+           "DATAS trades throughput for a smaller heap. If %d heap%s is already every core the process may use, "
+           "it cannot add more: reduce the allocation or survival instead. Otherwise let the GC use more heaps: "
+           "DOTNET_GCDynamicAdaptationMode=0 (a heap per core), or a fixed DOTNET_GCHeapCount; "
+           "GCConserveMemory also holds DATAS back.", heaps_max, plural((size_t)heaps_max));
+}
+
 /* ---- ephemeral-pause ------------------------------------------------------------ */
 
 static void rule_ephemeral(struct ctx *c) {
@@ -917,6 +976,7 @@ size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summ
   rule_peak_after(&c);
   rule_committed(&c);
   rule_unbalanced_mark(&c);
+  rule_datas_low_heaps(&c);
   rule_ephemeral(&c);
   rule_pause_time(&c);
   /* Stable sort by severity, highest first. */

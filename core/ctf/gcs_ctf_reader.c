@@ -469,6 +469,7 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   }
   ev->pid = ev->tid = ev->cpu = -1;
   rec->procname = "";
+  rec->procname_env = 0;
   const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
   if (ctx) {
     if (ci->ctx_vpid.idx >= 0) ev->pid = (int32_t)ctx_int_value(ctx, ci->ctx_vpid);
@@ -480,7 +481,7 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   if (ci->ctx_vpid.idx < 0 || ci->ctx_procname < 0) {
     if (!ci->env_done) cls_env(ci, e);
     if (ci->ctx_vpid.idx < 0) ev->pid = ci->env_vpid;
-    if (ci->ctx_procname < 0 && ci->env_procname) rec->procname = ci->env_procname;
+    if (ci->ctx_procname < 0 && ci->env_procname) { rec->procname = ci->env_procname; rec->procname_env = 1; }
   }
   if (ci->pkt_cpu.idx >= 0) ev->cpu = packet_cpu(d, ci, e);
   rec->name = ci->name;

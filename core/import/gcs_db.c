@@ -61,6 +61,10 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gcs", "mark_slow_msec", "REAL" },
   { "gcs", "mark_fast_msec", "REAL" },
   { "processes", "gc_hard_limit", "INTEGER" },
+  /* DATAS (issue 26) */
+  { "gc_process_summary", "dynamic_events", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_undecoded", "INTEGER" },
+  { "gc_process_summary", "dynamic_events_unattached", "INTEGER" },
 };
 /* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
 static const struct { const char *table, *column; } added_tables[] = {
@@ -69,6 +73,10 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "stacks", "frames" },
   { "frames", "resolved" },
   { "stack_symbols", "unresolved" },
+  /* DATAS (issue 26) */
+  { "gc_datas_samples", "gen0_budget_per_heap" },
+  { "gc_datas_tunings", "adj_metric" },
+  { "gc_datas_gen2_tunings", "sample2_pct" },
 };
 
 /* Tables that became views: a database made before holds the rows in a
@@ -295,11 +303,15 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   char *msg = NULL;
   /* Bulk-load settings: the rollback journal keeps each trace's transaction
    * atomic (a crash or Ctrl-C leaves the database as it was); NORMAL sync
-   * and a large page cache keep the load fast. 16 KB pages (a new file
-   * only): fewer, fuller pages than SQLite's 4 KB for the same rows (3 %
-   * smaller, fewer page writes). */
+   * and a large page cache keep the load fast. 8 KB pages (a new file
+   * only): with the events in deflated blocks, each block's last overflow
+   * page is half empty on average and every empty table or index still
+   * takes a page: 16 KB pages made the database 4-9 % larger than 8 KB
+   * (0.351x -> 0.323x the trace on a 10 MB verbose recording, 0.299x ->
+   * 0.287x on the alloc profile), for the same import and report CPU
+   * (docs/import.md, "Round three"). */
   rc = sqlite3_exec(db,
-                    "PRAGMA page_size=16384; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; "
+                    "PRAGMA page_size=8192; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; "
                     "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
                     NULL, NULL, &msg);
   /* The schema in one transaction: one journal sync for a new file, not

@@ -55,8 +55,14 @@ struct dec_proc { int32_t pid; char name[64]; uint64_t first, last, events, gc_e
 struct decoder {
   const char *const *dirs;
   int ndirs;
-  struct imwk *wk;         /* the decoding process's link to the importer */
+  struct imwk *wk;         /* the decoding process's link to the importer (NULL in-process) */
   struct imq_batch *cur;   /* the shared slot the decoding process fills */
+  /* In-process decoding (GCSCOPE_IMPORT_DECODE=thread|inline, measured in
+   * docs/import.md): full batches go to q (thread), or to flush, which
+   * writes them at once in the same thread (inline). */
+  struct imq *q;
+  int (*flush)(void *ud, struct imq_batch *b);
+  void *flush_ud;
   uint64_t nev;            /* events seen (heartbeat, fault injection) */
   uint64_t fault_at;       /* GCSCOPE_DECODE_FAULT: fail on this event (testing) */
   char fault[16];
@@ -66,7 +72,12 @@ struct decoder {
   struct dec_proc *procs;
   size_t nprocs, capprocs, last;
   int origin_sent;
+  /* The process whose name was last set from an environment procname, and
+   * that string: the same pointer again needs no compare. */
+  size_t pn_proc;
+  const char *pn_src;
   double cpu_s;  /* CPU time of the decoding (in the decoding process) */
+  const atomic_int *cancel;  /* in-process: polled by the reader */
   /* per kind, its string fields (looked up once) */
   struct kind_strs { int8_t ready, n; const struct gcs_field_desc *f[GCS_MAX_STR_FIELDS]; } strs[GCS_KIND_COUNT];
 };
@@ -93,8 +104,16 @@ static struct dec_proc *dec_proc(struct decoder *d, int32_t pid) {
 static void *dec_reserve(struct decoder *d, size_t size) {
   void *p = imq_reserve(d->cur, size);
   if (p) return p;
-  if (imwk_send_batch(d->wk) != 0) return NULL;  /* the writer is gone */
-  d->cur = imwk_batch(d->wk);
+  if (d->flush) {
+    if (d->flush(d->flush_ud, d->cur) != 0) return NULL;  /* the writer failed */
+    d->cur->used = 0;
+  } else if (d->q) {
+    imq_push(d->q, d->cur);
+    if (!(d->cur = imq_get_empty(d->q))) return NULL;  /* the writer gave up */
+  } else {
+    if (imwk_send_batch(d->wk) != 0) return NULL;  /* the writer is gone */
+    d->cur = imwk_batch(d->wk);
+  }
   return imq_reserve(d->cur, size);
 }
 
@@ -134,7 +153,7 @@ static void dec_fault(const struct decoder *d) {
 
 static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
   struct decoder *d = ud;
-  if ((++d->nev & 1023) == 0 && imwk_tick(d->wk) != 0) return 1;
+  if ((++d->nev & 1023) == 0 && d->wk && imwk_tick(d->wk) != 0) return 1;
   if (d->nev == d->fault_at) dec_fault(d);
   if (!d->origin_sent && e->ev.ts_ns && dec_send_origin(d, e->ev.ts_ns) != 0) return 1;
   struct dec_proc *p = dec_proc(d, e->ev.pid);
@@ -143,7 +162,11 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
     if (e->ev.ts_ns > p->last) p->last = e->ev.ts_ns;
     p->events++;
     if (e->decoded) p->gc_events++;
-    if (e->procname[0] && strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
+    if (e->procname[0] && !(e->procname_env && e->procname == d->pn_src && d->pn_proc == (size_t)(p - d->procs))) {
+      if (strcmp(p->name, e->procname) != 0) snprintf(p->name, sizeof p->name, "%s", e->procname);
+      d->pn_src = e->procname_env ? e->procname : NULL;
+      d->pn_proc = (size_t)(p - d->procs);
+    }
   }
   if (e->bin_info) {  /* a statedump module: librgc's stacks resolve from it */
     size_t n = str_copy_len(e->bin_info->path);
@@ -235,7 +258,12 @@ static double wall_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void dec_where(const char *what, void *ud) { imwk_where(((struct decoder *)ud)->wk, what); }
+static void dec_where(const char *what, void *ud) {
+  struct decoder *d = ud;
+  if (d->wk) imwk_where(d->wk, what);
+}
+
+static const struct gcs_rd_callbacks dec_callbacks = { dec_on_event, dec_on_lost, dec_where };
 
 /* What the decoding process sends back at the end, followed by nprocs
  * struct dec_proc. */
@@ -250,7 +278,6 @@ struct dec_result {
 /* The decoding process: read the trace, send the batches and the result. */
 static int decoder_main(struct imwk *wk, void *arg) {
   struct decoder *d = arg;
-  static const struct gcs_rd_callbacks cb = { dec_on_event, dec_on_lost, dec_where };
   d->wk = wk;
   const char *fault = getenv("GCSCOPE_DECODE_FAULT");
   if (fault && *fault) {
@@ -260,7 +287,7 @@ static int decoder_main(struct imwk *wk, void *arg) {
   }
   d->cur = imwk_batch(wk);
   double cpu0 = thread_cpu_s();
-  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &cb, d, NULL, &d->stats, d->err, sizeof d->err);
+  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &dec_callbacks, d, NULL, &d->stats, d->err, sizeof d->err);
   if (imwk_send_batch(wk) != 0) return 1;
   size_t len = sizeof(struct dec_result) + d->nprocs * sizeof *d->procs;
   struct dec_result *res = calloc(1, len);
@@ -609,6 +636,131 @@ static int cancelled(const struct gcs_import_opts *o) { return o->cancel && *o->
 
 /* ---- one CTF session ----------------------------------------------------------- */
 
+/* Where the CTF decoding runs. DEC_PROCESS (the default): the decoding
+ * process, which contains libbabeltrace2's crashes, hangs and overruns.
+ * GCSCOPE_IMPORT_DECODE=thread: a thread of the importing process filling
+ * the queue's batches; =inline: the writing thread itself, each batch
+ * written as soon as it is full. Both without that containment: they exist
+ * to measure what the process boundary costs (docs/import.md). */
+enum dec_mode { DEC_PROCESS, DEC_THREAD, DEC_INLINE };
+
+static enum dec_mode dec_mode(void) {
+  const char *e = getenv("GCSCOPE_IMPORT_DECODE");
+  if (e && strcmp(e, "thread") == 0) return DEC_THREAD;
+  if (e && strcmp(e, "inline") == 0) return DEC_INLINE;
+  return DEC_PROCESS;
+}
+
+/* The writing thread's loop over the decoded records. */
+struct wloop {
+  struct import_ctx *c;
+  struct imw *w;
+  struct prog pg;
+  char *err;
+  size_t errlen;
+  int failed;
+  uint64_t n;
+  struct gcs_stack pstack;
+  uint64_t *pip;
+  size_t pcap;
+  int pending;
+  struct imq *q;
+  double flush_cpu_s;  /* inline: the writing part of the thread's CPU */
+};
+
+/* Write the records of one batch; returns L->failed. */
+static int wloop_batch(struct wloop *L, const struct imq_batch *b) {
+  static _Thread_local struct gcs_event ev;  /* full-size copy: records hold only the event's own struct */
+  char *err = L->err;
+  size_t errlen = L->errlen;
+  const uint64_t fail_after = L->c->opts->fail_after_events;
+  if (!L->failed && cancelled(L->c->opts)) { snprintf(err, errlen, "interrupted"); L->failed = 1; imq_abort(L->q); }
+  for (size_t off = 0; !L->failed && off < b->used;) {
+    const struct imq_rec *r = (const struct imq_rec *)(b->buf + off);
+    off += r->size;
+    if (r->type == IMQ_EVENT) {
+      const struct gcs_event *src = (const struct gcs_event *)(r + 1);
+      memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
+      ev.stack = NULL;  /* a pointer of the decoding process: never followed here */
+      if (L->pending) { ev.stack = &L->pstack; L->pending = 0; }  /* the IMQ_STACK just before */
+      if (fail_after && ++L->n > fail_after) {
+        snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
+        L->failed = 1;
+      } else if (imw_event(L->w, &ev, err, errlen) != 0) {
+        L->failed = 1;
+      }
+      prog_event(&L->pg, ev.ts_ns, -1);
+    } else if (r->type == IMQ_STACK) {
+      const struct imq_stack *st = (const struct imq_stack *)(r + 1);
+      L->pstack.depth = st->depth;
+      L->pstack.truncated = (uint8_t)(st->truncated != 0);
+      /* copied: its event may come in the next batch */
+      if (st->depth > L->pcap) {
+        uint64_t *nip = realloc(L->pip, st->depth * sizeof *nip);
+        if (!nip) { snprintf(err, errlen, "out of memory"); L->failed = 1; imq_abort(L->q); break; }
+        L->pip = nip;
+        L->pcap = st->depth;
+      }
+      if (st->depth) memcpy(L->pip, st->ip, st->depth * sizeof *L->pip);
+      L->pstack.ip = L->pip;
+      L->pending = 1;
+    } else if (r->type == IMQ_MODULE) {
+      const struct imq_module *m = (const struct imq_module *)(r + 1);
+      if (imw_module(L->w, m->pid, m->baddr, m->memsz, m->path, m->is_pic, err, errlen) != 0) L->failed = 1;
+    } else if (r->type == IMQ_ORIGIN) {
+      uint64_t origin;
+      memcpy(&origin, r + 1, sizeof origin);
+      imw_set_time_origin(L->w, origin);
+    } else if (r->type == IMQ_LOST) {
+      const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
+      if (imw_lost(L->w, lr->stream, lr->ts_ns, lr->count, err, errlen) != 0) L->failed = 1;
+    }
+    if (L->failed) imq_abort(L->q);
+  }
+  return L->failed;
+}
+
+static int wloop_flush(void *ud, struct imq_batch *b) {
+  struct wloop *L = ud;
+  double t0 = thread_cpu_s();
+  int rc = wloop_batch(L, b);
+  L->flush_cpu_s += thread_cpu_s() - t0;
+  return rc;
+}
+
+/* DEC_THREAD: the decoding thread. */
+static void *dec_thread_main(void *arg) {
+  struct decoder *d = arg;
+  double cpu0 = thread_cpu_s();
+  if (!(d->cur = imq_get_empty(d->q))) {
+    d->rc = -1;
+    snprintf(d->err, sizeof d->err, "out of memory");
+  } else {
+    d->rc = gcs_ctf_read(d->dirs, d->ndirs, &dec_callbacks, d, d->cancel, &d->stats, d->err, sizeof d->err);
+    if (d->cur) imq_push(d->q, d->cur);
+    d->cur = NULL;
+  }
+  d->cpu_s = thread_cpu_s() - cpu0;
+  imq_close(d->q);
+  return NULL;
+}
+
+/* DEC_INLINE: decode in the writing thread, writing each full batch. */
+static void dec_inline(struct decoder *d, struct wloop *L) {
+  double cpu0 = thread_cpu_s();
+  if (!(d->cur = malloc(sizeof *d->cur))) {
+    d->rc = -1;
+    snprintf(d->err, sizeof d->err, "out of memory");
+    return;
+  }
+  d->cur->used = 0;
+  d->rc = gcs_ctf_read(d->dirs, d->ndirs, &dec_callbacks, d, d->cancel, &d->stats, d->err, sizeof d->err);
+  if (!L->failed) wloop_flush(L, d->cur);
+  free(d->cur);
+  d->cur = NULL;
+  d->cpu_s = thread_cpu_s() - cpu0 - L->flush_cpu_s;
+}
+
 static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_ctf_session *s, char *err,
                       size_t errlen) {
   char legacy[IMPORT_IDENTITY_LEN], *identity;
@@ -634,83 +786,45 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   double wall0 = wall_s(), cpu0 = thread_cpu_s();
   d->dirs = (const char *const *)s->dirs;
   d->ndirs = s->ndirs;
+  d->cancel = c->opts->cancel;
+  enum dec_mode mode = dec_mode();
   struct receiver rv = { .q = &q, .d = d, .cancel = c->opts->cancel };
   struct imwk_limits lim = { c->opts->decode_timeout_s, c->opts->decode_mem_bytes, trace_bytes(d->dirs, d->ndirs) };
   pthread_t th;
-  if (imwk_start(&rv.wk, &lim, decoder_main, d, err, errlen) != 0) {
+  if (mode == DEC_PROCESS && imwk_start(&rv.wk, &lim, decoder_main, d, err, errlen) != 0) {
     imq_free(&q); free(d); imw_close(w); rollback(c->db);
     return -1;
   }
-  if (pthread_create(&th, NULL, receiver_main, &rv) != 0) {
-    imwk_abort(&rv.wk);
+  if (mode == DEC_THREAD) d->q = &q;
+  if (mode != DEC_INLINE && pthread_create(&th, NULL, mode == DEC_PROCESS ? receiver_main : dec_thread_main,
+                                           mode == DEC_PROCESS ? (void *)&rv : (void *)d) != 0) {
+    if (mode == DEC_PROCESS) imwk_abort(&rv.wk);
     imq_free(&q); free(d->procs); free(d); imw_close(w); rollback(c->db);
     snprintf(err, errlen, "cannot start the receiving thread");
     return -1;
   }
-  pthread_setname_np(th, "gcs-receive");
+  if (mode != DEC_INLINE) pthread_setname_np(th, mode == DEC_PROCESS ? "gcs-receive" : "gcs-decode");
   /* Writer loop: this thread owns the database. */
-  struct prog pg;
-  prog_start(&pg, c->opts, label, w);
-  if (c->opts->progress) pg.span_ns = ctf_index_span(d->dirs, d->ndirs);
-  int failed = 0;
-  uint64_t n = 0;
-  const uint64_t fail_after = c->opts->fail_after_events;
-  static _Thread_local struct gcs_event ev;  /* full-size copy: records hold only the event's own struct */
-  struct gcs_stack pstack = { 0 };
-  uint64_t *pip = NULL;
-  size_t pcap = 0;
-  int pending = 0;
-  struct imq_batch *b;
-  while ((b = imq_pop(&q)) != NULL) {
-    if (!failed && cancelled(c->opts)) { snprintf(err, errlen, "interrupted"); failed = 1; imq_abort(&q); }
-    for (size_t off = 0; !failed && off < b->used;) {
-      const struct imq_rec *r = (const struct imq_rec *)(b->buf + off);
-      off += r->size;
-      if (r->type == IMQ_EVENT) {
-        const struct gcs_event *src = (const struct gcs_event *)(r + 1);
-        memcpy(&ev, src, offsetof(struct gcs_event, u) + gcs_event_descs[src->kind].struct_size);
-        ev.stack = NULL;  /* a pointer of the decoding process: never followed here */
-        if (pending) { ev.stack = &pstack; pending = 0; }  /* the IMQ_STACK just before */
-        if (fail_after && ++n > fail_after) {
-          snprintf(err, errlen, "simulated failure after %llu events", (unsigned long long)fail_after);
-          failed = 1;
-        } else if (imw_event(w, &ev, err, errlen) != 0) {
-          failed = 1;
-        }
-        prog_event(&pg, ev.ts_ns, -1);
-      } else if (r->type == IMQ_STACK) {
-        const struct imq_stack *st = (const struct imq_stack *)(r + 1);
-        pstack.depth = st->depth;
-        pstack.truncated = (uint8_t)(st->truncated != 0);
-        /* copied: its event may come in the next batch */
-        if (st->depth > pcap) {
-          uint64_t *nip = realloc(pip, st->depth * sizeof *nip);
-          if (!nip) { snprintf(err, errlen, "out of memory"); failed = 1; imq_abort(&q); break; }
-          pip = nip;
-          pcap = st->depth;
-        }
-        if (st->depth) memcpy(pip, st->ip, st->depth * sizeof *pip);
-        pstack.ip = pip;
-        pending = 1;
-      } else if (r->type == IMQ_MODULE) {
-        const struct imq_module *m = (const struct imq_module *)(r + 1);
-        if (imw_module(w, m->pid, m->baddr, m->memsz, m->path, m->is_pic, err, errlen) != 0) failed = 1;
-      } else if (r->type == IMQ_ORIGIN) {
-        uint64_t origin;
-        memcpy(&origin, r + 1, sizeof origin);
-        imw_set_time_origin(w, origin);
-      } else if (r->type == IMQ_LOST) {
-        const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
-        if (imw_lost(w, lr->stream, lr->ts_ns, lr->count, err, errlen) != 0) failed = 1;
-      }
-      if (failed) imq_abort(&q);
+  struct wloop L = { .c = c, .w = w, .err = err, .errlen = errlen, .q = &q };
+  prog_start(&L.pg, c->opts, label, w);
+  if (c->opts->progress) L.pg.span_ns = ctf_index_span(d->dirs, d->ndirs);
+  if (mode == DEC_INLINE) {
+    d->flush = wloop_flush;
+    d->flush_ud = &L;
+    dec_inline(d, &L);
+  } else {
+    struct imq_batch *b;
+    while ((b = imq_pop(&q)) != NULL) {
+      wloop_batch(&L, b);
+      imq_release(&q, b);
     }
-    imq_release(&q, b);
   }
-  free(pip);
+  int failed = L.failed;
+  struct prog pg = L.pg;
+  free(L.pip);
   double loop_end = wall_s();
-  pthread_join(th, NULL);
-  if (!failed && (rv.cancelled || cancelled(c->opts))) {
+  if (mode != DEC_INLINE) pthread_join(th, NULL);
+  if (!failed && ((mode == DEC_PROCESS && rv.cancelled) || cancelled(c->opts))) {
     snprintf(err, errlen, "interrupted");
     failed = 1;
   }
@@ -744,7 +858,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   if (failed) rollback(c->db);
   imw_close(w);
   if (!failed) {
-    double wcpu = thread_cpu_s() - cpu0;
+    double wcpu = thread_cpu_s() - cpu0 - (mode == DEC_INLINE ? d->cpu_s : 0);
     c->tot->decode_cpu_s += d->cpu_s;
     c->tot->write_cpu_s += wcpu;
     if (c->opts->verbose)

@@ -55,6 +55,7 @@ static void free_gc(struct recon_gc *gc) {
   free(gc->g.heaps);
   free(gc->own_heaps);
   free(gc->g.loh_waits);
+  free(gc->g.dyn_events);
   free(gc->pin_ids);
   free(gc->pin_sizes);
   free(gc->mark_ms);
@@ -663,6 +664,30 @@ static void on_bgc_alloc_wait(struct recon_proc *p, const struct gcs_event *ev, 
   }
 }
 
+/* DATAS: a SizeAdaptation* event names its GC (GCIndex, GCStart.Count); it
+ * is fired inside that GC, so the GC is among the last few of the list. */
+static void on_dynamic(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
+  uint64_t index = ev->kind == gcs_kind_GCSizeAdaptationSample ? ev->u.GCSizeAdaptationSample.GCIndex
+                   : ev->kind == gcs_kind_GCSizeAdaptationTuning ? ev->u.GCSizeAdaptationTuning.GCIndex
+                                                                 : ev->u.GCSizeAdaptationFullGCTuning.GCIndex;
+  p->sum.dynamic_events++;
+  struct recon_gc *gc = NULL;
+  for (int i = p->ngcs - 1; i >= 0 && i >= p->ngcs - 16 && !gc; i--)
+    if (p->gcs[i]->g.number == index) gc = p->gcs[i];
+  if (!gc || gc->g.ndyn_events >= GCS_GC_DYN_MAX ||
+      grow((void **)&gc->g.dyn_events, &gc->dyn_cap, gc->g.ndyn_events + 1, sizeof *gc->g.dyn_events)) {
+    p->sum.dynamic_events_unattached++;
+    return;
+  }
+  struct gcs_dyn_event *d = &gc->g.dyn_events[gc->g.ndyn_events++];
+  memset(d, 0, sizeof *d);
+  d->kind = ev->kind;
+  d->time_msec = ns_to_ms(t);
+  if (ev->kind == gcs_kind_GCSizeAdaptationSample) d->u.sample = ev->u.GCSizeAdaptationSample;
+  else if (ev->kind == gcs_kind_GCSizeAdaptationTuning) d->u.tuning = ev->u.GCSizeAdaptationTuning;
+  else d->u.full = ev->u.GCSizeAdaptationFullGCTuning;
+}
+
 static void on_cpu_time(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = find_open_by_number(p, ev->u.GCCpuTime.Count);
   if (!gc) {
@@ -724,6 +749,12 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_BGCAllocWaitBegin: on_bgc_alloc_wait(p, ev, 1, t); break;
   case gcs_kind_BGCAllocWaitEnd: on_bgc_alloc_wait(p, ev, 0, t); break;
   case gcs_kind_GCCpuTime: on_cpu_time(p, ev); break;
+  case gcs_kind_GCSizeAdaptationSample:
+  case gcs_kind_GCSizeAdaptationTuning:
+  case gcs_kind_GCSizeAdaptationFullGCTuning: on_dynamic(p, ev, t); break;
+  case gcs_kind_GCDynamicEvent:
+    if (gcs_dynamic_name_known(ev->u.GCDynamicEvent.Name)) p->sum.dynamic_events_undecoded++;
+    break;
   case gcs_kind_RuntimeInformationStart:
     p->sum.startup_flags = ev->u.RuntimeInformationStart.StartupFlags;
     p->sum.server_gc = gcs_startup_is_server_gc(p->sum.startup_flags);

@@ -27,7 +27,7 @@ struct recon_gc {
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
   int npins, pins_cap;
-  int heaps_cap, waits_cap;
+  int heaps_cap, waits_cap, dyn_cap;
   double alloc_counted[3];      /* a background GC: bytes counted since it began */
   int32_t bgc_tid;              /* a background GC: the thread of its SuspendForGCPrep, 0 = unknown */
   /* GCMarkWithType per heap: msec per root kind ([heap * GCS_ROOT_KIND_N +

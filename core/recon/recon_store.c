@@ -22,12 +22,18 @@
 #define P_hgens(N, T, U, D, B) P_hgens_##N,
 #define P_waits(N, T, U, D, B) P_waits_##N,
 #define P_sum(N, T, U, D, B) P_sum_##N,
+#define P_dsam(N, T, U, D, B) P_dsam_##N,
+#define P_dtun(N, T, U, D, B) P_dtun_##N,
+#define P_dg2(N, T, U, D, B) P_dg2_##N,
 enum { P_gcs_key = 1, GCS_COLS_gcs(P_gcs) P_gcs_end };
 enum { P_gens_key = 1, GCS_COLS_gc_gens(P_gens) P_gens_end };
 enum { P_heaps_key = 1, GCS_COLS_gc_heaps(P_heaps) P_heaps_end };
 enum { P_hgens_key = 1, GCS_COLS_gc_heap_gens(P_hgens) P_hgens_end };
 enum { P_waits_key = 1, GCS_COLS_gc_loh_waits(P_waits) P_waits_end };
 enum { P_sum_key = 1, GCS_COLS_gc_process_summary(P_sum) P_sum_end };
+enum { P_dsam_key = 1, GCS_COLS_gc_datas_samples(P_dsam) P_dsam_end };
+enum { P_dtun_key = 1, GCS_COLS_gc_datas_tunings(P_dtun) P_dtun_end };
+enum { P_dg2_key = 1, GCS_COLS_gc_datas_gen2_tunings(P_dg2) P_dg2_end };
 
 #define COLNAME(N, T, U, D, B) ", " #N
 static const char *const sql_names[] = {
@@ -37,10 +43,14 @@ static const char *const sql_names[] = {
   "gc_heap_gens (gc_id" GCS_COLS_gc_heap_gens(COLNAME) ")",
   "gc_loh_waits (gc_id" GCS_COLS_gc_loh_waits(COLNAME) ")",
   "gc_process_summary (trace_id" GCS_COLS_gc_process_summary(COLNAME) ")",
+  "gc_datas_samples (gc_id" GCS_COLS_gc_datas_samples(COLNAME) ")",
+  "gc_datas_tunings (gc_id" GCS_COLS_gc_datas_tunings(COLNAME) ")",
+  "gc_datas_gen2_tunings (gc_id" GCS_COLS_gc_datas_gen2_tunings(COLNAME) ")",
 };
 static const int sql_nparams[] = { P_gcs_end - 1, P_gens_end - 1, P_heaps_end - 1,
-                                   P_hgens_end - 1, P_waits_end - 1, P_sum_end - 1 };
-enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_COUNT };
+                                   P_hgens_end - 1, P_waits_end - 1, P_sum_end - 1,
+                                   P_dsam_end - 1, P_dtun_end - 1, P_dg2_end - 1 };
+enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   char sql[8192];
@@ -91,6 +101,9 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
 #define BIND_hgens(N, T, U, D, B) { const int p_ = P_hgens_##N; B; }
 #define BIND_waits(N, T, U, D, B) { const int p_ = P_waits_##N; B; }
 #define BIND_sum(N, T, U, D, B) { const int p_ = P_sum_##N; B; }
+#define BIND_dsam(N, T, U, D, B) { const int p_ = P_dsam_##N; B; }
+#define BIND_dtun(N, T, U, D, B) { const int p_ = P_dtun_##N; B; }
+#define BIND_dg2(N, T, U, D, B) { const int p_ = P_dg2_##N; B; }
 
 /* gc_heap_gens.survival_pct: survivors * 100 / object space before, truncated
  * (0 when there was none). */
@@ -141,6 +154,23 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     const struct gcs_loh_wait *lw = &g->loh_waits[w];
     bind_int(s, P_waits_key, gc_id);
     GCS_COLS_gc_loh_waits(BIND_waits)
+    if ((rc = step_and_reset(s))) return rc;
+  }
+  for (int i = 0; i < g->ndyn_events; i++) {
+    const struct gcs_dyn_event *de = &g->dyn_events[i];
+    if (de->kind == gcs_kind_GCSizeAdaptationSample) {
+      s = st[ST_DSAM];
+      bind_int(s, P_dsam_key, gc_id);
+      GCS_COLS_gc_datas_samples(BIND_dsam)
+    } else if (de->kind == gcs_kind_GCSizeAdaptationTuning) {
+      s = st[ST_DTUN];
+      bind_int(s, P_dtun_key, gc_id);
+      GCS_COLS_gc_datas_tunings(BIND_dtun)
+    } else {
+      s = st[ST_DG2];
+      bind_int(s, P_dg2_key, gc_id);
+      GCS_COLS_gc_datas_gen2_tunings(BIND_dg2)
+    }
     if ((rc = step_and_reset(s))) return rc;
   }
   return SQLITE_OK;

@@ -32,6 +32,7 @@
 #define RGC_TPF_BOOL(n) ctf_integer(int32_t, n, e->n)
 #define RGC_TPF_STR(n)  ctf_string(n, e->n ? e->n : "")
 #define RGC_TPF_GUID(n) ctf_array(uint8_t, n, e->n.b, 16)
+#define RGC_TPF_F32(n)  ctf_float(float, n, e->n)
 
 #define RGC_TP_F(Name, Type, Since, Unit, Doc) RGC_TPF_##Type(Name)
 #define RGC_TP_A(Name, Type, CountField, Since, Unit, Doc) \

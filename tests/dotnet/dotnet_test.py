@@ -1165,6 +1165,90 @@ def case_trigger_rules():
     check(db == [["g2", gc, "verified"]], "trigger_firings: %s" % db)
 
 
+def case_datas():
+    """DATAS (issue 26): gcprog's datas scenario under server GC (DATAS is on
+    by default in .NET 9+ server GC and starts from one heap), concurrent GC
+    off (a background GC in progress cancels a heap count change, gc.cpp
+    check_heap_count). Independent figures:
+    - the heap count of each GC is GCGlobalHeapHistory's NumHeaps (gcs.heap_count),
+      another event than the decisions: for every decoded SizeAdaptationTuning
+      at the end of GC N deciding on X heaps, every GC after N up to the next
+      decision (a Tuning or FullGCTuning) ran with X heaps;
+    - the heap count changed at least once (from one heap), and every change
+      is explained by such a decision;
+    - no decision and no GC has more heaps than the runtime says the GC may
+      use (gcprog's MAXHEAPS: GC.GetConfigurationVariables()["HeapCount"]);
+    - every decoded sample and decision names a GC of the trace, nothing was
+      left undecoded or unattached;
+    - stats --format json: each GC's dynamic_events holds the decoded
+      decisions of that GC with the same new_heap_count, and each heap count
+      change's decision decided the new count; stats --section datas lists
+      the changes; export's "Heap count" counter holds each GC's NumHeaps."""
+    if (os.cpu_count() or 1) < 2:
+        print("SKIPPED: DATAS cannot add a heap on one CPU")
+        sys.exit(SKIP)
+    d = workdir("datas")
+    env = env_with({"DOTNET_gcServer": "1", "DOTNET_gcConcurrent": "0"})
+    p = record(["--dotnet", "-o", d + "/rec", "--import", "-d", d + "/t.db", "--", "dotnet", GCPROG, "datas"],
+               cwd=d, env=env, timeout=120)
+    check(p.returncode == 0, "record exits 0 (got %d)" % p.returncode)
+    db = d + "/t.db"
+    maxheaps = int(re.search(r"^MAXHEAPS count=(\d+)", p.stdout, re.M).group(1))
+    gcs = {int(i): (int(h) if h else None) for i, h in sql(db, "SELECT gc_index, heap_count FROM gcs")}
+    tun = [(int(i), int(x)) for i, x in sql(db, "SELECT gc_index, new_heap_count FROM gc_datas_tunings "
+                                                "ORDER BY gc_index")]
+    g2 = [int(r[0]) for r in sql(db, "SELECT gc_index FROM gc_datas_gen2_tunings")]
+    samples = [int(r[0]) for r in sql(db, "SELECT gc_index FROM gc_datas_samples")]
+    counts = sql(db, "SELECT dynamic_events, dynamic_events_undecoded, dynamic_events_unattached "
+                     "FROM gc_process_summary")[0]
+    print("heaps per GC:", gcs, "decisions:", tun, "gen2 looks:", g2, "max heaps:", maxheaps)
+    check(len(tun) >= 1 and len(samples) >= 3, "decisions %d, samples %d" % (len(tun), len(samples)))
+    check(counts == [str(len(tun) + len(g2) + len(samples)), "0", "0"], "summary counts %s" % counts)
+    for i in samples + [t[0] for t in tun] + g2:
+        check(i in gcs, "GC #%d named by a DATAS event is in the trace" % i)
+    known = [h for h in gcs.values() if h is not None]
+    check(min(known) == 1 and max(known) > 1, "the heap count changed from 1 (%d..%d)" % (min(known), max(known)))
+    check(max(known) <= maxheaps, "no GC has more heaps than the runtime's HeapCount %d" % maxheaps)
+    ends = sorted([t[0] for t in tun] + g2)
+    for n, x in tun:
+        check(1 <= x <= maxheaps, "decision at GC #%d: %d heaps within 1..%d" % (n, x, maxheaps))
+        nxt = min([e for e in ends if e > n], default=max(gcs))
+        after = {i: h for i, h in gcs.items() if n < i <= nxt and h is not None}
+        check(all(h == x for h in after.values()),
+              "decision at GC #%d for %d heaps: GCs %d..%d ran with %s" % (n, x, n + 1, nxt, after))
+    order = sorted(i for i in gcs if gcs[i] is not None)
+    for a, b in zip(order, order[1:]):
+        if gcs[a] != gcs[b]:
+            why = [t for t in tun if a <= t[0] < b and t[1] == gcs[b]]
+            check(why != [], "change %d -> %d heaps at GC #%d: a decision for it at or after GC #%d" %
+                  (gcs[a], gcs[b], b, a))
+    out = subprocess.run([GCSCOPE, "stats", db, "--format", "json"], capture_output=True, text=True)
+    check(out.returncode == 0, "stats --format json exits 0")
+    proc = json.loads(out.stdout)["processes"][0]
+    for g in proc["gcs"]:
+        mine = [e["new_heap_count"] for e in (g["dynamic_events"] or []) if e["name"] == "SizeAdaptationTuning"]
+        check(mine == [x for n, x in tun if n == g["index"]], "GC #%d dynamic_events decisions %s" % (g["index"], mine))
+    changes = proc["summary"]["datas"]["heap_count_changes"]
+    check(len(changes) >= 1, "stats json lists %d heap count changes" % len(changes))
+    for c in changes:
+        dec = c["decision"]
+        check(dec is not None and dec["name"] == "SizeAdaptationTuning" and dec["new_heap_count"] == c["to"]
+              and dec["gc_index"] < c["gc_index"], "change at GC #%d to %d heaps: decision %s" % (c["gc_index"], c["to"], dec))
+    # export: the "Heap count" counter, one point per GC at its start, is each GC's NumHeaps in time order
+    subprocess.run([GCSCOPE, "export", db, "--format", "chrome-json", "-o", d + "/x.json"], check=True)
+    with open(d + "/x.json") as f:
+        ev = json.load(f)["traceEvents"]
+    track = [e["args"]["value"] for e in sorted((e for e in ev if e.get("ph") == "C" and e.get("name") == "Heap count"),
+                                                key=lambda e: e["ts"])]
+    byt = [int(h) for h, in sql(db, "SELECT heap_count FROM gcs WHERE heap_count IS NOT NULL AND start_ns IS NOT NULL "
+                                    "ORDER BY start_ns")]
+    check(track == byt, "export's Heap count track %s is each GC's NumHeaps %s" % (track, byt))
+    out = subprocess.run([GCSCOPE, "stats", db, "--section", "datas"], capture_output=True, text=True)
+    first = changes[0]
+    check(re.search(r"\b%d -> %d\b" % (first["from"], first["to"]), out.stdout) is not None,
+          "stats --section datas lists the change %d -> %d:\n%s" % (first["from"], first["to"], out.stdout))
+
+
 CASES = {
     "trigger_rules": case_trigger_rules,
     "alloc_measured": case_alloc_measured,
@@ -1179,6 +1263,7 @@ CASES = {
                                       expect_bgc=True),
     "long_pause": lambda: launch_case("long_pause", "long", {"DOTNET_gcConcurrent": "0"}, min_pause_ms=20),
     "launch_two_runtimes": case_launch_two_runtimes,
+    "datas": case_datas,
     "attach": case_attach,
     "attach_settings": case_attach_settings,
     "exit_mid_session": case_exit_mid_session,

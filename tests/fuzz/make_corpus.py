@@ -79,6 +79,27 @@ def phh_top_bit():
     return trace_with(lambda: evs, metas)
 
 
+def datas_payloads():
+    # GCDynamicEvent (ID 39) with the DATAS names (issue 26): version 1 of the
+    # right size, version 2, one byte short, a DataSize past the payload's end,
+    # a name without its NUL; and a CommittedUsage.
+    def name(s):
+        return s.encode('utf-16-le') + b'\0\0'
+
+    def dyn(n, data, size=None):
+        return name(n) + struct.pack('<I', len(data) if size is None else size) + data + struct.pack('<H', 3)
+    tuning = struct.pack('<HHHHQQfffHfIBHHHHB', 1, 2, 6, 1, 4, 1682052, 59.25, 59.25, 57.25, 1, 0.5, 4, 1, 0,
+                         1, 0, 0, 2)
+    sample = struct.pack('<HQIIIIQI', 1, 2, 1966, 1428, 0, 0, 325404, 3254040)
+    full = struct.pack('<HHQfIIfIfIf', 1, 2, 9, 1.5, 3, 1, 2.5, 2, 3.5, 3, 4.5)
+    payloads = [dyn('SizeAdaptationTuning', tuning), dyn('SizeAdaptationSample', sample),
+                dyn('SizeAdaptationFullGCTuning', full), dyn('SizeAdaptationTuning', b'\2\0' + tuning[2:]),
+                dyn('SizeAdaptationSample', sample[:-1]), dyn('SizeAdaptationFullGCTuning', full, 0xfffffff0),
+                name('SizeAdaptationTuning')[:-2], dyn('CommittedUsage', struct.pack('<H5Q', 1, 1, 2, 3, 4, 5))]
+    return trace_with(lambda: [nt.ev(1, i + 1, 9, 1000 + i, p) for i, p in enumerate(payloads)],
+                      [nt.meta_record(1, RT, 39, '', 0)])
+
+
 def empty_trace():
     w = nt.Writer()
     w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 1000, 1000000000, 8, 4242)
@@ -229,6 +250,7 @@ def main():
         'fat-payloads.nettrace': fat_payloads(),
         'many-events.nettrace': many_events(),
         'phh-top-bit.nettrace': phh_top_bit(),
+        'datas-payloads.nettrace': datas_payloads(),
         'empty-trace.nettrace': empty_trace(),
         'garbage-after-trace.nettrace': garbage_after_header(),
     }

@@ -1,12 +1,16 @@
 #!/bin/bash
-# size_ratio.sh GCSCOPE CTFGEN TMP — the database stays small: a librgc trace
-# with the GC event mix of a real .NET trace (nettrace-bench-ctfgen, 3,000
-# rounds of 74 GCAllocationTick, 11 suspensions and one GC with its history
-# events: 396,000 events whose fields do not depend on timing) imported,
-# its database must be at most 0.35x the CTF trace (issue 13; the text
-# payload layout gave about 0.9x). Label lttng (the CTest fixture's daemon).
+# size_ratio.sh GCSCOPE CTFGEN GCSIM TMP — the database stays small: a librgc
+# trace with the GC event mix of a real .NET trace (nettrace-bench-ctfgen,
+# 3,000 rounds of 74 GCAllocationTick, 11 suspensions and one GC with its
+# history events: 396,000 events whose fields do not depend on timing)
+# imported, its database must be at most 0.35x the CTF trace (issue 13; the
+# text payload layout gave about 0.9x). Then the verbose profile (issue 27):
+# `gcscope record --profile verbose -- gcsim --scenario bgc --alloc-mb 8000`
+# (about 120,000 events of 25 kinds, 8 MB; the allocation volume bounds it,
+# not the time), also at most 0.35x (0.386x before delta-coded ticks and 8 KB
+# pages). Label lttng (the CTest fixture's daemon).
 set -u
-G=$1 GEN=$2 TMP=$3
+G=$1 GEN=$2 GCSIM=$3 TMP=$4
 # shellcheck source=../support/rgc_trace.sh
 . "$(dirname "$0")/../support/rgc_trace.sh"
 rm -rf "$TMP"; mkdir -p "$TMP"
@@ -24,3 +28,17 @@ ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
 echo "$events events: database $db bytes, trace $trace bytes: ${ratio}x"
 [ "$events" -ge 300000 ] || fail "only $events events recorded"
 awk -v r="$ratio" 'BEGIN { exit !(r <= 0.35) }' || fail "the database is ${ratio}x the trace, more than 0.35x"
+
+# The verbose profile, as `gcscope record` writes it.
+"$G" record -q -o "$TMP/verbose" --profile verbose -- "$GCSIM" --scenario bgc --alloc-mb 8000 --seconds 30 \
+  >"$TMP/rec.txt" 2>&1 || { cat "$TMP/rec.txt"; fail "record --profile verbose"; }
+"$G" import -q -d "$TMP/v.db" "$TMP/verbose" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import of the verbose trace"; }
+events=$("$G" sql "$TMP/v.db" "SELECT event_count - 0 FROM traces" --csv | tail -1)
+kinds=$("$G" sql "$TMP/v.db" "SELECT count(DISTINCT name) FROM events" --csv | tail -1)
+trace=$(du -sb "$TMP/verbose" | cut -f1)
+db=$(stat -c %s "$TMP/v.db")
+ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
+echo "verbose: $events events ($kinds kinds besides the ticks): database $db bytes, trace $trace bytes: ${ratio}x"
+[ "$events" -ge 100000 ] || fail "only $events events recorded with --profile verbose"
+[ "$kinds" -ge 15 ] || fail "only $kinds event kinds recorded with --profile verbose"
+awk -v r="$ratio" 'BEGIN { exit !(r <= 0.35) }' || fail "the verbose database is ${ratio}x the trace, more than 0.35x"

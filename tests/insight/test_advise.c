@@ -302,6 +302,45 @@ int main(void) {
   NONE(g, n, &healthy);
   for (size_t i = 0; i < n; i++) g[i].mark_heaps = 0;
 
+  /* datas-low-heaps (issue 26): 2 heaps; DATAS decided at GCs 3, 6, 9 (3
+   * decisions): at 3 for 2 heaps at cost 40 %, at 6 for 2 at 20 %, at 9 for
+   * 3 (a growth) at 30 %: 2 of 3 held (66.7 % >= 50 %), their median cost
+   * 30 %; the run 12 % paused (>= 10 %): warning, beside pause-time (> 5 %).
+   * Not with 9 % paused (pause-time alone), nor when GC 6's cost is 9 %
+   * (1 of 3 held), nor with 2 decisions. */
+  n = base(g);
+  for (size_t i = 0; i < n; i++) g[i].heap_count = 2;
+  g[2].datas_decided = g[5].datas_decided = g[8].datas_decided = 1;
+  g[2].datas_new_heaps = 2; g[2].datas_cost_pct = 40;
+  g[5].datas_new_heaps = 2; g[5].datas_cost_pct = 20;
+  g[8].datas_new_heaps = 3; g[8].datas_cost_pct = 30;
+  ps = healthy;
+  ps.total_pause_ms = 1200;
+  CHECK_EQ_INT((int)ins_advise(g, n, &ps, &O, &A), 2);
+  f = ins_advice_find(&A, "datas-low-heaps");
+  CHECK(f != NULL && ins_advice_find(&A, "pause-time") != NULL);
+  if (f) {
+    CHECK_EQ_INT(f->severity, WARN);
+    CHECK_HAS(f->title, "2 of 3 decisions");
+    CHECK_HAS(f->title, "12.0 %");
+    CHECK_EQ_INT((int)f->n_gcs, 2);
+    CHECK_EQ_INT(f->gcs[0], 3);
+    CHECK_EQ_INT(f->gcs[1], 6);
+    CHECK_NEAR(M(f, "median_held_cost_pct"), 30, 1e-9);
+    CHECK_NEAR(M(f, "pause_pct"), 12, 1e-9);
+    CHECK_NEAR(M(f, "max_heap_count"), 2, 1e-9);
+    CHECK_EQ_INT(A.f[0].rule == f->rule || A.f[1].rule == f->rule, 1);
+  }
+  ps.total_pause_ms = 900;
+  ONLY(g, n, &ps, "pause-time", WARN);
+  ps.total_pause_ms = 1200;
+  g[5].datas_cost_pct = 9;
+  ONLY(g, n, &ps, "pause-time", WARN);
+  g[5].datas_cost_pct = 20;
+  g[8].datas_decided = 0;
+  ONLY(g, n, &ps, "pause-time", WARN);
+  for (size_t i = 0; i < n; i++) { g[i].heap_count = 0; g[i].datas_decided = 0; }
+
   /* peak-vs-after: Peak 30 / After 10 everywhere (ratio 3, 20 MB): info. */
   n = base(g);
   for (size_t i = 0; i < n; i++) { g[i].peak_mb = 30; g[i].after_mb = 10; }

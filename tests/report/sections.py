@@ -45,7 +45,7 @@ rc, full, _ = run("stats", db, "--no-pager")
 rc3, alls, _ = run("stats", db, "--no-pager", "--section", "all")
 check(rc3 == 0 and alls == full, "--section all is the default report")
 rc, out, err = run("stats", db, "--section", "pauses,nosuch")
-check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, pauses, phases, balance, histogram, rollup, long, loh, "
+check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, pauses, phases, balance, datas, histogram, rollup, long, loh, "
       "gen2, bgc, gcs, condemned, firings)" in err, "unknown section: usage error listing them (%s)" % err.strip())
 rc, out, err = run("stats", db, "--section", "pauses", "--format", "json")
 check(rc == 2 and "not of json" in err, "--section with json refused")

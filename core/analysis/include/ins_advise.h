@@ -20,7 +20,7 @@
  *   heap-growth, long-suspension, induced, gen0-frag-pinning, loh-churn,
  *   finalizers, high-survival, mid-life-crisis, full-blocking-gen2, gen2-frag-bgc,
  *   gen0-churn, peak-vs-after, committed-above-heap, unbalanced-mark,
- *   ephemeral-pause, pause-time
+ *   datas-low-heaps, ephemeral-pause, pause-time
  *
  * Ownership: plain data; no allocation kept. Threading: reentrant.
  */
@@ -54,6 +54,11 @@ struct ins_gc {
   double committed_after_mb;  /* GCCommittedUsage at the GC's end (TotalCommittedBytes), 0 if unknown */
   int mark_heaps;             /* heaps with GCMarkWithType, 0 if unknown */
   double mark_slow_ms, mark_fast_ms; /* the most unbalanced root kind's slowest / fastest heap, 0 if unknown */
+  /* issue 26, DATAS (0 when unknown, as above) */
+  int heap_count;             /* this GC's heaps (GCGlobalHeapHistory NumHeaps), 0 if unknown */
+  int datas_decided;          /* 1: DATAS decided at this GC's end (SizeAdaptationTuning) */
+  int datas_new_heaps;        /* that decision's NewHeapCount */
+  double datas_cost_pct;      /* its MedianThroughputCostPct (0 if unknown) */
 };
 
 struct ins_proc_summary {
@@ -95,6 +100,9 @@ struct ins_advise_opts {
   double committed_ratio, committed_min_mb;   /* committed-above-heap: median committed/After and excess */
   double mark_ratio, mark_min_ms, mark_share_pct; /* unbalanced-mark: a GC's slowest/fastest heap, its share */
   size_t mark_min_gcs;
+  /* datas-low-heaps: DATAS kept the heap count while GC cost was high */
+  double datas_pause_pct, datas_cost_pct, datas_share_pct;
+  size_t datas_min_decisions;
 };
 void ins_advise_default_opts(struct ins_advise_opts *o);
 
@@ -104,7 +112,7 @@ const char *ins_severity_name(enum ins_severity s);
 /* The reverse; -1 if s is none of them. */
 int ins_parse_severity(const char *s);
 
-#define INS_N_RULES 16
+#define INS_N_RULES 17
 #define INS_MAX_CITED 16
 #define INS_MAX_METRICS 12
 

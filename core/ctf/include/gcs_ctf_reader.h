@@ -50,6 +50,9 @@ struct gcs_rd_event {
                             memory ran out): u is zero, ev.truncated is 1 */
   const char *name;      /* full CTF event name, "DotNETRuntime:GCStart_V2" */
   const char *procname;  /* procname context, "" if absent */
+  int procname_env;      /* 1: procname is the trace environment's: the same
+                            string, at the same address, for every event of
+                            the class (a caller may compare the pointer) */
   /* lttng_ust_statedump:bin_info (a module of the process, for librgc's
    * stacks): its fields; NULL for every other event. */
   const struct gcs_rd_bin_info { uint64_t baddr, memsz; const char *path; int is_pic; } *bin_info;

@@ -71,6 +71,22 @@ struct gcs_loh_wait {
   double start_msec, stop_msec; /* 0 = not seen (PerfView's convention) */
 };
 
+/* DATAS (dynamic heap count tuning, server GC, .NET 9+): a decoded
+ * GCDynamicEvent SizeAdaptation* payload (gc_events.def) naming this GC in
+ * its GCIndex. */
+struct gcs_dyn_event {
+  enum gcs_kind kind;           /* gcs_kind_GCSizeAdaptationSample, ..Tuning, ..FullGCTuning */
+  double time_msec;             /* when it was fired, since the trace start */
+  union {
+    struct gcs_ev_GCSizeAdaptationSample sample;
+    struct gcs_ev_GCSizeAdaptationTuning tuning;
+    struct gcs_ev_GCSizeAdaptationFullGCTuning full;
+  } u;
+};
+/* At most this many per GC (the runtime fires one of each kind at most); a
+ * trace that names a GC more often has the rest counted as unattached. */
+#define GCS_GC_DYN_MAX 8
+
 struct gcs_gc {
   /* identity */
   int32_t pid;
@@ -167,6 +183,10 @@ struct gcs_gc {
   /* LOH allocation waits (background GCs only) */
   struct gcs_loh_wait *loh_waits;
   int nloh_waits;
+
+  /* DATAS: the decoded dynamic events naming this GC, in arrival order */
+  struct gcs_dyn_event *dyn_events;
+  int ndyn_events;
 };
 
 /* The committed bytes GC.GetGCMemoryInfo().TotalCommittedBytes reports, from

@@ -115,6 +115,10 @@ struct gcs_proc_summary {
   uint64_t lost_events;
   uint32_t startup_flags;       /* RuntimeInformationStart.StartupFlags (rgc: SERVER_GC/CONCURRENT_GC bits) */
   int server_gc;                /* 1 server, 0 workstation, -1 unknown */
+  /* DATAS (GCDynamicEvent SizeAdaptation*): events decoded; events of a name
+   * gcscope decodes left undecoded (a version or size it does not know);
+   * decoded events whose GC is not in the trace (or past GCS_GC_DYN_MAX). */
+  uint64_t dynamic_events, dynamic_events_undecoded, dynamic_events_unattached;
 };
 
 /* Processes seen, in first-seen order; and every GC (all processes, each

@@ -16,7 +16,8 @@
 // bgc (a background gen2 GC under allocation), long (one long blocking gen2
 // GC over a large live graph), idle (allocate slowly for a given time),
 // throughput (bench/dotnet: allocate N objects, print the elapsed time),
-// sleep (nothing for a given time: a quiet program).
+// sleep (nothing for a given time: a quiet program), datas (server GC with
+// DATAS: heap count changes; prints MAXHEAPS first).
 // "wait FILE" before the scenario waits until FILE exists (attach tests).
 using System;
 using System.Collections.Generic;
@@ -152,6 +153,28 @@ static class Program
         Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3}");
     }
 
+    // DATAS (server GC, .NET 9+): a live set that grows by promotion under a
+    // steady allocation rate, so the GC's throughput cost is high and DATAS
+    // adds heaps (it starts from one). First it prints the most heaps the GC
+    // may use, as the runtime reports it:
+    //   MAXHEAPS count=H   (GC.GetConfigurationVariables()["HeapCount"])
+    static void Datas()
+    {
+        GC.GetConfigurationVariables().TryGetValue("HeapCount", out object hc);
+        Console.WriteLine($"MAXHEAPS count={hc}");
+        for (int round = 0; round < 80; round++)
+        {
+            for (int i = 0; i < 40000; i++)
+            {
+                var a = new byte[100];
+                if (i % 4 == 0) keep.Add(a);
+                if (i % 64 == 0) Observe();
+            }
+            if (round % 10 == 9) keep.RemoveRange(0, keep.Count / 2);
+        }
+        Observe();
+    }
+
     static int Main(string[] args)
     {
         int i = 0;
@@ -176,6 +199,7 @@ static class Program
             case "culprits": Culprits.Run(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
+            case "datas": Datas(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
             case "sleep": Thread.Sleep((int)((args.Length > i + 1 ? double.Parse(args[i + 1]) : 5) * 1000)); break;

@@ -1,0 +1,185 @@
+/*
+ * test_datas_decode.c — DATAS' GCDynamicEvent payloads through gcs_etw_decode,
+ * every byte built here (little-endian, packed, as the runtime's
+ * gcevent_serializers.h writes them), each field a distinct value:
+ * - SizeAdaptationSample (38 bytes), SizeAdaptationTuning (56) and
+ *   SizeAdaptationFullGCTuning (44), version 1, become their own events with
+ *   exactly those values (floats exact in binary: 59.25, 0.5, ...) and the
+ *   envelope's ClrInstanceID;
+ * - version 2, one byte short or one byte long: stay GCDynamicEvent (name and
+ *   size kept), never misread; gcs_dynamic_name_known says the name is one
+ *   gcscope decodes (the reconstruction counts these as undecoded);
+ * - every shorter envelope: no read past its end (ASan), truncated;
+ * - the payload text prints the floats, and a NaN float as "unknown".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gcs_events.h"
+
+struct buf { uint8_t p[256]; size_t n; };
+static void put(struct buf *b, const void *d, size_t n) { memcpy(b->p + b->n, d, n); b->n += n; }
+static void put8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+static void put16(struct buf *b, uint16_t v) { uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; put(b, x, 2); }
+static void put32(struct buf *b, uint32_t v) { put16(b, (uint16_t)v); put16(b, (uint16_t)(v >> 16)); }
+static void put64(struct buf *b, uint64_t v) { put32(b, (uint32_t)v); put32(b, (uint32_t)(v >> 32)); }
+static void putf(struct buf *b, float f) { uint32_t u; memcpy(&u, &f, 4); put32(b, u); }
+static void name(struct buf *b, const char *s) { while (*s) put16(b, (uint8_t)*s++); put16(b, 0); }
+
+/* The envelope: Name, DataSize, Data, ClrInstanceID. */
+static struct buf envelope(const char *nm, const struct buf *data, uint16_t clr) {
+  struct buf b = {0};
+  name(&b, nm);
+  put32(&b, (uint32_t)data->n);
+  put(&b, data->p, data->n);
+  put16(&b, clr);
+  return b;
+}
+
+static int decode(struct gcs_event *ev, const struct buf *b, size_t len, char *sb, size_t sbn) {
+  memset(ev, 0, sizeof *ev);
+  uint8_t *p = malloc(len ? len : 1); /* its own allocation: ASan sees a read past len */
+  if (!p) abort();
+  memcpy(p, b->p, len);
+  int rc = gcs_etw_decode(ev, gcs_kind_GCDynamicEvent, 0, p, len, 8, sb, sbn);
+  free(p);
+  return rc;
+}
+
+static struct buf sample_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put64(&d, 123456789012ull); /* GCIndex */
+  put32(&d, 250000);          /* ElapsedBetweenGCs */
+  put32(&d, 4321);            /* GCPauseTime */
+  put32(&d, 17);              /* SOHMSLWaitTime */
+  put32(&d, 29);              /* UOHMSLWaitTime */
+  put64(&d, 0x123456789aull); /* TotalSOHStableSize */
+  put32(&d, 3254040);         /* Gen0BudgetPerHeap */
+  return d;
+}
+
+static struct buf tuning_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put16(&d, 7);       /* NewHeapCount */
+  put16(&d, 12);      /* MaxHeapCount */
+  put16(&d, 3);       /* MinHeapCount */
+  put64(&d, 4242);    /* GCIndex */
+  put64(&d, 987654321ull); /* TotalSOHStableSize */
+  putf(&d, 59.25f);   /* MedianThroughputCostPct */
+  putf(&d, 41.5f);    /* TcpToConsider */
+  putf(&d, -2.125f);  /* CurrentAroundTargetAccumulation */
+  put16(&d, 5);       /* RecordedTcpCount */
+  putf(&d, 0.5f);     /* RecordedTcpSlope */
+  put32(&d, 66);      /* NumGCsSinceLastChange */
+  put8(&d, 2);        /* AggFactor */
+  put16(&d, 9);       /* ChangeDecision */
+  put16(&d, 10);      /* AdjReason */
+  put16(&d, 11);      /* HcChangeFreqFactor */
+  put16(&d, 13);      /* HcFreqReason */
+  put8(&d, 14);       /* AdjMetric */
+  return d;
+}
+
+static struct buf full_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put16(&d, 4);       /* NewHeapCount */
+  put64(&d, 777);     /* GCIndex */
+  putf(&d, 6.75f);    /* MedianGen2Tcp */
+  put32(&d, 31);      /* NumGen2sSinceLastChange */
+  put32(&d, 100); putf(&d, 1.25f);
+  put32(&d, 200); putf(&d, 2.5f);
+  put32(&d, 300); putf(&d, 3.75f);
+  return d;
+}
+
+/* A known name whose payload is not decoded stays GCDynamicEvent. */
+static void check_kept(const char *nm, const struct buf *data) {
+  char sb[512];
+  struct gcs_event ev;
+  struct buf b = envelope(nm, data, 5);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCDynamicEvent && !ev.truncated);
+  CHECK(strcmp(ev.u.GCDynamicEvent.Name, nm) == 0 && ev.u.GCDynamicEvent.DataSize == data->n);
+  CHECK(ev.u.GCDynamicEvent.ClrInstanceID == 5);
+}
+
+static void check_variants(const char *nm, struct buf (*make)(uint16_t), size_t size) {
+  struct buf d = make(1);
+  CHECK(d.n == size);
+  struct buf v2 = make(2);
+  check_kept(nm, &v2);                        /* unknown version */
+  struct buf shortd = d; shortd.n--;
+  check_kept(nm, &shortd);                    /* one byte short */
+  struct buf longd = d; put8(&longd, 0);
+  check_kept(nm, &longd);                     /* one byte long */
+  CHECK(gcs_dynamic_name_known(nm));
+  /* every shorter envelope: truncated (or empty), never read past its end */
+  char sb[512];
+  struct gcs_event ev;
+  struct buf b = envelope(nm, &d, 5);
+  for (size_t len = 0; len < b.n; len++) {
+    decode(&ev, &b, len, sb, sizeof sb);
+    CHECK(ev.truncated || len == 0);
+    CHECK(ev.kind == gcs_kind_GCDynamicEvent);
+  }
+}
+
+int main(void) {
+  char sb[512], text[1024];
+  struct gcs_event ev;
+
+  struct buf d = sample_data(1);
+  struct buf b = envelope("SizeAdaptationSample", &d, 3);
+  CHECK(d.n == 38);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCSizeAdaptationSample && !ev.truncated);
+  const struct gcs_ev_GCSizeAdaptationSample *s = &ev.u.GCSizeAdaptationSample;
+  CHECK(s->Version == 1 && s->GCIndex == 123456789012ull && s->ElapsedBetweenGCs == 250000);
+  CHECK(s->GCPauseTime == 4321 && s->SOHMSLWaitTime == 17 && s->UOHMSLWaitTime == 29);
+  CHECK(s->TotalSOHStableSize == 0x123456789aull && s->Gen0BudgetPerHeap == 3254040 && s->ClrInstanceID == 3);
+
+  d = tuning_data(1);
+  b = envelope("SizeAdaptationTuning", &d, 4);
+  CHECK(d.n == 56);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCSizeAdaptationTuning && !ev.truncated);
+  const struct gcs_ev_GCSizeAdaptationTuning *t = &ev.u.GCSizeAdaptationTuning;
+  CHECK(t->Version == 1 && t->NewHeapCount == 7 && t->MaxHeapCount == 12 && t->MinHeapCount == 3);
+  CHECK(t->GCIndex == 4242 && t->TotalSOHStableSize == 987654321ull);
+  CHECK(t->MedianThroughputCostPct == 59.25f && t->TcpToConsider == 41.5f);
+  CHECK(t->CurrentAroundTargetAccumulation == -2.125f && t->RecordedTcpCount == 5 && t->RecordedTcpSlope == 0.5f);
+  CHECK(t->NumGCsSinceLastChange == 66 && t->AggFactor == 2 && t->ChangeDecision == 9 && t->AdjReason == 10);
+  CHECK(t->HcChangeFreqFactor == 11 && t->HcFreqReason == 13 && t->AdjMetric == 14 && t->ClrInstanceID == 4);
+  /* the generic accessors and the payload text */
+  const struct gcs_field_desc *f = gcs_field_find(gcs_kind_GCSizeAdaptationTuning, "MedianThroughputCostPct");
+  CHECK(f && f->type == GCS_T_F32 && gcs_field_get_f32(&ev, f) == 59.25);
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK(strstr(text, "NewHeapCount=7 ") && strstr(text, "MedianThroughputCostPct=59.25 "));
+  CHECK(strstr(text, "CurrentAroundTargetAccumulation=-2.125 ") && strstr(text, "AdjMetric=14"));
+  ev.u.GCSizeAdaptationTuning.TcpToConsider = NAN;
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK(strstr(text, "TcpToConsider=unknown ") != NULL);
+
+  d = full_data(1);
+  b = envelope("SizeAdaptationFullGCTuning", &d, 6);
+  CHECK(d.n == 44);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCSizeAdaptationFullGCTuning && !ev.truncated);
+  const struct gcs_ev_GCSizeAdaptationFullGCTuning *g = &ev.u.GCSizeAdaptationFullGCTuning;
+  CHECK(g->Version == 1 && g->NewHeapCount == 4 && g->GCIndex == 777 && g->MedianGen2Tcp == 6.75f);
+  CHECK(g->NumGen2sSinceLastChange == 31 && g->Gen2Sample0Distance == 100 && g->Gen2Sample0Pct == 1.25f);
+  CHECK(g->Gen2Sample1Distance == 200 && g->Gen2Sample1Pct == 2.5f);
+  CHECK(g->Gen2Sample2Distance == 300 && g->Gen2Sample2Pct == 3.75f && g->ClrInstanceID == 6);
+
+  check_variants("SizeAdaptationSample", sample_data, 38);
+  check_variants("SizeAdaptationTuning", tuning_data, 56);
+  check_variants("SizeAdaptationFullGCTuning", full_data, 44);
+  CHECK(gcs_dynamic_name_known("CommittedUsage") && !gcs_dynamic_name_known("HeapCountTuning"));
+  CHECK(!gcs_dynamic_name_known(NULL));
+  return check_done();
+}
