@@ -446,8 +446,9 @@ int main(int argc, char **argv) {
              "-");
     }
   }
-  printf("(pauses in ms: median of the runs' max, median, median gen0 and mean (total/GCs) pause; CoreCLR's max\n"
-         " is the largest of the GCs sampled after each depth, a lower bound ('>'), and its median unknown)\n");
+  printf("(pauses in ms: median of the runs' max, median, median gen0 and mean\n"
+         " (total/GCs) pause; CoreCLR's max is the largest of the GCs sampled after\n"
+         " each depth, a lower bound ('>'), and its median is unknown)\n");
   /* ratios: median of the per-round ratios, with their range */
   enum { F_MS, F_CPU, F_MAX, F_MED, F_MED0, F_MEAN };
   static const struct { const char *name; int a, b, fa, fb; } ratios[] = {
