@@ -5,7 +5,7 @@ Runs tests/dotnet's gcprog `throughput` workload (allocation-bound: 20 million
 objects of 32..1056 bytes, one in 16 kept a while) in separate processes:
 with no session, under `gcscope record --dotnet --profile gc` and under
 `--profile alloc`, and `--profile alloc --stacks`, alternating them ROUNDS
-times (default 7), and prints the median of each and the ratios to no
+times (default 7, each round in a rotated order), and prints the median of each and the ratios to no
 session (targets: gc <= 1.03, alloc with stacks <= 1.10). Then it imports
 the last round's alloc and alloc+stacks traces, alternating, and prints the
 import time and database size ratios (stacks: docs/stacks.md). The times are the program's own around the workload (wall: a
@@ -99,9 +99,11 @@ def main():
     gcs = []
     load0 = loadavg()
     try:
+        names = list(modes)
         for k in range(rounds):
-            for m, cmd in modes.items():
-                w, c, n, t, x, oc, ox = run(cmd(k))
+            # rotated each round (ABCDE, BCDEA, ...): no configuration always runs first or after the same one
+            for m in names[k % len(names):] + names[:k % len(names)]:
+                w, c, n, t, x, oc, ox = run(modes[m](k))
                 own[m].append(oc)
                 own_sw[m].append(ox)
                 wall[m].append(w)

@@ -1,11 +1,13 @@
 /* rgc-trace-overhead — what recording costs the recorded program (issue 13).
  *
  * Every run is a separate process: nothing (heap state, warm-up) carries
- * over from one configuration to the next. Three configurations: "none" (no
- * session), "gc" (`gcscope record --profile gc -- CMD`, as users record) and
- * "alloc" (`--profile alloc`: + GCAllocationTick). Each round runs the three
- * once, in a rotated order (ABC, BCA, CAB, ...), so no configuration always
- * runs first or after the same neighbour. The workload times itself (wall and
+ * over from one configuration to the next. Four configurations: "none" (no
+ * session), "gc" (`gcscope record --profile gc -- CMD`, as users record),
+ * "alloc" (`--profile alloc`: + GCAllocationTick) and "stacks" (`--profile
+ * alloc --stacks`: librgc runs with RGC_Stacks=1 and walks the allocating
+ * thread's stack for every AllocationTick; issue 23). Each round runs the
+ * four once, in a rotated order (ABCD, BCDA, CDAB, ...), so no configuration
+ * always runs first or after the same neighbour. The workload times itself (wall and
  * CPU) and counts its GCs: gcscope's session set-up and tear-down are not
  * counted.
  *
@@ -50,11 +52,12 @@
  * ratios of consecutive untraced runs) is printed too, and a ratio below 1
  * says it lies within that spread.
  *
- *   rgc-trace-overhead [--rounds N] [--small] [--only NAME]
+ *   rgc-trace-overhead [--rounds N] [--small] [--perf] [--only NAME]
  *   rgc-trace-overhead --workload gcbench|trees [--small]   (one run, as measured)
  * Needs gcscope and gcsim beside it and LTTng (gcscope record starts a
- * session daemon if none runs). The last line is
- * `tracing overhead gc R alloc R` (the alloc-heavy workload's wall medians). */
+ * session daemon if none runs). The last two lines are
+ * `tracing overhead alloc --stacks R` and `tracing overhead gc R alloc R`
+ * (the alloc-heavy workload's wall medians). */
 #include <dirent.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -262,8 +265,10 @@ static int run_workload(const char *name) {
 
 /* ---- the driver ---- */
 
-enum { C_NONE, C_GC, C_ALLOC, NCONF };
-static const char *const conf_name[NCONF] = { "none", "gc", "alloc" };
+enum { C_NONE, C_GC, C_ALLOC, C_STACKS, NCONF };
+static const char *const conf_name[NCONF] = { "none", "gc", "alloc", "stacks" };
+/* gcscope record's flags per traced configuration */
+static const char *const conf_flags[NCONF] = { "", "--profile gc", "--profile alloc", "--profile alloc --stacks" };
 #define MAXR 50
 
 /* daemons: the LTTng daemons' CPU during the workload's timed run (librgc
@@ -280,8 +285,8 @@ static int run_one(const char *dir, const char *cmd, int c, const char *tmp, str
   char line[12000];
   if (c == C_NONE) snprintf(line, sizeof line, "%s 2>/dev/null", cmd);
   else
-    snprintf(line, sizeof line, "rm -rf '%s/rec' && '%s/gcscope' record -o '%s/rec' --profile %s -- %s 2>/dev/null; "
-             "rm -rf '%s/rec'", tmp, dir, tmp, conf_name[c], cmd, tmp);
+    snprintf(line, sizeof line, "rm -rf '%s/rec' && '%s/gcscope' record -o '%s/rec' %s -- %s 2>/dev/null; "
+             "rm -rf '%s/rec'", tmp, dir, tmp, conf_flags[c], cmd, tmp);
   FILE *p = popen(line, "r");
   if (!p) return -1;
   memset(r, 0, sizeof *r);
@@ -304,6 +309,62 @@ static int run_one(const char *dir, const char *cmd, int c, const char *tmp, str
   return st == 0 && seen == 7 ? 0 : -1;
 }
 
+/* --perf: one more run of each configuration under `perf record` (cpu-clock
+ * samples of every process the command starts, the workload's threads kept
+ * by their command name), and the share of its samples that fall in tracing
+ * code: LTTng-UST's libraries, librgc's probe provider (librgc-tp), librgc's
+ * emitters (rgc_ev_*) and stack walk, libgcc's unwinder (backtrace()), the
+ * clock reads (vDSO) and TLS look-ups. A share is a ratio inside one run:
+ * other users' load slows its numerator and denominator alike, where the
+ * wall and CPU ratios above compare runs that the load slowed differently.
+ * The untraced run's share (the disabled tracepoints' tests, the program's
+ * own clock reads) is the baseline. */
+static int use_perf;
+
+static int tracing_code(const char *dso, const char *sym) {
+  if (strstr(dso, "lttng") || strstr(dso, "rgc-tp") || strstr(dso, "libgcc_s") || strstr(dso, "[vdso]")) return 1;
+  static const char *const syms[] = { "rgc_ev_", "capture", "rgc_unwind", "rule_of", "find_rule", "run_cfa",
+                                      "rgc_trace_request_stack", "__tls_get_addr", "sched_getcpu", "clock_gettime",
+                                      "__backtrace", "backtrace_helper", "_dl_find_object" };
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+    if (!strncmp(sym, syms[i], strlen(syms[i]))) return 1;
+  return 0;
+}
+
+/* The tracing code's share (%) of the workload's samples in one run under
+ * configuration c; *n: its samples. -1 when perf is missing or fails. */
+static double perf_share(const char *dir, const char *cmd, const char *comm, int c, const char *tmp, double *n) {
+  char line[13000];
+  if (c == C_NONE)
+    snprintf(line, sizeof line, "perf record -q -F 4999 -o '%s/perf.data' -- %s >/dev/null 2>&1", tmp, cmd);
+  else
+    snprintf(line, sizeof line, "rm -rf '%s/rec' && perf record -q -F 4999 -o '%s/perf.data' -- '%s/gcscope' record "
+             "-o '%s/rec' %s -- %s >/dev/null 2>&1; st=$?; rm -rf '%s/rec'; exit $st", tmp, tmp, dir, tmp,
+             conf_flags[c], cmd, tmp);
+  if (system(line) != 0) return -1;
+  snprintf(line, sizeof line, "perf report -i '%s/perf.data' --sort comm,dso,sym --stdio -n 2>/dev/null", tmp);
+  FILE *p = popen(line, "r");
+  if (!p) return -1;
+  double all = 0, tr = 0;
+  char buf[2048];
+  *n = 0;
+  while (fgets(buf, sizeof buf, p)) {
+    double pct, cnt;
+    char cm[64], dso[512], sym[1024];
+    if (buf[0] == '#' || sscanf(buf, " %lf%% %lf %63s %511s [%*c] %1023[^\n]", &pct, &cnt, cm, dso, sym) != 5) continue;
+    if (strncmp(cm, comm, strlen(comm))) continue;
+    all += cnt;
+    if (tracing_code(dso, sym)) tr += cnt;
+  }
+  pclose(p);
+  snprintf(line, sizeof line, "%s/perf.data", tmp);
+  unlink(line);
+  snprintf(line, sizeof line, "%s/perf.data.old", tmp);
+  unlink(line);
+  *n = all;
+  return all > 0 ? tr / all * 100 : -1;
+}
+
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -318,7 +379,7 @@ static double quantile(double *v, int n, double q) {
 }
 static double median(double *v, int n) { return quantile(v, n, 0.5); }
 
-struct workload { const char *name, *target; char cmd[4400]; };
+struct workload { const char *name, *target; char cmd[4400]; const char *comm; };
 
 /* One workload, all rounds; ratio[] gets the median wall ratios. */
 static int measure(const char *dir, const struct workload *w, int rounds, const char *tmp, double ratio[NCONF]) {
@@ -355,9 +416,9 @@ static int measure(const char *dir, const struct workload *w, int rounds, const 
          wall[C_NONE], cpu[C_NONE], wall[C_NONE] > 0 ? gcs / wall[C_NONE] : 0);
   if (bytes > 0) printf(", %.1f GB/s allocated (%.0f AllocationTick/s)", bytes / wall[C_NONE] / 1e9,
                         bytes / 102400 / wall[C_NONE]);
-  printf("\n  medians wall/CPU s: none %.3f/%.3f, gc %.3f/%.3f, alloc %.3f/%.3f; untraced run to run: "
-         "%.3f..%.3f (interquartile)\n", wall[C_NONE], cpu[C_NONE], wall[C_GC], cpu[C_GC], wall[C_ALLOC], cpu[C_ALLOC],
-         noise_lo, noise_hi);
+  printf("\n  medians wall/CPU s: none %.3f/%.3f, gc %.3f/%.3f, alloc %.3f/%.3f, stacks %.3f/%.3f; untraced run "
+         "to run: %.3f..%.3f (interquartile)\n", wall[C_NONE], cpu[C_NONE], wall[C_GC], cpu[C_GC], wall[C_ALLOC],
+         cpu[C_ALLOC], wall[C_STACKS], cpu[C_STACKS], noise_lo, noise_hi);
   for (int c = C_GC; c < NCONF; c++) {
     double wr[MAXR], cr[MAXR], add[MAXR];
     for (int r = 0; r < rounds; r++) {
@@ -374,9 +435,19 @@ static int measure(const char *dir, const struct workload *w, int rounds, const 
       if (res[c][r].cpu < best) best = res[c][r].cpu;
       if (res[C_NONE][r].cpu < best_none) best_none = res[C_NONE][r].cpu;
     }
-    printf("  %-5s / none: wall %.3f (IQR %.3f..%.3f, all %.3f..%.3f), CPU %.3f (IQR %.3f..%.3f; fastest runs "
+    printf("  %-6s / none: wall %.3f (IQR %.3f..%.3f, all %.3f..%.3f), CPU %.3f (IQR %.3f..%.3f; fastest runs "
            "%.3f), CPU added per GC %.1f us\n", conf_name[c], wm, wq1, wq3, wr[0], wr[rounds - 1], cm, cq1, cq3,
            best_none > 0 ? best / best_none : 0, am);
+    if (c >= C_ALLOC && bytes > 0) {
+      /* per AllocationTick (one per 102,400 bytes allocated): what the
+       * configuration adds over the one before it (alloc over gc: the event;
+       * stacks over alloc: the stack walk), median of per-round differences */
+      double tk[MAXR];
+      for (int r = 0; r < rounds; r++)
+        tk[r] = res[C_NONE][r].bytes > 0 ? (res[c][r].cpu - res[c - 1][r].cpu) / (res[C_NONE][r].bytes / 102400) * 1e9
+                                         : 0;
+      printf("         CPU added per AllocationTick over %s: %.0f ns\n", conf_name[c - 1], median(tk, rounds));
+    }
     if (wm < 1 || cm < 1)
       printf("         below 1: tracing cannot make the program faster; the untraced runs alone vary "
              "%.3f..%.3f, so this ratio is 1 within that spread (more --rounds narrow it)\n", noise_lo, noise_hi);
@@ -401,16 +472,28 @@ static int measure(const char *dir, const struct workload *w, int rounds, const 
     phi[c] = v[rounds - 1];
   }
   if (res[C_NONE][0].daemons >= 0)
-    printf("  during the run (medians): LTTng daemons' CPU none %.1f, gc %.1f, alloc %.1f ms; parent's (gcscope "
-           "record) CPU none %.1f, gc %.1f, alloc %.1f ms; machine busy CPU (all cores, all users) none %.2f, "
-           "gc %.2f, alloc %.2f s\n", dm[C_NONE], dm[C_GC], dm[C_ALLOC], par[C_NONE], par[C_GC], par[C_ALLOC],
-           bm[C_NONE], bm[C_GC], bm[C_ALLOC]);
+    printf("  during the run (medians): LTTng daemons' CPU none %.1f, gc %.1f, alloc %.1f, stacks %.1f ms; "
+           "parent's (gcscope record) CPU none %.1f, gc %.1f, alloc %.1f, stacks %.1f ms; machine busy CPU (all "
+           "cores, all users) none %.2f, gc %.2f, alloc %.2f, stacks %.2f s\n", dm[C_NONE], dm[C_GC], dm[C_ALLOC],
+           dm[C_STACKS], par[C_NONE], par[C_GC], par[C_ALLOC], par[C_STACKS], bm[C_NONE], bm[C_GC], bm[C_ALLOC],
+           bm[C_STACKS]);
   printf("  LTTng daemons' CPU per command, session set-up and tear-down included (medians): none %.1f, gc %.1f, "
-         "alloc %.1f ms\n", da[C_NONE], da[C_GC], da[C_ALLOC]);
+         "alloc %.1f, stacks %.1f ms\n", da[C_NONE], da[C_GC], da[C_ALLOC], da[C_STACKS]);
   if (res[C_NONE][0].promoted >= 0)
     printf("  GC work, MB promoted (median, min..max): none %.0f (%.0f..%.0f), gc %.0f (%.0f..%.0f), "
-           "alloc %.0f (%.0f..%.0f)\n", pm[C_NONE], plo[C_NONE], phi[C_NONE], pm[C_GC], plo[C_GC], phi[C_GC],
-           pm[C_ALLOC], plo[C_ALLOC], phi[C_ALLOC]);
+           "alloc %.0f (%.0f..%.0f), stacks %.0f (%.0f..%.0f)\n", pm[C_NONE], plo[C_NONE], phi[C_NONE], pm[C_GC],
+           plo[C_GC], phi[C_GC], pm[C_ALLOC], plo[C_ALLOC], phi[C_ALLOC], pm[C_STACKS], plo[C_STACKS],
+           phi[C_STACKS]);
+  if (use_perf) {
+    printf("  tracing code's share of the program's CPU samples (perf, one more run each; the untraced run's is "
+           "the disabled tracepoints' tests and the program's own clock reads):");
+    for (int c = 0; c < NCONF; c++) {
+      double n, sh = perf_share(dir, w->cmd, w->comm, c, tmp, &n);
+      if (sh < 0) { printf(" %s: perf failed (is it installed, may it sample?)", conf_name[c]); break; }
+      printf("%s %s %.2f %% of %.0f", c ? "," : "", conf_name[c], sh, n);
+    }
+    printf("\n");
+  }
   printf("  targets: %s\n", w->target);
   return 0;
 }
@@ -423,8 +506,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--small")) small = 1;
     else if (!strcmp(argv[i], "--workload") && i + 1 < argc) workload = argv[++i];
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--perf")) use_perf = 1;
     else {
-      fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] [--only gcbench|trees|alloc-heavy]\n"
+      fprintf(stderr, "usage: rgc-trace-overhead [--rounds N] [--small] [--perf] [--only gcbench|trees|alloc-heavy]\n"
                       "       rgc-trace-overhead --workload gcbench|trees [--small]\n");
       return 2;
     }
@@ -441,9 +525,9 @@ int main(int argc, char **argv) {
   char tmp[] = "/tmp/rgc-overhead-XXXXXX";
   if (!mkdtemp(tmp)) { perror("rgc-trace-overhead: mkdtemp"); return 1; }
   struct workload w[3] = {
-    { "gcbench", "gc <= 1.01 at GCBench's GC rate", "" },
-    { "trees", "gc <= 1.03, alloc <= 1.06 at ~1,000 GCs/s", "" },
-    { "alloc-heavy", "gc <= 1.03, alloc <= 1.06 at ~900 GCs/s", "" },
+    { "gcbench", "gc <= 1.01 at GCBench's GC rate", "", "rgc-trace-overh" },
+    { "trees", "gc <= 1.03, alloc <= 1.06 at ~1,000 GCs/s", "", "rgc-trace-overh" },
+    { "alloc-heavy", "gc <= 1.03, alloc <= 1.06, stacks <= 1.10 at ~900 GCs/s", "", "gcsim" },
   };
   snprintf(w[0].cmd, sizeof w[0].cmd, "'%s' --workload gcbench%s", self, small ? " --small" : "");
   snprintf(w[1].cmd, sizeof w[1].cmd, "'%s' --workload trees%s", self, small ? " --small" : "");
@@ -461,6 +545,7 @@ int main(int argc, char **argv) {
   if (rc) return 1;
   if (!ran) { fprintf(stderr, "rgc-trace-overhead: no workload named '%s'\n", only); return 2; }
   int last = ran & 4 ? 2 : ran & 2 ? 1 : 0;
+  printf("tracing overhead alloc --stacks %.3f\n", ratio[last][C_STACKS]);
   printf("tracing overhead gc %.3f alloc %.3f\n", ratio[last][C_GC], ratio[last][C_ALLOC]);
   return 0;
 }

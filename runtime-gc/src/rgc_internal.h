@@ -659,6 +659,14 @@ void rgc_verify_heap(struct rgc_runtime *rt);
 void rgc_gen_stats(struct rgc_runtime *rt, struct rgc_gc_record *rec, int after);
 void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec);
 
+/* ---- rgc_unwind.c ---- */
+/* rgc_unwind: the calling thread's return addresses from rgc_unwind's caller
+ * outwards (at most max), leaf first, as libgcc's unwinder would give them;
+ * -1 where it cannot tell (then walk with backtrace()). Thread-safe;
+ * rgc_unwind_init once before. */
+void rgc_unwind_init(void);
+int rgc_unwind(uint64_t *ip, int max);
+
 /* ---- rgc_trace.c ---- */
 void rgc_trace_init(void);
 void rgc_trace_fini(void);

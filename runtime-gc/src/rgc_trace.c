@@ -18,6 +18,7 @@
 
 static void *tp_handle;
 static int stacks_on;   /* RGC_Stacks=1: the GCS_STACKED_ events carry the stack */
+static int stacks_verify;   /* RGC_StacksVerify=1: every stack walked both ways, compared */
 static void warm_stacks(void);
 
 void rgc_trace_init(void) {
@@ -37,6 +38,8 @@ void rgc_trace_init(void) {
   const char *st = getenv("RGC_Stacks");
   if (tp_handle && st && strcmp(st, "1") == 0) {
     stacks_on = 1;
+    const char *v = getenv("RGC_StacksVerify");
+    stacks_verify = v && strcmp(v, "1") == 0;
     warm_stacks();
   }
 }
@@ -52,13 +55,16 @@ void rgc_trace_fini(void) {
       do_tracepoint(rgc, sym, &e); } } while (0)
 
 /* The calling thread's stack for the events marked GCS_STACKED_ in the
- * schema: glibc backtrace() (it unwinds with the .eh_frame tables every
- * ELF has, so the program needs no frame pointers), leaf first, with the
- * leading frames up to and inside librgc.so itself cut (the user's code
- * starts at the first frame outside it); at most GCS_STACK_MAX_DEPTH frames. Only when
- * the process runs with RGC_Stacks=1 (gcscope record --stacks sets it for
- * the command it starts) and the event's tracepoint is enabled; SetGCHandle
- * only for pinned handles. */
+ * schema, from the .eh_frame tables every ELF has (the program needs no
+ * frame pointers): rgc_unwind() (rgc_unwind.c: each call site's rule worked
+ * out once, then a look-up and two loads a frame), or glibc backtrace()
+ * where it declines; leaf first, with the leading frames up to and inside
+ * librgc.so itself cut (the user's code starts at the first frame outside
+ * it); at most GCS_STACK_MAX_DEPTH frames. Only when the process runs with
+ * RGC_Stacks=1 (gcscope record --stacks sets it for the command it starts)
+ * and the event's tracepoint is enabled; SetGCHandle only for pinned
+ * handles. RGC_StacksVerify=1 (tests) walks every stack both ways and
+ * reports any difference on stderr, and the count at exit. */
 static uintptr_t self_lo, self_hi;   /* librgc's executable segment */
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *ud) {
@@ -73,20 +79,60 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *ud) {
   return 0;
 }
 
-static uint8_t capture(uint64_t *ip) {
-  enum { SLACK = 16 };
-  void *raw[GCS_STACK_MAX_DEPTH + SLACK];
-  int n = backtrace(raw, GCS_STACK_MAX_DEPTH + SLACK);
+enum { STK_SLACK = 16, STK_RAW = GCS_STACK_MAX_DEPTH + STK_SLACK };
+
+/* raw[0..n) leaf first as walked from inside librgc: the user's frames
+ * into ip. */
+static uint8_t cut_self(const uint64_t *raw, int n, uint64_t *ip) {
   int i = 0, k = 0;
-#define IN_SELF(p) ((uintptr_t)(p) >= self_lo && (uintptr_t)(p) < self_hi)
+#define IN_SELF(p) ((p) >= self_lo && (p) < self_hi)
   /* Frames before librgc's (a sanitizer's backtrace interceptor), then
    * librgc's own. */
   while (i < n && !IN_SELF(raw[i])) i++;
   if (i == n) i = 0;   /* librgc's range unknown: keep every frame */
   while (i < n && IN_SELF(raw[i])) i++;
 #undef IN_SELF
-  for (; i < n && k < GCS_STACK_MAX_DEPTH; i++) ip[k++] = (uint64_t)(uintptr_t)raw[i];
+  for (; i < n && k < GCS_STACK_MAX_DEPTH; i++) ip[k++] = raw[i];
   return (uint8_t)k;
+}
+
+static int walk_glibc(uint64_t *raw) {
+  void *r[STK_RAW];
+  int n = backtrace(r, STK_RAW);
+  for (int i = 0; i < n; i++) raw[i] = (uint64_t)(uintptr_t)r[i];
+  return n;
+}
+
+static _Atomic uint64_t verify_walks, verify_differ, verify_glibc;
+
+static void verify_report(void) {
+  fprintf(stderr, "librgc: RGC_StacksVerify: %llu stacks walked both ways, %llu differed; rgc_unwind declined %llu\n",
+          (unsigned long long)atomic_load(&verify_walks), (unsigned long long)atomic_load(&verify_differ),
+          (unsigned long long)atomic_load(&verify_glibc));
+}
+
+static void verify(const uint64_t *ip, uint8_t k) {
+  uint64_t raw[STK_RAW], ip2[GCS_STACK_MAX_DEPTH];
+  uint8_t k2 = cut_self(raw, walk_glibc(raw), ip2);
+  atomic_fetch_add(&verify_walks, 1);
+  if (k == k2 && !memcmp(ip, ip2, k * sizeof *ip)) return;
+  if (atomic_fetch_add(&verify_differ, 1) >= 3) return;
+  fprintf(stderr, "librgc: RGC_StacksVerify: stacks differ (%u frames, backtrace() %u):", (unsigned)k, (unsigned)k2);
+  for (int i = 0; i < k || i < k2; i++)
+    fprintf(stderr, " %llx/%llx", i < k ? (unsigned long long)ip[i] : 0ull, i < k2 ? (unsigned long long)ip2[i] : 0ull);
+  fputc('\n', stderr);
+}
+
+static uint8_t capture(uint64_t *ip) {
+  uint64_t raw[STK_RAW];
+  int n = rgc_unwind(raw, STK_RAW);
+  if (n < 0) {
+    if (stacks_verify) atomic_fetch_add(&verify_glibc, 1);
+    n = walk_glibc(raw);
+  }
+  uint8_t k = cut_self(raw, n, ip);
+  if (stacks_verify) verify(ip, k);
+  return k;
 }
 
 #define EMIT_STK(sym, Name, WANT, FILL) do { \
@@ -100,7 +146,9 @@ static void warm_stacks(void) {
    * inside an allocation. */
   void *raw[2];
   (void)backtrace(raw, 2);
+  rgc_unwind_init();
   if (!self_hi) dl_iterate_phdr(find_self, (void *)(uintptr_t)warm_stacks);
+  if (stacks_verify) atexit(verify_report);
 }
 
 void rgc_ev_runtime_info(struct rgc_runtime *rt) {

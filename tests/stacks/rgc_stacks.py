@@ -20,6 +20,11 @@ rgc_culprits.c, import resolves the stacks from the statedump (libdwfl),
   the unstripped program, and the text view says in one line why
   ("... is stripped ...").
 - Without --stacks no event carries a stack (off by default).
+- librgc walks each stack twice in the first recording (RGC_StacksVerify=1):
+  with its own unwinder (rgc_unwind.c) and with glibc's backtrace(); it
+  says on stderr how many it walked (every stacked event: > 0), how many
+  differed (0) and how many its unwinder left to backtrace() (0 in this
+  program of ordinary -O2 code).
 """
 import json
 import os
@@ -36,15 +41,25 @@ shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
 
-def run(*args, timeout=180):
-    p = subprocess.run([G] + list(args), capture_output=True, text=True, timeout=timeout)
+def run(*args, timeout=180, env=None):
+    p = subprocess.run([G] + list(args), capture_output=True, text=True, timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
-def record(prog, name, stacks=True):
+def record(prog, name, stacks=True, verify=False):
     out = os.path.join(WORK, name)
-    rc, o, e = run("record", *(["--stacks"] if stacks else []), "--profile", "verbose", "-o", out, "--", prog)
+    env = dict(os.environ, RGC_StacksVerify="1") if verify else None
+    rc, o, e = run("record", *(["--stacks"] if stacks else []), "--profile", "verbose", "-o", out, "--", prog,
+                   env=env)
     check(rc == 0, "%s: record exits 0 (%d: %s)" % (name, rc, e.strip()[-300:]))
+    if verify:
+        v = re.search(r"RGC_StacksVerify: (\d+) stacks walked both ways, (\d+) differed; rgc_unwind declined (\d+)", e)
+        check(v is not None, "%s: librgc reports its stack check (%s)" % (name, e.strip()[-300:]))
+        if v:
+            walked, differed, declined = map(int, v.groups())
+            check(walked > 0 and differed == 0 and declined == 0,
+                  "%s: %d stacks walked by both unwinders, %d differed (0), %d left to backtrace() (0)"
+                  % (name, walked, differed, declined))
     m = re.search(r"pid=(\d+) induced=(\d+) pins=(\d+)", o)
     check(m is not None, "%s: the program ran (%s)" % (name, o[-300:]))
     db = os.path.join(WORK, name + ".db")
@@ -75,7 +90,7 @@ def share(g, fn, nth=0):
     return good, g["samples"]
 
 
-db, (pid, induced, pins) = record(PROG, "rec")
+db, (pid, induced, pins) = record(PROG, "rec", verify=True)
 check(induced == 3 and pins == 5, "the program induced 3 GCs and pinned 5 handles (%d, %d)" % (induced, pins))
 al = groups(db, "AllocationTick", pid)
 for key, fn in (("Culprit.Static", "static_alloc_site"), ("Culprit.Public", "public_alloc_site")):
