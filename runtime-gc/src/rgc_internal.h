@@ -325,6 +325,7 @@ struct rgc_runtime {
    * having done its own part, closes it; the GC thread then waits for the
    * helpers that joined, not for one the machine's load keeps off its CPU. */
   _Atomic uint64_t work_join;
+  bool spin_own_cpu;              /* every worker has a CPU of its own (set before they start) */
   _Atomic int work_sleepers, done_sleepers;
   _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
   void (*heap_fn)(struct rgc_runtime *, int);  /* rgc_par_heaps' job */

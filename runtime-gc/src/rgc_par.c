@@ -40,9 +40,14 @@
 #define RGC_SPIN_NS 2000000  /* a helper spins this long for a job during a GC */
 
 /* Spin iteration i of a wait: a pause first, later a yield (more workers
- * than cores: the thread being waited for may need this core). */
-static void spin_once(unsigned i) {
-  if (i < 128) __builtin_ia32_pause();
+ * than cores: the thread being waited for may need this core). A worker
+ * that has a CPU of its own (rt->spin_own_cpu) pauses for about a
+ * millisecond before it yields: on a machine busy with other programs, one
+ * sched_yield hands the CPU to another program for its whole time slice
+ * (milliseconds), and the next phase's job then waits for this worker. */
+#define RGC_PAUSE_SPINS (1u << 15)
+static void spin_once(const struct rgc_runtime *rt, unsigned i) {
+  if (i < 128 || (rt->spin_own_cpu && i < RGC_PAUSE_SPINS)) __builtin_ia32_pause();
   else sched_yield();
 }
 
@@ -75,7 +80,7 @@ static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *spu
           *spun_out = gc;
           break;
         }
-        spin_once(i);
+        spin_once(rt, i);
       }
       continue;
     }
@@ -142,6 +147,9 @@ int rgc_workers_start(struct rgc_runtime *rt) {
   pthread_cond_init(&rt->work_done_cv, NULL);
   pthread_mutex_init(&rt->pool_lock, NULL);
   if (rt->nheaps <= 1) return 0;
+  cpu_set_t allowed;
+  rt->spin_own_cpu = !rt->cfg.no_affinitize && !sched_getaffinity(0, sizeof allowed, &allowed) &&
+                     CPU_COUNT(&allowed) >= rt->nheaps;  /* as rgc_worker_affinity decides */
   rt->workers = calloc((size_t)rt->nheaps, sizeof *rt->workers);
   if (!rt->workers) return -1;
   for (int w = 1; w < rt->nheaps; w++) {
@@ -207,7 +215,7 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) 
   int helpers = (int)(atomic_fetch_or(&rt->work_join, JOIN_CLOSED) & (JOIN_CLOSED - 1));
   for (unsigned i = 0; i < 4096; i++) {
     if (atomic_load(&rt->work_done) == helpers) return;
-    spin_once(i);
+    spin_once(rt, i);
   }
   pthread_mutex_lock(&rt->work_lock);
   atomic_fetch_add(&rt->done_sleepers, 1);
@@ -291,6 +299,6 @@ bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {
       }
       pthread_mutex_unlock(&rt->pool_lock);
     }
-    spin_once(i);
+    spin_once(rt, i);
   }
 }
