@@ -37,6 +37,7 @@
 #define GCS_ENUM_ITEM_COMPACT_MECHANISMS(Value, Name, C) GCS_COMPACT_MECHANISMS_##C = Value,
 #define GCS_ENUM_ITEM_EXPAND_MECHANISMS(Value, Name, C) GCS_EXPAND_MECHANISMS_##C = Value,
 #define GCS_ENUM_ITEM_GC_SETTINGS(Value, Name, C) GCS_GC_SETTINGS_##C = Value,
+#define GCS_ENUM_ITEM_BUCKET_KIND(Value, Name, C) GCS_BUCKET_KIND_##C = Value,
 
 enum gcs_gc_reason { GCS_MAP_gc_reason(GCS_ENUM_ITEM_GC_REASON) };
 enum gcs_gc_type { GCS_MAP_gc_type(GCS_ENUM_ITEM_GC_TYPE) };
@@ -56,9 +57,10 @@ enum gcs_condemn_conditions { GCS_MAP_condemn_conditions(GCS_ENUM_ITEM_CONDEMN_C
 enum gcs_compact_mechanisms { GCS_MAP_compact_mechanisms(GCS_ENUM_ITEM_COMPACT_MECHANISMS) };
 enum gcs_expand_mechanisms { GCS_MAP_expand_mechanisms(GCS_ENUM_ITEM_EXPAND_MECHANISMS) };
 enum gcs_gc_settings { GCS_MAP_gc_settings(GCS_ENUM_ITEM_GC_SETTINGS) };
+enum gcs_bucket_kind { GCS_MAP_bucket_kind(GCS_ENUM_ITEM_BUCKET_KIND) };
 
 #define GCS_ENUM_COUNT_MAP(Map, Prefix, IsFlags, Doc) +1
-_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 18,
+_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 19,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 

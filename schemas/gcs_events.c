@@ -358,15 +358,33 @@ int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
              d->fields[last + 1].count_field == f->count_field && d->fields[last + 1].since <= version)
         last++;
       uint64_t count = gcs_field_get_int(ev, &d->fields[f->count_field]);
+      /* The element is the runtime's C struct, copied raw: each member at
+       * its natural alignment within the element, the element padded to
+       * its largest member (GCLOHCompact: 32 B on 64-bit; homogeneous
+       * arrays have no padding). */
+      size_t elem_align = 1;
+      for (int j = first; j <= last; j++) {
+        size_t sz = gcs_wire_size(d->fields[j].type, ptr_size);
+        if (sz > elem_align) elem_align = sz;
+      }
       for (uint64_t e = 0; e < count; e++) {
+        size_t elem_start = pos;
         for (int j = first; j <= last; j++) {
           size_t sz = gcs_wire_size(d->fields[j].type, ptr_size);
-          if (pos + sz > len) { ev->truncated = 1; return 0; }
+          size_t off = pos - elem_start;
+          if (sz > 1 && off % sz) pos += sz - off % sz;
+          if (pos > len || sz > len - pos) { ev->truncated = 1; return 0; }
           uint64_t v = ptr_size == 4 && d->fields[j].type == GCS_T_PTR
                            ? gcs_load_int(data + pos, GCS_T_U32)
                            : gcs_load_int(data + pos, d->fields[j].type);
           gcs_field_set_array_int(ev, &d->fields[j], (unsigned)e, v);
           pos += sz;
+        }
+        size_t used_e = pos - elem_start;
+        if (used_e % elem_align) {
+          size_t pad = elem_align - used_e % elem_align;
+          /* the last element's tail padding may be cut off: nothing is read from it */
+          pos = pad > len - pos ? len : pos + pad;
         }
       }
       if (count > GCS_MAX_ARRAY) {

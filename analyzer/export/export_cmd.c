@@ -32,7 +32,7 @@ static const struct gcs_cli_opt export_opts[] = {
 static const struct gcs_cli_spec export_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--trace ID] [--pid PID] [--format perfetto|chrome-json] [-o FILE] [-d DB]",
-  .about = "The GC timeline per process: a \"GC pauses\" track (one slice per GC, its suspension inside),\n"
+  .about = "The GC timeline per process: a \"GC pauses\" track (one slice per GC, its suspension and a blocking GC's phases inside),\n"
            "background GCs with both pauses, LOH allocation waits, requests on their threads, and\n"
            "counters (heap after/peak, per generation before/after, promoted, allocation rate,\n"
            "committed memory, heap count).\n"

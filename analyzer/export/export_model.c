@@ -3,7 +3,9 @@
  *  - "GC pauses": one slice per GC with a timed pause (the gc_pauses view's
  *    definition: SuspendEEBegin, or GCStart when none, to RestartEEEnd; a
  *    background GC's slice is its initial pause), args = its GCStats figures,
- *    its suspension (SuspendEEBegin -> SuspendEEEnd) nested inside;
+ *    its suspension (SuspendEEBegin -> SuspendEEEnd) nested inside, and a
+ *    blocking GC's phases (GCGlobalHeapHistory v4, .NET 6+) laid end to end
+ *    from its GCStart;
  *  - "Background GCs": each BGC from its pause start to GCEnd (or to the end
  *    of its last pause if later) with its initial and final pauses nested;
  *  - "LOH alloc waits (tid N)": gc_loh_waits, one track per waiting thread;
@@ -210,6 +212,33 @@ static void gc_title(char *buf, size_t len, const char *prefix, const struct gcs
            gcs_reason_name(g->reason));
 }
 
+/* issue 26: a blocking GC's phases (GCGlobalHeapHistory v4 Times) as
+ * sub-slices of its pause. The event gives each phase's duration, not its
+ * start: they are laid end to end from GCStart in the order the GC runs them
+ * (mark roots, short weak, finalization scan, long weak, plan, relocate,
+ * compact, sweep), untimed and 0 us phases left out, none past GCEnd. A
+ * background GC's are its background work's, not its pause's: left out. */
+#define PH_LABEL(C, Name, Label) Label,
+static const char *const phase_labels[GCS_GC_PHASE_COUNT] = { GCS_GC_PHASES(PH_LABEL) };
+#undef PH_LABEL
+static int add_phases(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0) {
+  if (gcs_type_is_background(g->type) || !g->start_ns || !g->end_ns || g->end_ns < g->start_ns) return 0;
+  int64_t at = rel(g->start_ns, t0), end = rel(g->end_ns, t0);
+  for (int ph = 0; ph < GCS_GC_PHASE_COUNT && at < end; ph++) {
+    double us = g->real[GCS_GCDB_R_PHASE0 + ph];
+    if (!isfinite(us) || us <= 0) continue;
+    int64_t d = (int64_t)(us * 1000.0);
+    int64_t stop = d > end - at ? end : at + d;
+    char name[64];
+    snprintf(name, sizeof name, "phase %s", phase_labels[ph]);
+    struct exp_slice *c = exp_slice_add(t, at, stop, name);
+    if (c) c->level = 1;
+    if (!c || exp_arg_int(c, "phase_usec", (int64_t)us) || exp_arg_int(c, "gc_index", g->gc_index)) return -1;
+    at = stop;
+  }
+  return 0;
+}
+
 static int add_gc_pause(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_t t0, int64_t suspend_end) {
   uint64_t pstart = g->suspend_begin_ns ? g->suspend_begin_ns : g->start_ns;
   if (!pstart || !g->restart_end_ns) return 0; /* not a timed pause (gc_pauses leaves it out too) */
@@ -225,6 +254,7 @@ static int add_gc_pause(struct exp_track *t, const struct gcs_gcdb_gc *g, int64_
         exp_arg_double(c, "suspend_msec", g->real[GCS_GCDB_R_suspend_msec]))
       return -1;
   }
+  if (add_phases(t, g, t0)) return -1;
   return 1;
 }
 

@@ -140,6 +140,10 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .mark_heaps = isnan(g->real[GCS_GCDB_R_mark_heaps]) ? 0 : (int)g->real[GCS_GCDB_R_mark_heaps],
       .mark_slow_ms = isnan(g->real[GCS_GCDB_R_mark_slow_msec]) ? 0 : g->real[GCS_GCDB_R_mark_slow_msec],
       .mark_fast_ms = isnan(g->real[GCS_GCDB_R_mark_fast_msec]) ? 0 : g->real[GCS_GCDB_R_mark_fast_msec],
+      .compacted = !isnan(g->real[GCS_GCDB_R_global_mechanisms]) &&
+                   ((uint32_t)g->real[GCS_GCDB_R_global_mechanisms] & GCS_GLOBAL_MECHANISMS_COMPACTION) != 0,
+      .pinned_surv_pct = isnan(g->pinned_surv_pct) ? 0 : g->pinned_surv_pct,
+      .pinned_plug_mb = isnan(g->pinned_plug_bytes) ? 0 : g->pinned_plug_bytes / 1e6,
       .heap_count = isnan(g->real[GCS_GCDB_R_heap_count]) ? 0 : (int)g->real[GCS_GCDB_R_heap_count]};
 }
 
@@ -184,8 +188,8 @@ static void add_datas(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *
    GCS_GCDB_BIT(promoted_mb) | GCS_GCDB_BIT(peak_mb) | GCS_GCDB_BIT(after_mb) | GCS_GCDB_BIT(gen0_frag_pct) |   \
    GCS_GCDB_BIT(pinned_obj) | GCS_GCDB_BIT(gen0_survival_pct) | GCS_GCDB_BIT(gen1_survival_pct) |              \
    GCS_GCDB_BIT(gen2_survival_pct) | GCS_GCDB_BIT(finalizable_surv_mb) | GCS_GCDB_BIT(committed_after_mb) |     \
-   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec) |                   \
-   GCS_GCDB_BIT(heap_count))
+   GCS_GCDB_BIT(mark_heaps) | GCS_GCDB_BIT(mark_slow_msec) | GCS_GCDB_BIT(mark_fast_msec) |                  \
+   GCS_GCDB_BIT(global_mechanisms) | GCS_GCDB_BIT(heap_count))
 
 struct gcs_pauses_acc {
   struct ins_gc *g;

@@ -11,6 +11,7 @@
 #include "gcs_gcdb.h"
 #include "ins_stats.h"
 #include "ins_timeline.h"
+#include "stats_details.h"
 
 #define ST_COLDEF(Col, H, S, D, W) { #Col, H, S, D, W },
 const struct st_col st_cols[STC_COUNT] = { ST_GC_COLS(ST_COLDEF) };
@@ -248,6 +249,7 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
     k->cap = cap;
   }
   struct st_gc *g = &p->gcs[p->ngcs++];
+  g->id = r->id;
   g->gen = (int)r->gen;
   g->type = (int)r->type;
   g->reason_code = r->reason;
@@ -472,6 +474,8 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     }
     derive(&m->procs[i]);
     alloc_apply(&m->procs[i], acc);
+    st_load_settings(db, &m->procs[i]);
+    if (what == ST_LOAD_ALL) st_load_details(db, &m->procs[i]);
     if (st_datas_load(db, &m->procs[i])) {
       snprintf(err, errlen, "cannot read the DATAS events (%s)", sqlite3_errmsg(db));
       st_free(m);
@@ -491,6 +495,7 @@ void st_free(struct st_model *m) {
     free(p->trace_path);
     free(p->gcs);
     free(p->waits);
+    st_free_details(p);
     for (int f = 0; f < p->nfirings; f++) {
       free(p->firings[f].rule);
       free(p->firings[f].kind);

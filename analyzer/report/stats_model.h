@@ -62,6 +62,31 @@ enum { ST_GC_COLS(ST_ENUM) STC_COUNT };
 struct st_col { const char *name, *header, *short_header; int decimals, wide; };
 extern const struct st_col st_cols[STC_COUNT];
 
+/* issue 26: PerfView's per-generation figures of a GC (gc_gens columns), in
+ * the JSON's key order: <gen>_<name>_mb. */
+#define ST_GENF_N 7
+extern const char *const st_genf_names[ST_GENF_N];   /* size_before, budget, in, out, obj_size_after, frag, promoted */
+extern const char *const st_gen_keys[GCS_GEN_POH + 1]; /* gen0, gen1, gen2, loh, poh */
+/* One heap's time and promoted bytes on one root kind (gc_mark_times). */
+struct st_mark { int heap, kind; double msec, bytes; };
+/* One heap's LOH compaction (gc_loh_compact). */
+struct st_lohc { int heap; double plan_us, compact_us, relocate_us, total_refs, zero_refs; };
+/* One bucket (gc_fit_buckets). */
+struct st_fit { int seq, kind, bucket; double total_size, count, size; };
+/* The configuration the GC ran with (processes columns); -1 = unknown. */
+struct st_settings {
+  int64_t startup_flags, bits, loh_threshold, physical_memory_config, gen0_min_budget_config,
+      gen0_max_budget_config, high_mem_percent_config;
+  int64_t pin_object_events, pin_plug_events, fit_bucket_events; /* gc_process_summary; -1 unknown */
+  /* the summary's lines over complete GCs (st_summary_lines) */
+  int64_t loh_compactions, loh_first_gc;   /* GCs with GCLOHCompact, the first's index */
+  double loh_max_compact_us;
+  int64_t pin_gcs;                         /* GCs with a pinned object */
+  double pin_max_obj_bytes, pin_plug_bytes, pin_user_plug_bytes;
+  int64_t revisit_bgcs;                    /* GCs with BGCRevisit */
+  double revisit_pages, revisit_objects;
+};
+
 struct st_gc {
   double v[STC_COUNT];            /* numeric columns (NaN = NULL) */
   char reason[24], gen_name[8];  /* reason_name, gen_name */
@@ -81,6 +106,14 @@ struct st_gc {
   /* Server GC mark balance (gcs columns mark_*): heaps, root kind, slowest
    * heap, its msec and the fastest heap's; NaN = not in the trace. */
   double mark_heaps, mark_kind, mark_slow_heap, mark_slow_msec, mark_fast_msec;
+  /* issue 26, ST_LOAD_ALL only (NaN / 0 rows otherwise) */
+  int64_t id;                          /* gcs.id */
+  double genf[GCS_GEN_POH + 1][ST_GENF_N]; /* gc_gens figures (st_genf_names), NaN = no row */
+  double pin_obj_bytes, pin_plug_bytes, user_pin_plug_bytes; /* bytes; NaN = not recorded */
+  double revisit[4];                   /* BGCRevisit pages, objects, LOH pages, LOH objects; NaN = none */
+  int mark0, nmark;                    /* its rows of st_proc.marks */
+  int loh0, nloh;                      /* of st_proc.lohc */
+  int fit0, nfit;                      /* of st_proc.fits */
 };
 /* A GC whose mark is unbalanced: on one root kind the slowest heap took at
  * least ST_MARK_RATIO times the fastest and ST_MARK_MIN_MSEC more. */
@@ -171,6 +204,13 @@ struct st_proc {
   int mark_multi;               /* a GC has mark times of two heaps or more */
   int mark_flagged;             /* complete GCs st_mark_flagged() */
   double max_committed;         /* MB: the largest committed_before/after_mb, NaN if none */
+  struct st_settings set;       /* issue 26 */
+  struct st_mark *marks;        /* ST_LOAD_ALL: every GC's, in GC order */
+  int nmarks;
+  struct st_lohc *lohc;
+  int nlohc;
+  struct st_fit *fits;
+  int nfits;
   int hist[ST_HIST_BUCKETS];
   int has_phh;
   struct st_overhead ov;        /* ST_LOAD_TEXT and ST_LOAD_ALL */

@@ -13,6 +13,7 @@
 #include "gcs_output.h"
 #include "ins_impact.h"
 #include "stats_model.h"
+#include "stats_details.h"
 
 static const char *const cr_cols[GCS_CONDEMN_GROUP_COUNT] = {
 #define CRC(Idx, Col, Hdr) #Col,
@@ -164,6 +165,7 @@ static void json_gcs(FILE *o, const struct st_proc *p) {
       }
       rpt_wbuf_str(w, "}");
     }
+    st_json_gc_details(w, p, g);   /* issue 26 */
     st_datas_json_gc(w, p, g->v[STC_gc_index]);
     rpt_wbuf_str(w, ", \"condemned\": {");
     int n = 0;
@@ -215,6 +217,7 @@ void st_write_json(FILE *o, const struct st_model *m) {
             p->concurrent_gc < 0 ? "null" : p->concurrent_gc ? "true" : "false");
     if (p->hard_limit >= 0) fprintf(o, ", \"gc_hard_limit_bytes\": %lld", (long long)p->hard_limit);
     else fprintf(o, ", \"gc_hard_limit_bytes\": null");
+    st_json_settings(o, p);   /* issue 26: gc_settings, startup_flags */
     fprintf(o, ",\n   \"summary\": {\"gc_count\": %d, \"incomplete_count\": %d, \"induced_count\": %d", p->gc_count,
             p->incomplete_count, p->induced_count);
     jkv(o, "total_pause_msec", p->total_pause, 1);
@@ -984,8 +987,18 @@ void st_write_html(FILE *o, const struct st_model *m, sqlite3 *db, struct st_fin
     else fprintf(o, "<li>%% Time paused for Garbage Collection: %s%%</li>", rpt_num(b, sizeof b, p->pct_pause, 1));
     st_html_overhead_item(o, &p->ov);
     fprintf(o, "<li>Max GC Heap Size: %s MB</li>", rpt_num(a, sizeof a, p->max_heap, 3));
-    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li></ul>\n", rpt_num(a, sizeof a, p->max_committed, 3));
-    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li></ul>\n");
+    if (p->has_committed) fprintf(o, "<li>Max Committed: %s MB (GCCommittedUsage)</li>\n", rpt_num(a, sizeof a, p->max_committed, 3));
+    else fprintf(o, "<li>Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)</li>\n");
+    {   /* issue 26: LOH compaction, pinning, background GC revisits */
+      char lines[4][ST_SUMMARY_LINE];
+      int nl = st_summary_lines(p, lines, 4);
+      for (int i = 0; i < nl; i++) {
+        fputs("<li>", o);
+        rpt_html_str(o, lines[i]);
+        fputs("</li>", o);
+      }
+      fputs("</ul>\n", o);
+    }
     fprintf(o, "<table><tr><th>Kind</th><th>Count</th><th>Mean</th><th>Max</th><th>P50</th><th>P95</th><th>P99</th></tr>\n");
     for (int k = 0; k < ST_KINDS; k++) {
       const struct st_pausestat *s = &p->kinds[k];

@@ -13,6 +13,7 @@
 #include "gcs_events.h"
 #include "gcs_output.h"
 #include "stats_model.h"
+#include "stats_details.h"
 
 #define NUM(buf, v, d) rpt_num(buf, sizeof buf, v, d)
 
@@ -143,6 +144,11 @@ static void summary(FILE *out, const struct st_proc *p) {
   /* Known from the rundown of a .NET recording (GCSettingsRundown) only. */
   if (p->hard_limit > 0) fprintf(out, "  GC heap hard limit: %s MB\n", NUM(b, (double)p->hard_limit / 1e6, 3));
   else if (p->hard_limit == 0) fprintf(out, "  GC heap hard limit: none\n");
+  {   /* issue 26: start-up flags, GC settings */
+    char lines[3][ST_SUMMARY_LINE];
+    int nl = st_settings_lines(p, lines, 3);
+    for (int i = 0; i < nl; i++) para(out, "  ", 4, lines[i]);
+  }
   fprintf(out, "  Total Allocs  : %s MB\n", NUM(a, p->total_alloc, 3));
   if (!isnan(p->total_alloc_measured))
     fprintf(out, "  Total Allocs measured: %s MB (gcscope's: heap sizes around each GC)\n",
@@ -178,6 +184,11 @@ static void summary(FILE *out, const struct st_proc *p) {
             NUM(a, p->max_committed, 3));
   else
     fprintf(out, "  Max Committed: not in trace (needs .NET 8+: GCCommittedUsage)\n");
+  {   /* issue 26: LOH compaction, pinning, background GC revisits */
+    char lines[4][ST_SUMMARY_LINE];
+    int nl = st_summary_lines(p, lines, 4);
+    for (int i = 0; i < nl; i++) para(out, "  ", 4, lines[i]);
+  }
   if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
 }
 

@@ -34,6 +34,7 @@ void ins_advise_default_opts(struct ins_advise_opts *o) {
       .churn_per_s = 10, .churn_surv_pct = 5, .churn_min_gcs = 20,
       .committed_ratio = 2, .committed_min_mb = 50,
       .mark_ratio = 2, .mark_min_ms = 1, .mark_share_pct = 10, .mark_min_gcs = 3,
+      .frag_gen2_min_gcs = 1, .pin_surv_pct = 10, .pin_block_share_pct = 10, .pin_block_min_gcs = 3,
       .datas_pause_pct = 10, .datas_cost_pct = 10, .datas_share_pct = 50, .datas_min_decisions = 3,
   };
 }
@@ -771,6 +772,103 @@ static void rule_unbalanced_mark(struct ctx *c) {
            "mark work only within kinds that allow it.");
 }
 
+/* ---- gen2-frag-gcs: gen2 fragmentation is what condemns gen2 (the mem-doc: "the
+ * most common reasons are high memory load and gen2 fragmentation") ------------ */
+
+static uint32_t frag_conditions(void) {
+  return (UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_P) | (UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_E_P) |
+         (UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_M_P) | (UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_VM_P);
+}
+
+static int frag_gen2(const struct ins_gc *g) {
+  return g->gen == GCS_GEN2 && (g->condemn_conditions & frag_conditions()) != 0;
+}
+
+static void rule_gen2_frag_gcs(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t gen2s = 0, hit = 0, blocking = 0;
+  double longest = 0, paused = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (g->gen != GCS_GEN2) continue;
+    gen2s++;
+    if (!frag_gen2(g)) continue;
+    hit++;
+    paused += g->pause_ms;
+    if (!gcs_type_is_background((uint32_t)g->type)) {
+      blocking++;
+      if (g->pause_ms > longest) longest = g->pause_ms;
+    }
+  }
+  if (hit < o->frag_gen2_min_gcs || hit == 0) return;
+  struct ins_finding *f = add(c, "gen2-frag-gcs", blocking ? INS_SEV_WARNING : INS_SEV_INFO);
+  snprintf(f->title, sizeof f->title, "Gen2 fragmentation drove %zu of %zu gen2 GCs (%zu blocking%s)", hit, gen2s,
+           blocking, blocking ? "" : ": all background");
+  for (size_t i = 0; i < c->n; i++)
+    if (frag_gen2(&c->g[i])) cite(f, c->g[i].index);
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_PAUSE);
+  cat(f->evidence, sizeof f->evidence, "; condemned for gen2 fragmentation (max_high_frag_*), %.1f ms paused in them",
+      paused);
+  if (blocking) cat(f->evidence, sizeof f->evidence, ", the longest blocking one %.1f ms", longest);
+  metric(f, "gcs", (double)hit);
+  metric(f, "gen2_gcs", (double)gen2s);
+  metric(f, "blocking_gcs", (double)blocking);
+  metric(f, "paused_ms", paused);
+  snprintf(f->next, sizeof f->next,
+           "The GC judged compacting gen2 productive: the free space in gen2 is not reused. Find what leaves it "
+           "(pins: pinning-blocks-compaction, gcscope handles; objects dying in gen2 soon after promotion: "
+           "mid-life-crisis). With memory to spare and a pause that matters more than the heap size, "
+           "GCLatencyMode.SustainedLowLatency makes the GC do full blocking GCs only when it has to.");
+}
+
+/* ---- pinning-blocks-compaction: a compacting GC cannot move what is pinned -------- */
+
+static int pin_blocked(const struct ins_gc *g, const struct ins_advise_opts *o) {
+  return g->compacted && !gcs_type_is_background((uint32_t)g->type) && g->pinned_surv_pct >= o->pin_surv_pct;
+}
+
+static void rule_pin_blocks(struct ctx *c) {
+  const struct ins_advise_opts *o = c->o;
+  size_t compacting = 0, k = 0, plugs = 0;
+  double plug_mb = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ins_gc *g = &c->g[i];
+    if (!g->compacted || gcs_type_is_background((uint32_t)g->type)) continue;
+    compacting++;
+    if (!pin_blocked(g, o)) continue;
+    c->x[k++] = g->pinned_surv_pct;
+    if (g->pinned_plug_mb > 0) {
+      plugs++;
+      plug_mb += g->pinned_plug_mb;
+    }
+  }
+  if (compacting == 0 || k < o->pin_block_min_gcs || (double)k * 100.0 / (double)compacting < o->pin_block_share_pct)
+    return;
+  double med = pct(c->x, k, 50);
+  struct ins_finding *f = add(c, "pinning-blocks-compaction", INS_SEV_WARNING);
+  snprintf(f->title, sizeof f->title,
+           "Pinning blocks compaction: in %zu of %zu compacting GCs >= %.0f %% of the survivors were pinned", k,
+           compacting, o->pin_surv_pct);
+  for (size_t i = 0; i < c->n; i++)
+    if (pin_blocked(&c->g[i], o)) cite(f, c->g[i].index);
+  f->n_gcs_total = k;
+  cat(f->evidence, sizeof f->evidence, "median pinned share of the survivors %.1f %% (GCPerHeapHistory PinnedSurv)",
+      med);
+  if (plugs) cat(f->evidence, sizeof f->evidence, "; %.3f MB of pinned plugs in %zu of them (PinPlugAtGCTime)", plug_mb,
+                 plugs);
+  cat(f->evidence, sizeof f->evidence, "; gen0 fragmentation after: ");
+  cite_list(f->evidence, sizeof f->evidence, c, f, F_GEN0FRAG);
+  metric(f, "blocked_gcs", (double)k);
+  metric(f, "compacting_gcs", (double)compacting);
+  metric(f, "median_pinned_surv_pct", med);
+  if (plugs) metric(f, "pinned_plug_mb", plug_mb);
+  snprintf(f->next, sizeof f->next,
+           "A compacting GC leaves pinned objects where they are and the free space before them as fragmentation "
+           "(the mem-doc's pinning section). Find the pins (gcscope handles; stats --format json: pinned_object_sizes, "
+           "user_pinned_plug_mb), pin for shorter, or allocate long-pinned buffers on the Pinned Object Heap "
+           "(GC.AllocateArray(pinned: true)).");
+}
+
 /* ---- datas-low-heaps: DATAS holds the heap count while % paused is high ------------ */
 
 /* DATAS (server GC, .NET 9+) decides after every third GC whether to change
@@ -976,6 +1074,8 @@ size_t ins_advise(const struct ins_gc *gcs, size_t n, const struct ins_proc_summ
   rule_peak_after(&c);
   rule_committed(&c);
   rule_unbalanced_mark(&c);
+  rule_gen2_frag_gcs(&c);
+  rule_pin_blocks(&c);
   rule_datas_low_heaps(&c);
   rule_ephemeral(&c);
   rule_pause_time(&c);

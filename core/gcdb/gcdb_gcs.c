@@ -83,7 +83,11 @@ static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int real_at
     sql_append(&b, ", (SELECT CASE WHEN sum(h.size_before) > 0 THEN "
             "sum(h.free_list_before + h.free_obj_before) * 100.0 / sum(h.size_before) END "
             "FROM gc_heap_gens h WHERE h.gc_id = g.id AND h.gen = :gen2), "
-            "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.gc_id = g.id)");
+            "(SELECT group_concat(coalesce(x.condemn_reasons1, 0)) FROM gc_heaps x WHERE x.gc_id = g.id), "
+            /* issue 26: the pinned share of gen0-gen2's survivors, over every heap; the pinned plugs */
+            "(SELECT CASE WHEN sum(h.pinned_surv + h.non_pinned_surv) > 0 THEN "
+            "sum(h.pinned_surv) * 100.0 / sum(h.pinned_surv + h.non_pinned_surv) END "
+            "FROM gc_heap_gens h WHERE h.gc_id = g.id AND h.gen <= :gen2), g.pinned_plug_bytes");
   }
   /* Only the clauses in use, so the planner picks the (trace_id, pid) index. */
   if (as_fn) sql_append(&b, ")");
@@ -151,10 +155,12 @@ static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], int 
   memset(g->condemned, 0, sizeof g->condemned);
   if (cr_at >= 0)
     for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->condemned[i] = (uint8_t)sqlite3_value_int(s[cr_at + i]);
-  g->gen2_frag_before_pct = NAN;
+  g->gen2_frag_before_pct = g->pinned_surv_pct = g->pinned_plug_bytes = NAN;
   g->condemn_conditions = 0;
   if (hh_at >= 0) {
     g->gen2_frag_before_pct = col_real(s, hh_at);
+    g->pinned_surv_pct = col_real(s, hh_at + 2);
+    g->pinned_plug_bytes = col_real(s, hh_at + 3);
     const char *c = (const char *)sqlite3_value_text(s[hh_at + 1]);
     while (c && *c) {
       char *end;
@@ -226,7 +232,7 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
   bind_named(s, ":limit", q->limit);
   bind_named(s, ":gen2", GCS_GEN2);
   int ncol = sqlite3_column_count(s);
-  sqlite3_value *cols[C_FIXED + GCS_GCDB_NREALS + GCS_CONDEMN_GROUP_COUNT + 2];
+  sqlite3_value *cols[C_FIXED + GCS_GCDB_NREALS + GCS_CONDEMN_GROUP_COUNT + 4];
   if (!as_fn && ncol > (int)(sizeof cols / sizeof cols[0])) ncol = 0;
   while (!st.stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (as_fn) continue;   /* row_fn read it */

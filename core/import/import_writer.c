@@ -29,8 +29,10 @@ static const char *const stmt_sql[S_COUNT] = {
   "INSERT OR IGNORE INTO types(name) VALUES(?)",
   "SELECT id FROM types WHERE name = ?",
   "INSERT INTO processes(trace_id, pid, name, host, command_line, server_gc, concurrent_gc, heap_count, "
-  "runtime_version, origin, first_ns, last_ns, event_count, gc_event_count, gc_hard_limit) "
-  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+  "runtime_version, origin, first_ns, last_ns, event_count, gc_event_count, gc_hard_limit, "
+  "startup_flags, gc_settings_bits, gc_loh_threshold, gc_physical_memory_config, gc_gen0_min_budget_config, "
+  "gc_gen0_max_budget_config, gc_high_mem_percent_config) "
+  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 struct type_slot { char *name; int64_t id; uint64_t hash; };
@@ -227,6 +229,7 @@ static void note_process_facts(struct imw *w, const struct gcs_event *ev) {
      * GC (StartupFlags only say what was asked for). */
     const struct gcs_ev_GCSettingsRundown *r = &ev->u.GCSettingsRundown;
     p->settings_seen = 1;
+    p->settings = *r;
     p->concurrent_gc = gcs_settings_is_concurrent_gc(r->BitSettings) ? 1 : 0;
     p->hard_limit = r->HardLimit > INT64_MAX ? INT64_MAX : (int64_t)r->HardLimit;
     break;
@@ -594,6 +597,15 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
     sqlite3_bind_int64(s, 13, (int64_t)p->events);
     sqlite3_bind_int64(s, 14, (int64_t)p->gc_events);
     if (p->hard_limit >= 0) sqlite3_bind_int64(s, 15, p->hard_limit); else sqlite3_bind_null(s, 15);
+    /* issue 26: the start-up flags (RuntimeInformationStart) and the GC's
+     * settings (GCSettingsRundown), NULL where the trace has none */
+    if (p->startup_seen) sqlite3_bind_int64(s, 16, p->startup_flags); else sqlite3_bind_null(s, 16);
+    const struct gcs_ev_GCSettingsRundown *gs = &p->settings;
+    const uint64_t gsv[] = { gs->BitSettings, gs->LOHThreshold, gs->PhysicalMemoryConfig, gs->Gen0MinBudgetConfig,
+                             gs->Gen0MaxBudgetConfig, gs->HighMemPercentConfig };
+    for (int k = 0; k < 6; k++)
+      if (p->settings_seen) sqlite3_bind_int64(s, 17 + k, gsv[k] > INT64_MAX ? INT64_MAX : (int64_t)gsv[k]);
+      else sqlite3_bind_null(s, 17 + k);
     if (step(w, s, err, errlen) != 0) return -1;
   }
   /* Whether reports may read the events as stored (traces.time_ordered). */

@@ -34,6 +34,7 @@ struct imw_proc {
   uint32_t startup_flags;
   int settings_seen;      /* GCSettingsRundown (a current runtime's rundown) */
   int64_t hard_limit;     /* GCSettingsRundown.HardLimit, -1 if unknown */
+  struct gcs_ev_GCSettingsRundown settings; /* the last one, when settings_seen */
   int origin;             /* GCS_ORIGIN_*, -1 if no GC event */
 };
 

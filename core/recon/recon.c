@@ -59,7 +59,13 @@ static void free_gc(struct recon_gc *gc) {
   free(gc->pin_ids);
   free(gc->pin_sizes);
   free(gc->mark_ms);
+  free(gc->mark_bytes);
   free(gc->mark_last_ns);
+  free(gc->plug_lo);
+  free(gc->plug_hi);
+  free(gc->plug_user);
+  free(gc->g.loh_compact);
+  free(gc->g.fit_buckets);
   free(gc);
 }
 
@@ -488,15 +494,22 @@ static void on_mark(struct recon_proc *p, const struct gcs_event *ev, int64_t t)
     double *ms = realloc(gc->mark_ms, sizeof *ms * (size_t)cap * GCS_ROOT_KIND_N);
     if (!ms) return;
     gc->mark_ms = ms;
+    g->mark_msec = ms;
+    double *by = realloc(gc->mark_bytes, sizeof *by * (size_t)cap * GCS_ROOT_KIND_N);
+    if (!by) return;
+    gc->mark_bytes = by;
+    g->mark_bytes = by;
     int64_t *last = realloc(gc->mark_last_ns, sizeof *last * (size_t)cap);
     if (!last) return;
     gc->mark_last_ns = last;
     for (int i = gc->mark_cap; i < cap; i++) {
       last[i] = gc->start_ns_rel;
-      for (int k = 0; k < GCS_ROOT_KIND_N; k++) ms[i * GCS_ROOT_KIND_N + k] = NAN;
+      for (int k = 0; k < GCS_ROOT_KIND_N; k++) ms[i * GCS_ROOT_KIND_N + k] = by[i * GCS_ROOT_KIND_N + k] = NAN;
     }
     gc->mark_cap = cap;
   }
+  double *bcell = &gc->mark_bytes[h * GCS_ROOT_KIND_N + (int)e->Type];
+  *bcell = (isnan(*bcell) ? 0 : *bcell) + (double)e->Bytes;
   double *cell = &gc->mark_ms[h * GCS_ROOT_KIND_N + (int)e->Type];
   double d = (double)(t - gc->mark_last_ns[h]) / 1e6;
   gc->mark_last_ns[h] = t;
@@ -608,9 +621,11 @@ static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev
 }
 
 static void on_pin_object(struct recon_proc *p, const struct gcs_event *ev) {
+  p->sum.pin_object_events++;
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   uint64_t id = ev->u.PinObjectAtGCTime.ObjectID;
+  if (ev->u.PinObjectAtGCTime.ObjectSize >= GCS_HEAP_BYTES_MAX) return; /* no object is that large */
   for (int i = 0; i < gc->npins; i++)
     if (gc->pin_ids[i] == id) return; /* first report wins */
   int cap = gc->pins_cap;
@@ -622,13 +637,108 @@ static void on_pin_object(struct recon_proc *p, const struct gcs_event *ev) {
   gc->pin_sizes[gc->npins++] = ev->u.PinObjectAtGCTime.ObjectSize;
   gc->g.pinned_obj_events = (uint32_t)gc->npins;
   gc->g.pinned_obj_bytes += ev->u.PinObjectAtGCTime.ObjectSize;
+  /* a plug seen before its object: user-pinned now (PerfView: an object's
+   * address in [PlugStart, PlugEnd)) */
+  for (int i = 0; i < gc->nplugs; i++)
+    if (!gc->plug_user[i] && id >= gc->plug_lo[i] && id < gc->plug_hi[i]) {
+      gc->plug_user[i] = 1;
+      gc->g.user_pinned_plug_bytes += gc->plug_hi[i] - gc->plug_lo[i];
+    }
 }
 
+/* Plugs kept per GC for the user-pinned test; past this many the rest count
+ * in pinned_plug_bytes only if no pinned object lies in them (a bound on
+ * memory and on the pins x plugs test). */
+#define PLUGS_MAX 65536
 static void on_pin_plug(struct recon_proc *p, const struct gcs_event *ev) {
+  p->sum.pin_plug_events++;
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   const struct gcs_ev_PinPlugAtGCTime *e = &ev->u.PinPlugAtGCTime;
-  if (e->PlugEnd > e->PlugStart) gc->g.pinned_plug_bytes += e->PlugEnd - e->PlugStart;
+  if (e->PlugEnd <= e->PlugStart || e->PlugEnd - e->PlugStart >= GCS_HEAP_BYTES_MAX) return;
+  uint64_t size = e->PlugEnd - e->PlugStart;
+  gc->g.pinned_plug_bytes += size;
+  int user = 0;
+  for (int i = 0; i < gc->npins && !user; i++) user = gc->pin_ids[i] >= e->PlugStart && gc->pin_ids[i] < e->PlugEnd;
+  if (user) gc->g.user_pinned_plug_bytes += size;
+  if (gc->nplugs >= PLUGS_MAX) return;
+  int cap = gc->plugs_cap;
+  if (grow((void **)&gc->plug_lo, &cap, gc->nplugs + 1, sizeof *gc->plug_lo)) return;
+  cap = gc->plugs_cap;
+  if (grow((void **)&gc->plug_hi, &cap, gc->nplugs + 1, sizeof *gc->plug_hi)) return;
+  cap = gc->plugs_cap;
+  if (grow((void **)&gc->plug_user, &cap, gc->nplugs + 1, sizeof *gc->plug_user)) return;
+  gc->plugs_cap = cap;
+  gc->plug_lo[gc->nplugs] = e->PlugStart;
+  gc->plug_hi[gc->nplugs] = e->PlugEnd;
+  gc->plug_user[gc->nplugs++] = (uint8_t)user;
+}
+
+/* A struct-array event to keep: whole, or only longer than GCS_MAX_ARRAY
+ * elements (the decoder read it all and kept the first ones: Count capped);
+ * a payload cut short (Count as the event said, its elements partly read)
+ * is left out. */
+static int array_event_whole(const struct gcs_event *ev, uint64_t count) {
+  return !ev->truncated || count == GCS_MAX_ARRAY;
+}
+
+/* GCLOHCompact: fired inside the compacting GC, one element per heap. A
+ * reference count no heap can hold (a damaged or crafted payload) drops the
+ * event. */
+static void on_loh_compact(struct recon_proc *p, const struct gcs_event *ev) {
+  struct recon_gc *gc = current_gc(p);
+  if (!gc) return;
+  const struct gcs_ev_GCLOHCompact *e = &ev->u.GCLOHCompact;
+  if (!array_event_whole(ev, e->Count)) return;
+  int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
+  for (int i = 0; i < n; i++)
+    if (e->TotalRefs[i] >= GCS_HEAP_BYTES_MAX || e->ZeroRefs[i] >= GCS_HEAP_BYTES_MAX) return;
+  if (grow((void **)&gc->g.loh_compact, &gc->loh_cap, gc->g.nloh_compact + n, sizeof *gc->g.loh_compact)) return;
+  for (int i = 0; i < n; i++) {
+    struct gcs_loh_compact *c = &gc->g.loh_compact[gc->g.nloh_compact++];
+    c->heap = (uint32_t)i;
+    c->time_plan_us = e->TimePlan[i];
+    c->time_compact_us = e->TimeCompact[i];
+    c->time_relocate_us = e->TimeRelocate[i];
+    c->total_refs = e->TotalRefs[i];
+    c->zero_refs = e->ZeroRefs[i];
+  }
+}
+
+/* GCFitBucketInfo: fired inside the GC that plans with the buckets. */
+#define FIT_EVENTS_MAX 64
+static void on_fit_buckets(struct recon_proc *p, const struct gcs_event *ev) {
+  p->sum.fit_bucket_events++;
+  struct recon_gc *gc = current_gc(p);
+  if (!gc || gc->g.nfit_events >= FIT_EVENTS_MAX) return;
+  const struct gcs_ev_GCFitBucketInfo *e = &ev->u.GCFitBucketInfo;
+  if (!array_event_whole(ev, e->Count) || e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
+  int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
+  for (int i = 0; i < n; i++)
+    if (e->Size[i] >= GCS_HEAP_BYTES_MAX) return;
+  if (grow((void **)&gc->g.fit_buckets, &gc->fit_cap, gc->g.nfit_buckets + n, sizeof *gc->g.fit_buckets)) return;
+  for (int i = 0; i < n; i++) {
+    struct gcs_fit_bucket *b = &gc->g.fit_buckets[gc->g.nfit_buckets++];
+    b->seq = (uint32_t)gc->g.nfit_events;
+    b->kind = e->BucketKind;
+    b->total_size = e->TotalSize;
+    b->index = e->Index[i];
+    b->count = e->ItemCount[i];
+    b->size = e->Size[i];
+  }
+  gc->g.nfit_events++;
+}
+
+/* BGCRevisit: the running background GC's, on its own thread. */
+static void on_bgc_revisit(struct recon_proc *p, const struct gcs_event *ev) {
+  struct recon_gc *gc = p->current_bgc >= 0 ? p->gcs[p->current_bgc] : current_gc(p);
+  if (!gc || !gcs_type_is_background(gc->g.type)) return;
+  const struct gcs_ev_BGCRevisit *e = &ev->u.BGCRevisit;
+  int large = e->IsLarge ? 1 : 0;
+  if (e->Pages >= GCS_HEAP_BYTES_MAX || e->Objects >= GCS_HEAP_BYTES_MAX) return;
+  gc->g.bgc_revisit_events++;
+  gc->g.bgc_revisit_pages[large] += e->Pages;
+  gc->g.bgc_revisit_objects[large] += e->Objects;
 }
 
 static struct gcs_loh_wait *loh_wait_of_thread(struct recon_gc *gc, int32_t tid, int create) {
@@ -746,6 +856,9 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCPerHeapHistory: on_per_heap_history(p, ev); break;
   case gcs_kind_PinObjectAtGCTime: on_pin_object(p, ev); break;
   case gcs_kind_PinPlugAtGCTime: on_pin_plug(p, ev); break;
+  case gcs_kind_GCLOHCompact: on_loh_compact(p, ev); break;
+  case gcs_kind_GCFitBucketInfo: on_fit_buckets(p, ev); break;
+  case gcs_kind_BGCRevisit: on_bgc_revisit(p, ev); break;
   case gcs_kind_BGCAllocWaitBegin: on_bgc_alloc_wait(p, ev, 1, t); break;
   case gcs_kind_BGCAllocWaitEnd: on_bgc_alloc_wait(p, ev, 0, t); break;
   case gcs_kind_GCCpuTime: on_cpu_time(p, ev); break;

@@ -32,8 +32,13 @@ struct recon_gc {
   int32_t bgc_tid;              /* a background GC: the thread of its SuspendForGCPrep, 0 = unknown */
   /* GCMarkWithType per heap: msec per root kind ([heap * GCS_ROOT_KIND_N +
    * kind], NaN = not seen) and each heap's last mark time (ns, relative). */
-  double *mark_ms;
+  double *mark_ms, *mark_bytes;
   int64_t *mark_last_ns;
+  /* PinPlugAtGCTime plugs [lo, hi) and whether a pinned object lies in one */
+  uint64_t *plug_lo, *plug_hi;
+  uint8_t *plug_user;
+  int nplugs, plugs_cap;
+  int loh_cap, fit_cap;
   int mark_cap;
   /* Per-heap history that PerfView's attribution (the last GC in the list)
    * gives to another GC: a background GC's, fired on its own thread after a

@@ -22,6 +22,9 @@
 #define P_hgens(N, T, U, D, B) P_hgens_##N,
 #define P_waits(N, T, U, D, B) P_waits_##N,
 #define P_sum(N, T, U, D, B) P_sum_##N,
+#define P_marks(N, T, U, D, B) P_marks_##N,
+#define P_lohc(N, T, U, D, B) P_lohc_##N,
+#define P_fit(N, T, U, D, B) P_fit_##N,
 #define P_dsam(N, T, U, D, B) P_dsam_##N,
 #define P_dtun(N, T, U, D, B) P_dtun_##N,
 #define P_dg2(N, T, U, D, B) P_dg2_##N,
@@ -31,6 +34,9 @@ enum { P_heaps_key = 1, GCS_COLS_gc_heaps(P_heaps) P_heaps_end };
 enum { P_hgens_key = 1, GCS_COLS_gc_heap_gens(P_hgens) P_hgens_end };
 enum { P_waits_key = 1, GCS_COLS_gc_loh_waits(P_waits) P_waits_end };
 enum { P_sum_key = 1, GCS_COLS_gc_process_summary(P_sum) P_sum_end };
+enum { P_marks_key = 1, GCS_COLS_gc_mark_times(P_marks) P_marks_end };
+enum { P_lohc_key = 1, GCS_COLS_gc_loh_compact(P_lohc) P_lohc_end };
+enum { P_fit_key = 1, GCS_COLS_gc_fit_buckets(P_fit) P_fit_end };
 enum { P_dsam_key = 1, GCS_COLS_gc_datas_samples(P_dsam) P_dsam_end };
 enum { P_dtun_key = 1, GCS_COLS_gc_datas_tunings(P_dtun) P_dtun_end };
 enum { P_dg2_key = 1, GCS_COLS_gc_datas_gen2_tunings(P_dg2) P_dg2_end };
@@ -43,14 +49,19 @@ static const char *const sql_names[] = {
   "gc_heap_gens (gc_id" GCS_COLS_gc_heap_gens(COLNAME) ")",
   "gc_loh_waits (gc_id" GCS_COLS_gc_loh_waits(COLNAME) ")",
   "gc_process_summary (trace_id" GCS_COLS_gc_process_summary(COLNAME) ")",
+  "gc_mark_times (gc_id" GCS_COLS_gc_mark_times(COLNAME) ")",
+  "gc_loh_compact (gc_id" GCS_COLS_gc_loh_compact(COLNAME) ")",
+  "gc_fit_buckets (gc_id" GCS_COLS_gc_fit_buckets(COLNAME) ")",
   "gc_datas_samples (gc_id" GCS_COLS_gc_datas_samples(COLNAME) ")",
   "gc_datas_tunings (gc_id" GCS_COLS_gc_datas_tunings(COLNAME) ")",
   "gc_datas_gen2_tunings (gc_id" GCS_COLS_gc_datas_gen2_tunings(COLNAME) ")",
 };
 static const int sql_nparams[] = { P_gcs_end - 1, P_gens_end - 1, P_heaps_end - 1,
                                    P_hgens_end - 1, P_waits_end - 1, P_sum_end - 1,
+                                   P_marks_end - 1, P_lohc_end - 1, P_fit_end - 1,
                                    P_dsam_end - 1, P_dtun_end - 1, P_dg2_end - 1 };
-enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
+enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC, ST_FIT,
+       ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   char sql[8192];
@@ -101,6 +112,9 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
 #define BIND_hgens(N, T, U, D, B) { const int p_ = P_hgens_##N; B; }
 #define BIND_waits(N, T, U, D, B) { const int p_ = P_waits_##N; B; }
 #define BIND_sum(N, T, U, D, B) { const int p_ = P_sum_##N; B; }
+#define BIND_marks(N, T, U, D, B) { const int p_ = P_marks_##N; B; }
+#define BIND_lohc(N, T, U, D, B) { const int p_ = P_lohc_##N; B; }
+#define BIND_fit(N, T, U, D, B) { const int p_ = P_fit_##N; B; }
 #define BIND_dsam(N, T, U, D, B) { const int p_ = P_dsam_##N; B; }
 #define BIND_dtun(N, T, U, D, B) { const int p_ = P_dtun_##N; B; }
 #define BIND_dg2(N, T, U, D, B) { const int p_ = P_dg2_##N; B; }
@@ -148,6 +162,29 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
       GCS_COLS_gc_heap_gens(BIND_hgens)
       if ((rc = step_and_reset_all_bound(s))) return rc;
     }
+  }
+  /* issue 26: per-heap mark times, LOH compaction, fit buckets */
+  s = st[ST_MARKS];
+  for (int h = 0; g->mark_msec && g->mark_bytes && h < g->mark_heaps; h++)
+    for (int k = 0; k < GCS_ROOT_KIND_N; k++) {
+      if (isnan(g->mark_msec[h * GCS_ROOT_KIND_N + k])) continue;
+      bind_int(s, P_marks_key, gc_id);
+      GCS_COLS_gc_mark_times(BIND_marks)
+      if ((rc = step_and_reset(s))) return rc;
+    }
+  s = st[ST_LOHC];
+  for (int i = 0; i < g->nloh_compact; i++) {
+    const struct gcs_loh_compact *lc = &g->loh_compact[i];
+    bind_int(s, P_lohc_key, gc_id);
+    GCS_COLS_gc_loh_compact(BIND_lohc)
+    if ((rc = step_and_reset(s))) return rc;
+  }
+  s = st[ST_FIT];
+  for (int i = 0; i < g->nfit_buckets; i++) {
+    const struct gcs_fit_bucket *fb = &g->fit_buckets[i];
+    bind_int(s, P_fit_key, gc_id);
+    GCS_COLS_gc_fit_buckets(BIND_fit)
+    if ((rc = step_and_reset(s))) return rc;
   }
   s = st[ST_WAITS];
   for (int w = 0; w < g->nloh_waits; w++) {

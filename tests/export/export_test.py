@@ -291,9 +291,51 @@ def test_cli():
     check(tef_check.check(json.loads(p.stdout)) == [], "chrome-json on stdout is valid")
 
 
+# --------------------------------------------------------------------------- phases
+
+PHASES = [("mark_root", "Mark roots"), ("mark_short_weak", "Short weak"), ("mark_scan_finalization", "Finalizable"),
+          ("mark_long_weak", "Long weak"), ("plan", "Plan"), ("relocate", "Relocate"), ("compact", "Compact"),
+          ("sweep", "Sweep")]
+
+
+def test_phases():
+    """Issue 26: a .NET 10 trace's blocking GCs carry their phases
+    (GCGlobalHeapHistory v4) as sub-slices of their pause: laid end to end
+    from GCStart in the GC's order, each as long as the phase's microseconds,
+    the 0 us and untimed ones left out, inside the GC's slice."""
+    doc, tl, _ = export_both(INPUT)
+    if doc is None or tl is None:
+        return
+    db = "gcscope.db"
+    cols = ", ".join("phase_%s_usec AS %s" % (c, c) for c, _ in PHASES)
+    gcs = sql(db, "SELECT g.pid, g.gc_index, g.type, g.start_ns - t.start_ns AS st, g.end_ns - t.start_ns AS en, %s "
+                  "FROM gcs g JOIN traces t ON t.id = g.trace_id WHERE g.complete = 1 ORDER BY g.start_ns" % cols)
+    pid = gcs[0]["pid"]
+    for fmt, tracks in (("json", json_slices(doc, pid)), ("perfetto", pb_slices(tl, pid))):
+        ph = [s for s in tracks.get("GC pauses", []) if s[0].startswith("phase ")]
+        checked = 0
+        for g in gcs:
+            mine = [s for s in ph if s[3].get("gc_index") == g["gc_index"]]
+            if g["type"] == 1:
+                check(not mine, "%s GC#%d (background): no phase slices" % (fmt, g["gc_index"]))
+                continue
+            want, at = [], g["st"]
+            for col, label in PHASES:
+                us = g[col]
+                if us is None or us <= 0:
+                    continue
+                want.append(("phase " + label, at, min(at + us * 1000, g["en"])))
+                at = min(at + us * 1000, g["en"])
+            check([(s[0], s[1], s[2]) for s in mine] == want,
+                  "%s GC#%d phases %r, expected %r" % (fmt, g["gc_index"], [(s[0], s[1], s[2]) for s in mine], want))
+            checked += bool(want)
+        check(checked > 0, "%s: some GC has phase slices" % fmt)
+    same_in_both(doc, tl, pid)
+
+
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-{"real": test_real, "handbuilt": test_handbuilt, "cli": test_cli}[MODE]()
+{"real": test_real, "handbuilt": test_handbuilt, "cli": test_cli, "phases": test_phases}[MODE]()
 if failed():
     print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)

@@ -79,6 +79,38 @@ def phh_top_bit():
     return trace_with(lambda: evs, metas)
 
 
+def gcfields():
+    # Issue 26's events inside a GC, hostile: a GCLOHCompact of 20 heaps (past
+    # the 16 kept) whose last element is cut, a GCFitBucketInfo claiming 65535
+    # buckets in 40 bytes, a BGCRevisit of 2^63 pages, pinned plugs whose end
+    # precedes their start or spans the address space, GCMarkWithType of heap
+    # 2^31, then GCEnd and the restart.
+    PRV = nt.PRV
+    metas = [nt.meta_record(1, RT, 9, '', 1), nt.meta_record(2, RT, 1, '', 2), nt.meta_record(3, RT, 208, '', 0),
+             nt.meta_record(4, RT, 209, '', 0), nt.meta_record(5, PRV, 21, '', 0), nt.meta_record(6, PRV, 199, '', 0),
+             nt.meta_record(7, RT, 202, '', 0), nt.meta_record(8, RT, 33, '', 0), nt.meta_record(9, RT, 2, '', 1),
+             nt.meta_record(10, RT, 3, '', 1)]
+    loh = struct.pack('<HH', 3, 20) + b''.join(struct.pack('<IIIIQQ', i, 1000 + i, 7, 0xEEEEEEEE, 2 ** 64 - 1, i)
+                                                for i in range(20))[:-5]
+    fit = struct.pack('<HHQH', 3, 1, 2 ** 64 - 1, 65535) + bytes(range(40))
+    revisit = struct.pack('<QQIH', 2 ** 63, 2 ** 64 - 1, 7, 3)
+    pin_obj = struct.pack('<QQQ', 1, 0x1000, 2 ** 63) + 'x'.encode('utf-16-le') + b'\0\0' + struct.pack('<H', 3)
+    plugs = [struct.pack('<QQQH', 0x2000, 0x1000, 0, 3), struct.pack('<QQQH', 0, 2 ** 64 - 1, 0, 3),
+             struct.pack('<QQQH', 0x0F00, 0x1100, 0, 3)]
+    mark = struct.pack('<IHIQ', 2 ** 31, 3, 0, 2 ** 64 - 1)
+    evs = [nt.ev(1, 1, 9, 2000, struct.pack('<IIH', 1, 1, 3)),
+           nt.ev(2, 2, 9, 2100, nt.gcstart(1, 2, 0, 0)),
+           nt.ev(8, 3, 9, 2150, pin_obj),
+           nt.ev(7, 4, 9, 2160, mark),
+           nt.ev(3, 5, 9, 2200, loh),
+           nt.ev(4, 6, 9, 2250, fit),
+           nt.ev(5, 7, 9, 2260, revisit)] + \
+          [nt.ev(6, 8 + i, 9, 2270 + i, pl) for i, pl in enumerate(plugs)] + \
+          [nt.ev(9, 11, 9, 2300, struct.pack('<IIH', 1, 2, 3)),
+           nt.ev(10, 12, 9, 2500, struct.pack('<H', 3))]
+    return trace_with(lambda: evs, metas)
+
+
 def datas_payloads():
     # GCDynamicEvent (ID 39) with the DATAS names (issue 26): version 1 of the
     # right size, version 2, one byte short, a DataSize past the payload's end,
@@ -250,6 +282,7 @@ def main():
         'fat-payloads.nettrace': fat_payloads(),
         'many-events.nettrace': many_events(),
         'phh-top-bit.nettrace': phh_top_bit(),
+        'gcfields.nettrace': gcfields(),
         'datas-payloads.nettrace': datas_payloads(),
         'empty-trace.nettrace': empty_trace(),
         'garbage-after-trace.nettrace': garbage_after_header(),

@@ -7,6 +7,7 @@
 
 #include "ins_advise.h"
 #include "check.h"
+#include "gcs_enums.h"
 
 #define CAP 64
 
@@ -302,6 +303,48 @@ int main(void) {
   NONE(g, n, &healthy);
   for (size_t i = 0; i < n; i++) g[i].mark_heaps = 0;
 
+  /* gen2-frag-gcs (issue 26): two background gen2 GCs condemned for gen2
+   * fragmentation (max_high_frag_p), one for nothing: info (all background),
+   * "2 of 3"; one of them blocking (2N, 30 ms, not induced) adds
+   * full-blocking-gen2, so the condition alone is checked on a BGC first. */
+  n = base(g);
+  g[n] = gen2(11, GCS_GC_TYPE_BACKGROUND, 0, 11000, 8);
+  g[n++].condemn_conditions = UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_P;
+  g[n] = gen2(12, GCS_GC_TYPE_BACKGROUND, 0, 12000, 8);
+  g[n++].condemn_conditions = UINT32_C(1) << GCS_CONDEMN_CONDITIONS_MAX_HIGH_FRAG_M_P;
+  g[n++] = gen2(13, GCS_GC_TYPE_BACKGROUND, 0, 13000, 8);
+  f = ONLY(g, n, &healthy, "gen2-frag-gcs", INFO);
+  if (f) {
+    CHECK_HAS(f->title, "Gen2 fragmentation drove 2 of 3 gen2 GCs (0 blocking: all background)");
+    CHECK_EQ_INT((int)f->n_gcs, 2);
+    CHECK_NEAR(M(f, "paused_ms"), 4, 1e-9);
+    CHECK_HAS(f->next, "SustainedLowLatency");
+  }
+  g[11].condemn_conditions = UINT32_C(1) << GCS_CONDEMN_CONDITIONS_HIGH_MEM_P;   /* memory, not fragmentation */
+  g[10].condemn_conditions = 0;
+  NONE(g, n, &healthy);
+
+  /* pinning-blocks-compaction (issue 26): compacting blocking GCs, 3 of 10
+   * with 12 % of their survivors pinned (>= 10 %): 30 % >= 10 %, 3 >= 3:
+   * warning; pinned plugs known for one of them. 9 % is not enough; a swept
+   * GC (no Compaction) does not count. */
+  n = base(g);
+  for (size_t i = 0; i < n; i++) { g[i].compacted = 1; g[i].pinned_surv_pct = 2; }
+  g[1].pinned_surv_pct = g[4].pinned_surv_pct = g[8].pinned_surv_pct = 12;
+  g[4].pinned_plug_mb = 0.5;
+  f = ONLY(g, n, &healthy, "pinning-blocks-compaction", WARN);
+  if (f) {
+    CHECK_HAS(f->title, "in 3 of 10 compacting GCs >= 10 % of the survivors were pinned");
+    CHECK_EQ_INT((int)f->n_gcs, 3);
+    CHECK_NEAR(M(f, "median_pinned_surv_pct"), 12, 1e-9);
+    CHECK_NEAR(M(f, "pinned_plug_mb"), 0.5, 1e-9);
+    CHECK_HAS(f->evidence, "0.500 MB of pinned plugs in 1 of them");
+  }
+  g[8].pinned_surv_pct = 9;
+  NONE(g, n, &healthy);
+  g[8].pinned_surv_pct = 12;
+  g[8].compacted = 0;
+  NONE(g, n, &healthy);
   /* datas-low-heaps (issue 26): 2 heaps; DATAS decided at GCs 3, 6, 9 (3
    * decisions): at 3 for 2 heaps at cost 40 %, at 6 for 2 at 20 %, at 9 for
    * 3 (a growth) at 30 %: 2 of 3 held (66.7 % >= 50 %), their median cost

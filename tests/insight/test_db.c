@@ -240,13 +240,15 @@ int main(int argc, char **argv) {
   struct ins_advise_opts o;
   ins_advise_default_opts(&o);
   struct ins_advice a;
-  CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 3);
+  /* GC 2's heaps were condemned for gen2 fragmentation (bit 7, max_high_frag_p): gen2-frag-gcs too */
+  CHECK_EQ_INT(ins_advise(g, n, &ps, &o, &a), 4);
   CHECK(ins_advice_find(&a, "induced") != NULL);
-  if (a.n == 3) {   /* warnings first (in rule order), the single induced GC (info) last */
+  if (a.n == 4) {   /* warnings first (in rule order), the single induced GC (info) last */
     CHECK_STR(a.f[0].rule, "full-blocking-gen2");
     CHECK_STR(a.f[1].rule, "gen2-frag-bgc");
-    CHECK_STR(a.f[2].rule, "induced");
-    CHECK_EQ_INT(a.f[2].severity, INS_SEV_INFO);
+    CHECK_STR(a.f[2].rule, "gen2-frag-gcs");
+    CHECK_STR(a.f[3].rule, "induced");
+    CHECK_EQ_INT(a.f[3].severity, INS_SEV_INFO);
   }
   CHECK_EQ_INT(ps.server_gc, -1);  /* processes.server_gc NULL: unknown (workstation advice; JSON null) */
   CHECK(ins_advice_find(&a, "gen2-frag-bgc") != NULL);

@@ -54,6 +54,10 @@ struct ins_gc {
   double committed_after_mb;  /* GCCommittedUsage at the GC's end (TotalCommittedBytes), 0 if unknown */
   int mark_heaps;             /* heaps with GCMarkWithType, 0 if unknown */
   double mark_slow_ms, mark_fast_ms; /* the most unbalanced root kind's slowest / fastest heap, 0 if unknown */
+  /* issue 26 (0 when unknown, as above) */
+  int compacted;              /* 1: GCGlobalHeapHistory says Compaction; 0: swept, or unknown */
+  double pinned_surv_pct;     /* pinned survivors of gen0-gen2 * 100 / all their survivors (per-heap history) */
+  double pinned_plug_mb;      /* PinPlugAtGCTime plugs (the verbose profile), 0 if unknown */
   /* issue 26, DATAS (0 when unknown, as above) */
   int heap_count;             /* this GC's heaps (GCGlobalHeapHistory NumHeaps), 0 if unknown */
   int datas_decided;          /* 1: DATAS decided at this GC's end (SizeAdaptationTuning) */
@@ -100,6 +104,10 @@ struct ins_advise_opts {
   double committed_ratio, committed_min_mb;   /* committed-above-heap: median committed/After and excess */
   double mark_ratio, mark_min_ms, mark_share_pct; /* unbalanced-mark: a GC's slowest/fastest heap, its share */
   size_t mark_min_gcs;
+  /* issue 26 */
+  size_t frag_gen2_min_gcs;           /* gen2-frag-gcs: gen2 GCs condemned for gen2 fragmentation */
+  double pin_surv_pct, pin_block_share_pct; /* pinning-blocks-compaction: a compacting GC's pinned survivors, its share */
+  size_t pin_block_min_gcs;
   /* datas-low-heaps: DATAS kept the heap count while GC cost was high */
   double datas_pause_pct, datas_cost_pct, datas_share_pct;
   size_t datas_min_decisions;

@@ -163,6 +163,8 @@ struct gcs_gcdb_gc {
   /* GCS_GCDB_HEAP_HISTORY: from gc_heaps / gc_heap_gens */
   double gen2_frag_before_pct;  /* gen2 free list + free objects before / size before, all heaps; NaN if unknown */
   uint32_t condemn_conditions;  /* CondemnReasons1 of every heap, OR-ed */
+  double pinned_surv_pct;       /* pinned survivors of gen0-gen2 * 100 / all their survivors; NaN if unknown */
+  double pinned_plug_bytes;     /* gcs.pinned_plug_bytes (0: none seen, or not recorded) */
 };
 
 /* gcs_gcdb_gc.ns_set: the event times the row holds (0 above is also a value). */

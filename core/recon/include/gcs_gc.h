@@ -47,6 +47,22 @@ enum gcs_gc_incomplete {
  * so that sums and differences of a few of them never overflow. */
 #define GCS_HEAP_BYTES_MAX (UINT64_C(1) << 57)
 
+/* issue 26: one heap's share of a GCLOHCompact (.NET 6+). */
+struct gcs_loh_compact {
+  uint32_t heap;                /* element index: the heap number */
+  uint32_t time_plan_us, time_compact_us, time_relocate_us;
+  uint64_t total_refs, zero_refs;
+};
+
+/* issue 26: one bucket of a GCFitBucketInfo. */
+struct gcs_fit_bucket {
+  uint32_t seq;                 /* which GCFitBucketInfo of the GC (0, 1 ...) */
+  uint32_t kind;                /* enum gcs_bucket_kind */
+  uint64_t total_size;          /* the event's TotalSize */
+  uint32_t index, count;        /* bucket number, items in it */
+  uint64_t size;                /* their bytes */
+};
+
 /* One GCPerHeapHistory (V3+ layout), as received. */
 struct gcs_gc_heap {
   uint32_t heap_index;          /* the event's HeapIndex */
@@ -179,6 +195,20 @@ struct gcs_gc {
   /* pinning */
   uint32_t pinned_obj_events;   /* distinct pinned objects reported */
   uint64_t pinned_obj_bytes, pinned_plug_bytes;
+
+  /* issue 26 */
+  uint64_t user_pinned_plug_bytes; /* PinPlugAtGCTime plugs holding a PinObjectAtGCTime object */
+  /* GCMarkWithType per heap and root kind ([heap * GCS_ROOT_KIND_N + kind]
+   * for heap < mark_heaps; NaN = not seen): the heap's time on it (msec,
+   * as mark_slow_msec) and the bytes it promoted (the event's Bytes). */
+  const double *mark_msec, *mark_bytes;
+  struct gcs_loh_compact *loh_compact; /* GCLOHCompact elements, NULL if none */
+  int nloh_compact;
+  struct gcs_fit_bucket *fit_buckets;  /* GCFitBucketInfo buckets, NULL if none */
+  int nfit_buckets, nfit_events;
+  /* BGCRevisit, summed over heaps and passes: [0] SOH, [1] LOH */
+  int bgc_revisit_events;
+  uint64_t bgc_revisit_pages[2], bgc_revisit_objects[2];
 
   /* LOH allocation waits (background GCs only) */
   struct gcs_loh_wait *loh_waits;

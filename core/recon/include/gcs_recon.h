@@ -115,6 +115,9 @@ struct gcs_proc_summary {
   uint64_t lost_events;
   uint32_t startup_flags;       /* RuntimeInformationStart.StartupFlags (rgc: SERVER_GC/CONCURRENT_GC bits) */
   int server_gc;                /* 1 server, 0 workstation, -1 unknown */
+  /* issue 26: events of the process that tell whether a figure is known
+   * (0 of a kind: the recording did not ask for it, or the runtime lacks it) */
+  uint64_t pin_object_events, pin_plug_events, fit_bucket_events;
   /* DATAS (GCDynamicEvent SizeAdaptation*): events decoded; events of a name
    * gcscope decodes left undecoded (a version or size it does not know);
    * decoded events whose GC is not in the trace (or past GCS_GC_DYN_MAX). */

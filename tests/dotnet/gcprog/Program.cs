@@ -17,7 +17,11 @@
 // GC over a large live graph), idle (allocate slowly for a given time),
 // throughput (bench/dotnet: allocate N objects, print the elapsed time),
 // sleep (nothing for a given time: a quiet program), datas (server GC with
-// DATAS: heap count changes; prints MAXHEAPS first).
+// DATAS: heap count changes; prints MAXHEAPS first), lohcompact (one GC
+// compacting the LOH, printing LOHCOMPACT index=N), pin (50 objects pinned
+// in one induced GC: PIN index=N count=50 length=1000).
+// After each GC line a GENS line: GCMemoryInfo's FragmentedBytes and per
+// generation SizeAfterBytes / FragmentationAfterBytes.
 // "wait FILE" before the scenario waits until FILE exists (attach tests).
 using System;
 using System.Collections.Generic;
@@ -64,6 +68,13 @@ static class Program
                           $"pause1_ticks={p[1].Ticks} promoted={info.PromotedBytes} heap={info.HeapSizeBytes} " +
                           $"concurrent={(info.Concurrent ? 1 : 0)} compacted={(info.Compacted ? 1 : 0)} " +
                           $"committed={info.TotalCommittedBytes}");
+        // Per generation after the GC (gen0, gen1, gen2, LOH, POH): size and
+        // fragmentation, and the whole heap's fragmentation (issue 26).
+        var gi = info.GenerationInfo;
+        var line = new System.Text.StringBuilder($"GENS index={info.Index} frag={info.FragmentedBytes}");
+        for (int g = 0; g < gi.Length; g++)
+            line.Append($" size{g}={gi[g].SizeAfterBytes} frag{g}={gi[g].FragmentationAfterBytes}");
+        Console.WriteLine(line.ToString());
     }
 
     static void Allocate(int n, int size, int keepEvery)
@@ -108,6 +119,39 @@ static class Program
         Observe();
         ObserveFinishedBgc();
         Allocate(20000, 100, 0);
+    }
+
+    // LOH compaction (issue 26): a fragmented LOH, one blocking gen2 GC that
+    // does not compact it, one with GCSettings.LargeObjectHeapCompactionMode
+    // = CompactOnce (it prints that GC's index), and one more after it.
+    static void LohCompact()
+    {
+        var big = new List<byte[]>();
+        for (int k = 0; k < 40; k++) big.Add(new byte[100000]);
+        for (int k = 0; k < big.Count; k += 2) big[k] = null;
+        GC.Collect(2, GCCollectionMode.Forced, true, false); Observe();
+        GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+        GC.Collect(); Observe();
+        Console.WriteLine($"LOHCOMPACT index={GC.GetGCMemoryInfo(GCKind.Any).Index}");
+        GC.Collect(2, GCCollectionMode.Forced, true, false); Observe();
+        keep.Add(big);
+    }
+
+    // Pinning (issue 26): PIN_COUNT byte[1000] objects pinned by handles
+    // during one induced blocking gen2 GC, whose index it prints.
+    const int PIN_COUNT = 50;
+    static void Pin()
+    {
+        Allocate(20000, 100, 10);
+        var pins = new List<GCHandle>();
+        for (int k = 0; k < PIN_COUNT; k++)
+        {
+            pins.Add(GCHandle.Alloc(new byte[1000], GCHandleType.Pinned));
+            keep.Add(new byte[1000]);   // a survivor between pinned objects
+        }
+        GC.Collect(2, GCCollectionMode.Forced, true, true); Observe();
+        Console.WriteLine($"PIN index={GC.GetGCMemoryInfo(GCKind.Any).Index} count={PIN_COUNT} length=1000");
+        foreach (var h in pins) h.Free();
     }
 
     class Node { public Node a, b; public long v; }
@@ -199,6 +243,8 @@ static class Program
             case "culprits": Culprits.Run(); break;
             case "bgc": Bgc(); break;
             case "long": Long(); break;
+            case "lohcompact": LohCompact(); break;
+            case "pin": Pin(); break;
             case "datas": Datas(); break;
             case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
