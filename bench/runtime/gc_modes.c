@@ -14,8 +14,9 @@
  *    configurations in a rotated order per round; a run reports the median
  *    of its gen0 pauses after the first 10 (warm-up). Printed per
  *    configuration: the median over rounds of the run medians, their range,
- *    the GC count; per N: the median of the per-round ratios
- *    server(N)/workstation with their range.
+ *    the GC count, the median GC's promoted MB (the work per GC, equal in
+ *    every configuration); per N: the median of the per-round ratios
+ *    server(N)/workstation with their interquartile range and range.
  * 2. Gen2 pause on a large heap (linked lists, ~40 MB; --small: ~5 MB):
  *    one blocking gen2 GC against one background GC (its two pauses added),
  *    once, in its own process.
@@ -42,14 +43,17 @@ static int small;
 #define GEN0_BUDGET (64u << 20)  /* total gen0 budget, every configuration (never reached) */
 #define WARMUP 10                 /* gen0 GCs not counted */
 #define MAXP 100000
-static uint64_t pauses[MAXP];
+static uint64_t pauses[MAXP], promoted[MAXP];
 static size_t npauses, nseen;
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_gc(void *ctx, const struct rgc_memory_info *mi) {
   (void)ctx;
   pthread_mutex_lock(&plock);
-  if (mi->generation == 0 && nseen++ >= WARMUP && npauses < MAXP) pauses[npauses++] = mi->pause_durations_ns[0];
+  if (mi->generation == 0 && nseen++ >= WARMUP && npauses < MAXP) {
+    promoted[npauses] = mi->promoted_bytes;
+    pauses[npauses++] = mi->pause_durations_ns[0];
+  }
   pthread_mutex_unlock(&plock);
 }
 
@@ -67,6 +71,9 @@ static double median_d(double *v, int n, double *lo, double *hi) {
   *hi = v[n - 1];
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+/* Quartiles of v[0..n) once sorted (median_d sorts): nearest rank. */
+static double q1_d(const double *v, int n) { return v[(n - 1) / 4]; }
+static double q3_d(const double *v, int n) { return v[(3 * (n - 1) + 3) / 4]; }
 
 static struct node *tree(rgc_thread *t, int depth) {
   struct node *n = rgc_alloc(t, node_t);
@@ -138,7 +145,9 @@ static rgc_runtime *make(int heaps, int concurrent) {
   return r;
 }
 
-struct result { double med_ms, p90_ms; size_t gcs; double blocking_ms, background_ms, gen2_mb; };
+/* promoted_mb: the median gen0 GC's promoted MB (the work per GC: the same
+ * in every configuration) */
+struct result { double med_ms, p90_ms, promoted_mb; size_t gcs; double blocking_ms, background_ms, gen2_mb; };
 
 static struct result gen0_run(int heaps) {
   struct result res = {0};
@@ -153,7 +162,9 @@ static struct result gen0_run(int heaps) {
   rgc_set_gc_callback(rt, NULL, NULL);
   rgc_destroy(rt);
   qsort(pauses, npauses, sizeof *pauses, cmp_u64);
+  qsort(promoted, npauses, sizeof *promoted, cmp_u64);
   res.gcs = nseen;
+  if (npauses) res.promoted_mb = (double)promoted[npauses / 2] / 1e6;
   if (npauses) {
     res.med_ms = (double)pauses[npauses / 2] / 1e6;
     res.p90_ms = (double)pauses[npauses * 9 / 10] / 1e6;
@@ -253,7 +264,8 @@ int main(int argc, char **argv) {
     if (only >= 0) {
       char name[32];
       config_name(only, name, sizeof name);
-      printf("%s: %zu gen0 GCs, median gen0 pause %.3f ms, p90 %.3f ms\n", name, r.gcs, r.med_ms, r.p90_ms);
+      printf("%s: %zu gen0 GCs, median gen0 pause %.3f ms, p90 %.3f ms, %.3f MB promoted\n", name, r.gcs,
+             r.med_ms, r.p90_ms, r.promoted_mb);
     }
     return 0;
   }
@@ -269,7 +281,8 @@ int main(int argc, char **argv) {
       R[k][c] = run_child(conf[c]);
     }
   double v[MAXROUNDS], lo, hi;
-  printf("%-12s %8s %28s %10s\n", "config", "gen0 GCs", "median gen0 pause ms (min-max)", "p90 ms");
+  printf("%-12s %8s %28s %8s %12s\n", "config", "gen0 GCs", "median gen0 pause ms (min-max)", "p90 ms",
+         "promoted MB");
   for (int c = 0; c < nconf; c++) {
     char name[32];
     config_name(conf[c], name, sizeof name);
@@ -277,16 +290,19 @@ int main(int argc, char **argv) {
     double gcs = median_d(v, rounds, &lo, &hi);
     for (int k = 0; k < rounds; k++) v[k] = R[k][c].p90_ms;
     double p90 = median_d(v, rounds, &lo, &hi);
+    for (int k = 0; k < rounds; k++) v[k] = R[k][c].promoted_mb;
+    double prom = median_d(v, rounds, &lo, &hi);
     for (int k = 0; k < rounds; k++) v[k] = R[k][c].med_ms;
     double med = median_d(v, rounds, &lo, &hi);
-    printf("%-12s %8.0f %12.3f (%6.3f-%6.3f) %10.3f\n", name, gcs, med, lo, hi, p90);
+    printf("%-12s %8.0f %12.3f (%6.3f-%6.3f) %8.3f %12.3f\n", name, gcs, med, lo, hi, p90, prom);
   }
   double main_ratio = 0;
   int main_set = 0;
   for (int c = 1; c < nconf; c++) {
     for (int k = 0; k < rounds; k++) v[k] = R[k][0].med_ms > 0 ? R[k][c].med_ms / R[k][0].med_ms : 0;
     double m = median_d(v, rounds, &lo, &hi);
-    printf("gen0 median pause server(%d)/workstation %.3f (rounds %.3f-%.3f)\n", conf[c], m, lo, hi);
+    printf("gen0 median pause server(%d)/workstation %.3f (IQR %.3f-%.3f, rounds %.3f-%.3f)\n", conf[c], m,
+           q1_d(v, rounds), q3_d(v, rounds), lo, hi);
     if (!main_set && conf[c] > 1) main_ratio = m, main_set = 1;
   }
   struct result g2 = run_child(-1);

@@ -272,6 +272,15 @@ struct rgc_memory_info {
 };
 int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memory_info *out);
 
+/* Bytes the GC marked from each kind of root in the last GC (any kind), as
+ * its GCMarkWithType events carry them for heap `heap` (the bytes that
+ * heap's GC thread marked: with server GC, any thread may mark any heap's
+ * objects): out[0] stack (thread root slots), [1] finalization queue, [2]
+ * handles, [3] older generations (dirty cards). Returns that GC's index
+ * (GCStart.Count; 0 and zeros before the first GC), or -1 if heap is not
+ * below the heap count. Any thread. */
+int64_t rgc_get_mark_bytes(rgc_runtime *rt, int heap, uint64_t out[4]);
+
 /* Called on the GC thread (the background GC thread for a BGC) after every
  * GC (mutators already restarted) with
  * that GC's record (the same as rgc_get_memory_info(ANY) then). Must not

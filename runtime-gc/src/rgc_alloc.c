@@ -146,6 +146,7 @@ static void *alloc_big(struct rgc_thread *t, const struct rgc_type *ty, size_t l
       }
       p = r->top;
       r->top += size;
+      rgc_bricks_note(rt, r, p, size);
     }
     h->new_alloc[gen] -= (int64_t)size;
     h->total_allocated += size;

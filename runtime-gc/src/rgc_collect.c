@@ -69,6 +69,9 @@ static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest
     if (!item) h->promo_fl_empty[dest] = true;  /* not again in this relocation */
     else {
       promo_retire(rt, h, dest);
+      /* the item becomes objects one by one: its region's bricks are
+       * rebuilt when a card scan next needs them */
+      rgc_bricks_drop(rgc_region_of(rt, item));
       h->promo_ptr[dest] = (uint8_t *)item + size;
       h->promo_limit[dest] = (uint8_t *)item + item->size;
       rec->fl_allocated += size;
@@ -79,10 +82,12 @@ static uint8_t *promo_alloc(struct rgc_runtime *rt, struct rgc_heap *h, int dest
   if (!r || r->top + size > r->end) {
     r = rgc_region_new(rt, h, dest, RGC_REGION_SIZE);
     if (!r) rgc_fatal("out of memory while compacting (hard limit reached)");
+    atomic_store_explicit(&r->bricks_ok, true, memory_order_relaxed);  /* empty: exact; kept below */
     h->alloc_region[dest] = r;
   }
   uint8_t *p = r->top;
   r->top += size;
+  rgc_bricks_note(rt, r, p, size);
   if (dest <= rt->condemned_gen) rec->condemned_allocated += size;
   else rec->eos_allocated += size;
   return p;
@@ -149,21 +154,20 @@ static void fix_older_region(struct rgc_runtime *rt, struct rgc_heap *hp, struct
     if (!rgc_bytes_any((const uint8_t *)rt->cards, ci, ci + n - 1)) continue;
     memcpy(snap, (const uint8_t *)&rt->cards[ci], n);
     memset((uint8_t *)&rt->cards[ci], 0, n);
-    /* objects overlapping the chunk: walk from the region start (objects may
-     * straddle chunk boundaries only in multi-slot LOH/POH regions); only
-     * those on a dirty card have slots to fix */
-    RGC_FOR_EACH_OBJECT(r, h) {
-      if ((uint8_t *)h >= chunk_end) break;
-      uint8_t *a = (uint8_t *)h > chunk ? (uint8_t *)h : chunk;
-      uint8_t *b = (uint8_t *)h + h->size < chunk_end ? (uint8_t *)h + h->size : chunk_end;
-      if (b <= a || (hflags(h) & OF_FREE) ||
-          !rgc_bytes_any(snap, rgc_card_index(rt, a) - ci, rgc_card_index(rt, b - 1) - ci))
-        continue;
-      RGC_FOR_EACH_SLOT(h, slot, {
-        uint8_t *s = (uint8_t *)slot;
-        if (s >= chunk && s < chunk_end && snap[rgc_card_index(rt, s) - ci])
-          fix_slot(rt, slot, hg);
-      });
+    /* the slots on dirty cards of the chunk, found through the bricks
+     * (objects straddle chunk boundaries only in multi-slot LOH/POH
+     * regions: each chunk fixes the slots inside it) */
+    if (!atomic_load_explicit(&r->bricks_ok, memory_order_relaxed)) rgc_bricks_build(rt, r);
+    struct rgc_hdr *hint = NULL;  /* the last block looked at */
+    for (size_t k = rgc_next_dirty(snap, 0, n - 1); k < n; k = rgc_next_dirty(snap, k + 1, n - 1)) {
+      uint8_t *a = chunk + (k << RGC_CARD_SHIFT), *b = a + ((size_t)1 << RGC_CARD_SHIFT);
+      if (b > chunk_end) b = chunk_end;
+      for (struct rgc_hdr *h = rgc_block_at(rt, a, hint); (uint8_t *)h < b;
+           h = (struct rgc_hdr *)((uint8_t *)h + h->size)) {
+        hint = h;
+        if (hflags(h) & OF_FREE) continue;
+        RGC_FOR_EACH_SLOT_IN(h, a, b, slot, { fix_slot(rt, slot, hg); });
+      }
     }
   }
 }

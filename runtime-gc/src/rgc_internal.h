@@ -37,6 +37,8 @@
 #define RGC_REGION_SHIFT 21
 #define RGC_REGION_SIZE ((size_t)1 << RGC_REGION_SHIFT)
 #define RGC_CARD_SHIFT 8
+#define RGC_BRICK_SHIFT 10           /* object-start table: one entry per 1 KB */
+#define RGC_OLDER_CHUNK ((size_t)32 << 10) /* card-marking task of an older region (bytes) */
 #define RGC_HDR 16
 #define RGC_MIN_OBJ 16
 #define RGC_GRAIN 16               /* object sizes are multiples of 16: every gap can hold a free object */
@@ -116,6 +118,12 @@ struct rgc_region {
    * fresh, its old-to-young slots need the card fix-up. */
   bool fresh;
   bool bgc_condemned;               /* old region the running BGC will sweep */
+  /* The region's bricks (rt->bricks) are exact: set by rgc_bricks_build,
+   * kept by every change of its layout while set (rgc_bricks_note), cleared
+   * by a change that does not keep them (a free-list item taken for
+   * promotion, a demotion to gen0: mutators bump-allocate there). Written
+   * under the region's heap lock or in a GC pause (its heap's worker). */
+  _Atomic bool bricks_ok;
   _Atomic size_t live_bytes;        /* marked during this GC (parallel markers add) */
   size_t pinned_bytes;
   size_t fl_bytes, fo_bytes;        /* free-list and free-object bytes in the region */
@@ -285,6 +293,13 @@ struct rgc_runtime {
   _Atomic int8_t *slot_gen;
   struct rgc_region *regions;     /* descriptor per slot (valid at owner index) */
   _Atomic uint8_t *cards;
+  /* Object-start table ("bricks", as CoreCLR's brick table): for each 1 KB
+   * of the reservation, the start of the block (object or free object)
+   * that covers its first byte, in 16-byte units from base. Valid below the
+   * top of a region whose bricks_ok is set. Lets the card scans of older
+   * regions go straight to the objects on dirty cards instead of walking
+   * every header from the region start. */
+  uint32_t *bricks;
   _Atomic size_t committed;       /* bytes of regions in use (written under region_lock; read anywhere) */
   size_t region_cache[32];        /* released one-slot regions kept committed */
   size_t cache_n;
@@ -305,6 +320,12 @@ struct rgc_runtime {
   _Atomic uint64_t work_gc;       /* GCs begun (rgc_par_begin) */
   _Atomic int work_active;        /* a GC runs: helpers spin for jobs */
   _Atomic int work_done, work_stop;
+  /* The current job's helpers: (epoch << 32) | closed bit | count. A
+   * helper takes part in a job only if it joins before the GC thread,
+   * having done its own part, closes it; the GC thread then waits for the
+   * helpers that joined, not for one the machine's load keeps off its CPU. */
+  _Atomic uint64_t work_join;
+  bool spin_own_cpu;              /* every worker has a CPU of its own (set before they start) */
   _Atomic int work_sleepers, done_sleepers;
   _Atomic uint64_t work_cpu_ns;   /* CPU spent by helpers in the current GC */
   void (*heap_fn)(struct rgc_runtime *, int);  /* rgc_par_heaps' job */
@@ -315,7 +336,7 @@ struct rgc_runtime {
   void **pool; size_t pool_n, pool_cap;
   _Atomic size_t pool_hint;       /* pool_n, readable without the lock */
   _Atomic int pool_done;          /* every worker idle, pool empty */
-  int pool_idle, pool_nworkers;
+  int pool_idle, pool_nworkers;  /* workers idle, workers marking (rgc_pool_join) */
   _Atomic int pool_waiting;       /* pool_idle, readable without the lock */
   /* Mark tasks (rgc_mark.c): roots are handed out a task at a time to
    * whichever worker asks next, so a worker that starts late or has less
@@ -323,6 +344,11 @@ struct rgc_runtime {
    * regions (dirty cards). Listed by the GC thread before marking. */
   struct rgc_root_run { void ***slots; size_t n; } *root_runs; size_t root_nruns, root_runs_cap;
   struct rgc_region **older_regions; size_t older_n, older_cap;
+  /* per older region: its card-marking chunks (RGC_OLDER_CHUNK bytes; one,
+   * the whole region, while its bricks are not exact) and the next chunk
+   * not taken: the worker that takes a region takes its chunks one by one,
+   * and a worker with no region left takes the chunks of one in progress */
+  struct rgc_older_work { _Atomic size_t next; size_t n; } *older_work; size_t older_work_cap;
   _Atomic size_t next_root_run, next_fq, next_handle_chunk, next_older;
 
   /* background GC (rgc_bgc.c) */
@@ -389,6 +415,8 @@ struct rgc_runtime {
   /* statistics */
   pthread_mutex_t info_lock;
   struct rgc_memory_info info[RGC_GC_KIND_BACKGROUND + 1];  /* last GC of each rgc_gc_kind */
+  uint64_t last_mark[RGC_MAX_HEAPS][RGC_MARK_KINDS];        /* the last GC's mark_bytes per heap */
+  uint64_t last_mark_index;
   uint64_t start_ns, total_pause_ns;
   struct rgc_gc_record rec;
 
@@ -415,6 +443,7 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen);
 void rgc_unreserve(struct rgc_runtime *rt);
 struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, int gen, size_t bytes);
 void rgc_region_release(struct rgc_runtime *rt, struct rgc_region *r);
+void rgc_bricks_build(struct rgc_runtime *rt, struct rgc_region *r);
 static inline struct rgc_region *rgc_region_of(struct rgc_runtime *rt, const void *p) {
   uintptr_t a = (uintptr_t)p;
   if (a < (uintptr_t)rt->base || a >= (uintptr_t)rt->base + rt->reserve) return NULL;
@@ -422,9 +451,13 @@ static inline struct rgc_region *rgc_region_of(struct rgc_runtime *rt, const voi
                                    memory_order_acquire);
   return o < 0 ? NULL : &rt->regions[o];
 }
-/* Set a region's generation (and the slot_gen table the barrier reads). */
+/* Set a region's generation (and the slot_gen table the barrier reads). A
+ * gen0 region gets objects from mutators' allocation contexts, which do not
+ * keep bricks. */
 static inline void rgc_region_set_gen(struct rgc_runtime *rt, struct rgc_region *r, int gen) {
   r->gen = gen;
+  if (gen <= GCS_GEN0)  /* gen0, or -1 (released) */
+    atomic_store_explicit(&r->bricks_ok, false, memory_order_relaxed);
   size_t first = (size_t)(r->start - rt->base) >> RGC_REGION_SHIFT;
   for (int k = 0; k < r->nslots; k++)
     atomic_store_explicit(&rt->slot_gen[first + (size_t)k], (int8_t)gen, memory_order_relaxed);
@@ -466,6 +499,45 @@ static inline bool rgc_cards_dirty(struct rgc_runtime *rt, const void *a, const 
   return rgc_bytes_any((const uint8_t *)rt->cards, rgc_card_index(rt, a), rgc_card_index(rt, (const uint8_t *)b - 1));
 }
 
+/* ---- bricks (the object-start table) ---- */
+/* Block [p, p + size) now exists: every brick starting inside it is covered
+ * by it. */
+static inline void rgc_bricks_set(struct rgc_runtime *rt, const uint8_t *p, size_t size) {
+  size_t off = (size_t)(p - rt->base);
+  size_t b = (off + ((size_t)1 << RGC_BRICK_SHIFT) - 1) >> RGC_BRICK_SHIFT;
+  size_t e = (off + size + ((size_t)1 << RGC_BRICK_SHIFT) - 1) >> RGC_BRICK_SHIFT;
+  for (; b < e; b++) rt->bricks[b] = (uint32_t)(off / RGC_GRAIN);
+}
+/* The same, if region r keeps its bricks. */
+static inline void rgc_bricks_note(struct rgc_runtime *rt, struct rgc_region *r, const uint8_t *p, size_t size) {
+  if (atomic_load_explicit(&r->bricks_ok, memory_order_relaxed)) rgc_bricks_set(rt, p, size);
+}
+static inline void rgc_bricks_drop(struct rgc_region *r) {
+  atomic_store_explicit(&r->bricks_ok, false, memory_order_relaxed);
+}
+/* The block holding address a (below the top of a region with exact
+ * bricks). hint: NULL, or a block start at or below a in the same region
+ * (the walk starts there when it is past a's brick entry). */
+static inline struct rgc_hdr *rgc_block_at(struct rgc_runtime *rt, const uint8_t *a, struct rgc_hdr *hint) {
+  size_t off = (size_t)(a - rt->base);
+  struct rgc_hdr *h = (struct rgc_hdr *)(rt->base + (size_t)rt->bricks[off >> RGC_BRICK_SHIFT] * RGC_GRAIN);
+  if (hint > h) h = hint;
+  while ((const uint8_t *)h + h->size <= a) h = (struct rgc_hdr *)((uint8_t *)h + h->size);
+  return h;
+}
+/* The first index in [i, e] whose byte is non-zero, or e + 1 (cards, or a
+ * snapshot of them; eight at a time). */
+static inline size_t rgc_next_dirty(const uint8_t *cards, size_t i, size_t e) {
+  for (; i <= e && (i & 7); i++) if (cards[i]) return i;
+  for (; i + 7 <= e; i += 8) {
+    uint64_t w;
+    memcpy(&w, cards + i, 8);
+    if (w) break;
+  }
+  for (; i <= e; i++) if (cards[i]) return i;
+  return e + 1;
+}
+
 /* Effective generation for the old-to-young rule: LOH/POH count as gen2. */
 static inline int rgc_eff_gen(int g) { return g > GCS_GEN2 ? GCS_GEN2 : g; }
 
@@ -481,6 +553,22 @@ size_t rgc_size_for(const struct rgc_type *ty, size_t length);
     } else if (ty__->kind == RGC_KIND_REF_ARRAY) { \
       uint64_t n__ = *(uint64_t *)p__; void **a__ = (void **)(p__ + 8); \
       for (uint64_t i__ = 0; i__ < n__; i__++) { void **slotvar = &a__[i__]; BODY } \
+    } } while (0)
+/* The same for the slots of h that lie in [lo, hi) (a reference array's
+ * slots are found by index, not scanned). */
+#define RGC_FOR_EACH_SLOT_IN(h, lo, hi, slotvar, BODY) do { \
+    const struct rgc_type *tyr__ = (const struct rgc_type *)(h)->tw; \
+    uint8_t *pr__ = (uint8_t *)obj_of(h), *lor__ = (lo), *hir__ = (hi); \
+    if (tyr__->kind == RGC_KIND_OBJECT) { \
+      for (size_t ir__ = 0; ir__ < tyr__->nrefs; ir__++) { \
+        void **slotvar = (void **)(pr__ + tyr__->ref_offsets[ir__]); \
+        if ((uint8_t *)slotvar >= lor__ && (uint8_t *)slotvar < hir__) BODY } \
+    } else if (tyr__->kind == RGC_KIND_REF_ARRAY) { \
+      uint64_t nr__ = *(uint64_t *)pr__; uint8_t *ar__ = pr__ + 8; \
+      uint64_t i0r__ = lor__ <= ar__ ? 0 : (uint64_t)(lor__ - ar__ + 7) / 8; \
+      uint64_t i1r__ = hir__ <= ar__ ? 0 : (uint64_t)(hir__ - ar__ + 7) / 8; \
+      if (i1r__ > nr__) i1r__ = nr__; \
+      for (uint64_t ir__ = i0r__; ir__ < i1r__; ir__++) { void **slotvar = (void **)ar__ + ir__; BODY } \
     } } while (0)
 void rgc_make_free(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r,
                    uint8_t *p, size_t size, bool list);
@@ -530,7 +618,8 @@ void rgc_worker_affinity(struct rgc_runtime *rt, int w);
 /* The GC thread, around a GC: helpers spin for jobs in between. */
 void rgc_par_begin(struct rgc_runtime *rt);
 void rgc_par_end(struct rgc_runtime *rt);
-void rgc_pool_reset(struct rgc_runtime *rt, int nworkers);
+void rgc_pool_reset(struct rgc_runtime *rt);
+bool rgc_pool_join(struct rgc_runtime *rt);
 void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m);
 /* Take work from the pool into m; false when every worker is idle and the
  * pool is empty (marking is over). */

@@ -82,15 +82,55 @@ static void drain(struct rgc_runtime *rt, struct rgc_marker *m) {
   flush_live(m);
 }
 
-/* Mark from the old-to-young slots of older region r: those on dirty cards. */
-static void mark_older_region(struct rgc_runtime *rt, struct rgc_marker *m, struct rgc_region *r) {
-  if (!rgc_cards_dirty(rt, r->start, r->top)) return;
-  RGC_FOR_EACH_OBJECT(r, h) {
-    if (hflags(h) & OF_FREE) continue;
-    if (!rgc_cards_dirty(rt, h, (uint8_t *)h + h->size)) continue;
-    RGC_FOR_EACH_SLOT(h, slot, {
-      if (*slot && rgc_card_get(rt, slot)) { mark_obj(rt, m, *slot); drain(rt, m); }
-    });
+/* The next task of a kind: its index, or n when none is left. */
+static inline size_t claim(_Atomic size_t *next, size_t n) {
+  if (atomic_load_explicit(next, memory_order_relaxed) >= n) return n;
+  size_t i = atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
+  return i < n ? i : n;
+}
+
+/* Mark from the old-to-young slots of older region r that lie on dirty
+ * cards in [lo, hi). The bricks lead from each dirty card to the block
+ * holding it: only the objects on dirty cards are looked at, and of those
+ * only the slots on the card. */
+static void mark_older_range(struct rgc_runtime *rt, struct rgc_marker *m, struct rgc_region *r,
+                             uint8_t *lo, uint8_t *hi) {
+  if (hi > r->top) hi = r->top;
+  if (lo >= hi) return;
+  const uint8_t *cards = (const uint8_t *)rt->cards;
+  size_t ce = rgc_card_index(rt, hi - 1);
+  struct rgc_hdr *hint = NULL;  /* the last block looked at */
+  for (size_t c = rgc_next_dirty(cards, rgc_card_index(rt, lo), ce); c <= ce; c = rgc_next_dirty(cards, c + 1, ce)) {
+    uint8_t *a = rt->base + (c << RGC_CARD_SHIFT), *b = a + ((size_t)1 << RGC_CARD_SHIFT);
+    if (a < lo) a = lo;
+    if (b > hi) b = hi;
+    for (struct rgc_hdr *h = rgc_block_at(rt, a, hint); (uint8_t *)h < b;
+         h = (struct rgc_hdr *)((uint8_t *)h + h->size)) {
+      hint = h;
+      if (hflags(h) & OF_FREE) continue;
+      RGC_FOR_EACH_SLOT_IN(h, a, b, slot, {
+        if (*slot) { mark_obj(rt, m, *slot); drain(rt, m); }
+      });
+    }
+  }
+}
+
+/* Card marking of older region i (rt->older_regions): its chunks, one at a
+ * time, until none is left (other workers may take some). A region whose
+ * bricks are not exact is one chunk: its bricks are made first, if any of
+ * its cards is dirty. */
+static void mark_older_chunks(struct rgc_runtime *rt, struct rgc_marker *m, size_t i) {
+  struct rgc_region *r = rt->older_regions[i];
+  struct rgc_older_work *wk = &rt->older_work[i];
+  for (size_t k; (k = claim(&wk->next, wk->n)) < wk->n;) {
+    if (wk->n == 1 && !atomic_load_explicit(&r->bricks_ok, memory_order_relaxed)) {
+      if (!rgc_cards_dirty(rt, r->start, r->top)) return;
+      rgc_bricks_build(rt, r);
+      mark_older_range(rt, m, r, r->start, r->top);
+    } else {
+      uint8_t *lo = r->start + k * RGC_OLDER_CHUNK;
+      mark_older_range(rt, m, r, lo, lo + RGC_OLDER_CHUNK);
+    }
   }
 }
 
@@ -109,13 +149,6 @@ static void clear_weak(struct rgc_runtime *rt, uint32_t kind) {
     }
 }
 
-/* The next task of a kind: its index, or n when none is left. */
-static inline size_t claim(_Atomic size_t *next, size_t n) {
-  if (atomic_load_explicit(next, memory_order_relaxed) >= n) return n;
-  size_t i = atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
-  return i < n ? i : n;
-}
-
 /* Worker w marks: root tasks kind by kind, each taken by whichever worker
  * asks first (bytes per kind go to the worker's heap record: GCMarkWithType
  * per heap), then the shared drain. */
@@ -123,6 +156,7 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
   struct rgc_marker *m = &rt->markers[w];
   struct rgc_heap_rec *hr = &rt->rec.heap[w];
   int nw = rt->nheaps;
+  if (nw > 1 && !rgc_pool_join(rt)) return;  /* came after the others finished */
   m->n = 0;
   m->share = m->par = nw > 1;
   m->lr = NULL;
@@ -166,8 +200,9 @@ static void mark_worker(struct rgc_runtime *rt, int w) {
 
   /* Older generations: dirty cards, a region at a time; then help until done */
   m->counter = 0;
-  for (size_t i; (i = claim(&rt->next_older, rt->older_n)) < rt->older_n;)
-    mark_older_region(rt, m, rt->older_regions[i]);
+  for (size_t i; (i = claim(&rt->next_older, rt->older_n)) < rt->older_n;) mark_older_chunks(rt, m, i);
+  if (nw > 1)  /* no region left: help with the chunks of those in progress */
+    for (size_t i = 0; i < rt->older_n; i++) mark_older_chunks(rt, m, i);
   for (;;) {
     drain(rt, m);
     if (nw == 1 || !rgc_pool_take(rt, m)) break;
@@ -191,8 +226,17 @@ static void list_mark_tasks(struct rgc_runtime *rt) {
     for (int hi = 0; hi < rt->nheaps; hi++)
       for (int g = 1; g < RGC_NGEN; g++)
         for (struct rgc_region *r = rt->heaps[hi].gens[g]; r; r = r->next)
-          if (!r->condemned && r->top != r->start)
+          if (!r->condemned && r->top != r->start) {
+            if (rt->older_n == rt->older_work_cap) {
+              rt->older_work_cap = rt->older_work_cap ? 2 * rt->older_work_cap : 256;
+              rt->older_work = rgc_xrealloc(rt->older_work, rt->older_work_cap * sizeof *rt->older_work);
+            }
+            struct rgc_older_work *wk = &rt->older_work[rt->older_n];
+            atomic_init(&wk->next, 0);
+            wk->n = atomic_load_explicit(&r->bricks_ok, memory_order_relaxed)
+                        ? ((size_t)(r->top - r->start) + RGC_OLDER_CHUNK - 1) / RGC_OLDER_CHUNK : 1;
             RGC_VEC_PUSH(rt->older_regions, rt->older_n, rt->older_cap, r);
+          }
   atomic_store(&rt->next_root_run, 0);
   atomic_store(&rt->next_fq, 0);
   atomic_store(&rt->next_handle_chunk, 0);
@@ -224,7 +268,7 @@ void rgc_mark_phase(struct rgc_runtime *rt) {
   struct rgc_gc_record *rec = &rt->rec;
   pin_targets(rt);
   list_mark_tasks(rt);
-  rgc_pool_reset(rt, rt->nheaps);
+  rgc_pool_reset(rt);
   rgc_par_run(rt, mark_worker);
 
   /* The rest is serial, on the GC thread (worker 0's marker). */

@@ -78,8 +78,8 @@ static int bucket_of(size_t size) {
 
 void rgc_make_free(struct rgc_runtime *rt, struct rgc_heap *h, struct rgc_region *r,
                    uint8_t *p, size_t size, bool list) {
-  (void)rt;
   struct rgc_hdr *f = (struct rgc_hdr *)p;
+  rgc_bricks_note(rt, r, p, size);
   f->size = (uint32_t)size;
   hset(f, OF_FREE);
   f->tw = 0;

@@ -18,11 +18,20 @@
  * changes the condition (an atomic), then reads the sleeper count and, if
  * non-zero, broadcasts under work_lock (both sides sequentially consistent).
  *
+ * Late helpers: a helper runs a job only if it joins it (work_join) before
+ * the GC thread, its own part done, closes it; the GC thread waits for the
+ * helpers that joined. A helper that the machine's other load keeps off its
+ * CPU thus delays no phase: the jobs take their work a task (a heap, a
+ * root run, a card chunk) at a time, so the GC thread and the helpers that
+ * came did all of it.
+ *
  * Balanced marking: each worker marks from its roots into a local stack;
  * when the shared pool is empty and the local stack is long, or another
- * worker waits for work, the bottom half of the stack goes to the pool. An idle worker spins until the pool has work or every worker
- * is idle with the pool empty (marking is over). With one worker the pool is
- * never used. */
+ * worker waits for work, the bottom half of the stack goes to the pool. An
+ * idle worker spins until the pool has work or every worker that joined
+ * the marking (rgc_pool_join) is idle with the pool empty (marking is over:
+ * a worker that comes later finds it over and does nothing). With one
+ * worker the pool is never used. */
 #include <sched.h>
 #include <stdlib.h>
 
@@ -31,9 +40,14 @@
 #define RGC_SPIN_NS 2000000  /* a helper spins this long for a job during a GC */
 
 /* Spin iteration i of a wait: a pause first, later a yield (more workers
- * than cores: the thread being waited for may need this core). */
-static void spin_once(unsigned i) {
-  if (i < 128) __builtin_ia32_pause();
+ * than cores: the thread being waited for may need this core). A worker
+ * that has a CPU of its own (rt->spin_own_cpu) pauses for about a
+ * millisecond before it yields: on a machine busy with other programs, one
+ * sched_yield hands the CPU to another program for its whole time slice
+ * (milliseconds), and the next phase's job then waits for this worker. */
+#define RGC_PAUSE_SPINS (1u << 15)
+static void spin_once(const struct rgc_runtime *rt, unsigned i) {
+  if (i < 128 || (rt->spin_own_cpu && i < RGC_PAUSE_SPINS)) __builtin_ia32_pause();
   else sched_yield();
 }
 
@@ -45,31 +59,36 @@ static void wake_sleepers(struct rgc_runtime *rt, _Atomic int *sleepers, pthread
   }
 }
 
-/* A helper's next job: the epoch after `seen`, or 0 when stopping. */
-static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *seen_gc) {
+/* A helper's next job: the epoch after `seen`, or 0 when stopping. While a
+ * GC runs (work_active) the helper spins for the next job, phase after
+ * phase, unless it already spun RGC_SPIN_NS without one in this GC
+ * (*spun_out: that GC's work_gc); then it sleeps until a job, a stop or the
+ * next GC. */
+static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *spun_out) {
   for (;;) {
     uint64_t e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
     if (e != seen) return e;
     if (atomic_load(&rt->work_stop)) return 0;
-    /* a GC is running that this helper has not spun in yet: spin */
     uint64_t gc = atomic_load(&rt->work_gc);
-    if (gc != *seen_gc && atomic_load(&rt->work_active)) {
-      *seen_gc = gc;
+    if (gc != *spun_out && atomic_load(&rt->work_active)) {
       uint64_t t0 = rgc_now_ns();
       for (unsigned i = 0;; i++) {
         e = atomic_load_explicit(&rt->work_epoch, memory_order_acquire);
         if (e != seen) return e;
         if (!atomic_load_explicit(&rt->work_active, memory_order_relaxed)) break;
-        if ((i & 63) == 63 && rgc_now_ns() - t0 > RGC_SPIN_NS) break;
-        spin_once(i);
+        if ((i & 63) == 63 && rgc_now_ns() - t0 > RGC_SPIN_NS) {
+          *spun_out = gc;
+          break;
+        }
+        spin_once(rt, i);
       }
       continue;
     }
-    /* sleep until a job, a stop, or a new GC */
+    /* sleep until a job, a stop, or a GC this helper has not spun out in */
     pthread_mutex_lock(&rt->work_lock);
     atomic_fetch_add(&rt->work_sleepers, 1);
     while (atomic_load(&rt->work_epoch) == seen && !atomic_load(&rt->work_stop) &&
-           !(atomic_load(&rt->work_gc) != *seen_gc && atomic_load(&rt->work_active)))
+           !(atomic_load(&rt->work_gc) != *spun_out && atomic_load(&rt->work_active)))
       pthread_cond_wait(&rt->work_cv, &rt->work_lock);
     atomic_fetch_sub(&rt->work_sleepers, 1);
     pthread_mutex_unlock(&rt->work_lock);
@@ -90,15 +109,28 @@ void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
   }
 }
 
+#define JOIN_CLOSED ((uint64_t)1 << 31)
+
+/* Join job `epoch`: false if it is over or closed (another job may run). */
+static bool join_job(struct rgc_runtime *rt, uint64_t epoch) {
+  uint64_t w = atomic_load_explicit(&rt->work_join, memory_order_acquire);
+  do {
+    if ((w >> 32) != (epoch & 0xffffffffu) || (w & JOIN_CLOSED)) return false;
+  } while (!atomic_compare_exchange_weak_explicit(&rt->work_join, &w, w + 1, memory_order_acq_rel,
+                                                  memory_order_acquire));
+  return true;
+}
+
 static void *worker_main(void *arg) {
   struct rgc_runtime *rt = ((void **)arg)[0];
   int w = (int)(intptr_t)((void **)arg)[1];
   free(arg);
   rgc_worker_affinity(rt, w);
-  uint64_t seen = 0, seen_gc = 0;
+  uint64_t seen = 0, spun_out = 0;
   for (;;) {
-    seen = helper_wait(rt, seen, &seen_gc);
+    seen = helper_wait(rt, seen, &spun_out);
     if (!seen) break;
+    if (!join_job(rt, seen)) continue;  /* too late: the GC thread did it */
     void (*fn)(struct rgc_runtime *, int) = rt->work_fn;
     uint64_t c0 = rgc_thread_cpu_ns();
     fn(rt, w);
@@ -115,6 +147,9 @@ int rgc_workers_start(struct rgc_runtime *rt) {
   pthread_cond_init(&rt->work_done_cv, NULL);
   pthread_mutex_init(&rt->pool_lock, NULL);
   if (rt->nheaps <= 1) return 0;
+  cpu_set_t allowed;
+  rt->spin_own_cpu = !rt->cfg.no_affinitize && !sched_getaffinity(0, sizeof allowed, &allowed) &&
+                     CPU_COUNT(&allowed) >= rt->nheaps;  /* as rgc_worker_affinity decides */
   rt->workers = calloc((size_t)rt->nheaps, sizeof *rt->workers);
   if (!rt->workers) return -1;
   for (int w = 1; w < rt->nheaps; w++) {
@@ -148,6 +183,7 @@ void rgc_workers_stop(struct rgc_runtime *rt) {
   free(rt->pool);
   free(rt->root_runs);
   free(rt->older_regions);
+  free(rt->older_work);
   for (int i = 0; i < RGC_MAX_HEAPS; i++) free(rt->markers[i].ms);
 }
 
@@ -168,15 +204,18 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)) 
     fn(rt, 0);
     return;
   }
-  int helpers = rt->nheaps - 1;
   rt->work_fn = fn;
   atomic_store(&rt->work_done, 0);
-  atomic_fetch_add_explicit(&rt->work_epoch, 1, memory_order_release);
+  uint64_t epoch = atomic_load_explicit(&rt->work_epoch, memory_order_relaxed) + 1;
+  atomic_store(&rt->work_join, (epoch & 0xffffffffu) << 32);
+  atomic_store_explicit(&rt->work_epoch, epoch, memory_order_release);
   wake_sleepers(rt, &rt->work_sleepers, &rt->work_cv);
   fn(rt, 0);
+  /* close the job: wait for the helpers that joined it */
+  int helpers = (int)(atomic_fetch_or(&rt->work_join, JOIN_CLOSED) & (JOIN_CLOSED - 1));
   for (unsigned i = 0; i < 4096; i++) {
     if (atomic_load(&rt->work_done) == helpers) return;
-    spin_once(i);
+    spin_once(rt, i);
   }
   pthread_mutex_lock(&rt->work_lock);
   atomic_fetch_add(&rt->done_sleepers, 1);
@@ -205,11 +244,11 @@ void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int)
   rgc_par_run(rt, heap_job);
 }
 
-void rgc_pool_reset(struct rgc_runtime *rt, int nworkers) {
+void rgc_pool_reset(struct rgc_runtime *rt) {
   rt->pool_n = 0;
   rt->pool_idle = 0;
   atomic_store(&rt->pool_waiting, 0);
-  rt->pool_nworkers = nworkers;
+  rt->pool_nworkers = 0;
   atomic_store(&rt->pool_hint, 0);
   atomic_store(&rt->pool_done, 0);
 }
@@ -222,6 +261,16 @@ void rgc_pool_give(struct rgc_runtime *rt, struct rgc_marker *m) {
   pthread_mutex_unlock(&rt->pool_lock);
   memmove(m->ms, m->ms + give, (m->n - give) * sizeof *m->ms);
   m->n -= give;
+}
+
+/* A worker starts marking: false if marking is already over (every worker
+ * that joined was idle with the pool empty). */
+bool rgc_pool_join(struct rgc_runtime *rt) {
+  pthread_mutex_lock(&rt->pool_lock);
+  bool over = atomic_load_explicit(&rt->pool_done, memory_order_relaxed);
+  if (!over) rt->pool_nworkers++;
+  pthread_mutex_unlock(&rt->pool_lock);
+  return !over;
 }
 
 bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {
@@ -250,6 +299,6 @@ bool rgc_pool_take(struct rgc_runtime *rt, struct rgc_marker *m) {
       }
       pthread_mutex_unlock(&rt->pool_lock);
     }
-    spin_once(i);
+    spin_once(rt, i);
   }
 }

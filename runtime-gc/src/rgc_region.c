@@ -34,6 +34,18 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
     return -1;
   }
   rt->cards = c;
+  size_t nbricks = reserve >> RGC_BRICK_SHIFT;
+  void *b = mmap(NULL, nbricks * sizeof *rt->bricks, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (b == MAP_FAILED) {
+    munmap(rt->base, reserve);
+    munmap(c, ncards);
+    rt->base = NULL;
+    rt->cards = NULL;
+    if (err) snprintf(err, errlen, "cannot reserve the object-start table (%zu bytes)", nbricks * sizeof *rt->bricks);
+    return -1;
+  }
+  rt->bricks = b;
   rt->slot_owner = malloc(rt->nslots * sizeof *rt->slot_owner);
   rt->slot_gen = malloc(rt->nslots * sizeof *rt->slot_gen);
   rt->regions = aligned_alloc(_Alignof(struct rgc_region), rt->nslots * sizeof *rt->regions);
@@ -53,6 +65,7 @@ int rgc_reserve(struct rgc_runtime *rt, char *err, size_t errlen) {
 void rgc_unreserve(struct rgc_runtime *rt) {
   if (rt->base) munmap(rt->base, rt->reserve);
   if (rt->cards) munmap((void *)rt->cards, rt->reserve >> RGC_CARD_SHIFT);
+  if (rt->bricks) munmap(rt->bricks, (rt->reserve >> RGC_BRICK_SHIFT) * sizeof *rt->bricks);
   free(rt->slot_owner);
   free((void *)rt->slot_gen);
   free(rt->regions);
@@ -119,6 +132,12 @@ take:;
   *pp = r;
   rgc_ev_segment_create(start, n * RGC_REGION_SIZE, segment_type(gen));
   return r;
+}
+
+/* Make region r's bricks exact: one walk of its blocks. */
+void rgc_bricks_build(struct rgc_runtime *rt, struct rgc_region *r) {
+  RGC_FOR_EACH_OBJECT(r, h) rgc_bricks_set(rt, (const uint8_t *)h, h->size);
+  atomic_store_explicit(&r->bricks_ok, true, memory_order_relaxed);
 }
 
 /* Return a region's memory (zeroed on next use) and its cards. The caller has

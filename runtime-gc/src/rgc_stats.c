@@ -64,6 +64,9 @@ void rgc_record_info(struct rgc_runtime *rt, const struct rgc_gc_record *rec) {
   uint64_t elapsed = rgc_now_ns() - rt->start_ns;
   mi.pause_time_percentage = elapsed ? 100.0 * (double)rt->total_pause_ns / (double)elapsed : 0;
   rt->info[RGC_GC_KIND_ANY] = mi;
+  for (int hi = 0; hi < rec->nheaps && hi < RGC_MAX_HEAPS; hi++)
+    memcpy(rt->last_mark[hi], rec->heap[hi].mark_bytes, sizeof rt->last_mark[hi]);
+  rt->last_mark_index = rec->index;
   if (gcs_gen_is_ephemeral(rec->gen)) rt->info[RGC_GC_KIND_EPHEMERAL] = mi;
   else if (gcs_type_is_background(rec->type)) rt->info[RGC_GC_KIND_BACKGROUND] = mi;
   else rt->info[RGC_GC_KIND_FULL_BLOCKING] = mi;
@@ -78,6 +81,16 @@ void rgc_set_gc_callback(rgc_runtime *rt, rgc_gc_callback fn, void *ctx) {
   rt->gc_cb = fn;
   rt->gc_cb_ctx = ctx;
   pthread_mutex_unlock(&rt->info_lock);
+}
+
+int64_t rgc_get_mark_bytes(rgc_runtime *rt, int heap, uint64_t out[4]) {
+  _Static_assert(RGC_MARK_KINDS == 4, "rgc_get_mark_bytes returns four root kinds");
+  if (heap < 0 || heap >= rt->nheaps) return -1;
+  pthread_mutex_lock(&rt->info_lock);
+  memcpy(out, rt->last_mark[heap], sizeof rt->last_mark[heap]);
+  int64_t index = (int64_t)rt->last_mark_index;
+  pthread_mutex_unlock(&rt->info_lock);
+  return index;
 }
 
 int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memory_info *out) {

@@ -70,6 +70,14 @@ void rgc_verify_heap(struct rgc_runtime *rt) {
             if (g < RGC_LOH && h->size >= rt->cfg.loh_threshold) VFAIL("large object in gen%d at %p", g, (void *)p);
           }
           set_start(rt, &s, p);
+          if (atomic_load_explicit(&r->bricks_ok, memory_order_relaxed)) {
+            size_t off = (size_t)(p - rt->base);
+            for (size_t b = (off + ((size_t)1 << RGC_BRICK_SHIFT) - 1) >> RGC_BRICK_SHIFT;
+                 (b << RGC_BRICK_SHIFT) < off + h->size; b++)
+              if (rt->bricks[b] != off / RGC_GRAIN)
+                VFAIL("brick of %p (gen%d) names %p, not the block at %p", (void *)(rt->base + (b << RGC_BRICK_SHIFT)),
+                      g, (void *)(rt->base + (size_t)rt->bricks[b] * RGC_GRAIN), (void *)p);
+          }
         }
         fo = r->fl_bytes + r->fo_bytes;
         if (fl != fo)
