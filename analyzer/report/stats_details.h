@@ -31,5 +31,8 @@ int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int
 /* The text header's lines (wrapped by the caller): the start-up flags, the
  * GC settings and what was configured; returns how many. */
 int st_settings_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max);
+/* The names of a flags map's set bits in v, ", "-separated (an unnamed bit
+ * as 0x..) into buf; returns the length, 0 when no bit is set. */
+size_t st_flags_text(char *buf, size_t n, const char *map, uint64_t v);
 
 #endif /* STATS_DETAILS_H */

@@ -152,6 +152,14 @@ static void jint(FILE *o, const char *k, int64_t v) {
   else fprintf(o, ", \"%s\": %lld", k, (long long)v);
 }
 
+/* A flags map's name for one bit, or its hex text ("0x40") in hex. */
+static const char *bit_name(const char *map, uint32_t bit, char hex[16]) {
+  const char *name = gcs_map_name(map, bit);
+  if (name) return name;
+  snprintf(hex, 16, "0x%x", bit);
+  return hex;
+}
+
 /* Names of the set bits of a flags map, as a JSON array. */
 static void flag_names(FILE *o, const char *map, int64_t v) {
   fputc('[', o);
@@ -159,14 +167,9 @@ static void flag_names(FILE *o, const char *map, int64_t v) {
   for (int b = 0; b < 32; b++) {
     uint32_t bit = UINT32_C(1) << b;
     if (!((uint64_t)v & bit)) continue;
-    const char *name = gcs_map_name(map, bit);
     char hex[16];
-    if (!name) {
-      snprintf(hex, sizeof hex, "0x%x", bit);
-      name = hex;
-    }
     fprintf(o, "%s", n++ ? ", " : "");
-    rpt_json_str(o, name);
+    rpt_json_str(o, bit_name(map, bit, hex));
   }
   fputc(']', o);
 }
@@ -201,24 +204,23 @@ void st_json_settings(FILE *o, const struct st_proc *p) {
   }
 }
 
-/* The names of the set bits of a flags map, ", "-separated ("none"). */
-static void flags_text(char *buf, size_t n, const char *map, int64_t v) {
+size_t st_flags_text(char *buf, size_t n, const char *map, uint64_t v) {
   size_t at = 0;
   buf[0] = 0;
   for (int b = 0; b < 32; b++) {
     uint32_t bit = UINT32_C(1) << b;
-    if (!((uint64_t)v & bit)) continue;
-    const char *name = gcs_map_name(map, bit);
+    if (!(v & bit)) continue;
     char hex[16];
-    if (!name) {
-      snprintf(hex, sizeof hex, "0x%x", bit);
-      name = hex;
-    }
-    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
+    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", bit_name(map, bit, hex));
     if (w < 0 || (size_t)w >= n - at) break;
     at += (size_t)w;
   }
-  if (!at) snprintf(buf, n, "none");
+  return at;
+}
+
+/* The names of the set bits of a flags map, ", "-separated ("none"). */
+static void flags_text(char *buf, size_t n, const char *map, int64_t v) {
+  if (!st_flags_text(buf, n, map, (uint64_t)v)) snprintf(buf, n, "none");
 }
 
 int st_settings_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int max) {

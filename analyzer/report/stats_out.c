@@ -49,25 +49,7 @@ static int has_any_phase(const struct st_gc *g) {
 /* GlobalMechanisms as TraceEvent's flags enum prints it ("Compaction,
  * Promotion"; "None" for 0; an unnamed bit as 0x..). */
 static const char *mechanisms_text(char *buf, size_t n, uint32_t v) {
-  size_t at = 0;
-  buf[0] = 0;
-  if (!v) {
-    snprintf(buf, n, "None");
-    return buf;
-  }
-  for (int b = 0; b < 32; b++) {
-    uint32_t bit = UINT32_C(1) << b;
-    if (!(v & bit)) continue;
-    const char *name = gcs_map_name("global_mechanisms", bit);
-    char hex[16];
-    if (!name) {
-      snprintf(hex, sizeof hex, "0x%x", bit);
-      name = hex;
-    }
-    int w = snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
-    if (w < 0 || (size_t)w >= n - at) break;
-    at += (size_t)w;
-  }
+  if (!st_flags_text(buf, n, "global_mechanisms", v)) snprintf(buf, n, "None");
   return buf;
 }
 
