@@ -76,33 +76,6 @@ int rgc_config_from_env(struct rgc_config *cfg, char *err, size_t errlen) {
 /* Validate and derive the budgets. Returns 0 or -1 with err. */
 int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
                      char *err, size_t errlen);
-/* The largest cache of CPU 0 in bytes, as sysfs describes it (glibc's
- * sysconf reports some VMs' L3 ten times too large: 320 MB for a 32 MB L3
- * that lscpu and sysfs show); sysconf when sysfs has none. */
-static long largest_cache(void) {
-  long best = 0;
-  for (int i = 0; i < 16; i++) {
-    char path[96], buf[32];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    FILE *f = fopen(path, "r");
-    if (!f) break;
-    char *ok = fgets(buf, sizeof buf, f);
-    fclose(f);
-    if (!ok) continue;
-    char *end;
-    long v = strtol(buf, &end, 10);
-    if (v <= 0 || v > (1L << 30)) continue;
-    if (*end == 'K') v <<= 10;
-    else if (*end == 'M') v <<= 20;
-    else if (*end != '\n' && *end) continue;
-    if (v > best) best = v;
-  }
-  if (best > 0) return best;
-  best = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (best <= 0) best = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return best > 0 ? best : 1 << 20;
-}
-
 int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_max,
                      char *err, size_t errlen) {
 #define FAIL(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -128,25 +101,15 @@ int rgc_config_check(struct rgc_config *cfg, uint64_t *gen0_min, uint64_t *gen0_
     cfg->heap_count = (unsigned)ncpu;
   }
   if (!g0) {
-    /* CoreCLR's get_gen0_min_size: max(4/5 of the largest cache, 256 KB);
-     * halved while the heaps' gen0s would exceed a sixth of the physical
-     * memory (not below the cache size); at most an eighth of a hard limit;
-     * then * 5/8. Workstation GC keeps that (about L3/2: 16 MB on a 32 MB
-     * L3; CoreCLR's GCBench makes as many GCs on this machine). Server GC
-     * stays capped at 6 MB per heap. */
-    long l3 = largest_cache();
-    uint64_t cache = (uint64_t)l3 < 256 * 1024 ? 256 * 1024 : (uint64_t)l3;
+    /* CoreCLR (WKS): max(4/5 of the largest cache, 256 KB) * 5/8. Capped at
+     * 6 MB: VMs often report implausible cache sizes. */
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 <= 0) l3 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l3 <= 0) l3 = 1 << 20;
     g0 = (uint64_t)l3 * 4 / 5;
     if (g0 < 256 * 1024) g0 = 256 * 1024;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
-    while (phys && g0 * cfg->heap_count > phys / 6) {
-      g0 /= 2;
-      if (g0 <= cache) { g0 = cache; break; }
-    }
-    if (cfg->heap_hard_limit && g0 > cfg->heap_hard_limit / 8) g0 = cfg->heap_hard_limit / 8;
     g0 = g0 * 5 / 8;
-    if (cfg->server && g0 > 6u * 1024 * 1024) g0 = 6u * 1024 * 1024;
+    if (g0 > 6u * 1024 * 1024) g0 = 6u * 1024 * 1024;
   }
   uint64_t gmax = cfg->gen0_max_budget ? cfg->gen0_max_budget
                                        : (g0 > 6u * 1024 * 1024 ? g0 : 6u * 1024 * 1024);

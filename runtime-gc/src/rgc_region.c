@@ -90,7 +90,6 @@ struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, in
   }
   size_t run = 0, i, first;
   uint8_t *start;
-  bool populate = false;
   if (n == 1 && rt->cache_n) {
     /* a recently released region, still committed: no page faults */
     first = i = rt->region_cache[--rt->cache_n];
@@ -111,7 +110,6 @@ struct rgc_region *rgc_region_new(struct rgc_runtime *rt, struct rgc_heap *h, in
     pthread_mutex_unlock(&rt->region_lock);
     return NULL;
   }
-  populate = gen == 0;
 take:;
   /* describe the region, then publish it in the slot map (release: pairs
    * with rgc_region_of's acquire load) */
@@ -128,14 +126,6 @@ take:;
     atomic_store_explicit(&rt->slot_owner[k], (int32_t)first, memory_order_release);
   rt->committed += n * RGC_REGION_SIZE;
   pthread_mutex_unlock(&rt->region_lock);
-#ifdef MADV_POPULATE_WRITE
-  /* A fresh gen0 region is filled whole by allocation contexts: fault its
-   * pages in with one call rather than 512 faults, one per 4 KB page the
-   * contexts' zeroing first touches (about 3.8 us each on a VM, a quarter
-   * of GCBench's CPU). The pages are zero either way; an error (an older
-   * kernel, no memory now) leaves them to fault in as before. */
-  if (populate) (void)madvise(start, n * RGC_REGION_SIZE, MADV_POPULATE_WRITE);
-#endif
   /* append: bump allocation prefers the newest region */
   struct rgc_region **pp = &h->gens[gen];
   while (*pp) pp = &(*pp)->next;

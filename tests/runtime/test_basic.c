@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "rgc.h"
 #include "check.h"
@@ -300,53 +299,6 @@ static void test_inline_paths(void) {
   rgc_destroy(rt);
 }
 
-/* The default gen0 budget is CoreCLR's get_gen0_min_size for workstation GC:
- * 5/8 * max(4/5 * the largest cache, 256 KB), from the cache sizes the
- * kernel lists in sysfs (glibc's sysconf reports some VMs' L3 ten times too
- * large), halved while it exceeds a sixth of the physical memory. The first
- * allocation-triggered GC comes when the budget is used up: after
- * ceil(budget / 8 KB) allocation contexts. */
-static void test_default_gen0_budget(void) {
-  long cache = 0;
-  for (int i = 0; i < 16; i++) {
-    char path[96];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    FILE *f = fopen(path, "r");
-    if (!f) break;
-    long v = 0;
-    char unit = 0;
-    if (fscanf(f, "%ld%c", &v, &unit) >= 1)
-      v = unit == 'K' ? v * 1024 : unit == 'M' ? v * 1024 * 1024 : v;
-    fclose(f);
-    if (v > cache) cache = v;
-  }
-  if (!cache) { printf("test_default_gen0_budget: no sysfs cache sizes, skipped\n"); return; }
-  uint64_t b = (uint64_t)cache * 4 / 5, floor_ = cache < 256 * 1024 ? 256 * 1024 : (uint64_t)cache;
-  if (b < 256 * 1024) b = 256 * 1024;
-  uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-  while (b > phys / 6) { b /= 2; if (b <= floor_) { b = floor_; break; } }
-  b = b * 5 / 8;
-  struct rgc_config c;
-  rgc_config_default(&c);
-  c.concurrent = 0;
-  c.verify_heap = 1;
-  char err[200];
-  rgc_runtime *rt = rgc_create(&c, err, sizeof err);
-  CHECK(rt != NULL);
-  if (!rt) return;
-  const rgc_type *nt = rgc_register_type(rt, &(struct rgc_type_desc){.name = "Node",
-    .kind = RGC_KIND_OBJECT, .size = sizeof(struct node), .ref_offsets = node_refs, .nrefs = 2});
-  rgc_thread *t = rgc_attach_thread(rt);
-  uint64_t before = 0;
-  while (rgc_collection_count(rt, 0) == 0 && before < ((uint64_t)1 << 32)) {
-    before = rgc_total_allocated_bytes(rt);
-    rgc_alloc(t, nt);
-  }
-  CHECK_EQ_U64(before, (b + 8191) / 8192 * 8192);
-  rgc_detach_thread(t);
-  rgc_destroy(rt);
-}
-
 /* Which thread runs a workstation GC: the attached thread that asks for it
  * (by allocating or by rgc_collect), as in CoreCLR; a request from a thread
  * that is not attached goes to the GC thread. Seen from the GC callback,
@@ -393,7 +345,6 @@ int main(void) {
   test_finalizers();
   test_sweep();
   test_config_errors();
-  test_default_gen0_budget();
   test_gc_thread();
   printf("test_basic: ok\n");
   return check_done();
