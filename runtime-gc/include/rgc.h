@@ -30,8 +30,9 @@
  *    rgc_leave_native a thread must not touch managed objects; it does not hold
  *    up suspension and rgc_leave_native blocks while a GC runs.
  *  - A workstation GC runs on the attached thread that triggers or induces
- *    it (as CoreCLR's), or on a dedicated GC thread when an unattached
- *    thread asks or a GC is already running; server GC runs on the GC
+ *    it (as CoreCLR's) when no other attached thread runs managed code;
+ *    otherwise, and when an unattached thread asks or a GC is already
+ *    running, on a dedicated GC thread; server GC runs on the GC
  *    thread plus one helper thread per additional heap (in parallel);
  *    background GCs run their
  *    concurrent phases and second pause on a background GC thread;
