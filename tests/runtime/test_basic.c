@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rgc.h"
 #include "check.h"
@@ -319,6 +320,11 @@ static void test_gc_thread(void) {
   rgc_set_gc_callback(rt, on_gc_thread, NULL);
   rgc_thread *t = rgc_attach_thread(rt);
   atomic_store(&cb_calls, 0);
+  /* the runtime's finalizer thread attaches, then waits in native: give it
+   * the time to get there (in managed code it would send the GC to the GC
+   * thread) */
+  struct timespec settle = {0, 20 * 1000 * 1000};
+  nanosleep(&settle, NULL);
   while (rgc_collection_count(rt, 0) == 0) rgc_alloc(t, node_t);  /* 4 MB budget */
   CHECK_EQ_INT(atomic_load(&cb_calls), 1);
   CHECK(pthread_equal(cb_thread, pthread_self()));
