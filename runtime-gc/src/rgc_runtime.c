@@ -101,9 +101,10 @@ int rgc_request_gc(struct rgc_runtime *rt, const struct rgc_request *rq, uint64_
      * the GC: a suspension that has to wait for them is answered sooner by
      * a thread that slept (the scheduler favours it on a busy machine) than
      * by one that has been allocating (gcsim's bgc scenario, two mutators at
-     * load 6: 4-12 suspensions over 5 ms per run on the requesting thread,
-     * none on the GC thread). Other threads' requests meanwhile join this
-     * GC; an induced one from elsewhere goes to the GC thread after it. */
+     * load 7, every GC on its requesting thread: 8 suspensions over 5 ms in
+     * a run, none on the GC thread; docs/runtime.md, Benchmarks). Other
+     * threads' requests meanwhile join this GC; an induced one from
+     * elsewhere goes to the GC thread after it. */
     struct rgc_request mine = *rq;
     mine.stk_n = stk_n;
     if (stk_n) memcpy(mine.stk_ip, stk_ip, stk_n * sizeof *stk_ip);

@@ -1,6 +1,7 @@
 /* test_basic — single-threaded librgc behaviour with exact, hand-computed
  * figures: weak handles, pinning, finalizers once, counts, memory info,
- * LOH placement, sweeping, configuration errors, rgc.h's inline fast paths. Runs with RGC_VERIFY_HEAP=1
+ * LOH placement, sweeping, configuration errors, rgc.h's inline fast paths,
+ * which thread runs a GC. Runs with RGC_VERIFY_HEAP=1
  * (set by CTest). */
 #include <pthread.h>
 #include <stdatomic.h>
