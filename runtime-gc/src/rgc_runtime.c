@@ -24,7 +24,6 @@ static char *read_cmdline(void) {
 
 static void *gc_main(void *arg) {
   struct rgc_runtime *rt = arg;
-  rgc_worker_affinity(rt, 0);  /* server GC: worker 0 */
   pthread_mutex_lock(&rt->req_lock);
   for (;;) {
     /* (a workstation GC may be running on the thread that asked for it) */
@@ -258,7 +257,7 @@ rgc_runtime *rgc_create(const struct rgc_config *cfg_in, char *err, size_t errle
   rgc_trace_init();
   rgc_ev_runtime_info(rt);
   if (rgc_workers_start(rt) || rgc_bgc_start_thread(rt) ||
-      pthread_create(&rt->gc_thread, NULL, gc_main, rt)) {
+      rgc_worker_thread_create(rt, 0, &rt->gc_thread, gc_main, rt)) {
     if (err) snprintf(err, errlen, "cannot start the GC threads");
     rgc_bgc_stop_thread(rt);
     rgc_workers_stop(rt);
