@@ -3,8 +3,8 @@
 
 Part 1, GC-bound: tests/dotnet's gcprog `throughput` workload (allocation-
 bound: 8 million objects of 32..1056 bytes untimed, so the JIT's tiers, OSR
-and the GC's budgets settle, then 40 million timed, one in 16 kept a while;
-~2,000 GCs) in separate processes: with no session, under `gcscope record
+and the GC's budgets settle, then 40 million timed, one in 16 kept a while:
+570 gen1 GCs, or 1,365 with background GCs) in separate processes: with no session, under `gcscope record
 --dotnet --profile gc`, `--profile alloc` and `--profile alloc --stacks`,
 alternating them ROUNDS times (default 9, each round in a rotated order).
 The times are the program's own around the timed part (wall: a Stopwatch;
@@ -32,9 +32,14 @@ time over the timed requests (/proc/PID/stat of the service, before and
 after: its every thread) and loadgen's wall time (the client shares the 2
 cores, so the wall time is the noisier one), medians, spread, ratios.
 
-Every configuration gets the same runtime settings (tiered compilation
-and PGO on, ReadyToRun on, workstation concurrent GC: the defaults, set
-explicitly so a DOTNET_ variable of the caller cannot make them differ).
+Every configuration gets the same runtime settings (tiered compilation,
+PGO and ReadyToRun on, workstation GC, blocking: DOTNET_gcConcurrent=0, or
+the default background GCs with OVERHEAD_GC=concurrent; a DOTNET_ variable
+of the caller is dropped) and runs, program and recorder, on one CPU
+(OVERHEAD_CPU=N, default the last one allowed; "all": no pinning; loadgen is
+not pinned). Both make the untraced runs agree on a loaded machine: with
+background GCs and every CPU, a run's work depends on how its threads are
+scheduled (the runtime spins while another thread holds a lock).
 Environment: GCSCOPE, GCPROG, WEBAPP (defaults: the build's); DOTNET_TRACE=a
 dotnet-trace binary adds `dotnet-trace collect --profile gc-collect`
 (dt-gc: the gc profile's providers, plus its default stacks) and
@@ -62,10 +67,25 @@ WEBAPP_BUILD = "@WEBAPP_BUILD@"
 LOADGEN = "@LOADGEN@"
 TIMED, WARM = 40000000, 8000000          # gcprog throughput: objects timed, objects before the timer
 REQ_WARM, REQ_TIMED, REQ_CONC = 1000, 12000, 4
-# The runtime's defaults, set in every configuration (DOTNET_ variables of the caller would otherwise
-# reach the program under some recorders and not others: dotnet-trace passes its own environment on).
+# The same runtime settings in every configuration (DOTNET_ variables of the caller are dropped): the
+# defaults, except blocking (non-concurrent) workstation GC unless OVERHEAD_GC=concurrent. With background
+# GCs the work of a run depends on how its threads are scheduled (the BGC thread and the allocating one
+# spin on each other's locks; at load 6 the untraced CPU time spread 0.75-1.42 of the median, blocking
+# GCs on one CPU 0.93-1.05).
 RUNTIME_ENV = {"DOTNET_TieredCompilation": "1", "DOTNET_TieredPGO": "1", "DOTNET_ReadyToRun": "1",
-               "DOTNET_gcServer": "0", "DOTNET_gcConcurrent": "1"}
+               "DOTNET_gcServer": "0",
+               "DOTNET_gcConcurrent": "1" if os.environ.get("OVERHEAD_GC") == "concurrent" else "0"}
+# Every configuration's program and recorder run on one CPU (OVERHEAD_CPU=N; default the last one this
+# process may use; "all": no pinning): the runtime then sees one processor and does not spin while
+# another thread holds a lock, which on a loaded machine is what makes CPU time vary most.
+_cpus = sorted(os.sched_getaffinity(0))
+_pin = os.environ.get("OVERHEAD_CPU", str(_cpus[-1]))
+PIN = None if _pin == "all" else {int(_pin)}
+
+
+def pin():
+    if PIN:
+        os.sched_setaffinity(0, PIN)
 # dotnet-trace's gc-collect and alloc-equivalent providers; the aspnet request providers (record --requests aspnet).
 DT_ALLOC = "Microsoft-Windows-DotNETRuntime:0x1:5,Microsoft-Windows-DotNETRuntimePrivate:0x1:4"
 DT_REQUESTS = ("Microsoft.AspNetCore.Hosting:0xFFFFFFFFFFFFFFFF:4,"
@@ -82,7 +102,8 @@ def bench_env():
 def run(cmd):
     """The program's own wall and CPU time (ms), its GC count, and the process tree's CPU (ms) and
     context switches (wait4: the command and every descendant it waited for)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=bench_env())
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=bench_env(),
+                         preexec_fn=pin)
     out = p.stdout.read()
     p.stdout.close()
     # Exited but not reaped: /proc still has its own CPU time and context switches (gcscope's alone).
@@ -163,12 +184,12 @@ def part_gc(rounds, work):
     print("  %d GCs timed a run (%.0f GCs/s untraced; every run %s); medians of the program's own times"
           % (ngc, ngc / base_wall * 1000, "the same" if min(gcs) == max(gcs) else "%d-%d" % (min(gcs), max(gcs))))
     print("  load average before: %s, after: %s" % (load0, loadavg()))
-    print("  %-4s %-12s %8s  %5s  %9s  %9s   %s" % ("", "", "median", "ratio", "per GC", "min-max", "runs (ms)"))
+    print("  %-4s %-12s %8s  %11s  %9s  %9s   %s" % ("", "", "median ms", "to none", "per GC", "min-max", "runs (ms)"))
     for name, key in (("CPU", "cpu"), ("wall", "wall")):
         base = statistics.median(r[key]["none"])
         for m in modes:
             med = statistics.median(r[key][m])
-            print("  %-4s %-12s %8.1f  %5.3f  %+6.1f us  %9s   (%s)"
+            print("  %-4s %-12s %8.1f  ratio %5.3f  %+6.1f us  %9s   (%s)"
                   % (name, m, med, med / base, (med - base) * 1000 / ngc, spread(r[key][m]),
                      " ".join("%.0f" % x for x in r[key][m])))
     print("  tree: CPU and context switches of the recorder + the program, start-up included (wait4)")
@@ -229,7 +250,8 @@ def one_service(cmd, tmp):
     ready = os.path.join(tmp, "ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    p = subprocess.Popen(cmd(ready), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=bench_env())
+    p = subprocess.Popen(cmd(ready), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=bench_env(),
+                         preexec_fn=pin)
     try:
         end = time.time() + 60
         while not os.path.exists(ready):
@@ -276,15 +298,15 @@ def part_requests(rounds, tmp):
     print("dotnet-overhead, part 2: webapp, %d GETs of /alloc/1 timed after %d untimed, concurrency %d; %d rounds"
           % (REQ_TIMED, REQ_WARM, REQ_CONC, rounds))
     print("  load average before: %s, after: %s" % (load0, loadavg()))
-    print("  %-4s %-12s %8s  %5s  %9s  %9s   %s" % ("", "", "median", "ratio", "per req", "min-max", "runs (ms)"))
+    print("  %-4s %-12s %8s  %11s  %9s  %9s   %s" % ("", "", "median ms", "to none", "per req", "min-max", "runs (ms)"))
     for name, t in (("CPU", cpu), ("wall", wall)):
         base = statistics.median(t["none"])
         for m in modes:
             med = statistics.median(t[m])
-            print("  %-4s %-12s %8.1f  %5.3f  %+6.1f us  %9s   (%s)"
+            print("  %-4s %-12s %8.1f  ratio %5.3f  %+6.1f us  %9s   (%s)"
                   % (name, m, med, med / base, (med - base) * 1000 / REQ_TIMED, spread(t[m]),
                      " ".join("%.0f" % x for x in t[m])))
-    print("  requests/gc (the request events' own cost): CPU %.3f, wall %.3f; %.0f requests/s untraced"
+    print("  ratio requests/gc (the request events' own cost): CPU %.3f, wall %.3f; %.0f requests/s untraced"
           % (statistics.median(cpu["gc+requests"]) / statistics.median(cpu["gc"]),
              statistics.median(wall["gc+requests"]) / statistics.median(wall["gc"]),
              REQ_TIMED / statistics.median(wall["none"]) * 1000))
@@ -302,7 +324,9 @@ def main():
         subprocess.run(WEBAPP_BUILD.split(";"), check=True)
     work = tempfile.mkdtemp(prefix="gcscope-dotnet-overhead-")
     try:
-        print("runtime settings in every configuration: %s" % " ".join("%s=%s" % kv for kv in RUNTIME_ENV.items()))
+        print("every configuration: %s; program and recorder on %s"
+              % (" ".join("%s=%s" % kv for kv in RUNTIME_ENV.items()),
+                 "CPU %d" % next(iter(PIN)) if PIN else "every CPU"))
         if rounds > 0:
             part_gc(rounds, work)
         if req_rounds > 0:
