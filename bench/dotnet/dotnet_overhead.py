@@ -10,9 +10,11 @@ alternating them ROUNDS times (default 9, each round in a rotated order).
 The times are the program's own around the timed part (wall: a Stopwatch;
 CPU: every thread of the process, the runtime's EventPipe threads included,
 which a loaded machine disturbs less), so process start, JIT warm-up,
-session set-up and the rundown at the end are not counted. Prints the
-median of each, the spread (min-max, and the runs themselves) and the
-ratios to no session (targets: gc <= 1.03, alloc <= 1.06, alloc with stacks
+session set-up and the rundown at the end are not counted. Prints per
+configuration the median and its ratio to no session, the median of each
+round's own ratio (a load that drifts between rounds cancels), the minimum
+and the ratio of the minimums (the least disturbed runs), the spread
+(min-max, and the runs themselves); targets (targets: gc <= 1.03, alloc <= 1.06, alloc with stacks
 <= 1.10, never worse than dotnet-trace). Per configuration also: the CPU
 time and context switches of the whole process tree from wait4() (gcscope
 and the program, start-up included: the "tree" lines), gcscope's own CPU
@@ -23,8 +25,9 @@ prints the import time and database size ratios (docs/stacks.md).
 
 Part 2, requests: tests/dotnet's webapp (ASP.NET Core, Kestrel on
 127.0.0.1) driven by tests/dotnet/loadgen.py: 1,000 GETs of /alloc/1
-untimed (warm-up), then 12,000 timed at concurrency 4 over keep-alive
-connections (64 KB allocated per request, so the request events are a large
+untimed (warm-up), then 8,000 timed, one at a time over a keep-alive
+connection (at concurrency 4 the service's CPU per request depends on how
+many requests each wake-up finds queued, i.e. on the machine's load) (64 KB allocated per request, so the request events are a large
 share of what is traced), with no session, under `record --dotnet` (the gc
 profile) and under `record --dotnet --requests aspnet`, alternating
 REQUEST_ROUNDS times (default 7; 0 skips the part). Prints the service's CPU
@@ -66,7 +69,7 @@ WEBAPP = os.environ.get("WEBAPP", "@WEBAPP@")
 WEBAPP_BUILD = "@WEBAPP_BUILD@"
 LOADGEN = "@LOADGEN@"
 TIMED, WARM = 40000000, 8000000          # gcprog throughput: objects timed, objects before the timer
-REQ_WARM, REQ_TIMED, REQ_CONC = 1000, 12000, 4
+REQ_WARM, REQ_TIMED, REQ_CONC = 1000, 8000, 1
 # The same runtime settings in every configuration (DOTNET_ variables of the caller are dropped): the
 # defaults, except blocking (non-concurrent) workstation GC unless OVERHEAD_GC=concurrent. With background
 # GCs the work of a run depends on how its threads are scheduled (the BGC thread and the allocating one
@@ -134,6 +137,24 @@ def spread(v):
     return "%.2f-%.2f" % (min(v) / med, max(v) / med)
 
 
+def table(t, n, per):
+    """One line per configuration for CPU then wall: the median and its ratio to no session, the cost per
+    unit (GC or request), the median of the rounds' own ratios (each run against the untraced run of its
+    round: a load that drifts between rounds cancels), the minimum and the ratio of the minimums (the
+    least disturbed runs), min-max as fractions of the median, and every run."""
+    print("  %-4s %-12s %9s %7s %10s %7s %9s %7s %9s   %s" % ("", "", "median ms", "ratio", "per " + per, "paired",
+                                                            "min ms", "ratio", "min-max", "runs (ms)"))
+    for name in ("CPU", "wall"):
+        base, bmin = statistics.median(t[name]["none"]), min(t[name]["none"])
+        for m in t[name]:
+            v = t[name][m]
+            med = statistics.median(v)
+            paired = statistics.median(x / y for x, y in zip(v, t[name]["none"]))
+            print("  %-4s %-12s %9.1f ratio %5.3f %+7.1f us %7.3f %9.1f %7.3f %9s   (%s)"
+                  % (name, m, med, med / base, (med - base) * 1000 / n, paired, min(v), min(v) / bmin, spread(v),
+                     " ".join("%.0f" % x for x in v)))
+
+
 def rotate(names, k):
     # rotated each round (ABCDE, BCDEA, ...): no configuration always runs first or after the same one
     return names[k % len(names):] + names[:k % len(names)]
@@ -178,20 +199,13 @@ def part_gc(rounds, work):
                         os.remove(f)
     imports = import_cost(work, rounds - 1)
     ngc = statistics.median(gcs)
-    base_wall = statistics.median(r["wall"]["none"])
+    base_cpu = statistics.median(r["cpu"]["none"])
     print("dotnet-overhead, part 1: gcprog throughput, %d M objects timed after %d M untimed; %d rounds;"
           % (TIMED // 1000000, WARM // 1000000, rounds))
-    print("  %d GCs timed a run (%.0f GCs/s untraced; every run %s); medians of the program's own times"
-          % (ngc, ngc / base_wall * 1000, "the same" if min(gcs) == max(gcs) else "%d-%d" % (min(gcs), max(gcs))))
+    print("  %d GCs timed a run (%.0f per CPU second untraced; every run %s); the program's own times"
+          % (ngc, ngc / base_cpu * 1000, "the same" if min(gcs) == max(gcs) else "%d-%d" % (min(gcs), max(gcs))))
     print("  load average before: %s, after: %s" % (load0, loadavg()))
-    print("  %-4s %-12s %8s  %11s  %9s  %9s   %s" % ("", "", "median ms", "to none", "per GC", "min-max", "runs (ms)"))
-    for name, key in (("CPU", "cpu"), ("wall", "wall")):
-        base = statistics.median(r[key]["none"])
-        for m in modes:
-            med = statistics.median(r[key][m])
-            print("  %-4s %-12s %8.1f  ratio %5.3f  %+6.1f us  %9s   (%s)"
-                  % (name, m, med, med / base, (med - base) * 1000 / ngc, spread(r[key][m]),
-                     " ".join("%.0f" % x for x in r[key][m])))
+    table({"CPU": r["cpu"], "wall": r["wall"]}, ngc, "GC")
     print("  tree: CPU and context switches of the recorder + the program, start-up included (wait4)")
     for m in modes:
         tr, cs = r["tree"], r["csw"]
@@ -298,14 +312,7 @@ def part_requests(rounds, tmp):
     print("dotnet-overhead, part 2: webapp, %d GETs of /alloc/1 timed after %d untimed, concurrency %d; %d rounds"
           % (REQ_TIMED, REQ_WARM, REQ_CONC, rounds))
     print("  load average before: %s, after: %s" % (load0, loadavg()))
-    print("  %-4s %-12s %8s  %11s  %9s  %9s   %s" % ("", "", "median ms", "to none", "per req", "min-max", "runs (ms)"))
-    for name, t in (("CPU", cpu), ("wall", wall)):
-        base = statistics.median(t["none"])
-        for m in modes:
-            med = statistics.median(t[m])
-            print("  %-4s %-12s %8.1f  ratio %5.3f  %+6.1f us  %9s   (%s)"
-                  % (name, m, med, med / base, (med - base) * 1000 / REQ_TIMED, spread(t[m]),
-                     " ".join("%.0f" % x for x in t[m])))
+    table({"CPU": cpu, "wall": wall}, REQ_TIMED, "req")
     print("  ratio requests/gc (the request events' own cost): CPU %.3f, wall %.3f; %.0f requests/s untraced"
           % (statistics.median(cpu["gc+requests"]) / statistics.median(cpu["gc"]),
              statistics.median(wall["gc+requests"]) / statistics.median(wall["gc"]),
