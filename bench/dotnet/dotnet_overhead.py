@@ -26,9 +26,10 @@ prints the import time and database size ratios (docs/stacks.md).
 Part 2, requests: tests/dotnet's webapp (ASP.NET Core, Kestrel on
 127.0.0.1) driven by tests/dotnet/loadgen.py: 1,000 GETs of /alloc/1
 untimed (warm-up), then 8,000 timed, one at a time over a keep-alive
-connection (at concurrency 4 the service's CPU per request depends on how
-many requests each wake-up finds queued, i.e. on the machine's load) (64 KB allocated per request, so the request events are a large
-share of what is traced), with no session, under `record --dotnet` (the gc
+connection (64 KB allocated per request, so the request events are a large
+share of what is traced; at concurrency 4 the service's CPU per request
+depended on how many requests each wake-up found queued, i.e. on the
+machine's load), with no session, under `record --dotnet` (the gc
 profile) and under `record --dotnet --requests aspnet`, alternating
 REQUEST_ROUNDS times (default 7; 0 skips the part). Prints the service's CPU
 time over the timed requests (/proc/PID/stat of the service, before and
