@@ -180,8 +180,10 @@ static class Program
 
     // An allocation workload for bench/dotnet: WARM objects of 32..1056 bytes
     // (untimed: the JIT's tiers, OSR and the GC's budgets settle), then N
-    // more, timed; one in 16 kept for a while. Each chunk of 1 M objects is a
-    // call, so the loop is tier-1 code before the timer starts. Prints the
+    // more, timed; one in 16 kept for a while. The warm-up calls the loop's
+    // method once per 64 K objects (past tiered compilation's 30 calls), then
+    // sleeps 300 ms (its 100 ms delay and the background compile), so the
+    // timed chunks of 1 M objects run tier-1 code from the start. Prints the
     // timed part's elapsed time, the process's CPU time (every thread, the
     // runtime's included) and the GCs in it:
     //   ELAPSED_MS W CPU_MS C GCS n0 n1 n2   (CollectionCount(0..2) deltas)
@@ -200,7 +202,8 @@ static class Program
 
     static void Throughput(int n, int warm)
     {
-        for (int left = warm; left > 0; left -= CHUNK) ThroughputChunk(Math.Min(left, CHUNK));
+        for (int left = warm; left > 0; left -= CHUNK / 16) ThroughputChunk(Math.Min(left, CHUNK / 16));
+        if (warm > 0) Thread.Sleep(300);
         var self = System.Diagnostics.Process.GetCurrentProcess();
         int g0 = GC.CollectionCount(0), g1 = GC.CollectionCount(1), g2 = GC.CollectionCount(2);
         var cpu0 = self.TotalProcessorTime;

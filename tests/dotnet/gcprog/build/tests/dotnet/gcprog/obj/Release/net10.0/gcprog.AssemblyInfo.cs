@@ -13,7 +13,7 @@ using System.Reflection;
 [assembly: System.Reflection.AssemblyCompanyAttribute("gcprog")]
 [assembly: System.Reflection.AssemblyConfigurationAttribute("Release")]
 [assembly: System.Reflection.AssemblyFileVersionAttribute("1.0.0.0")]
-[assembly: System.Reflection.AssemblyInformationalVersionAttribute("1.0.0+194d321e0e9873c59856d2219f2487ab6efbcf97")]
+[assembly: System.Reflection.AssemblyInformationalVersionAttribute("1.0.0+84ed3fa8f005024c2f1a3f0412af2eb89fd36680")]
 [assembly: System.Reflection.AssemblyProductAttribute("gcprog")]
 [assembly: System.Reflection.AssemblyTitleAttribute("gcprog")]
 [assembly: System.Reflection.AssemblyVersionAttribute("1.0.0.0")]
