@@ -6,7 +6,7 @@ bound: 8 million objects of 32..1056 bytes untimed, so the JIT's tiers, OSR
 and the GC's budgets settle, then 40 million timed, one in 16 kept a while:
 570 gen1 GCs, or 1,365 with background GCs) in separate processes: with no session, under `gcscope record
 --dotnet --profile gc`, `--profile alloc` and `--profile alloc --stacks`,
-alternating them ROUNDS times (default 9, each round in a rotated order).
+alternating them ROUNDS times (default 11, each round in a rotated order).
 The times are the program's own around the timed part (wall: a Stopwatch;
 CPU: every thread of the process, the runtime's EventPipe threads included,
 which a loaded machine disturbs less), so process start, JIT warm-up,
@@ -324,7 +324,7 @@ def main():
     if shutil.which("dotnet") is None:
         print("dotnet-overhead: skipped: dotnet is not installed")
         return 77
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 9
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 11
     req_rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     if not os.path.exists(GCPROG):
         subprocess.run(BUILD.split(";"), check=True)
