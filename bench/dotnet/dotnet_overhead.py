@@ -4,9 +4,9 @@
 Part 1, GC-bound: tests/dotnet's gcprog `throughput` workload (allocation-
 bound: 8 million objects of 32..1056 bytes untimed, so the JIT's tiers, OSR
 and the GC's budgets settle, then 40 million timed, one in 16 kept a while:
-570 gen1 GCs, or 1,365 with background GCs) in separate processes: with no session, under `gcscope record
---dotnet --profile gc`, `--profile alloc` and `--profile alloc --stacks`,
-alternating them ROUNDS times (default 11, each round in a rotated order).
+570 gen1 GCs, or 1,365 with background GCs) in separate processes: with
+no session, under `gcscope record --dotnet --profile gc`, `--profile alloc`
+and `--profile alloc --stacks`, alternating them ROUNDS times (default 11, each round in a rotated order).
 The times are the program's own around the timed part (wall: a Stopwatch;
 CPU: every thread of the process, the runtime's EventPipe threads included,
 which a loaded machine disturbs less), so process start, JIT warm-up,
