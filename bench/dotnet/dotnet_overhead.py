@@ -73,8 +73,8 @@ TIMED, WARM = 40000000, 8000000          # gcprog throughput: objects timed, obj
 REQ_WARM, REQ_TIMED, REQ_CONC = 1000, 8000, 1
 # The same runtime settings in every configuration (DOTNET_ variables of the caller are dropped): the
 # defaults, except blocking (non-concurrent) workstation GC unless OVERHEAD_GC=concurrent. With background
-# GCs the work of a run depends on how its threads are scheduled (the BGC thread and the allocating one
-# spin on each other's locks; at load 6 the untraced CPU time spread 0.75-1.42 of the median, blocking
+# GCs the work of a run depends on how its threads are scheduled (the BGC thread and the allocating one,
+# which presumably spin on each other's locks; at load 6 the untraced CPU time spread 0.75-1.42 of the median, blocking
 # GCs on one CPU 0.93-1.05).
 RUNTIME_ENV = {"DOTNET_TieredCompilation": "1", "DOTNET_TieredPGO": "1", "DOTNET_ReadyToRun": "1",
                "DOTNET_gcServer": "0",
@@ -90,6 +90,8 @@ PIN = None if _pin == "all" else {int(_pin)}
 def pin():
     if PIN:
         os.sched_setaffinity(0, PIN)
+
+
 # dotnet-trace's gc-collect and alloc-equivalent providers; the aspnet request providers (record --requests aspnet).
 DT_ALLOC = "Microsoft-Windows-DotNETRuntime:0x1:5,Microsoft-Windows-DotNETRuntimePrivate:0x1:4"
 DT_REQUESTS = ("Microsoft.AspNetCore.Hosting:0xFFFFFFFFFFFFFFFF:4,"
@@ -214,7 +216,8 @@ def part_gc(rounds, work):
               % (m, statistics.median(tr[m]), statistics.median(tr[m]) - statistics.median(tr["none"]),
                  statistics.median(cs[m]), statistics.median(cs[m]) - statistics.median(cs["none"]),
                  " ".join("%.0f" % x for x in tr[m])))
-    print("  own: the recorder's own CPU and context switches, whole run; none: the program's")
+    print("  own: the recorder's own CPU (every thread) and context switches (its main thread's: dotnet-trace"
+          " reads on others), whole run; none: the program's")
     for m in modes:
         print("  own  %-12s CPU %7.1f ms  switches %6.0f   (CPU %s; switches %s)"
               % (m, statistics.median(r["own"][m]), statistics.median(r["own_sw"][m]),
