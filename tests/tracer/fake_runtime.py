@@ -14,6 +14,9 @@ MODE says), and writes READY_FILE with its pid once it listens. Modes:
             as the socket takes them, without end
   escapes   ProcessInfo2 with escape sequences in the runtime version and
             command line (for `ps`); streams like sortbomb
+With FAKE_RUNTIME_LOG=FILE it appends every request it gets to FILE, one
+line each: command set, command id and the payload, in hex
+(tests/tracer/collect_request_test.py).
 It exits on SIGTERM (tests stop it by pid), removing its socket.
 """
 import os
@@ -139,12 +142,16 @@ def main():
             conn.close()
             continue
         size, set_, id_ = struct.unpack_from('<HBB', h, 14)
-        rest = size - 20
+        rest, body = size - 20, b''
         while rest > 0:
             got = conn.recv(rest)
             if not got:
                 break
             rest -= len(got)
+            body += got
+        if os.environ.get('FAKE_RUNTIME_LOG'):
+            with open(os.environ['FAKE_RUNTIME_LOG'], 'a') as f:
+                f.write('%02x %02x %s\n' % (set_, id_, body.hex()))
         if set_ == 0x04:      # ProcessInfo / ProcessInfo2
             version = '\x1b]0;pwned\x07\x1b[2J8.0.1' if MODE == 'escapes' else '8.0.1+abcdef'
             cmd = '/usr/bin/dotnet \x1b[31mapp.dll' if MODE == 'escapes' else '/usr/bin/dotnet app.dll'

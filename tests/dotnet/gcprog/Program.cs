@@ -178,23 +178,42 @@ static class Program
         while (DateTime.UtcNow < end) { Allocate(20000, 100, 0); Thread.Sleep(20); }
     }
 
-    // An allocation workload for bench/dotnet: N objects of 32..1056 bytes,
-    // one in 16 kept for a while; prints its own elapsed time.
-    static void Throughput(int n)
+    // An allocation workload for bench/dotnet: WARM objects of 32..1056 bytes
+    // (untimed: the JIT's tiers, OSR and the GC's budgets settle), then N
+    // more, timed; one in 16 kept for a while. The warm-up calls the loop's
+    // method once per 64 K objects (past tiered compilation's 30 calls), then
+    // sleeps 300 ms (its 100 ms delay and the background compile), so the
+    // timed chunks of 1 M objects run tier-1 code from the start. Prints the
+    // timed part's elapsed time, the process's CPU time (every thread, the
+    // runtime's included) and the GCs in it:
+    //   ELAPSED_MS W CPU_MS C GCS n0 n1 n2   (CollectionCount(0..2) deltas)
+    const int CHUNK = 1 << 20;
+    static readonly object[] ring = new object[4096];
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    static void ThroughputChunk(int count)
     {
-        var ring = new object[4096];
-        var self = System.Diagnostics.Process.GetCurrentProcess();
-        var cpu0 = self.TotalProcessorTime;
-        var sw = System.Diagnostics.Stopwatch.StartNew();
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < count; i++)
         {
             var a = new byte[32 + (i & 1023)];
             if ((i & 15) == 0) ring[(i >> 4) & 4095] = a;
         }
+    }
+
+    static void Throughput(int n, int warm)
+    {
+        for (int left = warm; left > 0; left -= CHUNK / 16) ThroughputChunk(Math.Min(left, CHUNK / 16));
+        if (warm > 0) Thread.Sleep(300);
+        var self = System.Diagnostics.Process.GetCurrentProcess();
+        int g0 = GC.CollectionCount(0), g1 = GC.CollectionCount(1), g2 = GC.CollectionCount(2);
+        var cpu0 = self.TotalProcessorTime;
+        var sw = System.Diagnostics.Stopwatch.StartNew();
+        for (int left = n; left > 0; left -= CHUNK) ThroughputChunk(Math.Min(left, CHUNK));
         sw.Stop();
         self.Refresh();
         var cpu = self.TotalProcessorTime - cpu0;   // every thread of the process, the runtime's included
-        Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3}");
+        Console.WriteLine($"ELAPSED_MS {sw.Elapsed.TotalMilliseconds:F3} CPU_MS {cpu.TotalMilliseconds:F3} " +
+                          $"GCS {GC.CollectionCount(0) - g0} {GC.CollectionCount(1) - g1} {GC.CollectionCount(2) - g2}");
     }
 
     // DATAS (server GC, .NET 9+): a live set that grows by promotion under a
@@ -246,7 +265,10 @@ static class Program
             case "lohcompact": LohCompact(); break;
             case "pin": Pin(); break;
             case "datas": Datas(); break;
-            case "throughput": Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000); break;
+            case "throughput":
+                Throughput(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000,
+                           args.Length > i + 2 ? int.Parse(args[i + 2]) : 0);
+                break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
             case "sleep": Thread.Sleep((int)((args.Length > i + 1 ? double.Parse(args[i + 1]) : 5) * 1000)); break;
             default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
