@@ -9,6 +9,7 @@
  * width folded into the operation. */
 #include "gcs_ctf_reader.h"
 #include "ctf_map.h"
+#include "ctf_native.h"
 #include "ctf_next.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -486,12 +487,44 @@ static void take_error(char *err, size_t errlen, const char *what) {
   if (e) bt_error_release(e);
 }
 
+/* GCSCOPE_CTF_READER: 0 auto, 1 native, 2 babeltrace2. */
+static int reader_choice(void) {
+  const char *e = getenv("GCSCOPE_CTF_READER");
+  if (e && strcmp(e, "native") == 0) return 1;
+  if (e && strcmp(e, "babeltrace2") == 0) return 2;
+  return 0;
+}
+
+int gcs_ctf_uses_native(const char *const *dirs, int ndirs) {
+  int c = reader_choice();
+  if (c) return c == 1;
+  char why[512];
+  return nt_supported(dirs, ndirs, why, sizeof why);
+}
+
+static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                   void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
+                   char *err, size_t errlen);
+
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                  void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen) {
   struct gcs_rd_stats st_local;
   if (!stats) stats = &st_local;
   memset(stats, 0, sizeof *stats);
+  int c = reader_choice();
+  if (c != 2) {
+    int rc = nt_read(dirs, ndirs, cb, ud, cancel, stats, err, errlen);
+    if (rc != 2) return rc;
+    if (c == 1) return -1;     /* forced: the reason is in err */
+    memset(stats, 0, sizeof *stats);
+  }
+  return bt_read(dirs, ndirs, cb, ud, cancel, stats, err, errlen);
+}
+
+static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                   void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
+                   char *err, size_t errlen) {
   struct reader *r = calloc(1, sizeof *r);
   if (r) r->dec = gcs_ctf_decoder_new();
   if (!r || !r->dec) { free(r); snprintf(err, errlen, "out of memory"); return -1; }
