@@ -35,6 +35,17 @@
 enum nt_kind { NT_INT, NT_FLOAT, NT_STRING, NT_STRUCT, NT_VARIANT, NT_ARRAY, NT_SEQ };
 
 struct nt_type;
+/* A member of a "flat" structure (byte-aligned little-endian integers of 8
+ * to 64 bits, floats, strings, arrays and sequences of such integers): decoded
+ * by one loop without recursion. */
+enum nt_fop { F_U, F_S, F_FLOAT, F_STR, F_ARR, F_SEQ };
+struct nt_flat {
+  uint8_t op;          /* enum nt_fop */
+  uint8_t bytes;       /* F_U/F_S/F_FLOAT: size; F_ARR/F_SEQ: element size */
+  uint8_t alignb;      /* alignment in bytes */
+  int16_t ref;         /* F_SEQ: length member */
+  uint64_t len;        /* F_ARR */
+};
 struct nt_member {
   const char *name;       /* as written in the TSDL ("_vpid") */
   const char *bname;      /* as babeltrace2 shows it: one leading underscore less */
@@ -58,6 +69,7 @@ struct nt_type {
   struct nt_type *elem;    /* NT_ARRAY/NT_SEQ */
   uint64_t minbits;        /* fewest bits an instance takes (after its alignment) */
   uint32_t nvals;          /* value slots a decode of this type needs */
+  struct nt_flat *flat;    /* NT_STRUCT: its members as a flat list, NULL if not flat */
 };
 
 struct nt_event {

@@ -263,6 +263,35 @@ static int int_attrs(struct pstate *P, struct nt_type *t, int is_float) {
 static struct nt_type *parse_type(struct pstate *P);
 static int parse_struct_body(struct pstate *P, struct nt_type *t, int variant);
 
+/* A structure's flat form, if it has one (see struct nt_flat). */
+static int flat_int(const struct nt_type *t) {
+  return t->k == NT_INT && !t->be && (t->size == 8 || t->size == 16 || t->size == 32 || t->size == 64) &&
+         t->align >= 8 && t->align <= t->size;
+}
+static void make_flat(struct pstate *P, struct nt_type *t) {
+  if (t->nmem > 32767 || t->align < 8) return;
+  for (int i = 0; i < t->nmem; i++) {
+    const struct nt_type *c = t->mem[i].t;
+    if (flat_int(c) || c->k == NT_STRING) continue;
+    if (c->k == NT_FLOAT && c->align >= 8 && c->align <= c->size) continue;
+    if ((c->k == NT_ARRAY || c->k == NT_SEQ) && flat_int(c->elem)) continue;
+    return;
+  }
+  struct nt_flat *f = arena_alloc(P->L.m, (size_t)(t->nmem ? t->nmem : 1) * sizeof *f);
+  if (!f) return;
+  for (int i = 0; i < t->nmem; i++) {
+    const struct nt_type *c = t->mem[i].t;
+    struct nt_flat *o = &f[i];
+    o->ref = (int16_t)t->mem[i].ref;
+    o->alignb = (uint8_t)(c->k == NT_STRING ? 1 : (c->k == NT_ARRAY || c->k == NT_SEQ ? c->elem->align : c->align) / 8);
+    if (c->k == NT_INT) { o->op = c->sign ? F_S : F_U; o->bytes = (uint8_t)(c->size / 8); }
+    else if (c->k == NT_FLOAT) { o->op = F_FLOAT; o->bytes = (uint8_t)(c->size / 8); }
+    else if (c->k == NT_STRING) o->op = F_STR;
+    else { o->op = c->k == NT_ARRAY ? F_ARR : F_SEQ; o->bytes = (uint8_t)(c->elem->size / 8); o->len = c->len; }
+  }
+  t->flat = f;
+}
+
 /* Sizes and value slots, once a compound type is complete. */
 static int finish(struct pstate *P, struct nt_type *t) {
   switch (t->k) {
@@ -281,7 +310,7 @@ static int finish(struct pstate *P, struct nt_type *t) {
     t->minbits = mb;
     t->align = al;
     t->nvals = (uint32_t)t->nmem + nv;
-    break;
+    break;  /* flat form: once the references are resolved (parse_struct_body's caller) */
   }
   case NT_VARIANT: {
     uint64_t mb = UINT64_MAX;
@@ -502,6 +531,7 @@ static struct nt_type *parse_type(struct pstate *P) {
     uint32_t explicit_align = t->align;
     if (finish(P, t)) { t = NULL; goto out; }
     if (explicit_align > t->align) t->align = explicit_align;
+    if (!var) make_flat(P, t);
     if (name) {
       const char *k = arena_alloc(L->m, strlen(key) + 1);
       if (!k || alias_add(P, strcpy((char *)k, key), t)) t = NULL;

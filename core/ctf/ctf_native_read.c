@@ -143,6 +143,51 @@ static int dec(const uint8_t *b, uint64_t *pos, uint64_t end, const struct nt_ty
   case NT_STRUCT: {
     uint64_t p = al(*pos, t->align);
     if (p > end) return -1;
+    if (t->flat) {   /* byte positions, one loop */
+      uint64_t q = p >> 3, e = end >> 3;
+      for (int i = 0; i < t->nmem; i++) {
+        const struct nt_flat *f = &t->flat[i];
+        struct nv *v = &slots[i];
+        q = (q + f->alignb - 1) & ~(uint64_t)(f->alignb - 1);
+        switch ((enum nt_fop)f->op) {
+        case F_U: case F_S: {
+          if (q > e || e - q < f->bytes) return -1;
+          const uint8_t *x = b + q;
+          switch (f->bytes) {
+          case 1: v->u = f->op == F_S ? (uint64_t)(int64_t)(int8_t)x[0] : x[0]; break;
+          case 2: { uint16_t w; memcpy(&w, x, 2); v->u = f->op == F_S ? (uint64_t)(int64_t)(int16_t)w : w; break; }
+          case 4: { uint32_t w; memcpy(&w, x, 4); v->u = f->op == F_S ? (uint64_t)(int64_t)(int32_t)w : w; break; }
+          default: memcpy(&v->u, x, 8); break;
+          }
+          q += f->bytes;
+          break;
+        }
+        case F_FLOAT:
+          if (q > e || e - q < f->bytes) return -1;
+          q += f->bytes;
+          break;
+        case F_STR: {
+          if (q >= e) return -1;
+          const uint8_t *z = memchr(b + q, 0, (size_t)(e - q));
+          if (!z) return -1;
+          v->pos = q << 3;
+          v->n = (uint64_t)(z - (b + q));
+          q += v->n + 1;
+          break;
+        }
+        case F_ARR: case F_SEQ: {
+          uint64_t n = f->op == F_ARR ? f->len : slots[f->ref].u;
+          if (q > e || (e - q) / f->bytes < n) return -1;
+          v->pos = q << 3;
+          v->n = n;
+          q += n * f->bytes;
+          break;
+        }
+        }
+      }
+      *pos = q << 3;
+      return 0;
+    }
     for (int i = 0; i < t->nmem; i++) {
       const struct nt_member *m = &t->mem[i];
       if (m->ref >= 0) {
