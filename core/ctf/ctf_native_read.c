@@ -31,6 +31,7 @@ struct nstream {
   char *path;
   int fd;
   uint64_t fsize, off;               /* file size, offset of the next packet */
+  uint64_t cur;                      /* offset of the packet being read */
   uint8_t *buf;                      /* the current packet */
   size_t bufcap;
   uint64_t pos, content;             /* bits in buf */
@@ -323,7 +324,7 @@ static int64_t ns_of(const struct nt_meta *m, int64_t base_ns, uint64_t cycles) 
 
 /* ---- packets ------------------------------------------------------------------ */
 static int sfail(struct nreader *R, const struct nstream *s, const char *what) {
-  snprintf(R->err, R->errlen, "%s: packet at offset %llu: %s", s->path, (unsigned long long)s->off, what);
+  snprintf(R->err, R->errlen, "%s: packet at offset %llu: %s", s->path, (unsigned long long)s->cur, what);
   return -1;
 }
 
@@ -353,6 +354,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
   const struct nt_meta *m = &s->tr->m;
   for (;;) {
     if (s->off >= s->fsize) return 0;
+    s->cur = s->off;
     uint64_t left = s->fsize - s->off;
     size_t first = left < 65536 ? (size_t)left : 65536;
     if (ensure(s, first) || pread_all(s->fd, s->buf, first, s->off)) return sfail(R, s, "cannot read");
