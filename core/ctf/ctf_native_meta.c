@@ -71,6 +71,8 @@ static int fail(struct lex *L, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(L->why, L->whylen, fmt, ap);
     va_end(ap);
+    for (char *c = L->why; *c; c++)   /* excerpts of the text: one printable line */
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   }
   L->failed = 1;
   return -1;

@@ -784,6 +784,9 @@ int nt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *c
   }
   rc = 0;
 out:
+  if (rc != 0 && rc != GCS_RD_STOPPED)   /* names from the files: one printable line */
+    for (char *c = err; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   reader_free(R);
   return rc;
 }
