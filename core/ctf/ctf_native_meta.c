@@ -863,6 +863,7 @@ int nt_meta_load(struct nt_meta *m, const char *dir, char *err, size_t errlen) {
   int rc = parse_all(P, &evs, &scs);
   free(text);
   if (rc != 0) { free(P); return 1; }
+  if (!m->has_clock) { free(P); snprintf(err, errlen, "metadata: unsupported: no clock"); return 1; }
   /* packet header */
   m->ph_magic = member_idx(m->phdr, "magic", 1);
   m->ph_uuid = member_idx(m->phdr, "uuid", 0);
