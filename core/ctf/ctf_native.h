@@ -116,7 +116,9 @@ struct nt_meta {
 };
 
 /* Parse DIR/metadata. Returns 0; 1 when the metadata is outside the subset
- * (why in err); -1 on a read error (err). */
+ * or cannot be read (why in err: libbabeltrace2 may then say more); -1 when
+ * a packetized metadata file is damaged (cut short, a packet past its end,
+ * a bad magic after the first packet) or memory ran out (err). */
 int nt_meta_load(struct nt_meta *m, const char *dir, char *err, size_t errlen);
 void nt_meta_free(struct nt_meta *m);
 

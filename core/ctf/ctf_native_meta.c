@@ -798,19 +798,32 @@ static int read_metadata(const char *path, char **out, size_t *outlen, char *why
   char *text = malloc(n + 1);
   if (!text) { free(raw); snprintf(why, whylen, "out of memory"); return 1; }
   size_t tl = 0, off = 0;
+  /* A packetized metadata file damaged (cut short, a packet past its end):
+   * an error (-1), not a fallback: libbabeltrace2 2.0.4 spins on a cut one. */
   while (off < n) {
-    if (n - off < 37) break;   /* trailing bytes shorter than a header */
+    if (n - off < 37) {
+      free(raw); free(text);
+      snprintf(why, whylen, "%s: metadata packet at offset %zu: cut short (%zu bytes of its 37-byte header)", path, off, n - off);
+      return -1;
+    }
     const uint8_t *h = raw + off;
 #define RD32(p) (be ? ((uint32_t)(p)[0] << 24 | (uint32_t)(p)[1] << 16 | (uint32_t)(p)[2] << 8 | (p)[3]) \
                     : ((uint32_t)(p)[3] << 24 | (uint32_t)(p)[2] << 16 | (uint32_t)(p)[1] << 8 | (p)[0]))
-    if (RD32(h) != 0x75D11D57u) { free(raw); free(text); snprintf(why, whylen, "%s: bad metadata packet magic at offset %zu", path, off); return 1; }
+    if (RD32(h) != 0x75D11D57u) { free(raw); free(text); snprintf(why, whylen, "%s: metadata packet at offset %zu: bad magic", path, off); return -1; }
     uint32_t content = RD32(h + 24), psize = RD32(h + 28);
 #undef RD32
     if (h[32] || h[33] || h[34]) { free(raw); free(text); snprintf(why, whylen, "%s: compressed, encrypted or checksummed metadata", path); return 1; }
-    if (content % 8 || psize % 8 || content < 37 * 8 || content > psize || psize / 8 > n - off) {
+    if (content % 8 || psize % 8 || content < 37 * 8 || content > psize) {
       free(raw); free(text);
-      snprintf(why, whylen, "%s: bad metadata packet sizes at offset %zu", path, off);
-      return 1;
+      snprintf(why, whylen, "%s: metadata packet at offset %zu: bad sizes (content %u bits, packet %u bits)", path, off,
+               content, psize);
+      return -1;
+    }
+    if (psize / 8 > n - off) {
+      free(raw); free(text);
+      snprintf(why, whylen, "%s: metadata packet at offset %zu: packet size %u bytes past the end of the file (%zu bytes left)",
+               path, off, psize / 8, n - off);
+      return -1;
     }
     size_t len = content / 8 - 37;
     memcpy(text + tl, h + 37, len);
@@ -852,7 +865,8 @@ int nt_meta_load(struct nt_meta *m, const char *dir, char *err, size_t errlen) {
   snprintf(path, sizeof path, "%s/metadata", dir);
   char *text;
   size_t n;
-  if (read_metadata(path, &text, &n, err, errlen)) return 1;
+  int mr = read_metadata(path, &text, &n, err, errlen);
+  if (mr) return mr;
   struct pstate *P = calloc(1, sizeof *P);
   if (!P) { free(text); snprintf(err, errlen, "out of memory"); return -1; }
   P->L.s = text; P->L.e = text + n; P->L.m = m; P->L.why = err; P->L.whylen = errlen;

@@ -708,7 +708,7 @@ int nt_supported(const char *const *dirs, int ndirs, char *err, size_t errlen) {
     struct nt_meta m;
     int rc = nt_meta_load(&m, dirs[i], err, errlen);
     nt_meta_free(&m);
-    if (rc != 0) return 0;
+    if (rc > 0) return 0;   /* damaged (-1): the native reader says so */
   }
   return 1;
 }

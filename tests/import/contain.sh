@@ -58,7 +58,7 @@ contain_hang)
     truncate -s $off "$tmp/cut/ust/uid/1000/64-bit/metadata"
     t0=$(date +%s)
     run_err 1 "$tmp/cut: libbabeltrace2 made no progress for 1 s reading $tmp/cut/ust/uid/1000/64-bit/metadata" \
-      "$gcscope" import -d "$tmp/db" "$tmp/cut"
+      bt "$gcscope" import -d "$tmp/db" "$tmp/cut"
     [ $(($(date +%s) - t0)) -le 5 ] || fail "cut at $off: the watchdog took more than 5 s"
     db_unchanged
   done
@@ -110,7 +110,7 @@ contain_sigint)
   # Ctrl-C while libbabeltrace2 hangs: the import stops within a second, rolls back, exits 130.
   copy "$small" "$tmp/cut"
   truncate -s 4200 "$tmp/cut/ust/uid/1000/64-bit/metadata"
-  GCSCOPE_DECODE_TIMEOUT=60 "$gcscope" import -d "$tmp/db" "$tmp/cut" >"$tmp/out" 2>"$tmp/err" &
+  GCSCOPE_DECODE_TIMEOUT=60 GCSCOPE_CTF_READER=babeltrace2 "$gcscope" import -d "$tmp/db" "$tmp/cut" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   sleep 1
   t0=$(date +%s%N)
@@ -147,10 +147,14 @@ db_readonly)
 db_new_removed)
   # A failed import into a new file leaves no file; into an empty file, an empty file.
   copy "$small" "$tmp/cut"; truncate -s 4200 "$tmp/cut/ust/uid/1000/64-bit/metadata"
-  run_err 1 "no progress" "$gcscope" import -d "$tmp/new.db" "$tmp/cut"
+  run_err 1 "no progress" bt "$gcscope" import -d "$tmp/new.db" "$tmp/cut"
   [ ! -e "$tmp/new.db" ] || fail "a failed import left a new database"
   : >"$tmp/empty.db"
-  run_err 1 "no progress" "$gcscope" import -d "$tmp/empty.db" "$tmp/cut"
+  run_err 1 "no progress" bt "$gcscope" import -d "$tmp/empty.db" "$tmp/cut"
+  # the native reader (the default) refuses the cut metadata at once
+  run_err 1 "metadata packet at offset 4096: packet size 4096 bytes past the end of the file (104 bytes left)\$" \
+    "$gcscope" import -d "$tmp/new.db" "$tmp/cut"
+  [ ! -e "$tmp/new.db" ] || fail "a failed import left a new database"
   [ -f "$tmp/empty.db" ] && [ ! -s "$tmp/empty.db" ] || fail "the empty file is not empty any more"
   # Two paths, the second one failing: the first one's trace stays committed.
   run_err 1 "no progress" "$gcscope" import -d "$tmp/two.db" "$traces/coreclr/netcore2017-allocationtick/auto-20170728-130015" "$tmp/cut"

@@ -62,6 +62,11 @@ fresh; python3 -c "
 import sys; f=open(sys.argv[1],'r+b'); f.seek(84); b=bytearray(f.read(1)); f.seek(84); f.write(bytes([b[0] | 31])); f.seek(85); f.write((999).to_bytes(4,'little'))" "$f"
 expect unknown-id "$f: packet at offset 0: unknown event id 999"
 
+# A packetized metadata file (two 4096-byte packets) cut at 4200 bytes: an
+# error at once (libbabeltrace2 2.0.4 spins on it), not a fallback.
+fresh; truncate -s 4200 "$tmp/t/ust/uid/1000/64-bit/metadata"
+expect cut-metadata "$tmp/t/ust/uid/1000/64-bit/metadata: metadata packet at offset 4096: packet size 4096 bytes past the end of the file (104 bytes left)"
+
 # Metadata outside the subset (a second clock, in plain-text metadata): the
 # default reads it with libbabeltrace2, the same records; forced native, one line.
 fresh
@@ -88,4 +93,4 @@ want="gcscope import: $tmp/t/ust/uid/1000/64-bit: not readable by the native CTF
 "$g" import -q -d "$tmp/db" "$tmp/t" >"$tmp/out" 2>&1 || fail "fallback import: $(cat "$tmp/out")"
 
 [ $fails -eq 0 ] || exit 1
-echo "ok: 8 damaged streams, one exact line each; unsupported metadata falls back"
+echo "ok: 8 damaged streams and a cut metadata file, one exact line each; unsupported metadata falls back"
