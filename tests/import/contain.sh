@@ -157,7 +157,7 @@ db_new_removed)
   [ ! -e "$tmp/new.db" ] || fail "a failed import left a new database"
   [ -f "$tmp/empty.db" ] && [ ! -s "$tmp/empty.db" ] || fail "the empty file is not empty any more"
   # Two paths, the second one failing: the first one's trace stays committed.
-  run_err 1 "no progress" "$gcscope" import -d "$tmp/two.db" "$traces/coreclr/netcore2017-allocationtick/auto-20170728-130015" "$tmp/cut"
+  run_err 1 "metadata packet at offset 4096" "$gcscope" import -d "$tmp/two.db" "$traces/coreclr/netcore2017-allocationtick/auto-20170728-130015" "$tmp/cut"
   [ "$(sqlite3 "$tmp/two.db" 'SELECT count(*) FROM traces')" = 1 ] || fail "the first trace was not kept"
   ;;
 perm_file)
