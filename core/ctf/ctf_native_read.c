@@ -287,13 +287,21 @@ static void mdesc_of(const struct nt_type *st, struct ctf_mdesc *md) {
   }
 }
 
-static int elem_int(const uint8_t *b, const struct nt_type *arr, uint64_t pos, uint64_t k, uint64_t *v) {
-  const struct nt_type *e = arr->elem;
-  if (e->k != NT_INT) { *v = 0; return 0; }
-  uint64_t p = pos;
-  if (e->align <= e->size && e->size % e->align == 0) p = pos + k * e->size;
-  else { for (uint64_t i = 0; i < k; i++) { uint64_t x; if (rd_int(b, &p, UINT64_MAX, e, &x)) return -1; } }
-  return rd_int(b, &p, UINT64_MAX, e, v);
+/* The integer elements of an array or sequence, in order (0 for elements
+ * that are not integers), each read where the previous one ended (never
+ * from the start again: no quadratic walk). Their bounds were checked when
+ * the event was decoded. */
+struct elems { const uint8_t *b; const struct nt_type *e; uint64_t pos; };
+static void elems_init(struct elems *it, const uint8_t *b, const struct nt_type *arr, uint64_t pos) {
+  it->b = b;
+  it->e = arr->elem;
+  it->pos = pos;
+}
+static uint64_t elems_next(struct elems *it) {
+  uint64_t v = 0;
+  if (it->e->k != NT_INT) return 0;
+  if (rd_int(it->b, &it->pos, UINT64_MAX, it->e, &v)) return 0;
+  return v;
 }
 
 static int build_map(struct nreader *R, struct nt_event *ne) {
@@ -554,7 +562,9 @@ static int decode(struct nreader *R, struct nstream *s) {
     if (at->elem->k == NT_INT && at->elem->size == 8 && !(a->pos & 7)) data = b + (a->pos >> 3);
     else {
       copy = malloc(a->n ? (size_t)a->n : 1);
-      if (copy) for (uint64_t k = 0; k < a->n; k++) { uint64_t x = 0; elem_int(b, at, a->pos, k, &x); copy[k] = (uint8_t)x; }
+      struct elems it;
+      elems_init(&it, b, at, a->pos);
+      if (copy) for (uint64_t k = 0; k < a->n; k++) copy[k] = (uint8_t)elems_next(&it);
       data = copy;
     }
     if (!data || gcs_etw_decode(ev, ev->kind, mp->version, data, (size_t)a->n, 8, R->strbuf, sizeof R->strbuf) != 0) {
@@ -571,16 +581,18 @@ static int decode(struct nreader *R, struct nstream *s) {
     const struct nt_type *t = pt->mem[o->idx].t;
     switch ((enum ctf_op)o->op) {
     case OP_STR: gcs_field_set_str(ev, o->desc, as_text(R, b, t, x)); break;
-    case OP_ARRAY:
-      for (uint64_t e = 0; e < x->n; e++) {
-        uint64_t val = 0;
-        elem_int(b, t, x->pos, e, &val);
-        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY), val);
-      }
+    case OP_ARRAY: {
+      struct elems it;
+      elems_init(&it, b, t, x->pos);
+      for (uint64_t e = 0; e < x->n; e++)
+        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY), elems_next(&it));
       break;
+    }
     case OP_GUID: {
       uint8_t *g = (uint8_t *)&ev->u + o->offset;
-      for (uint64_t e = 0; e < x->n && e < 16; e++) { uint64_t val = 0; elem_int(b, t, x->pos, e, &val); g[e] = (uint8_t)val; }
+      struct elems it;
+      elems_init(&it, b, t, x->pos);
+      for (uint64_t e = 0; e < x->n && e < 16; e++) g[e] = (uint8_t)elems_next(&it);
       break;
     }
     default: ctf_store_int(ev, o, x->u); break;
@@ -591,7 +603,9 @@ static int decode(struct nreader *R, struct nstream *s) {
     const struct nv *a = &v[mp->stack_idx];
     if (a->n) {
       uint64_t k = a->n > GCS_STACK_MAX_DEPTH ? GCS_STACK_MAX_DEPTH : a->n;
-      for (uint64_t i = 0; i < k; i++) elem_int(b, pt->mem[mp->stack_idx].t, a->pos, i, &R->stack_ip[i]);
+      struct elems it;
+      elems_init(&it, b, pt->mem[mp->stack_idx].t, a->pos);
+      for (uint64_t i = 0; i < k; i++) R->stack_ip[i] = elems_next(&it);
       R->stack.depth = (uint32_t)k;
       R->stack.truncated = a->n > k || a->n == GCS_STACK_MAX_DEPTH;
       R->stack.ip = R->stack_ip;
