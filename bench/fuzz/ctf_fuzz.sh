@@ -19,6 +19,10 @@
 # which reproduces the input from TRACE_DIR (the regression tests in
 # tests/import/contain.sh were made that way). The same SEED gives the same
 # mutations. Exit status: the number of BAD rounds (0: every input handled).
+# The import reads the trace with gcscope's own CTF reader (in a thread: a
+# crash there is BAD) unless its metadata is outside that reader's subset;
+# GCSCOPE_CTF_READER=babeltrace2 in the environment sends every input to
+# libbabeltrace2 in its decoding process instead (docs/import.md).
 set -u
 gcscope=$1; trace=$2; seconds=${3:-60}; seed=${4:-1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gcs-ctf-fuzz.XXXXXX")

@@ -8,6 +8,8 @@
  * each class keeps a list of (member index, how to store it), the integer
  * width folded into the operation. */
 #include "gcs_ctf_reader.h"
+#include "ctf_map.h"
+#include "ctf_native.h"
 #include "ctf_next.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -15,48 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How a payload member is read. */
-enum mtype { M_SKIP, M_UINT, M_SINT, M_STR, M_ARRAY, M_GUID };
-
-struct member {
-  const struct gcs_field_desc *desc;  /* schema field, NULL: not ours */
-  enum mtype mt;
-  uint32_t offset;     /* M_UINT/M_SINT: where the value goes in ev->u */
-  uint8_t width;       /* and its size in bytes */
-};
-
-/* One stored payload member: how it is read and where it goes. */
-enum op {
-  OP_U8, OP_U16, OP_U32, OP_U64,   /* unsigned integer member, stored in 1/2/4/8 bytes */
-  OP_S8, OP_S16, OP_S32, OP_S64,   /* signed integer member */
-  OP_INT,                          /* integer member, other schema type (gcs_field_set_int) */
-  OP_STR, OP_ARRAY, OP_GUID
-};
-struct pl_op {
-  uint32_t idx;                    /* member index in the payload structure */
-  uint8_t op;                      /* enum op */
-  uint32_t offset;                 /* in ev->u */
-  const struct gcs_field_desc *desc;
-};
-
 /* An integer member of a context structure: index (-1 if absent) and sign. */
 struct ctx_int { int idx; int is_signed; };
 
 struct cls_info {
   const bt_event_class *key;
   char *name;
-  int kind;            /* -1: not a schema event */
-  int version, origin;
-  int data_idx;        /* packed: index of `__data__`, else -1 */
-  int nmembers;
-  struct member *members;
-  int nops;                        /* the members stored, in payload order */
-  struct pl_op *ops;
-  int has_clock;                   /* the stream class has a default clock */
-  int nmissing_str;    /* schema string fields absent from the payload: set to "" */
-  int missing_array;   /* a schema array of this version is absent: the event is
-                        * short of its data (ev->truncated), as a cut ETW payload */
-  const struct gcs_field_desc **missing_str;
+  struct ctf_map map;               /* where the payload's members go (ctf_map.h) */
+  int has_clock;                    /* the stream class has a default clock */
   struct ctx_int ctx_vpid, ctx_vtid;     /* common-context members */
   int ctx_procname;                      /* common-context member index, -1 */
   /* Without vpid/procname contexts (gcscope record's per-process buffers),
@@ -66,9 +34,6 @@ struct cls_info {
   int32_t env_vpid;                      /* -1 if the environment has none */
   char *env_procname;                    /* NULL if none */
   struct ctx_int pkt_cpu;                /* packet-context cpu_id */
-  int bin_baddr, bin_memsz, bin_path, bin_pic;  /* lttng_ust_statedump:bin_info members, else -1 */
-  int stack_idx;       /* payload member GCS_STACK_FIELD (a sequence of unsigned
-                        * integers: the event's call stack), -1 */
 };
 
 /* cpu_id of recently seen packets. A packet object may be recycled by
@@ -131,43 +96,29 @@ static int64_t ctx_int_value(const bt_field *st, struct ctx_int c) {
   return c.is_signed ? bt_field_integer_signed_get_value(f) : (int64_t)bt_field_integer_unsigned_get_value(f);
 }
 
-static uint8_t type_width(enum gcs_type t) {
-  switch (t) {
-  case GCS_T_U8: return 1;
-  case GCS_T_U16: return 2;
-  case GCS_T_U32: case GCS_T_I32: case GCS_T_BOOL: return 4;
-  case GCS_T_U64: case GCS_T_PTR: return 8;
-  default: return 0;
-  }
-}
-
-static enum mtype member_type(const bt_field_class *fc, const struct gcs_field_desc *d) {
+/* What babeltrace2's field class is, for ctf_map_build. */
+static void member_desc(const bt_field_class *fc, struct ctf_mdesc *md) {
   bt_field_class_type t = bt_field_class_get_type(fc);
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) return M_UINT;
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) return M_SINT;
-  if (t == BT_FIELD_CLASS_TYPE_STRING) return d && d->type == GCS_T_STR ? M_STR : M_SKIP;
-  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
-    if (d && d->type == GCS_T_GUID) return M_GUID;
-    if (d && d->is_array) return M_ARRAY;
-    if (!d) return M_ARRAY; /* `__data__` */
-  }
-  return M_SKIP;
+  md->elem_uint = md->elem_int = 0;
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) md->k = CM_UINT;
+  else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) md->k = CM_SINT;
+  else if (t == BT_FIELD_CLASS_TYPE_STRING) md->k = CM_STR;
+  else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
+    md->k = CM_ARRAY;
+    bt_field_class_type et = bt_field_class_get_type(bt_field_class_array_borrow_element_field_class_const(fc));
+    md->elem_uint = bt_field_class_type_is(et, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER);
+    md->elem_int = bt_field_class_type_is(et, BT_FIELD_CLASS_TYPE_INTEGER);
+  } else md->k = CM_OTHER;
 }
 
 static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
   memset(ci, 0, sizeof *ci);
   ci->key = ec;
-  ci->data_idx = -1;
-  ci->stack_idx = -1;
   ci->ctx_procname = -1;
   ci->env_vpid = -1;
   const char *name = bt_event_class_get_name(ec);
   ci->name = strdup(name ? name : "");
   if (!ci->name) return -1;
-  int ver = 0, org = 0;
-  ci->kind = gcs_kind_from_lttng_name(ci->name, &ver, &org);
-  ci->version = ver;
-  ci->origin = org;
 
   const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
   const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
@@ -180,97 +131,22 @@ static int cls_init(struct cls_info *ci, const bt_event_class *ec) {
           BT_FIELD_CLASS_TYPE_STRING)
     ci->ctx_procname = -1;
   ci->pkt_cpu = ctx_int_member(bt_stream_class_borrow_packet_context_field_class_const(sc), "cpu_id");
-
   ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
 
-  ci->bin_baddr = ci->bin_memsz = ci->bin_path = ci->bin_pic = -1;
-  if (ci->kind < 0 && strcmp(ci->name, "lttng_ust_statedump:bin_info") == 0) {
-    const bt_field_class *bp = bt_event_class_borrow_payload_field_class_const(ec);
-    ci->bin_baddr = member_index(bp, "baddr");
-    ci->bin_memsz = member_index(bp, "memsz");
-    ci->bin_path = member_index(bp, "path");
-    ci->bin_pic = member_index(bp, "is_pic");
-  }
-  if (ci->kind < 0) return 0;
   const bt_field_class *pl = bt_event_class_borrow_payload_field_class_const(ec);
-  if (!pl) return 0;
-  uint64_t n = bt_field_class_structure_get_member_count(pl);
-  ci->members = calloc(n ? n : 1, sizeof *ci->members);
-  if (!ci->members) return -1;
-  ci->nmembers = (int)n;
+  uint64_t n = pl ? bt_field_class_structure_get_member_count(pl) : 0;
+  struct ctf_mdesc *md = calloc(n ? n : 1, sizeof *md);
+  if (!md) return -1;
   for (uint64_t i = 0; i < n; i++) {
     const bt_field_class_structure_member *m = bt_field_class_structure_borrow_member_by_index_const(pl, i);
-    const char *mn = bt_field_class_structure_member_get_name(m);
-    const bt_field_class *fc = bt_field_class_structure_member_borrow_field_class_const(m);
-    if (ci->origin == GCS_ORIGIN_CLR && strcmp(mn, "__data__") == 0) {
-      ci->data_idx = (int)i;
-      ci->members[i].mt = member_type(fc, NULL);
-      continue;
-    }
-    if (strcmp(mn, GCS_STACK_FIELD) == 0) {
-      const bt_field_class_type t = bt_field_class_get_type(fc);
-      if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
-          bt_field_class_type_is(bt_field_class_get_type(bt_field_class_array_borrow_element_field_class_const(fc)),
-                                 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-        ci->stack_idx = (int)i;
-      ci->members[i].mt = M_SKIP;
-      continue;
-    }
-    const struct gcs_field_desc *d = gcs_field_find((enum gcs_kind)ci->kind, mn);
-    ci->members[i].desc = d;
-    ci->members[i].mt = d ? member_type(fc, d) : M_SKIP;
-    if (d) {
-      ci->members[i].offset = d->offset;
-      ci->members[i].width = type_width(d->type);
-    }
+    md[i].name = bt_field_class_structure_member_get_name(m);
+    member_desc(bt_field_class_structure_member_borrow_field_class_const(m), &md[i]);
   }
-  if (ci->data_idx >= 0) return 0;
-  ci->ops = calloc(n ? n : 1, sizeof *ci->ops);
-  if (!ci->ops) return -1;
-  for (int i = 0; i < ci->nmembers; i++) {
-    const struct member *m = &ci->members[i];
-    struct pl_op *o = &ci->ops[ci->nops];
-    o->idx = (uint32_t)i;
-    o->offset = m->offset;
-    o->desc = m->desc;
-    switch (m->mt) {
-    case M_UINT: case M_SINT: {
-      int base = m->mt == M_UINT ? OP_U8 : OP_S8;
-      switch (m->width) {
-      case 1: o->op = (uint8_t)base; break;
-      case 2: o->op = (uint8_t)(base + 1); break;
-      case 4: o->op = (uint8_t)(base + 2); break;
-      case 8: o->op = (uint8_t)(base + 3); break;
-      default: o->op = OP_INT; break;
-      }
-      break;
-    }
-    case M_STR: o->op = OP_STR; break;
-    case M_ARRAY: o->op = OP_ARRAY; break;
-    case M_GUID: o->op = OP_GUID; break;
-    default: continue;  /* M_SKIP: not stored */
-    }
-    ci->nops++;
-  }
-  /* String fields of the schema the payload lacks must not stay NULL. */
-  const struct gcs_event_desc *ed = &gcs_event_descs[ci->kind];
-  ci->missing_str = calloc((size_t)ed->nfields + 1, sizeof *ci->missing_str);
-  if (!ci->missing_str) return -1;
-  for (int f = 0; f < ed->nfields; f++) {
-    if (ed->fields[f].type != GCS_T_STR) continue;
-    int present = 0;
-    for (int i = 0; i < ci->nmembers; i++)
-      if (ci->members[i].desc == &ed->fields[f] && ci->members[i].mt == M_STR) present = 1;
-    if (!present) ci->missing_str[ci->nmissing_str++] = &ed->fields[f];
-  }
-  for (int f = 0; f < ed->nfields; f++) {
-    if (!ed->fields[f].is_array || ed->fields[f].since > ci->version) continue;
-    int present = 0;
-    for (int i = 0; i < ci->nmembers; i++)
-      if (ci->members[i].desc == &ed->fields[f] && ci->members[i].mt == M_ARRAY) present = 1;
-    if (!present) ci->missing_array = 1;
-  }
-  return 0;
+  int rc = ctf_map_build(&ci->map, ci->name, md, (int)n);
+  free(md);
+  /* A schema event without a payload structure is not decoded. */
+  if (rc == 0 && !pl && ci->map.kind >= 0) ci->map.kind = -1;
+  return rc;
 }
 
 static struct cls_info *cls_get(struct gcs_ctf_decoder *r, const bt_event_class *ec) {
@@ -295,9 +171,7 @@ static struct cls_info *cls_get(struct gcs_ctf_decoder *r, const bt_event_class 
   }
   if (cls_init(&r->tab[h], ec) != 0) {
     free(r->tab[h].name);
-    free(r->tab[h].members);
-    free(r->tab[h].ops);
-    free(r->tab[h].missing_str);
+    ctf_map_free(&r->tab[h].map);
     memset(&r->tab[h], 0, sizeof r->tab[h]);
     return NULL;
   }
@@ -315,45 +189,37 @@ static uint64_t int_value(const bt_field *f) {
 }
 
 /* Fill r->rec.ev.u from the payload of a schema event. */
-static void decode_payload(struct gcs_ctf_decoder *r, const struct cls_info *ci, const bt_field *pl) {
+static void decode_payload(struct gcs_ctf_decoder *r, const struct ctf_map *m, const bt_field *pl) {
   struct gcs_event *ev = &r->rec.ev;
-  const struct gcs_event_desc *d = &gcs_event_descs[ci->kind];
-  ev->kind = (enum gcs_kind)ci->kind;
-  ev->version = (uint8_t)ci->version;
-  ev->origin = (uint8_t)ci->origin;
-  ev->truncated = 0;
-  if (ci->data_idx >= 0) {
-    const bt_field *a = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->data_idx);
+  ctf_map_begin(ev, m);
+  if (m->data_idx >= 0) {
+    const bt_field *a = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)m->data_idx);
     uint64_t n = bt_field_array_get_length(a);
     if (n > r->datacap) {
       uint8_t *nd = realloc(r->data, n);
-      if (!nd) { memset(&ev->u, 0, d->struct_size); ev->truncated = 1; r->rec.payload_error = 1; return; }
+      if (!nd) { ev->truncated = 1; r->rec.payload_error = 1; return; }
       r->data = nd;
       r->datacap = n;
     }
     for (uint64_t i = 0; i < n; i++)
       r->data[i] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(a, i));
-    if (gcs_etw_decode(ev, ev->kind, ci->version, r->data, (size_t)n, 8, r->strbuf, sizeof r->strbuf) != 0) {
-      memset(&ev->u, 0, d->struct_size);
+    if (gcs_etw_decode(ev, ev->kind, m->version, r->data, (size_t)n, 8, r->strbuf, sizeof r->strbuf) != 0) {
+      memset(&ev->u, 0, gcs_event_descs[m->kind].struct_size);
       ev->truncated = 1;
       r->rec.payload_error = 1;
     }
-    ev->version = (uint8_t)ci->version;
+    ev->version = (uint8_t)m->version;
     return;
   }
-  memset(&ev->u, 0, d->struct_size);
-  char *u = (char *)&ev->u;
-  for (const struct pl_op *o = ci->ops, *end = ci->ops + ci->nops; o < end; o++) {
+  for (const struct pl_op *o = m->ops, *end = m->ops + m->nops; o < end; o++) {
     const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, o->idx);
-    switch ((enum op)o->op) {
-    case OP_U8: { uint8_t x = (uint8_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 1); break; }
-    case OP_U16: { uint16_t x = (uint16_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 2); break; }
-    case OP_U32: { uint32_t x = (uint32_t)bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 4); break; }
-    case OP_U64: { uint64_t x = bt_field_integer_unsigned_get_value(f); memcpy(u + o->offset, &x, 8); break; }
-    case OP_S8: { uint8_t x = (uint8_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 1); break; }
-    case OP_S16: { uint16_t x = (uint16_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 2); break; }
-    case OP_S32: { uint32_t x = (uint32_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 4); break; }
-    case OP_S64: { uint64_t x = (uint64_t)bt_field_integer_signed_get_value(f); memcpy(u + o->offset, &x, 8); break; }
+    switch ((enum ctf_op)o->op) {
+    case OP_U8: case OP_U16: case OP_U32: case OP_U64:
+      ctf_store_int(ev, o, bt_field_integer_unsigned_get_value(f));
+      break;
+    case OP_S8: case OP_S16: case OP_S32: case OP_S64:
+      ctf_store_int(ev, o, (uint64_t)bt_field_integer_signed_get_value(f));
+      break;
     case OP_INT: gcs_field_set_int(ev, o->desc, int_value(f)); break;
     case OP_STR: gcs_field_set_str(ev, o->desc, bt_field_string_get_value(f)); break;
     case OP_ARRAY: {
@@ -365,15 +231,14 @@ static void decode_payload(struct gcs_ctf_decoder *r, const struct cls_info *ci,
     }
     case OP_GUID: {
       uint64_t n = bt_field_array_get_length(f);
-      uint8_t *g = (uint8_t *)u + o->offset;
+      uint8_t *g = (uint8_t *)&ev->u + o->offset;
       for (uint64_t e = 0; e < n && e < 16; e++)
         g[e] = (uint8_t)int_value(bt_field_array_borrow_element_field_by_index_const(f, e));
       break;
     }
     }
   }
-  for (int i = 0; i < ci->nmissing_str; i++) gcs_field_set_str(ev, ci->missing_str[i], "");
-  if (ci->missing_array) ev->truncated = 1;
+  ctf_map_end(ev, m);
 }
 
 static int32_t packet_cpu(struct gcs_ctf_decoder *r, const struct cls_info *ci, const bt_event *e) {
@@ -396,9 +261,11 @@ struct gcs_ctf_decoder *gcs_ctf_decoder_new(void) {
 
 void gcs_ctf_decoder_free(struct gcs_ctf_decoder *d) {
   if (!d) return;
-  for (size_t i = 0; i < d->tabcap; i++) { free(d->tab[i].name); free(d->tab[i].members); free(d->tab[i].ops);
-    free(d->tab[i].missing_str);
-    free(d->tab[i].env_procname); }
+  for (size_t i = 0; i < d->tabcap; i++) {
+    free(d->tab[i].name);
+    ctf_map_free(&d->tab[i].map);
+    free(d->tab[i].env_procname);
+  }
   free(d->tab);
   free(d->data);
   free(d);
@@ -433,7 +300,7 @@ static void decode_stack(struct gcs_ctf_decoder *d, const bt_field *pl, int idx)
   d->rec.ev.stack = &d->stack;
 }
 
-static void decode_bin_info(struct gcs_ctf_decoder *d, const struct cls_info *ci, const bt_event *e) {
+static void decode_bin_info(struct gcs_ctf_decoder *d, const struct ctf_map *ci, const bt_event *e) {
   const bt_field *pl = bt_event_borrow_payload_field_const(e);
   if (!pl) return;
   const bt_field *fb = bt_field_structure_borrow_member_field_by_index_const(pl, (uint64_t)ci->bin_baddr);
@@ -489,13 +356,14 @@ static int decode_event(struct gcs_ctf_decoder *d, const bt_message *msg) {
   rec->payload_error = 0;
   ev->stack = NULL;
   rec->bin_info = NULL;
-  if (ci->bin_baddr >= 0 && ci->bin_memsz >= 0 && ci->bin_path >= 0) decode_bin_info(d, ci, e);
-  if (ci->kind >= 0) {
+  const struct ctf_map *m = &ci->map;
+  if (m->bin_baddr >= 0 && m->bin_memsz >= 0 && m->bin_path >= 0) decode_bin_info(d, m, e);
+  if (m->kind >= 0) {
     const bt_field *pl = bt_event_borrow_payload_field_const(e);
     if (pl) {
-      decode_payload(d, ci, pl);
+      decode_payload(d, m, pl);
       rec->decoded = 1;
-      if (ci->stack_idx >= 0) decode_stack(d, pl, ci->stack_idx);
+      if (m->stack_idx >= 0) decode_stack(d, pl, m->stack_idx);
     }
   }
   return 0;
@@ -619,12 +487,44 @@ static void take_error(char *err, size_t errlen, const char *what) {
   if (e) bt_error_release(e);
 }
 
+/* GCSCOPE_CTF_READER: 0 auto, 1 native, 2 babeltrace2. */
+static int reader_choice(void) {
+  const char *e = getenv("GCSCOPE_CTF_READER");
+  if (e && strcmp(e, "native") == 0) return 1;
+  if (e && strcmp(e, "babeltrace2") == 0) return 2;
+  return 0;
+}
+
+int gcs_ctf_uses_native(const char *const *dirs, int ndirs) {
+  int c = reader_choice();
+  if (c) return c == 1;
+  char why[512];
+  return nt_supported(dirs, ndirs, why, sizeof why);
+}
+
+static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                   void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
+                   char *err, size_t errlen);
+
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                  void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen) {
   struct gcs_rd_stats st_local;
   if (!stats) stats = &st_local;
   memset(stats, 0, sizeof *stats);
+  int c = reader_choice();
+  if (c != 2) {
+    int rc = nt_read(dirs, ndirs, cb, ud, cancel, stats, err, errlen);
+    if (rc != 2) return rc;
+    if (c == 1) return -1;     /* forced: the reason is in err */
+    memset(stats, 0, sizeof *stats);
+  }
+  return bt_read(dirs, ndirs, cb, ud, cancel, stats, err, errlen);
+}
+
+static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
+                   void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
+                   char *err, size_t errlen) {
   struct reader *r = calloc(1, sizeof *r);
   if (r) r->dec = gcs_ctf_decoder_new();
   if (!r || !r->dec) { free(r); snprintf(err, errlen, "out of memory"); return -1; }

@@ -644,11 +644,14 @@ static int cancelled(const struct gcs_import_opts *o) { return o->cancel && *o->
  * to measure what the process boundary costs (docs/import.md). */
 enum dec_mode { DEC_PROCESS, DEC_THREAD, DEC_INLINE };
 
-static enum dec_mode dec_mode(void) {
+static enum dec_mode dec_mode(const char *const *dirs, int ndirs) {
   const char *e = getenv("GCSCOPE_IMPORT_DECODE");
   if (e && strcmp(e, "thread") == 0) return DEC_THREAD;
   if (e && strcmp(e, "inline") == 0) return DEC_INLINE;
-  return DEC_PROCESS;
+  if (e && strcmp(e, "process") == 0) return DEC_PROCESS;
+  /* Our own CTF reader is bounds-checked and bounded in memory: it needs no
+   * process around it, and a thread saves the copies through shared memory. */
+  return gcs_ctf_uses_native(dirs, ndirs) ? DEC_THREAD : DEC_PROCESS;
 }
 
 /* The writing thread's loop over the decoded records. */
@@ -787,7 +790,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   d->dirs = (const char *const *)s->dirs;
   d->ndirs = s->ndirs;
   d->cancel = c->opts->cancel;
-  enum dec_mode mode = dec_mode();
+  enum dec_mode mode = dec_mode(d->dirs, d->ndirs);
   struct receiver rv = { .q = &q, .d = d, .cancel = c->opts->cancel };
   struct imwk_limits lim = { c->opts->decode_timeout_s, c->opts->decode_mem_bytes, trace_bytes(d->dirs, d->ndirs) };
   pthread_t th;

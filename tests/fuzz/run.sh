@@ -24,7 +24,7 @@ cmake --build "$build" -j"$(nproc)" >/dev/null || { cmake --build "$build" 2>&1 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 tmp=$build/tmp; mkdir -p "$tmp"; export TMPDIR=$tmp
 status=0
-for t in nettrace nettrace_live zip dsipc stacks; do
+for t in nettrace nettrace_live zip dsipc stacks ctf; do
   seeds="$src/corpus/$t"
   [ "$t" = nettrace ] && seeds="$seeds $src/../nettrace/corpus"
   new=$build/new/$t; crashes=$build/crashes/$t

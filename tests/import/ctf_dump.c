@@ -1,6 +1,10 @@
 /* ctf_dump — test helper: prints every decoded event the CTF reader yields,
  * one line each: ts_ns pid tid cpu name procname | payload text. Used by the
- * import tests to compare the reader with babeltrace2's own text output. */
+ * import tests to compare the reader with babeltrace2's own text output.
+ * With -a, every event (decoded or not) with everything a record holds:
+ * procname_env, payload_error, bin_info, the stack, and the lost records and
+ * stats: the native reader and the libbabeltrace2 one are compared with it
+ * (GCSCOPE_CTF_READER=native|babeltrace2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +12,29 @@
 #include "gcs_ctf_find.h"
 #include "gcs_ctf_reader.h"
 
-static int quiet;
+static int quiet, all;
 
 static int on_event(const struct gcs_rd_event *e, void *ud) {
   (void)ud;
   static char buf[8192];
+  if (all) {
+    printf("%llu %d %d %d %s [%s]%s", (unsigned long long)e->ev.ts_ns, e->ev.pid, e->ev.tid, e->ev.cpu, e->name,
+           e->procname, e->procname_env ? " env" : "");
+    if (e->bin_info)
+      printf(" BIN %llx %llu %s %d", (unsigned long long)e->bin_info->baddr, (unsigned long long)e->bin_info->memsz,
+             e->bin_info->path, e->bin_info->is_pic);
+    if (e->decoded) {
+      gcs_event_format(&e->ev, buf, sizeof buf);
+      printf(" v%d o%d%s%s | %s", e->ev.version, e->ev.origin, e->ev.truncated ? " TRUNCATED" : "",
+             e->payload_error ? " PAYLOAD_ERROR" : "", buf);
+      if (e->ev.stack) {
+        printf(" | STACK %u%s", e->ev.stack->depth, e->ev.stack->truncated ? "+" : "");
+        for (uint32_t i = 0; i < e->ev.stack->depth; i++) printf(" %llx", (unsigned long long)e->ev.stack->ip[i]);
+      }
+    }
+    printf("\n");
+    return 0;
+  }
   if (!e->decoded || quiet) return 0;
   gcs_event_format(&e->ev, buf, sizeof buf);
   printf("%llu %d %d %d %s %s%s | %s\n", (unsigned long long)e->ev.ts_ns, e->ev.pid, e->ev.tid,
@@ -28,7 +50,8 @@ static int on_lost(const struct gcs_rd_lost *l, void *ud) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "-n") == 0) { quiet = 1; argv++; argc--; }  /* decode only */
-  if (argc != 2) { fprintf(stderr, "usage: ctf_dump [-n] DIR\n"); return 2; }
+  if (argc == 3 && strcmp(argv[1], "-a") == 0) { all = 1; argv++; argc--; }    /* every record */
+  if (argc != 2) { fprintf(stderr, "usage: ctf_dump [-n|-a] DIR\n"); return 2; }
   char err[1024];
   struct gcs_ctf_session *s;
   int n;

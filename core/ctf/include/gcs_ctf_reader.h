@@ -1,10 +1,14 @@
 /*
- * gcs_ctf_reader.h — read LTTng CTF traces with libbabeltrace2 and decode the
- * GC events of gc_events.def into struct gcs_event.
+ * gcs_ctf_reader.h — read LTTng CTF traces and decode the GC events of
+ * gc_events.def into struct gcs_event.
  *
  * One call reads a set of CTF trace directories (those holding `metadata`,
- * see gcs_ctf_find.h) through a babeltrace2 graph: src.ctf.fs → flt.utils.muxer
- * → a sink of ours. Every event, in time order, is handed to a callback:
+ * see gcs_ctf_find.h). When every trace's metadata is within the subset of
+ * CTF 1.8 LTTng writes, our own reader decodes the packets (ctf_native_*.c:
+ * bounds-checked, bounded memory); otherwise a babeltrace2 graph does:
+ * src.ctf.fs → flt.utils.muxer → a sink of ours. GCSCOPE_CTF_READER=native
+ * or =babeltrace2 forces one (native on a trace outside the subset is an
+ * error). Every event, in time order, is handed to a callback:
  *   - rgc:* events and CoreCLR's per-field DotNETRuntime:* /
  *     DotNETRuntimePrivate:* events are decoded field by field by name
  *     (schema-driven: gcs_field_find + gcs_field_set_*); arrays are CTF
@@ -91,6 +95,11 @@ struct gcs_rd_stats {
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                  void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
                  char *err, size_t errlen);
+
+/* 1 if gcs_ctf_read reads these traces with the native reader (every
+ * metadata within the subset it knows, or GCSCOPE_CTF_READER=native), 0 if
+ * with libbabeltrace2. Reads the metadata files; no stream file. */
+int gcs_ctf_uses_native(const char *const *dirs, int ndirs);
 
 /* ---- the decoder alone ----------------------------------------------------
  * Decodes babeltrace2 messages of CTF traces (LTTng layout) into records,

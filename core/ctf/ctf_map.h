@@ -1,0 +1,89 @@
+/*
+ * ctf_map.h — private to core/ctf: where the members of an LTTng event's
+ * payload go in struct gcs_event, shared by the two readers (libbabeltrace2's
+ * field classes in gcs_ctf_reader.c, our own metadata in ctf_native_*.c).
+ *
+ * A reader describes the payload's members (name as babeltrace2 shows it,
+ * leading underscore removed, and what kind of field it is); ctf_map_build
+ * looks each one up in the schema once per event class and returns the list
+ * of stores to do per event, in payload order. Per event the reader fetches
+ * each op's member its own way and calls ctf_store_int / gcs_field_set_*,
+ * between ctf_map_begin and ctf_map_end.
+ */
+#ifndef CTF_MAP_H
+#define CTF_MAP_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gcs_events.h"
+
+/* What a payload member is. */
+enum ctf_mk {
+  CM_OTHER,    /* anything else: never stored */
+  CM_UINT, CM_SINT,
+  CM_STR,      /* a string (or a text array, which babeltrace2 shows as a string) */
+  CM_ARRAY     /* a static array or sequence; elem_uint: of unsigned integers */
+};
+struct ctf_mdesc { const char *name; enum ctf_mk k; int elem_uint, elem_int; };
+
+/* One stored payload member: how it is read and where it goes. */
+enum ctf_op {
+  OP_U8, OP_U16, OP_U32, OP_U64,   /* unsigned integer member, stored in 1/2/4/8 bytes */
+  OP_S8, OP_S16, OP_S32, OP_S64,   /* signed integer member */
+  OP_INT,                          /* integer member, other schema type (gcs_field_set_int) */
+  OP_STR, OP_ARRAY, OP_GUID
+};
+struct pl_op {
+  uint32_t idx;                    /* member index in the payload structure */
+  uint8_t op;                      /* enum ctf_op */
+  uint32_t offset;                 /* in ev->u */
+  const struct gcs_field_desc *desc;
+};
+
+struct ctf_map {
+  int kind;            /* -1: not a schema event */
+  int version, origin;
+  int data_idx;        /* packed CoreCLR event: index of `__data__`, else -1 */
+  int stack_idx;       /* GCS_STACK_FIELD (a sequence of unsigned integers), -1 */
+  int nops;            /* the members stored, in payload order */
+  struct pl_op *ops;
+  int nmissing_str;    /* schema string fields absent from the payload: set to "" */
+  const struct gcs_field_desc **missing_str;
+  int missing_array;   /* a schema array of this version is absent: the event is
+                        * short of its data (ev->truncated), as a cut ETW payload */
+  /* lttng_ust_statedump:bin_info members, else -1 */
+  int bin_baddr, bin_memsz, bin_path, bin_pic;
+};
+
+/* Fill m for the event class `name` with payload members mem[0..n). Returns
+ * 0, -1 when memory runs out (m is then empty; ctf_map_free is still fine). */
+int ctf_map_build(struct ctf_map *m, const char *name, const struct ctf_mdesc *mem, int n);
+void ctf_map_free(struct ctf_map *m);
+
+/* Per event: set kind/version/origin, clear ev->u ... */
+static inline void ctf_map_begin(struct gcs_event *ev, const struct ctf_map *m) {
+  ev->kind = (enum gcs_kind)m->kind;
+  ev->version = (uint8_t)m->version;
+  ev->origin = (uint8_t)m->origin;
+  ev->truncated = 0;
+  memset(&ev->u, 0, gcs_event_descs[m->kind].struct_size);
+}
+/* ... store an integer member (ops OP_U8..OP_INT) ... */
+static inline void ctf_store_int(struct gcs_event *ev, const struct pl_op *o, uint64_t v) {
+  char *u = (char *)&ev->u + o->offset;
+  switch ((enum ctf_op)o->op) {
+  case OP_U8: case OP_S8: { uint8_t x = (uint8_t)v; memcpy(u, &x, 1); break; }
+  case OP_U16: case OP_S16: { uint16_t x = (uint16_t)v; memcpy(u, &x, 2); break; }
+  case OP_U32: case OP_S32: { uint32_t x = (uint32_t)v; memcpy(u, &x, 4); break; }
+  case OP_U64: case OP_S64: memcpy(u, &v, 8); break;
+  default: gcs_field_set_int(ev, o->desc, v); break;
+  }
+}
+/* ... and the schema's strings and arrays the payload lacks. */
+static inline void ctf_map_end(struct gcs_event *ev, const struct ctf_map *m) {
+  for (int i = 0; i < m->nmissing_str; i++) gcs_field_set_str(ev, m->missing_str[i], "");
+  if (m->missing_array) ev->truncated = 1;
+}
+
+#endif /* CTF_MAP_H */
