@@ -29,6 +29,8 @@
 #ifndef GCS_TABLES_H
 #define GCS_TABLES_H
 
+#include <string.h>
+
 #include "gc_enums.def"
 #include "tables_raw.def"
 #include "tables_gc.def"
@@ -70,5 +72,56 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
 #define GCS_INDEX_SQL GCS_INDEXES(GCS_SQL_INDEX) GCS_INDEXES_GC(GCS_SQL_INDEX) GCS_INDEXES_STACKS(GCS_SQL_INDEX)
 /* The tables of an older database that are views now (tests build such databases). */
 #define GCS_LEGACY_SQL GCS_TABLES_LEGACY(GCS_SQL_TABLE)
+
+
+/* ---- Compact tables (GCS_TABLES_GC_COMPACT: gcs, gc_gens) ----------------
+ * Each is a view of today's name and columns over a table NAME_base that
+ * stores each column as gcs_compact_store() says (the one rule, which the
+ * writer core/recon, the SQL below and docs/schema.md all follow):
+ *   PLAIN     as declared
+ *   E6        a figure in ms or MB (REAL, unit ms/mb): the integer count of
+ *             ns or bytes n when (double)n / 1e6 is exactly the figure (the
+ *             view divides: SQLite's double division is C's), else the REAL
+ *             itself; the column has no type affinity, so the view tells them
+ *             apart by typeof()
+ *   DELTA_NS  a gcs event time but start_ns: its offset from start_ns (the
+ *             time itself when start_ns is NULL)
+ *   JOINED    gc_gens' trace_id, pid and gc_index: not stored, the view
+ *             takes them from gcs_base
+ * INSTEAD OF triggers make the views writable (INSERT, UPDATE, DELETE), as
+ * the tables of the older layout were. A database made before has gcs and
+ * gc_gens as tables: it is read as it is, and an import into it is refused
+ * (gcs_db_gc_layout_old, core/import). */
+enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED };
+static inline enum gcs_store gcs_compact_store(const char *table, const char *name, const char *type,
+                                               const char *unit) {
+  if (strcmp(table, "gcs") != 0 && strcmp(table, "gc_gens") != 0) return GCS_STORE_PLAIN;
+  if (strcmp(table, "gc_gens") == 0 &&
+      (strcmp(name, "trace_id") == 0 || strcmp(name, "pid") == 0 || strcmp(name, "gc_index") == 0))
+    return GCS_STORE_JOINED;
+  if (strncmp(type, "REAL", 4) == 0 && (strcmp(unit, "ms") == 0 || strcmp(unit, "mb") == 0)) return GCS_STORE_E6;
+  if (strcmp(table, "gcs") == 0 && strcmp(unit, "ns") == 0 && strcmp(name, "start_ns") != 0)
+    return GCS_STORE_DELTA_NS;
+  return GCS_STORE_PLAIN;
+}
+/* The integer an E6 column stores for figure v (finite), or 0 with *exact = 0
+ * when none reads back as v. */
+static inline long long gcs_e6_encode(double v, int *exact) {
+  *exact = 0;
+  if (!(v > -9e9 && v < 9e9)) return 0;   /* |n| < 2^53: the conversion back is exact */
+  double w = v * 1e6;
+  long long n = (long long)(w < 0 ? w - 0.5 : w + 0.5);
+  for (long long c = n - 1; c <= n + 1; c++)
+    if ((double)c / 1e6 == v) { *exact = 1; return c; }
+  return 0;
+}
+
+enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_COUNT };
+/* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of
+ * memory): the tables, views and triggers (CREATE ... IF NOT EXISTS), and
+ * the writer's INSERT into a base table, whose parameter ?N is the column's
+ * place in the view (1 the key): a JOINED column's number is left unused. */
+char *gcs_compact_schema_sql(void);
+char *gcs_compact_insert_sql(enum gcs_compact_table t);
 
 #endif /* GCS_TABLES_H */

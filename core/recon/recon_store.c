@@ -64,6 +64,13 @@ enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC,
        ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
+  if (which == ST_GCS || which == ST_GENS) {   /* the compact tables (gcs_tables.h) */
+    char *ins = gcs_compact_insert_sql(which == ST_GCS ? GCS_COMPACT_GCS : GCS_COMPACT_GC_GENS);
+    if (!ins) return SQLITE_NOMEM;
+    int rc = sqlite3_prepare_v2(db, ins, -1, st, NULL);
+    free(ins);
+    return rc;
+  }
   char sql[8192];
   int n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?", sql_names[which]);
   for (int i = 1; i < sql_nparams[which] && n < (int)sizeof sql - 8; i++) n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
@@ -71,15 +78,23 @@ static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   return sqlite3_prepare_v2(db, sql, -1, st, NULL);
 }
 
-/* A figure: NULL when PerfView would print NaN or Infinity. */
-static void bind_figure(sqlite3_stmt *st, int i, double v) {
-  if (isfinite(v)) sqlite3_bind_double(st, i, v);
-  else sqlite3_bind_null(st, i);
+/* A figure: NULL when PerfView would print NaN or Infinity. In a compact
+ * table's E6 column (store) the integer count of 10^-6 when it reads back as
+ * the very figure (gcs_e6_encode). */
+static void bind_figure(sqlite3_stmt *st, int i, double v, enum gcs_store store) {
+  if (!isfinite(v)) { sqlite3_bind_null(st, i); return; }
+  if (store == GCS_STORE_E6) {
+    int exact;
+    long long n = gcs_e6_encode(v, &exact);
+    if (exact) { sqlite3_bind_int64(st, i, n); return; }
+  }
+  sqlite3_bind_double(st, i, v);
 }
 static void bind_int(sqlite3_stmt *st, int i, int64_t v) { sqlite3_bind_int64(st, i, v); }
-/* An absolute event time: NULL when the event was not seen (0). */
-static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v) {
-  if (v) sqlite3_bind_int64(st, i, (int64_t)v);
+/* An absolute event time: NULL when the event was not seen (0); less base
+ * (gcs' start_ns, 0 when not seen) in a DELTA_NS column. */
+static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v, uint64_t base) {
+  if (v) sqlite3_bind_int64(st, i, (int64_t)(v - base));
   else sqlite3_bind_null(st, i);
 }
 
@@ -102,22 +117,26 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
 /* The column binding of tables_gc.def's Bind entries: each column binds its
  * parameter p_ of statement s. */
 #define B_INT(x) bind_int(s, p_, (int64_t)(x))
-#define B_FIG(x) bind_figure(s, p_, (x))
-#define B_TIME(x) bind_event_time(s, p_, (x))
+#define B_FIG(x) bind_figure(s, p_, (x), k_)
+#define B_TIME(x) bind_event_time(s, p_, (x), k_ == GCS_STORE_DELTA_NS ? tbase_ : 0)
 #define B_TEXT(x) sqlite3_bind_text(s, p_, (x), -1, SQLITE_TRANSIENT)
 #define B_IF(cond, b) if (cond) b
-#define BIND_gcs(N, T, U, D, B) { const int p_ = P_gcs_##N; B; }
-#define BIND_gens(N, T, U, D, B) { const int p_ = P_gens_##N; B; }
-#define BIND_heaps(N, T, U, D, B) { const int p_ = P_heaps_##N; B; }
-#define BIND_hgens(N, T, U, D, B) { const int p_ = P_hgens_##N; B; }
-#define BIND_waits(N, T, U, D, B) { const int p_ = P_waits_##N; B; }
-#define BIND_sum(N, T, U, D, B) { const int p_ = P_sum_##N; B; }
-#define BIND_marks(N, T, U, D, B) { const int p_ = P_marks_##N; B; }
-#define BIND_lohc(N, T, U, D, B) { const int p_ = P_lohc_##N; B; }
-#define BIND_fit(N, T, U, D, B) { const int p_ = P_fit_##N; B; }
-#define BIND_dsam(N, T, U, D, B) { const int p_ = P_dsam_##N; B; }
-#define BIND_dtun(N, T, U, D, B) { const int p_ = P_dtun_##N; B; }
-#define BIND_dg2(N, T, U, D, B) { const int p_ = P_dg2_##N; B; }
+/* k_: how the column is stored (gcs_compact_store: a constant the compiler
+ * folds); tbase_: the base of gcs' DELTA_NS times. */
+#define BIND_C(Table, P, N, T, U, B) \
+  { const int p_ = P; const enum gcs_store k_ = gcs_compact_store(Table, #N, T, U); (void)k_; B; }
+#define BIND_gcs(N, T, U, D, B) { const uint64_t tbase_ = g->start_ns; (void)tbase_; BIND_C("gcs", P_gcs_##N, N, T, U, B) }
+#define BIND_gens(N, T, U, D, B) BIND_C("gc_gens", P_gens_##N, N, T, U, B)
+#define BIND_heaps(N, T, U, D, B) BIND_C("", P_heaps_##N, N, T, U, B)
+#define BIND_hgens(N, T, U, D, B) BIND_C("", P_hgens_##N, N, T, U, B)
+#define BIND_waits(N, T, U, D, B) BIND_C("", P_waits_##N, N, T, U, B)
+#define BIND_sum(N, T, U, D, B) BIND_C("", P_sum_##N, N, T, U, B)
+#define BIND_marks(N, T, U, D, B) BIND_C("", P_marks_##N, N, T, U, B)
+#define BIND_lohc(N, T, U, D, B) BIND_C("", P_lohc_##N, N, T, U, B)
+#define BIND_fit(N, T, U, D, B) BIND_C("", P_fit_##N, N, T, U, B)
+#define BIND_dsam(N, T, U, D, B) BIND_C("", P_dsam_##N, N, T, U, B)
+#define BIND_dtun(N, T, U, D, B) BIND_C("", P_dtun_##N, N, T, U, B)
+#define BIND_dg2(N, T, U, D, B) BIND_C("", P_dg2_##N, N, T, U, B)
 
 /* gc_heap_gens.survival_pct: survivors * 100 / object space before, truncated
  * (0 when there was none). */
