@@ -152,3 +152,18 @@ char *gcs_compact_insert_sql(enum gcs_compact_table which) {
   put(&b, ")");
   return done(&b);
 }
+
+char *gcs_schema_sql(void) {
+  char *c = gcs_compact_schema_sql();
+  if (!c) return NULL;
+  struct buf b = {0};
+  put(&b, "%s%s", c, GCS_SCHEMA_SQL);
+  free(c);
+  return done(&b);
+}
+
+const char *gcs_schema_sql_kept(void) {
+  static char *kept;
+  if (!kept) kept = gcs_schema_sql();
+  return kept ? kept : "";
+}

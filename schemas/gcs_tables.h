@@ -122,6 +122,13 @@ enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_COUNT
  * the writer's INSERT into a base table, whose parameter ?N is the column's
  * place in the view (1 the key): a JOINED column's number is left unused. */
 char *gcs_compact_schema_sql(void);
+/* The whole schema of a new database: the compact tables' SQL, then
+ * GCS_SCHEMA_SQL (malloc'ed; NULL: out of memory). */
+char *gcs_schema_sql(void);
+/* The same, made once and kept (never freed) for tests and benches that
+ * build databases by hand; not thread-safe on its first call. "" when out of
+ * memory. */
+const char *gcs_schema_sql_kept(void);
 char *gcs_compact_insert_sql(enum gcs_compact_table t);
 
 #endif /* GCS_TABLES_H */
