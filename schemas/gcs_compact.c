@@ -98,7 +98,7 @@ static void put_view(struct buf *b, const struct ctable *t) {
     }
   }
   put(b, " FROM %s_base b", t->name);
-  if (strcmp(t->name, "gc_gens") == 0) put(b, " JOIN gcs_base c ON c.id = b.gc_id");
+  if (strcmp(t->name, "gc_gens") == 0) put(b, " LEFT JOIN gcs_base c ON c.id = b.gc_id");
   put(b, ";\n");
 }
 
@@ -136,6 +136,7 @@ char *gcs_compact_schema_sql(void) {
   for (int t = 0; t < GCS_COMPACT_COUNT; t++) put_table(&b, &tables[t]);
   for (int t = 0; t < GCS_COMPACT_COUNT; t++) put_view(&b, &tables[t]);
   for (int t = 0; t < GCS_COMPACT_COUNT; t++) put_triggers(&b, &tables[t]);
+  put(&b, "%s", GCS_INDEXES_GC_COMPACT(GCS_SQL_INDEX));
   return done(&b);
 }
 

@@ -118,7 +118,8 @@ static inline long long gcs_e6_encode(double v, int *exact) {
 
 enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_COUNT };
 /* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of
- * memory): the tables, views and triggers (CREATE ... IF NOT EXISTS), and
+ * memory): the tables, views, triggers and gcs_base's indexes (CREATE ...
+ * IF NOT EXISTS), and
  * the writer's INSERT into a base table, whose parameter ?N is the column's
  * place in the view (1 the key): a JOINED column's number is left unused. */
 char *gcs_compact_schema_sql(void);
