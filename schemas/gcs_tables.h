@@ -74,7 +74,7 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
 #define GCS_LEGACY_SQL GCS_TABLES_LEGACY(GCS_SQL_TABLE)
 
 
-/* ---- Compact tables (GCS_TABLES_GC_COMPACT: gcs, gc_gens) ----------------
+/* ---- Compact tables (GCS_TABLES_GC_COMPACT) ---------------------------
  * Each is a view of today's name and columns over a table NAME_base that
  * stores each column as gcs_compact_store() says (the one rule, which the
  * writer core/recon, the SQL below and docs/schema.md all follow):
@@ -86,23 +86,38 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             apart by typeof()
  *   DELTA_NS  a gcs event time but start_ns: its offset from start_ns (the
  *             time itself when start_ns is NULL)
- *   JOINED    gc_gens' trace_id, pid and gc_index: not stored, the view
- *             takes them from gcs_base
+ *   JOINED    trace_id, pid and gc_index of the per-GC tables: not stored,
+ *             the view takes them from gcs_base (a LEFT JOIN: a row whose GC
+ *             was deleted stays visible, and deletable, as in a table)
+ *   GEN       gen of a folded table (gc_gens, gc_heap_gens): one base row
+ *             holds the five generations (per GC; per GC and heap), each
+ *             other column five times (g0_NAME ... g4_NAME), and `gens`, the
+ *             bit mask of the generations present; the view has a row per
+ *             generation present
  * INSTEAD OF triggers make the views writable (INSERT, UPDATE, DELETE), as
- * the tables of the older layout were. A database made before has gcs and
- * gc_gens as tables: it is read as it is, and an import into it is refused
+ * the tables of the older layout were. A database made before has gcs as a
+ * table: it is read as it is, and an import into it is refused
  * (gcs_db_gc_layout_old, core/import). */
-enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED };
+enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED, GCS_STORE_GEN };
+static inline int gcs_compact_folds(const char *table) {
+  return strcmp(table, "gc_gens") == 0 || strcmp(table, "gc_heap_gens") == 0;
+}
 static inline enum gcs_store gcs_compact_store(const char *table, const char *name, const char *type,
                                                const char *unit) {
-  if (strcmp(table, "gcs") != 0 && strcmp(table, "gc_gens") != 0) return GCS_STORE_PLAIN;
-  if (strcmp(table, "gc_gens") == 0 &&
-      (strcmp(name, "trace_id") == 0 || strcmp(name, "pid") == 0 || strcmp(name, "gc_index") == 0))
+  int gcs = strcmp(table, "gcs") == 0;
+  if (!gcs && !gcs_compact_folds(table) && strcmp(table, "gc_heaps") != 0) return GCS_STORE_PLAIN;
+  if (!gcs && (strcmp(name, "trace_id") == 0 || strcmp(name, "pid") == 0 || strcmp(name, "gc_index") == 0))
     return GCS_STORE_JOINED;
+  if (gcs_compact_folds(table) && strcmp(name, "gen") == 0) return GCS_STORE_GEN;
   if (strncmp(type, "REAL", 4) == 0 && (strcmp(unit, "ms") == 0 || strcmp(unit, "mb") == 0)) return GCS_STORE_E6;
-  if (strcmp(table, "gcs") == 0 && strcmp(unit, "ns") == 0 && strcmp(name, "start_ns") != 0)
-    return GCS_STORE_DELTA_NS;
+  if (gcs && strcmp(unit, "ns") == 0 && strcmp(name, "start_ns") != 0) return GCS_STORE_DELTA_NS;
   return GCS_STORE_PLAIN;
+}
+/* A column stored once per generation (a folded table's, but its key
+ * columns, gen and the JOINED). */
+static inline int gcs_compact_per_gen(const char *table, const char *name, enum gcs_store store) {
+  return gcs_compact_folds(table) && store != GCS_STORE_JOINED && store != GCS_STORE_GEN &&
+         strcmp(name, "heap_slot") != 0;
 }
 /* The integer an E6 column stores for figure v (finite), or 0 with *exact = 0
  * when none reads back as v. */
@@ -116,13 +131,19 @@ static inline long long gcs_e6_encode(double v, int *exact) {
   return 0;
 }
 
-enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_COUNT };
+enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_GC_HEAPS, GCS_COMPACT_GC_HEAP_GENS,
+                         GCS_COMPACT_COUNT };
+/* The writer's parameters: ?N for the column at place N of the view (1 the
+ * key; a JOINED or GEN column's number is left unused); in a folded table
+ * generation k's copy is ?(N + k * GCS_COMPACT_STRIDE), the mask `gens`
+ * ?GCS_COMPACT_GENS_PARAM. */
+#define GCS_COMPACT_STRIDE 32
+#define GCS_COMPACT_GENS_PARAM 160
 /* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of
  * memory): the tables, views, triggers and gcs_base's indexes (CREATE ...
- * IF NOT EXISTS), and
- * the writer's INSERT into a base table, whose parameter ?N is the column's
- * place in the view (1 the key): a JOINED column's number is left unused. */
+ * IF NOT EXISTS), and the writer's INSERT into a base table. */
 char *gcs_compact_schema_sql(void);
+char *gcs_compact_insert_sql(enum gcs_compact_table t);
 /* The whole schema of a new database: the compact tables' SQL, then
  * GCS_SCHEMA_SQL (malloc'ed; NULL: out of memory). */
 char *gcs_schema_sql(void);
@@ -130,6 +151,5 @@ char *gcs_schema_sql(void);
  * build databases by hand; not thread-safe on its first call. "" when out of
  * memory. */
 const char *gcs_schema_sql_kept(void);
-char *gcs_compact_insert_sql(enum gcs_compact_table t);
 
 #endif /* GCS_TABLES_H */

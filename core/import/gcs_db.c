@@ -207,7 +207,10 @@ int gcs_db_gc_layout_old(sqlite3 *db) { return is_table(db, "gcs"); }
 static int create_compact(sqlite3 *db, char **msg) {
   if (gcs_db_gc_layout_old(db)) return SQLITE_OK;
   char *sql = gcs_compact_schema_sql();
-  if (!sql) return SQLITE_NOMEM;
+  if (!sql) {
+    *msg = sqlite3_mprintf("out of memory");
+    return SQLITE_NOMEM;
+  }
   int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
   free(sql);
   return rc;

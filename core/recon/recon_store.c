@@ -64,8 +64,9 @@ enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC,
        ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
-  if (which == ST_GCS || which == ST_GENS) {   /* the compact tables (gcs_tables.h) */
-    char *ins = gcs_compact_insert_sql(which == ST_GCS ? GCS_COMPACT_GCS : GCS_COMPACT_GC_GENS);
+  if (which == ST_GCS || which == ST_GENS || which == ST_HEAPS || which == ST_HGENS) {   /* compact (gcs_tables.h) */
+    char *ins = gcs_compact_insert_sql(which == ST_GCS ? GCS_COMPACT_GCS : which == ST_GENS ? GCS_COMPACT_GC_GENS :
+                                       which == ST_HEAPS ? GCS_COMPACT_GC_HEAPS : GCS_COMPACT_GC_HEAP_GENS);
     if (!ins) return SQLITE_NOMEM;
     int rc = sqlite3_prepare_v2(db, ins, -1, st, NULL);
     free(ins);
@@ -125,10 +126,18 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
  * folds); tbase_: the base of gcs' DELTA_NS times. */
 #define BIND_C(Table, P, N, T, U, B) \
   { const int p_ = P; const enum gcs_store k_ = gcs_compact_store(Table, #N, T, U); (void)k_; B; }
+/* A folded table's (gc_gens, gc_heap_gens) generation k: its copy of each
+ * per-generation column, ?(N + k * GCS_COMPACT_STRIDE). */
+#define FOLD_P(Table, P, N, T, U) \
+  ((P) + (gcs_compact_per_gen(Table, #N, gcs_compact_store(Table, #N, T, U)) ? (int)k * GCS_COMPACT_STRIDE : 0))
 #define BIND_gcs(N, T, U, D, B) { const uint64_t tbase_ = g->start_ns; (void)tbase_; BIND_C("gcs", P_gcs_##N, N, T, U, B) }
-#define BIND_gens(N, T, U, D, B) BIND_C("gc_gens", P_gens_##N, N, T, U, B)
-#define BIND_heaps(N, T, U, D, B) BIND_C("", P_heaps_##N, N, T, U, B)
-#define BIND_hgens(N, T, U, D, B) BIND_C("", P_hgens_##N, N, T, U, B)
+#define BIND_gens(N, T, U, D, B) BIND_C("gc_gens", FOLD_P("gc_gens", P_gens_##N, N, T, U), N, T, U, B)
+#define BIND_heaps(N, T, U, D, B) BIND_C("gc_heaps", P_heaps_##N, N, T, U, B)
+#define BIND_hgens(N, T, U, D, B) BIND_C("gc_heap_gens", FOLD_P("gc_heap_gens", P_hgens_##N, N, T, U), N, T, U, B)
+/* An absent generation's copies: NULL. */
+#define NULL_hgens(N, T, U, D, B) \
+  if (gcs_compact_per_gen("gc_heap_gens", #N, gcs_compact_store("gc_heap_gens", #N, T, U))) \
+    sqlite3_bind_null(s, FOLD_P("gc_heap_gens", P_hgens_##N, N, T, U));
 #define BIND_waits(N, T, U, D, B) BIND_C("", P_waits_##N, N, T, U, B)
 #define BIND_sum(N, T, U, D, B) BIND_C("", P_sum_##N, N, T, U, B)
 #define BIND_marks(N, T, U, D, B) BIND_C("", P_marks_##N, N, T, U, B)
@@ -161,13 +170,15 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
 
+  /* gc_gens and gc_heap_gens: one row of the five generations (gcs_tables.h). */
   if (g->has_heap_stats) {
     s = st[ST_GENS];
+    bind_int(s, P_gens_key, gc_id);
+    bind_int(s, GCS_COMPACT_GENS_PARAM, (1 << GCS_GENS) - 1);
     for (int k = 0; k < GCS_GENS; k++) {
-      bind_int(s, P_gens_key, gc_id);
       GCS_COLS_gc_gens(BIND_gens)
-      if ((rc = step_and_reset_all_bound(s))) return rc;
     }
+    if ((rc = step_and_reset_all_bound(s))) return rc;
   }
   for (int h = 0; h < g->nheaps; h++) {
     const struct gcs_gc_heap *hh = &g->heaps[h];
@@ -175,12 +186,18 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_int(s, P_heaps_key, gc_id);
     GCS_COLS_gc_heaps(BIND_heaps)
     if ((rc = step_and_reset_all_bound(s))) return rc;
+    if (hh->gen_count == 0) continue;
     s = st[ST_HGENS];
-    for (uint32_t k = 0; k < hh->gen_count; k++) {
-      bind_int(s, P_hgens_key, gc_id);
-      GCS_COLS_gc_heap_gens(BIND_hgens)
-      if ((rc = step_and_reset_all_bound(s))) return rc;
+    bind_int(s, P_hgens_key, gc_id);
+    bind_int(s, GCS_COMPACT_GENS_PARAM, (1 << hh->gen_count) - 1);
+    for (uint32_t k = 0; k < GCS_GENS; k++) {
+      if (k < hh->gen_count) {
+        GCS_COLS_gc_heap_gens(BIND_hgens)
+      } else {
+        GCS_COLS_gc_heap_gens(NULL_hgens)
+      }
     }
+    if ((rc = step_and_reset_all_bound(s))) return rc;
   }
   /* issue 26: per-heap mark times, LOH compaction, fit buckets */
   s = st[ST_MARKS];
