@@ -200,10 +200,13 @@ static int has_column(sqlite3 *db, const char *table, const char *column) {
   return has;
 }
 
-int gcs_db_gc_layout_old(sqlite3 *db) { return is_table(db, "gcs"); }
+int gcs_db_gc_layout_old(sqlite3 *db) {
+  return is_table(db, "gcs") || is_table(db, "gc_gens") || is_table(db, "gc_heaps") || is_table(db, "gc_heap_gens");
+}
 
 /* The compact tables, their views and triggers (gcs_tables.h), unless the
- * database has gcs as a table (the older layout: read as it is). */
+ * database has gcs (or gc_gens, gc_heaps, gc_heap_gens) as a table: the
+ * older layout, read as it is. */
 static int create_compact(sqlite3 *db, char **msg) {
   if (gcs_db_gc_layout_old(db)) return SQLITE_OK;
   char *sql = gcs_compact_schema_sql();

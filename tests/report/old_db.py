@@ -75,7 +75,9 @@ def old_table(view, base):
     cols = []
     for r in c.execute("PRAGMA table_info(%s)" % view):
         name = r[1]
-        typ, notnull = types.get(name, ("INTEGER", 1))   # gc_gens' trace_id, pid, gc_index
+        # gc_gens' and gc_heap_gens' per-generation columns are stored five times (g0_NAME ...);
+        # trace_id, pid, gc_index (and gen) are not stored
+        typ, notnull = types.get(name, types.get("g0_" + name, ("INTEGER", 1)))
         typ = typ or "REAL"                               # a figure stored as 10^-6 integers
         key = " PRIMARY KEY" if name == "id" else ""
         cols.append("%s %s%s%s" % (name, typ, key, " NOT NULL" if notnull and not key else ""))
@@ -83,14 +85,17 @@ def old_table(view, base):
 
 
 c.execute("PRAGMA legacy_alter_table = ON")   # gc_pauses and the others name gcs, dropped for a moment
-for view, base, extra in (("gc_gens", "gc_gens_base", ", PRIMARY KEY (gc_id, gen)) WITHOUT ROWID"),
-                          ("gcs", "gcs_base", ")")):
-    cols = old_table(view, base)
+for view, extra in (("gc_gens", ", PRIMARY KEY (gc_id, gen)) WITHOUT ROWID"),
+                    ("gc_heaps", ", PRIMARY KEY (gc_id, heap_slot)) WITHOUT ROWID"),
+                    ("gc_heap_gens", ", PRIMARY KEY (gc_id, gen, heap_slot)) WITHOUT ROWID"), ("gcs", ")")):
+    cols = old_table(view, view + "_base")
     c.execute("CREATE TABLE old_%s (%s%s" % (view, ", ".join(cols), extra))
     c.execute("INSERT INTO old_%s SELECT * FROM %s" % (view, view))
     c.execute("DROP VIEW %s" % view)
     c.execute("ALTER TABLE old_%s RENAME TO %s" % (view, view))
 c.execute("DROP TABLE gc_gens_base")
+c.execute("DROP TABLE gc_heaps_base")
+c.execute("DROP TABLE gc_heap_gens_base")
 c.execute("DROP TABLE gcs_base")
 for idx, cols in (("gcs_by_proc", "trace_id, pid, list_index"), ("gcs_by_start", "trace_id, pid, start_ns"),
                   ("gcs_by_type_start", "trace_id, pid, type, start_ns")):
@@ -153,7 +158,7 @@ T.check(rc == 1 and err.count("\n") == 1 and "made by an older gcscope" in err a
         "import into the old database: refused in one line (%r)" % err)
 T.check(open(db, "rb").read() == body and os.path.getsize(db) == size, "the refused import wrote nothing")
 kinds = dict(sqlite3.connect(db).execute("SELECT name, type FROM sqlite_master WHERE name IN "
-                                         "('gcs', 'gc_gens', 'gcs_base', 'gc_gens_base')"))
+                                         "('gcs', 'gc_gens', 'gcs_base', 'gc_gens_base', 'gc_heaps_base', 'gc_heap_gens_base')"))
 T.check(kinds == {"gcs": "table", "gc_gens": "table"}, "its gcs and gc_gens tables, no compact tables (%r)" % kinds)
 kinds = dict(sqlite3.connect(db).execute("SELECT name, sql LIKE '%WITHOUT ROWID%' FROM sqlite_master "
                                          "WHERE name IN ('gc_gens', 'gc_heaps', 'gc_heap_gens', 'gc_gens_by_gc', "
