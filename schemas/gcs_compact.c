@@ -68,9 +68,16 @@ static int folds(const struct ctable *t) { return gcs_compact_folds(t->name); }
 /* Stored in the base table once (its key columns among them). */
 static int once(const struct ctable *t, int i) {
   enum gcs_store s = store_of(t, i);
-  return s != GCS_STORE_JOINED && s != GCS_STORE_GEN && !per_gen(t, i);
+  return s != GCS_STORE_JOINED && s != GCS_STORE_GEN && s != GCS_STORE_CR && !per_gen(t, i);
 }
 /* The key column's name: the key declaration's first word. */
+static int has_cr(const struct ctable *t) { return strcmp(t->name, "gcs") == 0; }
+/* Column i's place among the CR columns: its group. */
+static int cr_index(const struct ctable *t, int i) {
+  int n = 0;
+  for (int j = 0; j < i; j++) n += store_of(t, j) == GCS_STORE_CR;
+  return n;
+}
 static int key_len(const struct ctable *t) { return (int)strcspn(t->key, " "); }
 /* A stored column's name in the base table: NAME, or gK_NAME (k >= 0). */
 static void put_name(struct buf *b, const char *n, int k) {
@@ -78,15 +85,12 @@ static void put_name(struct buf *b, const char *n, int k) {
   else put(b, "%s", n);
 }
 
-/* The value a trigger stores for NEW.name. */
+/* The value a trigger stores for NEW.name (a figure as the REAL: the writer
+ * alone stores integers). */
 static void put_encoded(struct buf *b, const struct ctable *t, int i) {
   const char *n = t->cols[i].name;
   switch (store_of(t, i)) {
-  case GCS_STORE_E6:
-    put(b, "CASE WHEN typeof(NEW.%s) IN ('integer', 'real') AND abs(NEW.%s) < 9e9 AND "
-           "CAST(round(NEW.%s * 1e6) AS INTEGER) / 1e6 = NEW.%s THEN CAST(round(NEW.%s * 1e6) AS INTEGER) "
-           "ELSE NEW.%s END", n, n, n, n, n, n);
-    break;
+  case GCS_STORE_E6: put(b, "NEW.%s * 1.0", n); break;   /* a REAL, as the column's affinity made it */
   case GCS_STORE_DELTA_NS: put(b, "NEW.%s - coalesce(NEW.start_ns, 0)", n); break;
   default: put(b, "NEW.%s", n); break;
   }
@@ -106,6 +110,17 @@ static void put_decl(struct buf *b, const struct ctable *t, int i, int k) {
   put(b, "%s%.*s", len > 0 && type[0] != ' ' ? " " : "", len, type);
 }
 
+/* The packed CR groups of NEW. */
+static void put_cr_packed(struct buf *b, const struct ctable *t) {
+  put(b, "CASE WHEN coalesce(NULL");
+  for (int i = 0; i < t->ncols; i++)
+    if (store_of(t, i) == GCS_STORE_CR) put(b, ", NEW.%s", t->cols[i].name);
+  put(b, ") IS NULL THEN NULL ELSE 0");
+  for (int i = 0; i < t->ncols; i++)
+    if (store_of(t, i) == GCS_STORE_CR) put(b, " | ((coalesce(NEW.%s, 0) & 3) << %d)", t->cols[i].name, 2 * cr_index(t, i));
+  put(b, " END");
+}
+
 static void put_table(struct buf *b, const struct ctable *t) {
   put(b, "CREATE TABLE IF NOT EXISTS %s_base (\n  ", t->name);
   if (strcmp(t->name, "gc_gens") == 0) put(b, "gc_id INTEGER PRIMARY KEY");   /* one row per GC: its rowid */
@@ -113,6 +128,7 @@ static void put_table(struct buf *b, const struct ctable *t) {
   for (int i = 0; i < t->ncols; i++)
     if (once(t, i)) put_decl(b, t, i, -1);
   if (folds(t)) put(b, ",\n  gens INTEGER NOT NULL");
+  if (has_cr(t)) put(b, ",\n  condemned INTEGER");
   for (int k = 0; k < (folds(t) ? NGENS : 0); k++)
     for (int i = 0; i < t->ncols; i++)
       if (per_gen(t, i)) put_decl(b, t, i, k);
@@ -147,6 +163,7 @@ static void put_view(struct buf *b, const struct ctable *t) {
     put(b, ", ");
     if (store_of(t, i) == GCS_STORE_JOINED) put(b, "c.%s", n);
     else if (store_of(t, i) == GCS_STORE_GEN) put(b, "k.gen");
+    else if (store_of(t, i) == GCS_STORE_CR) put(b, "(b.condemned >> %d) & 3", 2 * cr_index(t, i));
     else if (!per_gen(t, i)) put_value(b, t, i, -1);
     else {
       put(b, "CASE k.gen");
@@ -183,10 +200,12 @@ static void put_insert(struct buf *b, const struct ctable *t) {
   if (!folds(t)) {
     put(b, "INSERT INTO %s_base (%.*s", t->name, kl, t->key);
     for (int i = 0; i < t->ncols; i++)
-      if (store_of(t, i) != GCS_STORE_JOINED) put(b, ", %s", t->cols[i].name);
+      if (once(t, i)) put(b, ", %s", t->cols[i].name);
+    if (has_cr(t)) put(b, ", condemned");
     put(b, ") VALUES (NEW.%.*s", kl, t->key);
     for (int i = 0; i < t->ncols; i++)
-      if (store_of(t, i) != GCS_STORE_JOINED) { put(b, ", "); put_encoded(b, t, i); }
+      if (once(t, i)) { put(b, ", "); put_encoded(b, t, i); }
+    if (has_cr(t)) { put(b, ", "); put_cr_packed(b, t); }
     put(b, "); ");
     return;
   }
@@ -216,7 +235,8 @@ static void put_insert(struct buf *b, const struct ctable *t) {
 }
 
 /* DELETE of OLD from the base table: a folded table's generation leaves the
- * mask (its copies NULL), the row goes with the last one. */
+ * mask (its copies stay, unseen, until written again), the row goes with the
+ * last one. */
 static void put_delete(struct buf *b, const struct ctable *t) {
   if (!folds(t)) {
     put(b, "DELETE FROM %s_base", t->name);
@@ -226,8 +246,6 @@ static void put_delete(struct buf *b, const struct ctable *t) {
   }
   for (int k = 0; k < NGENS; k++) {
     put(b, "UPDATE %s_base SET gens = gens & %d", t->name, ~(1 << k) & ((1 << NGENS) - 1));
-    for (int i = 0; i < t->ncols; i++)
-      if (per_gen(t, i)) { put(b, ", "); put_name(b, t->cols[i].name, k); put(b, " = NULL"); }
     put_ident(b, t, "OLD");
     put(b, " AND OLD.gen = %d; ", k);
   }
@@ -251,7 +269,8 @@ static void put_triggers(struct buf *b, const struct ctable *t) {
   } else {
     put(b, "UPDATE %s_base SET %.*s = NEW.%.*s", t->name, kl, t->key, kl, t->key);
     for (int i = 0; i < t->ncols; i++)
-      if (store_of(t, i) != GCS_STORE_JOINED) { put(b, ", %s = ", t->cols[i].name); put_encoded(b, t, i); }
+      if (once(t, i)) { put(b, ", %s = ", t->cols[i].name); put_encoded(b, t, i); }
+    if (has_cr(t)) { put(b, ", condemned = "); put_cr_packed(b, t); }
     put_ident(b, t, "OLD");
     put(b, "; ");
   }
@@ -277,6 +296,7 @@ char *gcs_compact_insert_sql(enum gcs_compact_table which) {
   for (int i = 0; i < t->ncols; i++)
     if (once(t, i)) put(&b, ", %s", t->cols[i].name);
   if (folds(t)) put(&b, ", gens");
+  if (has_cr(t)) put(&b, ", condemned");
   for (int k = 0; k < (folds(t) ? NGENS : 1); k++)
     for (int i = 0; i < t->ncols; i++)
       if (per_gen(t, i)) { put(&b, ", "); put_name(&b, t->cols[i].name, folds(t) ? k : -1); }
@@ -284,6 +304,7 @@ char *gcs_compact_insert_sql(enum gcs_compact_table which) {
   for (int i = 0; i < t->ncols; i++)
     if (once(t, i)) put(&b, ", ?%d", i + 2);
   if (folds(t)) put(&b, ", ?%d", GCS_COMPACT_GENS_PARAM);
+  if (has_cr(t)) put(&b, ", ?%d", GCS_COMPACT_CR_PARAM);
   for (int k = 0; k < (folds(t) ? NGENS : 1); k++)
     for (int i = 0; i < t->ncols; i++)
       if (per_gen(t, i)) put(&b, ", ?%d", i + 2 + k * GCS_COMPACT_STRIDE);

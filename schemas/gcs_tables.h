@@ -89,6 +89,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *   JOINED    trace_id, pid and gc_index of the per-GC tables: not stored,
  *             the view takes them from gcs_base (a LEFT JOIN: a row whose GC
  *             was deleted stays visible, and deletable, as in a table)
+ *   CR        gcs' condemned-reasons groups cr_* (each 0..3 by construction:
+ *             recon_calc.c's decode): packed, group i in bits 2i..2i+1 of the
+ *             column condemned (NULL when every group is NULL)
  *   GEN       gen of a folded table (gc_gens, gc_heap_gens): one base row
  *             holds the five generations (per GC; per GC and heap), each
  *             other column five times (g0_NAME ... g4_NAME), and `gens`, the
@@ -98,7 +101,7 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  * the tables of the older layout were. A database made before has gcs as a
  * table: it is read as it is, and an import into it is refused
  * (gcs_db_gc_layout_old, core/import). */
-enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED, GCS_STORE_GEN };
+enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED, GCS_STORE_GEN, GCS_STORE_CR };
 static inline int gcs_compact_folds(const char *table) {
   return strcmp(table, "gc_gens") == 0 || strcmp(table, "gc_heap_gens") == 0;
 }
@@ -109,6 +112,7 @@ static inline enum gcs_store gcs_compact_store(const char *table, const char *na
   if (!gcs && (strcmp(name, "trace_id") == 0 || strcmp(name, "pid") == 0 || strcmp(name, "gc_index") == 0))
     return GCS_STORE_JOINED;
   if (gcs_compact_folds(table) && strcmp(name, "gen") == 0) return GCS_STORE_GEN;
+  if (gcs && strncmp(name, "cr_", 3) == 0) return GCS_STORE_CR;
   if (strncmp(type, "REAL", 4) == 0 && (strcmp(unit, "ms") == 0 || strcmp(unit, "mb") == 0)) return GCS_STORE_E6;
   if (gcs && strcmp(unit, "ns") == 0 && strcmp(name, "start_ns") != 0) return GCS_STORE_DELTA_NS;
   return GCS_STORE_PLAIN;
@@ -116,7 +120,7 @@ static inline enum gcs_store gcs_compact_store(const char *table, const char *na
 /* A column stored once per generation (a folded table's, but its key
  * columns, gen and the JOINED). */
 static inline int gcs_compact_per_gen(const char *table, const char *name, enum gcs_store store) {
-  return gcs_compact_folds(table) && store != GCS_STORE_JOINED && store != GCS_STORE_GEN &&
+  return gcs_compact_folds(table) && store != GCS_STORE_JOINED && store != GCS_STORE_GEN && store != GCS_STORE_CR &&
          strcmp(name, "heap_slot") != 0;
 }
 /* The integer an E6 column stores for figure v (finite), or 0 with *exact = 0
@@ -136,9 +140,11 @@ enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_GC_HE
 /* The writer's parameters: ?N for the column at place N of the view (1 the
  * key; a JOINED or GEN column's number is left unused); in a folded table
  * generation k's copy is ?(N + k * GCS_COMPACT_STRIDE), the mask `gens`
- * ?GCS_COMPACT_GENS_PARAM. */
+ * ?GCS_COMPACT_GENS_PARAM; gcs' packed CR groups ?GCS_COMPACT_CR_PARAM (a CR
+ * column's own number left unused). */
 #define GCS_COMPACT_STRIDE 32
 #define GCS_COMPACT_GENS_PARAM 160
+#define GCS_COMPACT_CR_PARAM 200   /* gcs_base.condemned */
 /* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of
  * memory): the tables, views, triggers and gcs_base's indexes (CREATE ...
  * IF NOT EXISTS), and the writer's INSERT into a base table. */

@@ -166,6 +166,10 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
   }
   sqlite3_bind_null(s, P_gcs_key);
   GCS_COLS_gcs(BIND_gcs)
+  /* The condemned-reasons groups packed (gcs_tables.h: each 0..3). */
+  uint64_t cr = 0;
+  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) cr |= (uint64_t)(g->condemned[i] & 3) << (2 * i);
+  bind_int(s, GCS_COMPACT_CR_PARAM, (int64_t)cr);
   int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
