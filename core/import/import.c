@@ -1225,8 +1225,9 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
   struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout, NULL };
   if (npaths > 0 && gcs_db_gc_layout_old(db)) {
     /* Its GCs are rows of a gcs table, new ones would go to gcs_base: no mixing. */
-    snprintf(err, errlen, "the database was made by an older gcscope (its gcs table predates the compact GC "
-             "tables): reports read it, but import into a new database (-d NEW.db)");
+    const char *f = sqlite3_db_filename(db, "main");
+    snprintf(err, errlen, "%s: made by an older gcscope (its gcs table predates the compact GC tables): "
+             "reports read it; import into a new database (-d NEW.db)", f && *f ? f : "the database");
     return -1;
   }
   for (int i = 0; i < npaths; i++) {
