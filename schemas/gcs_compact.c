@@ -148,7 +148,7 @@ static void put_value(struct buf *b, const struct ctable *t, int i, int k) {
     put_name(b, n, k);
     put(b, " END");
   } else if (store_of(t, i) == GCS_STORE_DELTA_NS) {
-    put(b, "b.%s + coalesce(b.start_ns, 0)", n);
+    put(b, "b.%s + " GCS_COMPACT_TIME_BASE("b"), n);
   } else {
     put(b, "b.");
     put_name(b, n, k);

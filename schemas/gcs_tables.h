@@ -85,7 +85,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             itself; the column has no type affinity, so the view tells them
  *             apart by typeof()
  *   DELTA_NS  a gcs event time but start_ns: its offset from start_ns (the
- *             time itself when start_ns is NULL)
+ *             time itself when start_ns is NULL, or when an offset would not
+ *             fit in 64 bits: a crafted trace's times; then bit
+ *             GCS_COMPACT_ABS_TIMES of condemned is set)
  *   JOINED    trace_id, pid and gc_index of the per-GC tables: not stored,
  *             the view takes them from gcs_base (a LEFT JOIN: a row whose GC
  *             was deleted stays visible, and deletable, as in a table)
@@ -145,6 +147,11 @@ enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_GC_HE
 #define GCS_COMPACT_STRIDE 32
 #define GCS_COMPACT_GENS_PARAM 160
 #define GCS_COMPACT_CR_PARAM 200   /* gcs_base.condemned */
+/* Bit of gcs_base.condemned (above the 30 groups' 60 bits): this row's
+ * DELTA_NS times are absolute. */
+#define GCS_COMPACT_ABS_TIMES 60
+/* What a DELTA_NS column of gcs_base row T adds to its value. */
+#define GCS_COMPACT_TIME_BASE(T) "CASE WHEN (" T ".condemned >> 60) & 1 THEN 0 ELSE coalesce(" T ".start_ns, 0) END"
 /* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of
  * memory): the tables, views, triggers and gcs_base's indexes (CREATE ...
  * IF NOT EXISTS), and the writer's INSERT into a base table. */

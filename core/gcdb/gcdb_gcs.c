@@ -86,10 +86,10 @@ static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int compact
             "g.restart_end_ns, g.heap_stats_ns, g.bgc_prep_suspend_begin_ns, g.bgc_prep_restart_end_ns");
   else   /* gcs_base: the event times but start_ns are offsets from it */
     sql_append(&b, "g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
-            "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns + coalesce(g.start_ns, 0), "
-            "g.suspend_begin_ns + coalesce(g.start_ns, 0), g.restart_end_ns + coalesce(g.start_ns, 0), "
-            "g.heap_stats_ns + coalesce(g.start_ns, 0), g.bgc_prep_suspend_begin_ns + coalesce(g.start_ns, 0), "
-            "g.bgc_prep_restart_end_ns + coalesce(g.start_ns, 0)");
+            "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.suspend_begin_ns + " GCS_COMPACT_TIME_BASE("g") ", g.restart_end_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.heap_stats_ns + " GCS_COMPACT_TIME_BASE("g") ", g.bgc_prep_suspend_begin_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.bgc_prep_restart_end_ns + " GCS_COMPACT_TIME_BASE("g") "");
   int at = C_FIXED;
   for (int r = 0; r < GCS_GCDB_NREALS; r++) {
     real_at[r] = -1;
@@ -99,7 +99,7 @@ static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int compact
     real_e6[r] = k == GCS_STORE_E6;
     sql_append(&b, ", g.");
     sql_append(&b, real_names[r]);
-    if (k == GCS_STORE_DELTA_NS) sql_append(&b, " + coalesce(g.start_ns, 0)");
+    if (k == GCS_STORE_DELTA_NS) sql_append(&b, " + " GCS_COMPACT_TIME_BASE("g") "");
   }
   *cr_at = *hh_at = -1;
   if (q->parts & GCS_GCDB_CONDEMNED) {

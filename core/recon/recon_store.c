@@ -130,7 +130,7 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
  * per-generation column, ?(N + k * GCS_COMPACT_STRIDE). */
 #define FOLD_P(Table, P, N, T, U) \
   ((P) + (gcs_compact_per_gen(Table, #N, gcs_compact_store(Table, #N, T, U)) ? (int)k * GCS_COMPACT_STRIDE : 0))
-#define BIND_gcs(N, T, U, D, B) { const uint64_t tbase_ = g->start_ns; (void)tbase_; BIND_C("gcs", P_gcs_##N, N, T, U, B) }
+#define BIND_gcs(N, T, U, D, B) { const uint64_t tbase_ = tbase; (void)tbase_; BIND_C("gcs", P_gcs_##N, N, T, U, B) }
 #define BIND_gens(N, T, U, D, B) BIND_C("gc_gens", FOLD_P("gc_gens", P_gens_##N, N, T, U), N, T, U, B)
 #define BIND_heaps(N, T, U, D, B) BIND_C("gc_heaps", P_heaps_##N, N, T, U, B)
 #define BIND_hgens(N, T, U, D, B) BIND_C("gc_heap_gens", FOLD_P("gc_heap_gens", P_hgens_##N, N, T, U), N, T, U, B)
@@ -164,11 +164,22 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     snprintf(rbuf, sizeof rbuf, "%u", g->reason);
     reason_name = rbuf;
   }
+  /* gcs' DELTA_NS times are offsets from start_ns, unless one would not fit
+   * in 64 bits (a crafted trace's times): then the row's are absolute. */
+  const uint64_t times[] = { g->suspend_begin_ns, g->suspend_end_ns, g->end_ns, g->restart_begin_ns,
+                             g->restart_end_ns, g->heap_stats_ns, g->bgc_prep_suspend_begin_ns,
+                             g->bgc_prep_restart_end_ns };
+  uint64_t tbase = g->start_ns;
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    int64_t d;
+    if (times[i] && __builtin_sub_overflow((int64_t)times[i], (int64_t)g->start_ns, &d)) tbase = 0;
+  }
   sqlite3_bind_null(s, P_gcs_key);
   GCS_COLS_gcs(BIND_gcs)
   /* The condemned-reasons groups packed (gcs_tables.h: each 0..3). */
   uint64_t cr = 0;
   for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) cr |= (uint64_t)(g->condemned[i] & 3) << (2 * i);
+  if (tbase == 0 && g->start_ns) cr |= UINT64_C(1) << GCS_COMPACT_ABS_TIMES;
   bind_int(s, GCS_COMPACT_CR_PARAM, (int64_t)cr);
   int rc = step_and_reset(s);
   if (rc) return rc;
