@@ -29,8 +29,12 @@
  *    how a long suspension can be reproduced. Between rgc_enter_native and
  *    rgc_leave_native a thread must not touch managed objects; it does not hold
  *    up suspension and rgc_leave_native blocks while a GC runs.
- *  - GCs run on a dedicated GC thread (server GC: plus one helper thread per
- *    additional heap, marking in parallel); background GCs run their
+ *  - A workstation GC runs on the attached thread that triggers or induces
+ *    it (as CoreCLR's) when no other attached thread runs managed code;
+ *    otherwise, and when an unattached thread asks or a GC is already
+ *    running, on a dedicated GC thread; server GC runs on the GC
+ *    thread plus one helper thread per additional heap (in parallel);
+ *    background GCs run their
  *    concurrent phases and second pause on a background GC thread;
  *    finalizers run on a finalizer thread.
  *  - Functions taking an rgc_runtime only (collect, counts, memory info, dump,
@@ -281,8 +285,8 @@ int rgc_get_memory_info(rgc_runtime *rt, enum rgc_gc_kind kind, struct rgc_memor
  * below the heap count. Any thread. */
 int64_t rgc_get_mark_bytes(rgc_runtime *rt, int heap, uint64_t out[4]);
 
-/* Called on the GC thread (the background GC thread for a BGC) after every
- * GC (mutators already restarted) with
+/* Called on the thread that ran the GC (see Threading above; the background
+ * GC thread for a BGC) after every GC (other mutators already restarted) with
  * that GC's record (the same as rgc_get_memory_info(ANY) then). Must not
  * allocate or call back into the runtime except the read-only queries. NULL
  * removes it. Set it before starting mutator threads. */

@@ -612,9 +612,10 @@ void rgc_par_run(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
  * first (a worker that starts late, or is not scheduled, leaves its heap to
  * the others) and wait for all of them. */
 void rgc_par_heaps(struct rgc_runtime *rt, void (*fn)(struct rgc_runtime *, int));
-/* Server GC: bind the calling worker thread w to a CPU of its own (when
- * there are at least as many CPUs as heaps). */
-void rgc_worker_affinity(struct rgc_runtime *rt, int w);
+/* pthread_create for server-GC worker w (0: the GC thread), bound from the
+ * start to a CPU of its own when there are at least as many CPUs as heaps
+ * (and RGC_GCNoAffinitize is not set); 0 or -1. */
+int rgc_worker_thread_create(struct rgc_runtime *rt, int w, pthread_t *t, void *(*fn)(void *), void *arg);
 /* The GC thread, around a GC: helpers spin for jobs in between. */
 void rgc_par_begin(struct rgc_runtime *rt);
 void rgc_par_end(struct rgc_runtime *rt);

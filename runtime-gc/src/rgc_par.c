@@ -95,18 +95,32 @@ static uint64_t helper_wait(struct rgc_runtime *rt, uint64_t seen, uint64_t *spu
   }
 }
 
-void rgc_worker_affinity(struct rgc_runtime *rt, int w) {
+/* The CPU worker w is pinned to (the w-th CPU the process may use), false
+ * when workers are left to the scheduler: one heap, RGC_GCNoAffinitize, or
+ * more heaps than CPUs. */
+static bool worker_cpu(struct rgc_runtime *rt, int w, cpu_set_t *one) {
   cpu_set_t allowed;
-  if (rt->nheaps <= 1 || rt->cfg.no_affinitize || sched_getaffinity(0, sizeof allowed, &allowed)) return;
-  if (CPU_COUNT(&allowed) < rt->nheaps) return;  /* more heaps than CPUs: let the scheduler place them */
+  if (rt->nheaps <= 1 || rt->cfg.no_affinitize || sched_getaffinity(0, sizeof allowed, &allowed)) return false;
+  if (CPU_COUNT(&allowed) < rt->nheaps) return false;  /* more heaps than CPUs: let the scheduler place them */
   for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
     if (!CPU_ISSET(cpu, &allowed) || k++ != w) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    (void)sched_setaffinity(0, sizeof one, &one);  /* best effort */
-    return;
+    CPU_ZERO(one);
+    CPU_SET(cpu, one);
+    return true;
   }
+  return false;
+}
+
+/* A worker is pinned from its creation (its thread attributes), not once it
+ * first runs: a worker the scheduler has not run yet is already placed. */
+int rgc_worker_thread_create(struct rgc_runtime *rt, int w, pthread_t *t, void *(*fn)(void *), void *arg) {
+  pthread_attr_t a;
+  if (pthread_attr_init(&a)) return -1;
+  cpu_set_t one;
+  if (worker_cpu(rt, w, &one)) (void)pthread_attr_setaffinity_np(&a, sizeof one, &one);  /* best effort */
+  int rc = pthread_create(t, &a, fn, arg);
+  pthread_attr_destroy(&a);
+  return rc ? -1 : 0;
 }
 
 #define JOIN_CLOSED ((uint64_t)1 << 31)
@@ -125,7 +139,6 @@ static void *worker_main(void *arg) {
   struct rgc_runtime *rt = ((void **)arg)[0];
   int w = (int)(intptr_t)((void **)arg)[1];
   free(arg);
-  rgc_worker_affinity(rt, w);
   uint64_t seen = 0, spun_out = 0;
   for (;;) {
     seen = helper_wait(rt, seen, &spun_out);
@@ -149,7 +162,7 @@ int rgc_workers_start(struct rgc_runtime *rt) {
   if (rt->nheaps <= 1) return 0;
   cpu_set_t allowed;
   rt->spin_own_cpu = !rt->cfg.no_affinitize && !sched_getaffinity(0, sizeof allowed, &allowed) &&
-                     CPU_COUNT(&allowed) >= rt->nheaps;  /* as rgc_worker_affinity decides */
+                     CPU_COUNT(&allowed) >= rt->nheaps;  /* as worker_cpu decides */
   rt->workers = calloc((size_t)rt->nheaps, sizeof *rt->workers);
   if (!rt->workers) return -1;
   for (int w = 1; w < rt->nheaps; w++) {
@@ -157,7 +170,7 @@ int rgc_workers_start(struct rgc_runtime *rt) {
     if (!arg) return -1;
     arg[0] = rt;
     arg[1] = (void *)(intptr_t)w;
-    if (pthread_create(&rt->workers[w], NULL, worker_main, arg)) {
+    if (rgc_worker_thread_create(rt, w, &rt->workers[w], worker_main, arg)) {
       free(arg);
       rt->nheaps = w;  /* stop the ones started */
       return -1;

@@ -63,7 +63,7 @@ static int pinned_new_threads(int no_affinitize, unsigned heaps) {
   rgc_runtime *rt = rgc_create(&c, err, sizeof err);
   if (!rt) { fprintf(stderr, "rgc_create: %s\n", err); exit(1); }
   rgc_thread *t = rgc_attach_thread(rt);
-  /* Two GCs: every worker has run (and placed itself) by the end of the first. */
+  /* Two GCs (a worker is pinned from its creation, whether or not it has run). */
   rgc_collect(rt, 0, RGC_COLLECT_FORCED);
   rgc_collect(rt, 0, RGC_COLLECT_FORCED);
   int na = tasks(after), pinned = 0;

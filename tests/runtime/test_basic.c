@@ -1,11 +1,14 @@
 /* test_basic — single-threaded librgc behaviour with exact, hand-computed
  * figures: weak handles, pinning, finalizers once, counts, memory info,
- * LOH placement, sweeping, configuration errors, rgc.h's inline fast paths. Runs with RGC_VERIFY_HEAP=1
+ * LOH placement, sweeping, configuration errors, rgc.h's inline fast paths,
+ * which thread runs a GC. Runs with RGC_VERIFY_HEAP=1
  * (set by CTest). */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rgc.h"
 #include "check.h"
@@ -298,6 +301,50 @@ static void test_inline_paths(void) {
   rgc_destroy(rt);
 }
 
+/* Which thread runs a workstation GC: the attached thread that asks for it
+ * (by allocating or by rgc_collect), as in CoreCLR; a request from a thread
+ * that is not attached goes to the GC thread. Seen from the GC callback,
+ * which runs on the thread that ran the GC. */
+static pthread_t cb_thread;
+static _Atomic int cb_calls;
+static void on_gc_thread(void *ctx, const struct rgc_memory_info *gc) {
+  (void)ctx; (void)gc;
+  cb_thread = pthread_self();
+  atomic_fetch_add(&cb_calls, 1);
+}
+static void *collect_unattached(void *arg) {
+  rgc_collect(arg, 0, RGC_COLLECT_FORCED);
+  return NULL;
+}
+static void test_gc_thread(void) {
+  rgc_runtime *rt = make(RGC_COMPACT_AUTO);
+  rgc_set_gc_callback(rt, on_gc_thread, NULL);
+  rgc_thread *t = rgc_attach_thread(rt);
+  atomic_store(&cb_calls, 0);
+  /* the runtime's finalizer thread attaches, then waits in native: give it
+   * the time to get there (in managed code it would send the GC to the GC
+   * thread) */
+  struct timespec settle = {0, 20 * 1000 * 1000};
+  nanosleep(&settle, NULL);
+  while (rgc_collection_count(rt, 0) == 0) rgc_alloc(t, node_t);  /* 4 MB budget */
+  CHECK_EQ_INT(atomic_load(&cb_calls), 1);
+  CHECK(pthread_equal(cb_thread, pthread_self()));
+  CHECK_EQ_U64(rgc_collect(rt, 1, RGC_COLLECT_FORCED), 1);
+  CHECK_EQ_INT(atomic_load(&cb_calls), 2);
+  CHECK(pthread_equal(cb_thread, pthread_self()));
+  pthread_t other;
+  rgc_enter_native(t);  /* the GC must not wait for this thread */
+  CHECK_EQ_INT(pthread_create(&other, NULL, collect_unattached, rt), 0);
+  pthread_join(other, NULL);
+  rgc_leave_native(t);
+  CHECK_EQ_INT(atomic_load(&cb_calls), 3);
+  CHECK(!pthread_equal(cb_thread, pthread_self()) && !pthread_equal(cb_thread, other));
+  CHECK_EQ_U64(rgc_collection_count(rt, 0), 3);
+  rgc_set_gc_callback(rt, NULL, NULL);
+  rgc_detach_thread(t);
+  rgc_destroy(rt);
+}
+
 int main(void) {
   test_inline_paths();
   test_sizes_and_promotion();
@@ -305,6 +352,7 @@ int main(void) {
   test_finalizers();
   test_sweep();
   test_config_errors();
+  test_gc_thread();
   printf("test_basic: ok\n");
   return check_done();
 }
