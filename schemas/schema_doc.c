@@ -89,6 +89,29 @@ static const char *doc_storage(const char *storage) {
   printf("| %s | | | key |\n", KeyColumn);                                              \
   COLUMNS(DOC_COL)                                                                       \
   printf("\n");
+/* gcs, gc_gens: views over compact tables (gcs_tables.h); the columns users
+ * query are the view's, documented as before, each with how it is stored. */
+static const char *doc_store(const char *table, const char *name, const char *type, const char *unit) {
+  switch (gcs_compact_store(table, name, type, unit)) {
+  case GCS_STORE_E6: return " Stored as the integer count of 10^-6 (ns, bytes) when that / 1e6 is the exact figure.";
+  case GCS_STORE_DELTA_NS: return " Stored as its offset from start_ns.";
+  case GCS_STORE_JOINED: return " Not stored: from gcs_base.";
+  default: return "";
+  }
+}
+#define DOC_CCOL(Name, SqlType, Unit, ...) DOC_CCOL_(Name, SqlType, Unit, __VA_ARGS__, )
+#define DOC_CCOL_(Name, SqlType, Unit, Doc, ...) \
+  printf("| %s | %s | %s | %s%s |\n", #Name, SqlType, Unit, Doc, doc_store(table_, #Name, SqlType, Unit));
+#define DOC_COMPACT(Name, Doc, KeyColumn, COLUMNS, Storage)                                                \
+  {                                                                                                      \
+    const char *table_ = #Name;                                                                          \
+    printf("### %s\n\n%s.%s A view over the table %s_base (see \"Compact tables\" below), writable "      \
+           "through its triggers.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n",             \
+           #Name, Doc, doc_storage(Storage), #Name);                                                     \
+    printf("| %s | | | key |\n", KeyColumn);                                                              \
+    COLUMNS(DOC_CCOL)                                                                                    \
+    printf("\n");                                                                                        \
+  }
 #define DOC_LEGACY(Name, Doc, KeyColumn, COLUMNS, Storage)                                      \
   printf("#### legacy_%s\n\n%s.\n\n| column | type | unit | meaning |\n|---|---|---|---|\n", #Name, Doc); \
   printf("| %s | | | key |\n", KeyColumn);                                              \
@@ -101,6 +124,7 @@ static void print_tables(void) {
          "Units: ns = ns since the Unix epoch (or a duration in ns), ms = milliseconds (points in time\n"
          "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n");
   GCS_TABLES_RAW(DOC_TABLE)
+  GCS_TABLES_GC_COMPACT(DOC_COMPACT)
   GCS_TABLES_GC(DOC_TABLE)
   GCS_TABLES_STACKS(DOC_TABLE)
   printf("### Views\n\n| view | meaning |\n|---|---|\n");
@@ -112,6 +136,15 @@ static void print_tables(void) {
          "Opened for writing (an import, or the first report), it keeps them renamed, and its views\n"
          "events and alloc_ticks show their rows before the packed ones (fields NULL).\n\n");
   GCS_TABLES_LEGACY(DOC_LEGACY)
+  printf("\n### Compact tables\n\n"
+         "gcs and gc_gens are views over gcs_base and gc_gens_base, which store the same rows in fewer\n"
+         "bytes: a figure in ms or MB as the integer count of ns or bytes when that integer / 1e6 is\n"
+         "exactly the figure (else the REAL itself: the columns have no type affinity, and the view\n"
+         "divides the integers), gcs' event times but start_ns as offsets from start_ns, and gc_gens_base\n"
+         "without trace_id, pid and gc_index (the view joins gcs_base). Query the views; INSERT, UPDATE\n"
+         "and DELETE on them go to the base tables through INSTEAD OF triggers. A database made before\n"
+         "has gcs and gc_gens as tables: every report reads it; an import into it is refused (import\n"
+         "into a new database).\n");
 }
 
 int main(void) {

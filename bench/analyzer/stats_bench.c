@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
   if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
   sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", NULL, NULL, NULL);
   char *err = NULL;
-  if (sqlite3_exec(db, GCS_SCHEMA_SQL, NULL, NULL, &err) != SQLITE_OK) {
+  if (sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, &err) != SQLITE_OK) {
     fprintf(stderr, "stats-bench: %s\n", err);
     return 1;
   }

@@ -6,6 +6,7 @@
 
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
+#include "gcs_tables.h"
 
 #define GCS_GCDB_R_NAME(Col) #Col,
 static const char *const real_names[GCS_GCDB_NREALS] = {GCS_GCDB_REALS(GCS_GCDB_R_NAME)};
@@ -21,6 +22,29 @@ int gcs_gcdb_real_index(const char *col) {
   for (int r = 0; r < GCS_GCDB_NREALS; r++)
     if (strcmp(real_names[r], col) == 0) return r;
   return -1;
+}
+
+/* How gcs_base stores each real column (gcs_tables.h, "Compact tables"): the
+ * loader reads gcs_base itself and divides E6 integers here, which costs
+ * less than the view's CASE per value (the export and stats read every GC). */
+struct gcs_col { const char *name, *type, *unit; };
+#define GCS_GCDB_COL(N, T, U, ...) {#N, T, U},
+static const struct gcs_col gcs_cols[] = {GCS_COLS_gcs(GCS_GCDB_COL)};
+#undef GCS_GCDB_COL
+static enum gcs_store store_of(const char *name) {
+  for (size_t i = 0; i < sizeof gcs_cols / sizeof gcs_cols[0]; i++)
+    if (strcmp(gcs_cols[i].name, name) == 0) return gcs_compact_store("gcs", name, gcs_cols[i].type, gcs_cols[i].unit);
+  return GCS_STORE_PLAIN;
+}
+
+int gcs_gcdb_compact(sqlite3 *db) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE (type = 'view' AND name = 'gcs') OR "
+                             "(type = 'table' AND name = 'gcs_base')", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  int yes = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2;
+  sqlite3_finalize(s);
+  return yes;
 }
 
 /* Result columns that are always read, in this order. */
@@ -51,29 +75,44 @@ static void sql_append(struct sqlbuf *b, const char *text) {
 
 /* The SELECT for q; *real_at[r] / *cr_at / *hh_at: result column of each
  * part (-1 when not read). */
-static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int real_at[GCS_GCDB_NREALS], int *cr_at,
-                          int *hh_at) {
+static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int compact, int real_at[GCS_GCDB_NREALS],
+                          unsigned char real_e6[GCS_GCDB_NREALS], int *cr_at, int *hh_at) {
   struct sqlbuf b = {0};
   if (as_fn) sql_append(&b, "SELECT " ROW_FN "(:state, ");
   else sql_append(&b, "SELECT ");
-  sql_append(&b, "g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
-          "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns, g.suspend_begin_ns, "
-          "g.restart_end_ns, g.heap_stats_ns, g.bgc_prep_suspend_begin_ns, g.bgc_prep_restart_end_ns");
+  if (!compact)
+    sql_append(&b, "g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
+            "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns, g.suspend_begin_ns, "
+            "g.restart_end_ns, g.heap_stats_ns, g.bgc_prep_suspend_begin_ns, g.bgc_prep_restart_end_ns");
+  else   /* gcs_base: the event times but start_ns are offsets from it */
+    sql_append(&b, "g.id, g.trace_id, g.pid, g.gc_index, g.list_index, g.gen, g.type, g.reason, g.complete, "
+            "coalesce(g.phh_count, 0), g.gen_name, g.reason_name, g.start_ns, g.end_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.suspend_begin_ns + " GCS_COMPACT_TIME_BASE("g") ", g.restart_end_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.heap_stats_ns + " GCS_COMPACT_TIME_BASE("g") ", g.bgc_prep_suspend_begin_ns + " GCS_COMPACT_TIME_BASE("g") ", "
+            "g.bgc_prep_restart_end_ns + " GCS_COMPACT_TIME_BASE("g") "");
   int at = C_FIXED;
   for (int r = 0; r < GCS_GCDB_NREALS; r++) {
     real_at[r] = -1;
     if (!(q->reals & (UINT64_C(1) << r))) continue;
     real_at[r] = at++;
+    enum gcs_store k = compact ? store_of(real_names[r]) : GCS_STORE_PLAIN;
+    real_e6[r] = k == GCS_STORE_E6;
     sql_append(&b, ", g.");
     sql_append(&b, real_names[r]);
+    if (k == GCS_STORE_DELTA_NS) sql_append(&b, " + " GCS_COMPACT_TIME_BASE("g") "");
   }
   *cr_at = *hh_at = -1;
   if (q->parts & GCS_GCDB_CONDEMNED) {
     *cr_at = at;
     at += GCS_CONDEMN_GROUP_COUNT;
     for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) {
-      sql_append(&b, ", g.");
-      sql_append(&b, condemned_names[i]);
+      char packed[48];
+      snprintf(packed, sizeof packed, ", (g.condemned >> %d) & 3", 2 * i);
+      if (compact) sql_append(&b, packed);
+      else {
+        sql_append(&b, ", g.");
+        sql_append(&b, condemned_names[i]);
+      }
     }
   }
   if (q->parts & GCS_GCDB_HEAP_HISTORY) {
@@ -91,7 +130,7 @@ static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int real_at
   }
   /* Only the clauses in use, so the planner picks the (trace_id, pid) index. */
   if (as_fn) sql_append(&b, ")");
-  sql_append(&b, " FROM gcs g WHERE 1");
+  sql_append(&b, compact ? " FROM gcs_base g WHERE 1" : " FROM gcs g WHERE 1");
   if (q->trace_id >= 0) sql_append(&b, " AND g.trace_id = :trace");
   if (q->pid >= 0) sql_append(&b, " AND g.pid = :pid");
   if (q->complete_only) sql_append(&b, " AND g.complete = 1");
@@ -108,6 +147,17 @@ static char *build_select(const struct gcs_gcdb_query *q, int as_fn, int real_at
 /* A row's values: the arguments of ROW_FN, or the statement's columns. */
 static double col_real(sqlite3_value **v, int i) {
   return sqlite3_value_type(v[i]) == SQLITE_NULL ? NAN : sqlite3_value_double(v[i]);
+}
+double gcs_gcdb_e6(sqlite3_stmt *s, int i) {
+  int t = sqlite3_column_type(s, i);
+  if (t == SQLITE_INTEGER) return (double)sqlite3_column_int64(s, i) / 1e6;
+  return t == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+/* An E6 column of gcs_base: an integer count of 10^-6, or the REAL. */
+static double col_e6(sqlite3_value **v, int i) {
+  int t = sqlite3_value_type(v[i]);
+  if (t == SQLITE_INTEGER) return (double)sqlite3_value_int64(v[i]) / 1e6;
+  return t == SQLITE_NULL ? NAN : sqlite3_value_double(v[i]);
 }
 /* An event time; *set gets bit when it is not NULL. */
 static uint64_t col_ns(sqlite3_value **v, int i, unsigned *set, unsigned bit) {
@@ -128,8 +178,8 @@ static void bind_named(sqlite3_stmt *s, const char *name, int64_t v) {
   if (i > 0) sqlite3_bind_int64(s, i, v);
 }
 
-static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], int cr_at, int hh_at,
-                     struct gcs_gcdb_gc *g) {
+static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], const unsigned char real_e6[GCS_GCDB_NREALS],
+                     int cr_at, int hh_at, struct gcs_gcdb_gc *g) {
   g->id = sqlite3_value_int64(s[C_ID]);
   g->trace_id = sqlite3_value_int64(s[C_TRACE]);
   g->pid = sqlite3_value_int(s[C_PID]);
@@ -151,7 +201,8 @@ static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], int 
   g->bgc_prep_suspend_begin_ns = col_ns(s, C_BGC_PREP_SUSPEND_BEGIN_NS, &set, GCS_GCDB_HAS_BGC_PREP_SUSPEND_BEGIN);
   g->bgc_prep_restart_end_ns = col_ns(s, C_BGC_PREP_RESTART_END_NS, &set, GCS_GCDB_HAS_BGC_PREP_RESTART_END);
   g->ns_set = set;
-  for (int r = 0; r < GCS_GCDB_NREALS; r++) g->real[r] = real_at[r] >= 0 ? col_real(s, real_at[r]) : NAN;
+  for (int r = 0; r < GCS_GCDB_NREALS; r++)
+    g->real[r] = real_at[r] < 0 ? NAN : real_e6[r] ? col_e6(s, real_at[r]) : col_real(s, real_at[r]);
   memset(g->condemned, 0, sizeof g->condemned);
   if (cr_at >= 0)
     for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) g->condemned[i] = (uint8_t)sqlite3_value_int(s[cr_at + i]);
@@ -173,6 +224,7 @@ static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], int 
 /* One gcs_gcdb_each: the row callback and where each part of a row is. */
 struct each_state {
   int real_at[GCS_GCDB_NREALS], cr_at, hh_at;
+  unsigned char real_e6[GCS_GCDB_NREALS];
   int (*row)(const struct gcs_gcdb_gc *g, void *ctx);
   void *ctx;
   int stop;
@@ -186,7 +238,7 @@ struct each_state {
 static void row_fn(sqlite3_context *cx, int argc, sqlite3_value **argv) {
   struct each_state *st = argc > 0 ? sqlite3_value_pointer(argv[0], ROW_FN) : NULL;
   if (!st || st->stop) return;
-  read_row(argv + 1, st->real_at, st->cr_at, st->hh_at, &st->g);
+  read_row(argv + 1, st->real_at, st->real_e6, st->cr_at, st->hh_at, &st->g);
   st->stop = st->row(&st->g, st->ctx);
   (void)cx;
 }
@@ -209,7 +261,7 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
                   int (*row)(const struct gcs_gcdb_gc *g, void *ctx), void *ctx, char *err, size_t errlen) {
   struct each_state st = {.row = row, .ctx = ctx};
   int as_fn = have_row_fn(db);
-  char *sql = build_select(q, as_fn, st.real_at, &st.cr_at, &st.hh_at);
+  char *sql = build_select(q, as_fn, gcs_gcdb_compact(db), st.real_at, st.real_e6, &st.cr_at, &st.hh_at);
   if (!sql) {
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -237,7 +289,7 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
   while (!st.stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (as_fn) continue;   /* row_fn read it */
     for (int i = 0; i < ncol; i++) cols[i] = sqlite3_column_value(s, i);
-    read_row(cols, st.real_at, st.cr_at, st.hh_at, &st.g);
+    read_row(cols, st.real_at, st.real_e6, st.cr_at, st.hh_at, &st.g);
     st.stop = row(&st.g, ctx);
   }
   if (!st.stop && rc != SQLITE_DONE) {

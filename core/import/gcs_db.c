@@ -200,6 +200,25 @@ static int has_column(sqlite3 *db, const char *table, const char *column) {
   return has;
 }
 
+int gcs_db_gc_layout_old(sqlite3 *db) {
+  return is_table(db, "gcs") || is_table(db, "gc_gens") || is_table(db, "gc_heaps") || is_table(db, "gc_heap_gens");
+}
+
+/* The compact tables, their views and triggers (gcs_tables.h), unless the
+ * database has gcs (or gc_gens, gc_heaps, gc_heap_gens) as a table: the
+ * older layout, read as it is. */
+static int create_compact(sqlite3 *db, char **msg) {
+  if (gcs_db_gc_layout_old(db)) return SQLITE_OK;
+  char *sql = gcs_compact_schema_sql();
+  if (!sql) {
+    *msg = sqlite3_mprintf("out of memory");
+    return SQLITE_NOMEM;
+  }
+  int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+  free(sql);
+  return rc;
+}
+
 int gcs_db_is_current(sqlite3 *db) {
   for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++)
     if (is_table(db, became_views[i].table)) return 0;
@@ -339,6 +358,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "BEGIN", NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = rename_old_tables(db, &msg);
   if (rc == SQLITE_OK) rc = drop_stale_views(db, &msg);
+  if (rc == SQLITE_OK) rc = create_compact(db, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
   /* The indexes exist before the first row: the import maintains them as it

@@ -1226,6 +1226,13 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
   if (!totals) totals = &tot_local;
   memset(totals, 0, sizeof *totals);
   struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout, NULL };
+  if (npaths > 0 && gcs_db_gc_layout_old(db)) {
+    /* Its GCs are rows of a gcs table, new ones would go to gcs_base: no mixing. */
+    const char *f = sqlite3_db_filename(db, "main");
+    snprintf(err, errlen, "%s: made by an older gcscope (its gcs table predates the compact GC tables): "
+             "reports read it; import into a new database (-d NEW.db)", f && *f ? f : "the database");
+    return -1;
+  }
   for (int i = 0; i < npaths; i++) {
     if (cancelled(opts)) { snprintf(err, errlen, "interrupted"); return -1; }
     if (import_path(&c, paths[i], err, errlen) != 0) {

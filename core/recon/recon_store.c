@@ -64,6 +64,14 @@ enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC,
        ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
+  if (which == ST_GCS || which == ST_GENS || which == ST_HEAPS || which == ST_HGENS) {   /* compact (gcs_tables.h) */
+    char *ins = gcs_compact_insert_sql(which == ST_GCS ? GCS_COMPACT_GCS : which == ST_GENS ? GCS_COMPACT_GC_GENS :
+                                       which == ST_HEAPS ? GCS_COMPACT_GC_HEAPS : GCS_COMPACT_GC_HEAP_GENS);
+    if (!ins) return SQLITE_NOMEM;
+    int rc = sqlite3_prepare_v2(db, ins, -1, st, NULL);
+    free(ins);
+    return rc;
+  }
   char sql[8192];
   int n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?", sql_names[which]);
   for (int i = 1; i < sql_nparams[which] && n < (int)sizeof sql - 8; i++) n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
@@ -71,15 +79,23 @@ static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   return sqlite3_prepare_v2(db, sql, -1, st, NULL);
 }
 
-/* A figure: NULL when PerfView would print NaN or Infinity. */
-static void bind_figure(sqlite3_stmt *st, int i, double v) {
-  if (isfinite(v)) sqlite3_bind_double(st, i, v);
-  else sqlite3_bind_null(st, i);
+/* A figure: NULL when PerfView would print NaN or Infinity. In a compact
+ * table's E6 column (store) the integer count of 10^-6 when it reads back as
+ * the very figure (gcs_e6_encode). */
+static void bind_figure(sqlite3_stmt *st, int i, double v, enum gcs_store store) {
+  if (!isfinite(v)) { sqlite3_bind_null(st, i); return; }
+  if (store == GCS_STORE_E6) {
+    int exact;
+    long long n = gcs_e6_encode(v, &exact);
+    if (exact) { sqlite3_bind_int64(st, i, n); return; }
+  }
+  sqlite3_bind_double(st, i, v);
 }
 static void bind_int(sqlite3_stmt *st, int i, int64_t v) { sqlite3_bind_int64(st, i, v); }
-/* An absolute event time: NULL when the event was not seen (0). */
-static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v) {
-  if (v) sqlite3_bind_int64(st, i, (int64_t)v);
+/* An absolute event time: NULL when the event was not seen (0); less base
+ * (gcs' start_ns, 0 when not seen) in a DELTA_NS column. */
+static void bind_event_time(sqlite3_stmt *st, int i, uint64_t v, uint64_t base) {
+  if (v) sqlite3_bind_int64(st, i, (int64_t)(v - base));
   else sqlite3_bind_null(st, i);
 }
 
@@ -102,22 +118,34 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
 /* The column binding of tables_gc.def's Bind entries: each column binds its
  * parameter p_ of statement s. */
 #define B_INT(x) bind_int(s, p_, (int64_t)(x))
-#define B_FIG(x) bind_figure(s, p_, (x))
-#define B_TIME(x) bind_event_time(s, p_, (x))
+#define B_FIG(x) bind_figure(s, p_, (x), k_)
+#define B_TIME(x) bind_event_time(s, p_, (x), k_ == GCS_STORE_DELTA_NS ? tbase_ : 0)
 #define B_TEXT(x) sqlite3_bind_text(s, p_, (x), -1, SQLITE_TRANSIENT)
 #define B_IF(cond, b) if (cond) b
-#define BIND_gcs(N, T, U, D, B) { const int p_ = P_gcs_##N; B; }
-#define BIND_gens(N, T, U, D, B) { const int p_ = P_gens_##N; B; }
-#define BIND_heaps(N, T, U, D, B) { const int p_ = P_heaps_##N; B; }
-#define BIND_hgens(N, T, U, D, B) { const int p_ = P_hgens_##N; B; }
-#define BIND_waits(N, T, U, D, B) { const int p_ = P_waits_##N; B; }
-#define BIND_sum(N, T, U, D, B) { const int p_ = P_sum_##N; B; }
-#define BIND_marks(N, T, U, D, B) { const int p_ = P_marks_##N; B; }
-#define BIND_lohc(N, T, U, D, B) { const int p_ = P_lohc_##N; B; }
-#define BIND_fit(N, T, U, D, B) { const int p_ = P_fit_##N; B; }
-#define BIND_dsam(N, T, U, D, B) { const int p_ = P_dsam_##N; B; }
-#define BIND_dtun(N, T, U, D, B) { const int p_ = P_dtun_##N; B; }
-#define BIND_dg2(N, T, U, D, B) { const int p_ = P_dg2_##N; B; }
+/* k_: how the column is stored (gcs_compact_store: a constant the compiler
+ * folds); tbase_: the base of gcs' DELTA_NS times. */
+#define BIND_C(Table, P, N, T, U, B) \
+  { const int p_ = P; const enum gcs_store k_ = gcs_compact_store(Table, #N, T, U); (void)k_; B; }
+/* A folded table's (gc_gens, gc_heap_gens) generation k: its copy of each
+ * per-generation column, ?(N + k * GCS_COMPACT_STRIDE). */
+#define FOLD_P(Table, P, N, T, U) \
+  ((P) + (gcs_compact_per_gen(Table, #N, gcs_compact_store(Table, #N, T, U)) ? (int)k * GCS_COMPACT_STRIDE : 0))
+#define BIND_gcs(N, T, U, D, B) { const uint64_t tbase_ = tbase; (void)tbase_; BIND_C("gcs", P_gcs_##N, N, T, U, B) }
+#define BIND_gens(N, T, U, D, B) BIND_C("gc_gens", FOLD_P("gc_gens", P_gens_##N, N, T, U), N, T, U, B)
+#define BIND_heaps(N, T, U, D, B) BIND_C("gc_heaps", P_heaps_##N, N, T, U, B)
+#define BIND_hgens(N, T, U, D, B) BIND_C("gc_heap_gens", FOLD_P("gc_heap_gens", P_hgens_##N, N, T, U), N, T, U, B)
+/* An absent generation's copies: NULL. */
+#define NULL_hgens(N, T, U, D, B) \
+  if (gcs_compact_per_gen("gc_heap_gens", #N, gcs_compact_store("gc_heap_gens", #N, T, U))) \
+    sqlite3_bind_null(s, FOLD_P("gc_heap_gens", P_hgens_##N, N, T, U));
+#define BIND_waits(N, T, U, D, B) BIND_C("", P_waits_##N, N, T, U, B)
+#define BIND_sum(N, T, U, D, B) BIND_C("", P_sum_##N, N, T, U, B)
+#define BIND_marks(N, T, U, D, B) BIND_C("", P_marks_##N, N, T, U, B)
+#define BIND_lohc(N, T, U, D, B) BIND_C("", P_lohc_##N, N, T, U, B)
+#define BIND_fit(N, T, U, D, B) BIND_C("", P_fit_##N, N, T, U, B)
+#define BIND_dsam(N, T, U, D, B) BIND_C("", P_dsam_##N, N, T, U, B)
+#define BIND_dtun(N, T, U, D, B) BIND_C("", P_dtun_##N, N, T, U, B)
+#define BIND_dg2(N, T, U, D, B) BIND_C("", P_dg2_##N, N, T, U, B)
 
 /* gc_heap_gens.survival_pct: survivors * 100 / object space before, truncated
  * (0 when there was none). */
@@ -136,19 +164,36 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     snprintf(rbuf, sizeof rbuf, "%u", g->reason);
     reason_name = rbuf;
   }
+  /* gcs' DELTA_NS times are offsets from start_ns, unless one would not fit
+   * in 64 bits (a crafted trace's times): then the row's are absolute. */
+  const uint64_t times[] = { g->suspend_begin_ns, g->suspend_end_ns, g->end_ns, g->restart_begin_ns,
+                             g->restart_end_ns, g->heap_stats_ns, g->bgc_prep_suspend_begin_ns,
+                             g->bgc_prep_restart_end_ns };
+  uint64_t tbase = g->start_ns;
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    int64_t d;
+    if (times[i] && __builtin_sub_overflow((int64_t)times[i], (int64_t)g->start_ns, &d)) tbase = 0;
+  }
   sqlite3_bind_null(s, P_gcs_key);
   GCS_COLS_gcs(BIND_gcs)
+  /* The condemned-reasons groups packed (gcs_tables.h: each 0..3). */
+  uint64_t cr = 0;
+  for (int i = 0; i < GCS_CONDEMN_GROUP_COUNT; i++) cr |= (uint64_t)(g->condemned[i] & 3) << (2 * i);
+  if (tbase == 0 && g->start_ns) cr |= UINT64_C(1) << GCS_COMPACT_ABS_TIMES;
+  bind_int(s, GCS_COMPACT_CR_PARAM, (int64_t)cr);
   int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
 
+  /* gc_gens and gc_heap_gens: one row of the five generations (gcs_tables.h). */
   if (g->has_heap_stats) {
     s = st[ST_GENS];
+    bind_int(s, P_gens_key, gc_id);
+    bind_int(s, GCS_COMPACT_GENS_PARAM, (1 << GCS_GENS) - 1);
     for (int k = 0; k < GCS_GENS; k++) {
-      bind_int(s, P_gens_key, gc_id);
       GCS_COLS_gc_gens(BIND_gens)
-      if ((rc = step_and_reset_all_bound(s))) return rc;
     }
+    if ((rc = step_and_reset_all_bound(s))) return rc;
   }
   for (int h = 0; h < g->nheaps; h++) {
     const struct gcs_gc_heap *hh = &g->heaps[h];
@@ -156,12 +201,18 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     bind_int(s, P_heaps_key, gc_id);
     GCS_COLS_gc_heaps(BIND_heaps)
     if ((rc = step_and_reset_all_bound(s))) return rc;
+    if (hh->gen_count == 0) continue;
     s = st[ST_HGENS];
-    for (uint32_t k = 0; k < hh->gen_count; k++) {
-      bind_int(s, P_hgens_key, gc_id);
-      GCS_COLS_gc_heap_gens(BIND_hgens)
-      if ((rc = step_and_reset_all_bound(s))) return rc;
+    bind_int(s, P_hgens_key, gc_id);
+    bind_int(s, GCS_COMPACT_GENS_PARAM, (1 << hh->gen_count) - 1);
+    for (uint32_t k = 0; k < GCS_GENS; k++) {
+      if (k < hh->gen_count) {
+        GCS_COLS_gc_heap_gens(BIND_hgens)
+      } else {
+        GCS_COLS_gc_heap_gens(NULL_hgens)
+      }
     }
+    if ((rc = step_and_reset_all_bound(s))) return rc;
   }
   /* issue 26: per-heap mark times, LOH compaction, fit buckets */
   s = st[ST_MARKS];

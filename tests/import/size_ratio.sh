@@ -8,7 +8,14 @@
 # `gcscope record --profile verbose -- gcsim --scenario bgc --alloc-mb 8000`
 # (about 120,000 events of 25 kinds, 8 MB; the allocation volume bounds it,
 # not the time), also at most 0.35x (0.386x before delta-coded ticks and 8 KB
-# pages). Label lttng (the CTest fixture's daemon).
+# pages). Then the gc and handles profiles (`--profile gc|handles -- gcsim
+# --scenario alloc-heavy --alloc-mb 45000`: about 8,000 GCs of 20 events, 1.1 KB
+# of CTF each; the allocation volume bounds it, not the time),
+# whose databases were 1.03-1.10x the trace before the compact GC tables and
+# are 0.71x with them on 13,000 GCs (15 MB; docs/import.md): at most 0.75x
+# (the issue's goal, 0.35x, is not met). A smaller trace weighs the fixed
+# cost more (a page per table and index, 0.1 MB of view and trigger SQL):
+# 0.77x on 3,800 GCs (4.4 MB), so at least 6,000 GCs. Label lttng (the CTest fixture's daemon).
 set -u
 G=$1 GEN=$2 GCSIM=$3 TMP=$4
 # shellcheck source=../support/rgc_trace.sh
@@ -42,3 +49,17 @@ echo "verbose: $events events ($kinds kinds besides the ticks): database $db byt
 [ "$events" -ge 100000 ] || fail "only $events events recorded with --profile verbose"
 [ "$kinds" -ge 15 ] || fail "only $kinds event kinds recorded with --profile verbose"
 awk -v r="$ratio" 'BEGIN { exit !(r <= 0.35) }' || fail "the verbose database is ${ratio}x the trace, more than 0.35x"
+
+# The gc and handles profiles: the GC tables are most of their database.
+for p in gc handles; do
+  "$G" record -q -o "$TMP/$p" --profile "$p" -- "$GCSIM" --scenario alloc-heavy --alloc-mb 45000 --seconds 30 \
+    >"$TMP/rec.txt" 2>&1 || { cat "$TMP/rec.txt"; fail "record --profile $p"; }
+  "$G" import -q -d "$TMP/$p.db" "$TMP/$p" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import of the $p trace"; }
+  gcs=$("$G" sql "$TMP/$p.db" "SELECT count(*) FROM gcs" --csv | tail -1)
+  trace=$(du -sb "$TMP/$p" | cut -f1)
+  db=$(stat -c %s "$TMP/$p.db")
+  ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
+  echo "$p: $gcs GCs: database $db bytes, trace $trace bytes: ${ratio}x"
+  [ "$gcs" -ge 6000 ] || fail "only $gcs GCs recorded with --profile $p"
+  awk -v r="$ratio" 'BEGIN { exit !(r <= 0.75) }' || fail "the $p database is ${ratio}x the trace, more than 0.75x"
+done

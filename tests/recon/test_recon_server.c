@@ -127,7 +127,7 @@ int main(void) {
   sqlite3 *db;
   CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
   char *err = NULL;
-  CHECK(sqlite3_exec(db, GCS_SCHEMA_SQL, NULL, NULL, &err) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, &err) == SQLITE_OK);
   if (err) fprintf(stderr, "%s\n", err);
   sqlite3_free(err);
   CHECK(gcs_recon_store(r, db, 1) == SQLITE_OK);

@@ -491,7 +491,7 @@ static void test_csv(const char *dir) {
   unlink(path);
   sqlite3 *w;
   CHECK(sqlite3_open(path, &w) == SQLITE_OK);
-  CHECK(sqlite3_exec(w, GCS_SCHEMA_SQL, NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, gcs_schema_sql_kept(), NULL, NULL, NULL) == SQLITE_OK);
   CHECK(sqlite3_exec(w,
                      "INSERT INTO traces (id, path, identity, event_count, gc_event_count, discarded, source, "
                      "imported_ns) VALUES (1, 'a', 'a', 0, 0, 0, 'lttng', 0), (2, 'b', 'b', 0, 0, 0, 'lttng', 0);"
@@ -596,7 +596,7 @@ static void test_load(const char *dir) {
   sqlite3 *w;
   char *e = NULL;
   CHECK(sqlite3_open(path, &w) == SQLITE_OK);
-  CHECK(sqlite3_exec(w, GCS_SCHEMA_SQL, NULL, NULL, &e) == SQLITE_OK);
+  CHECK(sqlite3_exec(w, gcs_schema_sql_kept(), NULL, NULL, &e) == SQLITE_OK);
   CHECK(sqlite3_exec(w, fixture_sql, NULL, NULL, &e) == SQLITE_OK);
   CHECK(sqlite3_exec(w, GCS_INDEX_SQL, NULL, NULL, &e) == SQLITE_OK);
   if (e) fprintf(stderr, "fixture: %s\n", e);

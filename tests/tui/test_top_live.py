@@ -89,6 +89,8 @@ try:
         s = None
         metas = glob.glob(os.path.join(keep, "**", "metadata"), recursive=True)
         check(len(metas) >= 1, "-o DIR keeps the trace (%r)" % metas)
+        if os.path.exists(os.path.join(WORK, "kept.db")):   # an earlier run's (maybe an older layout's)
+            os.remove(os.path.join(WORK, "kept.db"))
         imp = subprocess.run([GCSCOPE, "import", "-q", "-d", os.path.join(WORK, "kept.db"), keep], capture_output=True,
                              text=True)
         check(imp.returncode == 0, "the kept trace imports: %s" % imp.stderr.strip())

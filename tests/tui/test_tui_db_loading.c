@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
   sqlite3 *db;
   CHECK(sqlite3_open(argv[1], &db) == SQLITE_OK);
   char *err = NULL;
-  CHECK(sqlite3_exec(db, GCS_SCHEMA_SQL "BEGIN;", NULL, NULL, &err) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, &err) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, "BEGIN;", NULL, NULL, &err) == SQLITE_OK);
   CHECK(sqlite3_exec(db, "INSERT INTO traces (id, path, start_ns, end_ns, identity, event_count, gc_event_count, "
                          "discarded, source, imported_ns) VALUES (1, '/t', 1000000000, 2000000000, 't', 0, 0, 0, "
                          "'lttng', 0)", NULL, NULL, &err) == SQLITE_OK);

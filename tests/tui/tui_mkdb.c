@@ -21,7 +21,8 @@ int main(int argc, char **argv) {
   sqlite3 *db;
   if (sqlite3_open(argv[1], &db) != SQLITE_OK) { fprintf(stderr, "%s\n", sqlite3_errmsg(db)); return 1; }
   char *err = NULL;
-  if (sqlite3_exec(db, GCS_SCHEMA_SQL "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle;" GCS_LEGACY_SQL, NULL, NULL, &err) != SQLITE_OK ||
+  if (sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, &err) != SQLITE_OK ||
+      sqlite3_exec(db, "DROP VIEW events; DROP VIEW alloc_ticks; DROP VIEW gc_lifecycle;" GCS_LEGACY_SQL, NULL, NULL, &err) != SQLITE_OK ||
       sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
     fprintf(stderr, "tui_mkdb: %s\n", err);
     sqlite3_free(err);

@@ -141,6 +141,16 @@ const char *gcs_gcdb_real_name(int r);
 /* Index of the figure named col, -1 if the loader does not read it. */
 int gcs_gcdb_real_index(const char *col);
 
+/* 1 when db's gcs, gc_gens, gc_heaps and gc_heap_gens are the views over the
+ * compact tables (schemas/gcs_tables.h), 0 for the tables of an older
+ * database. A reader that loads every GC may read the base tables itself
+ * (the views' CASE per value costs more than this), as gcs_gcdb_each does. */
+int gcs_gcdb_compact(sqlite3 *db);
+/* Column i of a row of a compact table that stores a figure as E6 (an
+ * integer count of 10^-6, or the REAL): the figure the view gives, NaN for
+ * NULL. */
+double gcs_gcdb_e6(sqlite3_stmt *s, int i);
+
 /* One GC as stored in the gc tables. Identity and event times are always
  * read; figures only those asked for. Times: ns since the epoch, 0 = not seen. */
 struct gcs_gcdb_gc {

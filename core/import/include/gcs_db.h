@@ -66,6 +66,12 @@ int gcs_db_harden(sqlite3 *db);
  * database made by an older gcscope lacks). */
 int gcs_db_is_current(sqlite3 *db);
 
+/* 1 when db holds gcs (or gc_gens, gc_heaps, gc_heap_gens) as a table (made
+ * before the compact GC tables,
+ * schemas/gcs_tables.h): reports read it as it is; an import into it is
+ * refused (gcs_import_paths_db). */
+int gcs_db_gc_layout_old(sqlite3 *db);
+
 /* Create the indexes of GCS_INDEX_SQL (if missing; gcs_db_open does). */
 int gcs_db_create_indexes(sqlite3 *db, char *err, size_t errlen);
 
