@@ -38,7 +38,7 @@ struct nstream {
   uint64_t clock;                    /* cycles */
   int32_t cpu;
   int have_disc;
-  uint64_t disc;
+  uint64_t disc, disc_deficit;      /* ctf_lost_settle */
   uint64_t prev_end;                 /* previous packet's timestamp_end (cycles) */
   int have_end;
   int lost_pending;                  /* a discarded-events record waits, keyed by ts_ns */
@@ -411,10 +411,12 @@ static int load_packet(struct nreader *R, struct nstream *s) {
       if (sc->pc_discarded >= 0) {
         uint64_t d = c[sc->pc_discarded].u;
         /* As babeltrace2: a count that changed from the stream's previous
-         * packet is a discarded-events record of the difference (modulo
-         * 2^64), from the previous packet's end to this one's. */
-        if (s->have_disc && d != s->disc) {
-          s->lost.count = d - s->disc;
+         * packet is a discarded-events record of the difference, from the
+         * previous packet's end to this one's (a counter that went down:
+         * ctf_lost_settle). */
+        uint64_t lost = s->have_disc ? ctf_lost_settle(&s->disc_deficit, d - s->disc) : 0;
+        if (lost) {
+          s->lost.count = lost;
           s->lost.stream = s->path;
           s->lost.ts_ns = 0;
           if (sc->pc_end >= 0) {
@@ -782,20 +784,24 @@ int nt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *c
       st->discarded += s->lost.count;
       if (cb->lost && cb->lost(&s->lost, ud) != 0) { rc = GCS_RD_STOPPED; goto out; }
     } else {
-    if (decode(R, s) < 0) goto out;
-    if (R->rec.decoded) st->decoded++;
-    st->events++;
-    if (R->rec.ev.ts_ns) {
-      if (!st->first_ns) st->first_ns = R->rec.ev.ts_ns;
-      st->last_ns = R->rec.ev.ts_ns;
-    }
-    if (cb->event && cb->event(&R->rec, ud) != 0) { rc = GCS_RD_STOPPED; goto out; }
+      if (decode(R, s) < 0) goto out;
+      if (R->rec.decoded) st->decoded++;
+      st->events++;
+      if (R->rec.ev.ts_ns) {
+        if (!st->first_ns) st->first_ns = R->rec.ev.ts_ns;
+        st->last_ns = R->rec.ev.ts_ns;
+      }
+      if (cb->event && cb->event(&R->rec, ud) != 0) { rc = GCS_RD_STOPPED; goto out; }
     }
     int r = next_event(R, s);
     if (r < 0) goto out;
     if (r == 0) { R->heap[0] = R->heap[--R->nheap]; }
     sift_down(R, 0);
   }
+  /* The total is each stream's counter change, first packet to last
+   * (ctf_lost_settle: what a stream still owes was reported before its
+   * counter went down). */
+  for (int i = 0; i < R->nst; i++) st->discarded -= R->st[i].disc_deficit;
   rc = 0;
 out:
   if (rc != 0 && rc != GCS_RD_STOPPED)   /* names from the files: one printable line */

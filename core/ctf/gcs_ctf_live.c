@@ -2,6 +2,7 @@
  * graph src.ctf.lttng-live → a simple sink whose consume function decodes
  * each message with gcs_ctf_decode. */
 #include "gcs_ctf_live.h"
+#include "ctf_map.h"
 #include "ctf_next.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -18,6 +19,7 @@ struct gcs_ctf_live {
   void *ud;
   int out_of_memory;    /* the decoder failed */
   char session[128], url[512];
+  struct ctf_owed owed;   /* discarded events: ctf_lost_settle, per stream */
 };
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
@@ -35,7 +37,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       l->cb.event(rec, l->ud);
     } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
       uint64_t n = 0;
-      if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE && n && l->cb.lost)
+      uint64_t *owed = ctf_owed_of(&l->owed, bt_message_discarded_events_borrow_stream_const(m));
+      if (!owed) l->out_of_memory = 1;
+      else if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE &&
+               (n = ctf_lost_settle(owed, n)) && l->cb.lost)
         l->cb.lost(n, l->ud);
     }
     bt_message_put_ref(m);
@@ -101,6 +106,7 @@ void gcs_ctf_live_close(struct gcs_ctf_live *l) {
   bt_plugin_put_ref(l->ctf);
   bt_current_thread_clear_error();
   gcs_ctf_decoder_free(l->dec);
+  free(l->owed.v);
   free(l);
 }
 

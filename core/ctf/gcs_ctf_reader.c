@@ -69,6 +69,7 @@ struct reader {
   size_t errlen;
   struct gcs_ctf_decoder *dec;
   const bt_stream *where_stream;   /* stream last reported to cb->where */
+  struct ctf_owed owed;             /* discarded events: ctf_lost_settle, per stream */
 };
 
 static int member_index(const bt_field_class *st, const char *name) {
@@ -406,6 +407,13 @@ static int on_discarded(struct reader *r, const bt_message *msg) {
   if (bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
     count = 1; /* LTTng always knows the count; be conservative otherwise */
   const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
+  uint64_t *owed = ctf_owed_of(&r->owed, s);
+  if (!owed) {
+    snprintf(r->err, r->errlen, "out of memory");
+    r->failed = 1;
+    return -1;
+  }
+  if (!(count = ctf_lost_settle(owed, count))) return 0;
   struct gcs_rd_lost l = { count, 0, NULL };
   char sname[64];
   l.stream = bt_stream_get_name(s);
@@ -610,12 +618,15 @@ static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callb
     goto out;
   }
   rc = r->stopped ? GCS_RD_STOPPED : 0;
+  /* The total is the streams' last counters (ctf_lost_settle). */
+  r->st->discarded -= ctf_owed_total(&r->owed);
 out:
   bt_value_put_ref(params);
   bt_graph_put_ref(g);
   bt_plugin_put_ref(ctf);
   bt_plugin_put_ref(utils);
   gcs_ctf_decoder_free(r->dec);
+  free(r->owed.v);
   free(r);
   return rc;
 }

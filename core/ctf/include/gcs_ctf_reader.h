@@ -63,7 +63,11 @@ struct gcs_rd_event {
 };
 
 /* Discarded events reported by a stream: count, the stream's name and the
- * end of the gap (ns since the epoch, 0 if the trace does not say). */
+ * end of the gap (ns since the epoch, 0 if the trace does not say). count is
+ * never 0 nor a counter's wrap: a stream whose cumulative counter went down
+ * reports nothing until it passes its former highest value, and the stats'
+ * discarded total is the sum of each stream's counter change, first packet
+ * to last. */
 struct gcs_rd_lost {
   uint64_t count;
   uint64_t ts_ns;
