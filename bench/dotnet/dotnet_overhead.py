@@ -125,6 +125,9 @@ def run(cmd):
     if p.returncode != 0:
         raise SystemExit("dotnet-overhead: %s exited %d" % (" ".join(cmd), p.returncode))
     m = re.search(r"ELAPSED_MS (\S+) CPU_MS (\S+) GCS (\d+)", out)
+    if not m:
+        raise SystemExit("dotnet-overhead: %s printed no ELAPSED_MS line (its output began: %r)"
+                         % (" ".join(cmd), out[:200]))
     return (float(m.group(1)), float(m.group(2)), int(m.group(3)),
             (ru.ru_utime + ru.ru_stime) * 1000, ru.ru_nvcsw + ru.ru_nivcsw, own_cpu, own_sw)
 
