@@ -23,43 +23,44 @@ G=$1 GEN=$2 GCSIM=$3 TMP=$4
 rm -rf "$TMP"; mkdir -p "$TMP"
 trap rgc_trace_close EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# measure TRACE DB: import TRACE into DB (fail naming it otherwise) and set
+# trace, db (their sizes in bytes) and ratio (db / trace, 3 decimals).
+measure() {
+  "$G" import -q -d "$2" "$1" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import of $1"; }
+  trace=$(du -sb "$1" | cut -f1)
+  db=$(stat -c %s "$2")
+  ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
+}
+# at_most LIMIT: ratio <= LIMIT
+at_most() { awk -v r="$ratio" -v l="$1" 'BEGIN { exit !(r <= l) }'; }
 rgc_trace_require_tools
 rgc_trace_open "gcs-size-$$" "$TMP" "$TMP/lttng.log" 4M || fail "$RGC_TRACE_ERROR"
 rgc_trace_run "$TMP/out.txt" "$TMP/err.txt" "$GEN" 3000 || fail "$RGC_TRACE_ERROR"
 [ "$RGC_TRACE_RC" = 0 ] || fail "the generator exited $RGC_TRACE_RC"
-"$G" import -q -d "$TMP/t.db" "$TMP/trace" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import"; }
+measure "$TMP/trace" "$TMP/t.db"
 events=$("$G" sql "$TMP/t.db" "SELECT event_count - 0 FROM traces" --csv | tail -1)
-trace=$(du -sb "$TMP/trace" | cut -f1)
-db=$(stat -c %s "$TMP/t.db")
-ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
 echo "$events events: database $db bytes, trace $trace bytes: ${ratio}x"
 [ "$events" -ge 300000 ] || fail "only $events events recorded"
-awk -v r="$ratio" 'BEGIN { exit !(r <= 0.35) }' || fail "the database is ${ratio}x the trace, more than 0.35x"
+at_most 0.35 || fail "the database is ${ratio}x the trace, more than 0.35x"
 
 # The verbose profile, as `gcscope record` writes it.
 "$G" record -q -o "$TMP/verbose" --profile verbose -- "$GCSIM" --scenario bgc --alloc-mb 8000 --seconds 30 \
   >"$TMP/rec.txt" 2>&1 || { cat "$TMP/rec.txt"; fail "record --profile verbose"; }
-"$G" import -q -d "$TMP/v.db" "$TMP/verbose" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import of the verbose trace"; }
+measure "$TMP/verbose" "$TMP/v.db"
 events=$("$G" sql "$TMP/v.db" "SELECT event_count - 0 FROM traces" --csv | tail -1)
 kinds=$("$G" sql "$TMP/v.db" "SELECT count(DISTINCT name) FROM events" --csv | tail -1)
-trace=$(du -sb "$TMP/verbose" | cut -f1)
-db=$(stat -c %s "$TMP/v.db")
-ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
 echo "verbose: $events events ($kinds kinds besides the ticks): database $db bytes, trace $trace bytes: ${ratio}x"
 [ "$events" -ge 100000 ] || fail "only $events events recorded with --profile verbose"
 [ "$kinds" -ge 15 ] || fail "only $kinds event kinds recorded with --profile verbose"
-awk -v r="$ratio" 'BEGIN { exit !(r <= 0.35) }' || fail "the verbose database is ${ratio}x the trace, more than 0.35x"
+at_most 0.35 || fail "the verbose database is ${ratio}x the trace, more than 0.35x"
 
 # The gc and handles profiles: the GC tables are most of their database.
 for p in gc handles; do
   "$G" record -q -o "$TMP/$p" --profile "$p" -- "$GCSIM" --scenario alloc-heavy --alloc-mb 45000 --seconds 30 \
     >"$TMP/rec.txt" 2>&1 || { cat "$TMP/rec.txt"; fail "record --profile $p"; }
-  "$G" import -q -d "$TMP/$p.db" "$TMP/$p" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import of the $p trace"; }
+  measure "$TMP/$p" "$TMP/$p.db"
   gcs=$("$G" sql "$TMP/$p.db" "SELECT count(*) FROM gcs" --csv | tail -1)
-  trace=$(du -sb "$TMP/$p" | cut -f1)
-  db=$(stat -c %s "$TMP/$p.db")
-  ratio=$(awk -v d="$db" -v t="$trace" 'BEGIN { printf "%.3f", d / t }')
   echo "$p: $gcs GCs: database $db bytes, trace $trace bytes: ${ratio}x"
   [ "$gcs" -ge 6000 ] || fail "only $gcs GCs recorded with --profile $p"
-  awk -v r="$ratio" 'BEGIN { exit !(r <= 0.75) }' || fail "the $p database is ${ratio}x the trace, more than 0.75x"
+  at_most 0.75 || fail "the $p database is ${ratio}x the trace, more than 0.75x"
 done
