@@ -15,7 +15,7 @@
  * enumerators (used for array count fields) are block-scoped: several events
  * have a field named Count. */
 #define GCS_IDX2_F(Name, Type, Since, Unit, Doc) gcs_fidx_##Name,
-#define GCS_IDX2_A(Name, Type, CountField, Since, Unit, Doc) gcs_fidx_##Name,
+#define GCS_IDX2_A(Name, Type, CountField, Cap, Since, Unit, Doc) gcs_fidx_##Name,
 #define GCS_FN_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS)          \
   static const struct gcs_field_desc *gcs_fields_of_##Name(void) {                     \
     enum { FIELDS(GCS_IDX2_F, GCS_IDX2_A) gcs_fidx__end };                             \
@@ -24,17 +24,21 @@
     return t;                                                                          \
   }
 #define GCS_DESC2_F(Name, Type, Since, Unit, Doc) \
-  { #Name, GCS_T_##Type, Since, 0, -1, (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
-#define GCS_DESC2_A(Name, Type, CountField, Since, Unit, Doc) \
-  { #Name, GCS_T_##Type, Since, 1, gcs_fidx_##CountField, (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
+  { #Name, GCS_T_##Type, Since, 0, -1, 0, (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
+#define GCS_DESC2_A(Name, Type, CountField, Cap, Since, Unit, Doc) \
+  { #Name, GCS_T_##Type, Since, 1, gcs_fidx_##CountField, GCS_CAP_##Cap, \
+    (uint32_t)offsetof(gcs_ev_cur_t, Name), Unit, Doc },
 GCS_EVENT_LIST(GCS_FN_EV)
 #undef GCS_FN_EV
 
 #define GCS_COUNT_F(Name, Type, Since, Unit, Doc) +1
-#define GCS_COUNT_A(Name, Type, CountField, Since, Unit, Doc) +1
+#define GCS_COUNT_A(Name, Type, CountField, Cap, Since, Unit, Doc) +1
+#define GCS_ELEMS_F(Name, Type, Since, Unit, Doc)
+#define GCS_ELEMS_A(Name, Type, CountField, Cap, Since, Unit, Doc) +GCS_CAP_##Cap
 #define GCS_DESC_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) \
   { #Name, #Symbol, GCS_PROV_##Provider, EtwId, Version, GCS_##Where, Doc, NULL, \
-    0 FIELDS(GCS_COUNT_F, GCS_COUNT_A), sizeof(struct gcs_ev_##Name) },
+    0 FIELDS(GCS_COUNT_F, GCS_COUNT_A), sizeof(struct gcs_ev_##Name), \
+    0 FIELDS(GCS_ELEMS_F, GCS_ELEMS_A) },
 static const struct gcs_event_desc gcs_event_descs_proto[GCS_KIND_COUNT] = {
   GCS_EVENT_LIST(GCS_DESC_EV)
 };
@@ -167,7 +171,7 @@ void gcs_field_set_int(struct gcs_event *ev, const struct gcs_field_desc *f, uin
 
 void gcs_field_set_array_int(struct gcs_event *ev, const struct gcs_field_desc *f,
                              unsigned idx, uint64_t v) {
-  if (idx >= GCS_MAX_ARRAY) { ev->truncated = 1; return; }
+  if (idx >= f->capacity) { ev->truncated = 1; return; }
   gcs_store_int((char *)&ev->u + f->offset + idx * gcs_type_size(f->type), f->type, v);
 }
 
@@ -181,7 +185,7 @@ uint64_t gcs_field_get_int(const struct gcs_event *ev, const struct gcs_field_de
 
 uint64_t gcs_field_get_array_int(const struct gcs_event *ev, const struct gcs_field_desc *f,
                                  unsigned idx) {
-  if (idx >= GCS_MAX_ARRAY) return 0;
+  if (idx >= f->capacity) return 0;
   return gcs_load_int((const char *)&ev->u + f->offset + idx * gcs_type_size(f->type), f->type);
 }
 
@@ -388,9 +392,9 @@ int gcs_etw_decode(struct gcs_event *ev, enum gcs_kind kind, int version,
           pos = pad > len - pos ? len : pos + pad;
         }
       }
-      if (count > GCS_MAX_ARRAY) {
+      if (count > f->capacity) {  /* (the A() rows of one struct array share a capacity) */
         ev->truncated = 1;
-        gcs_field_set_int(ev, &d->fields[f->count_field], GCS_MAX_ARRAY);
+        gcs_field_set_int(ev, &d->fields[f->count_field], f->capacity);
       }
       i = last;
       continue;
@@ -498,7 +502,7 @@ size_t gcs_event_format_ref(const struct gcs_event *ev, char *buf, size_t bufsz)
     GCS_APPEND("%s%s=", o ? " " : "", f->name);
     if (f->is_array) {
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       GCS_APPEND("[");
       for (uint64_t e = 0; e < n; e++)
         GCS_APPEND("%s%llu", e ? "," : "", (unsigned long long)gcs_field_get_array_int(ev, f, (unsigned)e));
@@ -619,7 +623,7 @@ size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
     switch (ff[i].cls) {
     case FMT_ARRAY: {
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       fmt_mem(buf, bufsz, &o, "[", 1);
       for (uint64_t e = 0; e < n; e++) {
         if (e) fmt_mem(buf, bufsz, &o, ",", 1);

@@ -27,8 +27,13 @@
 extern "C" {
 #endif
 
-/* Capacity of per-element arrays (generations, GlobalHeapHistory Times). */
+/* Capacities of per-element arrays (gc_events.def's A() rows name one):
+ * SMALL for generations, GC phases and free-list buckets; HEAPS for arrays
+ * with one element per heap (CoreCLR's MAX_SUPPORTED_HEAPS on 64-bit). */
 #define GCS_MAX_ARRAY 16
+#define GCS_MAX_HEAPS 1024
+#define GCS_CAP_SMALL GCS_MAX_ARRAY
+#define GCS_CAP_HEAPS GCS_MAX_HEAPS
 
 enum gcs_type {
   GCS_T_U8, GCS_T_U16, GCS_T_U32, GCS_T_I32, GCS_T_U64, GCS_T_PTR,
@@ -51,7 +56,7 @@ struct gcs_guid { uint8_t b[16]; };
 
 /* struct gcs_ev_<Name>: every field of the latest version. */
 #define GCS_STRUCT_F(Name, Type, Since, Unit, Doc) GCS_CTYPE_##Type Name;
-#define GCS_STRUCT_A(Name, Type, CountField, Since, Unit, Doc) GCS_CTYPE_##Type Name[GCS_MAX_ARRAY];
+#define GCS_STRUCT_A(Name, Type, CountField, Cap, Since, Unit, Doc) GCS_CTYPE_##Type Name[GCS_CAP_##Cap];
 #define GCS_STRUCT_EV(Name, Symbol, Provider, EtwId, Version, Where, Doc, FIELDS) \
   struct gcs_ev_##Name { FIELDS(GCS_STRUCT_F, GCS_STRUCT_A) };
 GCS_EVENT_LIST(GCS_STRUCT_EV)
@@ -83,7 +88,7 @@ struct gcs_event {
   enum gcs_kind kind;
   uint8_t version;        /* version of the event as recorded */
   uint8_t origin;         /* enum gcs_origin */
-  uint8_t truncated;      /* an array was longer than GCS_MAX_ARRAY, or payload ended early */
+  uint8_t truncated;      /* an array was longer than its capacity, or payload ended early */
   uint64_t ts_ns;         /* ns since the Unix epoch (trace clock with its offset applied) */
   int32_t pid;            /* vpid / nettrace ProcessId; -1 if unknown */
   int32_t tid;            /* vtid / thread id; -1 if unknown */
@@ -103,6 +108,7 @@ struct gcs_field_desc {
   uint8_t since;          /* first version with the field */
   uint8_t is_array;       /* A() entry */
   int8_t count_field;     /* for arrays: index of the count field in the event's fields */
+  uint16_t capacity;      /* for arrays: elements the struct holds (GCS_CAP_<Cap>); 0 for scalars */
   uint32_t offset;        /* offsetof(struct gcs_ev_<Name>, field) */
   const char *unit;
   const char *doc;
@@ -119,6 +125,7 @@ struct gcs_event_desc {
   const struct gcs_field_desc *fields;
   int nfields;
   size_t struct_size;
+  uint32_t array_elems;   /* Σ capacity of its array fields */
 };
 
 struct gcs_map_entry { uint32_t value; const char *name; };

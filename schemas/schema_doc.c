@@ -27,7 +27,10 @@ static void print_events(void) {
   printf("Names and fields are CoreCLR's manifest symbols. librgc emits `rgc:<Symbol>` with one CTF\n"
          "field per field below (arrays as CTF sequences); the analyzer decodes the same structs from\n"
          "`rgc:*`, CoreCLR's LTTng events (per-field or packed `__data__`) and .nettrace payloads.\n"
-         "\"since\" is the first event version with the field (ETW payload layout).\n\n");
+         "\"since\" is the first event version with the field (ETW payload layout). An array\n"
+         "`Name[Count ≤ N]` holds at most N elements (its capacity: 16, or 1024 for one element\n"
+         "per heap); an event whose Count is larger is flagged truncated, and no figure is drawn\n"
+         "from its arrays.\n\n");
   printf("| event | rgc symbol | CoreCLR provider | ID | version | emitted by librgc | meaning |\n");
   printf("|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < GCS_KIND_COUNT; k++) {
@@ -44,8 +47,8 @@ static void print_events(void) {
     for (int i = 0; i < d->nfields; i++) {
       const struct gcs_field_desc *f = &d->fields[i];
       if (f->is_array)
-        printf("| %s[%s] | %s | %u | %s | %s |\n", f->name, d->fields[f->count_field].name,
-               type_name(f->type), f->since, f->unit, f->doc);
+        printf("| %s[%s ≤ %u] | %s | %u | %s | %s |\n", f->name, d->fields[f->count_field].name,
+               (unsigned)f->capacity, type_name(f->type), f->since, f->unit, f->doc);
       else
         printf("| %s | %s | %u | %s | %s |\n", f->name, type_name(f->type), f->since, f->unit, f->doc);
     }

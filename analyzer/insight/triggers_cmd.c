@@ -63,11 +63,11 @@ struct trace_trig {
  * case), the others stay 0 as in the live watcher's events. */
 static int row_event(sqlite3_stmt *st, struct gcs_event *ev) {
   const char *name = (const char *)sqlite3_column_text(st, 2);
-  memset(ev, 0, sizeof *ev);
   int kind = -1;
   for (int k = 0; name && k < GCS_KIND_COUNT && kind < 0; k++)
     if (strcmp(gcs_event_descs[k].name, name) == 0) kind = k;
   if (kind < 0 || !gcs_triggers_event_needed((enum gcs_kind)kind)) return -1;
+  memset(ev, 0, offsetof(struct gcs_event, u) + gcs_event_descs[kind].struct_size);
   ev->kind = (enum gcs_kind)kind;
   ev->ts_ns = (uint64_t)sqlite3_column_int64(st, 3);
   ev->pid = sqlite3_column_int(st, 4);

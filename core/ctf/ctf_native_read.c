@@ -587,7 +587,7 @@ static int decode(struct nreader *R, struct nstream *s) {
       struct elems it;
       elems_init(&it, b, t, x->pos);
       for (uint64_t e = 0; e < x->n; e++)
-        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY), elems_next(&it));
+        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < o->desc->capacity ? e : o->desc->capacity), elems_next(&it));
       break;
     }
     case OP_GUID: {

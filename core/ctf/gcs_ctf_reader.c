@@ -226,7 +226,7 @@ static void decode_payload(struct gcs_ctf_decoder *r, const struct ctf_map *m, c
     case OP_ARRAY: {
       uint64_t n = bt_field_array_get_length(f);
       for (uint64_t e = 0; e < n; e++)
-        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < GCS_MAX_ARRAY ? e : GCS_MAX_ARRAY),
+        gcs_field_set_array_int(ev, o->desc, (unsigned)(e < o->desc->capacity ? e : o->desc->capacity),
                                 int_value(bt_field_array_borrow_element_field_by_index_const(f, e)));
       break;
     }

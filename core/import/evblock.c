@@ -46,8 +46,10 @@ static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 
 static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* Room for the fixed part and the numbers of one event: at most 10 bytes a
- * varint, and every field an array of GCS_MAX_ARRAY. */
-static size_t max_packed(const struct gcs_event_desc *d) { return 64 + (size_t)d->nfields * (GCS_MAX_ARRAY * 10 + 20); }
+ * varint, 20 a field and 10 an element of each array at its capacity. */
+static size_t max_packed(const struct gcs_event_desc *d) {
+  return 64 + (size_t)d->nfields * 20 + (size_t)d->array_elems * 10;
+}
 
 static int is_signed(enum gcs_type t) { return t == GCS_T_I32 || t == GCS_T_BOOL; }
 
@@ -95,7 +97,7 @@ static uint8_t *pack_tick(struct evb_buf *b, uint8_t *o, const struct gcs_event 
     const struct gcs_field_desc *f = &d->fields[i];
     if (f->is_array) {  /* (none today: as in the plain form) */
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       for (unsigned e = 0; e < n; e++) o = put_varint(o, gcs_field_get_array_int(ev, f, e));
     } else if (f->type == GCS_T_GUID) {
       memcpy(o, u + f->offset, 16);
@@ -166,7 +168,7 @@ int evb_pack(struct evb_buf *b, const struct gcs_event *ev, int64_t type_id, int
     const struct gcs_field_desc *f = &d->fields[i];
     if (f->is_array) {
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       for (unsigned e = 0; e < n; e++) o = put_varint(o, gcs_field_get_array_int(ev, f, e));
     } else if (f->type == GCS_T_STR) {
       const char *s = gcs_field_get_str(ev, f);
@@ -314,7 +316,7 @@ int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, struct evb_read_s
     const struct gcs_field_desc *f = &d->fields[i];
     if (f->is_array) {
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       for (unsigned e = 0; e < n; e++) {
         if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
         gcs_field_set_array_int(ev, f, e, v);
@@ -414,7 +416,7 @@ static void fields_json(const struct gcs_event *ev, struct jbuf *j) {
     jput(j, ":", 1);
     if (f->is_array) {
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      if (n > GCS_MAX_ARRAY) n = GCS_MAX_ARRAY;
+      if (n > f->capacity) n = f->capacity;
       jput(j, "[", 1);
       for (unsigned e = 0; e < n; e++) {
         if (e) jput(j, ",", 1);
@@ -470,7 +472,16 @@ static void lc_column(sqlite3_context *ctx, const struct gcs_event *ev, int whic
   }
 }
 
-#define PAYLOAD_MAX 16384  /* the longest payload text, as the events table stored it */
+/* Room for the longest payload text: 16 KiB of scalar fields and strings
+ * (as the events table stored it), plus 21 bytes (20 digits and a comma)
+ * per array element at the arrays' capacities: GCLOHCompact's heap arrays
+ * are 5 x 1024 elements. */
+static size_t payload_max(void) {
+  uint32_t elems = 0;
+  for (int k = 0; k < GCS_KIND_COUNT; k++)
+    if (gcs_event_descs[k].array_elems > elems) elems = gcs_event_descs[k].array_elems;
+  return 16384 + (size_t)elems * 21;
+}
 
 struct unpack_cursor {
   sqlite3_vtab_cursor base;
@@ -485,7 +496,8 @@ struct unpack_cursor {
    * a query that names the column several times (gcscope heaps cuts three
    * fields out of it, eight references) formats it once. -1: not yet. */
   int text_len;
-  char text[PAYLOAD_MAX];
+  size_t text_cap;
+  char *text;
 };
 
 static int u_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err) {
@@ -523,7 +535,9 @@ static int u_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out) {
   (void)v;
   struct unpack_cursor *c = sqlite3_malloc(sizeof *c);
   if (!c) return SQLITE_NOMEM;
-  memset(c, 0, offsetof(struct unpack_cursor, text));
+  memset(c, 0, sizeof *c);
+  c->text_cap = payload_max();
+  if (!(c->text = malloc(c->text_cap))) { sqlite3_free(c); return SQLITE_NOMEM; }
   c->eof = 1;
   *out = &c->base;
   return SQLITE_OK;
@@ -533,6 +547,7 @@ static int u_close(sqlite3_vtab_cursor *cur) {
   struct unpack_cursor *c = (struct unpack_cursor *)cur;
   free(c->raw);
   free(c->json.p);
+  free(c->text);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -589,8 +604,8 @@ static int u_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case U_VERSION: sqlite3_result_int(ctx, ev->version); break;
   case U_PAYLOAD:
     if (c->text_len < 0) {
-      size_t n = gcs_event_format(ev, c->text, sizeof c->text);
-      if (n >= sizeof c->text) n = strlen(c->text);
+      size_t n = gcs_event_format(ev, c->text, c->text_cap);
+      if (n >= c->text_cap) n = strlen(c->text);
       c->text_len = (int)n;
     }
     sqlite3_result_text(ctx, c->text, c->text_len, SQLITE_TRANSIENT);

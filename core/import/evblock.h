@@ -11,7 +11,7 @@
  * when has-stack, then every field of the kind in
  * gc_events.def order, whatever the version: integers as varints (signed
  * ones zigzag), a string as its length + 1 (0: none) then its bytes and a
- * NUL, a GUID as 16 bytes, an array as min(count, GCS_MAX_ARRAY) varints.
+ * NUL, a GUID as 16 bytes, an array as min(count, its capacity) varints.
  * After the fields, a GCAllocationTick carries types.id + 1 of its type name
  * (0: none). The block's data is the raw length (varint) then the zlib
  * stream of the packed events.

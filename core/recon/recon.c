@@ -454,9 +454,10 @@ static void on_global_history(struct recon_proc *p, const struct gcs_event *ev) 
   gc->g.global_version = ev->version;
   gc->g.has_global_history = 1;
   gc->g.heap_count = e->NumHeaps; /* this GC's own (DATAS changes it) */
-  /* The phases it timed (v4+: Count and Times; gcs_gc_phase_slot). */
+  /* The phases it timed (v4+: Count and Times; gcs_gc_phase_slot), unknown
+   * when Times was cut short or longer than its capacity (truncated). */
   for (int ph = 0; ph < GCS_GC_PHASE_COUNT; ph++) {
-    int slot = ev->version >= 4 ? gcs_gc_phase_slot((enum gcs_gc_phase)ph, e->Count) : -1;
+    int slot = ev->version >= 4 && !ev->truncated ? gcs_gc_phase_slot((enum gcs_gc_phase)ph, e->Count) : -1;
     gc->g.phase_usec[ph] = slot >= 0 && slot < GCS_MAX_ARRAY ? (int64_t)e->Times[slot] : -1;
   }
 }
@@ -674,12 +675,13 @@ static void on_pin_plug(struct recon_proc *p, const struct gcs_event *ev) {
   gc->plug_user[gc->nplugs++] = (uint8_t)user;
 }
 
-/* A struct-array event to keep: whole, or only longer than GCS_MAX_ARRAY
- * elements (the decoder read it all and kept the first ones: Count capped);
- * a payload cut short (Count as the event said, its elements partly read)
- * is left out. */
-static int array_event_whole(const struct gcs_event *ev, uint64_t count) {
-  return !ev->truncated || count == GCS_MAX_ARRAY;
+/* A struct-array event to keep: whole. One longer than its arrays'
+ * capacity (gc_events.def: more heaps than CoreCLR can have, more buckets
+ * than it has; the decoder kept the first elements and capped Count) or a
+ * payload cut short (its elements partly read) is flagged truncated and
+ * left out: a figure over part of the heaps would look whole. */
+static int array_event_whole(const struct gcs_event *ev) {
+  return !ev->truncated;
 }
 
 /* GCLOHCompact: fired inside the compacting GC, one element per heap. A
@@ -689,8 +691,8 @@ static void on_loh_compact(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
   const struct gcs_ev_GCLOHCompact *e = &ev->u.GCLOHCompact;
-  if (!array_event_whole(ev, e->Count)) return;
-  int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
+  if (!array_event_whole(ev)) return;
+  int n = e->Count < GCS_MAX_HEAPS ? e->Count : GCS_MAX_HEAPS;
   for (int i = 0; i < n; i++)
     if (e->TotalRefs[i] >= GCS_HEAP_BYTES_MAX || e->ZeroRefs[i] >= GCS_HEAP_BYTES_MAX) return;
   if (grow((void **)&gc->g.loh_compact, &gc->loh_cap, gc->g.nloh_compact + n, sizeof *gc->g.loh_compact)) return;
@@ -712,7 +714,7 @@ static void on_fit_buckets(struct recon_proc *p, const struct gcs_event *ev) {
   struct recon_gc *gc = current_gc(p);
   if (!gc || gc->g.nfit_events >= FIT_EVENTS_MAX) return;
   const struct gcs_ev_GCFitBucketInfo *e = &ev->u.GCFitBucketInfo;
-  if (!array_event_whole(ev, e->Count) || e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
+  if (!array_event_whole(ev) || e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
   int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
   for (int i = 0; i < n; i++)
     if (e->Size[i] >= GCS_HEAP_BYTES_MAX) return;

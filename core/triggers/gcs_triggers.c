@@ -381,7 +381,8 @@ void gcs_triggers_set_thresholds(struct gcs_triggers *t, const struct gcs_trigge
 }
 
 int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired) {
-  struct gcs_event e = *ev;
+  struct gcs_event e;  /* the header and the kind's own struct: the union is as large as its largest kind */
+  memcpy(&e, ev, offsetof(struct gcs_event, u) + gcs_event_descs[ev->kind].struct_size);
   if (e.ts_ns < t->last_ts) e.ts_ns = t->last_ts;
   t->last_ts = e.ts_ns;
   t->tid = e.tid;

@@ -35,7 +35,7 @@
 #define RGC_TPF_F32(n)  ctf_float(float, n, e->n)
 
 #define RGC_TP_F(Name, Type, Since, Unit, Doc) RGC_TPF_##Type(Name)
-#define RGC_TP_A(Name, Type, CountField, Since, Unit, Doc) \
+#define RGC_TP_A(Name, Type, CountField, Cap, Since, Unit, Doc) \
   ctf_sequence(GCS_CTYPE_##Type, Name, e->Name, uint32_t, e->CountField)
 
 /* Events marked GCS_STACKED_<Name> in the schema take the stack as two more

@@ -5,9 +5,9 @@
  * every version and both origins, fields filled from a fixed pseudo-random
  * sequence (values of every width, negative I32s, F32s with NaN and
  * infinities, unknown enum values, strings, GUIDs, arrays longer than
- * GCS_MAX_ARRAY), printed into buffers of
- * every size from 0 up to a full one (the text cut short as snprintf cuts
- * it). Then two texts written by hand from the field order in
+ * their capacity: 16, or 1024 for GCLOHCompact's per-heap arrays), printed
+ * into buffers of every size from 0 up to 4 KiB and then every fifth of the
+ * text up to a full one (the text cut short as snprintf cuts it). Then two texts written by hand from the field order in
  * schemas/gc_events.def. */
 #include <stdint.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static void fill(struct gcs_event *ev, enum gcs_kind k) {
   for (int i = 0; i < d->nfields; i++) {
     const struct gcs_field_desc *f = &d->fields[i];
     if (f->is_array) {
-      for (unsigned e = 0; e < GCS_MAX_ARRAY; e++) gcs_field_set_array_int(ev, f, e, value());
+      for (unsigned e = 0; e < f->capacity; e++) gcs_field_set_array_int(ev, f, e, value());
     } else if (f->type == GCS_T_STR) {
       gcs_field_set_str(ev, f, next() % 7 == 0 ? NULL : strings[next() % 5]);
     } else if (f->type == GCS_T_GUID) {
@@ -55,11 +55,11 @@ static void fill(struct gcs_event *ev, enum gcs_kind k) {
   /* Array counts: within, at and beyond the capacity. */
   for (int i = 0; i < d->nfields; i++)
     if (d->fields[i].is_array)
-      gcs_field_set_int(ev, &d->fields[d->fields[i].count_field], next() % (GCS_MAX_ARRAY + 4));
+      gcs_field_set_int(ev, &d->fields[d->fields[i].count_field], next() % (d->fields[i].capacity + 4u));
 }
 
 int main(void) {
-  char a[4096], b[4096];
+  static char a[1 << 17], b[1 << 17];  /* 5 arrays of 1024 20-digit numbers fit */
   long texts = 0, mismatches = 0;
   for (int k = 0; k < GCS_KIND_COUNT; k++) {
     for (int round = 0; round < 40; round++) {
@@ -71,9 +71,11 @@ int main(void) {
       fill(&ev, (enum gcs_kind)k);
       size_t full = gcs_event_format_ref(&ev, b, sizeof b);
       /* Every cut for the first rounds, a few for the others. */
-      for (size_t sz = 0; sz <= full + 2 && sz <= sizeof a; sz += round < 4 ? 1 : 1 + full / 5) {
-        memset(a, 'A', sizeof a);
-        memset(b, 'B', sizeof b);
+      CHECK(full < sizeof b);
+      for (size_t sz = 0; sz <= full + 2 && sz <= sizeof a; sz += round < 4 && sz < 4096 ? 1 : 1 + full / 5) {
+        size_t dirty = sz + 8 < sizeof a ? sz + 8 : sizeof a;
+        memset(a, 'A', dirty);
+        memset(b, 'B', dirty);
         size_t na = gcs_event_format(&ev, a, sz), nb = gcs_event_format_ref(&ev, b, sz);
         texts++;
         if (na != nb || (sz && memcmp(a, b, nb + 1) != 0)) {

@@ -154,7 +154,7 @@ static int decode(struct trc_watch *w, struct lttng_notification *n, struct gcs_
     return -1;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  memset(ev, 0, sizeof *ev);
+  memset(ev, 0, offsetof(struct gcs_event, u) + gcs_event_descs[t->w->kind].struct_size);
   ev->kind = t->w->kind;
   ev->origin = (uint8_t)t->origin;
   ev->version = gcs_event_descs[t->w->kind].version;
