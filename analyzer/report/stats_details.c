@@ -53,6 +53,10 @@ void st_load_settings(sqlite3 *db, struct st_proc *p) {
   if (s && sqlite3_step(s) == SQLITE_ROW)
     for (int i = 0; i < 3; i++) *f[7 + i] = icol(s, i);
   sqlite3_finalize(s);
+  t->array_events_left_out = -1;  /* (its own query: a database imported before it lacks the column) */
+  s = prep(db, "SELECT array_events_left_out FROM gc_process_summary WHERE trace_id = ?1 AND pid = ?2 LIMIT 1", p);
+  if (s && sqlite3_step(s) == SQLITE_ROW) t->array_events_left_out = icol(s, 0);
+  sqlite3_finalize(s);
   /* The summary's lines: LOH compactions, pinning, revisits (complete GCs) */
   t->loh_compactions = t->pin_gcs = t->revisit_bgcs = 0;
   t->loh_first_gc = -1;

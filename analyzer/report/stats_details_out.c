@@ -285,6 +285,9 @@ int st_summary_lines(const struct st_proc *p, char lines[][ST_SUMMARY_LINE], int
                (long long)t->pin_gcs, t->pin_gcs == 1 ? "" : "s", rpt_num(a, sizeof a, t->pin_max_obj_bytes, 0),
                rpt_num(b, sizeof b, t->pin_plug_bytes / 1e6, 3), rpt_num(c, sizeof c, t->pin_user_plug_bytes / 1e6, 3));
   }
+  if (n < max && t->array_events_left_out > 0)
+    snprintf(lines[n++], ST_SUMMARY_LINE, "Left out: %lld GCLOHCompact/GCFitBucketInfo event%s, cut short or too long",
+             (long long)t->array_events_left_out, t->array_events_left_out == 1 ? "" : "s");
   if (n < max && t->revisit_bgcs > 0)
     snprintf(lines[n++], ST_SUMMARY_LINE, "Background GC revisits: %s pages, %s objects over %lld BGC%s",
              rpt_num(a, sizeof a, t->revisit_pages, 0), rpt_num(b, sizeof b, t->revisit_objects, 0),

@@ -78,6 +78,7 @@ struct st_settings {
   int64_t startup_flags, bits, loh_threshold, physical_memory_config, gen0_min_budget_config,
       gen0_max_budget_config, high_mem_percent_config;
   int64_t pin_object_events, pin_plug_events, fit_bucket_events; /* gc_process_summary; -1 unknown */
+  int64_t array_events_left_out;           /* gc_process_summary; -1 unknown (an older import) */
   /* the summary's lines over complete GCs (st_summary_lines) */
   int64_t loh_compactions, loh_first_gc;   /* GCs with GCLOHCompact, the first's index */
   double loh_max_compact_us;

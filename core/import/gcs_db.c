@@ -77,6 +77,7 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "processes", "gc_high_mem_percent_config", "INTEGER" },
   { "gc_process_summary", "pin_plug_events", "INTEGER" },
   { "gc_process_summary", "fit_bucket_events", "INTEGER" },
+  { "gc_process_summary", "array_events_left_out", "INTEGER" },
   /* DATAS (issue 26) */
   { "gc_process_summary", "dynamic_events", "INTEGER" },
   { "gc_process_summary", "dynamic_events_undecoded", "INTEGER" },

@@ -628,6 +628,11 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
     if (tr->discarded)
       fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
               label, (unsigned long long)tr->discarded);
+    uint64_t left_out = imw_array_events_left_out(w);
+    if (left_out)
+      fprintf(c->out, "%s: warning: %llu GCLOHCompact/GCFitBucketInfo event%s cut short or longer than any runtime "
+                      "sends (a damaged or crafted trace): left out of the figures\n",
+              label, (unsigned long long)left_out, left_out == 1 ? "" : "s");
   }
   return 0;
 }

@@ -631,3 +631,9 @@ uint64_t imw_gc_events(const struct imw *w) { return w->gc_events; }
 uint64_t imw_gcs(const struct imw *w) { return w->gcs; }
 uint64_t imw_lost_total(const struct imw *w) { return w->lost; }
 int imw_process_count(const struct imw *w) { return (int)w->nprocs; }
+
+uint64_t imw_array_events_left_out(const struct imw *w) {
+  uint64_t n = 0;
+  for (int i = 0; i < gcs_recon_process_count(w->recon); i++) n += gcs_recon_process(w->recon, i)->array_events_left_out;
+  return n;
+}

@@ -68,5 +68,7 @@ uint64_t imw_gc_events(const struct imw *w);
 uint64_t imw_gcs(const struct imw *w);     /* GCs reconstructed (after finish) */
 uint64_t imw_lost_total(const struct imw *w);
 int imw_process_count(const struct imw *w);
+/* Σ gcs_proc_summary.array_events_left_out over the processes (after finish). */
+uint64_t imw_array_events_left_out(const struct imw *w);
 
 #endif /* IMPORT_WRITER_H */

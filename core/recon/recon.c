@@ -688,10 +688,10 @@ static int array_event_whole(const struct gcs_event *ev) {
  * reference count no heap can hold (a damaged or crafted payload) drops the
  * event. */
 static void on_loh_compact(struct recon_proc *p, const struct gcs_event *ev) {
+  const struct gcs_ev_GCLOHCompact *e = &ev->u.GCLOHCompact;
+  if (!array_event_whole(ev)) { p->sum.array_events_left_out++; return; }
   struct recon_gc *gc = current_gc(p);
   if (!gc) return;
-  const struct gcs_ev_GCLOHCompact *e = &ev->u.GCLOHCompact;
-  if (!array_event_whole(ev)) return;
   int n = e->Count < GCS_MAX_HEAPS ? e->Count : GCS_MAX_HEAPS;
   for (int i = 0; i < n; i++)
     if (e->TotalRefs[i] >= GCS_HEAP_BYTES_MAX || e->ZeroRefs[i] >= GCS_HEAP_BYTES_MAX) return;
@@ -711,10 +711,11 @@ static void on_loh_compact(struct recon_proc *p, const struct gcs_event *ev) {
 #define FIT_EVENTS_MAX 64
 static void on_fit_buckets(struct recon_proc *p, const struct gcs_event *ev) {
   p->sum.fit_bucket_events++;
+  if (!array_event_whole(ev)) { p->sum.array_events_left_out++; return; }
   struct recon_gc *gc = current_gc(p);
   if (!gc || gc->g.nfit_events >= FIT_EVENTS_MAX) return;
   const struct gcs_ev_GCFitBucketInfo *e = &ev->u.GCFitBucketInfo;
-  if (!array_event_whole(ev) || e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
+  if (e->TotalSize >= GCS_HEAP_BYTES_MAX) return;
   int n = e->Count < GCS_MAX_ARRAY ? e->Count : GCS_MAX_ARRAY;
   for (int i = 0; i < n; i++)
     if (e->Size[i] >= GCS_HEAP_BYTES_MAX) return;

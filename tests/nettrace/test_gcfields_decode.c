@@ -12,8 +12,10 @@
  *    Count, pointer Size (16 B on 64-bit, 12 B on 32-bit);
  *  - BGCRevisit (private provider, event 21): u64 Pages, u64 Objects, u32
  *    IsLarge, u16 ClrInstanceID.
- * Padding bytes are 0xEE, so reading one as data shows.
+ * Padding bytes are 0xEE, so reading one as data shows. GCLOHCompact of 24,
+ * 1024 (the per-heap arrays' capacity) and 1025 heaps checks every heap.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -84,6 +86,52 @@ int main(void) {
   memset(&ev, 0, sizeof ev);
   CHECK(gcs_etw_decode(&ev, gcs_kind_GCLOHCompact, 0, rec, 30, 8, sb, sizeof sb) == 0);
   CHECK(ev.truncated);
+
+  /* Server GCs of 24 and 1024 heaps (CoreCLR's most on 64-bit: the
+   * capacity of the per-heap arrays), 64- and 32-bit, every heap's values
+   * distinct; then 1025 heaps, one more than any runtime sends: the first
+   * 1024 kept, Count cut to 1024 and the event flagged truncated (recon
+   * leaves it out). */
+  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCLOHCompact, "TimePlan")->capacity, 1024);
+  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCLOHCompact, "ZeroRefs")->capacity, 1024);
+  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCFitBucketInfo, "Size")->capacity, 16);
+  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCPerHeapHistory, "SizeBefore")->capacity, 16);
+  static uint8_t big[4 + 32 * 1025];
+  static const int heaps[] = { 24, 1024, 1025 };
+  for (int ptr = 4; ptr <= 8; ptr += 4)
+    for (int c = 0; c < 3; c++) {
+      int nh = heaps[c];
+      n = 0;
+      n = put(big, n, 3, 2);
+      n = put(big, n, (uint64_t)nh, 2);
+      for (int h = 0; h < nh; h++) {
+        n = put(big, n, 1000u + (unsigned)h, 4);
+        n = put(big, n, 200000u + 3u * (unsigned)h, 4);
+        n = put(big, n, 50000u + 7u * (unsigned)h, 4);
+        if (ptr == 8) n = put(big, n, 0xEEEEEEEEu, 4);
+        n = put(big, n, 1000000000u + 1001u * (unsigned)h, (int)ptr);
+        n = put(big, n, 13u * (unsigned)h, (int)ptr);
+      }
+      CHECK_EQ_U64(n, 4 + (size_t)nh * (ptr == 8 ? 32 : 20));
+      memset(&ev, 0, sizeof ev);
+      CHECK(gcs_etw_decode(&ev, gcs_kind_GCLOHCompact, 0, big, n, ptr, sb, sizeof sb) == 0);
+      const struct gcs_ev_GCLOHCompact *L = &ev.u.GCLOHCompact;
+      int kept = nh > 1024 ? 1024 : nh;
+      CHECK_EQ_INT(ev.truncated, nh > 1024);
+      CHECK_EQ_U64(L->Count, (uint64_t)kept);
+      int bad = 0;
+      for (int h = 0; h < kept; h++)
+        bad += L->TimePlan[h] != 1000u + (unsigned)h || L->TimeCompact[h] != 200000u + 3u * (unsigned)h ||
+               L->TimeRelocate[h] != 50000u + 7u * (unsigned)h || L->TotalRefs[h] != 1000000000u + 1001u * (unsigned)h ||
+               L->ZeroRefs[h] != 13u * (unsigned)h;
+      CHECK_EQ_INT(bad, 0);
+      /* the payload text lists every kept heap: its last ZeroRefs ends it */
+      static char t[1 << 17];
+      size_t tl = gcs_event_format(&ev, t, sizeof t);
+      char tail[48];
+      snprintf(tail, sizeof tail, ",%u]", 13u * (unsigned)(kept - 1));
+      CHECK(tl < sizeof t && tl > strlen(tail) && strcmp(t + tl - strlen(tail), tail) == 0);
+    }
 
   /* GCFitBucketInfo, three buckets, 64-bit */
   CHECK(gcs_kind_from_etw(GCS_PROV_RUNTIME, 209, 0) == gcs_kind_GCFitBucketInfo);

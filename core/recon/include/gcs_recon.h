@@ -118,6 +118,10 @@ struct gcs_proc_summary {
   /* issue 26: events of the process that tell whether a figure is known
    * (0 of a kind: the recording did not ask for it, or the runtime lacks it) */
   uint64_t pin_object_events, pin_plug_events, fit_bucket_events;
+  /* GCLOHCompact and GCFitBucketInfo events left out of the figures: cut
+   * short, or an array longer than its capacity (gc_events.def: more heaps
+   * than CoreCLR supports); a damaged or crafted trace. */
+  uint64_t array_events_left_out;
   /* DATAS (GCDynamicEvent SizeAdaptation*): events decoded; events of a name
    * gcscope decodes left undecoded (a version or size it does not know);
    * decoded events whose GC is not in the trace (or past GCS_GC_DYN_MAX). */
