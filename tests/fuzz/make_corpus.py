@@ -111,6 +111,27 @@ def gcfields():
     return trace_with(lambda: evs, metas)
 
 
+def loh_heaps():
+    # GCLOHCompact at the per-heap arrays' capacity (1024 heaps, CoreCLR's
+    # most) and one element past it (1025: the event is flagged truncated and
+    # recon leaves it out), each inside a GC.
+    metas = [nt.meta_record(1, RT, 9, '', 1), nt.meta_record(2, RT, 1, '', 2), nt.meta_record(3, RT, 208, '', 0),
+             nt.meta_record(4, RT, 2, '', 1), nt.meta_record(5, RT, 3, '', 1)]
+
+    def loh(n):
+        return struct.pack('<HH', 3, n) + b''.join(struct.pack('<IIIIQQ', i, 1000 + i, 7, 0xEEEEEEEE, i * 3, i)
+                                                    for i in range(n))
+    evs = []
+    for g, n in ((1, 1024), (2, 1025)):
+        t = 2000 * g
+        evs += [nt.ev(1, 5 * g - 4, 9, t, struct.pack('<IIH', 1, g, 3)),
+                nt.ev(2, 5 * g - 3, 9, t + 100, nt.gcstart(g, 2, 0, 0)),
+                nt.ev(3, 5 * g - 2, 9, t + 200, loh(n)),
+                nt.ev(4, 5 * g - 1, 9, t + 300, struct.pack('<IIH', g, 2, 3)),
+                nt.ev(5, 5 * g, 9, t + 500, struct.pack('<H', 3))]
+    return trace_with(lambda: evs, metas)
+
+
 def datas_payloads():
     # GCDynamicEvent (ID 39) with the DATAS names (issue 26): version 1 of the
     # right size, version 2, one byte short, a DataSize past the payload's end,
@@ -284,6 +305,7 @@ def main():
         'phh-top-bit.nettrace': phh_top_bit(),
         'gcfields.nettrace': gcfields(),
         'datas-payloads.nettrace': datas_payloads(),
+        'loh-heaps.nettrace': loh_heaps(),
         'empty-trace.nettrace': empty_trace(),
         'garbage-after-trace.nettrace': garbage_after_header(),
     }
