@@ -793,7 +793,7 @@ static int list_streams(struct nreader *R, struct ntrace *tr) {
     j = i + 1;
     if (fi[i].keyed)
       while (j < n && fi[j].keyed && fi[j].scid == fi[i].scid && fi[j].inst == fi[i].inst) j++;
-    for (int k = i + 1; k < j; k++)
+    for (int k = i + 1; k < j && rc == 0; k++)
       if (fi[k].begin_ns == fi[k - 1].begin_ns) {
         snprintf(R->err, R->errlen, "%s: begins with a packet of the same time as %s, a file of the same stream "
                  "(instance %llu): a copy?", fi[k].path, fi[k - 1].path, (unsigned long long)fi[i].inst);
