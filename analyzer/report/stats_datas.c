@@ -19,26 +19,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_events.h"
 #include "gcs_html.h"
 #include "gcs_output.h"
 #include "stats_model.h"
 
 enum { DK_SAMPLE, DK_TUNING, DK_FULL, DK_KINDS };
 #define DCOL(N, T, U, D, B) #N,
+#define DUNIT(N, T, U, D, B) U,
 static const char *const sample_cols[] = { GCS_COLS_gc_datas_samples(DCOL) };
 static const char *const tuning_cols[] = { GCS_COLS_gc_datas_tunings(DCOL) };
 static const char *const full_cols[] = { GCS_COLS_gc_datas_gen2_tunings(DCOL) };
+static const char *const sample_units[] = { GCS_COLS_gc_datas_samples(DUNIT) };
+static const char *const tuning_units[] = { GCS_COLS_gc_datas_tunings(DUNIT) };
+static const char *const full_units[] = { GCS_COLS_gc_datas_gen2_tunings(DUNIT) };
 #undef DCOL
+#undef DUNIT
 #define NKEY 4 /* trace_id, pid, gc_index, time_msec: GCS_DATAS_KEY_COLS */
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
 static const struct {
   const char *table, *event;
-  const char *const *cols;
+  const char *const *cols, *const *units;   /* units: the schema's ("enum:<map>" for the runtime's codes) */
   int ncols;
 } kinds[DK_KINDS] = {
-  { "gc_datas_samples", "SizeAdaptationSample", sample_cols, NCOLS(sample_cols) },
-  { "gc_datas_tunings", "SizeAdaptationTuning", tuning_cols, NCOLS(tuning_cols) },
-  { "gc_datas_gen2_tunings", "SizeAdaptationFullGCTuning", full_cols, NCOLS(full_cols) },
+  { "gc_datas_samples", "SizeAdaptationSample", sample_cols, sample_units, NCOLS(sample_cols) },
+  { "gc_datas_tunings", "SizeAdaptationTuning", tuning_cols, tuning_units, NCOLS(tuning_cols) },
+  { "gc_datas_gen2_tunings", "SizeAdaptationFullGCTuning", full_cols, full_units, NCOLS(full_cols) },
 };
 #define MAXV 24
 _Static_assert(NCOLS(tuning_cols) - NKEY <= MAXV && NCOLS(sample_cols) - NKEY <= MAXV &&
@@ -63,6 +69,13 @@ struct st_datas {
   int nchg;
   int hc_min, hc_max;                       /* over pts; 0 if none */
 };
+
+/* A code's name by the map of its column's unit ("enum:<map>"), in buf:
+ * returns buf, or NULL when the value has no name (or is NULL). */
+static const char *code_name(const char *unit, double v, char *buf, size_t n) {
+  if (strncmp(unit, "enum:", 5) != 0 || !(v >= 0 && v <= 4294967295.0) || v != floor(v)) return NULL;
+  return gcs_map_text(gcs_map_find(unit + 5), (uint64_t)v, buf, n) ? buf : NULL;
+}
 
 /* The value of column name of a row of its kind, NaN if absent. */
 static double colv(const struct dyn_row *r, const char *name) {
@@ -214,6 +227,14 @@ static void json_row(struct rpt_wbuf *w, const struct dyn_row *r, int with_index
     rpt_wbuf_str(w, kinds[r->kind].cols[c]);
     rpt_wbuf_str(w, "\": ");
     rpt_wbuf_json_num(w, r->v[c - NKEY]);
+    if (strncmp(kinds[r->kind].units[c], "enum:", 5) == 0) {   /* the runtime's code: its name beside it */
+      char name[160];
+      rpt_wbuf_str(w, ", \"");
+      rpt_wbuf_str(w, kinds[r->kind].cols[c]);
+      rpt_wbuf_str(w, "_name\": ");
+      if (code_name(kinds[r->kind].units[c], r->v[c - NKEY], name, sizeof name)) rpt_wbuf_json_str(w, name);
+      else rpt_wbuf_str(w, "null");
+    }
   }
   rpt_wbuf_char(w, '}');
 }
@@ -286,11 +307,53 @@ static const char *why_nothing(const struct st_datas *d) {
   return "not in trace (needs .NET 9+ server GC with DATAS)";
 }
 
+/* A code column of a row as text: its name, or "unknown (N)" (never a
+ * guessed name), "-" when NULL. */
+static const char *code_text(const struct dyn_row *r, const char *col, char *buf, size_t n) {
+  double v = colv(r, col);
+  for (int c = NKEY; c < kinds[r->kind].ncols; c++)
+    if (strcmp(kinds[r->kind].cols[c], col) == 0 && code_name(kinds[r->kind].units[c], v, buf, n)) return buf;
+  if (isnan(v)) snprintf(buf, n, "-");
+  else snprintf(buf, n, "unknown (%.0f)", v);
+  return buf;
+}
+
+/* What a decision adjusted: its adj_metric's name, "full GCs" for a
+ * FullGCTuning. */
 static void decision_text(char *buf, size_t n, const struct dyn_row *r) {
-  if (r->kind == DK_TUNING)
-    snprintf(buf, n, "%.0f/%.0f/%.0f", colv(r, "change_decision"), colv(r, "adj_reason"), colv(r, "adj_metric"));
-  else
-    snprintf(buf, n, "full GCs");
+  if (r->kind == DK_TUNING) code_text(r, "adj_metric", buf, n);
+  else snprintf(buf, n, "full GCs");
+}
+
+/* "decision X; adj_reason Y; hc_freq_reason Z" of a SizeAdaptationTuning. */
+static void why_text(char *buf, size_t n, const struct dyn_row *r) {
+  char a[160], b[160], c[160];
+  snprintf(buf, n, "decision %s; adj_reason %s; hc_freq_reason %s", code_text(r, "change_decision", a, sizeof a),
+           code_text(r, "adj_reason", b, sizeof b), code_text(r, "hc_freq_reason", c, sizeof c));
+}
+
+/* text after a prefix, wrapped at 80 columns on "; " (continuations
+ * indented under the text). */
+static void print_wrapped(FILE *o, const char *prefix, const char *text) {
+  int indent = (int)strlen(prefix), col = indent;
+  fputs(prefix, o);
+  const char *p = text;
+  while (*p) {
+    const char *sep = strstr(p, "; ");
+    int len = sep ? (int)(sep - p) + 1 : (int)strlen(p);   /* the item with its ';' */
+    if (col > indent && col + 1 + len > 80) {
+      fprintf(o, "\n%*s", indent, "");
+      col = indent;
+    } else if (col > indent) {
+      fputc(' ', o);
+      col++;
+    }
+    fprintf(o, "%.*s", len, p);
+    col += len;
+    p += len;
+    if (*p == ' ') p++;
+  }
+  fputc('\n', o);
 }
 
 void st_datas_text(FILE *o, const struct st_proc *p) {
@@ -317,13 +380,13 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
             d->unattached == 1 ? "" : "s");
   if (!d->nchg) return;
   fprintf(o, "  Each change, with the decision (SizeAdaptationTuning) that made it:\n");
-  const char *h[] = { "Decided ms", "At GC#", "Heaps", "Median cost %", "From GC#", "Codes d/r/m" };
+  const char *h[] = { "Decided ms", "At GC#", "Heaps", "Median cost %", "From GC#", "Adjusted" };
   struct rpt_table t;
   rpt_table_init(&t, 6, h);
-  for (int i = 0; i < 6; i++) t.right[i] = 1;
+  for (int i = 0; i < 5; i++) t.right[i] = 1;
   for (int i = 0; i < d->nchg; i++) {
     const struct hc_change *c = &d->chg[i];
-    char cell[6][40];
+    char cell[6][64];
     const struct dyn_row *r = c->row >= 0 ? &d->rows[c->row] : NULL;
     if (r) {
       rpt_num(cell[0], sizeof cell[0], r->time_msec, 3);
@@ -345,7 +408,15 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
   rpt_table_print(&t, o, 0);
   rpt_table_free(&t);
   fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n"
-             "  Codes: the runtime's change_decision/adj_reason/adj_metric (docs/stats.md)\n");
+             "  Adjusted: the runtime's adj_metric; why, in its codes (docs/stats.md):\n");
+  for (int i = 0; i < d->nchg; i++) {
+    const struct dyn_row *r = d->chg[i].row >= 0 ? &d->rows[d->chg[i].row] : NULL;
+    if (!r || r->kind != DK_TUNING) continue;
+    char prefix[32], why[600];
+    snprintf(prefix, sizeof prefix, "    GC#%u: ", r->gc_index);
+    why_text(why, sizeof why, r);
+    print_wrapped(o, prefix, why);
+  }
 }
 
 /* ---- HTML ------------------------------------------------------------------ */
@@ -409,20 +480,26 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
   }
   if (!d->nchg) return;
   fprintf(o, "<table><tr><th>Decided (ms)</th><th>At GC</th><th>Heaps</th><th>Median throughput cost %%</th>"
-             "<th>First GC with them</th><th>change_decision / adj_reason / adj_metric</th></tr>\n");
+             "<th>First GC with them</th><th>Adjusted (adj_metric)</th><th>Why (the runtime's codes)</th></tr>\n");
   for (int i = 0; i < d->nchg && i < 1000; i++) {
     const struct hc_change *c = &d->chg[i];
     const struct dyn_row *r = c->row >= 0 ? &d->rows[c->row] : NULL;
-    char a[40], b[40], codes[64];
+    char a[40], b[40], codes[64], why[600];
     if (r) {
       decision_text(codes, sizeof codes, r);
+      if (r->kind == DK_TUNING) why_text(why, sizeof why, r);
+      else why[0] = '\0';
       fprintf(o, "<tr><td>%s</td><td>%u</td>", rpt_num(a, sizeof a, r->time_msec, 3), r->gc_index);
-      fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>%s</td></tr>\n", c->from, c->to,
+      fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>", c->from, c->to,
               rpt_num(b, sizeof b, colv(r, r->kind == DK_TUNING ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
-              c->gc_index, codes);
+              c->gc_index);
+      rpt_html_str(o, codes);
+      fprintf(o, "</td><td>");
+      rpt_html_str(o, why);
+      fprintf(o, "</td></tr>\n");
     } else {
-      fprintf(o, "<tr><td>not in trace</td><td></td><td>%d &rarr; %d</td><td></td><td>%u</td><td></td></tr>\n",
-              c->from, c->to, c->gc_index);
+      fprintf(o, "<tr><td>not in trace</td><td></td><td>%d &rarr; %d</td><td></td><td>%u</td><td></td><td></td>"
+                 "</tr>\n", c->from, c->to, c->gc_index);
     }
   }
   fprintf(o, "</table>\n");
