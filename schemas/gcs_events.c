@@ -239,6 +239,8 @@ static const struct { const char *name; enum gcs_kind kind; uint16_t version; } 
   { "SizeAdaptationSample", gcs_kind_GCSizeAdaptationSample, 1 },
   { "SizeAdaptationTuning", gcs_kind_GCSizeAdaptationTuning, 1 },
   { "SizeAdaptationFullGCTuning", gcs_kind_GCSizeAdaptationFullGCTuning, 1 },
+  { "HeapCountSample", gcs_kind_GCHeapCountSample, 1 },   /* .NET 8 */
+  { "HeapCountTuning", gcs_kind_GCHeapCountTuning, 1 },
 };
 #define GCS_DYNAMIC_PAYLOADS (sizeof gcs_dynamic_payloads / sizeof gcs_dynamic_payloads[0])
 

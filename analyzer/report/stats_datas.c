@@ -24,15 +24,20 @@
 #include "gcs_output.h"
 #include "stats_model.h"
 
-enum { DK_SAMPLE, DK_TUNING, DK_FULL, DK_KINDS };
+/* DK_HC_*: .NET 8's HeapCountSample / HeapCountTuning (gc_datas_hc_*). */
+enum { DK_SAMPLE, DK_TUNING, DK_FULL, DK_HC_SAMPLE, DK_HC_TUNING, DK_KINDS };
 #define DCOL(N, T, U, D, B) #N,
 #define DUNIT(N, T, U, D, B) U,
 static const char *const sample_cols[] = { GCS_COLS_gc_datas_samples(DCOL) };
 static const char *const tuning_cols[] = { GCS_COLS_gc_datas_tunings(DCOL) };
 static const char *const full_cols[] = { GCS_COLS_gc_datas_gen2_tunings(DCOL) };
+static const char *const hc_sample_cols[] = { GCS_COLS_gc_datas_hc_samples(DCOL) };
+static const char *const hc_tuning_cols[] = { GCS_COLS_gc_datas_hc_tunings(DCOL) };
 static const char *const sample_units[] = { GCS_COLS_gc_datas_samples(DUNIT) };
 static const char *const tuning_units[] = { GCS_COLS_gc_datas_tunings(DUNIT) };
 static const char *const full_units[] = { GCS_COLS_gc_datas_gen2_tunings(DUNIT) };
+static const char *const hc_sample_units[] = { GCS_COLS_gc_datas_hc_samples(DUNIT) };
+static const char *const hc_tuning_units[] = { GCS_COLS_gc_datas_hc_tunings(DUNIT) };
 #undef DCOL
 #undef DUNIT
 #define NKEY 4 /* trace_id, pid, gc_index, time_msec: GCS_DATAS_KEY_COLS */
@@ -45,10 +50,15 @@ static const struct {
   { "gc_datas_samples", "SizeAdaptationSample", sample_cols, sample_units, NCOLS(sample_cols) },
   { "gc_datas_tunings", "SizeAdaptationTuning", tuning_cols, tuning_units, NCOLS(tuning_cols) },
   { "gc_datas_gen2_tunings", "SizeAdaptationFullGCTuning", full_cols, full_units, NCOLS(full_cols) },
+  { "gc_datas_hc_samples", "HeapCountSample", hc_sample_cols, hc_sample_units, NCOLS(hc_sample_cols) },
+  { "gc_datas_hc_tunings", "HeapCountTuning", hc_tuning_cols, hc_tuning_units, NCOLS(hc_tuning_cols) },
 };
 #define MAXV 24
 _Static_assert(NCOLS(tuning_cols) - NKEY <= MAXV && NCOLS(sample_cols) - NKEY <= MAXV &&
-               NCOLS(full_cols) - NKEY <= MAXV, "MAXV");
+               NCOLS(full_cols) - NKEY <= MAXV && NCOLS(hc_sample_cols) - NKEY <= MAXV &&
+               NCOLS(hc_tuning_cols) - NKEY <= MAXV, "MAXV");
+/* A decision: a tuning of either runtime, or a look at the full GCs. */
+static int is_decision(int kind) { return kind == DK_TUNING || kind == DK_HC_TUNING || kind == DK_FULL; }
 
 struct dyn_row {
   uint32_t gc_index;
@@ -138,8 +148,8 @@ static int decision_of(const struct st_datas *d, uint32_t prev, uint32_t at, int
   }
   for (int i = lo - 1; i >= 0 && d->rows[i].gc_index >= prev; i--) {
     const struct dyn_row *r = &d->rows[i];
-    if (r->kind == DK_SAMPLE) continue;
-    if (r->kind == DK_TUNING && colv(r, "new_heap_count") == to) return i;
+    if (!is_decision(r->kind)) continue;
+    if ((r->kind == DK_TUNING || r->kind == DK_HC_TUNING) && colv(r, "new_heap_count") == to) return i;
     if (any < 0) any = i;
   }
   return any;
@@ -277,8 +287,8 @@ void st_datas_json_summary(FILE *o, const struct st_proc *p) {
   json_count(o, "dynamic_events", d->decoded);
   json_count(o, "undecoded", d->undecoded);
   json_count(o, "unattached", d->unattached);
-  fprintf(o, ", \"samples\": %d, \"tunings\": %d, \"full_gc_tunings\": %d", d->count[DK_SAMPLE], d->count[DK_TUNING],
-          d->count[DK_FULL]);
+  fprintf(o, ", \"samples\": %d, \"tunings\": %d, \"full_gc_tunings\": %d", d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE],
+          d->count[DK_TUNING] + d->count[DK_HC_TUNING], d->count[DK_FULL]);
   fprintf(o, ", \"heap_count_changes\": [");
   struct rpt_wbuf wb = {.f = o, .n = 0};
   for (int i = 0; i < d->nchg; i++) {
@@ -319,9 +329,10 @@ static const char *code_text(const struct dyn_row *r, const char *col, char *buf
 }
 
 /* What a decision adjusted: its adj_metric's name, "full GCs" for a
- * FullGCTuning. */
+ * FullGCTuning, "(.NET 8)" for a HeapCountTuning (no such code). */
 static void decision_text(char *buf, size_t n, const struct dyn_row *r) {
   if (r->kind == DK_TUNING) code_text(r, "adj_metric", buf, n);
+  else if (r->kind == DK_HC_TUNING) snprintf(buf, n, "(.NET 8)");
   else snprintf(buf, n, "full GCs");
 }
 
@@ -364,14 +375,16 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     return;
   }
   fprintf(o, "\nDATAS heap count over time (server GC's dynamic adaptation)\n");
+  int ntun = d->count[DK_TUNING] + d->count[DK_HC_TUNING], nsam = d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE];
   if (d->hc_max > 0)
     fprintf(o, "  Heaps %d-%d, changed %d time%s; %d decision%s, %d sample%s, %d full-GC look%s\n", d->hc_min,
-            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", d->count[DK_TUNING], d->count[DK_TUNING] == 1 ? "" : "s",
-            d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s", d->count[DK_FULL],
-            d->count[DK_FULL] == 1 ? "" : "s");
+            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", ntun, ntun == 1 ? "" : "s", nsam, nsam == 1 ? "" : "s",
+            d->count[DK_FULL], d->count[DK_FULL] == 1 ? "" : "s");
   else
-    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decision%s, %d sample%s\n", d->count[DK_TUNING],
-            d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s");
+    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decision%s, %d sample%s\n", ntun, ntun == 1 ? "" : "s",
+            nsam, nsam == 1 ? "" : "s");
+  if (d->count[DK_HC_TUNING] + d->count[DK_HC_SAMPLE])
+    fprintf(o, "  From .NET 8's events (HeapCountTuning, HeapCountSample): no reason codes\n");
   if (d->undecoded > 0)
     fprintf(o, "  %lld DATAS event%s of a version or size gcscope does not know: not decoded\n",
             (long long)d->undecoded, d->undecoded == 1 ? "" : "s");
@@ -379,7 +392,8 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     fprintf(o, "  %lld DATAS event%s naming a GC not in the trace: left out\n", (long long)d->unattached,
             d->unattached == 1 ? "" : "s");
   if (!d->nchg) return;
-  fprintf(o, "  Each change, with the decision (SizeAdaptationTuning) that made it:\n");
+  fprintf(o, "  Each change, with the decision (%s) that made it:\n",
+          d->count[DK_TUNING] || !d->count[DK_HC_TUNING] ? "SizeAdaptationTuning" : "HeapCountTuning");
   const char *h[] = { "Decided ms", "At GC#", "Heaps", "Median cost %", "From GC#", "Adjusted" };
   struct rpt_table t;
   rpt_table_init(&t, 6, h);
@@ -391,7 +405,7 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     if (r) {
       rpt_num(cell[0], sizeof cell[0], r->time_msec, 3);
       snprintf(cell[1], sizeof cell[1], "%u", r->gc_index);
-      if (r->kind == DK_TUNING) rpt_num(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
+      if (r->kind != DK_FULL) rpt_num(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
       else rpt_num(cell[3], sizeof cell[3], colv(r, "median_gen2_tcp_pct"), 1);
       decision_text(cell[5], sizeof cell[5], r);
     } else {
@@ -407,8 +421,9 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
   }
   rpt_table_print(&t, o, 0);
   rpt_table_free(&t);
-  fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n"
-             "  Adjusted: the runtime's adj_metric; why, in its codes (docs/stats.md):\n");
+  fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n");
+  if (!d->count[DK_TUNING]) return;
+  fprintf(o, "  Adjusted: the runtime's adj_metric; why, in its codes (docs/stats.md):\n");
   for (int i = 0; i < d->nchg; i++) {
     const struct dyn_row *r = d->chg[i].row >= 0 ? &d->rows[d->chg[i].row] : NULL;
     if (!r || r->kind != DK_TUNING) continue;
@@ -437,8 +452,9 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
     fprintf(o, "</p>\n");
     return;
   }
-  fprintf(o, "<p>%d decision%s (SizeAdaptationTuning), %d sample%s, %d full-GC look%s; ", d->count[DK_TUNING],
-          d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s",
+  int ntun = d->count[DK_TUNING] + d->count[DK_HC_TUNING], nsam = d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE];
+  fprintf(o, "<p>%d decision%s (%s), %d sample%s, %d full-GC look%s; ", ntun, ntun == 1 ? "" : "s",
+          d->count[DK_HC_TUNING] ? "HeapCountTuning of .NET 8" : "SizeAdaptationTuning", nsam, nsam == 1 ? "" : "s",
           d->count[DK_FULL], d->count[DK_FULL] == 1 ? "" : "s");
   if (d->hc_max > 0)
     fprintf(o, "heaps %d-%d, changed %d time%s.</p>\n", d->hc_min, d->hc_max, d->nchg, d->nchg == 1 ? "" : "s");
@@ -491,7 +507,7 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
       else why[0] = '\0';
       fprintf(o, "<tr><td>%s</td><td>%u</td>", rpt_num(a, sizeof a, r->time_msec, 3), r->gc_index);
       fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>", c->from, c->to,
-              rpt_num(b, sizeof b, colv(r, r->kind == DK_TUNING ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
+              rpt_num(b, sizeof b, colv(r, r->kind != DK_FULL ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
               c->gc_index);
       rpt_html_str(o, codes);
       fprintf(o, "</td><td>");

@@ -16,7 +16,13 @@
  *   copied by hand below, not from gcscope's schema): every ChangeDecision
  *   and AdjMetric value, every AdjReason and HcFreqReason bit, 0 and bits
  *   together ("a|b"); a value the runtime does not have prints as its number,
- *   never a name.
+ *   never a name;
+ * - .NET 8's HeapCountSample (34 bytes: version u16, GCIndex,
+ *   ElapsedBetweenGCs, GCPauseTime, MslWaitTime u64) and HeapCountTuning (36:
+ *   version u16, NewHeapCount u16, GCIndex u64, six f32), version 1, become
+ *   GCHeapCountSample / GCHeapCountTuning with exactly those values (the
+ *   layout of the .NET 8.0.31 runtime's payloads, tests/report/gc_datas_net8.py);
+ *   other versions and sizes stay GCDynamicEvent.
  */
 #include <math.h>
 #include <stdio.h>
@@ -103,6 +109,30 @@ static struct buf full_data(uint16_t version) {
   put32(&d, 100); putf(&d, 1.25f);
   put32(&d, 200); putf(&d, 2.5f);
   put32(&d, 300); putf(&d, 3.75f);
+  return d;
+}
+
+static struct buf hc_sample_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put64(&d, 0x0102030405060708ull); /* GCIndex */
+  put64(&d, 119974);                /* ElapsedBetweenGCs */
+  put64(&d, 1398);                  /* GCPauseTime */
+  put64(&d, 0xfedcba9876543210ull); /* MslWaitTime */
+  return d;
+}
+
+static struct buf hc_tuning_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put16(&d, 3);         /* NewHeapCount */
+  put64(&d, 4243);      /* GCIndex */
+  putf(&d, 28.25f);     /* MedianThroughputCostPct */
+  putf(&d, 40.5f);      /* SmoothedMedianThroughputCostPct */
+  putf(&d, 1.5f);       /* TcpReductionPerStepUp */
+  putf(&d, -2.75f);     /* TcpIncreasePerStepDown */
+  putf(&d, 0.125f);     /* ScpIncreasePerStepUp */
+  putf(&d, 8.0f);       /* ScpDecreasePerStepDown */
   return d;
 }
 
@@ -266,7 +296,35 @@ int main(void) {
   check_variants("SizeAdaptationSample", sample_data, 38);
   check_variants("SizeAdaptationTuning", tuning_data, 56);
   check_variants("SizeAdaptationFullGCTuning", full_data, 44);
-  CHECK(gcs_dynamic_name_known("CommittedUsage") && !gcs_dynamic_name_known("HeapCountTuning"));
+  /* .NET 8 */
+  d = hc_sample_data(1);
+  b = envelope("HeapCountSample", &d, 7);
+  CHECK(d.n == 34);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCHeapCountSample && !ev.truncated);
+  const struct gcs_ev_GCHeapCountSample *hs = &ev.u.GCHeapCountSample;
+  CHECK(hs->Version == 1 && hs->GCIndex == 0x0102030405060708ull && hs->ElapsedBetweenGCs == 119974);
+  CHECK(hs->GCPauseTime == 1398 && hs->MslWaitTime == 0xfedcba9876543210ull && hs->ClrInstanceID == 7);
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK_STR(text, "Version=1 GCIndex=72623859790382856 ElapsedBetweenGCs=119974 GCPauseTime=1398 "
+                  "MslWaitTime=18364758544493064720");
+  d = hc_tuning_data(1);
+  b = envelope("HeapCountTuning", &d, 8);
+  CHECK(d.n == 36);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCHeapCountTuning && !ev.truncated);
+  const struct gcs_ev_GCHeapCountTuning *ht = &ev.u.GCHeapCountTuning;
+  CHECK(ht->Version == 1 && ht->NewHeapCount == 3 && ht->GCIndex == 4243 && ht->ClrInstanceID == 8);
+  CHECK(ht->MedianThroughputCostPct == 28.25f && ht->SmoothedMedianThroughputCostPct == 40.5f);
+  CHECK(ht->TcpReductionPerStepUp == 1.5f && ht->TcpIncreasePerStepDown == -2.75f);
+  CHECK(ht->ScpIncreasePerStepUp == 0.125f && ht->ScpDecreasePerStepDown == 8.0f);
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK_STR(text, "Version=1 NewHeapCount=3 GCIndex=4243 MedianThroughputCostPct=28.25 "
+                  "SmoothedMedianThroughputCostPct=40.5 TcpReductionPerStepUp=1.5 TcpIncreasePerStepDown=-2.75 "
+                  "ScpIncreasePerStepUp=0.125 ScpDecreasePerStepDown=8");
+  check_variants("HeapCountSample", hc_sample_data, 34);
+  check_variants("HeapCountTuning", hc_tuning_data, 36);
+  CHECK(gcs_dynamic_name_known("CommittedUsage") && !gcs_dynamic_name_known("HeapCountSomethingElse"));
   CHECK(!gcs_dynamic_name_known(NULL));
   check_codes();
   return check_done();
