@@ -2,7 +2,7 @@
 """gc_datas_net8.py GCSCOPE TMP TRACE_GZ — .NET 8's DATAS events
 (GCDynamicEvent HeapCountSample / HeapCountTuning, version 1) end to end, on a
 committed recording of the .NET 8.0.31 runtime
-(tests/dotnet/fixtures/net8-datas.nettrace.gz: tests/dotnet/net8datas, server
+(tests/dotnet/fixtures/net8-datas.nettrace.gz: tests/dotnet/datasprog, server
 GC with DOTNET_GCDynamicAdaptationMode=1).
 
 Independent values: this script finds every payload of those names in the
