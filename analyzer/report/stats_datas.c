@@ -343,26 +343,34 @@ static void why_text(char *buf, size_t n, const struct dyn_row *r) {
            code_text(r, "adj_reason", b, sizeof b), code_text(r, "hc_freq_reason", c, sizeof c));
 }
 
-/* text after a prefix, wrapped at 80 columns on "; " (continuations
- * indented under the text). */
+/* The length of the chunk of text at p: up to a space, or up to and with a
+ * '|' (a flags value's names break there). */
+static size_t chunk_len(const char *p) {
+  size_t n = strcspn(p, " |");
+  return p[n] == '|' ? n + 1 : n;
+}
+
+/* text after a prefix, wrapped at 80 columns at its spaces and after a '|'
+ * (continuations indented under the text). */
 static void print_wrapped(FILE *o, const char *prefix, const char *text) {
   int indent = (int)strlen(prefix), col = indent;
   fputs(prefix, o);
   const char *p = text;
   while (*p) {
-    const char *sep = strstr(p, "; ");
-    int len = sep ? (int)(sep - p) + 1 : (int)strlen(p);   /* the item with its ';' */
-    if (col > indent && col + 1 + len > 80) {
+    size_t len = chunk_len(p);
+    fwrite(p, 1, len, o);
+    col += (int)len;
+    p += len;
+    int space = *p == ' ';
+    if (space) p++;
+    if (!*p) break;
+    if (col + space + (int)chunk_len(p) > 80) {
       fprintf(o, "\n%*s", indent, "");
       col = indent;
-    } else if (col > indent) {
+    } else if (space) {
       fputc(' ', o);
       col++;
     }
-    fprintf(o, "%.*s", len, p);
-    col += len;
-    p += len;
-    if (*p == ' ') p++;
   }
   fputc('\n', o);
 }

@@ -176,7 +176,8 @@ def why_line(text, gc):
             for nx in lines[i + 1:]:
                 if not nx.startswith("          ") or nx.strip().startswith("GC#"):
                     break
-                out += " " + nx.strip()
+                out += ("" if out.endswith("|") else " ") + nx.strip()   # wrapped at a space or after a '|'
+
             return out
     return None
 
@@ -199,6 +200,18 @@ why = why_line(o2, dec["gc_index"])
 T.check(why == "GC#%d: decision unknown (64); adj_reason unknown (17); hc_freq_reason unknown (32)" % dec["gc_index"],
         "unknown codes' why line: %s" % why)
 T.check(all(len(ln) <= 80 for ln in o2.splitlines()), "the section fits 80 columns")
+# Every bit of both bit sets: the longest why line, wrapped within 80 columns.
+rc, o3, err = T.run("sql", db, "UPDATE gc_datas_tunings SET change_decision = 4, adj_reason = 15, "
+                    "hc_freq_reason = 15, adj_metric = 1 WHERE gc_index = %d" % dec["gc_index"], "--write")
+rc, o3, err = T.run("stats", db, "--section", "datas", "--no-pager")
+line = [ln for ln in o3.splitlines() if "%d -> %d" % (frm, to) in ln]
+T.check(len(line) == 1 and line[0].rstrip().endswith(" adjust_budget"), "adjust_budget: %s" % line)
+T.check(why_line(o3, dec["gc_index"]) == "GC#%d: decision not_enough_diff_accumulated; adj_reason "
+        "limited_by_bounds|cannot_adjust_budget|change_pct_too_small|change_too_soon; hc_freq_reason "
+        "expensive_hc_change|dec|dec_multiple|fluctuation" % dec["gc_index"], "every bit: %s" % why_line(o3, dec["gc_index"]))
+T.check(all(len(ln) <= 80 for ln in o3.splitlines()), "every bit: the section fits 80 columns\n%s" % o3)
+rc, o3, err = T.run("sql", db, "UPDATE gc_datas_tunings SET change_decision = 64, adj_reason = 17, "
+                    "hc_freq_reason = 32, adj_metric = 3 WHERE gc_index = %d" % dec["gc_index"], "--write")
 rc, o2, err = T.run("stats", db, "--format", "json")
 c = json.loads(o2)["processes"][0]["summary"]["datas"]["heap_count_changes"][0]["decision"]
 T.check(c["change_decision"] == 64 and c["change_decision_name"] is None and c["adj_reason"] == 17
