@@ -8,6 +8,9 @@ if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not installed (the .NET SDK is needed for tests/dotnet)"
   exit 77
 fi
+# MSBuild takes a relative BaseIntermediateOutputPath from the project's
+# directory (obj/ would land in the source tree): make OUT absolute first.
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 exec dotnet build "$src/$proj.csproj" -c Release -o "$out/bin" -p:BaseIntermediateOutputPath="$out/obj/" \
   --nologo -v quiet
