@@ -1,7 +1,8 @@
 /*
  * stats_datas.c — DATAS (the server GC's dynamic heap count, .NET 9+) in the
  * GCStats report: the decoded SizeAdaptation* events of a process
- * (gc_datas_samples, gc_datas_tunings, gc_datas_gen2_tunings) and its heap
+ * (gc_datas_samples, gc_datas_tunings, gc_datas_gen2_tunings; .NET 8's
+ * HeapCountSample/Tuning in gc_datas_hc_samples/_tunings) and its heap
  * count per GC (gcs.heap_count, GCGlobalHeapHistory NumHeaps), read by
  * st_datas_load; written as each GC's "dynamic_events" and the summary's
  * "datas" in JSON, the "DATAS heap count" text section and the HTML section
@@ -9,7 +10,7 @@
  *
  * A heap count change is a GC whose heap count differs from the previous
  * GC's (that has one). The decision behind it is the last SizeAdaptationTuning
- * before that GC (at or after the previous GC) whose NewHeapCount is the new
+ * (or HeapCountTuning) before that GC (at or after the previous GC) whose NewHeapCount is the new
  * count; failing that, the last SizeAdaptationTuning or FullGCTuning in that
  * span; failing that, none ("not in trace").
  */
