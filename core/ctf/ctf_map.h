@@ -87,6 +87,13 @@ static inline void ctf_map_end(struct gcs_event *ev, const struct ctf_map *m) {
   if (m->missing_array) ev->truncated = 1;
 }
 
+/* A discarded-events record whose count the trace does not give: a
+ * stream's first packet already counts discarded events (babeltrace2's
+ * "Tracer may have discarded events"; seen when --tracefile-count deleted a
+ * rotated stream's oldest files). Both readers report it as this count: at
+ * least one event is missing. */
+#define CTF_LOST_UNKNOWN 1
+
 /* Discarded events, both readers. A stream's count is the difference
  * between two packets' cumulative counters modulo 2^64 (babeltrace2's
  * discarded-events message); a counter that went down (seen on a lossy

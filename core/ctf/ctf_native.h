@@ -29,7 +29,8 @@
 #define NT_MEMBERS_MAX 4096         /* members of one structure / options of a variant */
 #define NT_VALS_MAX 65536           /* value slots one decode may use */
 #define NT_EVENTS_MAX 65536         /* event classes of a trace (and largest id + 1) */
-#define NT_STREAMS_MAX 1024         /* stream files of one read */
+#define NT_STREAMS_MAX 1024         /* streams of one read (open at once) */
+#define NT_FILES_MAX (1 << 20)      /* stream files of one read (rotated: several a stream) */
 #define NT_PACKET_MAX (1ull << 30)  /* bytes of one packet */
 
 enum nt_kind { NT_INT, NT_FLOAT, NT_STRING, NT_STRUCT, NT_VARIANT, NT_ARRAY, NT_SEQ };
@@ -100,7 +101,7 @@ struct nt_meta {
   uint8_t uuid[16];
   int has_uuid;
   struct nt_type *phdr;            /* packet header, NULL if none */
-  int ph_magic, ph_uuid, ph_stream_id;
+  int ph_magic, ph_uuid, ph_stream_id, ph_instance;   /* ph_instance: stream_instance_id */
   /* the clock (LTTng has one) */
   int has_clock;
   uint64_t freq, offset;

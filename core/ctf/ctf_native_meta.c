@@ -882,6 +882,7 @@ int nt_meta_load(struct nt_meta *m, const char *dir, char *err, size_t errlen) {
   m->ph_magic = member_idx(m->phdr, "magic", 1);
   m->ph_uuid = member_idx(m->phdr, "uuid", 0);
   m->ph_stream_id = member_idx(m->phdr, "stream_id", 1);
+  m->ph_instance = member_idx(m->phdr, "stream_instance_id", 1);
   if (m->ph_uuid >= 0) {
     const struct nt_type *u = m->phdr->mem[m->ph_uuid].t;
     if (u->k != NT_ARRAY || u->len != 16 || u->elem->k != NT_INT || u->elem->size != 8) m->ph_uuid = -1;

@@ -5,7 +5,16 @@
  * Each stream file is read packet by packet (pread into a buffer of the
  * packet's size, at most NT_PACKET_MAX and never more than the file holds);
  * every field read is checked against the packet's content size. The
- * streams' next events sit in a binary heap keyed by (time, stream order). */
+ * streams' next events sit in a binary heap keyed by (time, stream order).
+ *
+ * A stream is one or more files: LTTng's per-stream file rotation
+ * (--tracefile-size/--tracefile-count) writes CHANNEL_CPU_0, _1, ... and
+ * reuses the names once it deletes the oldest. As libbabeltrace2 does, the
+ * files whose first packet names the same stream class and
+ * stream_instance_id are one stream, read in the order of their first
+ * packet's timestamp_begin; its packets must then begin strictly later one
+ * after the other (overlapping or duplicated files are an error, where
+ * libbabeltrace2 would merge them packet by packet). */
 #include "ctf_native.h"
 
 #include <dirent.h>
@@ -25,10 +34,15 @@ struct ntrace {
   int64_t base_ns;                   /* clock offset in ns */
 };
 
+struct nfile { char *path; uint64_t fsize; };
+
 struct nstream {
   struct ntrace *tr;
   const struct nt_stream_class *sc;
-  char *path;
+  struct nfile *files;               /* in time order (one unless rotated) */
+  int nfiles, fi;                    /* fi: the file being read */
+  const char *path;                  /* files[fi].path */
+  const char *name;                  /* the stream's name: its first file's path */
   int fd;
   uint64_t fsize, off;               /* file size, offset of the next packet */
   uint64_t cur;                      /* offset of the packet being read */
@@ -41,6 +55,8 @@ struct nstream {
   uint64_t disc, disc_deficit;      /* ctf_lost_settle */
   uint64_t prev_end;                 /* previous packet's timestamp_end (cycles) */
   int have_end;
+  int64_t prev_begin_ns;             /* rotated: previous packet's timestamp_begin */
+  int have_begin;
   int lost_pending;                  /* a discarded-events record waits, keyed by ts_ns */
   struct gcs_rd_lost lost;
   const struct nt_event *ev;         /* the pending event (header read) */
@@ -62,7 +78,7 @@ struct nreader {
   struct gcs_rd_stats *stats;
   char *err;
   size_t errlen;
-  const struct nstream *where;
+  const char *where;
   struct gcs_rd_event rec;
   struct gcs_stack stack;
   uint64_t stack_ip[GCS_STACK_MAX_DEPTH];
@@ -356,12 +372,18 @@ static int ensure(struct nstream *s, size_t n) {
   return 0;
 }
 
+static int open_file(struct nreader *R, struct nstream *s, int i);
+
 /* Read the next packet's header and context. 1: a packet is loaded; 0: end
  * of the file; -1: error. */
 static int load_packet(struct nreader *R, struct nstream *s) {
   const struct nt_meta *m = &s->tr->m;
   for (;;) {
-    if (s->off >= s->fsize) return 0;
+    if (s->off >= s->fsize) {
+      if (s->fi + 1 >= s->nfiles) return 0;
+      if (open_file(R, s, s->fi + 1)) return -1;
+      continue;
+    }
     s->cur = s->off;
     uint64_t left = s->fsize - s->off;
     size_t first = left < 65536 ? (size_t)left : 65536;
@@ -407,6 +429,15 @@ static int load_packet(struct nreader *R, struct nstream *s) {
     /* values of interest before the buffer is reloaded */
     if (sc->pctx) {
       if (sc->pc_begin >= 0) s->clock = c[sc->pc_begin].u;
+      if (s->nfiles > 1 && sc->pc_begin >= 0) {
+        /* a rotated stream: its packets in time order, none twice */
+        int64_t b = ns_of(m, s->tr->base_ns, s->clock);
+        if (s->have_begin && b <= s->prev_begin_ns)
+          return sfail(R, s, "begins no later than the stream's previous packet: rotated files overlap "
+                             "or repeat");
+        s->prev_begin_ns = b;
+        s->have_begin = 1;
+      }
       s->cpu = sc->pc_cpu >= 0 ? (int32_t)c[sc->pc_cpu].u : -1;
       if (sc->pc_discarded >= 0) {
         uint64_t d = c[sc->pc_discarded].u;
@@ -414,17 +445,24 @@ static int load_packet(struct nreader *R, struct nstream *s) {
          * packet is a discarded-events record of the difference, from the
          * previous packet's end to this one's (a counter that went down:
          * ctf_lost_settle). */
-        uint64_t lost = s->have_disc ? ctf_lost_settle(&s->disc_deficit, d - s->disc) : 0;
+        /* The stream's first packet with a non-zero counter: events were
+         * lost before its end, how many is unknown (CTF_LOST_UNKNOWN); the
+         * gap is this packet's span. */
+        int first = !s->have_disc && d != 0;
+        uint64_t lost = s->have_disc ? ctf_lost_settle(&s->disc_deficit, d - s->disc)
+                        : first    ? ctf_lost_settle(&s->disc_deficit, CTF_LOST_UNKNOWN)
+                                   : 0;
         if (lost) {
           s->lost.count = lost;
-          s->lost.stream = s->path;
+          s->lost.stream = s->name;
           s->lost.ts_ns = 0;
           if (sc->pc_end >= 0) {
             int64_t ns = ns_of(m, s->tr->base_ns, c[sc->pc_end].u);
             s->lost.ts_ns = ns > 0 ? (uint64_t)ns : 0;
           }
           s->lost_pending = 1;
-          s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
+          if (first) s->ts_ns = sc->pc_begin >= 0 ? ns_of(m, s->tr->base_ns, c[sc->pc_begin].u) : 0;
+          else s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
         }
         s->disc = d;
         s->have_disc = 1;
@@ -438,7 +476,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
     }
     s->pos = pos;
     s->content = csize;
-    if (R->cb->where && R->where != s) { R->where = s; R->cb->where(s->path, R->ud); }
+    if (R->cb->where && R->where != s->path) { R->where = s->path; R->cb->where(s->path, R->ud); }
     s->off += psize / 8;
     return 1;
   }
@@ -635,20 +673,89 @@ static void sift_down(struct nreader *R, int i) {
   }
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* A stream file's identity, from its first packet, as libbabeltrace2 groups
+ * files into streams: keyed when the packet header has a stream_instance_id
+ * and the packet context a timestamp_begin. A file whose first packet
+ * cannot be read here stays alone: reading it then says what is wrong. */
+struct finfo { char *path; uint64_t fsize; int keyed; uint64_t scid, inst; int64_t begin_ns; };
 
-/* The stream files of a trace directory (babeltrace2's choice: regular,
- * non-empty files but `metadata` and hidden ones), in name order. */
+static void peek(struct nreader *R, const struct ntrace *tr, int fd, struct finfo *f, uint8_t *buf, size_t cap) {
+  const struct nt_meta *m = &tr->m;
+  f->keyed = 0;
+  if (!m->phdr || m->ph_instance < 0) return;
+  size_t want = f->fsize < 4096 ? (size_t)f->fsize : 4096;
+  for (;;) {
+    if (pread_all(fd, buf, want, 0)) return;
+    uint64_t pos = 0, end = (uint64_t)want * 8;
+    struct nv *h = R->slots + 1;
+    if (dec(buf, &pos, end, m->phdr, &R->slots[0], h) == 0) {
+      if (m->ph_magic >= 0 && h[m->ph_magic].u != 0xC1FC1FC1u) return;
+      uint64_t inst = h[m->ph_instance].u;
+      const struct nt_stream_class *sc = &m->sc[0];
+      if (m->ph_stream_id >= 0) {
+        sc = NULL;
+        for (int i = 0; i < m->nsc; i++) if (m->sc[i].id == h[m->ph_stream_id].u) sc = &m->sc[i];
+      }
+      if (!sc || !sc->pctx || sc->pc_begin < 0) return;
+      if (dec(buf, &pos, end, sc->pctx, &R->slots[0], h) == 0) {
+        f->scid = sc->id;
+        f->inst = inst;
+        f->begin_ns = ns_of(m, tr->base_ns, h[sc->pc_begin].u);
+        f->keyed = 1;
+        return;
+      }
+    }
+    if (want >= f->fsize || want >= cap) return;   /* the header is cut short */
+    want = f->fsize < cap ? (size_t)f->fsize : cap;
+  }
+}
+
+/* Streams first, in stream class and instance order (babeltrace2's order
+ * for events of the same time), each one's files by time; files without
+ * an identity after them, by name. */
+static int cmp_finfo(const void *a, const void *b) {
+  const struct finfo *x = a, *y = b;
+  if (x->keyed != y->keyed) return x->keyed ? -1 : 1;
+  if (x->keyed) {
+    if (x->scid != y->scid) return x->scid < y->scid ? -1 : 1;
+    if (x->inst != y->inst) return x->inst < y->inst ? -1 : 1;
+    if (x->begin_ns != y->begin_ns) return x->begin_ns < y->begin_ns ? -1 : 1;
+  }
+  return strcmp(x->path, y->path);
+}
+
+/* Make files[i] the file s reads: opened, from its start. */
+static int open_file(struct nreader *R, struct nstream *s, int i) {
+  if (s->fd >= 0) close(s->fd);
+  s->fi = i;
+  s->path = s->files[i].path;
+  s->off = s->cur = 0;
+  s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+    snprintf(R->err, R->errlen, "%s: %s", s->path, strerror(errno));
+    return -1;
+  }
+  s->fsize = (uint64_t)st.st_size;
+  return 0;
+}
+
+/* The streams of a trace directory: its stream files (babeltrace2's choice:
+ * regular, non-empty files but `metadata` and hidden ones), those of one
+ * stream together. */
 static int list_streams(struct nreader *R, struct ntrace *tr) {
   /* stream names as babeltrace2 gives them: the file's absolute path */
   char *abs = realpath(tr->dir, NULL);
   const char *base = abs ? abs : tr->dir;
   DIR *d = opendir(tr->dir);
   if (!d) { snprintf(R->err, R->errlen, "%s: %s", tr->dir, strerror(errno)); free(abs); return -1; }
-  char **names = NULL;
+  struct finfo *fi = NULL;
   int n = 0, cap = 0, rc = 0;
+  size_t pcap = 65536;
+  uint8_t *pbuf = malloc(pcap);
+  if (!pbuf) rc = -1;
   struct dirent *de;
-  while ((de = readdir(d))) {
+  while (rc == 0 && (de = readdir(d))) {
     if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0) continue;
     size_t pl = strlen(base) + strlen(de->d_name) + 2;
     char *path = malloc(pl);
@@ -656,44 +763,66 @@ static int list_streams(struct nreader *R, struct ntrace *tr) {
     snprintf(path, pl, "%s/%s", base, de->d_name);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) { free(path); continue; }
-    if (R->nst + n >= NT_STREAMS_MAX) { free(path); snprintf(R->err, R->errlen, "%s: too many stream files", tr->dir); rc = -2; break; }
+    if (n >= NT_FILES_MAX) { free(path); snprintf(R->err, R->errlen, "%s: too many stream files", tr->dir); rc = -2; break; }
     if (n == cap) {
       cap = cap ? cap * 2 : 16;
-      char **nn = realloc(names, (size_t)cap * sizeof *nn);
+      struct finfo *nn = realloc(fi, (size_t)cap * sizeof *nn);
       if (!nn) { free(path); rc = -1; break; }
-      names = nn;
+      fi = nn;
     }
-    names[n++] = path;
+    struct finfo *f = &fi[n++];
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      snprintf(R->err, R->errlen, "%s: %s", path, strerror(errno));
+      if (fd >= 0) close(fd);
+      rc = -2;
+      break;
+    }
+    f->fsize = (uint64_t)st.st_size;
+    if (f->fsize) peek(R, tr, fd, f, pbuf, pcap);
+    close(fd);
   }
   closedir(d);
   free(abs);
-  if (rc == 0) {
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
-    struct nstream *ns = realloc(R->st, (size_t)(R->nst + n) * sizeof *ns);
-    if (!ns && n) rc = -1;
-    else {
-      R->st = ns;
-      for (int i = 0; i < n; i++) {
-        struct nstream *s = &R->st[R->nst];
-        memset(s, 0, sizeof *s);
-        s->tr = tr;
-        s->path = names[i];
-        names[i] = NULL;
-        s->order = R->nst;
-        s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
-        struct stat st;
-        R->nst++;
-        if (s->fd < 0 || fstat(s->fd, &st) != 0) {
-          snprintf(R->err, R->errlen, "%s: %s", s->path, strerror(errno));
-          rc = -2;
-          break;
-        }
-        s->fsize = (uint64_t)st.st_size;
+  free(pbuf);
+  if (rc == 0 && n) qsort(fi, (size_t)n, sizeof *fi, cmp_finfo);
+  /* one stream per key (or per file without one) */
+  for (int i = 0, j; rc == 0 && i < n; i = j) {
+    j = i + 1;
+    if (fi[i].keyed)
+      while (j < n && fi[j].keyed && fi[j].scid == fi[i].scid && fi[j].inst == fi[i].inst) j++;
+    for (int k = i + 1; k < j && rc == 0; k++)
+      if (fi[k].begin_ns == fi[k - 1].begin_ns) {
+        snprintf(R->err, R->errlen, "%s: begins with a packet of the same time as %s, a file of the same stream "
+                 "(instance %llu): a copy?", fi[k].path, fi[k - 1].path, (unsigned long long)fi[i].inst);
+        rc = -2;
       }
+    if (rc) break;
+    if (R->nst >= NT_STREAMS_MAX) { snprintf(R->err, R->errlen, "%s: too many streams", tr->dir); rc = -2; break; }
+    struct nstream *ns = realloc(R->st, (size_t)(R->nst + 1) * sizeof *ns);
+    if (!ns) { rc = -1; break; }
+    R->st = ns;
+    struct nstream *s = &R->st[R->nst];
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->tr = tr;
+    s->order = R->nst;
+    s->files = calloc((size_t)(j - i), sizeof *s->files);
+    if (!s->files) { rc = -1; break; }
+    R->nst++;
+    for (int k = i; k < j; k++) {
+      s->files[k - i].path = fi[k].path;
+      s->files[k - i].fsize = fi[k].fsize;
+      fi[k].path = NULL;
     }
+    s->nfiles = j - i;
+    s->name = s->files[0].path;
+    if (open_file(R, s, 0)) { rc = -2; break; }
   }
-  for (int i = 0; i < n; i++) free(names[i]);
-  free(names);
+  for (int i = 0; i < n; i++) free(fi[i].path);
+  free(fi);
   if (rc == -1) snprintf(R->err, R->errlen, "out of memory");
   return rc ? -1 : 0;
 }
@@ -701,7 +830,8 @@ static int list_streams(struct nreader *R, struct ntrace *tr) {
 static void reader_free(struct nreader *R) {
   for (int i = 0; i < R->nst; i++) {
     if (R->st[i].fd >= 0) close(R->st[i].fd);
-    free(R->st[i].path);
+    for (int k = 0; k < R->st[i].nfiles; k++) free(R->st[i].files[k].path);
+    free(R->st[i].files);
     free(R->st[i].buf);
   }
   free(R->st);

@@ -405,7 +405,7 @@ static int on_event(struct reader *r, const bt_message *msg) {
 static int on_discarded(struct reader *r, const bt_message *msg) {
   uint64_t count = 0;
   if (bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
-    count = 1; /* LTTng always knows the count; be conservative otherwise */
+    count = CTF_LOST_UNKNOWN; /* the stream's first packet: ctf_map.h */
   const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
   uint64_t *owed = ctf_owed_of(&r->owed, s);
   if (!owed) {

@@ -7,6 +7,12 @@
  * record is formatted (its strings, fields and stack read). Metadata outside
  * the subset is refused (2), a damaged stream is one line (-1): anything
  * else (a crash, a sanitizer report, a hang, a runaway allocation) is a bug.
+ *
+ * Rotated streams (LTTng's --tracefile-size): when N's top bit is set, N's
+ * bits 24-30 are K and its low 24 bits the length; the stream bytes are
+ * written as two files of one rotated stream, channel0_0_0 (the first K x
+ * 4096 bytes) and channel0_0_1 (the rest), or for K = 0 the same bytes
+ * twice (a copied file).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,9 +64,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (size < 4) return 0;
   uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+  uint32_t rotated = n >> 31, k = (n >> 24) & 0x7f;
+  if (rotated) n &= 0xffffff;
   if (n > size - 4) n = (uint32_t)(size - 4);
   put("metadata", data + 4, n);
-  put("channel0_0", data + 4 + n, size - 4 - n);
+  const uint8_t *sb = data + 4 + n;
+  size_t sn = size - 4 - n;
+  const char *names[3] = { "channel0_0", "channel0_0_0", "channel0_0_1" };
+  for (int i = 0; i < 3; i++) {   /* the previous input's stream files */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  if (!rotated) put("channel0_0", sb, sn);
+  else {
+    size_t cut = k ? ((size_t)k * 4096 < sn ? (size_t)k * 4096 : sn) : sn;
+    put("channel0_0_0", sb, cut);
+    if (k) put("channel0_0_1", sb + cut, sn - cut);
+    else put("channel0_0_1", sb, sn);
+  }
   const char *dirs[1] = { dir };
   size_t sum = 0;
   struct gcs_rd_callbacks cb = { .event = on_event, .lost = on_lost };

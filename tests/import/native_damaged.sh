@@ -62,6 +62,13 @@ fresh; python3 -c "
 import sys; f=open(sys.argv[1],'r+b'); f.seek(84); b=bytearray(f.read(1)); f.seek(84); f.write(bytes([b[0] | 31])); f.seek(85); f.write((999).to_bytes(4,'little'))" "$f"
 expect unknown-id "$f: packet at offset 0: unknown event id 999"
 
+# A rotated stream's file twice (LTTng's --tracefile-count names, channel0_0_N):
+# the copy's first packet names the same stream instance and begins at the
+# same time; one line, not the events twice (native_rotated.sh records real
+# rotations).
+fresh; cp "$f" "$tmp/t/ust/uid/1000/64-bit/channel0_0_1"
+expect rotated-copy "$tmp/t/ust/uid/1000/64-bit/channel0_0_1: begins with a packet of the same time as $f, a file of the same stream (instance 0): a copy?"
+
 # A packetized metadata file (two 4096-byte packets) cut at 4200 bytes: an
 # error at once (libbabeltrace2 2.0.4 spins on it), not a fallback.
 fresh; truncate -s 4200 "$tmp/t/ust/uid/1000/64-bit/metadata"
@@ -93,4 +100,4 @@ want="gcscope import: $tmp/t/ust/uid/1000/64-bit: not readable by the native CTF
 "$g" import -q -d "$tmp/db" "$tmp/t" >"$tmp/out" 2>&1 || fail "fallback import: $(cat "$tmp/out")"
 
 [ $fails -eq 0 ] || exit 1
-echo "ok: 8 damaged streams and a cut metadata file, one exact line each; unsupported metadata falls back"
+echo "ok: 8 damaged streams, a rotated stream's file twice and a cut metadata file, one exact line each; unsupported metadata falls back"

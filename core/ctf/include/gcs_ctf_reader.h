@@ -62,12 +62,15 @@ struct gcs_rd_event {
   const struct gcs_rd_bin_info { uint64_t baddr, memsz; const char *path; int is_pic; } *bin_info;
 };
 
-/* Discarded events reported by a stream: count, the stream's name and the
- * end of the gap (ns since the epoch, 0 if the trace does not say). count is
- * never 0 nor a counter's wrap: a stream whose cumulative counter went down
- * reports nothing until it passes its former highest value, and the stats'
+/* Discarded events reported by a stream: count, the stream's name (its
+ * file's path; a rotated stream's first file) and the end of the gap (ns
+ * since the epoch, 0 if the trace does not say). count is never 0 nor a
+ * counter's wrap: a stream whose cumulative counter went down reports
+ * nothing until it passes its former highest value, and the stats'
  * discarded total is the sum of each stream's counter change, first packet
- * to last. */
+ * to last. A stream whose first packet already counts discarded events
+ * (a rotated stream whose oldest files were deleted) reports 1 there: the
+ * trace does not say how many. */
 struct gcs_rd_lost {
   uint64_t count;
   uint64_t ts_ns;
@@ -80,8 +83,8 @@ struct gcs_rd_callbacks {
   /* may be NULL: what the reader is about to read, for error reports of a
    * caller that may not survive the read (a decoding process that crashes):
    * "DIR/metadata" before each trace's metadata is parsed and its streams
-   * indexed, then the stream's name (its file path) whenever the packet
-   * being read comes from another stream than the previous one. */
+   * indexed, then the stream file's path whenever the packet being read
+   * comes from another file than the previous one. */
   void (*where)(const char *what, void *ud);
 };
 
