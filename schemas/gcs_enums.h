@@ -38,6 +38,10 @@
 #define GCS_ENUM_ITEM_EXPAND_MECHANISMS(Value, Name, C) GCS_EXPAND_MECHANISMS_##C = Value,
 #define GCS_ENUM_ITEM_GC_SETTINGS(Value, Name, C) GCS_GC_SETTINGS_##C = Value,
 #define GCS_ENUM_ITEM_BUCKET_KIND(Value, Name, C) GCS_BUCKET_KIND_##C = Value,
+#define GCS_ENUM_ITEM_DATAS_CHANGE_DECISION(Value, Name, C) GCS_DATAS_CHANGE_DECISION_##C = Value,
+#define GCS_ENUM_ITEM_DATAS_ADJ_REASON(Value, Name, C) GCS_DATAS_ADJ_REASON_##C = Value,
+#define GCS_ENUM_ITEM_DATAS_HC_FREQ_REASON(Value, Name, C) GCS_DATAS_HC_FREQ_REASON_##C = Value,
+#define GCS_ENUM_ITEM_DATAS_ADJ_METRIC(Value, Name, C) GCS_DATAS_ADJ_METRIC_##C = Value,
 
 enum gcs_gc_reason { GCS_MAP_gc_reason(GCS_ENUM_ITEM_GC_REASON) };
 enum gcs_gc_type { GCS_MAP_gc_type(GCS_ENUM_ITEM_GC_TYPE) };
@@ -58,9 +62,13 @@ enum gcs_compact_mechanisms { GCS_MAP_compact_mechanisms(GCS_ENUM_ITEM_COMPACT_M
 enum gcs_expand_mechanisms { GCS_MAP_expand_mechanisms(GCS_ENUM_ITEM_EXPAND_MECHANISMS) };
 enum gcs_gc_settings { GCS_MAP_gc_settings(GCS_ENUM_ITEM_GC_SETTINGS) };
 enum gcs_bucket_kind { GCS_MAP_bucket_kind(GCS_ENUM_ITEM_BUCKET_KIND) };
+enum gcs_datas_change_decision { GCS_MAP_datas_change_decision(GCS_ENUM_ITEM_DATAS_CHANGE_DECISION) };
+enum gcs_datas_adj_reason { GCS_MAP_datas_adj_reason(GCS_ENUM_ITEM_DATAS_ADJ_REASON) };
+enum gcs_datas_hc_freq_reason { GCS_MAP_datas_hc_freq_reason(GCS_ENUM_ITEM_DATAS_HC_FREQ_REASON) };
+enum gcs_datas_adj_metric { GCS_MAP_datas_adj_metric(GCS_ENUM_ITEM_DATAS_ADJ_METRIC) };
 
 #define GCS_ENUM_COUNT_MAP(Map, Prefix, IsFlags, Doc) +1
-_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 19,
+_Static_assert(0 GCS_MAP_LIST(GCS_ENUM_COUNT_MAP) == 23,
                "gc_enums.def has a map without an enum in gcs_enums.h");
 #undef GCS_ENUM_COUNT_MAP
 

@@ -243,6 +243,8 @@ static const struct { const char *name; enum gcs_kind kind; uint16_t version; } 
   { "SizeAdaptationSample", gcs_kind_GCSizeAdaptationSample, 1 },
   { "SizeAdaptationTuning", gcs_kind_GCSizeAdaptationTuning, 1 },
   { "SizeAdaptationFullGCTuning", gcs_kind_GCSizeAdaptationFullGCTuning, 1 },
+  { "HeapCountSample", gcs_kind_GCHeapCountSample, 1 },   /* .NET 8 */
+  { "HeapCountTuning", gcs_kind_GCHeapCountTuning, 1 },
 };
 #define GCS_DYNAMIC_PAYLOADS (sizeof gcs_dynamic_payloads / sizeof gcs_dynamic_payloads[0])
 
@@ -449,6 +451,32 @@ const char *gcs_map_name(const char *map, uint32_t value) {
   return NULL;
 }
 
+size_t gcs_map_text(const struct gcs_map_desc *m, uint64_t value, char *buf, size_t n) {
+  if (n) buf[0] = '\0';
+  if (!m || !n || value > UINT32_MAX) return 0;
+  const char *name = NULL;
+  if (!m->is_flags || value == 0) {
+    for (int i = 0; i < m->nentries && !name; i++)
+      if (m->entries[i].value == value) name = m->entries[i].name;
+    if (!name) return 0;
+    snprintf(buf, n, "%s", name);
+    return strlen(buf);
+  }
+  size_t at = 0;
+  for (int b = 0; b < 32; b++) {
+    uint32_t bit = UINT32_C(1) << b;
+    if (!(value & bit)) continue;
+    name = NULL;
+    for (int i = 0; i < m->nentries && !name; i++)
+      if (m->entries[i].value == bit) name = m->entries[i].name;
+    if (!name) { buf[0] = '\0'; return 0; }
+    int w = snprintf(buf + at, n - at, "%s%s", at ? "|" : "", name);
+    if (w < 0) { buf[0] = '\0'; return 0; }
+    at += (size_t)w < n - at ? (size_t)w : n - 1 - at;
+  }
+  return at;
+}
+
 #define GCS_LIFECYCLE_UNPAREN(...) __VA_ARGS__
 #define GCS_LIFECYCLE_FIELDS(Name, Fields) \
   static const char *const lifecycle_##Name[] = { GCS_LIFECYCLE_UNPAREN Fields };
@@ -520,7 +548,12 @@ size_t gcs_event_format_ref(const struct gcs_event *ev, char *buf, size_t bufsz)
     } else {
       uint64_t v = gcs_field_get_int(ev, f);
       const char *name = NULL;
-      if (strncmp(f->unit, "enum:", 5) == 0) name = gcs_map_name(f->unit + 5, (uint32_t)v);
+      char flags[160];
+      if (strncmp(f->unit, "enum:", 5) == 0) {
+        const struct gcs_map_desc *m = gcs_map_find(f->unit + 5);
+        if (m && m->is_flags) name = gcs_map_text(m, v, flags, sizeof flags) ? flags : NULL;
+        else if (v <= UINT32_MAX) name = gcs_map_name(f->unit + 5, (uint32_t)v);
+      }
       if (name) GCS_APPEND("%s", name);
       else if (f->type == GCS_T_I32 || f->type == GCS_T_BOOL) GCS_APPEND("%lld", (long long)(int64_t)v);
       else if (strcmp(f->unit, "addr") == 0 || strncmp(f->unit, "flags:", 6) == 0 ||
@@ -655,8 +688,11 @@ size_t gcs_event_format(const struct gcs_event *ev, char *buf, size_t bufsz) {
       uint64_t v = gcs_field_get_int(ev, f);
       const struct gcs_map_desc *m = ff[i].map;
       const char *name = NULL;
-      for (int e = 0; e < m->nentries && !name; e++)
-        if (m->entries[e].value == (uint32_t)v) name = m->entries[e].name;
+      char flags[160];
+      if (m->is_flags) name = gcs_map_text(m, v, flags, sizeof flags) ? flags : NULL;
+      else
+        for (int e = 0; e < m->nentries && !name && v <= UINT32_MAX; e++)
+          if (m->entries[e].value == (uint32_t)v) name = m->entries[e].name;
       if (name) fmt_mem(buf, bufsz, &o, name, strlen(name));
       else fmt_value(buf, bufsz, &o, ff[i].fallback, v);
       break;

@@ -203,6 +203,12 @@ static inline int gcs_kind_is_lifecycle(enum gcs_kind k) { return gcs_lifecycle_
 /* Value-map lookups. gcs_map_name returns NULL for an unknown value. */
 const struct gcs_map_desc *gcs_map_find(const char *map);
 const char *gcs_map_name(const char *map, uint32_t value);
+/* A value's text by a map (NULL: no such map): an enum map's name; a flags
+ * map's names of the set bits joined by '|' (0: the map's name of 0, if it
+ * has one). Writes it to buf (cut at n - 1) and returns its length, or
+ * returns 0 and writes "" when any part of the value has no name (the caller
+ * prints it as unknown, never a guess). */
+size_t gcs_map_text(const struct gcs_map_desc *m, uint64_t value, char *buf, size_t n);
 /* Convenience for the common maps. Unknown values give "Unknown". */
 const char *gcs_reason_name(uint32_t reason);
 const char *gcs_gc_type_name(uint32_t type);

@@ -1,7 +1,8 @@
 /*
  * stats_datas.c — DATAS (the server GC's dynamic heap count, .NET 9+) in the
  * GCStats report: the decoded SizeAdaptation* events of a process
- * (gc_datas_samples, gc_datas_tunings, gc_datas_gen2_tunings) and its heap
+ * (gc_datas_samples, gc_datas_tunings, gc_datas_gen2_tunings; .NET 8's
+ * HeapCountSample/Tuning in gc_datas_hc_samples/_tunings) and its heap
  * count per GC (gcs.heap_count, GCGlobalHeapHistory NumHeaps), read by
  * st_datas_load; written as each GC's "dynamic_events" and the summary's
  * "datas" in JSON, the "DATAS heap count" text section and the HTML section
@@ -9,7 +10,7 @@
  *
  * A heap count change is a GC whose heap count differs from the previous
  * GC's (that has one). The decision behind it is the last SizeAdaptationTuning
- * before that GC (at or after the previous GC) whose NewHeapCount is the new
+ * (or HeapCountTuning) before that GC (at or after the previous GC) whose NewHeapCount is the new
  * count; failing that, the last SizeAdaptationTuning or FullGCTuning in that
  * span; failing that, none ("not in trace").
  */
@@ -19,30 +20,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_events.h"
 #include "gcs_html.h"
 #include "gcs_output.h"
 #include "stats_model.h"
 
-enum { DK_SAMPLE, DK_TUNING, DK_FULL, DK_KINDS };
+/* DK_HC_*: .NET 8's HeapCountSample / HeapCountTuning (gc_datas_hc_*). */
+enum { DK_SAMPLE, DK_TUNING, DK_FULL, DK_HC_SAMPLE, DK_HC_TUNING, DK_KINDS };
 #define DCOL(N, T, U, D, B) #N,
+#define DUNIT(N, T, U, D, B) U,
 static const char *const sample_cols[] = { GCS_COLS_gc_datas_samples(DCOL) };
 static const char *const tuning_cols[] = { GCS_COLS_gc_datas_tunings(DCOL) };
 static const char *const full_cols[] = { GCS_COLS_gc_datas_gen2_tunings(DCOL) };
+static const char *const hc_sample_cols[] = { GCS_COLS_gc_datas_hc_samples(DCOL) };
+static const char *const hc_tuning_cols[] = { GCS_COLS_gc_datas_hc_tunings(DCOL) };
+static const char *const sample_units[] = { GCS_COLS_gc_datas_samples(DUNIT) };
+static const char *const tuning_units[] = { GCS_COLS_gc_datas_tunings(DUNIT) };
+static const char *const full_units[] = { GCS_COLS_gc_datas_gen2_tunings(DUNIT) };
+static const char *const hc_sample_units[] = { GCS_COLS_gc_datas_hc_samples(DUNIT) };
+static const char *const hc_tuning_units[] = { GCS_COLS_gc_datas_hc_tunings(DUNIT) };
 #undef DCOL
+#undef DUNIT
 #define NKEY 4 /* trace_id, pid, gc_index, time_msec: GCS_DATAS_KEY_COLS */
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
 static const struct {
   const char *table, *event;
-  const char *const *cols;
+  const char *const *cols, *const *units;   /* units: the schema's ("enum:<map>" for the runtime's codes) */
   int ncols;
 } kinds[DK_KINDS] = {
-  { "gc_datas_samples", "SizeAdaptationSample", sample_cols, NCOLS(sample_cols) },
-  { "gc_datas_tunings", "SizeAdaptationTuning", tuning_cols, NCOLS(tuning_cols) },
-  { "gc_datas_gen2_tunings", "SizeAdaptationFullGCTuning", full_cols, NCOLS(full_cols) },
+  { "gc_datas_samples", "SizeAdaptationSample", sample_cols, sample_units, NCOLS(sample_cols) },
+  { "gc_datas_tunings", "SizeAdaptationTuning", tuning_cols, tuning_units, NCOLS(tuning_cols) },
+  { "gc_datas_gen2_tunings", "SizeAdaptationFullGCTuning", full_cols, full_units, NCOLS(full_cols) },
+  { "gc_datas_hc_samples", "HeapCountSample", hc_sample_cols, hc_sample_units, NCOLS(hc_sample_cols) },
+  { "gc_datas_hc_tunings", "HeapCountTuning", hc_tuning_cols, hc_tuning_units, NCOLS(hc_tuning_cols) },
 };
 #define MAXV 24
 _Static_assert(NCOLS(tuning_cols) - NKEY <= MAXV && NCOLS(sample_cols) - NKEY <= MAXV &&
-               NCOLS(full_cols) - NKEY <= MAXV, "MAXV");
+               NCOLS(full_cols) - NKEY <= MAXV && NCOLS(hc_sample_cols) - NKEY <= MAXV &&
+               NCOLS(hc_tuning_cols) - NKEY <= MAXV, "MAXV");
+/* A decision: a tuning of either runtime, or a look at the full GCs. */
+static int is_decision(int kind) { return kind == DK_TUNING || kind == DK_HC_TUNING || kind == DK_FULL; }
 
 struct dyn_row {
   uint32_t gc_index;
@@ -63,6 +80,13 @@ struct st_datas {
   int nchg;
   int hc_min, hc_max;                       /* over pts; 0 if none */
 };
+
+/* A code's name by the map of its column's unit ("enum:<map>"), in buf:
+ * returns buf, or NULL when the value has no name (or is NULL). */
+static const char *code_name(const char *unit, double v, char *buf, size_t n) {
+  if (strncmp(unit, "enum:", 5) != 0 || !(v >= 0 && v <= 4294967295.0) || v != floor(v)) return NULL;
+  return gcs_map_text(gcs_map_find(unit + 5), (uint64_t)v, buf, n) ? buf : NULL;
+}
 
 /* The value of column name of a row of its kind, NaN if absent. */
 static double colv(const struct dyn_row *r, const char *name) {
@@ -125,8 +149,8 @@ static int decision_of(const struct st_datas *d, uint32_t prev, uint32_t at, int
   }
   for (int i = lo - 1; i >= 0 && d->rows[i].gc_index >= prev; i--) {
     const struct dyn_row *r = &d->rows[i];
-    if (r->kind == DK_SAMPLE) continue;
-    if (r->kind == DK_TUNING && colv(r, "new_heap_count") == to) return i;
+    if (!is_decision(r->kind)) continue;
+    if ((r->kind == DK_TUNING || r->kind == DK_HC_TUNING) && colv(r, "new_heap_count") == to) return i;
     if (any < 0) any = i;
   }
   return any;
@@ -214,6 +238,14 @@ static void json_row(struct rpt_wbuf *w, const struct dyn_row *r, int with_index
     rpt_wbuf_str(w, kinds[r->kind].cols[c]);
     rpt_wbuf_str(w, "\": ");
     rpt_wbuf_json_num(w, r->v[c - NKEY]);
+    if (strncmp(kinds[r->kind].units[c], "enum:", 5) == 0) {   /* the runtime's code: its name beside it */
+      char name[160];
+      rpt_wbuf_str(w, ", \"");
+      rpt_wbuf_str(w, kinds[r->kind].cols[c]);
+      rpt_wbuf_str(w, "_name\": ");
+      if (code_name(kinds[r->kind].units[c], r->v[c - NKEY], name, sizeof name)) rpt_wbuf_json_str(w, name);
+      else rpt_wbuf_str(w, "null");
+    }
   }
   rpt_wbuf_char(w, '}');
 }
@@ -256,8 +288,8 @@ void st_datas_json_summary(FILE *o, const struct st_proc *p) {
   json_count(o, "dynamic_events", d->decoded);
   json_count(o, "undecoded", d->undecoded);
   json_count(o, "unattached", d->unattached);
-  fprintf(o, ", \"samples\": %d, \"tunings\": %d, \"full_gc_tunings\": %d", d->count[DK_SAMPLE], d->count[DK_TUNING],
-          d->count[DK_FULL]);
+  fprintf(o, ", \"samples\": %d, \"tunings\": %d, \"full_gc_tunings\": %d", d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE],
+          d->count[DK_TUNING] + d->count[DK_HC_TUNING], d->count[DK_FULL]);
   fprintf(o, ", \"heap_count_changes\": [");
   struct rpt_wbuf wb = {.f = o, .n = 0};
   for (int i = 0; i < d->nchg; i++) {
@@ -286,11 +318,62 @@ static const char *why_nothing(const struct st_datas *d) {
   return "not in trace (needs .NET 9+ server GC with DATAS)";
 }
 
+/* A code column of a row as text: its name, or "unknown (N)" (never a
+ * guessed name), "-" when NULL. */
+static const char *code_text(const struct dyn_row *r, const char *col, char *buf, size_t n) {
+  double v = colv(r, col);
+  for (int c = NKEY; c < kinds[r->kind].ncols; c++)
+    if (strcmp(kinds[r->kind].cols[c], col) == 0 && code_name(kinds[r->kind].units[c], v, buf, n)) return buf;
+  if (isnan(v)) snprintf(buf, n, "-");
+  else snprintf(buf, n, "unknown (%.0f)", v);
+  return buf;
+}
+
+/* What a decision adjusted: its adj_metric's name, "full GCs" for a
+ * FullGCTuning, "(.NET 8)" for a HeapCountTuning (no such code). */
 static void decision_text(char *buf, size_t n, const struct dyn_row *r) {
-  if (r->kind == DK_TUNING)
-    snprintf(buf, n, "%.0f/%.0f/%.0f", colv(r, "change_decision"), colv(r, "adj_reason"), colv(r, "adj_metric"));
-  else
-    snprintf(buf, n, "full GCs");
+  if (r->kind == DK_TUNING) code_text(r, "adj_metric", buf, n);
+  else if (r->kind == DK_HC_TUNING) snprintf(buf, n, "(.NET 8)");
+  else snprintf(buf, n, "full GCs");
+}
+
+/* "decision X; adj_reason Y; hc_freq_reason Z" of a SizeAdaptationTuning. */
+static void why_text(char *buf, size_t n, const struct dyn_row *r) {
+  char a[160], b[160], c[160];
+  snprintf(buf, n, "decision %s; adj_reason %s; hc_freq_reason %s", code_text(r, "change_decision", a, sizeof a),
+           code_text(r, "adj_reason", b, sizeof b), code_text(r, "hc_freq_reason", c, sizeof c));
+}
+
+/* The length of the chunk of text at p: up to a space, or up to and with a
+ * '|' (a flags value's names break there). */
+static size_t chunk_len(const char *p) {
+  size_t n = strcspn(p, " |");
+  return p[n] == '|' ? n + 1 : n;
+}
+
+/* text after a prefix, wrapped at 80 columns at its spaces and after a '|'
+ * (continuations indented under the text). */
+static void print_wrapped(FILE *o, const char *prefix, const char *text) {
+  int indent = (int)strlen(prefix), col = indent;
+  fputs(prefix, o);
+  const char *p = text;
+  while (*p) {
+    size_t len = chunk_len(p);
+    fwrite(p, 1, len, o);
+    col += (int)len;
+    p += len;
+    int space = *p == ' ';
+    if (space) p++;
+    if (!*p) break;
+    if (col + space + (int)chunk_len(p) > 80) {
+      fprintf(o, "\n%*s", indent, "");
+      col = indent;
+    } else if (space) {
+      fputc(' ', o);
+      col++;
+    }
+  }
+  fputc('\n', o);
 }
 
 void st_datas_text(FILE *o, const struct st_proc *p) {
@@ -301,14 +384,16 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     return;
   }
   fprintf(o, "\nDATAS heap count over time (server GC's dynamic adaptation)\n");
+  int ntun = d->count[DK_TUNING] + d->count[DK_HC_TUNING], nsam = d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE];
   if (d->hc_max > 0)
     fprintf(o, "  Heaps %d-%d, changed %d time%s; %d decision%s, %d sample%s, %d full-GC look%s\n", d->hc_min,
-            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", d->count[DK_TUNING], d->count[DK_TUNING] == 1 ? "" : "s",
-            d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s", d->count[DK_FULL],
-            d->count[DK_FULL] == 1 ? "" : "s");
+            d->hc_max, d->nchg, d->nchg == 1 ? "" : "s", ntun, ntun == 1 ? "" : "s", nsam, nsam == 1 ? "" : "s",
+            d->count[DK_FULL], d->count[DK_FULL] == 1 ? "" : "s");
   else
-    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decision%s, %d sample%s\n", d->count[DK_TUNING],
-            d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s");
+    fprintf(o, "  Heaps unknown (no GCGlobalHeapHistory); %d decision%s, %d sample%s\n", ntun, ntun == 1 ? "" : "s",
+            nsam, nsam == 1 ? "" : "s");
+  if (d->count[DK_HC_TUNING] + d->count[DK_HC_SAMPLE])
+    fprintf(o, "  From .NET 8's events (HeapCountTuning, HeapCountSample): no reason codes\n");
   if (d->undecoded > 0)
     fprintf(o, "  %lld DATAS event%s of a version or size gcscope does not know: not decoded\n",
             (long long)d->undecoded, d->undecoded == 1 ? "" : "s");
@@ -316,19 +401,20 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     fprintf(o, "  %lld DATAS event%s naming a GC not in the trace: left out\n", (long long)d->unattached,
             d->unattached == 1 ? "" : "s");
   if (!d->nchg) return;
-  fprintf(o, "  Each change, with the decision (SizeAdaptationTuning) that made it:\n");
-  const char *h[] = { "Decided ms", "At GC#", "Heaps", "Median cost %", "From GC#", "Codes d/r/m" };
+  fprintf(o, "  Each change, with the decision (%s) that made it:\n",
+          d->count[DK_TUNING] || !d->count[DK_HC_TUNING] ? "SizeAdaptationTuning" : "HeapCountTuning");
+  const char *h[] = { "Decided ms", "At GC#", "Heaps", "Median cost %", "From GC#", "Adjusted" };
   struct rpt_table t;
   rpt_table_init(&t, 6, h);
-  for (int i = 0; i < 6; i++) t.right[i] = 1;
+  for (int i = 0; i < 5; i++) t.right[i] = 1;
   for (int i = 0; i < d->nchg; i++) {
     const struct hc_change *c = &d->chg[i];
-    char cell[6][40];
+    char cell[6][64];
     const struct dyn_row *r = c->row >= 0 ? &d->rows[c->row] : NULL;
     if (r) {
       rpt_num(cell[0], sizeof cell[0], r->time_msec, 3);
       snprintf(cell[1], sizeof cell[1], "%u", r->gc_index);
-      if (r->kind == DK_TUNING) rpt_num(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
+      if (r->kind != DK_FULL) rpt_num(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
       else rpt_num(cell[3], sizeof cell[3], colv(r, "median_gen2_tcp_pct"), 1);
       decision_text(cell[5], sizeof cell[5], r);
     } else {
@@ -344,8 +430,17 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
   }
   rpt_table_print(&t, o, 0);
   rpt_table_free(&t);
-  fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n"
-             "  Codes: the runtime's change_decision/adj_reason/adj_metric (docs/stats.md)\n");
+  fprintf(o, "  Median cost: (lock wait / heaps + pause) * 100 / time between GCs, 3 GCs.\n");
+  if (!d->count[DK_TUNING]) return;
+  fprintf(o, "  Adjusted: the runtime's adj_metric; why, in its codes (docs/stats.md):\n");
+  for (int i = 0; i < d->nchg; i++) {
+    const struct dyn_row *r = d->chg[i].row >= 0 ? &d->rows[d->chg[i].row] : NULL;
+    if (!r || r->kind != DK_TUNING) continue;
+    char prefix[32], why[600];
+    snprintf(prefix, sizeof prefix, "    GC#%u: ", r->gc_index);
+    why_text(why, sizeof why, r);
+    print_wrapped(o, prefix, why);
+  }
 }
 
 /* ---- HTML ------------------------------------------------------------------ */
@@ -366,8 +461,9 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
     fprintf(o, "</p>\n");
     return;
   }
-  fprintf(o, "<p>%d decision%s (SizeAdaptationTuning), %d sample%s, %d full-GC look%s; ", d->count[DK_TUNING],
-          d->count[DK_TUNING] == 1 ? "" : "s", d->count[DK_SAMPLE], d->count[DK_SAMPLE] == 1 ? "" : "s",
+  int ntun = d->count[DK_TUNING] + d->count[DK_HC_TUNING], nsam = d->count[DK_SAMPLE] + d->count[DK_HC_SAMPLE];
+  fprintf(o, "<p>%d decision%s (%s), %d sample%s, %d full-GC look%s; ", ntun, ntun == 1 ? "" : "s",
+          d->count[DK_HC_TUNING] ? "HeapCountTuning of .NET 8" : "SizeAdaptationTuning", nsam, nsam == 1 ? "" : "s",
           d->count[DK_FULL], d->count[DK_FULL] == 1 ? "" : "s");
   if (d->hc_max > 0)
     fprintf(o, "heaps %d-%d, changed %d time%s.</p>\n", d->hc_min, d->hc_max, d->nchg, d->nchg == 1 ? "" : "s");
@@ -409,20 +505,26 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
   }
   if (!d->nchg) return;
   fprintf(o, "<table><tr><th>Decided (ms)</th><th>At GC</th><th>Heaps</th><th>Median throughput cost %%</th>"
-             "<th>First GC with them</th><th>change_decision / adj_reason / adj_metric</th></tr>\n");
+             "<th>First GC with them</th><th>Adjusted (adj_metric)</th><th>Why (the runtime's codes)</th></tr>\n");
   for (int i = 0; i < d->nchg && i < 1000; i++) {
     const struct hc_change *c = &d->chg[i];
     const struct dyn_row *r = c->row >= 0 ? &d->rows[c->row] : NULL;
-    char a[40], b[40], codes[64];
+    char a[40], b[40], codes[64], why[600];
     if (r) {
       decision_text(codes, sizeof codes, r);
+      if (r->kind == DK_TUNING) why_text(why, sizeof why, r);
+      else why[0] = '\0';
       fprintf(o, "<tr><td>%s</td><td>%u</td>", rpt_num(a, sizeof a, r->time_msec, 3), r->gc_index);
-      fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>%s</td></tr>\n", c->from, c->to,
-              rpt_num(b, sizeof b, colv(r, r->kind == DK_TUNING ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
-              c->gc_index, codes);
+      fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>", c->from, c->to,
+              rpt_num(b, sizeof b, colv(r, r->kind != DK_FULL ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
+              c->gc_index);
+      rpt_html_str(o, codes);
+      fprintf(o, "</td><td>");
+      rpt_html_str(o, why);
+      fprintf(o, "</td></tr>\n");
     } else {
-      fprintf(o, "<tr><td>not in trace</td><td></td><td>%d &rarr; %d</td><td></td><td>%u</td><td></td></tr>\n",
-              c->from, c->to, c->gc_index);
+      fprintf(o, "<tr><td>not in trace</td><td></td><td>%d &rarr; %d</td><td></td><td>%u</td><td></td><td></td>"
+                 "</tr>\n", c->from, c->to, c->gc_index);
     }
   }
   fprintf(o, "</table>\n");

@@ -97,6 +97,9 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "gc_datas_samples", "gen0_budget_per_heap" },
   { "gc_datas_tunings", "adj_metric" },
   { "gc_datas_gen2_tunings", "sample2_pct" },
+  /* DATAS of .NET 8 */
+  { "gc_datas_hc_samples", "msl_wait_usec" },
+  { "gc_datas_hc_tunings", "scp_decrease_per_step_down" },
 };
 
 /* Tables that became views: a database made before holds the rows in a

@@ -777,11 +777,14 @@ static void on_bgc_alloc_wait(struct recon_proc *p, const struct gcs_event *ev, 
   }
 }
 
-/* DATAS: a SizeAdaptation* event names its GC (GCIndex, GCStart.Count); it
- * is fired inside that GC, so the GC is among the last few of the list. */
+/* DATAS: a SizeAdaptation* (or .NET 8 HeapCount*) event names its GC
+ * (GCIndex, GCStart.Count); it is fired inside that GC, so the GC is among
+ * the last few of the list. */
 static void on_dynamic(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
-  uint64_t index = ev->kind == gcs_kind_GCSizeAdaptationSample ? ev->u.GCSizeAdaptationSample.GCIndex
+  uint64_t index = ev->kind == gcs_kind_GCSizeAdaptationSample   ? ev->u.GCSizeAdaptationSample.GCIndex
                    : ev->kind == gcs_kind_GCSizeAdaptationTuning ? ev->u.GCSizeAdaptationTuning.GCIndex
+                   : ev->kind == gcs_kind_GCHeapCountSample      ? ev->u.GCHeapCountSample.GCIndex
+                   : ev->kind == gcs_kind_GCHeapCountTuning      ? ev->u.GCHeapCountTuning.GCIndex
                                                                  : ev->u.GCSizeAdaptationFullGCTuning.GCIndex;
   p->sum.dynamic_events++;
   struct recon_gc *gc = NULL;
@@ -798,6 +801,8 @@ static void on_dynamic(struct recon_proc *p, const struct gcs_event *ev, int64_t
   d->time_msec = ns_to_ms(t);
   if (ev->kind == gcs_kind_GCSizeAdaptationSample) d->u.sample = ev->u.GCSizeAdaptationSample;
   else if (ev->kind == gcs_kind_GCSizeAdaptationTuning) d->u.tuning = ev->u.GCSizeAdaptationTuning;
+  else if (ev->kind == gcs_kind_GCHeapCountSample) d->u.hc_sample = ev->u.GCHeapCountSample;
+  else if (ev->kind == gcs_kind_GCHeapCountTuning) d->u.hc_tuning = ev->u.GCHeapCountTuning;
   else d->u.full = ev->u.GCSizeAdaptationFullGCTuning;
 }
 
@@ -867,7 +872,9 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   case gcs_kind_GCCpuTime: on_cpu_time(p, ev); break;
   case gcs_kind_GCSizeAdaptationSample:
   case gcs_kind_GCSizeAdaptationTuning:
-  case gcs_kind_GCSizeAdaptationFullGCTuning: on_dynamic(p, ev, t); break;
+  case gcs_kind_GCSizeAdaptationFullGCTuning:
+  case gcs_kind_GCHeapCountSample:
+  case gcs_kind_GCHeapCountTuning: on_dynamic(p, ev, t); break;
   case gcs_kind_GCDynamicEvent:
     if (gcs_dynamic_name_known(ev->u.GCDynamicEvent.Name)) p->sum.dynamic_events_undecoded++;
     break;

@@ -28,6 +28,8 @@
 #define P_dsam(N, T, U, D, B) P_dsam_##N,
 #define P_dtun(N, T, U, D, B) P_dtun_##N,
 #define P_dg2(N, T, U, D, B) P_dg2_##N,
+#define P_dhs(N, T, U, D, B) P_dhs_##N,
+#define P_dht(N, T, U, D, B) P_dht_##N,
 enum { P_gcs_key = 1, GCS_COLS_gcs(P_gcs) P_gcs_end };
 enum { P_gens_key = 1, GCS_COLS_gc_gens(P_gens) P_gens_end };
 enum { P_heaps_key = 1, GCS_COLS_gc_heaps(P_heaps) P_heaps_end };
@@ -40,6 +42,8 @@ enum { P_fit_key = 1, GCS_COLS_gc_fit_buckets(P_fit) P_fit_end };
 enum { P_dsam_key = 1, GCS_COLS_gc_datas_samples(P_dsam) P_dsam_end };
 enum { P_dtun_key = 1, GCS_COLS_gc_datas_tunings(P_dtun) P_dtun_end };
 enum { P_dg2_key = 1, GCS_COLS_gc_datas_gen2_tunings(P_dg2) P_dg2_end };
+enum { P_dhs_key = 1, GCS_COLS_gc_datas_hc_samples(P_dhs) P_dhs_end };
+enum { P_dht_key = 1, GCS_COLS_gc_datas_hc_tunings(P_dht) P_dht_end };
 
 #define COLNAME(N, T, U, D, B) ", " #N
 static const char *const sql_names[] = {
@@ -55,13 +59,16 @@ static const char *const sql_names[] = {
   "gc_datas_samples (gc_id" GCS_COLS_gc_datas_samples(COLNAME) ")",
   "gc_datas_tunings (gc_id" GCS_COLS_gc_datas_tunings(COLNAME) ")",
   "gc_datas_gen2_tunings (gc_id" GCS_COLS_gc_datas_gen2_tunings(COLNAME) ")",
+  "gc_datas_hc_samples (gc_id" GCS_COLS_gc_datas_hc_samples(COLNAME) ")",
+  "gc_datas_hc_tunings (gc_id" GCS_COLS_gc_datas_hc_tunings(COLNAME) ")",
 };
 static const int sql_nparams[] = { P_gcs_end - 1, P_gens_end - 1, P_heaps_end - 1,
                                    P_hgens_end - 1, P_waits_end - 1, P_sum_end - 1,
                                    P_marks_end - 1, P_lohc_end - 1, P_fit_end - 1,
-                                   P_dsam_end - 1, P_dtun_end - 1, P_dg2_end - 1 };
+                                   P_dsam_end - 1, P_dtun_end - 1, P_dg2_end - 1,
+                                   P_dhs_end - 1, P_dht_end - 1 };
 enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC, ST_FIT,
-       ST_DSAM, ST_DTUN, ST_DG2, ST_COUNT };
+       ST_DSAM, ST_DTUN, ST_DG2, ST_DHS, ST_DHT, ST_COUNT };
 
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   if (which == ST_GCS || which == ST_GENS || which == ST_HEAPS || which == ST_HGENS) {   /* compact (gcs_tables.h) */
@@ -146,6 +153,8 @@ static int step_and_reset_all_bound(sqlite3_stmt *st) {
 #define BIND_dsam(N, T, U, D, B) BIND_C("", P_dsam_##N, N, T, U, B)
 #define BIND_dtun(N, T, U, D, B) BIND_C("", P_dtun_##N, N, T, U, B)
 #define BIND_dg2(N, T, U, D, B) BIND_C("", P_dg2_##N, N, T, U, B)
+#define BIND_dhs(N, T, U, D, B) BIND_C("", P_dhs_##N, N, T, U, B)
+#define BIND_dht(N, T, U, D, B) BIND_C("", P_dht_##N, N, T, U, B)
 
 /* gc_heap_gens.survival_pct: survivors * 100 / object space before, truncated
  * (0 when there was none). */
@@ -254,6 +263,14 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
       s = st[ST_DTUN];
       bind_int(s, P_dtun_key, gc_id);
       GCS_COLS_gc_datas_tunings(BIND_dtun)
+    } else if (de->kind == gcs_kind_GCHeapCountSample) {
+      s = st[ST_DHS];
+      bind_int(s, P_dhs_key, gc_id);
+      GCS_COLS_gc_datas_hc_samples(BIND_dhs)
+    } else if (de->kind == gcs_kind_GCHeapCountTuning) {
+      s = st[ST_DHT];
+      bind_int(s, P_dht_key, gc_id);
+      GCS_COLS_gc_datas_hc_tunings(BIND_dht)
     } else {
       s = st[ST_DG2];
       bind_int(s, P_dg2_key, gc_id);

@@ -1183,7 +1183,13 @@ def case_datas():
     - stats --format json: each GC's dynamic_events holds the decoded
       decisions of that GC with the same new_heap_count, and each heap count
       change's decision decided the new count; stats --section datas lists
-      the changes; export's "Heap count" counter holds each GC's NumHeaps."""
+      the changes; export's "Heap count" counter holds each GC's NumHeaps;
+    - the decision behind a change names the runtime's codes: in CoreCLR's
+      dynamic_heap_count.cpp a SizeAdaptationTuning carries a heap count other
+      than the current one only when it adjusted the heap count (adj_metric
+      adjust_hc, 2), which it considers only when should_change() left
+      change_decision at init_change_condition (0): so adj_metric_name
+      "adjust_hc" and change_decision_name "init_change_condition"."""
     if (os.cpu_count() or 1) < 2:
         print("SKIPPED: DATAS cannot add a heap on one CPU")
         sys.exit(SKIP)
@@ -1234,6 +1240,9 @@ def case_datas():
         dec = c["decision"]
         check(dec is not None and dec["name"] == "SizeAdaptationTuning" and dec["new_heap_count"] == c["to"]
               and dec["gc_index"] < c["gc_index"], "change at GC #%d to %d heaps: decision %s" % (c["gc_index"], c["to"], dec))
+        check(dec is not None and dec["adj_metric"] == 2 and dec["adj_metric_name"] == "adjust_hc"
+              and dec["change_decision"] == 0 and dec["change_decision_name"] == "init_change_condition",
+              "change at GC #%d: the decision's codes by name %s" % (c["gc_index"], dec))
     # export: the "Heap count" counter, one point per GC at its start, is each GC's NumHeaps in time order
     subprocess.run([GCSCOPE, "export", db, "--format", "chrome-json", "-o", d + "/x.json"], check=True)
     with open(d + "/x.json") as f:

@@ -10,14 +10,29 @@
  *   size kept), never misread; gcs_dynamic_name_known says the name is one
  *   gcscope decodes (the reconstruction counts these as undecoded);
  * - every shorter envelope: no read past its end (ASan), truncated;
- * - the payload text prints the floats, and a NaN float as "unknown".
+ * - the payload text prints the floats, and a NaN float as "unknown";
+ * - the payload text names SizeAdaptationTuning's codes as the runtime names
+ *   them (struct dynamic_heap_count_data_t's enums in CoreCLR's gc/gcpriv.h,
+ *   copied by hand below, not from gcscope's schema): every ChangeDecision
+ *   and AdjMetric value, every AdjReason and HcFreqReason bit, 0 and bits
+ *   together ("a|b"); a value the runtime does not have prints as its number,
+ *   never a name;
+ * - .NET 8's HeapCountSample (34 bytes: version u16, GCIndex,
+ *   ElapsedBetweenGCs, GCPauseTime, MslWaitTime u64) and HeapCountTuning (36:
+ *   version u16, NewHeapCount u16, GCIndex u64, six f32), version 1, become
+ *   GCHeapCountSample / GCHeapCountTuning with exactly those values (the
+ *   layout of the .NET 8.0.31 runtime's payloads, tests/report/gc_datas_net8.py);
+ *   other versions and sizes stay GCDynamicEvent.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "gcs_events.h"
+
+#define CHECK_MSG(cond, ...) do { if (cond) check_pass(); else CHECK_FAIL(__VA_ARGS__); } while (0)
 
 struct buf { uint8_t p[256]; size_t n; };
 static void put(struct buf *b, const void *d, size_t n) { memcpy(b->p + b->n, d, n); b->n += n; }
@@ -97,6 +112,30 @@ static struct buf full_data(uint16_t version) {
   return d;
 }
 
+static struct buf hc_sample_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put64(&d, 0x0102030405060708ull); /* GCIndex */
+  put64(&d, 119974);                /* ElapsedBetweenGCs */
+  put64(&d, 1398);                  /* GCPauseTime */
+  put64(&d, 0xfedcba9876543210ull); /* MslWaitTime */
+  return d;
+}
+
+static struct buf hc_tuning_data(uint16_t version) {
+  struct buf d = {0};
+  put16(&d, version);
+  put16(&d, 3);         /* NewHeapCount */
+  put64(&d, 4243);      /* GCIndex */
+  putf(&d, 28.25f);     /* MedianThroughputCostPct */
+  putf(&d, 40.5f);      /* SmoothedMedianThroughputCostPct */
+  putf(&d, 1.5f);       /* TcpReductionPerStepUp */
+  putf(&d, -2.75f);     /* TcpIncreasePerStepDown */
+  putf(&d, 0.125f);     /* ScpIncreasePerStepUp */
+  putf(&d, 8.0f);       /* ScpDecreasePerStepDown */
+  return d;
+}
+
 /* A known name whose payload is not decoded stays GCDynamicEvent. */
 static void check_kept(const char *nm, const struct buf *data) {
   char sb[512];
@@ -127,6 +166,81 @@ static void check_variants(const char *nm, struct buf (*make)(uint16_t), size_t 
     CHECK(ev.truncated || len == 0);
     CHECK(ev.kind == gcs_kind_GCDynamicEvent);
   }
+}
+
+/* The runtime's values and names (gcpriv.h, dynamic_heap_count_data_t). */
+struct code { unsigned v; const char *name; };
+static const struct code change_decisions[] = {
+  {0x0, "init_change_condition"}, {0x1, "change"}, {0x2, "too_few_samples"},
+  {0x4, "not_enough_diff_accumulated"}, {0x8, "already_toward_target"}, {0x10, "tcp_in_range"},
+  {0x20, "temp_change"},
+};
+static const struct code adj_reasons[] = {   /* bits, OR-ed by should_change_hc */
+  {0x0, "init_adjustment_reason"}, {0x1, "limited_by_bounds"}, {0x2, "cannot_adjust_budget"},
+  {0x4, "change_pct_too_small"}, {0x8, "change_too_soon"},
+};
+static const struct code hc_freq_reasons[] = {   /* bits, OR-ed by get_hc_change_freq_factors */
+  {0x0, "default_reason"}, {0x1, "expensive_hc_change"}, {0x2, "dec"}, {0x4, "dec_multiple"}, {0x8, "fluctuation"},
+};
+static const struct code adj_metrics[] = { {0, "not_adjusted"}, {1, "adjust_budget"}, {2, "adjust_hc"} };
+
+/* A SizeAdaptationTuning with these codes, decoded: its payload text in text. */
+static void tuning_text(unsigned decision, unsigned reason, unsigned freq, unsigned metric, char *text, size_t n) {
+  struct buf d = {0};
+  put16(&d, 1); put16(&d, 2); put16(&d, 4); put16(&d, 1); put64(&d, 10); put64(&d, 1000);
+  putf(&d, 45.5f); putf(&d, 45.5f); putf(&d, 43.5f); put16(&d, 1); putf(&d, 0); put32(&d, 4); put8(&d, 1);
+  put16(&d, (uint16_t)decision); put16(&d, (uint16_t)reason); put16(&d, 0); put16(&d, (uint16_t)freq);
+  put8(&d, (uint8_t)metric);
+  struct buf b = envelope("SizeAdaptationTuning", &d, 0);
+  char sb[512];
+  struct gcs_event ev;
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0 && ev.kind == gcs_kind_GCSizeAdaptationTuning);
+  gcs_event_format(&ev, text, n);
+}
+
+/* "Field=value" in text, followed by a space or the end. */
+static int has_field(const char *text, const char *field, const char *value) {
+  char want[160];
+  snprintf(want, sizeof want, "%s=%s", field, value);
+  for (const char *p = strstr(text, want); p; p = strstr(p + 1, want))
+    if ((p == text || p[-1] == ' ') && (p[strlen(want)] == ' ' || p[strlen(want)] == '\0')) return 1;
+  return 0;
+}
+
+static void check_codes(void) {
+  char text[1024];
+  for (size_t i = 0; i < sizeof change_decisions / sizeof change_decisions[0]; i++) {
+    tuning_text(change_decisions[i].v, 0, 0, 0, text, sizeof text);
+    CHECK_MSG(has_field(text, "ChangeDecision", change_decisions[i].name), "%s", text);
+  }
+  for (size_t i = 0; i < sizeof adj_reasons / sizeof adj_reasons[0]; i++) {
+    tuning_text(0, adj_reasons[i].v, 0, 0, text, sizeof text);
+    CHECK_MSG(has_field(text, "AdjReason", adj_reasons[i].name), "%s", text);
+  }
+  for (size_t i = 0; i < sizeof hc_freq_reasons / sizeof hc_freq_reasons[0]; i++) {
+    tuning_text(0, 0, hc_freq_reasons[i].v, 0, text, sizeof text);
+    CHECK_MSG(has_field(text, "HcFreqReason", hc_freq_reasons[i].name), "%s", text);
+  }
+  for (size_t i = 0; i < sizeof adj_metrics / sizeof adj_metrics[0]; i++) {
+    tuning_text(0, 0, 0, adj_metrics[i].v, text, sizeof text);
+    CHECK_MSG(has_field(text, "AdjMetric", adj_metrics[i].name), "%s", text);
+  }
+  /* bits together, in bit order */
+  tuning_text(0x2, 0x1 | 0x8, 0x2 | 0x4, 2, text, sizeof text);
+  CHECK_MSG(has_field(text, "ChangeDecision", "too_few_samples") &&
+            has_field(text, "AdjReason", "limited_by_bounds|change_too_soon") &&
+            has_field(text, "HcFreqReason", "dec|dec_multiple") && has_field(text, "AdjMetric", "adjust_hc"),
+            "%s", text);
+  tuning_text(0, 0xf, 0xf, 1, text, sizeof text);
+  CHECK_MSG(has_field(text, "AdjReason", "limited_by_bounds|cannot_adjust_budget|change_pct_too_small|change_too_soon") &&
+            has_field(text, "HcFreqReason", "expensive_hc_change|dec|dec_multiple|fluctuation"), "%s", text);
+  /* values the runtime does not have: their numbers, no name */
+  tuning_text(0x40, 0x10, 0x20, 3, text, sizeof text);
+  CHECK_MSG(has_field(text, "ChangeDecision", "64") && has_field(text, "AdjReason", "16") &&
+            has_field(text, "HcFreqReason", "32") && has_field(text, "AdjMetric", "3"), "%s", text);
+  tuning_text(0x3, 0x9 | 0x100, 0x1 | 0x8000, 255, text, sizeof text);   /* two decisions; a known bit with an unknown one */
+  CHECK_MSG(has_field(text, "ChangeDecision", "3") && has_field(text, "AdjReason", "265") &&
+            has_field(text, "HcFreqReason", "32769") && has_field(text, "AdjMetric", "255"), "%s", text);
 }
 
 int main(void) {
@@ -161,6 +275,9 @@ int main(void) {
   gcs_event_format(&ev, text, sizeof text);
   CHECK(strstr(text, "NewHeapCount=7 ") && strstr(text, "MedianThroughputCostPct=59.25 "));
   CHECK(strstr(text, "CurrentAroundTargetAccumulation=-2.125 ") && strstr(text, "AdjMetric=14"));
+  /* 9 is no decision; 10 = cannot_adjust_budget (0x2) | change_too_soon (0x8); 13 = 0x1 | 0x4 | 0x8 */
+  CHECK_MSG(strstr(text, "ChangeDecision=9 AdjReason=cannot_adjust_budget|change_too_soon HcChangeFreqFactor=11 "
+                         "HcFreqReason=expensive_hc_change|dec_multiple|fluctuation AdjMetric=14") != NULL, "%s", text);
   ev.u.GCSizeAdaptationTuning.TcpToConsider = NAN;
   gcs_event_format(&ev, text, sizeof text);
   CHECK(strstr(text, "TcpToConsider=unknown ") != NULL);
@@ -179,7 +296,36 @@ int main(void) {
   check_variants("SizeAdaptationSample", sample_data, 38);
   check_variants("SizeAdaptationTuning", tuning_data, 56);
   check_variants("SizeAdaptationFullGCTuning", full_data, 44);
-  CHECK(gcs_dynamic_name_known("CommittedUsage") && !gcs_dynamic_name_known("HeapCountTuning"));
+  /* .NET 8 */
+  d = hc_sample_data(1);
+  b = envelope("HeapCountSample", &d, 7);
+  CHECK(d.n == 34);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCHeapCountSample && !ev.truncated);
+  const struct gcs_ev_GCHeapCountSample *hs = &ev.u.GCHeapCountSample;
+  CHECK(hs->Version == 1 && hs->GCIndex == 0x0102030405060708ull && hs->ElapsedBetweenGCs == 119974);
+  CHECK(hs->GCPauseTime == 1398 && hs->MslWaitTime == 0xfedcba9876543210ull && hs->ClrInstanceID == 7);
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK_STR(text, "Version=1 GCIndex=72623859790382856 ElapsedBetweenGCs=119974 GCPauseTime=1398 "
+                  "MslWaitTime=18364758544493064720");
+  d = hc_tuning_data(1);
+  b = envelope("HeapCountTuning", &d, 8);
+  CHECK(d.n == 36);
+  CHECK(decode(&ev, &b, b.n, sb, sizeof sb) == 0);
+  CHECK(ev.kind == gcs_kind_GCHeapCountTuning && !ev.truncated);
+  const struct gcs_ev_GCHeapCountTuning *ht = &ev.u.GCHeapCountTuning;
+  CHECK(ht->Version == 1 && ht->NewHeapCount == 3 && ht->GCIndex == 4243 && ht->ClrInstanceID == 8);
+  CHECK(ht->MedianThroughputCostPct == 28.25f && ht->SmoothedMedianThroughputCostPct == 40.5f);
+  CHECK(ht->TcpReductionPerStepUp == 1.5f && ht->TcpIncreasePerStepDown == -2.75f);
+  CHECK(ht->ScpIncreasePerStepUp == 0.125f && ht->ScpDecreasePerStepDown == 8.0f);
+  gcs_event_format(&ev, text, sizeof text);
+  CHECK_STR(text, "Version=1 NewHeapCount=3 GCIndex=4243 MedianThroughputCostPct=28.25 "
+                  "SmoothedMedianThroughputCostPct=40.5 TcpReductionPerStepUp=1.5 TcpIncreasePerStepDown=-2.75 "
+                  "ScpIncreasePerStepUp=0.125 ScpDecreasePerStepDown=8");
+  check_variants("HeapCountSample", hc_sample_data, 34);
+  check_variants("HeapCountTuning", hc_tuning_data, 36);
+  CHECK(gcs_dynamic_name_known("CommittedUsage") && !gcs_dynamic_name_known("HeapCountSomethingElse"));
   CHECK(!gcs_dynamic_name_known(NULL));
+  check_codes();
   return check_done();
 }

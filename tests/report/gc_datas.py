@@ -17,6 +17,12 @@ dynamic_heap_count.cpp (38, 56 and 44 bytes). Checked:
   naming it; the summary's datas counts them, and each heap count change
   (from the GCs' GCGlobalHeapHistory NumHeaps) carries the last decision
   before it for the new count;
+- the runtime's codes by name (struct dynamic_heap_count_data_t's enums in
+  CoreCLR's gc/gcpriv.h, copied by hand below): JSON keeps each code and adds
+  "<code>_name"; the text row's Adjusted is the adj_metric's name and a "Why"
+  line names the decision, adj_reason and hc_freq_reason; codes the runtime
+  does not have (written into the database) print "unknown (N)", null names
+  in JSON, never a name;
 - the text section prints that change; without the decisions (deleted) the
   change is listed with "not in trace" (null in JSON); an older trace
   prints "DATAS heap count: not in trace (needs .NET 9+", null per GC in
@@ -72,6 +78,29 @@ def decode(path):
     return out
 
 
+# The runtime's codes (gcpriv.h): single values, and bit sets (ORed, 0 named).
+CHANGE_DECISION = {0: "init_change_condition", 1: "change", 2: "too_few_samples", 4: "not_enough_diff_accumulated",
+                   8: "already_toward_target", 16: "tcp_in_range", 32: "temp_change"}
+ADJ_METRIC = {0: "not_adjusted", 1: "adjust_budget", 2: "adjust_hc"}
+ADJ_REASON_BITS = {1: "limited_by_bounds", 2: "cannot_adjust_budget", 4: "change_pct_too_small", 8: "change_too_soon"}
+HC_FREQ_BITS = {1: "expensive_hc_change", 2: "dec", 4: "dec_multiple", 8: "fluctuation"}
+
+
+def bits_name(v, bits, zero):
+    if v == 0:
+        return zero
+    if v & ~sum(bits):
+        return None
+    return "|".join(bits[b] for b in sorted(bits) if v & b)
+
+
+def code_names(w):
+    return {"change_decision_name": CHANGE_DECISION.get(w["change_decision"]),
+            "adj_reason_name": bits_name(w["adj_reason"], ADJ_REASON_BITS, "init_adjustment_reason"),
+            "hc_freq_reason_name": bits_name(w["hc_freq_reason"], HC_FREQ_BITS, "default_reason"),
+            "adj_metric_name": ADJ_METRIC.get(w["adj_metric"])}
+
+
 def same(a, b):
     if isinstance(b, float):
         return a is not None and abs(a - b) <= 1e-6 * max(1.0, abs(b))
@@ -106,6 +135,11 @@ for g in p["gcs"]:
         w = [w for w in want[e["name"]] if w["gc_index"] == g["index"]][0]
         bad = [c for c in LAYOUTS[e["name"]][3] if c != "gc_index" and not same(e[c], w[c])]
         T.check(not bad, "GC #%d %s fields %s" % (g["index"], e["name"], bad))
+        if e["name"] == "SizeAdaptationTuning":
+            names = code_names(w)
+            T.check(all(n is not None for n in names.values()), "the fixture's codes are the runtime's: %s" % names)
+            T.check({k: e.get(k) for k in names} == names, "GC #%d codes by name %s, want %s"
+                    % (g["index"], {k: e.get(k) for k in names}, names))
 s = p["summary"]["datas"]
 T.check(s["in_trace"] and s["samples"] == len(want["SizeAdaptationSample"])
         and s["tunings"] == len(want["SizeAdaptationTuning"])
@@ -120,17 +154,69 @@ for c, (at, frm, to, prev) in zip(s["heap_count_changes"], changes):
     dec = [w for w in want["SizeAdaptationTuning"] if prev <= w["gc_index"] < at and w["new_heap_count"] == to]
     T.check(c["gc_index"] == at and c["from"] == frm and c["to"] == to and dec
             and c["decision"]["gc_index"] == dec[-1]["gc_index"]
-            and same(c["decision"]["median_tcp_pct"], dec[-1]["median_tcp_pct"]),
+            and same(c["decision"]["median_tcp_pct"], dec[-1]["median_tcp_pct"])
+            and all(c["decision"][k] == v for k, v in code_names(dec[-1]).items()),
             "change at GC #%d %d -> %d: decision %s" % (at, frm, to, c["decision"]))
 rc, out, err = T.run("stats", db, "--section", "datas", "--no-pager")
 at, frm, to, prev = changes[0]
 dec = [w for w in want["SizeAdaptationTuning"] if prev <= w["gc_index"] < at and w["new_heap_count"] == to][-1]
 line = [ln for ln in out.splitlines() if "%d -> %d" % (frm, to) in ln]
-cells = line[0].split() if len(line) == 1 else []   # decided ms, at GC#, FROM -> TO, cost %, from GC#, codes
+cells = line[0].split() if len(line) == 1 else []   # decided ms, at GC#, FROM -> TO, cost %, from GC#, adjusted
+names = code_names(dec)
 T.check(len(cells) == 8 and cells[1] == str(dec["gc_index"]) and cells[5] == "%.1f" % dec["median_tcp_pct"]
-        and cells[6] == str(at) and cells[7] == "%d/%d/%d" % (dec["change_decision"], dec["adj_reason"],
-                                                              dec["adj_metric"]), "text row for the change: %s" % line)
+        and cells[6] == str(at) and cells[7] == names["adj_metric_name"], "text row for the change: %s" % line)
+
+
+def why_line(text, gc):
+    """The "GC#N: ..." line of the section, its wrapped continuation joined."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.startswith("    GC#%d: " % gc):
+            out = ln.strip()
+            for nx in lines[i + 1:]:
+                if not nx.startswith("          ") or nx.strip().startswith("GC#"):
+                    break
+                out += ("" if out.endswith("|") else " ") + nx.strip()   # wrapped at a space or after a '|'
+
+            return out
+    return None
+
+
+why = why_line(out, dec["gc_index"])
+T.check(why == "GC#%d: decision %s; adj_reason %s; hc_freq_reason %s"
+        % (dec["gc_index"], names["change_decision_name"], names["adj_reason_name"], names["hc_freq_reason_name"]),
+        "the decision's why line: %s\n%s" % (why, out))
 T.check(all(len(ln) <= 80 for ln in out.splitlines()), "the section fits 80 columns")
+
+# Codes the runtime does not have (as a later runtime could send): numbers
+# kept, "unknown (N)" in text, null names in JSON, never a name.
+rc, o2, err = T.run("sql", db, "UPDATE gc_datas_tunings SET change_decision = 64, adj_reason = 17, "
+                    "hc_freq_reason = 32, adj_metric = 3 WHERE gc_index = %d" % dec["gc_index"], "--write")
+T.check(rc == 0, "codes rewritten (%s)" % err.strip())
+rc, o2, err = T.run("stats", db, "--section", "datas", "--no-pager")
+line = [ln for ln in o2.splitlines() if "%d -> %d" % (frm, to) in ln]
+T.check(len(line) == 1 and line[0].rstrip().endswith(" unknown (3)"), "unknown adj_metric: %s" % line)
+why = why_line(o2, dec["gc_index"])
+T.check(why == "GC#%d: decision unknown (64); adj_reason unknown (17); hc_freq_reason unknown (32)" % dec["gc_index"],
+        "unknown codes' why line: %s" % why)
+T.check(all(len(ln) <= 80 for ln in o2.splitlines()), "the section fits 80 columns")
+# Every bit of both bit sets: the longest why line, wrapped within 80 columns.
+rc, o3, err = T.run("sql", db, "UPDATE gc_datas_tunings SET change_decision = 4, adj_reason = 15, "
+                    "hc_freq_reason = 15, adj_metric = 1 WHERE gc_index = %d" % dec["gc_index"], "--write")
+rc, o3, err = T.run("stats", db, "--section", "datas", "--no-pager")
+line = [ln for ln in o3.splitlines() if "%d -> %d" % (frm, to) in ln]
+T.check(len(line) == 1 and line[0].rstrip().endswith(" adjust_budget"), "adjust_budget: %s" % line)
+T.check(why_line(o3, dec["gc_index"]) == "GC#%d: decision not_enough_diff_accumulated; adj_reason "
+        "limited_by_bounds|cannot_adjust_budget|change_pct_too_small|change_too_soon; hc_freq_reason "
+        "expensive_hc_change|dec|dec_multiple|fluctuation" % dec["gc_index"], "every bit: %s" % why_line(o3, dec["gc_index"]))
+T.check(all(len(ln) <= 80 for ln in o3.splitlines()), "every bit: the section fits 80 columns\n%s" % o3)
+rc, o3, err = T.run("sql", db, "UPDATE gc_datas_tunings SET change_decision = 64, adj_reason = 17, "
+                    "hc_freq_reason = 32, adj_metric = 3 WHERE gc_index = %d" % dec["gc_index"], "--write")
+rc, o2, err = T.run("stats", db, "--format", "json")
+c = json.loads(o2)["processes"][0]["summary"]["datas"]["heap_count_changes"][0]["decision"]
+T.check(c["change_decision"] == 64 and c["change_decision_name"] is None and c["adj_reason"] == 17
+        and c["adj_reason_name"] is None and c["hc_freq_reason"] == 32 and c["hc_freq_reason_name"] is None
+        and c["adj_metric"] == 3 and c["adj_metric_name"] is None, "unknown codes in JSON: %s" % c)
 
 # A change no decision explains (the decisions deleted, as from a trace that
 # lost them): listed with its decision "not in trace" and null in JSON.

@@ -87,16 +87,19 @@ struct gcs_loh_wait {
   double start_msec, stop_msec; /* 0 = not seen (PerfView's convention) */
 };
 
-/* DATAS (dynamic heap count tuning, server GC, .NET 9+): a decoded
- * GCDynamicEvent SizeAdaptation* payload (gc_events.def) naming this GC in
- * its GCIndex. */
+/* DATAS (dynamic heap count tuning, server GC, .NET 9+; .NET 8 opt-in): a
+ * decoded GCDynamicEvent SizeAdaptation* (or .NET 8 HeapCount*) payload
+ * (gc_events.def) naming this GC in its GCIndex. */
 struct gcs_dyn_event {
-  enum gcs_kind kind;           /* gcs_kind_GCSizeAdaptationSample, ..Tuning, ..FullGCTuning */
+  enum gcs_kind kind;           /* gcs_kind_GCSizeAdaptationSample, ..Tuning, ..FullGCTuning,
+                                   gcs_kind_GCHeapCountSample, ..Tuning */
   double time_msec;             /* when it was fired, since the trace start */
   union {
     struct gcs_ev_GCSizeAdaptationSample sample;
     struct gcs_ev_GCSizeAdaptationTuning tuning;
     struct gcs_ev_GCSizeAdaptationFullGCTuning full;
+    struct gcs_ev_GCHeapCountSample hc_sample;
+    struct gcs_ev_GCHeapCountTuning hc_tuning;
   } u;
 };
 /* At most this many per GC (the runtime fires one of each kind at most); a
