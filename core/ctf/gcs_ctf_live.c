@@ -39,9 +39,12 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       uint64_t n = 0;
       uint64_t *owed = ctf_owed_of(&l->owed, bt_message_discarded_events_borrow_stream_const(m));
       if (!owed) l->out_of_memory = 1;
-      else if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE &&
-               (n = ctf_lost_settle(owed, n)) && l->cb.lost)
-        l->cb.lost(n, l->ud);
+      else {
+        /* no count: the stream's first packet (events lost before it), as
+         * the file readers count it (CTF_LOST_UNKNOWN, ctf_map.h) */
+        if (bt_message_discarded_events_get_count(m, &n) != BT_PROPERTY_AVAILABILITY_AVAILABLE) n = CTF_LOST_UNKNOWN;
+        if ((n = ctf_lost_settle(owed, n)) && l->cb.lost) l->cb.lost(n, l->ud);
+      }
     }
     bt_message_put_ref(m);
   }
