@@ -88,6 +88,7 @@ struct nt_stream_class {
   int hdr_form;                    /* 1: compact (5/27), 2: large (16/32) */
   uint32_t hdr_align;
   int pc_begin, pc_end, pc_content, pc_packet, pc_discarded, pc_cpu;   /* packet context member, -1 */
+  int pc_seq;                        /* packet_seq_num (an unsigned integer), -1 */
   int ec_vpid, ec_vtid, ec_procname;                                    /* event context member, -1 */
   struct nt_event **ev;            /* by id, NULL where none */
   uint32_t nev;                    /* ids 0 .. nev-1 */

@@ -911,6 +911,9 @@ int nt_meta_load(struct nt_meta *m, const char *dir, char *err, size_t errlen) {
     c->pc_packet = member_idx(c->pctx, "packet_size", 1);
     c->pc_discarded = member_idx(c->pctx, "events_discarded", 1);
     c->pc_cpu = member_idx(c->pctx, "cpu_id", 1);
+    c->pc_seq = member_idx(c->pctx, "packet_seq_num", 1);
+    /* babeltrace2 2.0 takes a signed one's values for no packet count */
+    if (c->pc_seq >= 0 && c->pctx->mem[c->pc_seq].t->sign) c->pc_seq = -1;
     c->ec_vpid = member_idx(c->ectx, "vpid", 1);
     c->ec_vtid = member_idx(c->ectx, "vtid", 1);
     c->ec_procname = member_idx(c->ectx, "procname", 0);

@@ -57,8 +57,13 @@ struct nstream {
   int have_end;
   int64_t prev_begin_ns;             /* rotated: previous packet's timestamp_begin */
   int have_begin;
-  int lost_pending;                  /* a discarded-events record waits, keyed by ts_ns */
-  struct gcs_rd_lost lost;
+  uint64_t seq;                      /* previous packet's packet_seq_num */
+  int have_seq;
+  /* lost records of the packet just loaded, before its events, keyed by
+   * ts_ns: its discarded events, then a gap in packet_seq_num */
+  struct gcs_rd_lost lost[2];
+  int lost_gap[2];                   /* lost[i] is a packet gap */
+  int nlost, lost_i;
   const struct nt_event *ev;         /* the pending event (header read) */
   int64_t ts_ns;
   int done;
@@ -439,6 +444,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
         s->have_begin = 1;
       }
       s->cpu = sc->pc_cpu >= 0 ? (int32_t)c[sc->pc_cpu].u : -1;
+      s->nlost = s->lost_i = 0;
       if (sc->pc_discarded >= 0) {
         uint64_t d = c[sc->pc_discarded].u;
         /* As babeltrace2: a count that changed from the stream's previous
@@ -453,19 +459,47 @@ static int load_packet(struct nreader *R, struct nstream *s) {
                         : first    ? ctf_lost_settle(&s->disc_deficit, CTF_LOST_UNKNOWN)
                                    : 0;
         if (lost) {
-          s->lost.count = lost;
-          s->lost.stream = s->name;
-          s->lost.ts_ns = 0;
+          struct gcs_rd_lost *l = &s->lost[s->nlost];
+          s->lost_gap[s->nlost++] = 0;
+          l->count = lost;
+          l->stream = s->name;
+          l->ts_ns = 0;
           if (sc->pc_end >= 0) {
             int64_t ns = ns_of(m, s->tr->base_ns, c[sc->pc_end].u);
-            s->lost.ts_ns = ns > 0 ? (uint64_t)ns : 0;
+            l->ts_ns = ns > 0 ? (uint64_t)ns : 0;
           }
-          s->lost_pending = 1;
           if (first) s->ts_ns = sc->pc_begin >= 0 ? ns_of(m, s->tr->base_ns, c[sc->pc_begin].u) : 0;
           else s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
         }
         s->disc = d;
         s->have_disc = 1;
+      }
+      if (sc->pc_seq >= 0) {
+        uint64_t q = c[sc->pc_seq].u;
+        /* As babeltrace2 2.0 (its discarded-packets message): a packet
+         * whose packet_seq_num is not the previous packet's + 1 (modulo
+         * 2^64; the same number again is no gap) follows missing packets:
+         * a lost record of an unknown count of events (CTF_LOST_UNKNOWN),
+         * from the previous packet's end to this one's beginning. A number
+         * that went back is such a gap too, as babeltrace2 reports it (a
+         * rotated stream's packets that go back in time are an error
+         * above). The stream's first packet is none, whatever its number:
+         * a stream may be read from its middle (a snapshot, deleted
+         * rotated files). */
+        if (s->have_seq && q - s->seq > 1) {
+          struct gcs_rd_lost *l = &s->lost[s->nlost];
+          s->lost_gap[s->nlost++] = 1;
+          l->count = CTF_LOST_UNKNOWN;
+          l->stream = s->name;
+          l->ts_ns = 0;
+          if (sc->pc_begin >= 0 && sc->pc_end >= 0) {
+            int64_t ns = ns_of(m, s->tr->base_ns, c[sc->pc_begin].u);
+            l->ts_ns = ns > 0 ? (uint64_t)ns : 0;
+          }
+          s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
+        }
+        s->seq = q;
+        s->have_seq = q != UINT64_MAX;   /* babeltrace2's "no value" */
       }
       s->have_end = sc->pc_end >= 0;
       if (s->have_end) s->prev_end = c[sc->pc_end].u;
@@ -484,12 +518,13 @@ static int load_packet(struct nreader *R, struct nstream *s) {
 
 /* The next event's header: 1 pending, 0 end of stream, -1 error. */
 static int next_event(struct nreader *R, struct nstream *s) {
+  if (s->lost_i < s->nlost) { s->ev = NULL; return 1; }   /* the packet's next lost record */
   for (;;) {
     uint64_t p = al(s->pos, s->sc ? s->sc->hdr_align : 8);
     if (!s->sc || p >= s->content) {
       int rc = load_packet(R, s);
       if (rc <= 0) { if (rc == 0) s->done = 1; return rc; }
-      if (s->lost_pending) { s->ev = NULL; return 1; }   /* the record first */
+      if (s->nlost) { s->ev = NULL; return 1; }   /* the lost records first */
       continue;
     }
     const uint8_t *b = s->buf;
@@ -909,10 +944,12 @@ int nt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *c
   while (R->nheap) {
     if (cancel && !(++n & 4095) && *cancel) { rc = GCS_RD_STOPPED; goto out; }
     struct nstream *s = &R->st[R->heap[0]];
-    if (s->lost_pending) {
-      s->lost_pending = 0;
-      st->discarded += s->lost.count;
-      if (cb->lost && cb->lost(&s->lost, ud) != 0) { rc = GCS_RD_STOPPED; goto out; }
+    if (s->lost_i < s->nlost) {
+      const struct gcs_rd_lost *l = &s->lost[s->lost_i];
+      st->discarded += l->count;
+      st->packet_gaps += (uint64_t)s->lost_gap[s->lost_i];
+      s->lost_i++;
+      if (cb->lost && cb->lost(l, ud) != 0) { rc = GCS_RD_STOPPED; goto out; }
     } else {
       if (decode(R, s) < 0) goto out;
       if (R->rec.decoded) st->decoded++;

@@ -45,6 +45,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         if (bt_message_discarded_events_get_count(m, &n) != BT_PROPERTY_AVAILABILITY_AVAILABLE) n = CTF_LOST_UNKNOWN;
         if ((n = ctf_lost_settle(owed, n)) && l->cb.lost) l->cb.lost(n, l->ud);
       }
+    } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
+      /* missing packets (a packet_seq_num gap): their events, an unknown
+       * count, as the file readers count them (CTF_LOST_UNKNOWN) */
+      if (l->cb.lost) l->cb.lost(CTF_LOST_UNKNOWN, l->ud);
     }
     bt_message_put_ref(m);
   }

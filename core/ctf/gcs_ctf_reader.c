@@ -429,6 +429,29 @@ static int on_discarded(struct reader *r, const bt_message *msg) {
   return 0;
 }
 
+/* Missing packets (a gap in the stream's packet_seq_num, libbabeltrace2's
+ * discarded-packets message; its count is of packets): a lost record of
+ * CTF_LOST_UNKNOWN events at the end of the gap, this packet's beginning.
+ * Not settled against the stream's discarded-events counter: a separate
+ * loss. */
+static int on_discarded_packets(struct reader *r, const bt_message *msg) {
+  const bt_stream *s = bt_message_discarded_packets_borrow_stream_const(msg);
+  struct gcs_rd_lost l = { CTF_LOST_UNKNOWN, 0, NULL };
+  char sname[64];
+  l.stream = bt_stream_get_name(s);
+  if (!l.stream) { snprintf(sname, sizeof sname, "stream %llu", (unsigned long long)bt_stream_get_id(s)); l.stream = sname; }
+  if (bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s))) {
+    int64_t ns;
+    if (bt_clock_snapshot_get_ns_from_origin(bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg),
+                                             &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
+      l.ts_ns = (uint64_t)ns;
+  }
+  r->st->discarded += l.count;
+  r->st->packet_gaps++;
+  if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }
+  return 0;
+}
+
 static void on_stream_begin(struct reader *r, const bt_message *msg) {
   if (r->st->hostname[0]) return;
   const bt_trace *t = bt_stream_borrow_trace_const(bt_message_stream_beginning_borrow_stream_const(msg));
@@ -462,6 +485,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       switch (bt_message_get_type(m)) {
       case BT_MESSAGE_TYPE_EVENT: stop = on_event(r, m); break;
       case BT_MESSAGE_TYPE_DISCARDED_EVENTS: stop = on_discarded(r, m); break;
+      case BT_MESSAGE_TYPE_DISCARDED_PACKETS: stop = on_discarded_packets(r, m); break;
       case BT_MESSAGE_TYPE_STREAM_BEGINNING: on_stream_begin(r, m); break;
       case BT_MESSAGE_TYPE_PACKET_BEGINNING: {
         const struct gcs_rd_event *none;

@@ -571,6 +571,7 @@ struct trace_result {
   int truncated;                 /* cut short: imported up to truncated_at */
   uint64_t truncated_at;
   const char *truncated_why;     /* the reader's line: where, and what was dropped */
+  uint64_t packet_gaps;          /* of discarded: missing packets, 1 each (gcs_rd_stats) */
 };
 
 /* Finish the writer, update the traces row, commit and print the summary. */
@@ -625,7 +626,15 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
       fprintf(c->out, "%s: %d stop-rule firing%s from record's firings.tsv\n", label, firings, firings == 1 ? "" : "s");
     if (tr->truncated)
       fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
-    if (tr->discarded)
+    if (tr->packet_gaps) {
+      /* missing packets: events lost, how many is unknown (counted 1) */
+      uint64_t ev = tr->discarded > tr->packet_gaps ? tr->discarded - tr->packet_gaps : 0;
+      char also[96] = "";
+      if (ev) snprintf(also, sizeof also, ", and %llu events were discarded by the tracer", (unsigned long long)ev);
+      fprintf(c->out, "%s: warning: packets are missing (%llu gap%s in packet_seq_num): their events are lost%s; "
+                      "GCs around them are marked incomplete\n",
+              label, (unsigned long long)tr->packet_gaps, tr->packet_gaps == 1 ? "" : "s", also);
+    } else if (tr->discarded)
       fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
               label, (unsigned long long)tr->discarded);
     uint64_t left_out = imw_array_events_left_out(w);
@@ -858,7 +867,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   prog_done(&pg);
   if (!failed) {
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
-                               d->stats.decoded, d->stats.discarded, 0, 0, NULL };
+                               d->stats.decoded, d->stats.discarded, 0, 0, NULL, d->stats.packet_gaps };
     c->trace_dir = s->root;
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
     c->trace_dir = NULL;
@@ -1088,7 +1097,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   prog_done(&x.pg);
   if (!failed) {
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
-                               info.events_lost, info.truncated, info.truncated_at, nerr };
+                               info.events_lost, info.truncated, info.truncated_at, nerr, 0 };
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);

@@ -66,8 +66,9 @@ int main(int argc, char **argv) {
       rc = 1;
       break;
     }
-    printf("STATS events=%llu decoded=%llu discarded=%llu first=%llu last=%llu host=%s\n",
+    printf("STATS events=%llu decoded=%llu discarded=%llu gaps=%llu first=%llu last=%llu host=%s\n",
            (unsigned long long)st.events, (unsigned long long)st.decoded, (unsigned long long)st.discarded,
+           (unsigned long long)st.packet_gaps,
            (unsigned long long)st.first_ns, (unsigned long long)st.last_ns, st.hostname);
   }
   gcs_ctf_sessions_free(s, n);

@@ -92,6 +92,7 @@ struct gcs_rd_stats {
   uint64_t events;        /* every event read */
   uint64_t decoded;       /* events decoded into struct gcs_event */
   uint64_t discarded;     /* sum of discarded-event counts */
+  uint64_t packet_gaps;   /* lost records of packet_seq_num gaps (in discarded, 1 each) */
   uint64_t first_ns, last_ns;  /* first/last event time, 0 if no event */
   char hostname[256];     /* trace environment `hostname`, "" if absent */
 };
