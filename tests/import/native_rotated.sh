@@ -152,6 +152,81 @@ check keep
 awk '$1 != "total" && $2 >= 3 {ok = 1} END {exit !ok}' "$tmp/keep.packets" || fail "keep: no stream with 3 files: $(cat "$tmp/keep.packets")"
 awk '$1 != "total" && $3 != 0 {bad = 1} END {exit bad}' "$tmp/keep.packets" || fail "keep: a file was deleted"
 
+# A packet of keep whose packet_seq_num is bumped by 1 (a gap of one packet,
+# its events all there): the lost record comes at the previous packet's end T,
+# and the GCs open at T (GCStart_V2 before T, the process's next
+# GCRestartEEEnd_V1 after, from babeltrace2's text; a packet is chosen whose T
+# falls inside a non-concurrent GC, before any background GC) are exactly the
+# GCs the import marks incomplete ("events lost during it") beyond the
+# unedited trace's; `gcscope stats` counts them among the incomplete.
+babeltrace2 --clock-seconds "$tmp/keep/trace" >"$tmp/keep.bttext" 2>&1 || fail "keep: babeltrace2: $(head -1 "$tmp/keep.bttext")"
+python3 - "$tmp/keep/trace" "$tmp/keep.bttext" >"$tmp/keep.gap" <<'EOF2' || fail "keep: no packet boundary inside a GC: $(tail -1 "$tmp/keep.gap")"
+import os, re, struct, sys
+gcs, start, bgc = [], {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r'\[(\d+)\.(\d{9})\] .* rgc:(GCStart_V2|GCRestartEEEnd_V1): .*vpid = (\d+)', line)
+    if not m:
+        continue
+    ts, pid = int(m.group(1)) * 10**9 + int(m.group(2)), int(m.group(4))
+    if m.group(3) == 'GCStart_V2':
+        f = dict(re.findall(r'(\w+) = (\d+)', line.split('rgc:GCStart_V2', 1)[1]))
+        if f['Type'] != '0' and bgc is None:
+            bgc = ts
+        start[pid] = (ts, int(f['Count']), f['Type'])
+    elif pid in start:
+        a, n, ty = start.pop(pid)
+        if ty == '0':
+            gcs.append((a, ts, n))
+streams = {}
+for root, dirs, files in os.walk(sys.argv[1]):
+    dirs[:] = [x for x in dirs if x != 'index']
+    if 'metadata' not in files:
+        continue
+    meta = open(os.path.join(root, 'metadata'), 'rb').read().decode('latin-1')
+    offset = int(re.search(r'\boffset = (\d+);', meta).group(1))
+    assert re.search(r'\bfreq = 1000000000;', meta)
+    for f in files:
+        if f == 'metadata' or f.startswith('.'):
+            continue
+        p = os.path.join(root, f)
+        b, off = open(p, 'rb').read(), 0
+        while off < len(b):
+            inst, = struct.unpack_from('<Q', b, off + 24)
+            begin, end, content, size, seq = struct.unpack_from('<5Q', b, off + 32)
+            streams.setdefault((root, inst), []).append((offset + begin, offset + end, seq, p, off))
+            off += size // 8
+for key in sorted(streams):
+    pk = sorted(streams[key])
+    for prev, cur in zip(pk, pk[1:]):
+        t = prev[1]
+        if bgc is not None and t >= bgc:
+            continue
+        open_ = [n for a, e, n in gcs if a < t < e]
+        if open_:
+            print(cur[3], cur[4], cur[2], t, ' '.join(map(str, sorted(open_))))
+            sys.exit(0)
+print('none')
+sys.exit(1)
+EOF2
+read -r gfile goff gseq gts gwant <"$tmp/keep.gap"
+rm -rf "$tmp/gap"; cp -r "$tmp/keep/trace" "$tmp/gap"
+gfile=$tmp/gap${gfile#"$tmp/keep/trace"}
+python3 -c "import struct,sys; f=open(sys.argv[1],'r+b'); f.seek(int(sys.argv[2])+64); f.write(struct.pack('<Q',int(sys.argv[3])+1))" "$gfile" "$goff" "$gseq"
+"$g" import -q -d "$tmp/gap.db" "$tmp/gap" >"$tmp/gap.imp" 2>&1 || fail "keep gap: import: $(head -1 "$tmp/gap.imp")"
+incomplete=$("$g" sql "$tmp/keep.db" "SELECT gc_index FROM gcs WHERE complete = 0 ORDER BY gc_index" --csv | tail -n +2 | tr '\n' ' ')
+lost=$("$g" sql "$tmp/gap.db" "SELECT gc_index FROM gcs WHERE incomplete_why LIKE '%events lost%' ORDER BY gc_index" --csv | tail -n +2 | tr '\n' ' ')
+[ "${lost% }" = "$gwant" ] || fail "keep gap at $gts: GCs marked for lost events '$lost', want '$gwant' (open there)"
+[ -z "$("$g" sql "$tmp/keep.db" "SELECT gc_index FROM gcs WHERE incomplete_why LIKE '%events lost%'" --csv | tail -n +2)" ] ||
+  fail "keep: GCs marked for lost events without a gap"
+more=$("$g" sql "$tmp/gap.db" "SELECT count(*) FROM gcs WHERE complete = 0" --csv | tail -n +2)
+[ "$more" = "$(( $(echo "$incomplete" | wc -w) + $(echo "$gwant" | wc -w) ))" ] ||
+  fail "keep gap: $more incomplete GCs, want the unedited trace's ($incomplete) and $gwant"
+"$g" stats "$tmp/gap.db" >"$tmp/gap.stats" 2>&1 || fail "keep gap: stats: $(head -1 "$tmp/gap.stats")"
+total=$("$g" sql "$tmp/gap.db" "SELECT count(*) FROM gcs" --csv | tail -n +2)
+grep -qx "  GCs: $((total - more)) complete, $more incomplete (left out of every figure)" "$tmp/gap.stats" ||
+  fail "keep gap: stats: '$(grep 'GCs:' "$tmp/gap.stats")', want $((total - more)) complete, $more incomplete"
+echo "ok: keep gap at $gts: GC $gwant (open there) incomplete, events lost; stats $((total - more)) complete, $more incomplete"
+
 check lossy
 [ "$(awk '$1 == "total" {print $2}' "$tmp/lossy.packets")" -gt 0 ] || fail "lossy: nothing discarded"
 awk '$1 != "total" && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/lossy.packets" ||
@@ -213,6 +288,50 @@ same_dmg() {
   echo "ok: $1: babeltrace2's records"
 }
 same_dmg missing-middle
+# ... and the gap is a lost record of 1 (CTF_LOST_UNKNOWN): the stream and the
+# gap's end as babeltrace2's text gives them ("Tracer discarded N packets
+# between [A] and [B] ... within stream S": N the removed file's packets, from
+# its bytes), and the lost total is babeltrace2's discarded events + 1 per gap.
+python3 - "$d/${f0[1]}" <<'EOF2' >"$tmp/dmg.removed" || fail "missing-middle: packet walk"
+import struct, sys
+b, off, n = open(sys.argv[1], 'rb').read(), 0, 0
+while off < len(b):
+    off += struct.unpack_from('<Q', b, off + 56)[0] // 8
+    n += 1
+print(n)
+EOF2
+babeltrace2 --clock-seconds "$tmp/dmg" >/dev/null 2>"$tmp/dmg.bttext" || fail "missing-middle: babeltrace2: $(head -1 "$tmp/dmg.bttext")"
+python3 - "$tmp/dmg.bttext" <<'EOF2' >"$tmp/dmg.btgaps"
+import re, sys
+t = open(sys.argv[1]).read()
+for m in re.finditer(r'Tracer discarded (\d+) packets? between \[(\d+)\.(\d{9})\] and \[(\d+)\.(\d{9})\]'
+                     r' in trace .* within stream "([^"]*)"', t):
+    print(m.group(6), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(1))
+known = [int(x) for x in re.findall(r'Tracer discarded (\d+) events? between', t)]
+maybe = len(re.findall(r'Tracer may have discarded events between', t))
+packets = len(re.findall(r'Tracer discarded \d+ packets? between', t))
+print('total', (sum(known) + maybe + packets) % 2**64)
+EOF2
+[ "$(grep -vc '^total ' "$tmp/dmg.btgaps")" = 1 ] || fail "missing-middle: babeltrace2's packet warnings: $(cat "$tmp/dmg.btgaps")"
+read -r gstream gend gcount <"$tmp/dmg.btgaps"
+[ "$gcount" = "$(cat "$tmp/dmg.removed")" ] || fail "missing-middle: babeltrace2 says $gcount packets, the removed file held $(cat "$tmp/dmg.removed")"
+[ "$(grep -c "^LOST 1 $gstream $gend\$" "$tmp/dmg.native")" = 1 ] ||
+  fail "missing-middle: no 'LOST 1 $gstream $gend': $(grep '^LOST' "$tmp/dmg.native" | head -3)"
+btot=$(awk '$1 == "total" {print $2}' "$tmp/dmg.btgaps")
+grep -q "^STATS .* discarded=$btot gaps=1 " "$tmp/dmg.native" ||
+  fail "missing-middle: $(grep '^STATS' "$tmp/dmg.native"), want discarded=$btot gaps=1"
+for reader in native babeltrace2; do
+  rm -f "$tmp/dmg.$reader.db"
+  GCSCOPE_CTF_READER=$reader "$g" import -d "$tmp/dmg.$reader.db" "$tmp/dmg" >"$tmp/dmg.imp" 2>&1 ||
+    fail "missing-middle: import ($reader): $(head -1 "$tmp/dmg.imp")"
+  grep -q ": warning: packets are missing (1 gap in packet_seq_num): their events are lost[;,]" "$tmp/dmg.imp" ||
+    fail "missing-middle: import ($reader): $(grep warning "$tmp/dmg.imp")"
+  [ "$("$g" sql "$tmp/dmg.$reader.db" "SELECT sum(discarded) FROM traces" --csv | tail -n +2)" = "$btot" ] ||
+    fail "missing-middle: import ($reader): traces.discarded is not $btot"
+  [ "$("$g" sql "$tmp/dmg.$reader.db" "SELECT count(*) FROM lost_events WHERE stream = '$gstream' AND ts_ns = $gend AND count = 1" --csv | tail -n +2)" = 1 ] ||
+    fail "missing-middle: import ($reader): no lost_events row ($gstream, $gend, 1)"
+done
+echo "ok: missing-middle: LOST 1 at $gend ($gcount packets missing, babeltrace2's); $btot lost in all"
 x=$(damaged); mv "$x/${f0[1]}" "$x/rot_9_7"
 same_dmg renamed
 # The last file cut inside a packet: one line.

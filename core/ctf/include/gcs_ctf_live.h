@@ -32,7 +32,8 @@ struct gcs_ctf_live;
 struct gcs_ctf_live_callbacks {
   /* Every event record (decoded or not: check rec->decoded). */
   void (*event)(const struct gcs_rd_event *rec, void *ud);
-  /* A stream reported n discarded events (may be NULL). */
+  /* A stream reported n discarded events, or missing packets (a gap in its
+   * packet_seq_num: n = 1, the count unknown) (may be NULL). */
   void (*lost)(uint64_t n, void *ud);
 };
 

@@ -17,8 +17,8 @@
  *     gcs_etw_decode with the event's version (pointer size 8);
  *   - any other event is still reported (decoded = 0) with its name, time
  *     and process, so a caller can count events and processes.
- * Discarded-event counts (babeltrace2 discarded-events messages) go to a
- * second callback. The trace environment's `hostname` is reported in the
+ * Discarded-event counts (babeltrace2 discarded-events messages) and gaps in
+ * a stream's packets (discarded-packets messages) go to a second callback. The trace environment's `hostname` is reported in the
  * stats.
  *
  * The decoding itself is exported (gcs_ctf_decoder) for readers that run
@@ -70,7 +70,10 @@ struct gcs_rd_event {
  * discarded total is the sum of each stream's counter change, first packet
  * to last. A stream whose first packet already counts discarded events
  * (a rotated stream whose oldest files were deleted) reports 1 there: the
- * trace does not say how many. */
+ * trace does not say how many. A gap in a stream's packet_seq_num (missing
+ * packets; libbabeltrace2's discarded-packets message) is a record of 1 too
+ * (their events, how many unknown), ts_ns the beginning of the packet after
+ * the gap, counted in the stats' discarded and packet_gaps. */
 struct gcs_rd_lost {
   uint64_t count;
   uint64_t ts_ns;
