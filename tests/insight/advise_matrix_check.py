@@ -54,7 +54,10 @@ EXPECT = {
                             never=["heap-growth", "loh-churn", "finalizers", "gen0-frag-pinning", "induced",
                                    "high-survival"],
                             metrics=[("long-suspension", "worst_suspend_ms", 150, 400)]),
-    "bgc": dict(top="high-survival",
+    # On a loaded machine (CI beside other builds) suspending gcsim's threads
+    # took long enough for a long-suspension warning, a true finding listed
+    # first as a cause (seen 2026-11-27); high-survival must be there all the same.
+    "bgc": dict(top_or=["high-survival", "long-suspension"], need=[("high-survival", "warning")],
                 never=["heap-growth", "full-blocking-gen2", "induced", "loh-churn", "finalizers",
                        "gen0-frag-pinning"],
                 metrics=[("high-survival", "gen1_survival_median_pct", 90, 100)]),
