@@ -98,7 +98,7 @@ for root, dirs, files in os.walk(sys.argv[1]):
             off += size // 8
         if pk:
             streams.setdefault((root, inst), []).append(pk)
-total = 0
+total = drops = 0
 for (root, inst), fl in sorted(streams.items()):
     fl.sort(key=lambda p: p[0][0])
     flat = [p for pk in fl for p in pk]
@@ -107,8 +107,10 @@ for (root, inst), fl in sorted(streams.items()):
     n = (1 if flat[0][2] else 0) + sum((b[2] - a[2]) % 2**64 for a, b in zip(flat, flat[1:]))
     boundary = sum(1 for a, b in zip(fl, fl[1:]) if b[0][2] != a[-1][2])
     total = (total + n) % 2**64
+    drops += sum(1 for a, b in zip(flat, flat[1:]) if b[2] < a[2])
     print(inst, len(fl), flat[0][1], flat[0][2], boundary)
 print('total', total)
+print('drops', drops)
 EOF
 }
 
@@ -138,6 +140,16 @@ check() {
   GCSCOPE_CTF_READER=babeltrace2 "$g" import -q -d "$tmp/$n.bt.db" "$tmp/$n/trace" >"$tmp/$n.imp" 2>&1 ||
     fail "$n: import (babeltrace2): $(head -1 "$tmp/$n.imp")"
   imp_bt=$("$g" sql "$tmp/$n.bt.db" "SELECT sum(discarded) FROM traces" --csv | tail -n +2)
+  # A per-uid lttng-ust 2.13 stream's counter can go down and come back
+  # (seen under ASan: 1, 0, 1): babeltrace2's text then warns "may have
+  # discarded" and "discarded 1 event" for a net change of 0, which the
+  # readers settle (ctf_lost_settle) as the packet walk does. Its text is
+  # then not comparable; the four other totals still are.
+  drops=$(awk '$1 == "drops" {print $2}' "$tmp/$n.packets")
+  if [ "$drops" != 0 ]; then
+    echo "note: $n: a counter went down $drops time(s): babeltrace2's text ($bt) not compared"
+    bt=$bytes
+  fi
   [ -n "$bytes" ] && [ "$bytes" = "$bt" ] && [ "$bt" = "$native" ] && [ "$native" = "$imp" ] && [ "$imp" = "$imp_bt" ] ||
     fail "$n: discarded: packets $bytes, babeltrace2's text $bt, native reader $native, import $imp, import (babeltrace2) $imp_bt"
   echo "ok: $n: $(grep -vc '^\(SESSION\|STATS\|LOST\) ' "$tmp/$n.native") events and $(grep -c '^LOST ' "$tmp/$n.native") discarded-events records the same; $bt discarded"
@@ -149,8 +161,8 @@ record deleted pid 8192 2 65536 3
 
 check keep
 # streams: instance, files, first seq, first counter, boundary changes
-awk '$1 != "total" && $2 >= 3 {ok = 1} END {exit !ok}' "$tmp/keep.packets" || fail "keep: no stream with 3 files: $(cat "$tmp/keep.packets")"
-awk '$1 != "total" && $3 != 0 {bad = 1} END {exit bad}' "$tmp/keep.packets" || fail "keep: a file was deleted"
+awk '$1 != "total" && $1 != "drops" && $2 >= 3 {ok = 1} END {exit !ok}' "$tmp/keep.packets" || fail "keep: no stream with 3 files: $(cat "$tmp/keep.packets")"
+awk '$1 != "total" && $1 != "drops" && $3 != 0 {bad = 1} END {exit bad}' "$tmp/keep.packets" || fail "keep: a file was deleted"
 
 # A packet of keep whose packet_seq_num is bumped by 1 (a gap of one packet,
 # its events all there): the lost record comes at the previous packet's end T,
@@ -235,13 +247,13 @@ echo "ok: keep gap at $gts: GC $gwant (open there) incomplete, events lost; stat
 
 check lossy
 [ "$(awk '$1 == "total" {print $2}' "$tmp/lossy.packets")" -gt 0 ] || fail "lossy: nothing discarded"
-awk '$1 != "total" && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/lossy.packets" ||
+awk '$1 != "total" && $1 != "drops" && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/lossy.packets" ||
   fail "lossy: no counter change at a file boundary: $(cat "$tmp/lossy.packets")"
 
 check deleted
-awk '$1 != "total" && $2 > 3 {bad = 1} END {exit bad}' "$tmp/deleted.packets" ||
+awk '$1 != "total" && $1 != "drops" && $2 > 3 {bad = 1} END {exit bad}' "$tmp/deleted.packets" ||
   fail "deleted: a stream kept more than 3 files: $(cat "$tmp/deleted.packets")"
-awk '$1 != "total" && $3 > 0 && $4 > 0 {ok = 1} END {exit !ok}' "$tmp/deleted.packets" ||
+awk '$1 != "total" && $1 != "drops" && $3 > 0 && $4 > 0 {ok = 1} END {exit !ok}' "$tmp/deleted.packets" ||
   fail "deleted: no stream lost its first files and counts discarded events in its first kept packet: $(cat "$tmp/deleted.packets")"
 read -r _ _ maybe < <(bt_total deleted)
 [ "$maybe" -gt 0 ] && [ "$(grep -c '^LOST 1 ' "$tmp/deleted.native")" -ge "$maybe" ] ||
@@ -324,8 +336,15 @@ read -r gstream gend gcount <"$tmp/dmg.btgaps"
 [ "$(grep -c "^LOST 1 $gstream $gend\$" "$tmp/dmg.native")" = 1 ] ||
   fail "missing-middle: no 'LOST 1 $gstream $gend': $(grep '^LOST' "$tmp/dmg.native" | head -3)"
 btot=$(awk '$1 == "total" {print $2}' "$tmp/dmg.btgaps")
-grep -q "^STATS .* discarded=$btot gaps=1 " "$tmp/dmg.native" ||
-  fail "missing-middle: $(grep '^STATS' "$tmp/dmg.native"), want discarded=$btot gaps=1"
+if [ "$(awk '$1 == "drops" {print $2}' "$tmp/deleted.packets")" != 0 ]; then
+  # a counter that went down and back: babeltrace2's text is not comparable (check())
+  echo "note: missing-middle: a counter went down in the recording: babeltrace2's total ($btot) not compared"
+  grep -q "^STATS .* gaps=1 " "$tmp/dmg.native" || fail "missing-middle: $(grep '^STATS' "$tmp/dmg.native"), want gaps=1"
+  btot=$(sed -n 's/^STATS .* discarded=\([0-9]*\) .*/\1/p' "$tmp/dmg.native")   # the imports must give the reader's
+else
+  grep -q "^STATS .* discarded=$btot gaps=1 " "$tmp/dmg.native" ||
+    fail "missing-middle: $(grep '^STATS' "$tmp/dmg.native"), want discarded=$btot gaps=1"
+fi
 for reader in native babeltrace2; do
   rm -f "$tmp/dmg.$reader.db"
   GCSCOPE_CTF_READER=$reader "$g" import -d "$tmp/dmg.$reader.db" "$tmp/dmg" >"$tmp/dmg.imp" 2>&1 ||
