@@ -402,6 +402,20 @@ static int on_event(struct reader *r, const bt_message *msg) {
   return 0;
 }
 
+/* A lost record's stream (its name, else "stream ID" written into sname)
+ * and time (end: the loss's end, NULL when the stream class has none). */
+static void lost_where(struct gcs_rd_lost *l, const bt_stream *s, char *sname, size_t n,
+                       const bt_clock_snapshot *end) {
+  l->stream = bt_stream_get_name(s);
+  if (!l->stream) {
+    snprintf(sname, n, "stream %llu", (unsigned long long)bt_stream_get_id(s));
+    l->stream = sname;
+  }
+  int64_t ns;
+  if (end && bt_clock_snapshot_get_ns_from_origin(end, &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
+    l->ts_ns = (uint64_t)ns;
+}
+
 static int on_discarded(struct reader *r, const bt_message *msg) {
   uint64_t count = 0;
   if (bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
@@ -416,14 +430,9 @@ static int on_discarded(struct reader *r, const bt_message *msg) {
   if (!(count = ctf_lost_settle(owed, count))) return 0;
   struct gcs_rd_lost l = { count, 0, NULL };
   char sname[64];
-  l.stream = bt_stream_get_name(s);
-  if (!l.stream) { snprintf(sname, sizeof sname, "stream %llu", (unsigned long long)bt_stream_get_id(s)); l.stream = sname; }
-  if (bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s))) {
-    int64_t ns;
-    if (bt_clock_snapshot_get_ns_from_origin(bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg), &ns) ==
-            BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
-      l.ts_ns = (uint64_t)ns;
-  }
+  lost_where(&l, s, sname, sizeof sname,
+             bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s))
+                 ? bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) : NULL);
   r->st->discarded += count;
   if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }
   return 0;
@@ -438,14 +447,9 @@ static int on_discarded_packets(struct reader *r, const bt_message *msg) {
   const bt_stream *s = bt_message_discarded_packets_borrow_stream_const(msg);
   struct gcs_rd_lost l = { CTF_LOST_UNKNOWN, 0, NULL };
   char sname[64];
-  l.stream = bt_stream_get_name(s);
-  if (!l.stream) { snprintf(sname, sizeof sname, "stream %llu", (unsigned long long)bt_stream_get_id(s)); l.stream = sname; }
-  if (bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s))) {
-    int64_t ns;
-    if (bt_clock_snapshot_get_ns_from_origin(bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg),
-                                             &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
-      l.ts_ns = (uint64_t)ns;
-  }
+  lost_where(&l, s, sname, sizeof sname,
+             bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s))
+                 ? bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg) : NULL);
   r->st->discarded += l.count;
   r->st->packet_gaps++;
   if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }

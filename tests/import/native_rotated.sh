@@ -42,6 +42,8 @@ command -v lttng >/dev/null && command -v babeltrace2 >/dev/null || { echo "SKIP
 rm -rf "$tmp"; mkdir -p "$tmp"
 # shellcheck source=../support/rgc_trace.sh
 . "$(dirname "$0")/../support/rgc_trace.sh"
+# shellcheck source=../support/ctf_readers.sh
+. "$(dirname "$0")/../support/ctf_readers.sh"
 trap rgc_trace_close EXIT
 
 # record NAME BUFFERS SUBBUF NSUB FILESIZE [COUNT]: gcsim alone, 1 s, into $tmp/NAME
@@ -61,17 +63,7 @@ record() {
 }
 
 # same NAME: both readers' records of $tmp/NAME/trace are the same bytes
-same() {
-  local n=$1 d=$tmp/$1/trace out=$tmp/$1
-  GCSCOPE_CTF_READER=native "$dump" -a "$d" >"$out.native" 2>"$out.native.err" ||
-    fail "$n: native reader: $(head -1 "$out.native.err")"
-  GCSCOPE_CTF_READER=babeltrace2 "$dump" -a "$d" >"$out.bt" 2>"$out.bt.err" ||
-    fail "$n: babeltrace2: $(head -1 "$out.bt.err")"
-  if ! cmp -s "$out.native" "$out.bt"; then
-    diff "$out.bt" "$out.native" | head -6
-    fail "$n: the native reader's records differ from babeltrace2's (< babeltrace2, > native)"
-  fi
-}
+same() { ctf_readers_same "$1" "$tmp/$1/trace" "$tmp/$1"; }
 
 # packets NAME: from the bytes, per stream "instance files first_seq first_disc
 # boundary_changes", then "total N"

@@ -27,18 +27,13 @@
 set -u
 mode=$1 dump=$2 g=$3
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../support/ctf_readers.sh
+. "$(dirname "$0")/../support/ctf_readers.sh"
 
 # same NAME DIR: both readers' records of DIR are the same; echo the count.
 same() {
-  local n=$1 d=$2 out=$tmp/$1
-  GCSCOPE_CTF_READER=native "$dump" -a "$d" >"$out.native" 2>"$out.native.err" ||
-    fail "$n: native reader: $(head -1 "$out.native.err")"
-  GCSCOPE_CTF_READER=babeltrace2 "$dump" -a "$d" >"$out.bt" 2>"$out.bt.err" ||
-    fail "$n: babeltrace2: $(head -1 "$out.bt.err")"
-  if ! cmp -s "$out.native" "$out.bt"; then
-    diff "$out.bt" "$out.native" | head -6
-    fail "$n: the native reader's records differ from babeltrace2's (< babeltrace2, > native)"
-  fi
+  local n=$1 out=$tmp/$1
+  ctf_readers_same "$1" "$2" "$out"
   grep -q '^STATS ' "$out.native" || fail "$n: no STATS line"
 }
 count() { grep -c -- "$1" "$tmp/$2.native"; }

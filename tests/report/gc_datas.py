@@ -36,6 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
+from gcs_dynamic import find_dynamic  # noqa: E402
 
 G, TMP, OLD, TRACE = sys.argv[1:5]
 T = Checker(G)
@@ -65,16 +66,7 @@ def decode(path):
     out = {}
     for name, (table, fmt, size, cols) in LAYOUTS.items():
         assert struct.calcsize(fmt) == size
-        key = name.encode("utf-16le") + b"\0\0"
-        rows, at = [], b.find(key)
-        while at >= 0:
-            x = at + len(key)
-            n, = struct.unpack_from("<I", b, x)
-            v = struct.unpack_from(fmt, b, x + 4)
-            if n == size and v[0] == 1:
-                rows.append(dict(zip(cols, v[1:])))
-            at = b.find(key, x)
-        out[name] = rows
+        out[name] = [dict(zip(cols, v[1:])) for n, v in find_dynamic(b, name, fmt) if n == size and v[0] == 1]
     return out
 
 

@@ -34,6 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
+from gcs_dynamic import find_dynamic  # noqa: E402
 
 G, TMP, TRACE = sys.argv[1:4]
 T = Checker(G)
@@ -53,15 +54,10 @@ b = gzip.open(TRACE, "rb").read()
 want = {}
 for name, (table, fmt, size, cols) in LAYOUTS.items():
     assert struct.calcsize(fmt) == size
-    key = name.encode("utf-16le") + b"\0\0"
-    rows, at = [], b.find(key)
-    while at >= 0:
-        x = at + len(key)
-        n, = struct.unpack_from("<I", b, x)
-        v = struct.unpack_from(fmt, b, x + 4)
+    rows = []
+    for n, v in find_dynamic(b, name, fmt):
         T.check(n == size and v[0] == 1, "%s payload of %d bytes, version %d" % (name, n, v[0]))
         rows.append(dict(zip(cols, v[1:])))
-        at = b.find(key, x)
     want[name] = rows
 samples, tunings = want["HeapCountSample"], want["HeapCountTuning"]
 T.check(len(samples) >= 9 and len(tunings) >= 3, "the fixture has %d samples, %d decisions" % (len(samples), len(tunings)))
