@@ -36,7 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
-from gcs_dynamic import find_dynamic  # noqa: E402
+from gcs_dynamic import check_tables, find_dynamic, same  # noqa: E402
 
 G, TMP, OLD, TRACE = sys.argv[1:5]
 T = Checker(G)
@@ -93,25 +93,13 @@ def code_names(w):
             "adj_metric_name": ADJ_METRIC.get(w["adj_metric"])}
 
 
-def same(a, b):
-    if isinstance(b, float):
-        return a is not None and abs(a - b) <= 1e-6 * max(1.0, abs(b))
-    return a == b
-
-
 want = decode(TRACE)
 T.check(len(want["SizeAdaptationSample"]) >= 3 and len(want["SizeAdaptationTuning"]) >= 1,
         "the fixture has DATAS payloads: %s" % {k: len(v) for k, v in want.items()})
 db = TMP + "/t.db"
 rc, out, err = T.run("import", "-q", "-d", db, TRACE)
 T.check(rc == 0, "import %s" % TRACE)
-for name, (table, fmt, size, cols) in LAYOUTS.items():
-    rc, out, err = T.run("sql", db, "SELECT %s FROM %s ORDER BY rowid" % (", ".join(cols), table), "--json")
-    got = json.loads(out)
-    T.check(len(got) == len(want[name]), "%s: %d rows for %d payloads" % (table, len(got), len(want[name])))
-    for i, (g, w) in enumerate(zip(got, want[name])):
-        bad = [c for c in cols if not same(g[c], w[c])]
-        T.check(not bad, "%s row %d: %s" % (table, i, ["%s %s != %s" % (c, g[c], w[c]) for c in bad]))
+check_tables(T, db, LAYOUTS, want)
 
 rc, out, err = T.run("stats", db, "--format", "json")
 p = json.loads(out)["processes"][0]

@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
-from gcs_dynamic import find_dynamic  # noqa: E402
+from gcs_dynamic import check_tables, find_dynamic, same  # noqa: E402
 
 G, TMP, TRACE = sys.argv[1:4]
 T = Checker(G)
@@ -63,12 +63,6 @@ samples, tunings = want["HeapCountSample"], want["HeapCountTuning"]
 T.check(len(samples) >= 9 and len(tunings) >= 3, "the fixture has %d samples, %d decisions" % (len(samples), len(tunings)))
 
 
-def same(a, b):
-    if isinstance(b, float):
-        return a is not None and abs(a - b) <= 1e-6 * max(1.0, abs(b))
-    return a == b
-
-
 # The runtime's arithmetic over the fields as unpacked: the layout is right.
 by_gc = {s["gc_index"]: s for s in samples}
 prev = None
@@ -92,13 +86,7 @@ for s in samples:
     T.check(s["gc_index"] in pause and s["gc_pause_usec"] / 1000.0 <= pause[s["gc_index"]] + 1e-9,
             "sample of GC #%d: pause %d us within the GC's %s ms" % (s["gc_index"], s["gc_pause_usec"],
                                                                    pause.get(s["gc_index"])))
-for name, (table, fmt, size, cols) in LAYOUTS.items():
-    rc, out, err = T.run("sql", db, "SELECT %s FROM %s ORDER BY rowid" % (", ".join(cols), table), "--json")
-    got = json.loads(out)
-    T.check(len(got) == len(want[name]), "%s: %d rows for %d payloads" % (table, len(got), len(want[name])))
-    for i, (g, w) in enumerate(zip(got, want[name])):
-        bad = [c for c in cols if not same(g[c], w[c])]
-        T.check(not bad, "%s row %d: %s" % (table, i, ["%s %s != %s" % (c, g[c], w[c]) for c in bad]))
+check_tables(T, db, LAYOUTS, want)
 rc, out, err = T.run("sql", db, "SELECT dynamic_events, dynamic_events_undecoded, dynamic_events_unattached "
                      "FROM gc_process_summary", "--json")
 T.check(json.loads(out) == [{"dynamic_events": len(samples) + len(tunings), "dynamic_events_undecoded": 0,
