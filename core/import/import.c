@@ -586,6 +586,27 @@ static int begin_trace(struct import_ctx *c, const char *label, const char *iden
   return begin_trace_as(c, label, identity, NULL, source, trace_id, err, errlen);
 }
 
+const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, size_t bufsz) {
+  buf[0] = '\0';
+  if (discarded <= 0) return buf;
+  if (packet_gaps < 0) {
+    snprintf(buf, bufsz, "events were lost: %lld discarded events and gaps of missing packets "
+                         "(import again to tell them apart)", (long long)discarded);
+    return buf;
+  }
+  /* each gap of missing packets is counted 1 in discarded: their events,
+   * how many is unknown */
+  int64_t events = discarded > packet_gaps ? discarded - packet_gaps : 0;
+  size_t n = 0;
+  if (events > 0) n = (size_t)snprintf(buf, bufsz, "%lld event%s discarded by the tracer", (long long)events,
+                                       events == 1 ? " was" : "s were");
+  if (packet_gaps > 0 && n < bufsz)
+    snprintf(buf + n, bufsz - n, "%spackets are missing (%lld gap%s in packet_seq_num): their events are lost",
+             n ? ", and " : "", (long long)packet_gaps,
+             packet_gaps == 1 ? "" : "s");
+  return buf;
+}
+
 struct trace_result {
   const char *hostname;
   uint64_t start_ns, end_ns, events, gc_events, discarded;
@@ -648,17 +669,11 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
       fprintf(c->out, "%s: %d stop-rule firing%s from record's firings.tsv\n", label, firings, firings == 1 ? "" : "s");
     if (tr->truncated)
       fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
-    if (tr->packet_gaps) {
-      /* missing packets: events lost, how many is unknown (counted 1) */
-      uint64_t ev = tr->discarded > tr->packet_gaps ? tr->discarded - tr->packet_gaps : 0;
-      char also[96] = "";
-      if (ev) snprintf(also, sizeof also, ", and %llu events were discarded by the tracer", (unsigned long long)ev);
-      fprintf(c->out, "%s: warning: packets are missing (%llu gap%s in packet_seq_num): their events are lost%s; "
-                      "GCs around them are marked incomplete\n",
-              label, (unsigned long long)tr->packet_gaps, tr->packet_gaps == 1 ? "" : "s", also);
-    } else if (tr->discarded)
-      fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
-              label, (unsigned long long)tr->discarded);
+    if (tr->discarded) {
+      char lost[256];
+      fprintf(c->out, "%s: warning: %s; GCs around them are marked incomplete\n", label,
+              gcs_lost_text((int64_t)tr->discarded, (int64_t)tr->packet_gaps, lost, sizeof lost));
+    }
     uint64_t left_out = imw_array_events_left_out(w);
     if (left_out)
       fprintf(c->out, "%s: warning: %llu GCLOHCompact/GCFitBucketInfo event%s cut short or longer than any runtime "
@@ -752,7 +767,8 @@ static int wloop_batch(struct wloop *L, const struct imq_batch *b) {
       imw_set_time_origin(L->w, origin);
     } else if (r->type == IMQ_LOST) {
       const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
-      if (imw_lost(L->w, lr->stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap != 0, err, errlen) != 0)
+      if (imw_lost(L->w, lr->stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap ? IMW_LOST_PACKETS : 0, err,
+                   errlen) != 0)
         L->failed = 1;
     } else if (r->type == IMQ_HORIZON) {
       uint64_t h;
@@ -1119,10 +1135,9 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
       noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line, &p->runtime_version);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
-    /* EventPipe's sequence gaps are counted, not placed: they mark the GCs
-     * open at the end of the stream, as a loss at its last event (the
-     * writer stores GCs early only while none of them can be such). */
-    if (info.events_lost && imw_lost(w, path, info.end_ns, info.end_ns, info.events_lost, 0, err, errlen) != 0)
+    /* EventPipe's sequence gaps are counted by the reader, not placed in
+     * time (IMW_LOST_UNPLACED) */
+    if (info.events_lost && imw_lost(w, path, 0, info.end_ns, info.events_lost, IMW_LOST_UNPLACED, err, errlen) != 0)
       failed = 1;
   }
   prog_done(&x.pg);
