@@ -929,12 +929,22 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_
     if (pid >= 0 && p->sum.pid != pid) continue;
     p->sum.lost_events += count;
     if (end_ns > p->lost_until) p->lost_until = end_ns;
-    /* (the first process's GCs below stored0 are written: none of them
-     * reaches a window beginning at or after the horizon) */
+    /* Newest first, down to 16 GCs in a row done before the window below
+     * the running BGC: the ones before those are done before it too (a
+     * GC's done time only goes back past a later GC's for one inside a
+     * BGC; an older GC never completed is incomplete anyway), so the cost
+     * is not the trace's length times its losses. (The
+     * first process's GCs below stored0 are written: none of them reaches
+     * a window beginning at or after the horizon.) */
+    int before = 0;
     for (int j = p->ngcs - 1; j >= (i == 0 ? r->stored0 : 0); j--) {
       struct recon_gc *gc = p->gcs[j];
+      if (gc->done_abs && gc->done_abs < begin_ns) {       /* done before it */
+        if (++before >= 16 && (p->current_bgc < 0 || j < p->current_bgc)) break;
+        continue;
+      }
+      before = 0;
       if (gc->first_abs > end_ns) continue;                  /* began after the window */
-      if (gc->done_abs && gc->done_abs < begin_ns) continue; /* done before it */
       gc->lost = 1;
       gc->g.incomplete |= GCS_INC_EVENTS_LOST;
       if (gc->g.complete) {
