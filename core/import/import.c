@@ -598,12 +598,12 @@ const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, siz
    * how many is unknown */
   int64_t events = discarded > packet_gaps ? discarded - packet_gaps : 0;
   size_t n = 0;
-  if (events > 0) n = (size_t)snprintf(buf, bufsz, "%lld event%s discarded by the tracer", (long long)events,
-                                       events == 1 ? " was" : "s were");
-  if (packet_gaps > 0 && n < bufsz)
-    snprintf(buf + n, bufsz - n, "%spackets are missing (%lld gap%s in packet_seq_num): their events are lost",
-             n ? ", and " : "", (long long)packet_gaps,
-             packet_gaps == 1 ? "" : "s");
+  if (packet_gaps > 0)
+    n = (size_t)snprintf(buf, bufsz, "packets are missing (%lld gap%s in packet_seq_num): their events are lost",
+                         (long long)packet_gaps, packet_gaps == 1 ? "" : "s");
+  if (events > 0 && n < bufsz)
+    snprintf(buf + n, bufsz - n, "%s%lld event%s discarded by the tracer", n ? ", and " : "", (long long)events,
+             events == 1 ? " was" : "s were");
   return buf;
 }
 

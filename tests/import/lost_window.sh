@@ -190,7 +190,7 @@ for n in gap discarded both; do
   case $n in
     gap) words='packets are missing (1 gap in packet_seq_num): their events are lost'; ev=0; gaps=1 ;;
     discarded) words='7 events were discarded by the tracer'; ev=7; gaps=0 ;;
-    both) words='7 events were discarded by the tracer, and packets are missing (1 gap in packet_seq_num): their events are lost'; ev=7; gaps=1 ;;
+    both) words='packets are missing (1 gap in packet_seq_num): their events are lost, and 7 events were discarded by the tracer'; ev=7; gaps=1 ;;
   esac
   db=$tmp/$n.words.db
   "$g" import -d "$db" "$tmp/$n" >"$tmp/imp.out" 2>&1 || fail "$n: import: $(head -1 "$tmp/imp.out")"

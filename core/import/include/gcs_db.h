@@ -50,7 +50,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
  * gaps (-1: not known, a trace imported before packet_gaps was stored).
  * "N events were discarded by the tracer", "packets are missing (G gaps in
  * packet_seq_num): their events are lost" (how many is unknown), both
- * joined by ", and", or, not knowing the split, "events were lost: N
+ * joined by ", and" (the gaps first, as import always said), or, not knowing the split, "events were lost: N
  * discarded events and gaps of missing packets (import again to tell them
  * apart)". buf holds 256 bytes at least; returns buf ("" when nothing was
  * lost). */
