@@ -39,7 +39,7 @@ static const char ABOUT[] =
     "gzipped profile.proto. Record stacks with `gcscope record --dotnet --stacks`;\n"
     "dotnet-trace records them too.";
 
-enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_N };
+enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_WIDE, O_N };
 static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "EVENT", "AllocationTick (default), GCTriggered, GCHandle,\nor any event name" },
   [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered),\nkind (GCHandle; AllocationTick's Small/Large/Pinned)\nor none; default: the event's" },
@@ -53,6 +53,7 @@ static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "text: groups per process (10; 0: all)" },
   [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide nodes under PCT % of the group (5)" },
   [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default: all)" },
+  [O_WIDE] = { "wide", 'w', GCS_CLI_FLAG, 0, 0, NULL, "text: whole frames and group names (a long one is cut\nto the width: \"...\" and its end)" },
   { 0 },
 };
 
@@ -67,7 +68,7 @@ struct opts {
   long long pid, trace;
   double from_ms, to_ms;     /* NaN: open */
   enum fmt fmt;
-  int top, depth;
+  int top, depth, wide;
   double min_pct;
   long long only_trace;      /* read_samples: one trace of the input (-1: all) */
 };
@@ -141,6 +142,7 @@ static int parse(int argc, char **argv, struct opts *o) {
     case O_TOP: o->top = (int)p.ival; break;
     case O_MIN_PCT: o->min_pct = p.dval; break;
     case O_DEPTH: o->depth = (int)p.ival; break;
+    case O_WIDE: o->wide = 1; break;
     default: break;
     }
   }
@@ -368,10 +370,13 @@ int gcs_cmd_stacks(int argc, char **argv) {
   long long n = read_samples(in.db, &o, sdb, v, &with_stack, stderr);
   if (n < 0) goto done;
   if (n == 0) {
-    fprintf(stderr, "gcscope %s: no %s events in %s%s%s\n", CMD, o.event_label, o.input,
-            o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms) ? " (with the --pid/--from/--to given)" : "",
-            o.kind == gcs_kind_GCAllocationTick ? ": record them with the alloc profile (GC keyword, Verbose)"
-            : o.kind == gcs_kind_SetGCHandle ? ": record them with the handles or verbose profile" : "");
+    if (o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms))
+      fprintf(stderr, "gcscope %s: no %s events in %s (with the --pid/--from/--to given)\n", CMD, o.event_label,
+              o.input);
+    else
+      fprintf(stderr, "gcscope %s: no %s events in %s%s\n", CMD, o.event_label, o.input,
+              o.kind == gcs_kind_GCAllocationTick ? " (record with --profile alloc)"
+              : o.kind == gcs_kind_SetGCHandle    ? " (record with --profile handles)" : "");
     goto done;
   }
   FILE *pager = !o.out_path && o.fmt == F_TEXT && isatty(STDOUT_FILENO) ? rpt_pager_open() : NULL;
@@ -384,7 +389,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
                                 o.kind == gcs_kind_SetGCHandle
                                     ? "GCHandle.Alloc's fast path records none (on .NET 9+ it fires SetGCHandle "
                                       "without a transition frame; only its slow path has a stack)"
-                                    : NULL };
+                                    : NULL, o.wide };
     if (o.kind == gcs_kind_GCAllocationTick)
       sv_wrap(out, 80, "AllocationTick: a sample about every 100 KB allocated per heap and kind; MB are the samples' "
               "AllocationAmount (an estimate)");
