@@ -111,7 +111,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
   case O_TRANSPORT:
     if (!strcmp(p->value, "eventpipe")) o->transport = TRC_TRANSPORT_EVENTPIPE, o->dotnet = 1;
     else if (!strcmp(p->value, "lttng")) o->transport = TRC_TRANSPORT_LTTNG;
-    else return gcs_cli_fail("--transport: unknown transport '%s' (expected eventpipe or lttng)", p->value);
+    else return gcs_cli_fail("--transport: '%s': expected eventpipe or lttng", p->value);
     return 0;
   case O_IMPORT: o->import = 1; return 0;
   case O_QUIET: o->quiet = 1; return 0;

@@ -511,10 +511,7 @@ int st_sections_parse(const char *spec, unsigned *mask, char *err, size_t errlen
     for (const struct st_section *s = st_sections; !found && s->name; s++)
       if (strlen(s->name) == n && !strncmp(q, s->name, n)) { *mask |= s->bit; found = 1; }
     if (!found) {
-      size_t used = (size_t)snprintf(err, errlen, "--section: unknown section '%.*s' (sections: all", (int)n, q);
-      for (const struct st_section *s = st_sections; s->name && used < errlen; s++)
-        used += (size_t)snprintf(err + used, errlen - used, ", %s", s->name);
-      if (used < errlen) snprintf(err + used, errlen - used, ")");
+      snprintf(err, errlen, "--section: unknown section '%.*s' (--help lists them)", (int)n, q);
       return -1;
     }
     q += n;

@@ -112,8 +112,7 @@ static int parse(int argc, char **argv, struct opts *o) {
     case O_EVENT: {
       int kind = event_kind(p.value, &o->event_label);
       if (kind < 0) {
-        gcs_cli_fail("--event: '%s' is not an event gcscope stores (AllocationTick, GCTriggered, GCHandle, "
-                      "or a name from `gcscope events`)", p.value);
+        gcs_cli_fail("--event: unknown event '%s' (see --help, gcscope events)", p.value);
         return 2;
       }
       o->kind = (enum gcs_kind)kind;
@@ -157,9 +156,8 @@ static int parse(int argc, char **argv, struct opts *o) {
       handle = o->kind == gcs_kind_SetGCHandle;
   if (o->by == BY_DEFAULT) o->by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
   if ((o->by == BY_TYPE && !tick) || (o->by == BY_REASON && !trig) || (o->by == BY_KIND && !tick && !handle)) {
-    gcs_cli_fail("--by %s: %s events have no %s (type: AllocationTick; reason: GCTriggered; kind: GCHandle, "
-                  "AllocationTick)", o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind",
-                  o->event_label, o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind");
+    gcs_cli_fail("--by %s: %s events have none (see --help)",
+                  o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind", o->event_label);
     return 2;
   }
   if (o->fmt == F_PPROF && !o->out_path && isatty(STDOUT_FILENO)) {
