@@ -515,13 +515,11 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
     if (p->trace_discarded > 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s): %lld events were discarded by the tracer; "
-                   "GCs they may overlap are marked incomplete and left out of the figures\n",
+      fprintf(out, "%swarning: trace %lld (%s): %lld events discarded; nearby GCs left out\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
               (long long)p->trace_discarded);
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
-                   "GCs open at the cut are incomplete\n",
+      fprintf(out, "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
     last_trace = p->trace_id;
   }

@@ -272,12 +272,10 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
   if (!in->db) return 0;
   int n = warn_traces(in->db, "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND " GCS_IN_INPUT("id")
                       " ORDER BY id",
-                      "%swarning: trace %lld (%s): %lld events were discarded by the tracer; "
-                      "GCs they may overlap are marked incomplete and left out of the figures\n", out, prefix);
+                      "%swarning: trace %lld (%s): %lld events discarded; nearby GCs left out\n", out, prefix);
   n += warn_traces(in->db, "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
                    GCS_IN_INPUT("id") " ORDER BY id",
-                   "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
-                   "GCs open at the cut are incomplete\n", out, prefix);
+                   "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n", out, prefix);
   struct gcs_overlap *ov;
   int nov;
   if (gcs_input_overlaps(in->db, &ov, &nov) == 0)
@@ -326,8 +324,7 @@ int gcs_input_overlaps(sqlite3 *db, struct gcs_overlap **out, int *n) {
 }
 
 void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o) {
-  fprintf(out, "%snote: traces %lld and %lld both hold GCs #%u-#%u of pid %d (%lld GCs, e.g. overlapping "
-               "captures): each report covers one trace, so do not add their figures (--trace ID picks one)\n",
+  fprintf(out, "%snote: traces %lld and %lld both hold GCs #%u-#%u of pid %d (%lld GCs): use --trace ID\n",
           prefix, (long long)o->trace_a, (long long)o->trace_b, o->first_gc, o->last_gc, o->pid, (long long)o->count);
 }
 
