@@ -697,7 +697,7 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     case O_BANDS: {
       int n = ins_parse_cuts(p.value, o->cuts, MAX_CUTS);
       if (n < 0) {
-        gcs_cli_fail("--bands '%s': want increasing percentiles in (0,100), e.g. 50,90,99", p.value);
+        gcs_cli_fail("--bands: '%s' is not increasing percentiles in (0,100)", p.value);
         return -1;
       }
       o->n_cuts = (size_t)n;

@@ -140,10 +140,12 @@ char *rpt_fit_name(char *buf, size_t cap, const char *name, size_t width) {
     lead = "...";
   }
   size_t n = (size_t)snprintf(buf, cap, "%s%s", lead, from);
-  if (n >= cap) { /* cut short: not inside a character */
-    size_t end = cap - 1;
-    while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80) end--;
-    buf[end] = 0;
+  if (n >= cap && cap > 1) { /* cut short at cap-1 bytes: drop a last character cut in two */
+    size_t end = cap - 1, i = end - 1;
+    while (i > 0 && ((unsigned char)buf[i] & 0xC0) == 0x80) i--;
+    unsigned char lead = (unsigned char)buf[i];
+    size_t len = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (i + len > end) buf[i] = 0;
   }
   return buf;
 }

@@ -369,8 +369,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   if (n < 0) goto done;
   if (n == 0) {
     if (o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms))
-      fprintf(stderr, "gcscope %s: no %s events in %s (with the --pid/--from/--to given)\n", CMD, o.event_label,
-              o.input);
+      fprintf(stderr, "gcscope %s: no %s events in %s with --pid/--from/--to\n", CMD, o.event_label, o.input);
     else
       fprintf(stderr, "gcscope %s: no %s events in %s%s\n", CMD, o.event_label, o.input,
               o.kind == gcs_kind_GCAllocationTick ? " (record with --profile alloc)"

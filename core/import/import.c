@@ -1226,7 +1226,7 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     free(dir);
     return rc;
   }
-  snprintf(err, errlen, "%s: not a trace (LTTng directory, .trace.zip, .nettrace[.gz|.zip])", path);
+  snprintf(err, errlen, "%s: not an LTTng trace, .trace.zip or .nettrace[.gz|.zip]", path);
   return -1;
 }
 
