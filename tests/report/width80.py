@@ -51,6 +51,7 @@ INPUTS = {
     "tick": TRACES + "/coreclr/netcore2017-allocationtick",
     "clr": TRACES + "/coreclr/netcore31-perfcollect-default",
     "startup": TRACES + "/coreclr/netcore31-startup-small",
+    "gcend": TRACES + "/coreclr/netcore2017-gcstart-gcend",
     "obj4": TRACES + "/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
 }
 for name, path in INPUTS.items():
