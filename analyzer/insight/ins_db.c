@@ -147,27 +147,23 @@ static struct ins_gc advisor_gc(const struct gcs_gcdb_gc *g) {
       .heap_count = isnan(g->real[GCS_GCDB_R_heap_count]) ? 0 : (int)g->real[GCS_GCDB_R_heap_count]};
 }
 
-/* DATAS (issue 26): each GC's SizeAdaptationTuning decision (gc_datas_tunings)
- * into the advisor's GCs, matched by GC index (gcs in GC order mostly: a
- * bisection over the GCs sorted by index). A database without the table: none. */
+/* DATAS (issue 26): each GC's decision into the advisor's GCs, matched by
+ * GC index (gcs in GC order mostly: a bisection over the GCs sorted by
+ * index): .NET 9+'s SizeAdaptationTuning (gc_datas_tunings) and .NET 8's
+ * HeapCountTuning (gc_datas_hc_tunings, flagged datas_net8: its
+ * new_heap_count is not the decided count, see ins_advise.h). A database
+ * without the tables: none. */
 static int gc_by_index(const void *a, const void *b) {
   const struct ins_gc *x = *(const struct ins_gc *const *)a, *y = *(const struct ins_gc *const *)b;
   return x->index < y->index ? -1 : x->index > y->index;
 }
-static void add_datas(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *g, size_t n) {
+static void add_datas_table(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **by, size_t n, const char *table,
+                            int net8) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT gc_index, new_heap_count, median_tcp_pct FROM %s WHERE trace_id = ?1 AND pid = ?2",
+           table);
   sqlite3_stmt *st;
-  if (n == 0 || sqlite3_prepare_v2(db,
-                                   "SELECT gc_index, new_heap_count, median_tcp_pct FROM gc_datas_tunings "
-                                   "WHERE trace_id = ?1 AND pid = ?2",
-                                   -1, &st, NULL) != SQLITE_OK)
-    return;
-  struct ins_gc **by = malloc(n * sizeof *by);
-  if (!by) {
-    sqlite3_finalize(st);
-    return;
-  }
-  for (size_t i = 0; i < n; i++) by[i] = &g[i];
-  qsort(by, n, sizeof *by, gc_by_index);
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return;
   sqlite3_bind_int64(st, 1, p->trace_id);
   sqlite3_bind_int(st, 2, p->pid);
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -175,10 +171,20 @@ static void add_datas(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *
     struct ins_gc **hit = bsearch(&kp, by, n, sizeof *by, gc_by_index);
     if (!hit) continue;   /* an incomplete GC: not judged */
     (*hit)->datas_decided = 1;
+    (*hit)->datas_net8 = net8;
     (*hit)->datas_new_heaps = sqlite3_column_int(st, 1);
     (*hit)->datas_cost_pct = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 2);
   }
   sqlite3_finalize(st);
+}
+static void add_datas(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc *g, size_t n) {
+  if (n == 0) return;
+  struct ins_gc **by = malloc(n * sizeof *by);
+  if (!by) return;
+  for (size_t i = 0; i < n; i++) by[i] = &g[i];
+  qsort(by, n, sizeof *by, gc_by_index);
+  add_datas_table(db, p, by, n, "gc_datas_tunings", 0);
+  add_datas_table(db, p, by, n, "gc_datas_hc_tunings", 1);
   free(by);
 }
 

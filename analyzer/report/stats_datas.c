@@ -10,9 +10,11 @@
  *
  * A heap count change is a GC whose heap count differs from the previous
  * GC's (that has one). The decision behind it is the last SizeAdaptationTuning
- * (or HeapCountTuning) before that GC (at or after the previous GC) whose NewHeapCount is the new
- * count; failing that, the last SizeAdaptationTuning or FullGCTuning in that
- * span; failing that, none ("not in trace").
+ * before that GC (at or after the previous GC) whose NewHeapCount is the new
+ * count; failing that, the last decision of any kind in that span
+ * (SizeAdaptationTuning, FullGCTuning, or .NET 8's HeapCountTuning, whose
+ * NewHeapCount is the count the GC ran with, never the decided one: see
+ * schemas/gc_events.def); failing that, none ("not in trace").
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -150,7 +152,7 @@ static int decision_of(const struct st_datas *d, uint32_t prev, uint32_t at, int
   for (int i = lo - 1; i >= 0 && d->rows[i].gc_index >= prev; i--) {
     const struct dyn_row *r = &d->rows[i];
     if (!is_decision(r->kind)) continue;
-    if ((r->kind == DK_TUNING || r->kind == DK_HC_TUNING) && colv(r, "new_heap_count") == to) return i;
+    if (r->kind == DK_TUNING && colv(r, "new_heap_count") == to) return i;
     if (any < 0) any = i;
   }
   return any;

@@ -871,27 +871,58 @@ static void rule_pin_blocks(struct ctx *c) {
 
 /* ---- datas-low-heaps: DATAS holds the heap count while % paused is high ------------ */
 
-/* DATAS (server GC, .NET 9+) decides after every third GC whether to change
- * the heap count, from the median throughput cost of those GCs. The rule
+/* DATAS (server GC) decides after every third GC whether to change the
+ * heap count, from the median throughput cost of those GCs. The rule
  * fires when, with at least datas_min_decisions decisions: the run is at
  * least datas_pause_pct % paused (the process's total pause over its
  * duration), and at least datas_share_pct % of the decisions kept the heap
- * count (NewHeapCount no more than the GC's own) although the median cost
- * was at least datas_cost_pct %. */
+ * count although the median cost was at least datas_cost_pct %. A .NET 9+
+ * decision (SizeAdaptationTuning) kept it when its NewHeapCount is no more
+ * than the GC's own count. .NET 8's HeapCountTuning does not carry the
+ * count decided (its NewHeapCount is the count the GC ran with; the runtime
+ * makes the change before the next GC): it kept the count when no GC after
+ * it, up to and with the next decision's GC, has more heaps than the GC of
+ * the decision; with no GC after it that has a heap count it is not
+ * judged (nor counted). */
+static int datas_outcome(const struct ctx *c, size_t i, int *to) {
+  const struct ins_gc *g = &c->g[i];
+  if (!g->datas_net8) {
+    *to = g->datas_new_heaps;
+    return 1;
+  }
+  int most = 0;
+  for (size_t j = i + 1; j < c->n; j++) {
+    const struct ins_gc *h = &c->g[j];
+    if (h->index <= g->index) continue;
+    if (h->heap_count > most) most = h->heap_count;
+    if (h->datas_decided) break;
+  }
+  *to = most;
+  return most > 0;
+}
+
+static int datas_held(const struct ctx *c, size_t i) {
+  const struct ins_gc *g = &c->g[i];
+  int to;
+  return g->datas_decided && datas_outcome(c, i, &to) && g->heap_count > 0 && to <= g->heap_count &&
+         g->datas_cost_pct >= c->o->datas_cost_pct;
+}
+
 static void rule_datas_low_heaps(struct ctx *c) {
   const struct ins_advise_opts *o = c->o;
   const struct ins_proc_summary *ps = c->ps;
   if (!ps || !(ps->duration_ms > 0)) return;
   double paused = ps->total_pause_ms * 100.0 / ps->duration_ms;
-  size_t decisions = 0, held = 0;
-  int heaps_max = 0;
+  size_t decisions = 0, held = 0, net8 = 0;
+  int heaps_max = 0, to;
   double cost_max = 0;
   for (size_t i = 0; i < c->n; i++) {
     const struct ins_gc *g = &c->g[i];
     if (g->heap_count > heaps_max) heaps_max = g->heap_count;
-    if (!g->datas_decided) continue;
+    if (!g->datas_decided || !datas_outcome(c, i, &to)) continue;
     decisions++;
-    if (g->heap_count > 0 && g->datas_new_heaps <= g->heap_count && g->datas_cost_pct >= o->datas_cost_pct) {
+    if (g->datas_net8) net8++;
+    if (datas_held(c, i)) {
       c->x[held++] = g->datas_cost_pct;
       if (g->datas_cost_pct > cost_max) cost_max = g->datas_cost_pct;
     }
@@ -904,27 +935,31 @@ static void rule_datas_low_heaps(struct ctx *c) {
   snprintf(f->title, sizeof f->title,
            "DATAS held the heap count while GCs cost %.1f %% of the run: %zu of %zu decisions added no heap at a "
            "throughput cost >= %g %%", paused, held, decisions, o->datas_cost_pct);
-  for (size_t i = 0; i < c->n; i++) {
-    const struct ins_gc *g = &c->g[i];
-    if (g->datas_decided && g->heap_count > 0 && g->datas_new_heaps <= g->heap_count &&
-        g->datas_cost_pct >= o->datas_cost_pct)
-      cite(f, g->index);
-  }
+  for (size_t i = 0; i < c->n; i++)
+    if (datas_held(c, i)) cite(f, c->g[i].index);
   f->n_gcs_total = held;
   cat(f->evidence, sizeof f->evidence,
       "median throughput cost of those decisions %.1f %% (largest %.1f %%); at most %d heap%s; total pause %.1f ms "
       "over %.1f ms (stats --section datas lists each heap count change)", median, cost_max, heaps_max,
       plural((size_t)heaps_max), ps->total_pause_ms, ps->duration_ms);
+  if (net8)
+    cat(f->evidence, sizeof f->evidence,
+        "; %zu of the decisions are .NET 8's HeapCountTuning, which does not say the count decided: each is judged "
+        "by the heaps of the GCs after it, up to the next decision", net8);
   metric(f, "pause_pct", paused);
   metric(f, "decisions", (double)decisions);
   metric(f, "held_decisions", (double)held);
   metric(f, "median_held_cost_pct", median);
   metric(f, "max_heap_count", (double)heaps_max);
+  metric(f, "net8_decisions", (double)net8);
   snprintf(f->next, sizeof f->next,
            "DATAS trades throughput for a smaller heap. If %d heap%s is already every core the process may use, "
            "it cannot add more: reduce the allocation or survival instead. Otherwise let the GC use more heaps: "
            "DOTNET_GCDynamicAdaptationMode=0 (a heap per core), or a fixed DOTNET_GCHeapCount; "
            "GCConserveMemory also holds DATAS back.", heaps_max, plural((size_t)heaps_max));
+  if (net8)   /* gc.cpp's calculate_new_heap_count (.NET 8): never above n_max_heaps - (1 + (n_max_heaps >= 32)) */
+    cat(f->next, sizeof f->next, " .NET 8's DATAS stays a heap short of the most it may use (two short from 32): "
+        "on 2 cores it keeps 1 heap.");
 }
 
 /* ---- ephemeral-pause ------------------------------------------------------------ */

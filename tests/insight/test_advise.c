@@ -383,6 +383,42 @@ int main(void) {
   g[8].datas_decided = 0;
   ONLY(g, n, &ps, "pause-time", WARN);
   for (size_t i = 0; i < n; i++) { g[i].heap_count = 0; g[i].datas_decided = 0; }
+  /* datas-low-heaps on .NET 8's HeapCountTuning, whose NewHeapCount is the
+   * count the GC ran with (gc.cpp: dynamic_heap_count_data.new_n_heaps), not
+   * the decided one: GCs 1-4 ran with 1 heap, GCs 5-10 with 2; decisions at
+   * GCs 3 (NewHeapCount 1, cost 40 %), 6 (2, 20 %) and 9 (2, 30 %). Judged by
+   * the heaps of the GCs after each up to the next decision: at 3 the count
+   * grew (GCs 5 and 6 have 2 heaps), at 6 and 9 it did not (GCs 7-9, 10: 2
+   * heaps): 2 of 3 held, median cost 25 %. Read as .NET 9's NewHeapCount the
+   * decision at 3 would count as held too (3 of 3, median 30 %). Without
+   * GC 10, the decision at 9 has no GC after it: not judged, 2 decisions
+   * (fewer than 3): no finding. */
+  n = base(g);
+  for (size_t i = 0; i < n; i++) g[i].heap_count = i < 4 ? 1 : 2;
+  g[2].datas_decided = g[5].datas_decided = g[8].datas_decided = 1;
+  g[2].datas_net8 = g[5].datas_net8 = g[8].datas_net8 = 1;
+  g[2].datas_new_heaps = 1; g[2].datas_cost_pct = 40;
+  g[5].datas_new_heaps = 2; g[5].datas_cost_pct = 20;
+  g[8].datas_new_heaps = 2; g[8].datas_cost_pct = 30;
+  ps = healthy;
+  ps.total_pause_ms = 1200;
+  CHECK_EQ_INT((int)ins_advise(g, n, &ps, &O, &A), 2);
+  f = ins_advice_find(&A, "datas-low-heaps");
+  CHECK(f != NULL);
+  if (f) {
+    CHECK_HAS(f->title, "2 of 3 decisions added no heap");
+    CHECK_EQ_INT((int)f->n_gcs, 2);
+    CHECK_EQ_INT(f->gcs[0], 6);
+    CHECK_EQ_INT(f->gcs[1], 9);
+    CHECK_NEAR(M(f, "median_held_cost_pct"), 25, 1e-9);
+    CHECK_NEAR(M(f, "decisions"), 3, 1e-9);
+    CHECK_NEAR(M(f, "net8_decisions"), 3, 1e-9);
+    CHECK_NEAR(M(f, "max_heap_count"), 2, 1e-9);
+    CHECK_HAS(f->evidence, "3 of the decisions are .NET 8's HeapCountTuning");
+    CHECK_HAS(f->next, "a heap short");
+  }
+  ONLY(g, n - 1, &ps, "pause-time", WARN);
+  for (size_t i = 0; i < n; i++) { g[i].heap_count = 0; g[i].datas_decided = 0; g[i].datas_net8 = 0; }
 
   /* peak-vs-after: Peak 30 / After 10 everywhere (ratio 3, 20 MB): info. */
   n = base(g);

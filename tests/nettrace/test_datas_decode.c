@@ -19,9 +19,13 @@
  *   never a name;
  * - .NET 8's HeapCountSample (34 bytes: version u16, GCIndex,
  *   ElapsedBetweenGCs, GCPauseTime, MslWaitTime u64) and HeapCountTuning (36:
- *   version u16, NewHeapCount u16, GCIndex u64, six f32), version 1, become
- *   GCHeapCountSample / GCHeapCountTuning with exactly those values (the
- *   layout of the .NET 8.0.31 runtime's payloads, tests/report/gc_datas_net8.py);
+ *   version u16, NewHeapCount u16, GCIndex u64, then the f32s median,
+ *   smoothed median, tcp_reduction_per_step_up, tcp_increase_per_step_down,
+ *   scp_increase_per_step_up, scp_decrease_per_step_down), version 1, become
+ *   GCHeapCountSample / GCHeapCountTuning with exactly those values, every
+ *   field distinct and non-zero: the order of the runtime's calls (gc.cpp of
+ *   .NET 8, GCEventFireHeapCountTuning_V1 in calculate_new_heap_count) and of
+ *   .NET 8.0.31's machine code (schemas/gc_events.def);
  *   other versions and sizes stay GCDynamicEvent.
  */
 #include <math.h>

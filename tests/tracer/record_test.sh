@@ -60,21 +60,30 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))'
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # Our own lttng-relayd on loopback, non-default ports chosen now, writing to
 # $WORK/relayd-out; stopped by its PID at exit (cleanup). Sets RELAYD_URL.
+# Ports are free when chosen but another process may take one before the
+# relayd binds it: then the relayd exits, and new ports are tried (5 times).
 start_relayd() {
-  local c d l
-  read -r c d l < <(free_ports) || fail "no free ports"
+  local c d l try
   mkdir -p "$WORK/relayd-out"
-  lttng-relayd -C "tcp://127.0.0.1:$c" -D "tcp://127.0.0.1:$d" -L "tcp://127.0.0.1:$l" -o "$WORK/relayd-out" \
-    >"$WORK/relayd.log" 2>&1 &
-  RELAYD_PID=$!
-  BG_PIDS+=("$RELAYD_PID")
-  RELAYD_URL="net://127.0.0.1:$c:$d"
-  for _ in $(seq 100); do
-    port_open "$c" && port_open "$d" && return 0
-    kill -0 "$RELAYD_PID" 2>/dev/null || fail "lttng-relayd exited: $(cat "$WORK/relayd.log")"
-    sleep 0.1
+  for try in 1 2 3 4 5; do
+    read -r c d l < <(free_ports) || fail "no free ports"
+    lttng-relayd -C "tcp://127.0.0.1:$c" -D "tcp://127.0.0.1:$d" -L "tcp://127.0.0.1:$l" -o "$WORK/relayd-out" \
+      >"$WORK/relayd.log" 2>&1 &
+    RELAYD_PID=$!
+    BG_PIDS+=("$RELAYD_PID")
+    RELAYD_URL="net://127.0.0.1:$c:$d"
+    for _ in $(seq 100); do
+      port_open "$c" && port_open "$d" && return 0
+      kill -0 "$RELAYD_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$RELAYD_PID" 2>/dev/null; then
+      fail "lttng-relayd does not listen on ports $c and $d"
+    fi
+    grep -qi "address already in use" "$WORK/relayd.log" || fail "lttng-relayd exited: $(cat "$WORK/relayd.log")"
+    echo "ports $c $d $l: one was taken before lttng-relayd bound it (try $try); new ports" >&2
   done
-  fail "lttng-relayd does not listen on ports $c and $d"
+  fail "lttng-relayd exited 5 times on ports taken: $(cat "$WORK/relayd.log")"
 }
 # The one session directory the relayd wrote (HOST/gcscope-record-PID-DATE),
 # checked against the location gcscope printed.

@@ -60,9 +60,11 @@ struct ins_gc {
   double pinned_plug_mb;      /* PinPlugAtGCTime plugs (the verbose profile), 0 if unknown */
   /* issue 26, DATAS (0 when unknown, as above) */
   int heap_count;             /* this GC's heaps (GCGlobalHeapHistory NumHeaps), 0 if unknown */
-  int datas_decided;          /* 1: DATAS decided at this GC's end (SizeAdaptationTuning) */
-  int datas_new_heaps;        /* that decision's NewHeapCount */
+  int datas_decided;          /* 1: DATAS decided at this GC's end (SizeAdaptationTuning, or .NET 8's HeapCountTuning) */
+  int datas_new_heaps;        /* that decision's NewHeapCount (.NET 9+: the count decided) */
   double datas_cost_pct;      /* its MedianThroughputCostPct (0 if unknown) */
+  int datas_net8;             /* 1: the decision is .NET 8's HeapCountTuning, whose NewHeapCount is the count
+                               * the GC ran with, not the decided one: judged by the heaps of the GCs after it */
 };
 
 struct ins_proc_summary {
