@@ -755,7 +755,7 @@ int gcs_cmd_impact(int argc, char **argv) {
     int need = 0;
     for (size_t i = 0; i < o.n_csv; i++) need |= o.csv[i].pid < 0;
     if (need && np != 1) {
-      fprintf(stderr, "gcscope %s: %s has no pid column and the database has %zu processes: give --pid\n", CMD,
+      fprintf(stderr, "gcscope %s: %s has no pid column, the database %zu processes: give --pid\n", CMD,
               o.requests_file, np);
       goto out;
     }

@@ -97,8 +97,7 @@ static int load(sqlite3 *db, long pid, const struct gcs_trigger_thresholds *thr,
                          "ORDER BY e.trace_id, e.ts_ns, e.id",
                          -1, &st, NULL) != SQLITE_OK) {
     if (strstr(sqlite3_errmsg(db), "no such table"))
-      fprintf(stderr, "gcscope %s: the database has no gc_lifecycle table (imported by an older gcscope): "
-                      "import its traces again\n", CMD);
+      fprintf(stderr, "gcscope %s: no gc_lifecycle table (an older gcscope's database): import again\n", CMD);
     else
       fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     return -1;

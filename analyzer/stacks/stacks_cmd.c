@@ -161,7 +161,7 @@ static int parse(int argc, char **argv, struct opts *o) {
     return 2;
   }
   if (o->fmt == F_PPROF && !o->out_path && isatty(STDOUT_FILENO)) {
-    gcs_cli_fail("--format pprof writes binary data: give -o FILE (or redirect stdout)");
+    gcs_cli_fail("--format pprof is binary: give -o FILE (or redirect stdout)");
     return 2;
   }
   return 0;

@@ -76,8 +76,8 @@ static int import_trace(const char *path, const char *db_path, FILE *progress, i
   sqlite3_close(db);
   if (rc != 0 && absent && tot->traces_imported == 0 && tot->traces_skipped == 0) unlink(db_path);
   if (rc == 0 && tot->ntrace_ids > GCS_IMPORT_MAX_IDS) {
-    snprintf(err, errlen, "%s: holds %d traces, more than the %d a report takes: import it with `gcscope import` "
-             "and report on the database with --trace ID", path, tot->ntrace_ids, GCS_IMPORT_MAX_IDS);
+    snprintf(err, errlen, "%s: %d traces, over %d: import it, report with --trace ID", path, tot->ntrace_ids,
+             GCS_IMPORT_MAX_IDS);
     rc = -1;
   }
   if (rc == 0) {
