@@ -91,6 +91,23 @@ for a, b, extra in (("sweep", "phh", []), ("net8", "datas", []), ("web", "alloc"
     wide = [l for l in text.splitlines() if len(l) > 80]
     check(not wide, "diff %s %s %s: %d line(s) over 80 columns" % (a, b, " ".join(extra), len(wide)), "\n".join(wide))
 
+# triggers --rules: a rule's description too long for one line wraps, its
+# firing count under it.
+RULES = os.path.join(WORK, "rules.txt")
+open(RULES, "w").write(
+    "long-gen2: pair=gc-over over=5 gen=2 type=nonconcurrent\n"
+    "slow-susp: pair=suspend-over over=0.05 reason=SuspendForGC cooldown=30 max=3\n"
+    "whole: start=GCSuspendEEBegin stop=GCRestartEEEnd key=thread where=Reason=SuspendForGC over=2\n"
+    "busy: metric=pct-pause window=10 above=1 sustain=0 action=log\n")
+for name in ("obj4", "datas", "clr"):
+    rc, out, err = run("triggers", name + ".db", "--rules", RULES, "--gc-over", "1")
+    wide = too_wide(out + err, name + ".db")
+    check(rc == 0 and "  Rules\n" in out and not wide, "triggers --rules %s: within 80 columns" % name,
+          "\n".join(wide) + err)
+rc, out, err = run("triggers", "obj4.db", "--rules", RULES)
+check(re.search(r"^    whole \(GCSuspendEEBegin -> GCRestartEEEnd by thread > 2 ms, Reason=1\):\n      478 firings\n",
+                out, re.M) is not None, "triggers --rules: the long description wrapped, 478 firings under it", out)
+
 # Errors: one line within 80 columns (path "c.db"), the exact new wording for
 # the missing kinds of events.
 os.symlink("alloc.db", os.path.join(WORK, "c.db"))
