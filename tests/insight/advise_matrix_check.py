@@ -54,10 +54,8 @@ EXPECT = {
                             never=["heap-growth", "loh-churn", "finalizers", "gen0-frag-pinning", "induced",
                                    "high-survival"],
                             metrics=[("long-suspension", "worst_suspend_ms", 150, 400)]),
-    # On a loaded machine (CI beside other builds) suspending gcsim's threads
-    # took long enough for a long-suspension warning, a true finding listed
-    # first as a cause (seen 2026-11-27); high-survival must be there all the same.
-    "bgc": dict(top_or=["high-survival", "long-suspension"], need=[("high-survival", "warning")],
+    # bgc: long-suspension may come first on a loaded machine (see main()).
+    "bgc": dict(top="high-survival", need=[("high-survival", "warning")],
                 never=["heap-growth", "full-blocking-gen2", "induced", "loh-churn", "finalizers",
                        "gen0-frag-pinning"],
                 metrics=[("high-survival", "gen1_survival_median_pct", 90, 100)]),
@@ -93,8 +91,16 @@ def main():
     if p["server_gc"] != server:
         errs.append(f"server_gc {p['server_gc']}, expected {server}")
     tops = exp.get("top_or", [exp["top"]] if "top" in exp else [])
-    if tops and (not fs or fs[0]["rule"] not in tops):
-        errs.append(f"top finding {fs[0]['rule'] if fs else 'none'}, expected {' or '.join(tops)}")
+    # On a loaded machine (CI beside other builds) suspending gcsim's threads
+    # can take long enough for a long-suspension finding, a true cause that
+    # advise lists first (seen for bgc and loh-churn). Only gcsim's
+    # slow-suspension scenario makes it on purpose; elsewhere it may come
+    # first, and the scenario's own top finding must then come next.
+    ranked = fs
+    if tops and fs and fs[0]["rule"] == "long-suspension" and "long-suspension" not in tops:
+        ranked = fs[1:]
+    if tops and (not ranked or ranked[0]["rule"] not in tops):
+        errs.append(f"top finding {ranked[0]['rule'] if ranked else 'none'}, expected {' or '.join(tops)}")
     for rule, sev in exp.get("need", []):
         if rule not in rules:
             errs.append(f"no {rule} finding")
