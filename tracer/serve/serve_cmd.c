@@ -367,7 +367,7 @@ int gcs_cmd_serve(int argc, char **argv) {
   }
   if (p.optind < argc) return gcs_cli_fail("unexpected argument '%s'", argv[p.optind]);
   if (s.outdir && !rules_path && !s.keep_stream)
-    return gcs_cli_fail("-o needs --rules or --keep-stream (where their captures go)");
+    return gcs_cli_fail("-o is for the captures of --rules or --keep-stream; give one");
   if (s.keep_stream && !s.outdir) return gcs_cli_fail("--keep-stream needs -o DIR");
   if (!npids) c.all = 1;
   static struct gcs_rule *rules;
