@@ -73,7 +73,7 @@ static int on_nettrace_event(const struct gcs_event *ev, void *ud) {
 static int on_lost(const struct gcs_rd_lost *l, void *ud) {
   struct replay *r = ud;
   r->out->lost += l->count;
-  gcs_triggers_lost(r->t, l->ts_ns, l->count);
+  gcs_triggers_lost(r->t, l->begin_ns, l->ts_ns, l->count);
   return 0;
 }
 

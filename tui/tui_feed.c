@@ -241,10 +241,10 @@ void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *
     gcs_recon_forget_old(f->recon, TUI_FEED_KEEP_GCS);
 }
 
-void tui_feed_lost(struct tui_feed *f, uint64_t count) {
+void tui_feed_lost(struct tui_feed *f, uint64_t begin_ns, uint64_t end_ns, uint64_t count) {
   if (!count) return;
   f->lost += count;
-  gcs_recon_lost(f->recon, -1, 0, count);
+  gcs_recon_lost(f->recon, -1, begin_ns, end_ns, count);
 }
 
 void tui_feed_finish(struct tui_feed *f) { gcs_recon_finish(f->recon); }

@@ -30,8 +30,9 @@ void tui_feed_set_model(struct tui_feed *f, struct tui_model *m);
 /* One decoded event; procname names its process if the source knows it
  * (NULL or "" otherwise). */
 void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *procname);
-/* count events were lost (GCs open then become incomplete). */
-void tui_feed_lost(struct tui_feed *f, uint64_t count);
+/* count events were lost somewhere in [begin_ns, end_ns] (gcs_recon_lost:
+ * the GCs whose events may lie there become incomplete; 0: unknown). */
+void tui_feed_lost(struct tui_feed *f, uint64_t begin_ns, uint64_t end_ns, uint64_t count);
 /* The source ended: GCs still open are finished. */
 void tui_feed_finish(struct tui_feed *f);
 /* Did the model change since the last call? (clears the flag) */

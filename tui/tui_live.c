@@ -39,7 +39,9 @@ static void on_event(const struct gcs_rd_event *rec, void *ud) {
   tui_feed_event(l->feed, &rec->ev, rec->procname);
 }
 
-static void on_lost(uint64_t n, void *ud) { tui_feed_lost(((struct tui_live *)ud)->feed, n); }
+static void on_lost(uint64_t n, uint64_t begin_ns, uint64_t end_ns, void *ud) {
+  tui_feed_lost(((struct tui_live *)ud)->feed, begin_ns, end_ns, n);
+}
 
 static int build_graph(struct tui_live *l, int fail_if_missing, char *err, size_t errlen) {
   static const struct gcs_ctf_live_callbacks cb = { on_event, on_lost };

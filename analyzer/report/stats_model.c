@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_db.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
 #include "ins_stats.h"
@@ -405,7 +406,8 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       " GROUP BY g.incomplete_why ORDER BY count(*) DESC, g.incomplete_why LIMIT 1), t.truncated_at, "
       "s.total_alloc_measured_mb, s.heap_count_min, s.heap_count_max, s.heap_count_changes, "
       "s.total_runtime_pause_msec, "
-      "(SELECT gc_hard_limit FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1) "
+      "(SELECT gc_hard_limit FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
+      "t.packet_gaps "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -455,6 +457,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->heap_count_changes = icol(s, 28, 0);
     p->total_runtime_pause = dcol(s, 29);
     p->hard_limit = sqlite3_column_type(s, 30) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 30);
+    p->trace_packet_gaps = sqlite3_column_type(s, 31) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 31);
     /* PerfView's % paused over a process duration of 0 (no complete GC, or
      * no GCHeapStats after one) is stored as 0: unknown, not 0 %. */
     if (p->gc_count == 0 || !(p->process_duration > 0)) p->pct_pause = p->process_duration = NAN;
@@ -514,10 +517,12 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
   int64_t last_trace = -1;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
+    char lost[256];
     if (p->trace_discarded > 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s): %lld events discarded; nearby GCs left out\n",
+      fprintf(out, "%swarning: trace %lld (%s): %s; "
+                   "GCs they may overlap are marked incomplete and left out of the figures\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
-              (long long)p->trace_discarded);
+              gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
       fprintf(out, "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);

@@ -189,6 +189,7 @@ struct st_proc {
   int rt_pause_differs;         /* GCs whose Pause and runtime pause differ (st_pause_differs) */
   double max_suspend, total_gc_cpu;
   int64_t lost_events, trace_discarded;
+  int64_t trace_packet_gaps;    /* traces.packet_gaps, -1 unknown (an older import) */
   int64_t trace_truncated_at;     /* traces.truncated_at, -1 if the trace is complete */
   struct st_gc *gcs;
   int ngcs;

@@ -171,9 +171,9 @@ void st_write_json(FILE *o, const struct st_model *m) {
     int seen = 0;
     for (int j = 0; j < i; j++) seen |= m->procs[j].trace_id == p->trace_id;
     if (p->trace_discarded > 0 && !seen) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "trace %lld (%s): %lld events were discarded by the tracer", (long long)p->trace_id,
-               p->trace_path ? p->trace_path : "?", (long long)p->trace_discarded);
+      char msg[800], lost[256];
+      snprintf(msg, sizeof msg, "trace %lld (%s): %s", (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
+               gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
       fprintf(o, "%s", nw++ ? ", " : "");
       rpt_json_str(o, msg);
     }
@@ -226,6 +226,15 @@ void st_write_json(FILE *o, const struct st_model *m) {
     jkv(o, "total_runtime_pause_msec", p->total_runtime_pause, 1);
     fprintf(o, ", \"runtime_pause_differs_count\": %d", p->rt_pause_differs);
     fprintf(o, ", \"lost_events\": %lld", (long long)p->lost_events);
+    /* its trace's losses apart (gcs_lost_text): events discarded, an exact
+     * count, and gaps of missing packets, their events unknown; null when
+     * an older import did not store the split */
+    if (p->trace_packet_gaps >= 0)
+      fprintf(o, ", \"trace_discarded_events\": %lld, \"trace_packet_gaps\": %lld",
+              (long long)(p->trace_discarded > p->trace_packet_gaps ? p->trace_discarded - p->trace_packet_gaps : 0),
+              (long long)p->trace_packet_gaps);
+    else
+      fprintf(o, ", \"trace_discarded_events\": null, \"trace_packet_gaps\": null");
     st_datas_json_summary(o, p);
     st_json_overhead(o, &p->ov);
     fprintf(o, ", \"pause_percentiles\": {");

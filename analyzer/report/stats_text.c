@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gcs_cli.h"
+#include "gcs_db.h"
 #include "gcs_text.h"
 #include "gcs_enums.h"
 #include "gcs_events.h"
@@ -194,7 +195,15 @@ static void summary(FILE *out, const struct st_proc *p) {
     int nl = st_summary_lines(p, lines, 4);
     for (int i = 0; i < nl; i++) para(out, "  ", 4, lines[i]);
   }
-  if (p->lost_events > 0) fprintf(out, "  Lost events in this process: %lld\n", (long long)p->lost_events);
+  if (p->lost_events > 0) {
+    /* the process's losses are its trace's (an import's are all the
+     * trace's): the same words as the warning, 80 columns */
+    char lost[256];
+    gcs_lost_text(p->lost_events, p->lost_events == p->trace_discarded ? p->trace_packet_gaps : -1, lost, sizeof lost);
+    char line[300];
+    snprintf(line, sizeof line, "Lost in this process: %s", lost);
+    para(out, "  ", 4, line);
+  }
 }
 
 static void pause_stats(FILE *out, const struct st_proc *p) {

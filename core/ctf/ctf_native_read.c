@@ -92,6 +92,9 @@ struct nreader {
   char txt[65536];                   /* text arrays as strings */
   size_t txtn;
   char procname[256];
+  /* lost records not delivered yet whose window begins before their place
+   * in the merge (begin_ns 0, at a later key): gcs_rd_stats.lost_horizon_ns */
+  int early;
 };
 
 /* ---- bits ----------------------------------------------------------------- */
@@ -460,6 +463,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
                                    : 0;
         if (lost) {
           struct gcs_rd_lost *l = &s->lost[s->nlost];
+          l->packet_gap = 0;
           s->lost_gap[s->nlost++] = 0;
           l->count = lost;
           l->stream = s->name;
@@ -470,6 +474,10 @@ static int load_packet(struct nreader *R, struct nstream *s) {
           }
           if (first) s->ts_ns = sc->pc_begin >= 0 ? ns_of(m, s->tr->base_ns, c[sc->pc_begin].u) : 0;
           else s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
+          /* the window: from the previous packet's end (the first packet:
+           * unknown, the trace's start) to this packet's end */
+          l->begin_ns = !first && s->ts_ns > 0 ? (uint64_t)s->ts_ns : 0;
+          if (!l->begin_ns && s->ts_ns > 0) R->early++;
         }
         s->disc = d;
         s->have_disc = 1;
@@ -488,6 +496,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
          * rotated files). */
         if (s->have_seq && q - s->seq > 1) {
           struct gcs_rd_lost *l = &s->lost[s->nlost];
+          l->packet_gap = 1;
           s->lost_gap[s->nlost++] = 1;
           l->count = CTF_LOST_UNKNOWN;
           l->stream = s->name;
@@ -497,6 +506,8 @@ static int load_packet(struct nreader *R, struct nstream *s) {
             l->ts_ns = ns > 0 ? (uint64_t)ns : 0;
           }
           s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
+          /* the window: the previous packet's end to this one's beginning */
+          l->begin_ns = s->ts_ns > 0 ? (uint64_t)s->ts_ns : 0;
         }
         s->seq = q;
         s->have_seq = q != UINT64_MAX;   /* babeltrace2's "no value" */
@@ -940,12 +951,21 @@ int nt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *c
     if (r == 1) R->heap[R->nheap++] = i;
   }
   for (int i = R->nheap / 2 - 1; i >= 0; i--) sift_down(R, i);
+  /* The records come in the order of their windows' beginnings, but for a
+   * stream's first packet's (from the trace's start, read at that packet's
+   * beginning), and a stream without packet end times (its windows' ends
+   * unknown) may report any later: until then the horizon is the start. */
+  int no_end = 0;
+  for (int i = 0; i < R->nst; i++) no_end |= R->st[i].sc && R->st[i].sc->pc_end < 0;
+  st->lost_horizon_ns = R->early || no_end ? 0 : UINT64_MAX;
+  if (no_end) R->early = -1;
   uint64_t n = 0;
   while (R->nheap) {
     if (cancel && !(++n & 4095) && *cancel) { rc = GCS_RD_STOPPED; goto out; }
     struct nstream *s = &R->st[R->heap[0]];
     if (s->lost_i < s->nlost) {
       const struct gcs_rd_lost *l = &s->lost[s->lost_i];
+      if (!l->begin_ns && s->ts_ns > 0 && R->early > 0 && !--R->early) st->lost_horizon_ns = UINT64_MAX;
       st->discarded += l->count;
       st->packet_gaps += (uint64_t)s->lost_gap[s->lost_i];
       s->lost_i++;

@@ -22,6 +22,14 @@ struct gcs_ctf_live {
   struct ctf_owed owed;   /* discarded events: ctf_lost_settle, per stream */
 };
 
+/* A clock snapshot in ns since the epoch, 0 if none or unknown. */
+static uint64_t snap_ns(const bt_clock_snapshot *c) {
+  int64_t ns;
+  if (!c || bt_clock_snapshot_get_ns_from_origin(c, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK || ns <= 0)
+    return 0;
+  return (uint64_t)ns;
+}
+
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *ud) {
   struct gcs_ctf_live *l = ud;
   bt_message_array_const msgs;
@@ -42,13 +50,22 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       else {
         /* no count: the stream's first packet (events lost before it), as
          * the file readers count it (CTF_LOST_UNKNOWN, ctf_map.h) */
-        if (bt_message_discarded_events_get_count(m, &n) != BT_PROPERTY_AVAILABILITY_AVAILABLE) n = CTF_LOST_UNKNOWN;
-        if ((n = ctf_lost_settle(owed, n)) && l->cb.lost) l->cb.lost(n, l->ud);
+        int first = bt_message_discarded_events_get_count(m, &n) != BT_PROPERTY_AVAILABILITY_AVAILABLE;
+        if (first) n = CTF_LOST_UNKNOWN;
+        const bt_stream *s = bt_message_discarded_events_borrow_stream_const(m);
+        int clk = bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s));
+        uint64_t b = clk && !first ? snap_ns(bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(m)) : 0;
+        uint64_t e = clk ? snap_ns(bt_message_discarded_events_borrow_end_default_clock_snapshot_const(m)) : 0;
+        if ((n = ctf_lost_settle(owed, n)) && l->cb.lost) l->cb.lost(n, b, e, l->ud);
       }
     } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
       /* missing packets (a packet_seq_num gap): their events, an unknown
        * count, as the file readers count them (CTF_LOST_UNKNOWN) */
-      if (l->cb.lost) l->cb.lost(CTF_LOST_UNKNOWN, l->ud);
+      const bt_stream *s = bt_message_discarded_packets_borrow_stream_const(m);
+      int clk = bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s));
+      uint64_t b = clk ? snap_ns(bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(m)) : 0;
+      uint64_t e = clk ? snap_ns(bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(m)) : 0;
+      if (l->cb.lost) l->cb.lost(CTF_LOST_UNKNOWN, b, e, l->ud);
     }
     bt_message_put_ref(m);
   }

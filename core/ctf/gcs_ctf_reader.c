@@ -70,6 +70,10 @@ struct reader {
   struct gcs_ctf_decoder *dec;
   const bt_stream *where_stream;   /* stream last reported to cb->where */
   struct ctf_owed owed;             /* discarded events: ctf_lost_settle, per stream */
+  /* streams begun (1 once their first packet began), and how many have not
+   * had a packet yet: gcs_rd_stats.lost_horizon_ns */
+  struct ctf_owed first_packet;
+  int no_packet_yet;
 };
 
 static int member_index(const bt_field_class *st, const char *name) {
@@ -403,9 +407,10 @@ static int on_event(struct reader *r, const bt_message *msg) {
 }
 
 /* A lost record's stream (its name, else "stream ID" written into sname)
- * and time (end: the loss's end, NULL when the stream class has none). */
+ * and window (begin, end: the loss's, NULL when the stream class has none;
+ * begin_ns stays 0, unknown, without one). */
 static void lost_where(struct gcs_rd_lost *l, const bt_stream *s, char *sname, size_t n,
-                       const bt_clock_snapshot *end) {
+                       const bt_clock_snapshot *begin, const bt_clock_snapshot *end) {
   l->stream = bt_stream_get_name(s);
   if (!l->stream) {
     snprintf(sname, n, "stream %llu", (unsigned long long)bt_stream_get_id(s));
@@ -414,12 +419,14 @@ static void lost_where(struct gcs_rd_lost *l, const bt_stream *s, char *sname, s
   int64_t ns;
   if (end && bt_clock_snapshot_get_ns_from_origin(end, &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
     l->ts_ns = (uint64_t)ns;
+  if (begin && bt_clock_snapshot_get_ns_from_origin(begin, &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ns > 0)
+    l->begin_ns = (uint64_t)ns;
 }
 
 static int on_discarded(struct reader *r, const bt_message *msg) {
   uint64_t count = 0;
-  if (bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
-    count = CTF_LOST_UNKNOWN; /* the stream's first packet: ctf_map.h */
+  int first = bt_message_discarded_events_get_count(msg, &count) != BT_PROPERTY_AVAILABILITY_AVAILABLE;
+  if (first) count = CTF_LOST_UNKNOWN; /* the stream's first packet: ctf_map.h */
   const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
   uint64_t *owed = ctf_owed_of(&r->owed, s);
   if (!owed) {
@@ -428,11 +435,14 @@ static int on_discarded(struct reader *r, const bt_message *msg) {
     return -1;
   }
   if (!(count = ctf_lost_settle(owed, count))) return 0;
-  struct gcs_rd_lost l = { count, 0, NULL };
+  struct gcs_rd_lost l = { count, 0, NULL, 0, 0 };
   char sname[64];
+  /* the window: the previous packet's end to this one's (the first packet:
+   * from the trace's start, as the native reader) */
+  int clk = bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s));
   lost_where(&l, s, sname, sizeof sname,
-             bt_stream_class_discarded_events_have_default_clock_snapshots(bt_stream_borrow_class_const(s))
-                 ? bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) : NULL);
+             clk && !first ? bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) : NULL,
+             clk ? bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) : NULL);
   r->st->discarded += count;
   if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }
   return 0;
@@ -445,18 +455,48 @@ static int on_discarded(struct reader *r, const bt_message *msg) {
  * loss. */
 static int on_discarded_packets(struct reader *r, const bt_message *msg) {
   const bt_stream *s = bt_message_discarded_packets_borrow_stream_const(msg);
-  struct gcs_rd_lost l = { CTF_LOST_UNKNOWN, 0, NULL };
+  struct gcs_rd_lost l = { CTF_LOST_UNKNOWN, 0, NULL, 0, 1 };
   char sname[64];
+  int clk = bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s));
   lost_where(&l, s, sname, sizeof sname,
-             bt_stream_class_discarded_packets_have_default_clock_snapshots(bt_stream_borrow_class_const(s))
-                 ? bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg) : NULL);
+             clk ? bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) : NULL,
+             clk ? bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg) : NULL);
   r->st->discarded += l.count;
   r->st->packet_gaps++;
   if (r->cb->lost && r->cb->lost(&l, r->ud) != 0) { r->stopped = 1; return 1; }
   return 0;
 }
 
-static void on_stream_begin(struct reader *r, const bt_message *msg) {
+static void on_stream_hostname(struct reader *r, const bt_message *msg);
+
+/* Until every stream begun has had its first packet, that packet may still
+ * report events lost from the trace's start (its discarded events, read at
+ * its beginning): the horizon is the start; then records come in the
+ * order of their windows' beginnings (the muxer's order). */
+static void set_horizon(struct reader *r) { r->st->lost_horizon_ns = r->no_packet_yet ? 0 : UINT64_MAX; }
+
+static int first_packet(struct reader *r, const bt_message *msg) {
+  const bt_stream *s = bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
+  uint64_t *had = ctf_owed_of(&r->first_packet, s);
+  if (!had) { snprintf(r->err, r->errlen, "out of memory"); r->failed = 1; return -1; }
+  if (!*had) {
+    *had = 1;
+    if (r->no_packet_yet > 0) r->no_packet_yet--;
+    set_horizon(r);
+  }
+  return 0;
+}
+
+static int on_stream_begin(struct reader *r, const bt_message *msg) {
+  uint64_t *had = ctf_owed_of(&r->first_packet, bt_message_stream_beginning_borrow_stream_const(msg));
+  if (!had) { snprintf(r->err, r->errlen, "out of memory"); r->failed = 1; return -1; }
+  if (!*had) r->no_packet_yet++;
+  set_horizon(r);
+  on_stream_hostname(r, msg);
+  return 0;
+}
+
+static void on_stream_hostname(struct reader *r, const bt_message *msg) {
   if (r->st->hostname[0]) return;
   const bt_trace *t = bt_stream_borrow_trace_const(bt_message_stream_beginning_borrow_stream_const(msg));
   const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(t, "hostname");
@@ -490,9 +530,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
       case BT_MESSAGE_TYPE_EVENT: stop = on_event(r, m); break;
       case BT_MESSAGE_TYPE_DISCARDED_EVENTS: stop = on_discarded(r, m); break;
       case BT_MESSAGE_TYPE_DISCARDED_PACKETS: stop = on_discarded_packets(r, m); break;
-      case BT_MESSAGE_TYPE_STREAM_BEGINNING: on_stream_begin(r, m); break;
+      case BT_MESSAGE_TYPE_STREAM_BEGINNING: stop = on_stream_begin(r, m); break;
       case BT_MESSAGE_TYPE_PACKET_BEGINNING: {
         const struct gcs_rd_event *none;
+        stop = first_packet(r, m);
         gcs_ctf_decode(r->dec, m, &none);   /* the decoder's packet → cpu cache */
         if (r->cb->where) report_stream(r, m);
         break;
@@ -655,6 +696,7 @@ out:
   bt_plugin_put_ref(utils);
   gcs_ctf_decoder_free(r->dec);
   free(r->owed.v);
+  free(r->first_packet.v);
   free(r);
   return rc;
 }

@@ -270,9 +270,21 @@ int gcs_input_open_report(const char *cmd, const char *arg, const struct gcs_inp
 
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix) {
   if (!in->db) return 0;
-  int n = warn_traces(in->db, "SELECT id, path, discarded FROM traces WHERE discarded > 0 AND " GCS_IN_INPUT("id")
-                      " ORDER BY id",
-                      "%swarning: trace %lld (%s): %lld events discarded; nearby GCs left out\n", out, prefix);
+  int n = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(in->db, "SELECT id, path, discarded, packet_gaps FROM traces WHERE discarded > 0 AND "
+                         GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) == SQLITE_OK) {
+    for (; sqlite3_step(st) == SQLITE_ROW; n++) {
+      const unsigned char *path = sqlite3_column_text(st, 1);
+      char lost[256];
+      fprintf(out, "%swarning: trace %lld (%s): %s; GCs they may overlap are marked incomplete and left out of the "
+                   "figures\n", prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
+              gcs_lost_text(sqlite3_column_int64(st, 2),
+                            sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3), lost,
+                            sizeof lost));
+    }
+    sqlite3_finalize(st);
+  }
   n += warn_traces(in->db, "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
                    GCS_IN_INPUT("id") " ORDER BY id",
                    "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n", out, prefix);

@@ -20,6 +20,9 @@ static const char index_sql[] = GCS_INDEX_SQL;
 static const struct { const char *table, *column, *type; } added_columns[] = {
   { "traces", "truncated_at", "INTEGER" },
   { "traces", "time_ordered", "INTEGER" },
+  { "traces", "packet_gaps", "INTEGER" },
+  { "lost_events", "begin_ns", "INTEGER" },
+  { "lost_events", "packets_missing", "INTEGER" },
   { "gcs", "soh_alloc_measured_mb", "REAL" },
   { "gcs", "loh_alloc_measured_mb", "REAL" },
   { "gcs", "poh_alloc_measured_mb", "REAL" },

@@ -72,6 +72,8 @@ struct decoder {
   struct dec_proc *procs;
   size_t nprocs, capprocs, last;
   int origin_sent;
+  int horizon_sent;          /* IMQ_HORIZON: horizon is the last value sent */
+  uint64_t horizon;
   /* The process whose name was last set from an environment procname, and
    * that string: the same pointer again needs no compare. */
   size_t pn_proc;
@@ -135,6 +137,21 @@ static int dec_send_origin(struct decoder *d, uint64_t ts_ns) {
   return 0;
 }
 
+/* The reader's loss horizon, to the writer when it changed (before the
+ * record being delivered). */
+static int dec_send_horizon(struct decoder *d) {
+  uint64_t h = d->stats.lost_horizon_ns;
+  if (d->horizon_sent && h == d->horizon) return 0;
+  struct imq_rec *r = dec_reserve(d, sizeof(struct imq_rec) + sizeof(uint64_t));
+  if (!r) return 1;
+  r->type = IMQ_HORIZON;
+  r->size = (uint32_t)(sizeof(struct imq_rec) + sizeof(uint64_t));
+  memcpy(r + 1, &h, sizeof h);
+  d->horizon = h;
+  d->horizon_sent = 1;
+  return 0;
+}
+
 /* Testing hook (GCSCOPE_DECODE_FAULT=hang|alloc|crash[@N]): what a damaged
  * trace does to libbabeltrace2, at the N-th event (default 1). */
 static void dec_fault(const struct decoder *d) {
@@ -156,6 +173,7 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
   if ((++d->nev & 1023) == 0 && d->wk && imwk_tick(d->wk) != 0) return 1;
   if (d->nev == d->fault_at) dec_fault(d);
   if (!d->origin_sent && e->ev.ts_ns && dec_send_origin(d, e->ev.ts_ns) != 0) return 1;
+  if (dec_send_horizon(d) != 0) return 1;
   struct dec_proc *p = dec_proc(d, e->ev.pid);
   if (p) {
     if (e->ev.ts_ns && (!p->first || e->ev.ts_ns < p->first)) p->first = e->ev.ts_ns;
@@ -228,10 +246,11 @@ static int dec_on_event(const struct gcs_rd_event *e, void *ud) {
   return 0;
 }
 
-struct lost_rec { uint64_t count, ts_ns; char stream[]; };
+struct lost_rec { uint64_t count, ts_ns, begin_ns; uint32_t packet_gap; char stream[]; };
 
 static int dec_on_lost(const struct gcs_rd_lost *l, void *ud) {
   struct decoder *d = ud;
+  if (dec_send_horizon(d) != 0) return 1;
   size_t n = str_copy_len(l->stream);
   size_t total = sizeof(struct imq_rec) + sizeof(struct lost_rec) + n + 1;
   struct imq_rec *r = dec_reserve(d, total);
@@ -241,6 +260,8 @@ static int dec_on_lost(const struct gcs_rd_lost *l, void *ud) {
   struct lost_rec *lr = (struct lost_rec *)(r + 1);
   lr->count = l->count;
   lr->ts_ns = l->ts_ns;
+  lr->begin_ns = l->begin_ns;
+  lr->packet_gap = l->packet_gap != 0;
   if (n) memcpy(lr->stream, l->stream, n);
   lr->stream[n] = '\0';
   return 0;
@@ -565,6 +586,27 @@ static int begin_trace(struct import_ctx *c, const char *label, const char *iden
   return begin_trace_as(c, label, identity, NULL, source, trace_id, err, errlen);
 }
 
+const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, size_t bufsz) {
+  buf[0] = '\0';
+  if (discarded <= 0) return buf;
+  if (packet_gaps < 0) {
+    snprintf(buf, bufsz, "events were lost: %lld discarded events and gaps of missing packets "
+                         "(import again to tell them apart)", (long long)discarded);
+    return buf;
+  }
+  /* each gap of missing packets is counted 1 in discarded: their events,
+   * how many is unknown */
+  int64_t events = discarded > packet_gaps ? discarded - packet_gaps : 0;
+  size_t n = 0;
+  if (packet_gaps > 0)
+    n = (size_t)snprintf(buf, bufsz, "packets are missing (%lld gap%s in packet_seq_num): their events are lost",
+                         (long long)packet_gaps, packet_gaps == 1 ? "" : "s");
+  if (events > 0 && n < bufsz)
+    snprintf(buf + n, bufsz - n, "%s%lld event%s discarded by the tracer", n ? ", and " : "", (long long)events,
+             events == 1 ? " was" : "s were");
+  return buf;
+}
+
 struct trace_result {
   const char *hostname;
   uint64_t start_ns, end_ns, events, gc_events, discarded;
@@ -587,7 +629,7 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(c->db,
                          "UPDATE traces SET hostname=?, start_ns=?, end_ns=?, event_count=?, gc_event_count=?, "
-                         "discarded=?, truncated_at=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
+                         "discarded=?, truncated_at=?, packet_gaps=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
     return -1;
   }
@@ -599,7 +641,8 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_bind_int64(s, 5, (int64_t)tr->gc_events);
   sqlite3_bind_int64(s, 6, (int64_t)tr->discarded);
   if (tr->truncated) sqlite3_bind_int64(s, 7, (int64_t)tr->truncated_at); else sqlite3_bind_null(s, 7);
-  sqlite3_bind_int64(s, 8, trace_id);
+  sqlite3_bind_int64(s, 8, (int64_t)tr->packet_gaps);
+  sqlite3_bind_int64(s, 9, trace_id);
   int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) { snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db)); return -1; }
@@ -626,17 +669,11 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
       fprintf(c->out, "%s: %d stop-rule firing%s from record's firings.tsv\n", label, firings, firings == 1 ? "" : "s");
     if (tr->truncated)
       fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
-    if (tr->packet_gaps) {
-      /* missing packets: events lost, how many is unknown (counted 1) */
-      uint64_t ev = tr->discarded > tr->packet_gaps ? tr->discarded - tr->packet_gaps : 0;
-      char also[96] = "";
-      if (ev) snprintf(also, sizeof also, ", and %llu events were discarded by the tracer", (unsigned long long)ev);
-      fprintf(c->out, "%s: warning: packets are missing (%llu gap%s in packet_seq_num): their events are lost%s; "
-                      "GCs around them are marked incomplete\n",
-              label, (unsigned long long)tr->packet_gaps, tr->packet_gaps == 1 ? "" : "s", also);
-    } else if (tr->discarded)
-      fprintf(c->out, "%s: warning: %llu events were discarded by the tracer; GCs around them are marked incomplete\n",
-              label, (unsigned long long)tr->discarded);
+    if (tr->discarded) {
+      char lost[256];
+      fprintf(c->out, "%s: warning: %s; GCs around them are marked incomplete\n", label,
+              gcs_lost_text((int64_t)tr->discarded, (int64_t)tr->packet_gaps, lost, sizeof lost));
+    }
     uint64_t left_out = imw_array_events_left_out(w);
     if (left_out)
       fprintf(c->out, "%s: warning: %llu GCLOHCompact/GCFitBucketInfo event%s cut short or longer than any runtime "
@@ -730,7 +767,13 @@ static int wloop_batch(struct wloop *L, const struct imq_batch *b) {
       imw_set_time_origin(L->w, origin);
     } else if (r->type == IMQ_LOST) {
       const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
-      if (imw_lost(L->w, lr->stream, lr->ts_ns, lr->count, err, errlen) != 0) L->failed = 1;
+      if (imw_lost(L->w, lr->stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap ? IMW_LOST_PACKETS : 0, err,
+                   errlen) != 0)
+        L->failed = 1;
+    } else if (r->type == IMQ_HORIZON) {
+      uint64_t h;
+      memcpy(&h, r + 1, sizeof h);
+      imw_lost_horizon(L->w, h);
     }
     if (L->failed) imq_abort(L->q);
   }
@@ -1092,7 +1135,10 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
       noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line, &p->runtime_version);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
-    if (info.events_lost && imw_lost(w, path, info.end_ns, info.events_lost, err, errlen) != 0) failed = 1;
+    /* EventPipe's sequence gaps are counted by the reader, not placed in
+     * time (IMW_LOST_UNPLACED) */
+    if (info.events_lost && imw_lost(w, path, 0, info.end_ns, info.events_lost, IMW_LOST_UNPLACED, err, errlen) != 0)
+      failed = 1;
   }
   prog_done(&x.pg);
   if (!failed) {

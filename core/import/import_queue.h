@@ -26,7 +26,10 @@
 /* IMQ_STACK (struct imq_stack) is the call stack of the IMQ_EVENT that
  * follows it; IMQ_MODULE (struct imq_module) a statedump module (librgc's
  * stacks resolve from them). */
-enum imq_rec_type { IMQ_EVENT = 1, IMQ_LOST = 2, IMQ_ORIGIN = 3, IMQ_STACK = 4, IMQ_MODULE = 5 };
+/* IMQ_HORIZON (payload: uint64_t ns) is the reader's
+ * gcs_rd_stats.lost_horizon_ns, sent before the record that follows each
+ * change (gcs_recon_lost_horizon). */
+enum imq_rec_type { IMQ_EVENT = 1, IMQ_LOST = 2, IMQ_ORIGIN = 3, IMQ_STACK = 4, IMQ_MODULE = 5, IMQ_HORIZON = 6 };
 struct imq_stack { uint32_t depth; uint32_t truncated; uint64_t ip[]; };
 struct imq_module { int32_t pid; int32_t is_pic; uint64_t baddr, memsz; char path[]; };
 

@@ -246,9 +246,9 @@ static int relocate(struct imq_batch *b, uint64_t base) {
         gcs_field_set_str(ev, &d->fields[i], s);
       }
     } else if (r->type == IMQ_LOST) {
-      if (payload < 2 * sizeof(uint64_t) + 1) return -1;
+      if (payload < 3 * sizeof(uint64_t) + sizeof(uint32_t) + 1) return -1;
       ((char *)r)[r->size - 1] = '\0';
-    } else if (r->type == IMQ_ORIGIN) {
+    } else if (r->type == IMQ_ORIGIN || r->type == IMQ_HORIZON) {
       if (payload < sizeof(uint64_t)) return -1;
     } else if (r->type == IMQ_STACK) {
       const struct imq_stack *st = (const struct imq_stack *)(r + 1);

@@ -25,7 +25,7 @@ static const char *const stmt_sql[S_COUNT] = {
   "INSERT INTO gc_handles(trace_id, ts_ns, pid, tid, action, handle, object, kind, generation) VALUES(?,?,?,?,?,?,?,?,?)",
   "INSERT INTO pinned_objects(trace_id, ts_ns, pid, handle, object, size, type_id) VALUES(?,?,?,?,?,?,?)",
   "INSERT INTO requests(trace_id, pid, request_id, tid, start_ns, end_ns, method, path) VALUES(?,?,?,?,?,?,?,?)",
-  "INSERT INTO lost_events(trace_id, stream, ts_ns, count) VALUES(?,?,?,?)",
+  "INSERT INTO lost_events(trace_id, stream, ts_ns, count, begin_ns, packets_missing) VALUES(?,?,?,?,?,?)",
   "INSERT OR IGNORE INTO types(name) VALUES(?)",
   "SELECT id FROM types WHERE name = ?",
   "INSERT INTO processes(trace_id, pid, name, host, command_line, server_gc, concurrent_gc, heap_count, "
@@ -549,15 +549,21 @@ int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const
   return 0;
 }
 
-int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err, size_t errlen) {
+int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
+             unsigned flags, char *err, size_t errlen) {
   w->lost += count;
-  gcs_recon_lost(w->recon, -1, ts_ns, count);
+  if (flags & IMW_LOST_UNPLACED) gcs_recon_lost(w->recon, -1, end_ns + 1, end_ns + 1, count);
+  else gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
   sqlite3_stmt *s = w->st[S_LOST];
   if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
-  if (ts_ns) sqlite3_bind_int64(s, 3, (int64_t)ts_ns); else sqlite3_bind_null(s, 3);
+  if (end_ns) sqlite3_bind_int64(s, 3, (int64_t)end_ns); else sqlite3_bind_null(s, 3);
   sqlite3_bind_int64(s, 4, (int64_t)count);
+  if (begin_ns) sqlite3_bind_int64(s, 5, (int64_t)begin_ns); else sqlite3_bind_null(s, 5);
+  sqlite3_bind_int(s, 6, (flags & IMW_LOST_PACKETS) != 0);
   return step(w, s, err, errlen);
 }
+
+void imw_lost_horizon(struct imw *w, uint64_t ts_ns) { gcs_recon_lost_horizon(w->recon, ts_ns); }
 
 static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
   if (v < 0) sqlite3_bind_null(s, i); else sqlite3_bind_int(s, i, v);

@@ -52,8 +52,19 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
  * stacks. 0, or -1 with a message. */
 int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const char *path, int is_pic,
                char *err, size_t errlen);
-int imw_lost(struct imw *w, const char *stream, uint64_t ts_ns, uint64_t count, char *err,
-             size_t errlen);
+/* count events lost in stream somewhere in [begin_ns, end_ns] (gcs_recon_lost;
+ * 0: unknown), discarded events or, with IMW_LOST_PACKETS, missing packets;
+ * a row of lost_events. IMW_LOST_UNPLACED: the source counted them but does
+ * not say where (EventPipe's sequence gaps, reported after the last event,
+ * end_ns): they mark the GCs still open after end_ns, none done before (no
+ * window to give; the early stores keep what they may mark). 0, or -1 with
+ * a message. */
+#define IMW_LOST_PACKETS 1u
+#define IMW_LOST_UNPLACED 2u
+int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
+             unsigned flags, char *err, size_t errlen);
+/* The reader's loss horizon (gcs_recon_lost_horizon). */
+void imw_lost_horizon(struct imw *w, uint64_t ts_ns);
 
 /* The process record for pid (created if new); NULL on allocation failure. */
 struct imw_proc *imw_proc(struct imw *w, int32_t pid);

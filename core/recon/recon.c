@@ -8,7 +8,9 @@
  *    or events missing) is kept as an incomplete GC instead of being dropped,
  *    so its GCEnd/GCHeapStats cannot be attributed to a running BGC;
  *  - a GCEnd whose Count names another GC goes to that GC (or nowhere);
- *  - a GC open while events were lost in its process is never complete;
+ *  - a GC whose events may lie where events were lost (gcs_recon_lost's
+ *    window) is never complete, even one that completed before the loss
+ *    was reported;
  *    nor is one with a GCPerHeapHistory whose sizes no heap can have (that
  *    record is dropped: its sums would overflow);
  *  - server GC is also recognised from the start-up flags / heap count, so
@@ -43,6 +45,7 @@ struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud) 
   if (!r) return NULL;
   if (cb) r->cb = *cb;
   r->ud = ud;
+  r->lost_horizon = UINT64_MAX;
   return r;
 }
 
@@ -99,6 +102,7 @@ static struct recon_proc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr
   p->current_bgc = p->last_completed = -1;
   p->heap_count = -1;
   p->sum.lost_events = r->lost_unattributed;
+  p->lost_until = r->lost_until_all;
   r->procs[r->nprocs++] = p;
   return p;
 }
@@ -149,6 +153,7 @@ static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
     gc->g.complete = 1;
     gc->g.incomplete = 0;
   }
+  gc->done_abs = r->ev_abs ? r->ev_abs : 1;
   p->last_completed = gc->g.list_index;
   if (p->current_bgc == gc->g.list_index) p->current_bgc = -1;
   recon_calc_gc(r, p, gc);
@@ -209,6 +214,15 @@ static void set_gen_name(struct gcs_gc *g) {
            gcs_reason_induced_mark(g->reason));
 }
 
+/* A GC beginning now, open: a loss window given before it (gcs_recon_lost)
+ * that ends at or after its first event may hold some of its events. */
+static void lost_before(struct recon_proc *p, struct recon_gc *gc) {
+  if (p->lost_until && gc->first_abs <= p->lost_until) {
+    gc->lost = 1;
+    gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+  }
+}
+
 static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   const struct gcs_ev_GCStart *e = &ev->u.GCStart;
   struct recon_gc *last = p->ngcs ? p->gcs[p->ngcs - 1] : NULL;
@@ -242,11 +256,13 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   gc->start_ns_rel = t;
   set_gen_name(g);
 
+  gc->first_abs = ev->ts_ns;
   if (!tracked) {
     /* PerfView drops this GCStart; we keep it, marked, so that its later
      * events are not attributed to another GC. */
     g->incomplete = GCS_INC_BEGAN_BEFORE_TRACE;
     gc->pause_start_ns = t;
+    lost_before(p, gc);
     p->gcs[p->ngcs++] = gc;
     return;
   }
@@ -272,10 +288,12 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
     if (p->has_susp_time) g->suspend_begin_ns = p->origin_abs + (uint64_t)p->susp_time;
     g->suspend_end_ns = p->origin_abs + (uint64_t)p->susp_end;
   }
+  if (g->suspend_begin_ns && g->suspend_begin_ns < gc->first_abs) gc->first_abs = g->suspend_begin_ns;
   if (gcs_type_is_background(g->type)) {
     p->current_bgc = g->list_index;
     gc->pause_ns = gc->suspend_ns;
   }
+  lost_before(p, gc);
   p->gcs[p->ngcs++] = gc;
 }
 
@@ -844,6 +862,8 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   if (!p) return;
   p->origin_abs = r->origin;
   int64_t t = (int64_t)(ev->ts_ns - r->origin);
+  if (ev->ts_ns > r->now_abs) r->now_abs = ev->ts_ns;
+  r->ev_abs = ev->ts_ns;
   if (!p->has_first_event) {
     p->first_event = t;
     p->has_first_event = 1;
@@ -892,24 +912,50 @@ void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev) {
   }
 }
 
-/* Events lost in a process (pid < 0: anywhere): every GC open in it can no
- * longer be trusted. */
-void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t count) {
-  (void)ts_ns;
-  if (pid < 0) r->lost_unattributed += count;
+/* Events lost in a process (pid < 0: anywhere) somewhere in [begin_ns,
+ * end_ns]: every GC of it whose events may lie there (from its first event
+ * to the one that completed it, or still open) can no longer be trusted,
+ * complete or not, reported or not; GCs that begin later, up to end_ns, are
+ * marked when they begin (lost_before). */
+void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_t end_ns, uint64_t count) {
+  if (!end_ns) end_ns = r->now_abs;           /* unknown end: up to now */
+  if (begin_ns > end_ns) begin_ns = end_ns;
+  if (pid < 0) {
+    r->lost_unattributed += count;
+    if (end_ns > r->lost_until_all) r->lost_until_all = end_ns;
+  }
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
     if (pid >= 0 && p->sum.pid != pid) continue;
     p->sum.lost_events += count;
-    for (int j = 0; j < p->ngcs; j++) {
+    if (end_ns > p->lost_until) p->lost_until = end_ns;
+    /* Newest first, down to 16 GCs in a row done before the window below
+     * the running BGC: the ones before those are done before it too (a
+     * GC's done time only goes back past a later GC's for one inside a
+     * BGC; an older GC never completed is incomplete anyway), so the cost
+     * is not the trace's length times its losses. (The
+     * first process's GCs below stored0 are written: none of them reaches
+     * a window beginning at or after the horizon.) */
+    int before = 0;
+    for (int j = p->ngcs - 1; j >= (i == 0 ? r->stored0 : 0); j--) {
       struct recon_gc *gc = p->gcs[j];
-      if (!gc->reported && !gc->g.complete) {
-        gc->lost = 1;
-        gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+      if (gc->done_abs && gc->done_abs < begin_ns) {       /* done before it */
+        if (++before >= 16 && (p->current_bgc < 0 || j < p->current_bgc)) break;
+        continue;
+      }
+      before = 0;
+      if (gc->first_abs > end_ns) continue;                  /* began after the window */
+      gc->lost = 1;
+      gc->g.incomplete |= GCS_INC_EVENTS_LOST;
+      if (gc->g.complete) {
+        gc->g.complete = 0;
+        if (i == 0 && j < r->calc0) r->calc0 = j;   /* its figures again (store_final) */
       }
     }
   }
 }
+
+void gcs_recon_lost_horizon(struct gcs_recon *r, uint64_t ts_ns) { r->lost_horizon = ts_ns; }
 
 void gcs_recon_finish(struct gcs_recon *r) {
   if (r->finished) return;

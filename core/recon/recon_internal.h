@@ -23,6 +23,10 @@ struct recon_gc {
    * background GC's two pauses */
   int64_t susp_t, rt_pause_ns, rt_bgc1_ns, rt_bgc2_ns;
   int has_end, is_concurrent, lost, reported, ephemeral_at_bgc_start;
+  /* Where its events lie, for gcs_recon_lost's windows (absolute ns): from
+   * its suspension's begin (else its GCStart) to the event that completed
+   * it (done_abs, 0 while it may still get its own events). */
+  uint64_t first_abs, done_abs;
   int bad_heap_history;         /* a GCPerHeapHistory was dropped: never complete */
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
@@ -85,6 +89,8 @@ struct recon_proc {
   struct recon_gc **gcs;
   int ngcs, cap;
   uint64_t origin_abs;           /* the recon's origin, for absolute times */
+  uint64_t lost_until;           /* gcs_recon_lost: the latest window's end (absolute ns,
+                                  * 0 none): a GC beginning by then is marked */
   int has_first_event;
   int64_t first_event, last_event;
   struct recon_alloc alloc;
@@ -98,6 +104,12 @@ struct gcs_recon {
   struct recon_proc **procs;
   int nprocs, cap;
   uint64_t lost_unattributed;   /* lost with pid < 0: applied to every process */
+  uint64_t lost_until_all;      /* lost_until of windows with pid < 0 */
+  uint64_t now_abs;             /* the latest time of the events fed (absolute ns) */
+  uint64_t ev_abs;              /* the time of the event being fed */
+  /* gcs_recon_lost_horizon: no window still to come begins before it
+   * (absolute ns); gcs_recon_store_final stores no GC that ends at or after it */
+  uint64_t lost_horizon;
   int finished;
   /* gcs_recon_store_final: the first process's GCs below stored0 are in the
    * database already (with the statements in store, recon_store.c); its

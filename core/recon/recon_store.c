@@ -327,6 +327,11 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   if (p->last_completed < limit) limit = p->last_completed;
   if (p->alloc.next < limit) limit = p->alloc.next; /* measured allocations still to come */
   if (limit <= r->stored0) return SQLITE_OK;
+  /* A loss window still to come (gcs_recon_lost) begins at or after the
+   * horizon the caller gave, and at or after the last event fed (windows
+   * come in the order of their beginnings): a GC done before both is out
+   * of its reach. */
+  uint64_t horizon = r->lost_horizon < r->now_abs ? r->lost_horizon : r->now_abs;
   int rc = store_open(r, db);
   if (rc != SQLITE_OK) return rc;
   /* recon_calc_gc reads this GC and the ones before it only: below limit, the
@@ -335,6 +340,7 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   for (; r->stored0 < limit; r->stored0++) {
     const struct recon_gc *gc = p->gcs[r->stored0];
     struct gcs_gc g = gc->g; /* the row as gcs_recon_finish will leave it */
+    if (!gc->done_abs || gc->done_abs >= horizon) break; /* gcs_recon_lost may still mark it */
     if (!g.complete) {
       if (!gc->reported) break; /* gcs_recon_lost may still mark it */
       if ((g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend) break;

@@ -410,9 +410,9 @@ int gcs_triggers_next(struct gcs_triggers *t, struct gcs_trigger_pair *fired) {
   return 1;
 }
 
-void gcs_triggers_lost(struct gcs_triggers *t, uint64_t ts_ns, uint64_t count) {
-  gcs_recon_lost(t->recon, -1, ts_ns, count);
-  gcs_triggers_rearm(t, ts_ns);
+void gcs_triggers_lost(struct gcs_triggers *t, uint64_t begin_ns, uint64_t end_ns, uint64_t count) {
+  gcs_recon_lost(t->recon, -1, begin_ns, end_ns, count);
+  gcs_triggers_rearm(t, end_ns);
 }
 
 void gcs_triggers_rearm(struct gcs_triggers *t, uint64_t ts_ns) {

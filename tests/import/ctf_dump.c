@@ -4,7 +4,8 @@
  * With -a, every event (decoded or not) with everything a record holds:
  * procname_env, payload_error, bin_info, the stack, and the lost records and
  * stats: the native reader and the libbabeltrace2 one are compared with it
- * (GCSCOPE_CTF_READER=native|babeltrace2). */
+ * (GCSCOPE_CTF_READER=native|babeltrace2). With -w, as -a, and each lost
+ * record's window beginning and whether packets or events were lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "gcs_ctf_find.h"
 #include "gcs_ctf_reader.h"
 
-static int quiet, all;
+static int quiet, all, windows;
 
 static int on_event(const struct gcs_rd_event *e, void *ud) {
   (void)ud;
@@ -44,14 +45,19 @@ static int on_event(const struct gcs_rd_event *e, void *ud) {
 
 static int on_lost(const struct gcs_rd_lost *l, void *ud) {
   (void)ud;
-  printf("LOST %llu %s %llu\n", (unsigned long long)l->count, l->stream, (unsigned long long)l->ts_ns);
+  if (windows)  /* -w: the window too, and what was lost */
+    printf("LOST %llu %s %llu begin %llu %s\n", (unsigned long long)l->count, l->stream, (unsigned long long)l->ts_ns,
+           (unsigned long long)l->begin_ns, l->packet_gap ? "packets" : "events");
+  else
+    printf("LOST %llu %s %llu\n", (unsigned long long)l->count, l->stream, (unsigned long long)l->ts_ns);
   return 0;
 }
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "-n") == 0) { quiet = 1; argv++; argc--; }  /* decode only */
   if (argc == 3 && strcmp(argv[1], "-a") == 0) { all = 1; argv++; argc--; }    /* every record */
-  if (argc != 2) { fprintf(stderr, "usage: ctf_dump [-n|-a] DIR\n"); return 2; }
+  if (argc == 3 && strcmp(argv[1], "-w") == 0) { all = windows = 1; argv++; argc--; } /* and lost windows */
+  if (argc != 2) { fprintf(stderr, "usage: ctf_dump [-n|-a|-w] DIR\n"); return 2; }
   char err[1024];
   struct gcs_ctf_session *s;
   int n;

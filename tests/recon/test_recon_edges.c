@@ -44,7 +44,7 @@ int main(void) {
   feed_suspend(r, 4000, p6, 12, 1, 2);
   feed_simple(r, gcs_kind_GCSuspendEEEnd, 4100, p6, 12);
   feed_start(r, 4200, p6, 12, 2, 1, 0, 0);
-  gcs_recon_lost(r, p6, T0 + 4300000, 5);
+  gcs_recon_lost(r, p6, T0 + 4300000, T0 + 4300000, 5);
   feed_end(r, 4400, p6, 12, 2, 1);
   feed_heap_stats(r, 4500, p6, 12, sz, pr);
   feed_simple(r, gcs_kind_GCRestartEEEnd, 4600, p6, 12);

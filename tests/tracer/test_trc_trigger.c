@@ -149,7 +149,7 @@ static void test_suspend_over(void) {
   /* Lost notifications at 4005 re-arm: a suspension that began at 4000 does
    * not fire even though its end (4100) arrives afterwards. */
   susp(t, 7, 7, 4000, FOR_GC, 3);
-  gcs_triggers_lost(t, T0 + 4005 * MS, 2);
+  gcs_triggers_lost(t, T0 + 4005 * MS, T0 + 4005 * MS, 2);
   simple(t, gcs_kind_GCSuspendEEEnd, 7, 7, 4100);
   CHECK(nfired == 1);
   gcs_triggers_free(t);

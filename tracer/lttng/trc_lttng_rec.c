@@ -59,7 +59,7 @@ struct lrec {
 static void lost(struct trc_capture *c, uint64_t count) {
   struct lrec *r = c->tx;
   uint64_t t = now_ns();
-  gcs_triggers_lost(c->m, t, count);
+  gcs_triggers_lost(c->m, t, t, count);
   if (c->triggers && t >= r->drop_reported_ns + DROP_REPORT_NS) {
     fprintf(stderr, "gcscope record: trigger notifications were lost (the session daemon is too slow); "
                     "re-armed (pauses in progress are not measured)\n");

@@ -259,13 +259,13 @@ static void on_event(const struct gcs_rd_event *rec, void *ud) {
 
 /* Events dropped from the per-user buffers belong to no one process: each
  * process followed counts them, and its open GCs become incomplete. */
-static void on_lost(uint64_t n, void *ud) {
+static void on_lost(uint64_t n, uint64_t begin_ns, uint64_t end_ns, void *ud) {
   struct srv_lttng *L = ud;
   for (int i = 0; i < L->nprocs; i++) {
     struct lproc *lp = L->procs[i];
     if (!lp->recon) continue;
-    gcs_recon_lost(lp->recon, lp->pid, lp->last_ts, n);
-    if (lp->m) gcs_triggers_lost(lp->m, lp->last_ts, n);
+    gcs_recon_lost(lp->recon, lp->pid, begin_ns, end_ns ? end_ns : lp->last_ts, n);
+    if (lp->m) gcs_triggers_lost(lp->m, begin_ns, end_ns ? end_ns : lp->last_ts, n);
     const struct gcs_proc_summary *ps = gcs_recon_process_count(lp->recon) ? gcs_recon_process(lp->recon, 0) : NULL;
     pthread_mutex_lock(&L->srv->lock);
     srv_pm_set_lost(lp->sink.p->pm, ps ? ps->lost_events : n);
@@ -280,8 +280,8 @@ static void on_lost(uint64_t n, void *ud) {
 static void reattach(struct srv_lttng *L) {
   for (int i = 0; i < L->nprocs; i++) {
     struct lproc *lp = L->procs[i];
-    if (lp->recon) gcs_recon_lost(lp->recon, lp->pid, lp->last_ts, 0);
-    if (lp->m) gcs_triggers_lost(lp->m, lp->last_ts, 0);
+    if (lp->recon) gcs_recon_lost(lp->recon, lp->pid, lp->last_ts, lp->last_ts, 0);
+    if (lp->m) gcs_triggers_lost(lp->m, lp->last_ts, lp->last_ts, 0);
   }
   gcs_ctf_live_close(L->rd);
   static const struct gcs_ctf_live_callbacks cb = { on_event, on_lost };

@@ -215,8 +215,10 @@ static void note_lost(struct watch *w) {
   if (!info || info->events_lost <= w->lost) return;
   uint64_t n = info->events_lost - w->lost;
   w->lost = info->events_lost;
-  gcs_recon_lost(w->recon, w->p->pid, w->last_ts, n);
-  if (w->m) gcs_triggers_lost(w->m, w->last_ts, n);
+  /* the EventPipe stream says how many, not where: the GCs open after
+   * the last event (a window just after it) */
+  gcs_recon_lost(w->recon, w->p->pid, w->last_ts + 1, w->last_ts + 1, n);
+  if (w->m) gcs_triggers_lost(w->m, w->last_ts + 1, w->last_ts + 1, n);
   pthread_mutex_lock(&w->srv->lock);
   srv_pm_set_lost(w->p->pm, w->lost);
   pthread_mutex_unlock(&w->srv->lock);

@@ -33,8 +33,11 @@ struct gcs_ctf_live_callbacks {
   /* Every event record (decoded or not: check rec->decoded). */
   void (*event)(const struct gcs_rd_event *rec, void *ud);
   /* A stream reported n discarded events, or missing packets (a gap in its
-   * packet_seq_num: n = 1, the count unknown) (may be NULL). */
-  void (*lost)(uint64_t n, void *ud);
+   * packet_seq_num: n = 1, the count unknown) (may be NULL), somewhere in
+   * [begin_ns, end_ns] (ns since the epoch, as gcs_rd_lost: the stream's
+   * previous packet's end to this packet's end, or its beginning for a gap;
+   * begin_ns 0: unknown, the stream's first packet; end_ns 0: unknown). */
+  void (*lost)(uint64_t n, uint64_t begin_ns, uint64_t end_ns, void *ud);
 };
 
 /* The live URL of SESSION on a relayd: relayd "net://HOST[:PORT]" (trailing

@@ -73,11 +73,18 @@ struct gcs_rd_event {
  * trace does not say how many. A gap in a stream's packet_seq_num (missing
  * packets; libbabeltrace2's discarded-packets message) is a record of 1 too
  * (their events, how many unknown), ts_ns the beginning of the packet after
- * the gap, counted in the stats' discarded and packet_gaps. */
+ * the gap, counted in the stats' discarded and packet_gaps. Each record is
+ * delivered, among the events, where its window begins (a first packet's:
+ * at that packet's beginning). */
 struct gcs_rd_lost {
   uint64_t count;
-  uint64_t ts_ns;
+  uint64_t ts_ns;      /* the window's end (above), 0 if the trace does not say */
   const char *stream;
+  /* The window's beginning: the end of the stream's previous packet; 0 when
+   * unknown (the stream's first packet: from the trace's start). The lost
+   * events lie somewhere in [begin_ns, ts_ns]. */
+  uint64_t begin_ns;
+  int packet_gap;      /* 1: missing packets (a packet_seq_num gap), 0: discarded events */
 };
 
 struct gcs_rd_callbacks {
@@ -96,6 +103,12 @@ struct gcs_rd_stats {
   uint64_t decoded;       /* events decoded into struct gcs_event */
   uint64_t discarded;     /* sum of discarded-event counts */
   uint64_t packet_gaps;   /* lost records of packet_seq_num gaps (in discarded, 1 each) */
+  /* Kept current while reading (a callback may read it): no lost record
+   * still to come has a window beginning before it -- 0 while a stream's
+   * first packet may still report events lost from the trace's start,
+   * else UINT64_MAX: the records come in the order of their windows'
+   * beginnings, between the events (gcs_recon_lost_horizon). */
+  uint64_t lost_horizon_ns;
   uint64_t first_ns, last_ns;  /* first/last event time, 0 if no event */
   char hostname[256];     /* trace environment `hostname`, "" if absent */
 };

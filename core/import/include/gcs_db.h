@@ -44,6 +44,18 @@ typedef struct sqlite3 sqlite3;
  * ("permission denied"). */
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
 
+/* What a trace lost, in words, the one text of import's summary and every
+ * report's warning (traces.discarded and traces.packet_gaps): discarded is
+ * the events discarded plus 1 per gap of missing packets, packet_gaps those
+ * gaps (-1: not known, a trace imported before packet_gaps was stored).
+ * "N events were discarded by the tracer", "packets are missing (G gaps in
+ * packet_seq_num): their events are lost" (how many is unknown), both
+ * joined by ", and" (the gaps first, as import always said), or, not knowing the split, "events were lost: N
+ * discarded events and gaps of missing packets (import again to tell them
+ * apart)". buf holds 256 bytes at least; returns buf ("" when nothing was
+ * lost). */
+const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, size_t bufsz);
+
 /* Register on db what reading a gcscope database needs: gcs_unpack(data),
  * the table-valued function that turns an event_blocks row back into one
  * row per event (the events and alloc_ticks views use it). gcs_db_open and

@@ -8,7 +8,8 @@
  * Usage
  *   struct gcs_recon *r = gcs_recon_new(&callbacks, user_data);
  *   for each event in time order: gcs_recon_feed(r, &ev);
- *   gcs_recon_lost(r, pid, ts_ns, n) whenever the source reports lost events;
+ *   gcs_recon_lost(r, pid, begin_ns, end_ns, n) whenever the source reports
+ *                                     lost events (see below);
  *   [gcs_recon_store_final(r, db, id)]  now and then: GCs that are final
  *   gcs_recon_finish(r);               end of input: open GCs become incomplete
  *   gcs_recon_store(r, db, trace_id);  write the gc tables (tables_gc.def)
@@ -76,11 +77,33 @@ struct gcs_recon_callbacks {
 
 struct gcs_recon *gcs_recon_new(const struct gcs_recon_callbacks *cb, void *ud);
 void gcs_recon_feed(struct gcs_recon *r, const struct gcs_event *ev);
-void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t ts_ns, uint64_t count);
+/* n events (at least; a count the source does not know is 1) were lost in
+ * process pid (pid < 0: any process) somewhere between begin_ns and end_ns
+ * (absolute ns; begin_ns 0: unknown, the trace's start; end_ns 0: unknown,
+ * the last event fed). Every GC of the process whose events span the window
+ * -- from its suspension's begin (else its GCStart) to the event that
+ * completed it, or still open -- is marked GCS_INC_EVENTS_LOST and is not
+ * complete, even one already complete and reported through gc_done (the
+ * callback is not called again: a live consumer keeps what it counted);
+ * a GC beginning later, up to end_ns, is marked when it begins. GCs done
+ * before begin_ns or beginning after end_ns stay as they are. Call it in
+ * time order of the windows' beginnings, between the events (a source
+ * delivers a lost record where its window begins); a window beginning
+ * earlier can reach only the GCs not stored yet (gcs_recon_lost_horizon). */
+void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_t end_ns, uint64_t count);
+/* For gcs_recon_store_final: no later gcs_recon_lost window will begin
+ * before ts_ns (absolute ns; 0: one may begin at the trace's start). Without
+ * a call, windows are taken to begin at or after the last event fed. The
+ * GCs stored early are those done before both, so memory holds the GCs back
+ * to the horizon (a reader's: the oldest end of a stream's last packet, or
+ * the trace start while a stream's first packet may still report events
+ * lost before it). */
+void gcs_recon_lost_horizon(struct gcs_recon *r, uint64_t ts_ns);
 void gcs_recon_finish(struct gcs_recon *r);
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 /* While feeding (import's writing thread, between events): store the first
- * process's GCs that no later event and not gcs_recon_finish can change any
+ * process's GCs that no later event, no later loss window
+ * (gcs_recon_lost_horizon) and not gcs_recon_finish can change any
  * more, in list order, so that gcs_recon_store at the end writes only the
  * rest. The rows and their ids are those gcs_recon_store alone writes
  * (the other processes' GCs are all written at the end, after the first

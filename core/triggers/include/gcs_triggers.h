@@ -132,8 +132,10 @@ const char *const *gcs_triggers_event_fields(enum gcs_kind k);
 #define GCS_TRIGGERS_MAX_FIRES 8
 int gcs_triggers_feed(struct gcs_triggers *t, const struct gcs_event *ev, struct gcs_trigger_pair *fired);
 int gcs_triggers_next(struct gcs_triggers *t, struct gcs_trigger_pair *fired);
-/* count events were lost at ts_ns: open GCs become incomplete, and re-arm. */
-void gcs_triggers_lost(struct gcs_triggers *t, uint64_t ts_ns, uint64_t count);
+/* count events were lost somewhere in [begin_ns, end_ns] (gcs_recon_lost:
+ * begin_ns 0 unknown; a loss at one known time: begin_ns = end_ns): the GCs
+ * whose events may lie there become incomplete, and pairs re-arm at end_ns. */
+void gcs_triggers_lost(struct gcs_triggers *t, uint64_t begin_ns, uint64_t end_ns, uint64_t count);
 /* Pairs that began before ts_ns are no longer reported. */
 void gcs_triggers_rearm(struct gcs_triggers *t, uint64_t ts_ns);
 /* Fill gc_index, gen and type from the reconstructed GC the pair belongs to
