@@ -111,7 +111,7 @@ static int apply(int k, const struct gcs_cli *p, struct trc_opts *o) {
   case O_TRANSPORT:
     if (!strcmp(p->value, "eventpipe")) o->transport = TRC_TRANSPORT_EVENTPIPE, o->dotnet = 1;
     else if (!strcmp(p->value, "lttng")) o->transport = TRC_TRANSPORT_LTTNG;
-    else return gcs_cli_fail("--transport: unknown transport '%s' (expected eventpipe or lttng)", p->value);
+    else return gcs_cli_fail("--transport: '%s': expected eventpipe or lttng", p->value);
     return 0;
   case O_IMPORT: o->import = 1; return 0;
   case O_QUIET: o->quiet = 1; return 0;
@@ -160,13 +160,13 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     if ((r = apply(k, &p, o))) return r;
   }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
-    return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks; record over EventPipe (--transport eventpipe)");
+    return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks (use --transport eventpipe)");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
   if (o->output && o->relayd)
-    return gcs_cli_fail("-o and --relayd exclude each other: with --relayd the trace is written by the relayd");
+    return gcs_cli_fail("-o and --relayd exclude each other (the relayd writes the trace)");
   if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
   if (o->nrequests && (!o->dotnet || o->transport == TRC_TRANSPORT_LTTNG))
-    return gcs_cli_fail("--requests reads .NET EventSource events over EventPipe: give --dotnet (not --transport lttng)");
+    return gcs_cli_fail("--requests needs --dotnet over EventPipe (not --transport lttng)");
   if (p.optind < argc) {
     if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
     o->command = argv + p.optind;

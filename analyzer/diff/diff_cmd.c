@@ -127,10 +127,17 @@ static int pick_process(struct side *s, int want_pid, char *err, size_t errlen) 
   size_t used = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
     if (n++ == 0) { s->trace_id = sqlite3_column_int64(st, 0); s->pid = sqlite3_column_int(st, 1); }
-    if (used < sizeof list - 60)
-      used += (size_t)snprintf(list + used, sizeof list - used, "%strace %lld pid %d (%d GCs)", n > 1 ? ", " : "",
-                               (long long)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
-                               sqlite3_column_int(st, 2));
+    /* the pids, as many as keep the line within 80 columns with a short path
+     * (the message around them takes 50; "gcscope diff: " 14) */
+    if (used < sizeof list - 60 && used != (size_t)-1) {
+      char one[32];
+      int l = snprintf(one, sizeof one, "%s%d", n > 1 ? ", " : "pid ", sqlite3_column_int(st, 1));
+      if (used + (size_t)l <= 26) used += (size_t)snprintf(list + used, sizeof list - used, "%s", one);
+      else {
+        snprintf(list + used, sizeof list - used, ", ...");
+        used = (size_t)-1;
+      }
+    }
   }
   sqlite3_finalize(st);
   if (n == 0) {
@@ -139,8 +146,7 @@ static int pick_process(struct side *s, int want_pid, char *err, size_t errlen) 
     return -1;
   }
   if (n > 1) {
-    snprintf(err, errlen, "%s holds %d processes with GCs: %s; name one as DB:PID (or import one trace)", s->arg, n,
-             list);
+    snprintf(err, errlen, "%s holds %d processes with GCs (%s): give DB:PID", s->arg, n, list);
     return -1;
   }
   return 0;

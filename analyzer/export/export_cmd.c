@@ -166,7 +166,7 @@ int gcs_cmd_export(int argc, char **argv) {
     tmp[0] = 0;
   }
   if (clamped)
-    fprintf(stderr, "gcscope " CMD ": %zu slice%s clamped to the slice enclosing it (arg clamped_from_end_ns)\n",
+    fprintf(stderr, "gcscope " CMD ": %zu slice%s clamped to its parent (arg clamped_from_end_ns)\n",
             clamped, clamped == 1 ? "" : "s");
   rc = 0;
 fail:

@@ -119,20 +119,25 @@ static int unjudged(sqlite3 *db, const struct ins_proc_key *k, long complete, lo
 
 static void print_text(const struct ins_proc_key *k, const struct ins_proc_summary *ps, const struct ins_advice *a,
                        const struct overhead *ov, double window_s, const struct unjudged *u) {
-  printf("Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
-         k->trace_id);
-  if (ps->server_gc == 1) printf(", Server GC");
-  if (ps->heap_count > 0) printf(", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
-  size_t by[3] = {0, 0, 0};
+  /* "Process P (name) (trace T), Server GC, N heaps: counts", the counts on
+   * a line of their own when the whole passes 80 columns */
+  char head[256], counts[128];
+  int hl = snprintf(head, sizeof head, "Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "",
+                    k->name, k->name[0] ? ")" : "", k->trace_id);
+  if (hl > 0 && (size_t)hl < sizeof head && ps->server_gc == 1)
+    hl += snprintf(head + hl, sizeof head - (size_t)hl, ", Server GC");
+  if (hl > 0 && (size_t)hl < sizeof head && ps->heap_count > 0)
+    snprintf(head + hl, sizeof head - (size_t)hl, ", %d heap%s", ps->heap_count, ps->heap_count == 1 ? "" : "s");
+  size_t by[3] = {0, 0, 0}, cl = 0;
   for (size_t i = 0; i < a->n; i++) by[a->f[i].severity]++;
-  const char *sep = ": ";
+  counts[0] = 0;
   for (int s = INS_SEV_CRITICAL; s >= INS_SEV_INFO; s--)
-    if (by[s]) {
-      printf("%s%zu %s%s", sep, by[s], ins_severity_name((enum ins_severity)s),
-             s == INS_SEV_WARNING && by[s] > 1 ? "s" : "");
-      sep = ", ";
-    }
-  printf("\n");
+    if (by[s] && cl < sizeof counts)
+      cl += (size_t)snprintf(counts + cl, sizeof counts - cl, "%s%zu %s%s", cl ? ", " : "", by[s],
+                             ins_severity_name((enum ins_severity)s), s == INS_SEV_WARNING && by[s] > 1 ? "s" : "");
+  if (!counts[0]) printf("%s\n", head);
+  else if (strlen(head) + 2 + strlen(counts) <= GCS_TEXT_WIDTH) printf("%s: %s\n", head, counts);
+  else printf("%s:\n  %s\n", head, counts);
   char msg[512];
   if (u->all) {
     snprintf(msg, sizeof msg, "%ld GC%s, all incomplete because %s", u->incomplete, u->incomplete == 1 ? "" : "s",

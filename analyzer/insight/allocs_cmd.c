@@ -18,7 +18,7 @@
 
 #define CMD "allocs"
 
-static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [--format text|csv] [-d DB]\n"
+static const char SYNOPSIS[] = "DB|TRACE [--trace ID] [--pid PID] [--top N] [-w] [--format text|csv] [-d DB]\n"
                                "DB|TRACE --stacks [gcscope stacks' options]: the types with their allocating stacks\n"
                                "  (gcscope stacks --event AllocationTick)";
 
@@ -136,7 +136,7 @@ static int sum_ticks(sqlite3 *db, long pid) {
 
 int gcs_cmd_allocs(int argc, char **argv) {
   struct ins_view_opts o;
-  int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP, argc, argv, &o);
+  int a = ins_view_args(CMD, SYNOPSIS, INS_VIEW_TOP | INS_VIEW_WIDE, argc, argv, &o);
   if (a) return a == 1 ? 0 : 2;
   struct gcs_input in;
   struct gcs_input_opts io = {.trace_id = o.trace, .db_path = o.db_path};
@@ -147,8 +147,7 @@ int gcs_cmd_allocs(int argc, char **argv) {
                          " AND (?1 < 0 OR a.pid = ?1))", &o);
   if (any <= 0) {
     if (any == 0)
-      fprintf(stderr, "gcscope %s: no AllocationTick events in %s: record them with `gcscope record --profile alloc` "
-                      "(the GC keyword at Verbose level)\n", CMD, o.input);
+      fprintf(stderr, "gcscope %s: no AllocationTick events in %s (record with --profile alloc)\n", CMD, o.input);
     gcs_input_close(&in);
     return 1;
   }

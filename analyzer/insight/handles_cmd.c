@@ -182,8 +182,7 @@ int gcs_cmd_handles(int argc, char **argv) {
                          " AND (?1 < 0 OR h.pid = ?1))", &o);
   if (any <= 0) {
     if (any == 0)
-      fprintf(stderr, "gcscope %s: no GC handle events in %s: record them with `gcscope record --profile handles` "
-                      "(the GCHandle keyword)\n", CMD, o.input);
+      fprintf(stderr, "gcscope %s: no GC handle events in %s (record with --profile handles)\n", CMD, o.input);
     gcs_input_close(&in);
     return 1;
   }

@@ -36,12 +36,13 @@ struct impact_opts {
   double cuts[MAX_CUTS];
   size_t n_cuts;
   long slowest;
+  int wide;          /* -w: text shows whole paths */
   enum rpt_format fmt;
   struct csv_req *csv;
   size_t n_csv;
 };
 
-enum { O_REQUESTS, O_OFFSET, O_BEGIN, O_END, O_KEY, O_TRACE, O_PID, O_BANDS, O_SLOWEST, O_FORMAT, O_DB };
+enum { O_REQUESTS, O_OFFSET, O_BEGIN, O_END, O_KEY, O_TRACE, O_PID, O_BANDS, O_SLOWEST, O_WIDE, O_FORMAT, O_DB };
 
 static const struct gcs_cli_opt impact_opts_table[] = {
   [O_REQUESTS] = { "requests", 0, GCS_CLI_STRING, 0, 0, "FILE", "requests from a CSV file: id,start_ns,end_ns[,pid]" },
@@ -53,6 +54,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
   [O_PID] = GCS_OPT_PID,
   [O_BANDS] = { "bands", 0, GCS_CLI_STRING, 0, 0, "P,P,...", "latency percentiles that cut the bands (default 50,90,99)" },
   [O_SLOWEST] = { "slowest", 0, GCS_CLI_INT, 0, 1e9, "N", "list the N slowest requests (default 10)" },
+  [O_WIDE] = { "wide", 'w', GCS_CLI_FLAG, 0, 0, NULL, "text: whole paths (a long one is cut to fit 80 columns: \"...\" and its end)" },
   [O_FORMAT] = GCS_OPT_FORMAT("text (default), csv, json or html"),
   [O_DB] = GCS_OPT_DB,
   { 0 },
@@ -61,7 +63,7 @@ static const struct gcs_cli_opt impact_opts_table[] = {
 static const struct gcs_cli_spec impact_spec = {
   .cmd = CMD,
   .usage = "DB|TRACE [--requests FILE [--offset NS]] [--begin EVENT --end EVENT [--key FIELD]] "
-           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [--format text|csv|json|html] [-d DB]",
+           "[--trace ID] [--pid PID] [--bands P,P,...] [--slowest N] [-w] [--format text|csv|json|html] [-d DB]",
   .opts = impact_opts_table,
 };
 
@@ -288,7 +290,7 @@ static void print_pcts_text(const char *label, const double *v) {
   printf("\n");
 }
 
-static void print_extras_text(const struct ins_impact *r, const struct extras *x) {
+static void print_extras_text(const struct ins_impact *r, const struct extras *x, int wide) {
   char lbl[64];
   snprintf(lbl, sizeof lbl, "Without GC (%zu):", r->requests - r->affected);
   print_pcts_text(lbl, r->pct_clean_ms);
@@ -302,12 +304,20 @@ static void print_extras_text(const struct ins_impact *r, const struct extras *x
     printf("    GC #%-6u %10.3f ms in %zu request%s\n", r->worst[i].gc_index, r->worst[i].lost_ms,
            r->worst[i].requests, r->worst[i].requests == 1 ? "" : "s");
   if (x->npaths) {
-    printf("  %-30s %8s %9s %9s %9s %9s\n", "Path", "Requests", "p50 ms", "p99 ms", "Affected%", "GC share%");
+    /* Path: the room 80 columns leave (-w: every path whole) */
+    int pw = 4;
+    for (size_t i = 0; i < x->npaths; i++) {
+      int l = (int)rpt_text_cols(x->paths[i].path);
+      if (l > pw) pw = l;
+    }
+    const int room = GCS_TEXT_WIDTH - 2 - (1 + 8) - 4 * (1 + 9);
+    if (!wide && pw > room) pw = room;
+    printf("  %-*s %8s %9s %9s %9s %9s\n", pw, "Path", "Requests", "p50 ms", "p99 ms", "Affected%", "GC share%");
     for (size_t i = 0; i < x->npaths; i++) {
       const struct ins_impact *p = &x->paths[i].r;
-      const char *path = x->paths[i].path;
-      size_t len = strlen(path);
-      printf("  %-30.30s %8zu", len > 30 ? path + len - 30 : path, p->requests);
+      char fit[1024];
+      const char *path = wide ? x->paths[i].path : rpt_fit_name(fit, sizeof fit, x->paths[i].path, (size_t)pw);
+      printf("  %s%*s %8zu", path, pw - (int)rpt_text_cols(path), "", p->requests);
       double v[4] = { p->pct_ms[0], p->pct_ms[3], p->affected_pct,
                       p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN };
       for (int j = 0; j < 4; j++) {
@@ -476,61 +486,106 @@ static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
   sqlite3_bind_int(st, 2, k->pid);
   if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0) {
     double pause = sqlite3_column_double(st, 1), susp = sqlite3_column_double(st, 2);
-    printf("  GC pauses: %.3f ms in %d complete GCs = suspending threads %.3f ms (", pause, sqlite3_column_int(st, 0),
-           susp);
+    printf("  GC pauses: %.3f ms in %d complete GCs\n    = suspending threads %.3f ms (", pause,
+           sqlite3_column_int(st, 0), susp);
     rpt_num3(stdout, RPT_TEXT, pause > 0 ? susp * 100.0 / pause : NAN);
-    printf(" %%) + GC work %.3f ms (", pause - susp);
+    printf(" %%)\n    + GC work %.3f ms (", pause - susp);
     rpt_num3(stdout, RPT_TEXT, pause > 0 ? (pause - susp) * 100.0 / pause : NAN);
-    printf(" %%)\n  GC ms below: each request's paused time, summed over requests; requests running at once\n"
-           "  each count the same pause, so the sum can exceed the total pause of %.3f ms\n", pause);
+    printf(" %%)\n");
+    char note[256];
+    snprintf(note, sizeof note, "each request's paused time, summed over requests; requests running at once each "
+             "count the same pause, so the sum can exceed the total pause of %.3f ms", pause);
+    gcs_cli_paragraph(stdout, "  GC ms below: ", note, 2);
   }
   sqlite3_finalize(st);
 }
 
 static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r,
-                       const struct extras *x) {
+                       const struct extras *x, int wide) {
   printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
          k->trace_id);
   printf("  Requests: %zu", r->requests);
   if (r->invalid) printf(" (%zu with end before start left out)", r->invalid);
+  /* one figure group a line; the six percentiles on two */
   printf("\n  Latency ms:");
   for (int i = 0; i < INS_N_PCTS; i++) {
+    if (i == INS_N_PCTS / 2) printf("\n             ");
     printf(" %s ", i == INS_N_PCTS - 1 ? "Max" : ins_impact_pct_names[i]);
     rpt_num3(stdout, RPT_TEXT, r->pct_ms[i]);
   }
   printf("\n  Affected by GC: %zu (", r->affected);
   rpt_num3(stdout, RPT_TEXT, r->affected_pct);
-  printf(" %%)   GC impact in them: ");
+  printf(" %%)\n  GC impact in them: ");
   rpt_num3(stdout, RPT_TEXT, r->gc_impact_pct);
   printf(" %% (");
   rpt_num3(stdout, RPT_TEXT, r->affected_gc_ms);
   printf(" ms of ");
   rpt_num3(stdout, RPT_TEXT, r->affected_latency_ms);
-  printf(" ms)   Hit by more than one GC: %zu\n", r->multi_gc);
-  print_extras_text(r, x);
+  printf(" ms)\n  Hit by more than one GC: %zu\n", r->multi_gc);
+  print_extras_text(r, x, wide);
   print_split(db, k);
-  printf("  %-14s %20s %9s %13s %10s %11s\n", "Band", "Latency range ms", "Requests", "Latency ms", "GC ms",
-         "GC share %");
-  for (size_t b = 0; b < r->n_bands; b++) {
+  /* the bands: each column as wide as its header or widest value */
+  char bl[MAX_CUTS + 1][48], br[MAX_CUTS + 1][48], bn[MAX_CUTS + 1][24], blat[MAX_CUTS + 1][40],
+      bgc[MAX_CUTS + 1][40], bsh[MAX_CUTS + 1][40];
+  static const char *const bh[6] = { "Band", "Latency range ms", "Requests", "Latency ms", "GC ms", "GC share %" };
+  int bw[6];
+  for (int c = 0; c < 6; c++) bw[c] = (int)strlen(bh[c]);
+  size_t nb = r->n_bands < MAX_CUTS + 1 ? r->n_bands : MAX_CUTS + 1;
+  for (size_t b = 0; b < nb; b++) {
     const struct ins_band *bd = &r->bands[b];
-    char lbl[48], range[48];
-    band_label(lbl, sizeof lbl, bd, 0);
-    if (bd->lo_pct < 0) snprintf(range, sizeof range, "<= %.3f", bd->hi_ms);
-    else if (bd->hi_pct > 100) snprintf(range, sizeof range, "> %.3f", bd->lo_ms);
-    else snprintf(range, sizeof range, "%.3f-%.3f", bd->lo_ms, bd->hi_ms);
-    printf("  %-14s %20s %9zu %13.3f %10.3f ", lbl, range, bd->requests, bd->latency_ms, bd->gc_ms);
-    if (isnan(bd->gc_share_pct)) printf("%11s\n", "-");
-    else printf("%11.3f\n", bd->gc_share_pct);
+    band_label(bl[b], sizeof bl[b], bd, 0);
+    if (bd->lo_pct < 0) snprintf(br[b], sizeof br[b], "<= %.3f", bd->hi_ms);
+    else if (bd->hi_pct > 100) snprintf(br[b], sizeof br[b], "> %.3f", bd->lo_ms);
+    else snprintf(br[b], sizeof br[b], "%.3f-%.3f", bd->lo_ms, bd->hi_ms);
+    snprintf(bn[b], sizeof bn[b], "%zu", bd->requests);
+    snprintf(blat[b], sizeof blat[b], "%.3f", bd->latency_ms);
+    snprintf(bgc[b], sizeof bgc[b], "%.3f", bd->gc_ms);
+    if (isnan(bd->gc_share_pct)) snprintf(bsh[b], sizeof bsh[b], "-");
+    else snprintf(bsh[b], sizeof bsh[b], "%.3f", bd->gc_share_pct);
+    const char *cells[6] = { bl[b], br[b], bn[b], blat[b], bgc[b], bsh[b] };
+    for (int c = 0; c < 6; c++)
+      if ((int)strlen(cells[c]) > bw[c]) bw[c] = (int)strlen(cells[c]);
   }
+  printf("  %-*s %*s %*s %*s %*s %*s\n", bw[0], bh[0], bw[1], bh[1], bw[2], bh[2], bw[3], bh[3], bw[4], bh[4], bw[5],
+         bh[5]);
+  for (size_t b = 0; b < nb; b++)
+    printf("  %-*s %*s %*s %*s %*s %*s\n", bw[0], bl[b], bw[1], br[b], bw[2], bn[b], bw[3], blat[b], bw[4], bgc[b],
+           bw[5], bsh[b]);
   if (r->n_slowest) {
-    printf("  Slowest %zu requests:\n  %20s %14s %12s %10s  %s\n", r->n_slowest, "Id", "Start ms", "Latency ms",
-           "GC ms", "GCs");
+    /* the slowest requests; their GCs wrap under the GCs column */
+    int sw[4] = { 2, 8, 10, 5 };
+    char cell[4][48];
     for (size_t i = 0; i < r->n_slowest; i++) {
-      const struct ins_slow_request *s = &r->slowest[i];
-      printf("  %20" PRIu64 " %14.3f %12.3f %10.3f  ", s->id, (double)(s->start_ns - k->trace_start_ns) / 1e6,
-             s->latency_ms, s->gc_ms);
-      if (!s->n_gcs) printf("-");
-      for (size_t j = 0; j < s->n_gcs; j++) printf("%s#%u", j ? " " : "", s->gcs[j]);
+      const struct ins_slow_request *q = &r->slowest[i];
+      int w[4] = { snprintf(cell[0], sizeof cell[0], "%" PRIu64, q->id),
+                   snprintf(cell[1], sizeof cell[1], "%.3f", (double)(q->start_ns - k->trace_start_ns) / 1e6),
+                   snprintf(cell[2], sizeof cell[2], "%.3f", q->latency_ms),
+                   snprintf(cell[3], sizeof cell[3], "%.3f", q->gc_ms) };
+      for (int c = 0; c < 4; c++)
+        if (w[c] > sw[c]) sw[c] = w[c];
+    }
+    int gcs_col = 2 + sw[0] + 1 + sw[1] + 1 + sw[2] + 1 + sw[3] + 2;
+    printf("  Slowest %zu requests:\n  %*s %*s %*s %*s  %s\n", r->n_slowest, sw[0], "Id", sw[1], "Start ms", sw[2],
+           "Latency ms", sw[3], "GC ms", "GCs");
+    for (size_t i = 0; i < r->n_slowest; i++) {
+      const struct ins_slow_request *q = &r->slowest[i];
+      printf("  %*" PRIu64 " %*.3f %*.3f %*.3f  ", sw[0], q->id, sw[1], (double)(q->start_ns - k->trace_start_ns) / 1e6,
+             sw[2], q->latency_ms, sw[3], q->gc_ms);
+      if (!q->n_gcs) printf("-");
+      int col = gcs_col;
+      for (size_t j = 0; j < q->n_gcs; j++) {
+        char g[16];
+        int gl = snprintf(g, sizeof g, "#%u", q->gcs[j]);
+        if (j && col + 1 + gl > GCS_TEXT_WIDTH) {
+          printf("\n%*s", gcs_col, "");
+          col = gcs_col;
+        } else if (j) {
+          putchar(' ');
+          col++;
+        }
+        fputs(g, stdout);
+        col += gl;
+      }
       printf("\n");
     }
   }
@@ -637,11 +692,12 @@ static int parse_args(int argc, char **argv, struct impact_opts *o) {
     case O_TRACE: o->trace = (long)p.ival; break;
     case O_PID: o->pid = (long)p.ival; break;
     case O_SLOWEST: o->slowest = (long)p.ival; break;
+    case O_WIDE: o->wide = 1; break;
     case O_DB: o->db_path = p.value; break;
     case O_BANDS: {
       int n = ins_parse_cuts(p.value, o->cuts, MAX_CUTS);
       if (n < 0) {
-        gcs_cli_fail("--bands: expected increasing percentiles in (0,100), e.g. 50,90,99: '%s'", p.value);
+        gcs_cli_fail("--bands: '%s' is not increasing percentiles in (0,100)", p.value);
         return -1;
       }
       o->n_cuts = (size_t)n;
@@ -699,7 +755,7 @@ int gcs_cmd_impact(int argc, char **argv) {
     int need = 0;
     for (size_t i = 0; i < o.n_csv; i++) need |= o.csv[i].pid < 0;
     if (need && np != 1) {
-      fprintf(stderr, "gcscope %s: %s has no pid column and the database has %zu processes: give --pid\n", CMD,
+      fprintf(stderr, "gcscope %s: %s has no pid column, the database %zu processes: give --pid\n", CMD,
               o.requests_file, np);
       goto out;
     }
@@ -744,7 +800,7 @@ int gcs_cmd_impact(int argc, char **argv) {
         free(pauses);
         goto out_json;
       }
-      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r, &x);
+      if (o.fmt == RPT_TEXT) print_text(db, &procs[i], &r, &x, o.wide);
       else if (o.fmt == RPT_HTML) print_html(&procs[i], &r, &x, pauses, npz, o.slowest);
       else if (o.fmt == RPT_CSV) {
         if (!header++) print_csv_header(&r);
@@ -762,11 +818,10 @@ out_json:
   if (o.fmt == RPT_JSON) printf("\n]}\n");
   if (o.fmt == RPT_HTML) printf("</body></html>\n");
   if (rc == 0 && shown == 0) {
-    fprintf(stderr, "gcscope %s: no requests found (%s)\n", CMD,
-            o.requests_file ? "none of the CSV's rows match a process of the trace"
-            : o.begin       ? "no begin/end event pairs"
-                            : "record them: librgc's RequestStart/RequestStop, `record --dotnet --requests aspnet` for "
-                              "a .NET service; or give --requests FILE or --begin/--end");
+    if (o.requests_file)
+      fprintf(stderr, "gcscope %s: no requests found (no CSV row matches a process of the trace)\n", CMD);
+    else if (o.begin) fprintf(stderr, "gcscope %s: no requests found (no begin/end event pairs)\n", CMD);
+    else fprintf(stderr, "gcscope %s: no requests in %s (record --requests aspnet; or --begin/--end)\n", CMD, o.input);
     rc = 1;
   }
 out:

@@ -18,6 +18,7 @@ struct ins_view_opts {
   long top;
   double bucket_s;
   int all;             /* --all */
+  int wide;            /* -w, --wide: text shows whole names */
   enum rpt_format fmt;
 };
 
@@ -25,6 +26,7 @@ struct ins_view_opts {
 #define INS_VIEW_TOP 1u      /* --top N */
 #define INS_VIEW_BUCKET 2u   /* --bucket SEC */
 #define INS_VIEW_ALL 4u      /* --all */
+#define INS_VIEW_WIDE 8u     /* -w, --wide: whole names in text (the last column) */
 /* Parses with gcs_cli (synopsis: the usage after "gcscope CMD "). Returns 0
  * ok, 1 help shown (stdout), 2 usage error (one line printed). */
 int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int argc, char **argv,

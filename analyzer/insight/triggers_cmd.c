@@ -97,8 +97,7 @@ static int load(sqlite3 *db, long pid, const struct gcs_trigger_thresholds *thr,
                          "ORDER BY e.trace_id, e.ts_ns, e.id",
                          -1, &st, NULL) != SQLITE_OK) {
     if (strstr(sqlite3_errmsg(db), "no such table"))
-      fprintf(stderr, "gcscope %s: the database has no gc_lifecycle table (imported by an older gcscope): "
-                      "import its traces again\n", CMD);
+      fprintf(stderr, "gcscope %s: no gc_lifecycle table (an older gcscope's database): import again\n", CMD);
     else
       fprintf(stderr, "gcscope %s: database: %s\n", CMD, sqlite3_errmsg(db));
     return -1;
@@ -154,7 +153,16 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
       const struct gcs_trigger_pair *p = ins_trig_pairs(it, (enum gcs_trigger_kind)k, &n);
       for (size_t j = 0; j < n; j++) fired += (p[j].rules_fired >> i) & 1;
     }
-    if (fmt == RPT_TEXT) printf("    %s: %zu firing%s\n", desc, fired, fired == 1 ? "" : "s");
+    if (fmt == RPT_TEXT) {   /* a description too long for 80 columns wraps, the count under it */
+      char line[400];
+      int n = snprintf(line, sizeof line, "%s: %zu firing%s", desc, fired, fired == 1 ? "" : "s");
+      if (n >= 0 && 4 + n <= GCS_TEXT_WIDTH) printf("    %s\n", line);
+      else {
+        snprintf(line, sizeof line, "%s:", desc);
+        gcs_cli_paragraph(stdout, "    ", line, 6);
+        printf("      %zu firing%s\n", fired, fired == 1 ? "" : "s");
+      }
+    }
     if (fmt == RPT_JSON) {
       printf("%s\n    {\"rule\": ", shown_rule++ ? "," : "");
       rpt_json_str(stdout, r->name);

@@ -112,3 +112,40 @@ double rpt_svg_axes_x(FILE *o, double x0, double y0, double x1, double y1, doubl
   fprintf(o, "<text x=\"4\" y=\"%.1f\" font-size=\"10\">%s</text>\n", y0 - 6, yunit);
   return ytop;
 }
+
+size_t rpt_text_cols(const char *s) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) n += (*p & 0xC0) != 0x80;
+  return n;
+}
+
+char *rpt_fit_name(char *buf, size_t cap, const char *name, size_t width) {
+  if (!cap) return buf;
+  if (width < 4) width = 4;
+  size_t cols = rpt_text_cols(name);
+  const char *from = name;
+  const char *lead = "";
+  if (cols > width) {
+    /* skip the first cols - (width - 3) characters */
+    size_t skip = cols - (width - 3);
+    const unsigned char *p = (const unsigned char *)name;
+    for (size_t k = 0; *p;) {
+      if ((*p & 0xC0) != 0x80) {
+        if (k == skip) break;
+        k++;
+      }
+      p++;
+    }
+    from = (const char *)p;
+    lead = "...";
+  }
+  size_t n = (size_t)snprintf(buf, cap, "%s%s", lead, from);
+  if (n >= cap && cap > 1) { /* cut short at cap-1 bytes: drop a last character cut in two */
+    size_t end = cap - 1, i = end - 1;
+    while (i > 0 && ((unsigned char)buf[i] & 0xC0) == 0x80) i--;
+    unsigned char lead = (unsigned char)buf[i];
+    size_t len = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (i + len > end) buf[i] = 0;
+  }
+  return buf;
+}

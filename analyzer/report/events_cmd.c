@@ -38,6 +38,9 @@ static const struct gcs_cli_opt events_opts[] = {
 static const struct gcs_cli_spec events_spec = {
   .cmd = "events",
   .usage = "DB|TRACE [--trace ID] [--filter 'GCStart|GCEnd'] [--from MS] [--to MS] [--pid PID] [-d DB]",
+  .about = "The GC events in time order, like PerfView's Events view: name, time (ms from the trace start), "
+           "pid, tid and the decoded payload. A dump, one event a line as `perf script` prints: a line is as "
+           "long as its payload (not cut to the terminal's width; pipe it through `less -S` or `cut`).",
   .opts = events_opts,
 };
 

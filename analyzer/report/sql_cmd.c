@@ -94,7 +94,7 @@ static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
     }
     if (!s) continue; /* whitespace or comment */
     if (!write && refused_write(s)) {
-      fprintf(stderr, "gcscope sql: the database is opened read-only: '%.60s' would write; use --write\n",
+      fprintf(stderr, "gcscope sql: '%.40s' would write (read-only: use --write)\n",
               sqlite3_sql(s));
       sqlite3_finalize(s);
       return -1;

@@ -19,12 +19,12 @@ static const struct gcs_cli_opt stats_opts[] = {
   [O_TRACE] = GCS_OPT_TRACE,
   [O_PID] = GCS_OPT_PID,
   [O_FORMAT] = GCS_OPT_FORMAT("text (default), html, csv or json"),
-  [O_WIDE] = { "wide", 0, GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
+  [O_WIDE] = { "wide", 'w', GCS_CLI_FLAG, 0, 0, NULL, "text: every column of the GC tables" },
   [O_GCS] = { "gcs", 0, GCS_CLI_STRING, 0, 0, "all|N|longest",
               "text: which GCs to list: the 20 (or N) with the longest pauses (default), or all of them" },
   [O_SECTION] = { "section", 0, GCS_CLI_STRING, 0, 0, "NAME[,NAME]",
-                  "text: only these sections: summary, pauses, histogram, rollup, long, loh, gen2, bgc,\n"
-                  "gcs, condemned (default all)" },
+                  "text: only these sections: summary, pauses, phases, balance, datas, histogram, rollup,\n"
+                  "long, loh, gen2, bgc, gcs, condemned, firings (default all)" },
   [O_NO_PAGER] = { "no-pager", 0, GCS_CLI_FLAG, 0, 0, NULL, "text on a terminal: do not page through $PAGER" },
   [O_DB] = GCS_OPT_DB,
   { 0 },

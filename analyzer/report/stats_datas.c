@@ -316,7 +316,7 @@ void st_datas_json_summary(FILE *o, const struct st_proc *p) {
 static const char *why_nothing(const struct st_datas *d) {
   if (!d) return "unknown";
   if (d->nrows || d->nchg) return NULL;
-  if (d->decoded < 0) return "unknown (imported by a gcscope that did not decode DATAS events: import the trace again)";
+  if (d->decoded < 0) return "unknown (imported before DATAS was decoded: import again)";
   return "not in trace (needs .NET 9+ server GC with DATAS)";
 }
 

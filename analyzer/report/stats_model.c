@@ -524,8 +524,7 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
               gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
-                   "GCs open at the cut are incomplete\n",
+      fprintf(out, "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
     last_trace = p->trace_id;
   }

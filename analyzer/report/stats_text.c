@@ -138,10 +138,15 @@ static void summary(FILE *out, const struct st_proc *p) {
   if (p->cmdline && *p->cmdline)
     para(out, "  CommandLine: ", 4, gcs_text_printable(p->cmdline, strlen(p->cmdline), cmd, sizeof cmd));
   if (p->runtime_version) gcs_text_printable(p->runtime_version, strlen(p->runtime_version), ver, sizeof ver);
-  fprintf(out, "  Runtime: %s%s, %s GC, concurrent GC %s\n",
-          p->runtime_version ? "version " : "version unknown", p->runtime_version ? ver : "",
-          p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation" : "unknown",
-          p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
+  {   /* on two lines when one passes the width: after the version */
+    char v[300], g[64];
+    snprintf(v, sizeof v, "  Runtime: %s%s,", p->runtime_version ? "version " : "version unknown",
+             p->runtime_version ? ver : "");
+    snprintf(g, sizeof g, "%s GC, concurrent GC %s", p->server_gc == 1 ? "server" : p->server_gc == 0 ? "workstation"
+             : "unknown", p->concurrent_gc == 1 ? "on" : p->concurrent_gc == 0 ? "off" : "unknown");
+    if (text_width > 0 && strlen(v) + 1 + strlen(g) > (size_t)text_width) fprintf(out, "%s\n    %s\n", v, g);
+    else fprintf(out, "%s %s\n", v, g);
+  }
   /* Known from the rundown of a .NET recording (GCSettingsRundown) only. */
   if (p->hard_limit > 0) fprintf(out, "  GC heap hard limit: %s MB\n", NUM(b, (double)p->hard_limit / 1e6, 3));
   else if (p->hard_limit == 0) fprintf(out, "  GC heap hard limit: none\n");
@@ -515,10 +520,7 @@ int st_sections_parse(const char *spec, unsigned *mask, char *err, size_t errlen
     for (const struct st_section *s = st_sections; !found && s->name; s++)
       if (strlen(s->name) == n && !strncmp(q, s->name, n)) { *mask |= s->bit; found = 1; }
     if (!found) {
-      size_t used = (size_t)snprintf(err, errlen, "--section: unknown section '%.*s' (sections: all", (int)n, q);
-      for (const struct st_section *s = st_sections; s->name && used < errlen; s++)
-        used += (size_t)snprintf(err + used, errlen - used, ", %s", s->name);
-      if (used < errlen) snprintf(err + used, errlen - used, ")");
+      snprintf(err, errlen, "--section: unknown section '%.*s' (--help lists them)", (int)n, q);
       return -1;
     }
     q += n;

@@ -39,7 +39,7 @@ static const char ABOUT[] =
     "gzipped profile.proto. Record stacks with `gcscope record --dotnet --stacks`;\n"
     "dotnet-trace records them too.";
 
-enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_N };
+enum { O_EVENT, O_BY, O_PID, O_TRACE, O_FROM, O_TO, O_FORMAT, O_OUT, O_DB, O_TOP, O_MIN_PCT, O_DEPTH, O_WIDE, O_N };
 static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_EVENT] = { "event", 'e', GCS_CLI_STRING, 0, 0, "EVENT", "AllocationTick (default), GCTriggered, GCHandle,\nor any event name" },
   [O_BY] = { "by", 0, GCS_CLI_STRING, 0, 0, "KEY", "type (AllocationTick), reason (GCTriggered),\nkind (GCHandle; AllocationTick's Small/Large/Pinned)\nor none; default: the event's" },
@@ -53,6 +53,7 @@ static const struct gcs_cli_opt OPTS[O_N + 1] = {
   [O_TOP] = { "top", 0, GCS_CLI_INT, 0, 1e9, "N", "text: groups per process (10; 0: all)" },
   [O_MIN_PCT] = { "min-pct", 0, GCS_CLI_DOUBLE, 0, 100, "PCT", "text: hide nodes under PCT % of the group (5)" },
   [O_DEPTH] = { "depth", 0, GCS_CLI_INT, 0, 1e6, "N", "text: tree levels shown (default: all)" },
+  [O_WIDE] = { "wide", 'w', GCS_CLI_FLAG, 0, 0, NULL, "text: whole frames and group names (a long one is cut\nto the width: \"...\" and its end)" },
   { 0 },
 };
 
@@ -67,7 +68,7 @@ struct opts {
   long long pid, trace;
   double from_ms, to_ms;     /* NaN: open */
   enum fmt fmt;
-  int top, depth;
+  int top, depth, wide;
   double min_pct;
   long long only_trace;      /* read_samples: one trace of the input (-1: all) */
 };
@@ -111,8 +112,7 @@ static int parse(int argc, char **argv, struct opts *o) {
     case O_EVENT: {
       int kind = event_kind(p.value, &o->event_label);
       if (kind < 0) {
-        gcs_cli_fail("--event: '%s' is not an event gcscope stores (AllocationTick, GCTriggered, GCHandle, "
-                      "or a name from `gcscope events`)", p.value);
+        gcs_cli_fail("--event: unknown event '%s' (see --help, gcscope events)", p.value);
         return 2;
       }
       o->kind = (enum gcs_kind)kind;
@@ -141,6 +141,7 @@ static int parse(int argc, char **argv, struct opts *o) {
     case O_TOP: o->top = (int)p.ival; break;
     case O_MIN_PCT: o->min_pct = p.dval; break;
     case O_DEPTH: o->depth = (int)p.ival; break;
+    case O_WIDE: o->wide = 1; break;
     default: break;
     }
   }
@@ -155,13 +156,12 @@ static int parse(int argc, char **argv, struct opts *o) {
       handle = o->kind == gcs_kind_SetGCHandle;
   if (o->by == BY_DEFAULT) o->by = tick ? BY_TYPE : trig ? BY_REASON : handle ? BY_KIND : BY_NONE;
   if ((o->by == BY_TYPE && !tick) || (o->by == BY_REASON && !trig) || (o->by == BY_KIND && !tick && !handle)) {
-    gcs_cli_fail("--by %s: %s events have no %s (type: AllocationTick; reason: GCTriggered; kind: GCHandle, "
-                  "AllocationTick)", o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind",
-                  o->event_label, o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind");
+    gcs_cli_fail("--by %s: %s events have none (see --help)",
+                  o->by == BY_TYPE ? "type" : o->by == BY_REASON ? "reason" : "kind", o->event_label);
     return 2;
   }
   if (o->fmt == F_PPROF && !o->out_path && isatty(STDOUT_FILENO)) {
-    gcs_cli_fail("--format pprof writes binary data: give -o FILE (or redirect stdout)");
+    gcs_cli_fail("--format pprof is binary: give -o FILE (or redirect stdout)");
     return 2;
   }
   return 0;
@@ -368,10 +368,12 @@ int gcs_cmd_stacks(int argc, char **argv) {
   long long n = read_samples(in.db, &o, sdb, v, &with_stack, stderr);
   if (n < 0) goto done;
   if (n == 0) {
-    fprintf(stderr, "gcscope %s: no %s events in %s%s%s\n", CMD, o.event_label, o.input,
-            o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms) ? " (with the --pid/--from/--to given)" : "",
-            o.kind == gcs_kind_GCAllocationTick ? ": record them with the alloc profile (GC keyword, Verbose)"
-            : o.kind == gcs_kind_SetGCHandle ? ": record them with the handles or verbose profile" : "");
+    if (o.pid >= 0 || !isnan(o.from_ms) || !isnan(o.to_ms))
+      fprintf(stderr, "gcscope %s: no %s events in %s with --pid/--from/--to\n", CMD, o.event_label, o.input);
+    else
+      fprintf(stderr, "gcscope %s: no %s events in %s%s\n", CMD, o.event_label, o.input,
+              o.kind == gcs_kind_GCAllocationTick ? " (record with --profile alloc)"
+              : o.kind == gcs_kind_SetGCHandle    ? " (record with --profile handles)" : "");
     goto done;
   }
   FILE *pager = !o.out_path && o.fmt == F_TEXT && isatty(STDOUT_FILENO) ? rpt_pager_open() : NULL;
@@ -384,7 +386,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
                                 o.kind == gcs_kind_SetGCHandle
                                     ? "GCHandle.Alloc's fast path records none (on .NET 9+ it fires SetGCHandle "
                                       "without a transition frame; only its slow path has a stack)"
-                                    : NULL };
+                                    : NULL, o.wide };
     if (o.kind == gcs_kind_GCAllocationTick)
       sv_wrap(out, 80, "AllocationTick: a sample about every 100 KB allocated per heap and kind; MB are the samples' "
               "AllocationAmount (an estimate)");

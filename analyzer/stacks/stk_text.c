@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcs_output.h"
 #include "stk_view.h"
 #include "stk_view_internal.h"
 
@@ -118,7 +119,6 @@ static void print_line(const struct stk_view *v, FILE *out, const struct stk_tex
   int room = o->width - prefix - indent;
   if (room < 12) room = 12;
   fprintf(out, "%*s", indent, "");
-  size_t len = strlen(name);
   if (depth > MAX_INDENT) {  /* deeper than the indent shows: say how deep */
     char mark[16];
     int m = snprintf(mark, sizeof mark, "+%d ", depth - MAX_INDENT);
@@ -126,8 +126,8 @@ static void print_line(const struct stk_view *v, FILE *out, const struct stk_tex
     room -= m;
     if (room < 8) room = 8;
   }
-  if ((int)len > room) fprintf(out, "..%s\n", name + len - (size_t)(room - 2));  /* keep Class.Method */
-  else fprintf(out, "%s\n", name);
+  char fit[1024];
+  fprintf(out, "%s\n", o->wide ? name : rpt_fit_name(fit, sizeof fit, name, (size_t)room));  /* keep Class.Method */
 }
 
 static int walk(const struct stk_view *v, FILE *out, const struct stk_text_opts *o, struct tree *t, size_t at,
@@ -188,8 +188,10 @@ int stk_view_text(const struct stk_view *v, FILE *out, const struct stk_text_opt
       if (v->has_bytes && fl > 0 && (size_t)fl < sizeof figures)
         snprintf(figures + fl, sizeof figures - (size_t)fl, ", %.3f MB (%.1f %% of the bytes)",
                  (double)gr->bytes / 1e6, proc_bytes ? 100.0 * (double)gr->bytes / (double)proc_bytes : 0.0);
-      if (strlen(gr->key) + strlen(figures) + 5 <= (size_t)o->width) fprintf(out, "\n== %s: %s\n", gr->key, figures);
-      else fprintf(out, "\n== %s\n   %s\n", gr->key, figures);
+      char key[1024];
+      const char *k = o->wide ? gr->key : rpt_fit_name(key, sizeof key, gr->key, (size_t)o->width - 3);
+      if (rpt_text_cols(k) + strlen(figures) + 5 <= (size_t)o->width) fprintf(out, "\n== %s: %s\n", k, figures);
+      else fprintf(out, "\n== %s\n   %s\n", k, figures);
       if (gr->stackless)
         sv_wrapf(out, o->width, "%llu of %llu %s: %s", (unsigned long long)gr->stackless,
                  (unsigned long long)gr->samples, gr->samples == 1 ? "sample has no stack" : "samples have no stack",

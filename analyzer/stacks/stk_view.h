@@ -40,6 +40,7 @@ struct stk_text_opts {
   int top_groups;    /* groups per process (0: all) */
   int max_depth;     /* tree levels printed (0: all) */
   const char *stackless_why;  /* after "N of M samples have no stack: "; NULL: generic */
+  int wide;          /* 1: whole frames and group names; 0: a long one cut to the width ("..." and its end) */
 };
 
 /* Top-down and bottom-up trees per process and group. */

@@ -76,8 +76,8 @@ static int import_trace(const char *path, const char *db_path, FILE *progress, i
   sqlite3_close(db);
   if (rc != 0 && absent && tot->traces_imported == 0 && tot->traces_skipped == 0) unlink(db_path);
   if (rc == 0 && tot->ntrace_ids > GCS_IMPORT_MAX_IDS) {
-    snprintf(err, errlen, "%s: holds %d traces, more than the %d a report takes: import it with `gcscope import` "
-             "and report on the database with --trace ID", path, tot->ntrace_ids, GCS_IMPORT_MAX_IDS);
+    snprintf(err, errlen, "%s: %d traces, over %d: import it, report with --trace ID", path, tot->ntrace_ids,
+             GCS_IMPORT_MAX_IDS);
     rc = -1;
   }
   if (rc == 0) {
@@ -287,8 +287,7 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
   }
   n += warn_traces(in->db, "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
                    GCS_IN_INPUT("id") " ORDER BY id",
-                   "%swarning: trace %lld (%s) was cut short: imported up to byte %lld, its last whole block; "
-                   "GCs open at the cut are incomplete\n", out, prefix);
+                   "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n", out, prefix);
   struct gcs_overlap *ov;
   int nov;
   if (gcs_input_overlaps(in->db, &ov, &nov) == 0)
@@ -337,8 +336,7 @@ int gcs_input_overlaps(sqlite3 *db, struct gcs_overlap **out, int *n) {
 }
 
 void gcs_overlap_note(FILE *out, const char *prefix, const struct gcs_overlap *o) {
-  fprintf(out, "%snote: traces %lld and %lld both hold GCs #%u-#%u of pid %d (%lld GCs, e.g. overlapping "
-               "captures): each report covers one trace, so do not add their figures (--trace ID picks one)\n",
+  fprintf(out, "%snote: traces %lld and %lld both hold GCs #%u-#%u of pid %d (%lld GCs): use --trace ID\n",
           prefix, (long long)o->trace_a, (long long)o->trace_b, o->first_gc, o->last_gc, o->pid, (long long)o->count);
 }
 

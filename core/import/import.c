@@ -1272,9 +1272,7 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     free(dir);
     return rc;
   }
-  snprintf(err, errlen, "%s: not a trace (expected an LTTng trace directory, a perfcollect .trace.zip, or a .nettrace "
-           "file, .nettrace.gz or .nettrace.zip)",
-           path);
+  snprintf(err, errlen, "%s: not an LTTng trace, .trace.zip or .nettrace[.gz|.zip]", path);
   return -1;
 }
 

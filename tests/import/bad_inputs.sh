@@ -23,7 +23,7 @@ expect_error() {
 mkdir "$tmp/empty"
 expect_error empty-dir "$tmp/empty: no trace found (no LTTng/CTF \`metadata\` file under it, no .nettrace file in it)" "$tmp/empty"
 echo "hello" >"$tmp/notes.txt"
-expect_error text-file "$tmp/notes.txt: not a trace" "$tmp/notes.txt"
+expect_error text-file "$tmp/notes.txt: not an LTTng trace, .trace.zip or .nettrace" "$tmp/notes.txt"
 expect_error missing "$tmp/nope: No such file or directory" "$tmp/nope"
 # A truncated stream file: copy the 3.1 trace and cut one stream mid-packet.
 cp -r "$traces/coreclr/netcore31-perfcollect-default/lttngTrace/auto-20200317-170407" "$tmp/cut"

@@ -76,9 +76,9 @@ for label, cut in (("inside", half), ("between", last_whole(data, half))):
     check(rows(wholef + ".db", "SELECT count(*) FROM traces WHERE truncated_at IS NULL") == [["1"]],
           "%s: a complete file is not marked" % label)
     rc, out, err = gcscope("stats", cutf + ".db", "--no-pager")
-    check("was cut short: imported up to byte %d" % keep in out + err, "%s: stats repeats the warning" % label)
+    check(": cut at byte %d, open GCs incomplete" % keep in out + err, "%s: stats repeats the warning" % label)
     rc, out, err = gcscope("advise", cutf + ".db")
-    check("was cut short: imported up to byte %d" % keep in out + err, "%s: advise repeats the warning" % label)
+    check(": cut at byte %d, open GCs incomplete" % keep in out + err, "%s: advise repeats the warning" % label)
 # The whole trace and a prefix of it in one database: the same GCs in two
 # traces. Each report covers one trace; stats and advise say they overlap.
 both = "%s/both.db" % TMP

@@ -45,8 +45,14 @@ rc, full, _ = run("stats", db, "--no-pager")
 rc3, alls, _ = run("stats", db, "--no-pager", "--section", "all")
 check(rc3 == 0 and alls == full, "--section all is the default report")
 rc, out, err = run("stats", db, "--section", "pauses,nosuch")
-check(rc == 2 and "--section: unknown section 'nosuch' (sections: all, summary, pauses, phases, balance, datas, histogram, rollup, long, loh, "
-      "gen2, bgc, gcs, condemned, firings)" in err, "unknown section: usage error listing them (%s)" % err.strip())
+check(rc == 2 and "--section: unknown section 'nosuch' (--help lists them)" in err and len(err.rstrip("\n")) <= 80,
+      "unknown section: a one-line usage error (%s)" % err.strip())
+rc, helptext, _ = run("stats", "--help")
+names = ["summary", "pauses", "phases", "balance", "datas", "histogram", "rollup", "long", "loh", "gen2", "bgc",
+         "gcs", "condemned", "firings"]
+flat = " ".join(helptext.split())
+check(all(re.search(r"\b%s\b" % n, flat[flat.index("--section"):]) for n in names),
+      "stats --help lists every section: %r" % flat[flat.index("--section"):][:300])
 rc, out, err = run("stats", db, "--section", "pauses", "--format", "json")
 check(rc == 2 and "not of json" in err, "--section with json refused")
 sys.exit(T.done())

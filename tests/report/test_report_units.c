@@ -660,6 +660,27 @@ static void test_load(const char *dir) {
   unlink(path);
 }
 
+/* rpt_fit_name: a name that fits is itself; a longer one is "..." and its
+ * last width-3 characters (counted by hand below), cut at a UTF-8
+ * character boundary, and never more than cap-1 bytes. */
+static void test_fit_name(void) {
+  char b[64];
+  CHECK_STR(rpt_fit_name(b, sizeof b, "System.String", 13), "System.String");
+  CHECK_STR(rpt_fit_name(b, sizeof b, "System.String", 40), "System.String");
+  /* 35 characters into 20: "..." and the last 17, "n.Metadata.TypeName" minus "n." */
+  CHECK_STR(rpt_fit_name(b, sizeof b, "System.Reflection.Metadata.TypeName", 20), "...Metadata.TypeName");
+  CHECK_STR(rpt_fit_name(b, sizeof b, "System.String", 12), "...em.String");
+  CHECK_STR(rpt_fit_name(b, sizeof b, "abcdef", 2), "...f");   /* width < 4 is 4 */
+  /* "é" is 2 bytes, 1 column: "Aé.Type" is 7 columns; into 6: "..." + "ype"... */
+  CHECK_STR(rpt_fit_name(b, sizeof b, "A\xc3\xa9.Type", 6), "...ype");
+  CHECK_STR(rpt_fit_name(b, sizeof b, "A\xc3\xa9.Type", 8), "A\xc3\xa9.Type");
+  CHECK_STR(rpt_fit_name(b, sizeof b, "ABC\xc3\xa9.\xc3\xa9", 5), "....\xc3\xa9");   /* 6 columns, keep 2 */
+  CHECK_STR(rpt_fit_name(b, sizeof b, "ABC\xc3\xa9.\xc3\xa9", 6), "ABC\xc3\xa9.\xc3\xa9");
+  CHECK(rpt_text_cols("A\xc3\xa9\xc3\xa9.Type") == 8);
+  char s[8];   /* a small buffer: cut whole characters only */
+  CHECK_STR(rpt_fit_name(s, sizeof s, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 10), "\xc3\xa9\xc3\xa9\xc3\xa9");
+}
+
 int main(int argc, char **argv) {
   const double x[] = { 1, 2, 3, 4, 10 };
   CHECK(fabs(st_percentile(x, 5, 50) - 3) < 1e-12);
@@ -668,6 +689,7 @@ int main(int argc, char **argv) {
   CHECK(fabs(st_percentile(x, 1, 99) - 1) < 1e-12);
   CHECK(isnan(st_percentile(x, 0, 50)));
   test_num();
+  test_fit_name();
   test_fmt();
   test_sort();
   test_table();

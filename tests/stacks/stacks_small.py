@@ -126,7 +126,7 @@ p = run("stacks", db)
 check(p.returncode == 1 and p.stderr.count("\n") == 1 and "no AllocationTick events" in p.stderr,
       "no AllocationTick: one line, exit 1", p.stderr)
 p = run("stacks", db, "--event", "Nope")
-check(p.returncode == 2 and "not an event" in p.stderr, "unknown --event: usage error", p.stderr)
+check(p.returncode == 2 and "unknown event 'Nope'" in p.stderr, "unknown --event: usage error", p.stderr)
 p = run("stacks", db, "--event", "GCTriggered", "--by", "type")
 check(p.returncode == 2 and "--by type" in p.stderr, "--by type on GCTriggered: usage error", p.stderr)
 p = run("stacks", db, "--event", "GCTriggered", "--from", "0.0035", "--format", "json")

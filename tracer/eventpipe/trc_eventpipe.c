@@ -82,7 +82,7 @@ static int check_options(const struct trc_opts *o) {
   if (o->circular_mb > 0 && !trc_opts_any_trigger(o))
     return usage_error("--circular-mb without a --stop-on-... trigger", "the whole stream is written to disk");
   if (!o->command && !o->pid) {
-    fprintf(stderr, "gcscope record: --dotnet needs a COMMAND (launch) or --pid PID (attach)\n");
+    fprintf(stderr, "gcscope record: --dotnet needs a COMMAND (launch) or --pid PID\n");
     return 2;
   }
   return 0;

@@ -346,7 +346,7 @@ int gcs_cmd_serve(int argc, char **argv) {
     switch (k) {
     case O_LISTEN:
       if (parse_listen(p.value, &c))
-        return gcs_cli_fail("--listen: expected ADDR:PORT (127.0.0.1:9646, :9646, [::1]:9646), not '%s'",
+        return gcs_cli_fail("--listen: expected ADDR:PORT (:9646, [::1]:9646), not '%s'",
                              p.value);
       break;
     case O_PID:
@@ -367,7 +367,7 @@ int gcs_cmd_serve(int argc, char **argv) {
   }
   if (p.optind < argc) return gcs_cli_fail("unexpected argument '%s'", argv[p.optind]);
   if (s.outdir && !rules_path && !s.keep_stream)
-    return gcs_cli_fail("-o is where the captures of --rules (or --keep-stream) go; give one of them");
+    return gcs_cli_fail("-o is for the captures of --rules or --keep-stream; give one");
   if (s.keep_stream && !s.outdir) return gcs_cli_fail("--keep-stream needs -o DIR");
   if (!npids) c.all = 1;
   static struct gcs_rule *rules;

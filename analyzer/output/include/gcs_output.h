@@ -35,6 +35,17 @@
 FILE *rpt_pager_open(void);
 void rpt_pager_close(FILE *pager);
 
+/* A name cut to fit `width` columns (a column is a UTF-8 character): the
+ * name itself when it fits, else "..." and the name's last width-3
+ * characters (the end of a .NET type name, a frame or a path says most).
+ * Text tables use it for a name column unless the user asks for --wide;
+ * CSV and JSON always write the whole name. width < 4 is taken as 4.
+ * Writes at most cap-1 bytes (cut at a character boundary). Returns buf. */
+char *rpt_fit_name(char *buf, size_t cap, const char *name, size_t width);
+/* The columns a UTF-8 text takes (its characters; a byte that is not a
+ * continuation byte starts one). */
+size_t rpt_text_cols(const char *s);
+
 /* PerfView's numeric text: thousands separators, fixed decimals; NaN and
  * infinities as RPT_NO_VALUE. Returns buf. */
 char *rpt_num(char *buf, size_t n, double v, int decimals);
