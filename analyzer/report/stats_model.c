@@ -519,8 +519,7 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
     const struct st_proc *p = &m->procs[i];
     char lost[256];
     if (p->trace_discarded > 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s): %s; "
-                   "GCs they may overlap are marked incomplete and left out of the figures\n",
+      fprintf(out, "%swarning: trace %lld (%s): %s: nearby GCs incomplete, not in figures\n",
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
               gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)

@@ -277,8 +277,7 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
     for (; sqlite3_step(st) == SQLITE_ROW; n++) {
       const unsigned char *path = sqlite3_column_text(st, 1);
       char lost[256];
-      fprintf(out, "%swarning: trace %lld (%s): %s; GCs they may overlap are marked incomplete and left out of the "
-                   "figures\n", prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
+      fprintf(out, "%swarning: trace %lld (%s): %s: nearby GCs incomplete, not in figures\n", prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
               gcs_lost_text(sqlite3_column_int64(st, 2),
                             sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3), lost,
                             sizeof lost));

@@ -590,8 +590,8 @@ const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, siz
   buf[0] = '\0';
   if (discarded <= 0) return buf;
   if (packet_gaps < 0) {
-    snprintf(buf, bufsz, "events were lost: %lld discarded events and gaps of missing packets "
-                         "(import again to tell them apart)", (long long)discarded);
+    snprintf(buf, bufsz, "%lld events discarded or gaps of missing packets (import again to tell)",
+             (long long)discarded);
     return buf;
   }
   /* each gap of missing packets is counted 1 in discarded: their events,
@@ -599,11 +599,11 @@ const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, siz
   int64_t events = discarded > packet_gaps ? discarded - packet_gaps : 0;
   size_t n = 0;
   if (packet_gaps > 0)
-    n = (size_t)snprintf(buf, bufsz, "packets are missing (%lld gap%s in packet_seq_num): their events are lost",
-                         (long long)packet_gaps, packet_gaps == 1 ? "" : "s");
+    n = (size_t)snprintf(buf, bufsz, "%lld gap%s of missing packets (events unknown)", (long long)packet_gaps,
+                         packet_gaps == 1 ? "" : "s");
   if (events > 0 && n < bufsz)
-    snprintf(buf + n, bufsz - n, "%s%lld event%s discarded by the tracer", n ? ", and " : "", (long long)events,
-             events == 1 ? " was" : "s were");
+    snprintf(buf + n, bufsz - n, "%s%lld event%s discarded by the tracer", n ? ", " : "", (long long)events,
+             events == 1 ? "" : "s");
   return buf;
 }
 
@@ -671,7 +671,7 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
       fprintf(c->out, "warning: %s\n", tr->truncated_why ? tr->truncated_why : "the stream was cut short");
     if (tr->discarded) {
       char lost[256];
-      fprintf(c->out, "%s: warning: %s; GCs around them are marked incomplete\n", label,
+      fprintf(c->out, "%s: warning: %s: nearby GCs marked incomplete\n", label,
               gcs_lost_text((int64_t)tr->discarded, (int64_t)tr->packet_gaps, lost, sizeof lost));
     }
     uint64_t left_out = imw_array_events_left_out(w);

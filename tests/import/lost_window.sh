@@ -188,13 +188,13 @@ grep -qx "5747 1" "$tmp/late.want" || fail "late: premise: GC 1 of 5747 not in t
 edit both cut:channel0_1:2-2 disc:channel0_2:1=7
 for n in gap discarded both; do
   case $n in
-    gap) words='packets are missing (1 gap in packet_seq_num): their events are lost'; ev=0; gaps=1 ;;
-    discarded) words='7 events were discarded by the tracer'; ev=7; gaps=0 ;;
-    both) words='packets are missing (1 gap in packet_seq_num): their events are lost, and 7 events were discarded by the tracer'; ev=7; gaps=1 ;;
+    gap) words='1 gap of missing packets (events unknown)'; ev=0; gaps=1 ;;
+    discarded) words='7 events discarded by the tracer'; ev=7; gaps=0 ;;
+    both) words='1 gap of missing packets (events unknown), 7 events discarded by the tracer'; ev=7; gaps=1 ;;
   esac
   db=$tmp/$n.words.db
   "$g" import -d "$db" "$tmp/$n" >"$tmp/imp.out" 2>&1 || fail "$n: import: $(head -1 "$tmp/imp.out")"
-  grep -qxF "$tmp/$n: warning: $words; GCs around them are marked incomplete" "$tmp/imp.out" ||
+  grep -qxF "$tmp/$n: warning: $words: nearby GCs marked incomplete" "$tmp/imp.out" ||
     fail "$n: import says '$(grep warning "$tmp/imp.out")'"
   [ "$("$g" sql "$db" "SELECT discarded, packet_gaps FROM traces" --csv | tail -1)" = "$((ev + gaps)),$gaps" ] ||
     fail "$n: traces: $("$g" sql "$db" "SELECT discarded, packet_gaps FROM traces" --csv | tail -1)"
@@ -202,7 +202,7 @@ for n in gap discarded both; do
     fail "$n: lost_events: $("$g" sql "$db" "SELECT * FROM lost_events" --csv)"
   "$g" stats "$db" --no-pager >"$tmp/$n.stats" 2>"$tmp/$n.stats.err" || fail "$n: stats: $(head -1 "$tmp/$n.stats.err")"
   # (the report's first line, on its output)
-  want="warning: trace 1 ($tmp/$n): $words; GCs they may overlap are marked incomplete and left out of the figures"
+  want="warning: trace 1 ($tmp/$n): $words: nearby GCs incomplete, not in figures"
   [ "$(grep -c 'warning: trace' "$tmp/$n.stats")" = 1 ] && [ "$(head -1 "$tmp/$n.stats")" = "$want" ] ||
     fail "$n: stats says '$(grep warning "$tmp/$n.stats")'"
   # the process's line, in the same words (80 columns)

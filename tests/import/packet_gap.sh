@@ -105,7 +105,7 @@ read -r stream _ gap_ns < "$tmp/bumped.gaps"
 for reader in native babeltrace2; do
   rm -f "$tmp/$reader.db"
   GCSCOPE_CTF_READER=$reader "$g" import -d "$tmp/$reader.db" "$t" >"$tmp/imp.out" 2>&1 || fail "import ($reader): $(head -1 "$tmp/imp.out")"
-  want="$t: warning: packets are missing (1 gap in packet_seq_num): their events are lost; GCs around them are marked incomplete"
+  want="$t: warning: 1 gap of missing packets (events unknown): nearby GCs marked incomplete"
   [ "$(grep -c warning "$tmp/imp.out")" = 1 ] && grep -qxF "$want" "$tmp/imp.out" || fail "import ($reader): $(cat "$tmp/imp.out")"
   grep -q ", 1 discarded, " "$tmp/imp.out" || fail "import ($reader): $(head -1 "$tmp/imp.out")"
   [ "$("$g" sql "$tmp/$reader.db" "SELECT discarded FROM traces" --csv | tail -n +2)" = 1 ] || fail "import ($reader): traces.discarded"

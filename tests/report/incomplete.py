@@ -69,7 +69,7 @@ def on_tty(argv):
     return out.decode(errors="replace").replace("\r\n", "\n")
 
 
-WARN = r"(gcscope \w+: )?warning: trace \d+ \(.*\): 17 events were discarded by the tracer"
+WARN = r"(gcscope \w+: )?warning: trace \d+ \(.*\): 17 events discarded by the tracer"
 for cmd in (["stats"], ["stats", "--format", "json"], ["advise"], ["impact"], ["triggers"], ["events"],
             ["export", "--format", "chrome-json"], ["heaps"], ["allocs"], ["handles"]):
     p = subprocess.run([GCSCOPE, cmd[0], lossy] + cmd[1:], capture_output=True, text=True)

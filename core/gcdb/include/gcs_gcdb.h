@@ -66,7 +66,7 @@ void gcs_input_close(struct gcs_input *in);
 
 /* The traces in scope whose tracer discarded events, or that were cut short
  * (traces.truncated_at): one warning line per trace ("PREFIXwarning: trace
- * ID (PATH): N events were discarded by the tracer; ..." (gcs_lost_text), "...: cut at
+ * ID (PATH): N events discarded by the tracer: ..." (gcs_lost_text), "...: cut at
  * byte N, open GCs incomplete") on out, so that every report repeats
  * what import said. Returns the number of lines (0 also when the query fails). */
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix);

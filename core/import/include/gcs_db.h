@@ -48,12 +48,12 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
  * report's warning (traces.discarded and traces.packet_gaps): discarded is
  * the events discarded plus 1 per gap of missing packets, packet_gaps those
  * gaps (-1: not known, a trace imported before packet_gaps was stored).
- * "N events were discarded by the tracer", "packets are missing (G gaps in
- * packet_seq_num): their events are lost" (how many is unknown), both
- * joined by ", and" (the gaps first, as import always said), or, not knowing the split, "events were lost: N
- * discarded events and gaps of missing packets (import again to tell them
- * apart)". buf holds 256 bytes at least; returns buf ("" when nothing was
- * lost). */
+ * "N events discarded by the tracer", "G gaps of missing packets (events
+ * unknown)" (gaps in a stream's packet_seq_num: how many events is
+ * unknown), both joined by ", " (the gaps first), or, not knowing the
+ * split, "N events discarded or gaps of missing packets (import again to
+ * tell)". Short, so that the warnings fit 80 columns with a short path.
+ * buf holds 256 bytes at least; returns buf ("" when nothing was lost). */
 const char *gcs_lost_text(int64_t discarded, int64_t packet_gaps, char *buf, size_t bufsz);
 
 /* Register on db what reading a gcscope database needs: gcs_unpack(data),
