@@ -372,7 +372,10 @@ static void rollup(FILE *out, const struct st_proc *p) {
     NUM(c[5], ro->total_alloc, 1);
     /* QUIRK (PerfView): every row divides the process-wide allocations. */
     NUM(c[6], p->roll[0].total_alloc / ro->total_pause, 3);
-    NUM(c[7], ro->total_promoted / (isnan(ro->gc_cpu) ? 0 : ro->gc_cpu), 3);
+    /* PerfView's Infinity over 0 ms of GC CPU is "-"; GC CPU not in the
+     * trace (CoreCLR sends none) makes the ratio unknown, not "-" */
+    if (ro->count && isnan(ro->gc_cpu)) snprintf(c[7], sizeof c[7], "%s", RPT_UNKNOWN);
+    else NUM(c[7], ro->total_promoted / (isnan(ro->gc_cpu) ? 0 : ro->gc_cpu), 3);
     NUM(c[8], ro->mean_pause, 1);
     snprintf(c[9], sizeof c[9], "%d", ro->induced);
     const char *row[] = { names[r], c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
