@@ -484,10 +484,12 @@ static void firings(FILE *out, const struct st_proc *p, int limit) {
     char gc[16], v[48];
     snprintf(gc, sizeof gc, "%u", f->gc_index);
     char n[40];
-    if (f->kind && !strcmp(f->kind, "pct-pause")) snprintf(v, sizeof v, "%s %% paused", NUM(n, f->value, 1));
+    /* a column left NULL is unknown; "-" is only "no capture" */
+    if (!isfinite(f->value)) snprintf(v, sizeof v, "%s", RPT_UNKNOWN);
+    else if (f->kind && !strcmp(f->kind, "pct-pause")) snprintf(v, sizeof v, "%s %% paused", NUM(n, f->value, 1));
     else snprintf(v, sizeof v, "%s ms", NUM(n, f->value, 3));
-    const char *row[] = { gc, f->rule ? f->rule : "?", f->kind ? f->kind : "?", v, f->capture ? f->capture : "-",
-                          f->verdict ? f->verdict : "?" };
+    const char *row[] = { gc, f->rule ? f->rule : RPT_UNKNOWN, f->kind ? f->kind : RPT_UNKNOWN, v,
+                          f->capture ? f->capture : RPT_NO_VALUE, f->verdict ? f->verdict : RPT_UNKNOWN };
     rpt_table_add(&t, row);
   }
   rpt_table_print(&t, out, 0);

@@ -193,6 +193,37 @@ ps = json.loads(js)["processes"]
 check([p["pid"] for p in ps] == [procs[0]["pid"]] and ps[0]["requests"] == 5 and not bad_in_json(ps),
       "impact json: one process, 5 requests: %r" % [(p["pid"], p["requests"]) for p in ps])
 
+# --- stats: the rollup's SurvMB/msGC without GC CPU time ----------------------
+# eventpipe objver4 (CoreCLR 3.0 sends no GC CPU time; gc_cpu_msec NULL on every
+# GC): PerfView's MB promoted / ms of GC CPU is not known where a row has GCs,
+# and "-" (none) in the gen2 row, which has no GC: every cell of it as before.
+rc, txt, _ = run("stats", "obj4.db", "--wide", "--no-pager")
+rows = {l.split()[0]: l.split() for l in txt.split("GC Rollup By Generation")[1].splitlines()[3:7]}
+check(rows.get("ALL", [])[-3:] == ["unknown", "16.2", "0"] and rows.get("0", [])[-3:] == ["unknown", "16.2", "0"]
+      and rows.get("1", [])[-3:] == ["unknown", "17.6", "0"], "stats rollup: SurvMB/msGC unknown: %r" % rows)
+check(rows.get("2") == ["2", "0", "-", "-", "-", "0.0", "0.0", "-", "-", "-", "0"], "stats rollup: gen2 row of no GC",
+      txt)
+rc, sql_cpu, _ = run("sql", "obj4.db", "SELECT count(*) AS n FROM gcs WHERE gc_cpu_msec IS NOT NULL", "--json")
+check(json.loads(sql_cpu) == [{"n": 0}], "obj4: no GC CPU time in the trace: %s" % sql_cpu)
+
+# --- stats: a stop-rule firing whose value is NULL ----------------------------
+# Two firings written into a copy of web.db: one without its value (NULL)
+# and no capture, one of 12.5 ms with a capture. The value reads "unknown"
+# (JSON null); "-" is the Capture column's "none" only.
+shutil.copy(os.path.join(WORK, "web.db"), os.path.join(WORK, "fir.db"))
+rc, _, err = run("sql", "fir.db", "--write", "INSERT INTO trigger_firings (trace_id, pid, gc_index, rule, kind, value, "
+                 "capture, verdict) VALUES (1, %d, 3, 'gc-over', 'gc-over', NULL, NULL, 'logged'), "
+                 "(1, %d, 4, 'gc-over', 'gc-over', 12.5, 'cap-1', 'verified')" % (pid, pid))
+check(rc == 0, "sql --write firings", err)
+rc, txt, _ = run("stats", "fir.db", "--no-pager")
+check(re.search(r"^3 +gc-over +gc-over +unknown +- +logged$", txt, re.M) is not None
+      and re.search(r"^4 +gc-over +gc-over +12\.500 ms +cap-1 +verified$", txt, re.M) is not None,
+      "stats firings: value unknown, capture '-' (none)", txt)
+rc, js, _ = run("stats", "fir.db", "--format", "json")
+f = json.loads(js)["processes"][0]["firings"]
+check([(x["gc_index"], x["value"], x["capture"]) for x in f] == [(3, None, None), (4, 12.5, "cap-1")],
+      "stats json firings: %r" % f)
+
 # --- diff: a run whose duration is 0 ms ----------------------------------------
 # clr.db's process 5747 with gc_process_summary.process_duration_msec set to
 # 0 (sql --write): its allocation rate (MB / 0 s) and its MMU (over no run)
