@@ -116,7 +116,7 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
       if (c == STC_reason_name) row[k] = g->reason;
       else if (c == STC_gen_name) row[k] = g->gen_name;
       else if ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c])) row[k] = "";
-      else row[k] = rpt_num(cells[k], sizeof cells[k], g->v[c], st_cols[c].decimals);
+      else row[k] = st_gc_cell(cells[k], sizeof cells[k], g, c);
       if (c == STC_pause_msec && st_pause_differs(g) && strlen(cells[k]) + 2 < sizeof cells[k])
         strcat(cells[k], "*"); /* the summary says why */
     }

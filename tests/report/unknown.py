@@ -206,6 +206,25 @@ check(rows.get("2") == ["2", "0", "-", "-", "-", "0.0", "0.0", "-", "-", "-", "0
 rc, sql_cpu, _ = run("sql", "obj4.db", "SELECT count(*) AS n FROM gcs WHERE gc_cpu_msec IS NOT NULL", "--json")
 check(json.loads(sql_cpu) == [{"n": 0}], "obj4: no GC CPU time in the trace: %s" % sql_cpu)
 
+# --- stats: a per-GC column the trace does not give --------------------------
+# netcore31-perfcollect-default has no GC CPU time: % GC (NULL in gcs.pct_gc)
+# of its gen2 GC 7 reads "unknown" in the --wide table (PerfView: NaN), its
+# other cells the gcs row's figures (Pause 46.851, % Pause Time 41.8, Ratio
+# Peak/After 2.11: the gcs row, read below).
+rc, q, _ = run("sql", "clr.db", "SELECT printf('%.3f', pause_msec) AS p, printf('%.1f', pct_pause_time) AS pp, "
+               "printf('%.2f', ratio_peak_after) AS r, pct_gc FROM gcs WHERE pid = 5767 AND gc_index = 7", "--json")
+check(json.loads(q) == [{"p": "46.851", "pp": "41.8", "r": "2.11", "pct_gc": None}], "clr.db GC 7: %s" % q)
+rc, txt, _ = run("stats", "clr.db", "--wide", "--no-pager", "--pid", "5767")
+m = re.search(r"^Gen 2 GCs\n(GC Index .*)\n-+\n( +7 .*)$", txt, re.M)
+if m:
+    head, row = m.group(1), m.group(2)
+    at = head.index("% GC") + len("% GC")
+    check(row[:at].split()[-1] == "unknown" and row.split()[5] == "46.851" and row[:at].split()[-2] == "41.8",
+          "stats --wide: GC 7's %% GC unknown: %r" % row)
+    at = head.index("Ratio Peak/After") + len("Ratio Peak/After")
+    check(row[:at].split()[-1] == "2.11", "stats --wide: GC 7's Ratio Peak/After: %r" % row)
+check(m is not None, "stats --wide: the gen2 table", txt)
+
 # --- stats: a stop-rule firing whose value is NULL ----------------------------
 # Two firings written into a copy of web.db: one without its value (NULL)
 # and no capture, one of 12.5 ms with a capture. The value reads "unknown"
