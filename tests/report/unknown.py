@@ -123,6 +123,16 @@ for name in INPUTS:
                        for m in BAD.finditer(out)]
             bad += [m.group(0) for m in BAD.finditer(err.replace(db, "c.db"))]
             check(not bad, "%s: no nan/inf/-1" % where, "\n".join(bad[:5]))
+    out_json = os.path.join(WORK, name + ".chrome.json")
+    rc, _, err = run("export", db, "--format", "chrome-json", "-o", out_json)
+    if rc == 0:
+        scanned += 1
+        text = open(out_json).read()
+        check(re.search(r"\bNaN\b|\bInfinity\b|\bnan\b", text) is None, "export %s: no NaN" % db)
+        try:
+            json.loads(text)
+        except ValueError as e:
+            check(False, "export %s: JSON: %s" % (db, e))
 for a, b in (("sweep", "datas"), ("gcend", "clr"), ("clr", "gcend"), ("web", "alloc")):
     for fmt in ("text", "json", "html"):
         rc, out, err = run("diff", a + ".db", b + ".db", "--format", fmt)
