@@ -312,19 +312,15 @@ int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, struct evb_read_s
   int slot = delta ? tick_slot(&st->tick, ev->tid, &ptype, &paddr) : 0;
   struct gcs_ev_GCAllocationTick *t = &ev->u.GCAllocationTick;
   uint64_t a64_delta = 0;
-  int over = 0;
   for (int i = 0; i < d->nfields; i++) {
     const struct gcs_field_desc *f = &d->fields[i];
     if (f->is_array) {
-      /* A block written before the array's capacity shrank (GCFitBucketInfo:
-       * 16, now the runtime's 12) may hold more elements: read them all,
-       * keep the first capacity, and flag the event as the decoders do. */
       uint64_t n = gcs_field_get_int(ev, &d->fields[f->count_field]);
-      for (uint64_t e = 0; e < n; e++) {
+      if (n > f->capacity) n = f->capacity;
+      for (unsigned e = 0; e < n; e++) {
         if (get_varint(raw, rawlen, pos, &v) != 0) return -1;
-        if (e < f->capacity) gcs_field_set_array_int(ev, f, (unsigned)e, v);
+        gcs_field_set_array_int(ev, f, e, v);
       }
-      if (n > f->capacity) over = 1;
     } else if (f->type == GCS_T_STR) {
       const char *s;
       if (delta) {
@@ -357,12 +353,6 @@ int evb_unpack(const uint8_t *raw, size_t rawlen, size_t *pos, struct evb_read_s
       else
         gcs_field_set_int(ev, f, is_signed(f->type) ? (uint64_t)unzigzag(v) : v);
     }
-  }
-  if (over) {
-    ev->truncated = 1;
-    for (int i = 0; i < d->nfields; i++)
-      if (d->fields[i].is_array && gcs_field_get_int(ev, &d->fields[d->fields[i].count_field]) > d->fields[i].capacity)
-        gcs_field_set_int(ev, &d->fields[d->fields[i].count_field], d->fields[i].capacity);
   }
   if (delta) {
     t->AllocationAmount64 = (uint64_t)t->AllocationAmount + (uint64_t)unzigzag(a64_delta);
