@@ -100,9 +100,18 @@ static int record(const struct trc_opts *o) {
     fprintf(stderr, "gcscope record: %s\n", err);
     return 1;
   }
-  if (o->relayd) snprintf(outdir, sizeof outdir, "%s", o->relayd);
-  else if (prepare_outdir(o, outdir)) return 1;
-  return trc_lttng_record(o, outdir);
+  if (o->relayd) {
+    snprintf(outdir, sizeof outdir, "%s", o->relayd);
+    return trc_lttng_record(o, outdir);
+  }
+  struct stat st;
+  int existed = o->output && stat(o->output, &st) == 0;
+  if (prepare_outdir(o, outdir)) return 1;
+  int rc = trc_lttng_record(o, outdir);
+  /* A failed recording (no session daemon that answers, for one) that wrote
+   * nothing leaves no empty directory it made. */
+  if (rc != 0 && !existed) rmdir(outdir);
+  return rc;
 }
 
 int gcs_cmd_record(int argc, char **argv) {

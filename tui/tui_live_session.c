@@ -108,6 +108,9 @@ int tui_lsess_child_exited(struct tui_lsess *s) {
 }
 
 void tui_lsess_close(struct tui_lsess *s) {
+  /* A COMMAND that never ran (no session daemon that answers, for one) wrote
+   * no output: its empty file is not left in TMPDIR. */
+  if (!s->child_released && s->out_path[0]) unlink(s->out_path);
   if (s->child_pid) {
     /* Never released (open failed) or still running: stop it by its PID. */
     if (!s->child_released) trc_child_abort(&s->child);

@@ -5,15 +5,19 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <lttng/lttng.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +142,138 @@ static int daemon_start(const struct daemon_spec *spec, char *const *args, pid_t
 
 static int sessiond_ready(void) { return lttng_session_daemon_alive() == 1; }
 
+/* The client socket liblttng-ctl 2.13 connects to (lttng-ctl.c,
+ * set_session_daemon_path): root uses the system daemon's; another user the
+ * system daemon's when a supplementary group is "tracing" and that socket
+ * accepts a connection, else $LTTNG_HOME (or $HOME, or the passwd entry's
+ * home)/.lttng. Only the message naming a daemon that does not answer uses it. */
+#define GLOBAL_CLIENT_SOCK "/var/run/lttng/client-lttng-sessiond"
+
+static int unix_connect(const char *path) {
+  struct sockaddr_un a;
+  if (strlen(path) >= sizeof a.sun_path) return -1;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  memcpy(a.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { close(fd); return -1; }
+  return fd;
+}
+
+static int in_tracing_group(void) {
+  struct group *g = getgrnam("tracing");
+  if (!g) return 0;
+  gid_t groups[256];
+  int n = getgroups(256, groups);
+  for (int i = 0; i < n; i++) if (groups[i] == g->gr_gid) return 1;
+  return 0;
+}
+
+static void sessiond_socket_path(char *out, size_t n) {
+  if (getuid() != 0) {
+    int fd = in_tracing_group() ? unix_connect(GLOBAL_CLIENT_SOCK) : -1;
+    if (fd < 0) {
+      const char *home = getenv("LTTNG_HOME");
+      if (!home) home = getenv("HOME");
+      if (!home) { struct passwd *pw = getpwuid(getuid()); home = pw ? pw->pw_dir : ""; }
+      snprintf(out, n, "%s/.lttng/client-lttng-sessiond", home);
+      return;
+    }
+    close(fd);
+  }
+  snprintf(out, n, "%s", GLOBAL_CLIENT_SOCK);
+}
+
+/* The pid of the process listening on the socket (SO_PEERCRED), 0 if unknown. */
+static pid_t socket_owner(const char *path) {
+  int fd = unix_connect(path);
+  if (fd < 0) return 0;
+  struct ucred cr;
+  socklen_t len = sizeof cr;
+  pid_t pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? cr.pid : 0;
+  close(fd);
+  return pid;
+}
+
+/* How long a session daemon has to answer: $GCSCOPE_SESSIOND_TIMEOUT seconds
+ * (1 to 3600), 10 by default. */
+static int sessiond_timeout(int *secs, char *err, size_t errlen) {
+  const char *v = getenv("GCSCOPE_SESSIOND_TIMEOUT");
+  *secs = 10;
+  if (!v || !*v) return 0;
+  char *end;
+  errno = 0;
+  long s = strtol(v, &end, 10);
+  if (errno || *end || s < 1 || s > 3600) {
+    snprintf(err, errlen, "GCSCOPE_SESSIOND_TIMEOUT='%.40s' is not a number of seconds from 1 to 3600", v);
+    return -1;
+  }
+  *secs = (int)s;
+  return 0;
+}
+
+enum { PROBE_ANSWERS, PROBE_GONE, PROBE_FAILED };
+
+/* Does the session daemon answer a harmless request? lttng_session_daemon_alive()
+ * only connects to its socket, which the kernel accepts for a daemon that is
+ * deadlocked, and liblttng-ctl then waits for the answer without a limit. A
+ * child process asks for the list of sessions (read-only; the daemon changes
+ * nothing) and this one waits for it at most secs seconds, then kills it by
+ * its PID. PROBE_GONE: nothing listens any more (start one). */
+static int sessiond_probe(int secs, char *err, size_t errlen) {
+  pid_t parent = getpid();
+  pid_t c = fork();
+  if (c < 0) {
+    snprintf(err, errlen, "cannot check lttng-sessiond: fork: %s", strerror(errno));
+    return PROBE_FAILED;
+  }
+  if (c == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(4);
+    /* the caller's handlers and mask are not the probe's: a Ctrl-C ends it */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); }
+    lttng_opt_quiet = 1;
+    struct lttng_session *list = NULL;
+    int r = lttng_list_sessions(&list);
+    _exit(r == -LTTNG_ERR_NO_SESSIOND ? 3 : 0);
+  }
+  int st = 0;
+  pid_t w = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    if ((w = waitpid(c, &st, WNOHANG)) == c) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L >= secs * 1000L) break;
+    sleep_ms(10);
+  }
+  if (w != c && (w = waitpid(c, &st, WNOHANG)) != c) {
+    kill(c, SIGKILL);
+    while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {}
+    char path[4200];
+    sessiond_socket_path(path, sizeof path);
+    pid_t owner = socket_owner(path);
+    if (owner > 0)
+      snprintf(err, errlen, "lttng-sessiond (pid %d) does not answer within %d s; restart it", (int)owner, secs);
+    else
+      snprintf(err, errlen, "lttng-sessiond (%s) does not answer within %d s; restart it", path, secs);
+    return PROBE_FAILED;
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return PROBE_ANSWERS;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 3) return PROBE_GONE;
+  snprintf(err, errlen, "the check of lttng-sessiond was interrupted (%s %d)",
+           WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+  return PROBE_FAILED;
+}
+
 int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
   static const struct daemon_spec spec = {
     "lttng-sessiond", sessiond_ready, 500, 20,   /* up to 10 s */
@@ -145,7 +281,13 @@ int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
     "; is this user allowed to trace?", "lttng-sessiond did not answer within 10 s",
   };
   d->pid = 0;
-  if (sessiond_ready()) return 0;
+  int secs;
+  if (sessiond_timeout(&secs, err, errlen)) return -1;
+  if (sessiond_ready()) {
+    int p = sessiond_probe(secs, err, errlen);
+    if (p == PROBE_ANSWERS) return 0;
+    if (p == PROBE_FAILED) return -1;
+  }
   return daemon_start(&spec, NULL, &d->pid, err, errlen);
 }
 

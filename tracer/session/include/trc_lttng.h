@@ -23,7 +23,12 @@ struct trc_daemon {
 
 /* Make sure a session daemon answers: use the running one, or fork/exec
  * lttng-sessiond (in its own process group, so a Ctrl-C meant for the traced
- * command does not kill it) and wait until it answers. */
+ * command does not kill it) and wait until it answers. A running one must
+ * answer a read-only request (the session list, asked from a child process
+ * killed by its PID after the wait) within $GCSCOPE_SESSIOND_TIMEOUT seconds
+ * (1 to 3600, default 10), else err is "lttng-sessiond (pid N) does not
+ * answer within S s; restart it". Forks: call before anything a child should
+ * not inherit runs. */
 int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen);
 /* Stop the daemon we started (SIGTERM, then SIGKILL after 5 s), by PID. */
 void trc_daemon_stop(struct trc_daemon *d);
