@@ -610,7 +610,9 @@ static void print_csv_header(const struct ins_impact *r) {
 }
 
 static void print_csv(const struct ins_proc_key *k, const struct ins_impact *r) {
-  printf("%" PRId64 ",%d,%s,%zu,%zu,", k->trace_id, k->pid, k->name, r->requests, r->affected);
+  printf("%" PRId64 ",%d,", k->trace_id, k->pid);
+  rpt_csv_str(stdout, k->name);
+  printf(",%zu,%zu,", r->requests, r->affected);
   rpt_num3(stdout, RPT_CSV, r->affected_pct);
   putchar(',');
   rpt_num3(stdout, RPT_CSV, r->gc_impact_pct);

@@ -77,17 +77,6 @@ static const char *cell_text(const struct ins_view_opts *o, sqlite3_stmt *st, in
   }
 }
 
-static void csv_cell(const char *s) {
-  if (strpbrk(s, ",\"\n")) {
-    putchar('"');
-    for (; *s; s++) {
-      if (*s == '"') putchar('"');
-      putchar(*s);
-    }
-    putchar('"');
-  } else fputs(s, stdout);
-}
-
 int ins_view_any(const char *cmd, sqlite3 *db, const char *sql, const struct ins_view_opts *o) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -203,12 +192,15 @@ long ins_view_print(const char *cmd, sqlite3 *db, const char *title, const char 
   char buf[64];
   long rows = 0;
   if (o->fmt == RPT_CSV) {
-    for (int c = 0; c < nc; c++) printf("%s%s", c ? "," : "", sqlite3_column_name(st, c));
+    for (int c = 0; c < nc; c++) {
+      if (c) putchar(',');
+      rpt_csv_str(stdout, sqlite3_column_name(st, c));
+    }
     printf("\n");
     for (; rc == SQLITE_ROW; rc = sqlite3_step(st), rows++) {
       for (int c = 0; c < nc; c++) {
         if (c) putchar(',');
-        csv_cell(cell_text(o, st, c, buf));
+        rpt_csv_str(stdout, cell_text(o, st, c, buf));
       }
       printf("\n");
     }

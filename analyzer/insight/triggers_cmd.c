@@ -185,7 +185,9 @@ static void print_rules(const struct ins_trig *it, int64_t start_ns, int64_t tra
           else
             printf("      pid %d tid %d GC #%u at %.3f ms: %.3f ms\n", p[j].pid, p[j].tid, p[j].gc_index, at, p[j].ms);
         } else if (fmt == RPT_CSV) {
-          printf("%" PRId64 ",%s,%.3f,%d,%d,%u,%.3f,%.3f\n", trace_id, r->name, window ? r->above_pct : r->over_ms,
+          printf("%" PRId64 ",", trace_id);
+          rpt_csv_str(stdout, r->name);
+          printf(",%.3f,%d,%d,%u,%.3f,%.3f\n", window ? r->above_pct : r->over_ms,
                  p[j].pid, p[j].tid, p[j].gc_index, at, window ? p[j].value : p[j].ms);
         } else {
           printf("%s{\"pid\": %d, \"tid\": %d, \"gc_index\": %u, \"start_ms\": %.3f, \"%s\": %.3f}",

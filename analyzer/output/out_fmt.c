@@ -322,16 +322,6 @@ void rpt_wbuf_json_str(struct rpt_wbuf *w, const char *s) {
   rpt_wbuf_char(w, '"');
 }
 
-void rpt_wbuf_csv_str(struct rpt_wbuf *w, const char *s) {
-  if (!s) return;
-  if (!strpbrk(s, ",\"\n\r")) {
-    rpt_wbuf_str(w, s);
-    return;
-  }
-  rpt_wbuf_char(w, '"');
-  for (; *s; s++) {
-    if (*s == '"') rpt_wbuf_char(w, '"');
-    rpt_wbuf_char(w, *s);
-  }
-  rpt_wbuf_char(w, '"');
-}
+static void put_wbuf(void *w, const char *p, size_t n) { rpt_wbuf_mem(w, p, n); }
+
+void rpt_wbuf_csv_str(struct rpt_wbuf *w, const char *s) { rpt_csv_field(s, put_wbuf, w); }

@@ -9,18 +9,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rpt_csv_str(FILE *out, const char *s) {
+void rpt_csv_field(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx) {
   if (!s) return;
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, out);
+  size_t n = strcspn(s, ",\"\r\n");
+  if (!s[n]) {
+    put(ctx, s, n);
     return;
   }
-  fputc('"', out);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s, out);
+  put(ctx, "\"", 1);
+  while (*s) {
+    n = strcspn(s, "\"");
+    put(ctx, s, n);
+    s += n;
+    if (*s == '"') {
+      put(ctx, "\"\"", 2);
+      s++;
+    }
   }
-  fputc('"', out);
+  put(ctx, "\"", 1);
+}
+
+static void put_file(void *f, const char *p, size_t n) { fwrite(p, 1, n, f); }
+
+void rpt_csv_str(FILE *out, const char *s) { rpt_csv_field(s, put_file, out); }
+
+struct mem_sink { char *p; size_t n; };
+
+static void put_mem(void *ctx, const char *p, size_t n) {
+  struct mem_sink *m = ctx;
+  memcpy(m->p + m->n, p, n);
+  m->n += n;
+}
+
+size_t rpt_csv_mem(char *dst, const char *s) {
+  struct mem_sink m = { dst, 0 };
+  rpt_csv_field(s, put_mem, &m);
+  return m.n;
 }
 
 void rpt_json_str(FILE *out, const char *s) {

@@ -365,16 +365,8 @@ static int csv_process_name(sqlite3_stmt *name, int64_t trace_id, int pid, char 
     n = (size_t)snprintf(b, cap, "%lld", (long long)sqlite3_value_int64(v));
   } else if (ty == SQLITE_FLOAT) {
     n = rpt_fmt_g(b, sqlite3_value_double(v), 15);
-  } else if (text && !strpbrk(text, ",\"\n\r")) {
-    n = strlen(text);
-    memcpy(b, text, n);
   } else if (text) {
-    b[n++] = '"';
-    for (const char *t = text; *t; t++) {
-      if (*t == '"') b[n++] = '"';
-      b[n++] = *t;
-    }
-    b[n++] = '"';
+    n = rpt_csv_mem(b, text);
   }
   free(*cell);
   *cell = b;

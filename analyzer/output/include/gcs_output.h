@@ -84,7 +84,18 @@ void rpt_table_free(struct rpt_table *t);
 
 #include "gcs_html.h"   /* rpt_html_str, rpt_nice_step, rpt_svg_axes */
 
+/* The one CSV field writer (RFC 4180): a field holding a comma, a double
+ * quote, a CR or a LF is enclosed in double quotes, each double quote in it
+ * doubled; any other as it is; NULL is an empty field (nothing written).
+ * Every CSV of every command writes its text fields (process and type
+ * names, frames, command lines, reasons, rule names) through it, to a sink:
+ * put(ctx, bytes, n) is called with the field's bytes in order. */
+void rpt_csv_field(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx);
+/* rpt_csv_field to a FILE. */
 void rpt_csv_str(FILE *out, const char *s);
+/* rpt_csv_field to memory: dst holds 2 * strlen(s) + 2 bytes at least (not
+ * NUL-terminated); returns the length written. */
+size_t rpt_csv_mem(char *dst, const char *s);
 /* The one JSON string writer: s quoted, '"' and '\' escaped, control
  * characters as \u00XX; NULL as null. */
 void rpt_json_str(FILE *out, const char *s);
