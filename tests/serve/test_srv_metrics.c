@@ -17,6 +17,16 @@
  *   suspensions 50 us and 200 us (the 0.0002 bound: le is inclusive)
  *   rule "long-gc" fired once, 3 events lost, rendered at T+10 s:
  *   paused ratio (1.5 + 12 + 3) ms / 10 s = 0.00165.
+ *
+ * Unknown figures (unknown_figures below): a process whose trace has no
+ * GCHeapStats, no GCCommittedUsage and no measured allocations, whose name,
+ * runtime and GC mode are unknown: #1 gen0 nonconcurrent complete, pause
+ * 2 ms, ends at T+1 s; #2 gen1 incomplete; rendered at T+4 s. Its figures
+ * the trace cannot give have no sample (never NaN, never -1); the others are
+ * exact: collections 1/1/0, pause 0.002 s, ratio 2 ms / 4 s = 0.0005. Plus a
+ * GC whose figures are not finite (an infinite heap size and allocation):
+ * no sample either. test_srv_metrics SRCDIR TEXT OM UNKNOWN_TEXT writes that
+ * exposition for promtool too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +73,102 @@ static void compare(const char *got, const char *path) {
   while (got[i] && got[i] == want[i]) i++;
   size_t from = i > 80 ? i - 80 : 0;
   CHECK_FAIL("%s differs at byte %zu:\n got: ...%.160s\nwant: ...%.160s", path, i, got + from, want + from);
+}
+
+/* The lines of text that contain sub. */
+static int count_lines_with(const char *text, const char *sub) {
+  int n = 0;
+  for (const char *l = text; *l;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    const char *hit = strstr(l, sub);
+    if (hit && hit < l + len) n++;
+    l += len + (e != NULL);
+  }
+  return n;
+}
+
+static void unknown_figures(const char *out_path) {
+  struct srv_pm *m = srv_pm_new(5151, "", "", T0);
+  CHECK(m != NULL);
+  if (!m) return;
+  struct gcs_gc g1 = gc(1, GCS_GEN0, GCS_GC_TYPE_NON_CONCURRENT, 1, 2, T0 + 1 * SEC);
+  srv_pm_gc_done(m, &g1);
+  struct gcs_gc g2 = gc(2, GCS_GEN1, GCS_GC_TYPE_NON_CONCURRENT, 0, 0, 0);
+  srv_pm_gc_done(m, &g2);
+  srv_pm_gc_alloc_known(m, &g2);                 /* still NaN: nothing learned */
+  struct srv_pm *pms[] = { m };
+  size_t len = 0;
+  char *text = srv_render(pms, 1, 1, NULL, 0, 0, T0 + 4 * SEC, &len);
+  char *om = srv_render(pms, 1, 1, NULL, 0, 1, T0 + 4 * SEC, &len);
+  CHECK(text != NULL && om != NULL);
+  if (!text || !om) { free(text); free(om); srv_pm_free(m); return; }
+  const char *L = "pid=\"5151\",process_name=\"unknown\",runtime_version=\"unknown\","
+                  "gc_mode=\"unknown\",gc_concurrent=\"unknown\",gc_heap_count=\"unknown\"";
+  char line[1024];
+  const char *present[] = {
+    "dotnet_gc_collections_total{%s,gc_heap_generation=\"gen0\"} 1\n",
+    "dotnet_gc_collections_total{%s,gc_heap_generation=\"gen1\"} 1\n",
+    "dotnet_gc_collections_total{%s,gc_heap_generation=\"gen2\"} 0\n",
+    "dotnet_gc_pause_time_seconds_total{%s} 0.002\n",
+    "gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.001\"} 0\n",
+    "gcscope_gc_pause_seconds_bucket{%s,generation=\"gen0\",type=\"nonconcurrent\",le=\"0.002\"} 1\n",
+    "gcscope_gc_pause_seconds_count{%s,generation=\"gen0\",type=\"nonconcurrent\"} 1\n",
+    "gcscope_gc_pause_seconds_sum{%s,generation=\"gen0\",type=\"nonconcurrent\"} 0.002\n",
+    "gcscope_gc_suspension_seconds_count{%s} 0\n",
+    "gcscope_gc_suspension_seconds_sum{%s} 0\n",
+    "gcscope_gc_paused_ratio{%s} 0.0005\n",
+    "gcscope_events_lost_total{%s} 0\n",
+  };
+  for (size_t i = 0; i < sizeof present / sizeof present[0]; i++) {
+    snprintf(line, sizeof line, present[i], L);
+    CHECK_HAS(text, line);
+  }
+  /* the families stay (HELP and TYPE), their unknown samples do not */
+  const char *absent[] = {
+    "dotnet_gc_heap_total_allocated_bytes_total{",
+    "dotnet_gc_last_collection_heap_size_bytes{",
+    "dotnet_gc_last_collection_heap_fragmentation_size_bytes{",
+    "dotnet_gc_last_collection_memory_committed_size_bytes{",
+    "generation=\"gen1\",type=",              /* #2 incomplete: no pause observed */
+    "NaN", "Inf\n", " -1\n",
+  };
+  for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+    if (strstr(text, absent[i]) || strstr(om, absent[i])) CHECK_FAIL("unknown figures: '%s' in the exposition", absent[i]);
+  CHECK_HAS(text, "# TYPE dotnet_gc_last_collection_heap_size_bytes gauge\n");
+  CHECK_HAS(text, "# TYPE dotnet_gc_heap_total_allocated_bytes_total counter\n");
+  /* samples of pid 5151: 3 collections, the pause total, 19 lines (16
+   * bounds, +Inf, _count, _sum) of each of 3 histograms (the one pause
+   * histogram seen, suspensions, BGC final pauses), the ratio, the lost
+   * events: 3 + 1 + 57 + 1 + 1 = 63 */
+  CHECK_EQ_INT(count_lines_with(text, "pid=\"5151\""), 63);
+  CHECK_EQ_INT(count_lines_with(om, "pid=\"5151\""), 63);
+  if (out_path) {
+    FILE *f = fopen(out_path, "w");
+    if (f) { fputs(text, f); fclose(f); }
+  }
+  free(text);
+  free(om);
+
+  /* Not finite (a corrupt figure): no sample. A GC's heap stats with an
+   * infinite gen0 size and an infinite measured allocation; gen1 is known. */
+  struct gcs_gc g3 = gc(3, GCS_GEN0, GCS_GC_TYPE_NON_CONCURRENT, 1, 1, T0 + 2 * SEC);
+  g3.has_heap_stats = 1;
+  g3.gen_after_mb[0] = INFINITY;
+  g3.gen_after_mb[1] = 0.25;
+  g3.total_alloc_measured_mb = INFINITY;
+  srv_pm_gc_done(m, &g3);
+  text = srv_render(pms, 1, 1, NULL, 0, 0, T0 + 4 * SEC, &len);
+  CHECK(text != NULL);
+  if (text) {
+    snprintf(line, sizeof line, "dotnet_gc_last_collection_heap_size_bytes{%s,gc_heap_generation=\"gen1\"} 250000\n", L);
+    CHECK_HAS(text, line);
+    CHECK_EQ_INT(count_lines_with(text, "dotnet_gc_last_collection_heap_size_bytes{"), 1);
+    CHECK(strstr(text, "dotnet_gc_heap_total_allocated_bytes_total{") == NULL);
+    CHECK(strstr(text, "Inf\n") == NULL && strstr(text, "NaN") == NULL);
+  }
+  free(text);
+  srv_pm_free(m);
 }
 
 int main(int argc, char **argv) {
@@ -158,6 +264,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[i], "w");
     if (f) { fputs(i == 2 ? text : om, f); fclose(f); }
   }
+  unknown_figures(argc > 4 ? argv[4] : NULL);
   /* no process: every family's HELP and TYPE, the gauge 0 */
   char *empty = srv_render(NULL, 0, 0, NULL, 0, 0, T0, &len);
   CHECK(empty && strstr(empty, "\ngcscope_monitored_processes 0\n") && !strstr(empty, "pid="));

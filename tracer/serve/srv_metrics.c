@@ -40,6 +40,7 @@ struct srv_pm {
   uint64_t collections[3];
   uint64_t pause_total_ns;
   double alloc_bytes;
+  int have_alloc;                  /* some GC's measured allocations were known */
   uint32_t credited[CREDITED];     /* GCs whose measured allocations were added */
   int ncredited;
   int have_sizes;
@@ -91,7 +92,9 @@ static void add_paused(struct srv_pm *m, uint64_t end_ns, uint64_t ns) {
 }
 
 static void credit_alloc(struct srv_pm *m, const struct gcs_gc *g) {
-  if (!(g->total_alloc_measured_mb > 0)) return;   /* unknown (NaN), or nothing: a counter never goes down */
+  if (!isfinite(g->total_alloc_measured_mb)) return;   /* unknown (NaN) */
+  m->have_alloc = 1;
+  if (!(g->total_alloc_measured_mb > 0)) return;       /* nothing: a counter never goes down */
   for (int i = 0; i < m->ncredited && i < CREDITED; i++)
     if (m->credited[i] == g->number) return;
   m->credited[m->ncredited++ % CREDITED] = g->number;
@@ -174,10 +177,9 @@ __attribute__((format(printf, 2, 3))) static void put(struct sb *b, const char *
   }
 }
 
-/* The shortest decimal that reads back as v; whole numbers without a point. */
+/* The shortest decimal that reads back as v (finite: sample() leaves out
+ * the rest); whole numbers without a point. */
 static const char *num(double v, char *buf, size_t n) {
-  if (isnan(v)) return "NaN";
-  if (isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, n, "%.0f", v); return buf; }
   for (int prec = 15; prec <= 17; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
@@ -207,6 +209,17 @@ static void put_labels(struct sb *b, const struct srv_pm *m) {
   else put(b, "unknown\"");
 }
 
+/* One sample, `name{labels extra} v`, or none when v is unknown (NaN, or
+ * not finite): an unknown figure is left out, as node_exporter leaves out
+ * what it cannot read; never NaN, never -1. */
+static void sample(struct sb *b, const char *name, const struct srv_pm *m, const char *extra, double v) {
+  char buf[64];
+  if (!isfinite(v)) return;
+  put(b, "%s{", name);
+  put_labels(b, m);
+  put(b, "%s} %s\n", extra, num(v, buf, sizeof buf));
+}
+
 enum mtype { M_COUNTER, M_GAUGE, M_HISTOGRAM };
 
 /* HELP/TYPE (and UNIT) of a family named base (OpenMetrics' name; the text
@@ -220,7 +233,7 @@ static void family(struct sb *b, int om, const char *base, enum mtype t, const c
 
 static void put_hist(struct sb *b, const char *base, const struct srv_pm *m, const char *extra,
                      const struct hist *h) {
-  char v[64];
+  char v[160];
   uint64_t cum = 0;
   for (int i = 0; i < SRV_NBUCKETS; i++) {
     cum += h->bucket[i];
@@ -233,15 +246,15 @@ static void put_hist(struct sb *b, const char *base, const struct srv_pm *m, con
   /* OpenMetrics' order: the buckets, _count, _sum */
   put(b, "%s,le=\"+Inf\"} %llu\n%s_count{", extra, (unsigned long long)h->count, base);
   put_labels(b, m);
-  put(b, "%s} %llu\n%s_sum{", extra, (unsigned long long)h->count, base);
-  put_labels(b, m);
-  put(b, "%s} %s\n", extra, num((double)h->sum_ns / 1e9, v, sizeof v));
+  put(b, "%s} %llu\n", extra, (unsigned long long)h->count);
+  snprintf(v, sizeof v, "%s_sum", base);
+  sample(b, v, m, extra, (double)h->sum_ns / 1e9);
 }
 
 char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *const *rules, int nrules,
                  int om, uint64_t now_ns, size_t *len) {
   struct sb b = { 0 };
-  char v[64], extra[160];
+  char extra[160];
   family(&b, om, "dotnet_gc_collections", M_COUNTER, NULL,
          "Garbage collections since the process started (since gcscope attached), by condemned generation.");
   for (int i = 0; i < n; i++)
@@ -252,44 +265,30 @@ char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *c
     }
   family(&b, om, "dotnet_gc_pause_time_seconds", M_COUNTER, "seconds",
          "Time the process was paused by complete GCs (PerfView's pause; both pauses of a background GC).");
-  for (int i = 0; i < n; i++) {
-    put(&b, "dotnet_gc_pause_time_seconds_total{");
-    put_labels(&b, pms[i]);
-    put(&b, "} %s\n", num((double)pms[i]->pause_total_ns / 1e9, v, sizeof v));
-  }
+  for (int i = 0; i < n; i++)
+    sample(&b, "dotnet_gc_pause_time_seconds_total", pms[i], "", (double)pms[i]->pause_total_ns / 1e9);
   family(&b, om, "dotnet_gc_heap_total_allocated_bytes", M_COUNTER, "bytes",
          "Bytes allocated up to the last GC, as the heap's sizes before and after each GC measure it.");
-  for (int i = 0; i < n; i++) {
-    put(&b, "dotnet_gc_heap_total_allocated_bytes_total{");
-    put_labels(&b, pms[i]);
-    put(&b, "} %s\n", num(pms[i]->alloc_bytes, v, sizeof v));
-  }
+  for (int i = 0; i < n; i++)
+    sample(&b, "dotnet_gc_heap_total_allocated_bytes_total", pms[i], "", pms[i]->have_alloc ? pms[i]->alloc_bytes : NAN);
   family(&b, om, "dotnet_gc_last_collection_heap_size_bytes", M_GAUGE, "bytes",
          "Size of each generation after the last GC (GCHeapStats).");
   for (int i = 0; i < n; i++)
     for (int g = 0; g < GCS_GENS; g++) {
-      if (isnan(pms[i]->size_after[g])) continue;
-      put(&b, "dotnet_gc_last_collection_heap_size_bytes{");
-      put_labels(&b, pms[i]);
-      put(&b, ",gc_heap_generation=\"%s\"} %s\n", gen_label[g], num(pms[i]->size_after[g], v, sizeof v));
+      snprintf(extra, sizeof extra, ",gc_heap_generation=\"%s\"", gen_label[g]);
+      sample(&b, "dotnet_gc_last_collection_heap_size_bytes", pms[i], extra, pms[i]->size_after[g]);
     }
   family(&b, om, "dotnet_gc_last_collection_heap_fragmentation_size_bytes", M_GAUGE, "bytes",
          "Free space in each generation after the last GC (per-heap history: free lists and free objects).");
   for (int i = 0; i < n; i++)
     for (int g = 0; g < GCS_GENS; g++) {
-      if (isnan(pms[i]->frag[g])) continue;
-      put(&b, "dotnet_gc_last_collection_heap_fragmentation_size_bytes{");
-      put_labels(&b, pms[i]);
-      put(&b, ",gc_heap_generation=\"%s\"} %s\n", gen_label[g], num(pms[i]->frag[g], v, sizeof v));
+      snprintf(extra, sizeof extra, ",gc_heap_generation=\"%s\"", gen_label[g]);
+      sample(&b, "dotnet_gc_last_collection_heap_fragmentation_size_bytes", pms[i], extra, pms[i]->frag[g]);
     }
   family(&b, om, "dotnet_gc_last_collection_memory_committed_size_bytes", M_GAUGE, "bytes",
          "Memory committed by the GC after the last GC that reported it (GCCommittedUsage, .NET 8+).");
-  for (int i = 0; i < n; i++) {
-    if (isnan(pms[i]->committed)) continue;
-    put(&b, "dotnet_gc_last_collection_memory_committed_size_bytes{");
-    put_labels(&b, pms[i]);
-    put(&b, "} %s\n", num(pms[i]->committed, v, sizeof v));
-  }
+  for (int i = 0; i < n; i++)
+    sample(&b, "dotnet_gc_last_collection_memory_committed_size_bytes", pms[i], "", pms[i]->committed);
   family(&b, om, "gcscope_gc_pause_seconds", M_HISTOGRAM, "seconds",
          "Pause of each complete GC (suspension to restart; a background GC's two pauses together).");
   for (int i = 0; i < n; i++)
@@ -307,11 +306,7 @@ char *srv_render(struct srv_pm *const *pms, int n, int n_attached, const char *c
   for (int i = 0; i < n; i++) put_hist(&b, "gcscope_gc_bgc_final_pause_seconds", pms[i], "", &pms[i]->bgc_final);
   family(&b, om, "gcscope_gc_paused_ratio", M_GAUGE, NULL,
          "Share of the last 60 s (or of the time since gcscope attached) the process was paused by GCs.");
-  for (int i = 0; i < n; i++) {
-    put(&b, "gcscope_gc_paused_ratio{");
-    put_labels(&b, pms[i]);
-    put(&b, "} %s\n", num(paused_ratio(pms[i], now_ns), v, sizeof v));
-  }
+  for (int i = 0; i < n; i++) sample(&b, "gcscope_gc_paused_ratio", pms[i], "", paused_ratio(pms[i], now_ns));
   family(&b, om, "gcscope_trigger_firings", M_COUNTER, NULL, "Firings of each stop rule (--rules).");
   for (int i = 0; i < n; i++)
     for (int r = 0; r < nrules && r < SRV_MAX_RULES; r++) {

@@ -12,7 +12,8 @@
  *                                                     (gen0, gen1, gen2), every GC reported
  *   dotnet_gc_pause_time_seconds_total                Σ pause of complete GCs (PerfView's
  *                                                     PauseDurationMSec; a BGC's two pauses)
- *   dotnet_gc_heap_total_allocated_bytes_total        Σ measured allocations (recon_alloc)
+ *   dotnet_gc_heap_total_allocated_bytes_total        Σ measured allocations (recon_alloc;
+ *                                                     no sample until one is known)
  *   dotnet_gc_last_collection_heap_size_bytes{gen}    the last GC's generation sizes after it
  *   dotnet_gc_last_collection_heap_fragmentation_size_bytes{gen}
  *   dotnet_gc_last_collection_memory_committed_size_bytes   (no event carries it: no sample)
@@ -24,6 +25,7 @@
  *   gcscope_events_lost_total                         events the runtime dropped
  *   gcscope_monitored_processes                       processes attached now
  *
+ * A figure that is unknown (NaN) or not finite has no sample: never NaN or -1.
  * Every per-process series carries pid, process_name, runtime_version,
  * gc_mode (workstation|server|unknown), gc_concurrent (true|false|unknown)
  * and gc_heap_count (a number or unknown).
