@@ -6,11 +6,13 @@
 #include "gcs_cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* SIZE with an optional k/K, m/M, g/G suffix (powers of 1024, as lttng). */
 static int parse_size(const char *opt, const char *s, uint64_t *out) {
@@ -27,6 +29,33 @@ static int parse_size(const char *opt, const char *s, uint64_t *out) {
   v *= mul;
   if (v == 0 || (v & (v - 1))) return gcs_cli_fail("%s: '%s' must be a power of two", opt, s);
   *out = v;
+  return 0;
+}
+
+/* Is COMMAND a .NET program: the `dotnet` host, or an app host (an
+ * executable beside its NAME.runtimeconfig.json, as `dotnet build` lays one
+ * out)? A name without a slash is looked up in PATH, as execvp does. */
+static int command_is_dotnet(const char *cmd) {
+  const char *base = strrchr(cmd, '/');
+  if (!strcmp(base ? base + 1 : cmd, "dotnet")) return 1;
+  char path[PATH_MAX + 32];
+  if (strchr(cmd, '/')) {
+    if ((size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", cmd) >= sizeof path) return 0;
+    return access(path, R_OK) == 0;
+  }
+  const char *dirs = getenv("PATH");
+  if (!dirs || !*dirs) return 0;
+  for (const char *d = dirs; d;) {
+    const char *end = strchr(d, ':');
+    int len = end ? (int)(end - d) : (int)strlen(d);
+    char exe[PATH_MAX];
+    int n = len ? snprintf(exe, sizeof exe, "%.*s/%s", len, d, cmd) : snprintf(exe, sizeof exe, "./%s", cmd);
+    if (n > 0 && (size_t)n < sizeof exe &&
+        access(exe, X_OK) == 0)
+      return (size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", exe) < sizeof path &&
+             access(path, R_OK) == 0;
+    d = end ? end + 1 : NULL;
+  }
   return 0;
 }
 
@@ -159,6 +188,14 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if ((r = apply(k, &p, o))) return r;
   }
+  if (p.optind < argc) {
+    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
+    o->command = argv + p.optind;
+    /* `record -- dotnet app.dll` records over EventPipe, as --pid of a .NET
+     * process does: CoreCLR's LTTng provider is off unless asked for */
+    if (!o->dotnet && o->transport == TRC_TRANSPORT_AUTO && command_is_dotnet(o->command[0]))
+      o->dotnet = o->dotnet_auto = 1;
+  }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
     return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks (use --transport eventpipe)");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
@@ -167,10 +204,6 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
   if (o->nrequests && (!o->dotnet || o->transport == TRC_TRANSPORT_LTTNG))
     return gcs_cli_fail("--requests needs --dotnet over EventPipe (not --transport lttng)");
-  if (p.optind < argc) {
-    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
-    o->command = argv + p.optind;
-  }
   return 0;
 }
 

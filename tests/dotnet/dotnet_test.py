@@ -757,6 +757,32 @@ def case_not_dotnet():
         stop(s)
 
 
+def case_auto_dotnet():
+    """`record -- dotnet app.dll` and `record -- ./app` (an app host beside its
+    app.runtimeconfig.json) without --dotnet record over EventPipe, as --pid
+    of a .NET process does, and say so in one line; the trace holds the GCs
+    the runtime itself counts (COUNTS). Over LTTng nothing was recorded
+    ("cannot summarise the trace")."""
+    d = workdir("auto_dotnet")
+    host = os.path.join(os.path.dirname(GCPROG), "gcprog")
+    check(os.access(host, os.X_OK) and os.path.exists(host + ".runtimeconfig.json"),
+          "premise: the build wrote an app host beside gcprog.runtimeconfig.json")
+    env = env_with({"DOTNET_GCgen0size": "0x200000"})
+    for name, cmd in (("dotnet", ["dotnet", GCPROG, "alloc"]), ("apphost", [host, "alloc"])):
+        p = record(["-o", "%s/%s" % (d, name), "--import", "-d", "%s/%s.db" % (d, name), "--"] + cmd, cwd=d, env=env)
+        check(p.returncode == 0, "%s: record exits 0 (got %d)" % (name, p.returncode))
+        note = "gcscope record: %s is a .NET program: recording over EventPipe, as --dotnet" % cmd[0]
+        check(p.stderr.splitlines()[:1] == [note], "%s: the note line first: %r" % (name, p.stderr[:200]))
+        check(os.path.getsize("%s/%s/trace.nettrace" % (d, name)) > 0, "%s: trace.nettrace written" % name)
+        pid = int(re.search(r"^PID (\d+)", p.stdout, re.M).group(1))
+        compare("%s/%s.db" % (d, name), p.stdout, pid)
+    # --transport lttng keeps LTTng (no note), and a program that is not .NET is not taken for one
+    p = record(["-o", d + "/plain", "--", "true"], cwd=d)
+    check("EventPipe" not in p.stderr + p.stdout, "true: not .NET: %r" % p.stderr)
+    check("no GC events recorded: no process loaded an LTTng GC" in p.stdout, "true: says nothing was recorded: %r" %
+          p.stdout)
+
+
 def case_exit_status():
     """record --dotnet -- COMMAND exits with COMMAND's own status, as time and
     dotnet-trace do (issue 29, item 9): gcprog with an unknown scenario
@@ -1281,6 +1307,7 @@ CASES = {
     "quiet_after_capture": case_quiet_after_capture,
     "not_dotnet": case_not_dotnet,
     "exit_status": case_exit_status,
+    "auto_dotnet": case_auto_dotnet,
     "permission": case_permission,
     "ps": case_ps,
     "lttng_check": case_lttng_check,
