@@ -4,15 +4,14 @@
 #include "gcs_rules.h"
 
 #include "gcs_cli.h"
+#include "trc_child.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* SIZE with an optional k/K, m/M, g/G suffix (powers of 1024, as lttng). */
 static int parse_size(const char *opt, const char *s, uint64_t *out) {
@@ -29,33 +28,6 @@ static int parse_size(const char *opt, const char *s, uint64_t *out) {
   v *= mul;
   if (v == 0 || (v & (v - 1))) return gcs_cli_fail("%s: '%s' must be a power of two", opt, s);
   *out = v;
-  return 0;
-}
-
-/* Is COMMAND a .NET program: the `dotnet` host, or an app host (an
- * executable beside its NAME.runtimeconfig.json, as `dotnet build` lays one
- * out)? A name without a slash is looked up in PATH, as execvp does. */
-static int command_is_dotnet(const char *cmd) {
-  const char *base = strrchr(cmd, '/');
-  if (!strcmp(base ? base + 1 : cmd, "dotnet")) return 1;
-  char path[PATH_MAX + 32];
-  if (strchr(cmd, '/')) {
-    if ((size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", cmd) >= sizeof path) return 0;
-    return access(path, R_OK) == 0;
-  }
-  const char *dirs = getenv("PATH");
-  if (!dirs || !*dirs) return 0;
-  for (const char *d = dirs; d;) {
-    const char *end = strchr(d, ':');
-    int len = end ? (int)(end - d) : (int)strlen(d);
-    char exe[PATH_MAX];
-    int n = len ? snprintf(exe, sizeof exe, "%.*s/%s", len, d, cmd) : snprintf(exe, sizeof exe, "./%s", cmd);
-    if (n > 0 && (size_t)n < sizeof exe &&
-        access(exe, X_OK) == 0)
-      return (size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", exe) < sizeof path &&
-             access(path, R_OK) == 0;
-    d = end ? end + 1 : NULL;
-  }
   return 0;
 }
 
@@ -193,7 +165,7 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     o->command = argv + p.optind;
     /* `record -- dotnet app.dll` records over EventPipe, as --pid of a .NET
      * process does: CoreCLR's LTTng provider is off unless asked for */
-    if (!o->dotnet && o->transport == TRC_TRANSPORT_AUTO && command_is_dotnet(o->command[0]))
+    if (!o->dotnet && o->transport == TRC_TRANSPORT_AUTO && trc_child_is_dotnet(o->command[0]))
       o->dotnet = o->dotnet_auto = 1;
   }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
