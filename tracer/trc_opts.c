@@ -4,6 +4,7 @@
 #include "gcs_rules.h"
 
 #include "gcs_cli.h"
+#include "trc_child.h"
 
 #include <errno.h>
 #include <math.h>
@@ -45,7 +46,7 @@ static const struct gcs_cli_opt record_opts[] = {
   [O_BUFSZ] = { "buffer-size", 0, GCS_CLI_STRING, 0, 0, "SIZE", "sub-buffer size, a power of two (k, M, G suffixes)" },
   [O_NSUB] = { "num-subbuf", 0, GCS_CLI_STRING, 0, 0, "N", "sub-buffers per channel, a power of two" },
   [O_DURATION] = { "duration", 0, GCS_CLI_DOUBLE, 0, INFINITY, "SEC", "stop after SEC seconds" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "record a running process instead of a COMMAND" },
+  [O_PID] = { "pid", 'p', GCS_CLI_INT, 1, 2147483647.0, "PID", "record a running process instead of a COMMAND" },
   [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL, "record a .NET program's GC events (EventPipe; see --transport)" },
   [O_IMPORT] = { "import", 0, GCS_CLI_FLAG, 0, 0, NULL, "import the trace when the recording ends" },
   [O_RELAYD] = { "relayd", 0, GCS_CLI_STRING, 0, 0, "URL", "stream the trace to an lttng-relayd" },
@@ -159,6 +160,14 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if ((r = apply(k, &p, o))) return r;
   }
+  if (p.optind < argc) {
+    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
+    o->command = argv + p.optind;
+    /* `record -- dotnet app.dll` records over EventPipe, as --pid of a .NET
+     * process does: CoreCLR's LTTng provider is off unless asked for */
+    if (!o->dotnet && o->transport == TRC_TRANSPORT_AUTO && trc_child_is_dotnet(o->command[0]))
+      o->dotnet = o->dotnet_auto = 1;
+  }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
     return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks (use --transport eventpipe)");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
@@ -167,10 +176,6 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
   if (o->nrequests && (!o->dotnet || o->transport == TRC_TRANSPORT_LTTNG))
     return gcs_cli_fail("--requests needs --dotnet over EventPipe (not --transport lttng)");
-  if (p.optind < argc) {
-    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
-    o->command = argv + p.optind;
-  }
   return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "gcs_dsipc.h"
 #include "gcs_nettrace.h"
 #include "gcs_tui.h"
+#include "trc_child.h"
 #include "tui_ep.h"
 #include "tui_live.h"
 #include "tui_model.h"
@@ -36,7 +37,7 @@ static const struct gcs_cli_opt top_opts[] = {
   [O_LONG_PAUSE] = { "long-pause", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "pauses >= MS are red, >= MS/4 yellow (default 200)" },
   [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL,
                  "-- COMMAND is a .NET program: watch it over EventPipe (its diagnostics socket)" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
+  [O_PID] = { "pid", 'p', GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR",
                  "keep the live trace in DIR (-- COMMAND: the CTF trace the relayd writes;\n"
                  "--dotnet/--pid: DIR/trace.nettrace); default: a temporary directory removed on exit" },
@@ -188,6 +189,8 @@ int gcs_cmd_top(int argc, char **argv) {
   if (nsources == 0) { gcs_cli_usage(&top_spec, stderr); return GCS_CLI_USAGE_STATUS; }
   if (nsources > 1) return gcs_cli_fail("give one source: a DB, --session NAME, --pid PID or -- COMMAND");
   if (dotnet && !command && !pid) return gcs_cli_fail("--dotnet needs -- COMMAND or --pid PID");
+  /* `top -- dotnet app.dll` (or an app host): EventPipe, as record does */
+  if (command && !dotnet && !relayd && trc_child_is_dotnet(command[0])) dotnet = 1;
   int eventpipe = pid || (dotnet && command);
   if (keep && !eventpipe && !command) return gcs_cli_fail("-o is for -- COMMAND and --pid PID");
   if (eventpipe && relayd) return gcs_cli_fail("--relayd is for LTTng sources, not EventPipe");

@@ -186,7 +186,8 @@ for pid in with_gcs:
 check(max(len(l) for l in txt.splitlines()) <= 80, "text fits 80 columns")
 for pid in with_gcs:
     s = procs[pid]["summary"]
-    line = "  GC overhead: worst 60 s window %.2f%% paused (the whole run, shorter)\n    MMU" % s["worst_window_pct_paused"]
+    line = "  GC overhead: worst 60 s window %.2f%% paused (all {:,.1f} msec traced)\n    MMU".format(
+        s["worst_window_len_msec"]) % s["worst_window_pct_paused"]
     line += "".join(" %s %.3f" % (n, m["mmu"]) for n, m in zip(("1ms", "10ms", "100ms", "1s", "10s"), s["mmu"][::3])
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))
@@ -219,6 +220,8 @@ check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "defa
 full = run(["stats", db, "--gcs", "all"]).stdout
 check("All GC Events" in full and full.count("\n") > txt.count("\n") - 5, "--gcs all: every GC")
 top3 = run(["stats", db, "--gcs", "3", "--pid", str(with_gcs[0])]).stdout
+# -p is --pid, as in perf and dotnet-trace
+check(run(["stats", db, "--gcs", "3", "-p", str(with_gcs[0])]).stdout == top3, "-p PID: the report of --pid PID")
 sec = top3[top3.index("GCs with the longest pauses"):]
 rows = [l for l in sec.splitlines()[3:] if l.strip() and l.strip()[0].isdigit()][:3]
 want = sorted(((g["pause_msec"], g["index"]) for g in procs[with_gcs[0]]["gcs"] if g["complete"]),
