@@ -251,6 +251,8 @@ static int sessiond_probe(int secs, char *err, size_t errlen) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
     if ((w = waitpid(c, &st, WNOHANG)) == c) break;
+    /* reaped elsewhere (SIGCHLD ignored): it ended, so the daemon answered */
+    if (w < 0 && errno == ECHILD) return PROBE_ANSWERS;
     clock_gettime(CLOCK_MONOTONIC, &t);
     if ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L >= secs * 1000L) break;
     sleep_ms(10);
