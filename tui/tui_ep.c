@@ -50,6 +50,12 @@ static int on_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* A capture thread's sequence gap, with its window (gcs_nettrace_lost). */
+static int on_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  tui_feed_lost(((struct tui_ep *)ud)->feed, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 static void end_stream(struct tui_ep *e, const char *why) {
   char err[512];
   e->ended = 1;
@@ -200,6 +206,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
     return NULL;
   }
   gcs_nettrace_stream_set_live(e->ns, LIVE_LAG_NS);
+  gcs_nettrace_stream_set_lost(e->ns, on_lost, NULL);
   for (int i = 0; i < nreq; i++)
     if (req[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(e->ns, &req[i]);
   e->keep_fd = -1;

@@ -552,8 +552,7 @@ int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const
 int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
              unsigned flags, char *err, size_t errlen) {
   w->lost += count;
-  if (flags & IMW_LOST_UNPLACED) gcs_recon_lost(w->recon, -1, end_ns + 1, end_ns + 1, count);
-  else gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
+  gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
   sqlite3_stmt *s = w->st[S_LOST];
   if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
   if (end_ns) sqlite3_bind_int64(s, 3, (int64_t)end_ns); else sqlite3_bind_null(s, 3);
