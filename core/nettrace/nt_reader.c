@@ -98,6 +98,7 @@ struct nt_reader {
   size_t lost_first;            /* index of the earliest waiting (nlost > 0) */
   uint64_t horizon_told;        /* the horizon last given to horizon_cb */
   int horizon_told_any;
+  int horizon_dirty;            /* what the horizon is made of changed */
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
@@ -251,6 +252,8 @@ static void nt_update_horizon(struct nt_reader *r) {
 }
 
 static void nt_tell_horizon(struct nt_reader *r) {
+  if (!r->horizon_dirty) return;
+  r->horizon_dirty = 0;
   nt_update_horizon(r);
   if (!r->horizon_cb || (r->horizon_told_any && r->horizon_told == r->info.lost_horizon_ns)) return;
   r->horizon_told = r->info.lost_horizon_ns;
@@ -263,6 +266,7 @@ static void nt_deliver_lost(struct nt_reader *r) {
   struct nt_lost l = r->lost[r->lost_first];
   r->lost[r->lost_first] = r->lost[--r->nlost];
   if (r->nlost) nt_lost_find_first(r);
+  r->horizon_dirty = 1;
   nt_tell_horizon(r);
   struct gcs_nettrace_lost out = { l.count, l.has_begin ? nt_ns(r, l.begin_ts) : 0, nt_ns(r, l.end_ts), l.thread,
                                    l.at_sp };
@@ -291,6 +295,7 @@ static void nt_add_lost(struct nt_reader *r, uint64_t thread, const struct nt_th
     r->lost[r->nlost++] = l;
   }
   nt_lost_find_first(r);
+  r->horizon_dirty = 1;
 }
 
 /* Deliver the buffered events and lost records with ts <= limit (all of
@@ -322,10 +327,14 @@ static void nt_thread_saw(struct nt_reader *r, struct nt_thread *t, uint64_t ts)
     t->has_ts = 1;
     r->threads_without_ts--;
     t->last_ts = ts;
+    r->horizon_dirty = 1;
   } else if (ts > t->last_ts) {
     t->last_ts = ts;
   }
-  if (ts < r->threads_min_ts) r->threads_min_ts = ts;
+  if (ts < r->threads_min_ts) {
+    r->threads_min_ts = ts;
+    r->horizon_dirty = 1;
+  }
 }
 
 /* Sequence number seq of thread, at an event of timestamp ts or at a
@@ -360,6 +369,7 @@ static int nt_seq_observe(struct nt_reader *r, uint64_t thread, uint32_t seq, ui
   t->has_ts = 0;
   t->last_ts = 0;
   r->threads_without_ts++;
+  r->horizon_dirty = 1;
   if (!at_sequence_point) nt_thread_saw(r, t, ts);
   return 0;
 }
@@ -510,6 +520,7 @@ static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   r->threads_min_ts = UINT64_MAX;
   for (size_t i = 0; i < r->nthreads; i++)
     if (r->threads[i].has_ts && r->threads[i].last_ts < r->threads_min_ts) r->threads_min_ts = r->threads[i].last_ts;
+  r->horizon_dirty = 1;
   /* The gaps it revealed, now: they begin before every later event. */
   return nt_flush(r, UINT64_MAX);
 }
