@@ -234,5 +234,27 @@ int main(int argc, char **argv) {
     CHECK_EQ_U64(live.n, 9);
     gcs_nettrace_stream_free(ns);
   }
+  /* Live, with the lost records (serve, record --dotnet, top --dotnet): the
+   * sequence point's after EventBlock 1's events; thread 100's waits with
+   * EventBlock 2's events, before them, until the stream goes quiet. */
+  static struct order lo;
+  ns = gcs_nettrace_stream_new("live", on_event_o, NULL, &lo);
+  CHECK(ns != NULL);
+  if (ns) {
+    gcs_nettrace_stream_set_live(ns, 1000000000ull);
+    gcs_nettrace_stream_set_lost(ns, on_lost_o, on_horizon_o);
+    CHECK_EQ_U64(gcs_nettrace_stream_feed(ns, bytes, nb - 1, err, sizeof err), 0);
+    CHECK_EQ_U64(lo.n, 6);
+    CHECK_EQ_U64(gcs_nettrace_stream_idle(ns, err, sizeof err), 0);
+    CHECK_EQ_U64(lo.n, 11);
+    for (int i = 0; i < 11 && i < lo.n; i++) {
+      CHECK_EQ_U64(lo.v[i].lost, order_want[i].lost);
+      CHECK_EQ_U64(lo.v[i].ts, order_want[i].ts);
+      CHECK_EQ_U64(lo.v[i].begin, order_want[i].begin);
+      CHECK_EQ_U64(lo.v[i].end, order_want[i].end);
+    }
+    CHECK_EQ_U64(gcs_nettrace_stream_info(ns)->lost_records, 2);
+    gcs_nettrace_stream_free(ns);
+  }
   return check_done();
 }
