@@ -28,11 +28,15 @@ extern "C" {
 #endif
 
 /* Capacities of per-element arrays (gc_events.def's A() rows name one):
- * SMALL for generations, GC phases and free-list buckets; HEAPS for arrays
- * with one element per heap (CoreCLR's MAX_SUPPORTED_HEAPS on 64-bit). */
+ * SMALL for generations and GC phases; FIT_BUCKETS for GCFitBucketInfo's
+ * buckets (CoreCLR's NUM_GEN2_ALIST: gc_heap::bucket_info has 12 elements);
+ * HEAPS for arrays with one element per heap (CoreCLR's MAX_SUPPORTED_HEAPS
+ * on 64-bit). */
 #define GCS_MAX_ARRAY 16
+#define GCS_MAX_FIT_BUCKETS 12
 #define GCS_MAX_HEAPS 1024
 #define GCS_CAP_SMALL GCS_MAX_ARRAY
+#define GCS_CAP_FIT_BUCKETS GCS_MAX_FIT_BUCKETS
 #define GCS_CAP_HEAPS GCS_MAX_HEAPS
 
 enum gcs_type {

@@ -28,9 +28,10 @@ static void print_events(void) {
          "field per field below (arrays as CTF sequences); the analyzer decodes the same structs from\n"
          "`rgc:*`, CoreCLR's LTTng events (per-field or packed `__data__`) and .nettrace payloads.\n"
          "\"since\" is the first event version with the field (ETW payload layout). An array\n"
-         "`Name[Count ≤ N]` holds at most N elements (its capacity: 16, or 1024 for one element\n"
-         "per heap); an event whose Count is larger is flagged truncated, and no figure is drawn\n"
-         "from its arrays.\n\n");
+         "`Name[Count ≤ N]` holds at most N elements (its capacity: 16; 12 for GCFitBucketInfo's\n"
+         "buckets, the runtime's NUM_GEN2_ALIST; 1024 for one element per heap); an event whose\n"
+         "Count is larger is flagged truncated, and no figure is drawn from its arrays (it is\n"
+         "counted in gc_process_summary.array_events_left_out).\n\n");
   printf("| event | rgc symbol | CoreCLR provider | ID | version | emitted by librgc | meaning |\n");
   printf("|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < GCS_KIND_COUNT; k++) {

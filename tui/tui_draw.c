@@ -101,7 +101,7 @@ static void put_segs(int y, const struct segs *g) {
 }
 
 static const char *full(char *buf, double v, int dec) {
-  if (isnan(v)) return strcpy(buf, "-");
+  if (isnan(v)) return strcpy(buf, "unknown");   /* not known yet, or not in the events */
   snprintf(buf, 32, "%.*f", dec, v);
   return buf;
 }
@@ -223,7 +223,7 @@ static void cell_text(const struct tui_gc *gc, enum tui_col c, char *out, size_t
   case TUI_COL_ALLOC: v = gc->alloc_mb; break;
   default: out[0] = '\0'; return;
   }
-  if (isnan(v)) snprintf(out, len, "-");
+  if (isnan(v)) snprintf(out, len, "unknown");   /* e.g. a GC without its heap stats */
   else snprintf(out, len, "%.*f", dec, v);
 }
 

@@ -290,8 +290,10 @@ static void judge(const struct side *a, const struct side *b, double alpha, stru
   else v->word = v->mw.z > 0 ? "regression" : "improvement";
 }
 
+/* A value the input cannot give (a NULL column, no pause to take a
+ * percentile of) is "unknown"; "-" is only the ratio over a base of 0. */
 static void num(char *buf, size_t n, double v, int prec) {
-  if (isnan(v) || isinf(v)) snprintf(buf, n, "-");
+  if (isnan(v) || isinf(v)) snprintf(buf, n, "%s", RPT_UNKNOWN);
   else snprintf(buf, n, "%.*f", prec, v);
 }
 
@@ -301,15 +303,16 @@ static void format_row(const struct side *a, const struct side *b, int i, struct
   double x = a->m[i], y = b->m[i];
   num(r->base, sizeof r->base, x, metrics[i].prec);
   num(r->cand, sizeof r->cand, y, metrics[i].prec);
-  if (isnan(x) || isnan(y)) snprintf(r->change, sizeof r->change, "-");
+  if (isnan(x) || isnan(y)) snprintf(r->change, sizeof r->change, "%s", RPT_UNKNOWN);
   else if (!strcmp(metrics[i].unit, "%")) snprintf(r->change, sizeof r->change, "%+.2f pt", y - x);
   else {
     char t[32];
     num(t, sizeof t, y - x, metrics[i].prec);
     snprintf(r->change, sizeof r->change, "%s%s", y - x >= 0 ? "+" : "", t);
   }
-  if (x != 0 && !isnan(x) && !isnan(y)) snprintf(r->ratio, sizeof r->ratio, "%.3f", y / x);
-  else snprintf(r->ratio, sizeof r->ratio, "-");
+  if (isnan(x) || isnan(y)) snprintf(r->ratio, sizeof r->ratio, "%s", RPT_UNKNOWN);
+  else if (x != 0) snprintf(r->ratio, sizeof r->ratio, "%.3f", y / x);
+  else snprintf(r->ratio, sizeof r->ratio, "%s", RPT_NO_VALUE);   /* over a base of 0 */
   int unit = metrics[i].unit[0] && strcmp(metrics[i].unit, "%");
   snprintf(r->title, sizeof r->title, "%s%s%s%s", metrics[i].title, unit ? " (" : "", unit ? metrics[i].unit : "",
            unit ? ")" : "");

@@ -321,7 +321,7 @@ static void print_extras_text(const struct ins_impact *r, const struct extras *x
       double v[4] = { p->pct_ms[0], p->pct_ms[3], p->affected_pct,
                       p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN };
       for (int j = 0; j < 4; j++) {
-        if (isnan(v[j])) printf(" %9s", "unknown");
+        if (isnan(v[j])) printf(" %9s", RPT_UNKNOWN);
         else printf(" %9.3f", v[j]);
       }
       printf("\n");
@@ -370,7 +370,7 @@ static void print_extras_json(const struct ins_impact *r, const struct extras *x
 static void band_label(char *buf, size_t cap, const struct ins_band *b, int csv);
 
 static void html_num(double v) {
-  if (isnan(v)) printf("<td>unknown</td>");
+  if (isnan(v)) printf("<td>%s</td>", RPT_UNKNOWN);
   else printf("<td>%.3f</td>", v);
 }
 
@@ -540,7 +540,7 @@ static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct i
     snprintf(bn[b], sizeof bn[b], "%zu", bd->requests);
     snprintf(blat[b], sizeof blat[b], "%.3f", bd->latency_ms);
     snprintf(bgc[b], sizeof bgc[b], "%.3f", bd->gc_ms);
-    if (isnan(bd->gc_share_pct)) snprintf(bsh[b], sizeof bsh[b], "-");
+    if (isnan(bd->gc_share_pct)) snprintf(bsh[b], sizeof bsh[b], "%s", RPT_UNKNOWN);   /* 0 ms of latency */
     else snprintf(bsh[b], sizeof bsh[b], "%.3f", bd->gc_share_pct);
     const char *cells[6] = { bl[b], br[b], bn[b], blat[b], bgc[b], bsh[b] };
     for (int c = 0; c < 6; c++)

@@ -63,10 +63,11 @@ int ins_view_args(const char *cmd, const char *synopsis, unsigned extra, int arg
   return 0;
 }
 
-/* One cell's text: NULL is "-" in text (not applicable), empty in CSV. */
+/* One cell's text: NULL (a share of a 0 total, a name not in the trace) is
+ * RPT_UNKNOWN in text, an empty field in CSV (as sqlite3 -csv). */
 static const char *cell_text(const struct ins_view_opts *o, sqlite3_stmt *st, int c, char buf[64]) {
   switch (sqlite3_column_type(st, c)) {
-  case SQLITE_NULL: return o->fmt == RPT_TEXT ? "-" : "";
+  case SQLITE_NULL: return o->fmt == RPT_TEXT ? RPT_UNKNOWN : "";
   case SQLITE_INTEGER: snprintf(buf, 64, "%lld", (long long)sqlite3_column_int64(st, c)); return buf;
   case SQLITE_FLOAT: snprintf(buf, 64, "%.3f", sqlite3_column_double(st, c)); return buf;
   default: {

@@ -31,7 +31,7 @@ int rpt_format_parse(const char *s, unsigned allowed, char *err, size_t errlen) 
 
 void rpt_num3(FILE *f, enum rpt_format fmt, double v) {
   if (isnan(v) || isinf(v)) {
-    if (fmt == RPT_TEXT) fputs(RPT_NO_VALUE, f);
+    if (fmt == RPT_TEXT) fputs(RPT_UNKNOWN, f);
     else if (fmt == RPT_JSON) fputs("null", f);
     return;
   }

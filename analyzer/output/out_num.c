@@ -1,6 +1,7 @@
 /* out_num.c — PerfView's number text (see gcs_output.h): "%.*f" with thousands
  * separators and no "-0.0"; where PerfView prints NaN or Infinity (an empty
- * kind, a ratio whose divisor is 0) the text says RPT_NO_VALUE ("-").
+ * kind, a ratio whose divisor is 0) the text says RPT_NO_VALUE ("-");
+ * rpt_num_unknown says RPT_UNKNOWN for a value not known.
  *
  * The GC tables print hundreds of thousands of numbers, and printf's exact
  * decimal conversion dominated `gcscope stats`. Most values take a fast path
@@ -56,6 +57,14 @@ static int fast_num(char *buf, size_t n, double v, int decimals) {
   }
   buf[o] = 0;
   return 1;
+}
+
+char *rpt_num_unknown(char *buf, size_t n, double v, int decimals) {
+  if (!isfinite(v)) {
+    snprintf(buf, n, "%s", RPT_UNKNOWN);
+    return buf;
+  }
+  return rpt_num(buf, n, v, decimals);
 }
 
 char *rpt_num(char *buf, size_t n, double v, int decimals) {

@@ -63,7 +63,8 @@ static void put_field(struct rpt_wbuf *w, const char *s, size_t len, int width, 
 }
 
 /* One line, "%-24s %16s %8d %8d  %s\n" (printf's "(null)" for a NULL
- * payload; a payload ends at its first NUL, as with %s). */
+ * payload; a payload ends at its first NUL, as with %s); a pid or tid of -1
+ * (not in the trace) reads "unknown". */
 static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, int pid, int tid, const char *payload,
                         size_t payload_len) {
   char n[24];
@@ -71,9 +72,12 @@ static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, in
   rpt_wbuf_char(w, ' ');
   put_field(w, ms, strlen(ms), 16, 0);
   rpt_wbuf_char(w, ' ');
-  put_field(w, n, rpt_fmt_i64(n, pid), 8, 0);
+  /* the schema stores a pid or tid the trace does not give as -1 */
+  if (pid < 0) put_field(w, RPT_UNKNOWN, strlen(RPT_UNKNOWN), 8, 0);
+  else put_field(w, n, rpt_fmt_i64(n, pid), 8, 0);
   rpt_wbuf_char(w, ' ');
-  put_field(w, n, rpt_fmt_i64(n, tid), 8, 0);
+  if (tid < 0) put_field(w, RPT_UNKNOWN, strlen(RPT_UNKNOWN), 8, 0);
+  else put_field(w, n, rpt_fmt_i64(n, tid), 8, 0);
   rpt_wbuf_mem(w, "  ", 2);
   if (payload) {
     const char *nul = memchr(payload, 0, payload_len);

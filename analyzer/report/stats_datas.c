@@ -321,12 +321,12 @@ static const char *why_nothing(const struct st_datas *d) {
 }
 
 /* A code column of a row as text: its name, or "unknown (N)" (never a
- * guessed name), "-" when NULL. */
+ * guessed name), "unknown" when NULL. */
 static const char *code_text(const struct dyn_row *r, const char *col, char *buf, size_t n) {
   double v = colv(r, col);
   for (int c = NKEY; c < kinds[r->kind].ncols; c++)
     if (strcmp(kinds[r->kind].cols[c], col) == 0 && code_name(kinds[r->kind].units[c], v, buf, n)) return buf;
-  if (isnan(v)) snprintf(buf, n, "-");
+  if (isnan(v)) snprintf(buf, n, "%s", RPT_UNKNOWN);
   else snprintf(buf, n, "unknown (%.0f)", v);
   return buf;
 }
@@ -416,14 +416,14 @@ void st_datas_text(FILE *o, const struct st_proc *p) {
     if (r) {
       rpt_num(cell[0], sizeof cell[0], r->time_msec, 3);
       snprintf(cell[1], sizeof cell[1], "%u", r->gc_index);
-      if (r->kind != DK_FULL) rpt_num(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
-      else rpt_num(cell[3], sizeof cell[3], colv(r, "median_gen2_tcp_pct"), 1);
+      if (r->kind != DK_FULL) rpt_num_unknown(cell[3], sizeof cell[3], colv(r, "median_tcp_pct"), 1);
+      else rpt_num_unknown(cell[3], sizeof cell[3], colv(r, "median_gen2_tcp_pct"), 1);
       decision_text(cell[5], sizeof cell[5], r);
     } else {
       snprintf(cell[0], sizeof cell[0], "not in trace");
-      snprintf(cell[1], sizeof cell[1], "-");
-      snprintf(cell[3], sizeof cell[3], "-");
-      snprintf(cell[5], sizeof cell[5], "-");
+      snprintf(cell[1], sizeof cell[1], "%s", RPT_UNKNOWN);
+      snprintf(cell[3], sizeof cell[3], "%s", RPT_UNKNOWN);
+      snprintf(cell[5], sizeof cell[5], "%s", RPT_UNKNOWN);
     }
     snprintf(cell[2], sizeof cell[2], "%d -> %d", c->from, c->to);
     snprintf(cell[4], sizeof cell[4], "%u", c->gc_index);
@@ -518,15 +518,15 @@ void st_datas_html(FILE *o, const struct st_proc *p) {
       else why[0] = '\0';
       fprintf(o, "<tr><td>%s</td><td>%u</td>", rpt_num(a, sizeof a, r->time_msec, 3), r->gc_index);
       fprintf(o, "<td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>", c->from, c->to,
-              rpt_num(b, sizeof b, colv(r, r->kind != DK_FULL ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
+              rpt_num_unknown(b, sizeof b, colv(r, r->kind != DK_FULL ? "median_tcp_pct" : "median_gen2_tcp_pct"), 1),
               c->gc_index);
       rpt_html_str(o, codes);
       fprintf(o, "</td><td>");
       rpt_html_str(o, why);
       fprintf(o, "</td></tr>\n");
     } else {
-      fprintf(o, "<tr><td>not in trace</td><td></td><td>%d &rarr; %d</td><td></td><td>%u</td><td></td><td></td>"
-                 "</tr>\n", c->from, c->to, c->gc_index);
+      fprintf(o, "<tr><td>not in trace</td><td>%s</td><td>%d &rarr; %d</td><td>%s</td><td>%u</td><td>%s</td>"
+                 "<td>%s</td></tr>\n", RPT_UNKNOWN, c->from, c->to, RPT_UNKNOWN, c->gc_index, RPT_UNKNOWN, RPT_UNKNOWN);
     }
   }
   fprintf(o, "</table>\n");

@@ -10,6 +10,7 @@
 #include "gcs_db.h"
 #include "gcs_enums.h"
 #include "gcs_gcdb.h"
+#include "gcs_output.h"
 #include "ins_stats.h"
 #include "ins_timeline.h"
 #include "stats_details.h"
@@ -296,6 +297,16 @@ static int add_gc(const struct gcs_gcdb_gc *r, void *ctx) {
   if (g->complete && st_pause_differs(g)) p->rt_pause_differs++;
   alloc_add(k->acc, r);
   return 0;
+}
+
+const char *st_gc_cell(char *buf, size_t n, const struct st_gc *g, int col) {
+  double v = g->v[col];
+  if (isnan(v) && (col == STC_pct_gc || col == STC_runtime_pause_msec || col == STC_alloc_measured_mb ||
+                   col == STC_committed_after_mb || col == STC_heap_count)) {
+    snprintf(buf, n, "%s", RPT_UNKNOWN);
+    return buf;
+  }
+  return rpt_num(buf, n, v, st_cols[col].decimals);
 }
 
 int st_pause_differs(const struct st_gc *g) {

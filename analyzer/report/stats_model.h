@@ -219,6 +219,12 @@ struct st_proc {
   struct st_datas *datas;       /* DATAS (stats_datas.c): ST_LOAD_TEXT and ST_LOAD_ALL */
 };
 
+/* A per-GC cell: a number, "-" where PerfView prints NaN or Infinity (a
+ * ratio over 0), or "unknown" where the column's NaN means the trace does
+ * not give it (% GC without CPU data, the runtime's pause, the measured
+ * allocations, committed memory, the heap count: NULL in the gcs table). */
+const char *st_gc_cell(char *buf, size_t n, const struct st_gc *g, int col);
+
 /* Does a GC's PerfView pause differ from the runtime's own (runtime_pause_msec)
  * by more than the restart's usual length: over 0.1 ms and over 5 %? */
 int st_pause_differs(const struct st_gc *g);

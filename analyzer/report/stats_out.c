@@ -737,7 +737,7 @@ static void html_gc_table(FILE *o, const struct st_proc *p, double min_pause, in
                       : c == STC_gen_name ? g->gen_name
                       : ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c]))
                           ? ""
-                          : rpt_num(b, sizeof b, g->v[c], st_cols[c].decimals);
+                          : st_gc_cell(b, sizeof b, g, c);
       fprintf(o, "<td>");
       rpt_html_str(o, s);
       fprintf(o, "</td>");

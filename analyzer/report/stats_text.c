@@ -116,7 +116,7 @@ static void gc_table(FILE *out, const struct st_proc *p, int wide, int color, do
       if (c == STC_reason_name) row[k] = g->reason;
       else if (c == STC_gen_name) row[k] = g->gen_name;
       else if ((c == STC_bgc_pause1_msec || c == STC_bgc_pause2_msec) && isnan(g->v[c])) row[k] = "";
-      else row[k] = rpt_num(cells[k], sizeof cells[k], g->v[c], st_cols[c].decimals);
+      else row[k] = st_gc_cell(cells[k], sizeof cells[k], g, c);
       if (c == STC_pause_msec && st_pause_differs(g) && strlen(cells[k]) + 2 < sizeof cells[k])
         strcat(cells[k], "*"); /* the summary says why */
     }
@@ -372,7 +372,10 @@ static void rollup(FILE *out, const struct st_proc *p) {
     NUM(c[5], ro->total_alloc, 1);
     /* QUIRK (PerfView): every row divides the process-wide allocations. */
     NUM(c[6], p->roll[0].total_alloc / ro->total_pause, 3);
-    NUM(c[7], ro->total_promoted / (isnan(ro->gc_cpu) ? 0 : ro->gc_cpu), 3);
+    /* PerfView's Infinity over 0 ms of GC CPU is "-"; GC CPU not in the
+     * trace (CoreCLR sends none) makes the ratio unknown, not "-" */
+    if (ro->count && isnan(ro->gc_cpu)) snprintf(c[7], sizeof c[7], "%s", RPT_UNKNOWN);
+    else NUM(c[7], ro->total_promoted / (isnan(ro->gc_cpu) ? 0 : ro->gc_cpu), 3);
     NUM(c[8], ro->mean_pause, 1);
     snprintf(c[9], sizeof c[9], "%d", ro->induced);
     const char *row[] = { names[r], c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
@@ -481,10 +484,12 @@ static void firings(FILE *out, const struct st_proc *p, int limit) {
     char gc[16], v[48];
     snprintf(gc, sizeof gc, "%u", f->gc_index);
     char n[40];
-    if (f->kind && !strcmp(f->kind, "pct-pause")) snprintf(v, sizeof v, "%s %% paused", NUM(n, f->value, 1));
+    /* a column left NULL is unknown; "-" is only "no capture" */
+    if (!isfinite(f->value)) snprintf(v, sizeof v, "%s", RPT_UNKNOWN);
+    else if (f->kind && !strcmp(f->kind, "pct-pause")) snprintf(v, sizeof v, "%s %% paused", NUM(n, f->value, 1));
     else snprintf(v, sizeof v, "%s ms", NUM(n, f->value, 3));
-    const char *row[] = { gc, f->rule ? f->rule : "?", f->kind ? f->kind : "?", v, f->capture ? f->capture : "-",
-                          f->verdict ? f->verdict : "?" };
+    const char *row[] = { gc, f->rule ? f->rule : RPT_UNKNOWN, f->kind ? f->kind : RPT_UNKNOWN, v,
+                          f->capture ? f->capture : RPT_NO_VALUE, f->verdict ? f->verdict : RPT_UNKNOWN };
     rpt_table_add(&t, row);
   }
   rpt_table_print(&t, out, 0);

@@ -29,10 +29,13 @@ gc_heap::bucket_info[NUM_GEN2_ALIST] and NUM_GEN2_ALIST is 12 (gcpriv.h, on
 64-bit and 32-bit, with and without regions, from .NET 7's to .NET 10's
 source), filled one element per bucket of gen2's free list
 (allocator::count_largest_items, FLItem) or of plugs by gen2's buckets
-(Plug). GC 1 sends FLItem with 12 buckets, GC 2 Plug with 12 buckets, GC 3
-FLItem with 17 (longer than gcscope's capacity of 16: a crafted trace);
-gc_fit_buckets must hold the 24 rows of GCs 1 and 2 with every value, GC 3
-none, and gc_process_summary.array_events_left_out must be 1.
+(Plug). gcscope's capacity is that 12 (GCS_MAX_FIT_BUCKETS). GC 1 sends
+FLItem with 12 buckets, GC 2 Plug with 12 buckets, GC 3 FLItem with 13 and
+GC 4 Plug with 16 (more than any runtime sends: damaged or crafted; 16 was
+kept when the capacity was 16); gc_fit_buckets must hold the 24 rows of GCs
+1 and 2 with every value, GCs 3 and 4 none, gc_process_summary must count 4
+GCFitBucketInfo events and 2 array events left out, and import must say
+so in its warning.
 """
 import json
 import os
@@ -48,7 +51,7 @@ import make_corpus as nt  # noqa: E402
 
 GCSCOPE, TMP, CASE = sys.argv[1:4]
 PID, TID, CLR = 4242, 4243, 3
-GCS = (1, 2, 3)
+GCS = (1, 2, 3) if CASE != "fit_buckets" else (1, 2, 3, 4)
 
 
 def dynamic(name, data):
@@ -73,7 +76,8 @@ def buckets(g, n):
     return [(i, 1000 * g + 7 * i + 1, (1 << (8 + i)) + 13 * g + i) for i in range(n)]
 
 
-FIT = {1: (0, 0x123456789, buckets(1, 12)), 2: (1, 0x2345678, buckets(2, 12)), 3: (0, 999, buckets(3, 17))}
+FIT = {1: (0, 0x123456789, buckets(1, 12)), 2: (1, 0x2345678, buckets(2, 12)), 3: (0, 999, buckets(3, 13)),
+       4: (1, 4321, buckets(4, 16))}
 KEPT = (1, 2)
 
 
@@ -135,7 +139,7 @@ trace, db = os.path.join(TMP, "t.nettrace"), os.path.join(TMP, "t.db")
 write_nettrace(trace)
 rc, out, err = T.run("import", "-q", "-d", db, trace)
 check(rc == 0, "import: %s" % err.strip())
-check(len(sql(db, "SELECT gc_index FROM gcs")) == 3, "three GCs")
+check(len(sql(db, "SELECT gc_index FROM gcs")) == len(GCS), "%d GCs" % len(GCS))
 
 if CASE == "datas_net8":
     cols = ["gc_index", "elapsed_between_gcs_usec", "gc_pause_usec", "msl_wait_usec"]
@@ -160,7 +164,13 @@ elif CASE == "fit_buckets":
     check(len(got) == 24 and got == want, "gc_fit_buckets: %d rows, want 24 (%s)" % (
         len(got), [(a, b) for a, b in zip(got, want) if a != b][:3]))
     got = sql(db, "SELECT fit_bucket_events, array_events_left_out FROM gc_process_summary")
-    check(got == [{"fit_bucket_events": 3, "array_events_left_out": 1}], "summary %s" % got)
+    check(got == [{"fit_bucket_events": 4, "array_events_left_out": 2}], "summary %s" % got)
+    got = sql(db, "SELECT count(*) AS n FROM gc_fit_buckets WHERE gc_index IN (3, 4)")
+    check(got == [{"n": 0}], "no bucket of GCs 3 and 4: %s" % got)
+    rc, out, err = T.run("import", "-d", os.path.join(TMP, "w.db"), trace)
+    check(rc == 0 and "t.nettrace: warning: 2 GCLOHCompact/GCFitBucketInfo events cut short or longer than any "
+          "runtime sends (a damaged or crafted trace): left out of the figures\n" in out + err,
+          "import's warning counts the 2 events: %r" % (out + err))
 else:
     check(False, "unknown case %s" % CASE)
 sys.exit(T.done())

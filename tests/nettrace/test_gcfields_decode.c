@@ -94,7 +94,8 @@ int main(void) {
    * leaves it out). */
   CHECK_EQ_U64(gcs_field_find(gcs_kind_GCLOHCompact, "TimePlan")->capacity, 1024);
   CHECK_EQ_U64(gcs_field_find(gcs_kind_GCLOHCompact, "ZeroRefs")->capacity, 1024);
-  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCFitBucketInfo, "Size")->capacity, 16);
+  CHECK_EQ_U64(gcs_field_find(gcs_kind_GCFitBucketInfo, "Size")->capacity, GCS_MAX_FIT_BUCKETS);
+  CHECK_EQ_U64(GCS_MAX_FIT_BUCKETS, 12);  /* CoreCLR's NUM_GEN2_ALIST (gcpriv.h) */
   CHECK_EQ_U64(gcs_field_find(gcs_kind_GCPerHeapHistory, "SizeBefore")->capacity, 16);
   static uint8_t big[4 + 32 * 1025];
   static const int heaps[] = { 24, 1024, 1025 };

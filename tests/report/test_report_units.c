@@ -61,6 +61,30 @@ static void test_num(void) {
   CHECK(strcmp(rpt_num(b, 64, NAN, 1), "-") == 0);
   CHECK(strcmp(rpt_num(b, 64, INFINITY, 1), "-") == 0);
   CHECK(strcmp(rpt_num(b, 64, -INFINITY, 1), "-") == 0);
+  /* a value not known: "unknown" in text (rpt_num_unknown, rpt_num3), an
+   * empty CSV field, JSON null; a known value as rpt_num / "%.3f" */
+  CHECK(strcmp(rpt_num_unknown(b, 64, NAN, 1), "unknown") == 0);
+  CHECK(strcmp(rpt_num_unknown(b, 64, -INFINITY, 3), "unknown") == 0);
+  CHECK(strcmp(rpt_num_unknown(b, 64, 1234.5, 1), "1,234.5") == 0);
+  {
+    static const enum rpt_format fmts[3] = { RPT_TEXT, RPT_CSV, RPT_JSON };
+    static const char *const want[3] = { "unknown|unknown|12.346", "||12.346", "null|null|12.346" };
+    for (int i = 0; i < 3; i++) {
+      char *mem = NULL;
+      size_t len = 0;
+      FILE *m = open_memstream(&mem, &len);
+      CHECK(m != NULL);
+      if (!m) continue;
+      rpt_num3(m, fmts[i], NAN);
+      fputc('|', m);
+      rpt_num3(m, fmts[i], INFINITY);
+      fputc('|', m);
+      rpt_num3(m, fmts[i], 12.3456);
+      fclose(m);
+      CHECK(strcmp(mem, want[i]) == 0);
+      free(mem);
+    }
+  }
   CHECK(strcmp(rpt_num(b, 64, 42, 0), "42") == 0);
   CHECK(strcmp(rpt_num(b, 64, 100, 0), "100") == 0);
   CHECK(strcmp(rpt_num(b, 64, 1000, 0), "1,000") == 0);

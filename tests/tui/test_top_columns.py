@@ -46,7 +46,7 @@ for r in con.execute("SELECT gc_index, complete, pause_start_msec, gen_name, rea
                      " pause_msec, peak_mb, after_mb, promoted_mb, pct_pause_time, total_alloc_mb"
                      " FROM gcs WHERE pid = 777"):
     def f(v, d=3):
-        return "-" if v is None else "%.*f" % (d, v)
+        return "unknown" if v is None else "%.*f" % (d, v)
     n, complete = r[0], r[1]
     rows[n] = {"GC#": "%d%s" % (n, "" if complete else "?"), "Start ms": f(r[2]), "Gen": r[3],
                "Reason": r[4][:13], "Susp ms": f(r[5]), "Pause ms": f(r[6]), "Peak MB": f(r[7]),

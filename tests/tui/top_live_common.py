@@ -96,11 +96,11 @@ def header_figures(t):
     bf = tuple(int(x) for x in m.groups()[3:]) if m else None
     m = re.search(r"max pause ([0-9.]+) ms", t)
     maxp = float(m.group(1)) if m else None
-    m = re.search(r"last GC #(\d+) (\w+) \w+, pause ([0-9.]+|-) ms", t)
-    last = (int(m.group(1)), m.group(2), None if m.group(3) == "-" else float(m.group(3))) if m else None
+    m = re.search(r"last GC #(\d+) (\w+) \w+, pause ([0-9.]+|unknown) ms", t)
+    last = (int(m.group(1)), m.group(2), None if m.group(3) == "unknown" else float(m.group(3))) if m else None
     rows = []
     for m in re.finditer(r"^\s*(\d+)\??\s+\d+\.\d+ (\w+)\s+\w+\s+\S+\s+(\S+) ", t, re.M):
-        rows.append((int(m.group(1)), m.group(2), None if m.group(3) == "-" else float(m.group(3))))
+        rows.append((int(m.group(1)), m.group(2), None if m.group(3) == "unknown" else float(m.group(3))))
     return counts, bf, maxp, last, rows
 
 

@@ -23,9 +23,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* What text and HTML print for a value PerfView shows as NaN or Infinity
- * (an empty kind, a ratio whose divisor is 0); CSV and JSON write null. */
+/* Values that are not numbers, in text and HTML (CSV writes an empty field,
+ * as sqlite3 -csv prints NULL; JSON writes null; never nan, inf or -1):
+ * RPT_NO_VALUE, "-": none, a known absence where PerfView shows NaN or
+ * Infinity: the mean of an empty kind, a ratio whose divisor is 0 in
+ * GCStats' tables, a request no GC hit. RPT_UNKNOWN, "unknown": the value
+ * exists but the trace cannot say it (a NULL column, an event not in the
+ * trace, a share of a 0 ms total). A table uses "-" for one meaning only. */
 #define RPT_NO_VALUE "-"
+#define RPT_UNKNOWN "unknown"
 
 /* Long text on a terminal goes through a pager, as git does: $GCSCOPE_PAGER,
  * else $PAGER, else "less -FRX" (exits at once when the text fits the
@@ -49,6 +55,8 @@ size_t rpt_text_cols(const char *s);
 /* PerfView's numeric text: thousands separators, fixed decimals; NaN and
  * infinities as RPT_NO_VALUE. Returns buf. */
 char *rpt_num(char *buf, size_t n, double v, int decimals);
+/* rpt_num, with NaN and infinities as RPT_UNKNOWN (a value not known). */
+char *rpt_num_unknown(char *buf, size_t n, double v, int decimals);
 
 /* Aligned text table: columns separated by two spaces, right- or left-aligned
  * to the widest cell (the last column, if left-aligned, is not padded), a dash
@@ -131,8 +139,8 @@ enum rpt_format { RPT_TEXT, RPT_CSV, RPT_JSON, RPT_HTML, RPT_PERFETTO, RPT_CHROM
  * (the allowed names in enum order). */
 int rpt_format_parse(const char *s, unsigned allowed, char *err, size_t errlen);
 
-/* One number with 3 decimals in a format's convention for NaN and
- * infinities: text "-", CSV empty, JSON null (the insight tables). */
+/* One number with 3 decimals; NaN and infinities (not known) in each
+ * format's convention: text RPT_UNKNOWN, CSV empty, JSON null. */
 void rpt_num3(FILE *f, enum rpt_format fmt, double v);
 
 #endif /* GCS_OUTPUT_H */
