@@ -12,10 +12,15 @@
 # --scenario alloc-heavy --alloc-mb 45000`: about 8,000 GCs of 20 events, 1.1 KB
 # of CTF each; the allocation volume bounds it, not the time),
 # whose databases were 1.03-1.10x the trace before the compact GC tables and
-# are 0.71x with them on 13,000 GCs (15 MB; docs/import.md): at most 0.75x
+# are 0.71x with them on 13,000 GCs (15 MB; docs/import.md): at most 0.80x
 # (the goal, 0.35x, is not met). A smaller trace weighs the fixed
 # cost more (a page per table and index, 0.1 MB of view and trigger SQL):
-# 0.77x on 3,800 GCs (4.4 MB), so at least 6,000 GCs. Label lttng (the CTest fixture's daemon).
+# 0.77x on 3,800 GCs (4.4 MB), so at least 6,000 GCs. The figure also
+# depends on load: pauses, durations and timestamp gaps are longer on a busy
+# machine and take wider integers in the rows and the event blocks. On 8,540
+# GCs: 0.724x quiet, 0.731x with both cores busy, 0.754x on a CI run. 0.80x
+# still fails the layouts this guards against (1.03x and more).
+# Label lttng (the CTest fixture's daemon).
 set -u
 G=$1 GEN=$2 GCSIM=$3 TMP=$4
 # shellcheck source=../support/rgc_trace.sh
@@ -62,5 +67,5 @@ for p in gc handles; do
   gcs=$("$G" sql "$TMP/$p.db" "SELECT count(*) FROM gcs" --csv | tail -1)
   echo "$p: $gcs GCs: database $db bytes, trace $trace bytes: ${ratio}x"
   [ "$gcs" -ge 6000 ] || fail "only $gcs GCs recorded with --profile $p"
-  at_most 0.75 || fail "the $p database is ${ratio}x the trace, more than 0.75x"
+  at_most 0.80 || fail "the $p database is ${ratio}x the trace, more than 0.80x"
 done

@@ -28,40 +28,18 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import check, finish  # noqa: E402
+import report_dbs  # noqa: E402
 
 G, WORK, FIX, TRACES = sys.argv[1:5]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-ENV = dict(os.environ, COLUMNS="80")
-ENV.pop("GCSCOPE_PAGER", None)
+run = report_dbs.runner(G, WORK)
 
-
-def run(*args):
-    p = subprocess.run([G] + list(args), capture_output=True, text=True, env=ENV, cwd=WORK, timeout=300,
-                       stdin=subprocess.DEVNULL)
-    return p.returncode, p.stdout, p.stderr
-
-
-INPUTS = {
-    "web": FIX + "/webapp-requests.nettrace",
-    "stk": FIX + "/gcprog-culprits-stacks.nettrace.gz",
-    "alloc": FIX + "/gcprog-alloc.nettrace",
-    "sweep": FIX + "/gcprog-bgc-sweep.nettrace",
-    "datas": FIX + "/gcprog-datas.nettrace",
-    "net8": FIX + "/net8-datas.nettrace.gz",
-    "tick": TRACES + "/coreclr/netcore2017-allocationtick",
-    "clr": TRACES + "/coreclr/netcore31-perfcollect-default",
-    "gcend": TRACES + "/coreclr/netcore2017-gcstart-gcend",
-    "obj4": TRACES + "/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
-}
-for name, path in INPUTS.items():
-    rc, out, err = run("import", "-q", "-d", name + ".db", path)
-    check(rc == 0, "import %s" % path, err)
+ALL = report_dbs.inputs(FIX, TRACES)
+INPUTS = {k: ALL[k] for k in ("web", "stk", "alloc", "sweep", "datas", "net8", "tick", "clr", "gcend", "obj4")}
+report_dbs.import_all(run, INPUTS)
 
 # nan, inf, infinity as a word; -1 as a word of its own (not "1-2", "x-1", "-1.5")
 BAD = re.compile(r"(?<![\w.])(-?nan|[-+]?inf(inity)?)(?![\w.])|(?<![\w.\-])-1(?![\w.\-])", re.I)
