@@ -91,6 +91,11 @@ struct nt_reader {
   size_t threads_without_ts;    /* of them: known from a sequence point only */
   uint64_t threads_min_ts;      /* <= every thread's last_ts (QPC): recomputed at
                                    each sequence point, lowered in between */
+  /* The sequence points' bound on where a gap can begin (nt_gap_floor):
+   * floor_ts, the timestamp of the sequence point before the last one read
+   * (QPC, valid if has_floor); sp_ts, the last one's (valid if has_sp). */
+  uint64_t floor_ts, sp_ts;
+  int has_floor, has_sp;
   gcs_nettrace_lost_cb lost_cb;
   gcs_nettrace_horizon_cb horizon_cb;
   struct nt_lost lost[GCS_NETTRACE_MAX_LOST_WAITING]; /* lost records waiting */
@@ -236,13 +241,37 @@ static void nt_lost_find_first(struct nt_reader *r) {
     if (nt_lost_key(&r->lost[i]) < nt_lost_key(&r->lost[r->lost_first])) r->lost_first = i;
 }
 
+/* Where a gap of thread t found from now on begins (QPC, in *ts; 0 if
+ * unknown: the trace's start): its last event, or the sequence point before
+ * the last one read if that is later. A sequence point lists each thread's
+ * sequence number as the runtime read it just before taking the point's
+ * timestamp (a lower bound: the read may lag by an instant), and the runtime
+ * builds the points one after the other, so the numbers above the one it
+ * lists were given out after the previous point's timestamp. A thread it
+ * does not list can no longer write (the runtime drops a thread from the list
+ * once it has exited and its events are written); a later event with its id
+ * is a new thread's (the format's recycled id). So a gap found after point m
+ * (its numbers above the last known one) began after point m - 1, whether
+ * the thread wrote since or stayed idle. */
+static int nt_gap_floor(const struct nt_reader *r, const struct nt_thread *t, uint64_t *ts) {
+  int known = t->has_ts;
+  *ts = t->has_ts ? t->last_ts : 0;
+  if (r->has_floor && (!known || r->floor_ts > *ts)) { *ts = r->floor_ts; known = 1; }
+  return known;
+}
+
 /* No lost record still to come begins before this (info.lost_horizon_ns):
- * the earliest waiting record's beginning, and every known thread's last
- * event (its next gap begins there; 0 for a thread with none). */
+ * the earliest waiting record's beginning, and every known thread's
+ * nt_gap_floor: the later of the oldest last event of a thread (0 for a
+ * thread with none) and the sequence point before the last one. */
 static void nt_update_horizon(struct nt_reader *r) {
   uint64_t h = UINT64_MAX;
-  if (r->threads_without_ts) h = 0;
-  else if (r->nthreads) h = nt_ns(r, r->threads_min_ts);
+  if (r->nthreads) {
+    int known = !r->threads_without_ts;
+    uint64_t q = known ? r->threads_min_ts : 0;
+    if (r->has_floor && (!known || r->floor_ts > q)) { q = r->floor_ts; known = 1; }
+    h = known ? nt_ns(r, q) : 0;
+  }
   if (r->nlost) {
     const struct nt_lost *l = &r->lost[r->lost_first];
     uint64_t b = l->has_begin ? nt_ns(r, l->begin_ts) : 0;
@@ -270,7 +299,9 @@ static void nt_deliver_lost(struct nt_reader *r) {
   nt_tell_horizon(r);
   struct gcs_nettrace_lost out = { l.count, l.has_begin ? nt_ns(r, l.begin_ts) : 0, nt_ns(r, l.end_ts), l.thread,
                                    l.at_sp };
-  if (out.begin_ns > out.end_ns) out.begin_ns = out.end_ns;  /* a thread whose clock went back (a crafted file) */
+  /* A thread whose clock went back (a crafted file): the window ends where
+   * it begins (not before the horizon already given). */
+  if (out.begin_ns > out.end_ns) out.end_ns = out.begin_ns;
   r->info.lost_records++;
   if (r->lost_cb(&out, r->ud) != 0) r->stopped = 1;
 }
@@ -280,7 +311,9 @@ static void nt_add_lost(struct nt_reader *r, uint64_t thread, const struct nt_th
                         int at_sp) {
   r->info.events_lost += n;
   if (!r->lost_cb) return;
-  struct nt_lost l = { n, thread, t->last_ts, ts, t->has_ts, at_sp };
+  uint64_t begin;
+  int has_begin = nt_gap_floor(r, t, &begin);
+  struct nt_lost l = { n, thread, begin, ts, has_begin, at_sp };
   if (r->nlost == GCS_NETTRACE_MAX_LOST_WAITING) {
     /* Merge into the latest: the union of the windows (a crafted stream;
      * the runtime's gaps are few). */
@@ -520,6 +553,15 @@ static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   r->threads_min_ts = UINT64_MAX;
   for (size_t i = 0; i < r->nthreads; i++)
     if (r->threads[i].has_ts && r->threads[i].last_ts < r->threads_min_ts) r->threads_min_ts = r->threads[i].last_ts;
+  /* The gaps found from now on began after the previous sequence point
+   * (nt_gap_floor); the ones it revealed, before this update, after the one
+   * before that. */
+  if (r->has_sp && (!r->has_floor || r->sp_ts > r->floor_ts)) {
+    r->floor_ts = r->sp_ts;
+    r->has_floor = 1;
+  }
+  if (!r->has_sp || ts > r->sp_ts) r->sp_ts = ts;
+  r->has_sp = 1;
   r->horizon_dirty = 1;
   /* The gaps it revealed, now: they begin before every later event. */
   return nt_flush(r, UINT64_MAX);

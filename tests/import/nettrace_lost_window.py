@@ -20,21 +20,23 @@ numbers never skip. Threads 300 and 400 only write sampler events
   EventBlock 3: GC6..GC25, s = 1100, 1200, ..., 3000; thread 300 seq 8 at
                 3500.
   SPBlock at 4000.
-  EventBlock 4: thread 400 seq 3 at 4100 (seq 2 lost: window 650 -> 4100,
-                found three regions after it began: 22 GCs were read in
-                between); GC26 s=4200.
+  EventBlock 4: thread 400 seq 3 at 4100 (seq 2 lost, found three regions
+                after thread 400's event at 650; the sequence point at 4000
+                listed it at 1, and the runtime read that number after the
+                point at 1000 was taken: seq 2 was given out after 1000,
+                window 1000 -> 4100, not 650 -> 4100); GC26 s=4200.
 
 By hand, a GC is marked iff [s, s+2] meets a window (ends included):
   150-300:  GC2 (200-202) only -- it began and completed inside the window
             (the old rule, "GCs open after the last event", marked none);
   300-500:  GC3 (400-402);
-  650-4100: GC5 (800-802), GC6..GC25; not GC4 (600-602, done before 650)
-            nor GC26 (begins at 4200).
-So GCs 2, 3, 5..25 are "events lost", GCs 1, 4 and 26 are complete; and
+  1000-4100: GC6..GC25; not GC4 nor GC5 (600-602, 800-802: done before
+            1000) nor GC26 (begins at 4200).
+So GCs 2, 3, 6..25 are "events lost", GCs 1, 4, 5 and 26 are complete; and
 the same with the GCs written while the file is read (GCSCOPE_STORE_GCS_EVERY
-=1: GC5..GC21 are done before the 4100 window is read, and only the
-reader's horizon -- thread 400's event at 650 -- holds them back) and all at
-the end (=0). lost_events holds the three windows (absolute ns, from the
+=1: GC6..GC21 are done before the 4100 window is read, and only the
+reader's horizon -- thread 400's event at 650, then the sequence point at
+1000 -- holds them back) and all at the end (=0). lost_events holds the three windows (absolute ns, from the
 SyncTimeUTC above computed here with datetime), counts 2, 2 and 1;
 traces.discarded is 5 as before.
 """
@@ -122,9 +124,9 @@ w.end()
 path = os.path.join(TMP, "gaps.nettrace")
 open(path, "wb").write(bytes(w.b))
 
-WANT_LOST = set([2, 3] + list(range(5, 26)))
-WANT_DONE = {1, 4, 26}
-WINDOWS = [(150, 300, 2), (300, 500, 2), (650, 4100, 1)]
+WANT_LOST = set([2, 3] + list(range(6, 26)))
+WANT_DONE = {1, 4, 5, 26}
+WINDOWS = [(150, 300, 2), (300, 500, 2), (1000, 4100, 1)]
 
 
 def sql(db, q):

@@ -83,9 +83,12 @@ struct gcs_nettrace_info {
   uint64_t lost_records;     /* lost records (gcs_nettrace_lost) delivered */
   /* Kept current while reading (the horizon callback says when it
    * changes): no lost record still to come has a window beginning before
-   * it, in ns since the epoch; 0 while one may begin at the trace's start
-   * (a capture thread known only from a sequence point); UINT64_MAX before
-   * any capture thread is known. */
+   * it, in ns since the epoch: the oldest last event of a capture thread,
+   * but never before the sequence point preceding the last one read (so an
+   * idle thread holds it back by two sequence points at most); 0 while one
+   * may begin at the trace's start (a capture thread known only from the
+   * first sequence point); UINT64_MAX before any capture thread is
+   * known. */
   uint64_t lost_horizon_ns;
   int format_version;        /* 4 or 5 (5 when metadata carries V5 tags or the
                                 Trace object says 5) */
@@ -109,10 +112,13 @@ typedef int (*gcs_nettrace_event_cb)(const struct gcs_event *ev, void *ud);
  * runtime numbers every event a thread tries to write, also the ones it
  * drops when its buffers are full), found at the thread's next event or at
  * a sequence point (SPBlock) that lists a higher number for it. The lost
- * events lie in [begin_ns, end_ns]: from the thread's previous event (0
- * when none was seen: the thread is known only from a sequence point, so
- * the window begins at the trace's start) to the event after the gap, or
- * the sequence point's timestamp. Records are delivered among the events
+ * events lie in [begin_ns, end_ns]: from the thread's previous event, or
+ * the sequence point before the last one read before the gap was found if
+ * that is later (the numbers a sequence point lists were read after the
+ * previous point's timestamp; 0 when neither is known: the thread is known
+ * only from the first sequence point, so the window begins at the trace's
+ * start), to the event after the gap, or the sequence point's timestamp.
+ * Records are delivered among the events
  * in the order of their windows' beginnings (before the first event not
  * older than begin_ns that is still to be delivered; a window beginning
  * before events already delivered comes at the next delivery). More than
