@@ -616,6 +616,17 @@ struct trace_result {
   uint64_t packet_gaps;          /* of discarded: missing packets, 1 each (gcs_rd_stats) */
 };
 
+/* import -v: how many GCs went into the database while the events were
+ * read (gcs_recon_store_final), and the most that waited at once, done and
+ * not written (what a loss horizon holds back). After end_trace. */
+static void print_store_counts(const struct import_ctx *c, const char *label, const struct imw *w) {
+  if (!c->opts->verbose) return;
+  uint64_t early, held;
+  imw_store_counts(w, &early, &held);
+  fprintf(c->out, "%s: %llu GCs written while reading, at most %llu done and waiting\n", label,
+          (unsigned long long)early, (unsigned long long)held);
+}
+
 /* Finish the writer, update the traces row, commit and print the summary. */
 static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, const char *label,
                      const struct trace_result *tr, char *err, size_t errlen) {
@@ -916,6 +927,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     c->trace_dir = NULL;
   }
   if (failed) rollback(c->db);
+  else print_store_counts(c, label, w);
   imw_close(w);
   if (!failed) {
     double wcpu = thread_cpu_s() - cpu0 - (mode == DEC_INLINE ? d->cpu_s : 0);
@@ -1161,6 +1173,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);
+  else print_store_counts(c, label, w);
   imw_close(w);
   return failed ? -1 : 0;
 }

@@ -74,6 +74,10 @@ void imw_count_event(struct imw *w, int32_t pid, uint64_t ts_ns, const char *pro
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen);
 
 uint64_t imw_gc_events(const struct imw *w);
+/* After imw_finish: the GCs written while the events were read
+ * (gcs_recon_store_final), and the most GCs done and not written yet at
+ * once (before each early store, and after the last event). */
+void imw_store_counts(const struct imw *w, uint64_t *stored_early, uint64_t *held_max);
 uint64_t imw_gcs(const struct imw *w);     /* GCs reconstructed (after finish) */
 uint64_t imw_lost_total(const struct imw *w);
 int imw_process_count(const struct imw *w);
