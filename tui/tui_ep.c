@@ -135,8 +135,10 @@ static int ep_poll(struct tui_source *src, struct tui_model *m) {
   if (!e->ended && !e->s.launch && trc_ep_target_gone(&e->s)) end_stream(e, "the process exited");
   note_child(e);
   const struct gcs_nettrace_info *info = gcs_nettrace_stream_info(e->ns);
+  /* Each loss has a window (docs/import.md, "Which GCs a loss marks"):
+   * the GCs whose events span it, done or open, are marked. */
   if (info && info->events_lost && !src->note[0])
-    snprintf(src->note, sizeof src->note, "%llu events lost: GCs open then are marked incomplete",
+    snprintf(src->note, sizeof src->note, "%llu events lost: GCs whose events span a loss are incomplete",
              (unsigned long long)info->events_lost);
   return tui_feed_take_changed(e->feed);
 }
