@@ -36,7 +36,7 @@ static const struct gcs_cli_opt top_opts[] = {
   [O_LONG_PAUSE] = { "long-pause", 0, GCS_CLI_DOUBLE, 0, INFINITY, "MS", "pauses >= MS are red, >= MS/4 yellow (default 200)" },
   [O_DOTNET] = { "dotnet", 0, GCS_CLI_FLAG, 0, 0, NULL,
                  "-- COMMAND is a .NET program: watch it over EventPipe (its diagnostics socket)" },
-  [O_PID] = { "pid", 0, GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
+  [O_PID] = { "pid", 'p', GCS_CLI_INT, 1, 2147483647.0, "PID", "watch the running .NET process PID over EventPipe" },
   [O_OUTPUT] = { "output", 'o', GCS_CLI_STRING, 0, 0, "DIR",
                  "keep the live trace in DIR (-- COMMAND: the CTF trace the relayd writes;\n"
                  "--dotnet/--pid: DIR/trace.nettrace); default: a temporary directory removed on exit" },

@@ -470,7 +470,7 @@ int gcs_cmd_diff(int argc, char **argv) {
     else if (k == O_ALPHA) alpha = p.dval;
     else if (k == O_DB) db_path = p.value;
   }
-  if (argc - p.optind != 2) return gcs_cli_fail("expected BASE and CANDIDATE (got %d inputs)", argc - p.optind);
+  if (argc - p.optind != 2) return gcs_cli_fail("expected BASE and CANDIDATE (got %d input%s)", argc - p.optind, argc - p.optind == 1 ? "" : "s");
   struct diff_rule rules[MAX_RULES];
   int nrules = 0;
   char err[1200];

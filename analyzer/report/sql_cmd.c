@@ -61,7 +61,8 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
     rows++;
   }
   if (n) {
-    if (mode == OUT_TABLE) { rpt_table_print(&t, o, 0); rpt_table_free(&t); }
+    /* the table is printed whole or not at all: after an error, only the error */
+    if (mode == OUT_TABLE) { if (rc == SQLITE_DONE) rpt_table_print(&t, o, 0); rpt_table_free(&t); }
     else if (mode == OUT_JSON) fputs("]\n", o);
   }
   free(cells);

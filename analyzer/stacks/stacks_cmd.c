@@ -571,7 +571,7 @@ int gcs_stacks_diff(int argc, char **argv) {
       default: gcs_cli_fail("%s is not an option of diff --stacks", p.opt); goto out;
       }
     }
-    if (n - p.optind != 2) { gcs_cli_fail("expected BASE and CANDIDATE (got %d inputs)", n - p.optind); goto out; }
+    if (n - p.optind != 2) { gcs_cli_fail("expected BASE and CANDIDATE (got %d input%s)", n - p.optind, n - p.optind == 1 ? "" : "s"); goto out; }
     a_arg = av[p.optind];
     b_arg = av[p.optind + 1];
     int tick = o.kind == gcs_kind_GCAllocationTick, trig = o.kind == gcs_kind_GCTriggered, handle = o.kind == gcs_kind_SetGCHandle;

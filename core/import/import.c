@@ -670,10 +670,12 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   c->tot->gcs += gcs;
   c->tot->discarded += tr->discarded;
   if (!c->opts->quiet) {
-    fprintf(c->out, "%s: trace %lld: %llu events (%llu GC events), %d processes, %llu GCs, %llu discarded%s%s\n",
-            label, (long long)trace_id, (unsigned long long)tr->events, (unsigned long long)tr->gc_events,
-            imw_process_count(w), (unsigned long long)gcs, (unsigned long long)tr->discarded,
-            tr->hostname && *tr->hostname ? ", host " : "", tr->hostname ? tr->hostname : "");
+    /* two lines: the label is the user's path, of any length */
+    int procs = imw_process_count(w);
+    fprintf(c->out, "%s: trace %lld%s%s\n  %llu events (%llu GC events), %d process%s, %llu GCs, %llu discarded\n",
+            label, (long long)trace_id, tr->hostname && *tr->hostname ? ", host " : "",
+            tr->hostname ? tr->hostname : "", (unsigned long long)tr->events, (unsigned long long)tr->gc_events,
+            procs, procs == 1 ? "" : "es", (unsigned long long)gcs, (unsigned long long)tr->discarded);
     if (tr->gc_events == 0)
       fprintf(c->out, "%s: warning: no GC events in this trace (0 GCs imported)\n", label);
     if (firings)

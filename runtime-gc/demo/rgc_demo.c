@@ -129,7 +129,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
   rgc_collect(rt, 2, RGC_COLLECT_FORCED);
   rgc_wait_for_pending_finalizers(rt);
-  printf("rgc-demo: %d threads, %.1f s: %llu GCs (gen0 %llu, gen1 %llu, gen2 %llu), %llu finalized\n",
+  printf("rgc-demo: %d threads, %.1f s, %llu GCs (gen0 %llu, gen1 %llu, gen2 %llu)\n"
+         "rgc-demo: %llu objects finalized\n",
          nthreads, run_seconds, (unsigned long long)rgc_collection_count(rt, 0),
          (unsigned long long)(rgc_collection_count(rt, 0) - rgc_collection_count(rt, 1)),
          (unsigned long long)(rgc_collection_count(rt, 1) - rgc_collection_count(rt, 2)),

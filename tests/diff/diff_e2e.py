@@ -167,7 +167,7 @@ check(rc == 1 and "holds 2 processes with GCs" in err and "pid 4242" in err and 
 rc, out, err = run("diff", base, two + ":4242")
 check(rc == 0 and "pauses: regression" in out and "(trace 1, pid 4242)" in out, "DB:PID selects the process")
 rc, out, err = run("diff", base)
-check(rc == 2 and "expected BASE and CANDIDATE" in err, "one input: usage error")
+check(rc == 2 and err.strip() == "gcscope diff: expected BASE and CANDIDATE (got 1 input)", "one input: usage error: %r" % err)
 rc, out, err = run("diff", base, cand, "--fail-on", "p99>1")
 check(rc == 2 and "unknown metric 'p99'" in err, "a bad rule: usage error")
 sys.exit(T.done())

@@ -54,7 +54,8 @@ expect_error no-events "$traces/coreclr/netcore31-perfcollect-default/lttngTrace
 # a warning, exit 0.
 imp -d "$db" "$traces/coreclr/netcore31-startup-small" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 0 ] || fail "startup-small: exit $rc"
-grep -q ': trace 1: 66 events (4 GC events), 1 processes, 0 GCs, 0 discarded, host BRIANROB-L2' "$tmp/out" || fail "startup-small summary: $(cat "$tmp/out")"
+grep -qx ".*/netcore31-startup-small: trace 1, host BRIANROB-L2" "$tmp/out" &&
+  grep -qx '  66 events (4 GC events), 1 process, 0 GCs, 0 discarded' "$tmp/out" || fail "startup-small summary: $(cat "$tmp/out")"
 # Same trace again: already imported.
 imp -d "$db" "$traces/coreclr/netcore31-startup-small" >"$tmp/out" 2>&1
 grep -q 'already imported (trace 1), nothing added' "$tmp/out" || fail "re-import: $(cat "$tmp/out")"

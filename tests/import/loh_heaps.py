@@ -86,21 +86,7 @@ def all_events():
 
 
 def write_nettrace(path):
-    metas, ids = [], {}
-    for name, eid, ver, _, _ in all_events():
-        if name not in ids:
-            ids[name] = len(ids) + 1
-            metas.append(nt.meta_record(ids[name], nt.RT, eid, '', ver))
-    evs = [nt.ev(ids[name], i + 1, TID, 10 ** 9 + us * 1000, payload, proc=PID)
-           for i, (name, _, _, payload, us) in enumerate(all_events())]
-    w = nt.Writer()
-    w.trace((2026, 11, 5, 27, 12, 0, 0, 0), 0, 10 ** 9, 8, PID)
-    w.block('MetadataBlock', nt.block_header(1) + nt.compressed([nt.md(0, m) for m in metas]))
-    w.block('EventBlock', nt.block_header(1) + nt.compressed(evs))
-    w.block('SPBlock', nt.i64(10 ** 9 + 10 ** 6) + nt.i32(0))
-    w.end()
-    with open(path, 'wb') as f:
-        f.write(bytes(w.b))
+    nt.one_thread(path, all_events(), PID, TID)
 
 
 # ---- CTF (1.8, text metadata, one stream file, one packet) ----

@@ -40,32 +40,28 @@ command -v babeltrace2 >/dev/null || { echo "SKIP: no babeltrace2"; exit 77; }
 rm -rf "$tmp"; mkdir -p "$tmp"
 fail() { echo "FAIL: $*"; exit 1; }
 s=ust/uid/1000/64-bit
+support=$(cd "$(dirname "$0")/../support" && pwd)
 
 # edit NAME OPS...: a fresh copy with the edits (python below) applied
 edit() {
   local n=$1; shift
   rm -rf "$tmp/$n"; cp -r "$src" "$tmp/$n"; chmod -R u+w "$tmp/$n"
-  python3 - "$tmp/$n/$s" "$@" <<'EOF' || fail "edit $n"
+  PYTHONPATH=$support python3 - "$tmp/$n/$s" "$@" <<'EOF' || fail "edit $n"
 import os, struct, sys
+from ctf_packets import DISCARDED_AT, packets_of
 d, ops = sys.argv[1], sys.argv[2:]
-def packets(b):
-    off, out = 0, []
-    while off < len(b):
-        size = struct.unpack_from('<Q', b, off + 56)[0] // 8
-        out.append((off, size)); off += size
-    return out
 for op in ops:
     what, f, arg = op.split(':')
     p = os.path.join(d, f)
     b = bytearray(open(p, 'rb').read())
-    pk = packets(b)
+    pk = packets_of(b, p)
     if what == 'cut':        # cut packets FIRST-LAST (indices)
         a, z = map(int, arg.split('-'))
-        b = b[:pk[a][0]] + b[pk[z][0] + pk[z][1]:]
+        b = b[:pk[a].off] + b[pk[z].off + pk[z].size:]
     elif what == 'disc':     # events_discarded VALUE from packet FROM on: FROM=VALUE
         first, v = map(int, arg.split('='))
-        for off, _ in pk[first:]:
-            struct.pack_into('<Q', b, off + 72, v)
+        for k in pk[first:]:
+            struct.pack_into('<Q', b, k.off + DISCARDED_AT, v)
     open(p, 'wb').write(bytes(b))
 EOF
 }
@@ -75,27 +71,19 @@ EOF
 # discarded counter that rose (previous end, this end), or a first packet
 # whose counter is not 0 (0, its end)
 windows() {
-  python3 - "$tmp/$1/$s" <<'EOF'
-import os, re, struct, sys
+  PYTHONPATH=$support python3 - "$tmp/$1/$s" <<'EOF'
+import sys
+from ctf_packets import clock_offset, packets, stream_files
 d = sys.argv[1]
-meta = open(os.path.join(d, 'metadata'), 'rb').read().decode('latin-1')
-offset = int(re.search(r'\boffset = (\d+);', meta).group(1))
-assert re.search(r'\bfreq = 1000000000;', meta)
-for f in sorted(os.listdir(d)):
-    p = os.path.join(d, f)
-    if f == 'metadata' or not os.path.isfile(p):
-        continue
-    b, off, prev = open(p, 'rb').read(), 0, None
-    while off < len(b):
-        begin, end, content, size, seq, disc = struct.unpack_from('<6Q', b, off + 32)
-        if prev is None and disc:
-            print(0, offset + end)
-        if prev is not None and disc > prev[2]:
-            print(offset + prev[1], offset + end)
-        if prev is not None and (seq - prev[0]) % 2**64 > 1:
-            print(offset + prev[1], offset + begin)
-        prev = (seq, end, disc)
-        off += size // 8
+for p in stream_files(d):
+    pk = packets(p, clock_offset(d))
+    if pk and pk[0].discarded:
+        print(0, pk[0].end)
+    for prev, cur in zip(pk, pk[1:]):
+        if cur.discarded > prev.discarded:
+            print(prev.end, cur.end)
+        if (cur.seq - prev.seq) % 2**64 > 1:
+            print(prev.end, cur.begin)
 EOF
 }
 

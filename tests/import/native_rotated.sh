@@ -39,6 +39,7 @@
 #     forced to babeltrace2 gives the same.
 set -u
 dump=$1 g=$2 gcsim=$3 tmp=$4
+support=$(cd "$(dirname "$0")/../support" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 command -v lttng >/dev/null && command -v babeltrace2 >/dev/null || { echo "SKIP: no lttng/babeltrace2"; exit 77; }
 rm -rf "$tmp"; mkdir -p "$tmp"
@@ -70,28 +71,15 @@ same() { ctf_readers_same "$1" "$tmp/$1/trace" "$tmp/$1"; }
 # packets NAME: from the bytes, per stream "instance files first_seq first_disc
 # boundary_changes", then "total N"
 packets() {
-  python3 - "$tmp/$1/trace" <<'EOF'
-import os, struct, sys
+  PYTHONPATH=$support python3 - "$tmp/$1/trace" <<'EOF'
+import sys
+from ctf_packets import packets, stream_dirs, stream_files
 streams = {}
-for root, dirs, files in os.walk(sys.argv[1]):
-    dirs[:] = [d for d in dirs if d != 'index']
-    if 'metadata' not in files:
-        continue
-    for f in files:
-        if f == 'metadata' or f.startswith('.'):
-            continue
-        b = open(os.path.join(root, f), 'rb').read()
-        pk, off = [], 0
-        while off < len(b):
-            magic, = struct.unpack_from('<I', b, off)
-            assert magic == 0xC1FC1FC1, (f, off)
-            inst, = struct.unpack_from('<Q', b, off + 24)
-            begin, end, content, size, seq, disc = struct.unpack_from('<6Q', b, off + 32)
-            assert size % 8 == 0 and size and off + size // 8 <= len(b), (f, off)
-            pk.append((begin, seq, disc))
-            off += size // 8
+for root in stream_dirs(sys.argv[1]):
+    for f in stream_files(root):
+        pk = packets(f)
         if pk:
-            streams.setdefault((root, inst), []).append(pk)
+            streams.setdefault((root, pk[0].instance), []).append([(k.begin, k.seq, k.discarded) for k in pk])
 total = drops = 0
 for (root, inst), fl in sorted(streams.items()):
     fl.sort(key=lambda p: p[0][0])
@@ -174,8 +162,9 @@ awk '$1 != "total" && $1 != "drops" && $3 != 0 {bad = 1} END {exit bad}' "$tmp/k
 # GCs the import marks incomplete ("events lost during it") beyond the
 # unedited trace's; `gcscope stats` counts them among the incomplete.
 babeltrace2 --clock-seconds "$tmp/keep/trace" >"$tmp/keep.bttext" 2>&1 || fail "keep: babeltrace2: $(head -1 "$tmp/keep.bttext")"
-python3 - "$tmp/keep/trace" "$tmp/keep.bttext" >"$tmp/keep.gap" <<'EOF2' || fail "keep: packet walk"
-import os, re, struct, sys
+PYTHONPATH=$support python3 - "$tmp/keep/trace" "$tmp/keep.bttext" >"$tmp/keep.gap" <<'EOF2' || fail "keep: packet walk"
+import re, sys
+from ctf_packets import clock_offset, packets, stream_dirs, stream_files
 gcs, start, bgc = [], {}, None
 for line in open(sys.argv[2]):
     m = re.match(r'\[(\d+)\.(\d{9})\] .* rgc:(GCStart_V2|GCRestartEEEnd_V1): .*vpid = (\d+)', line)
@@ -192,23 +181,10 @@ for line in open(sys.argv[2]):
         if ty == '0':
             gcs.append((a, ts, n))
 streams = {}
-for root, dirs, files in os.walk(sys.argv[1]):
-    dirs[:] = [x for x in dirs if x != 'index']
-    if 'metadata' not in files:
-        continue
-    meta = open(os.path.join(root, 'metadata'), 'rb').read().decode('latin-1')
-    offset = int(re.search(r'\boffset = (\d+);', meta).group(1))
-    assert re.search(r'\bfreq = 1000000000;', meta)
-    for f in files:
-        if f == 'metadata' or f.startswith('.'):
-            continue
-        p = os.path.join(root, f)
-        b, off = open(p, 'rb').read(), 0
-        while off < len(b):
-            inst, = struct.unpack_from('<Q', b, off + 24)
-            begin, end, content, size, seq = struct.unpack_from('<5Q', b, off + 32)
-            streams.setdefault((root, inst), []).append((offset + begin, offset + end, seq, p, off))
-            off += size // 8
+for root in stream_dirs(sys.argv[1]):
+    for f in stream_files(root):
+        for k in packets(f, clock_offset(root)):
+            streams.setdefault((root, k.instance), []).append((k.begin, k.end, k.seq, f, k.off))
 for key in sorted(streams):
     pk = sorted(streams[key])
     for prev, cur in zip(pk, pk[1:]):
@@ -229,7 +205,7 @@ done <"$tmp/keep.gap"
 [ -n "$gfile" ] || fail "keep: no packet boundary inside a complete GC ($(wc -l <"$tmp/keep.gap") inside GCs)"
 rm -rf "$tmp/gap"; cp -r "$tmp/keep/trace" "$tmp/gap"
 gfile=$tmp/gap${gfile#"$tmp/keep/trace"}
-python3 -c "import struct,sys; f=open(sys.argv[1],'r+b'); f.seek(int(sys.argv[2])+64); f.write(struct.pack('<Q',int(sys.argv[3])+1))" "$gfile" "$goff" "$gseq"
+python3 "$support/ctf_packets.py" set-u64 "$gfile" $((goff + 64)) $((gseq + 1))
 "$g" import -q -d "$tmp/gap.db" "$tmp/gap" >"$tmp/gap.imp" 2>&1 || fail "keep gap: import: $(head -1 "$tmp/gap.imp")"
 incomplete=$("$g" sql "$tmp/keep.db" "SELECT gc_index FROM gcs WHERE complete = 0 ORDER BY gc_index" --csv | tail -n +2 | tr '\n' ' ')
 # the GCs the gap made incomplete: those open at its beginning, no other
@@ -266,15 +242,14 @@ d=$(dirname "$(find "$tmp/deleted/trace" -name metadata | head -1)")
 damaged() { rm -rf "$tmp/dmg"; cp -r "$tmp/deleted/trace" "$tmp/dmg"; echo "$tmp/dmg${d#"$tmp/deleted/trace"}"; }
 # the stream with the most files: "instance name name ..." (names in time order)
 files_of() {
-  python3 - "$1" <<'EOF'
-import os, struct, sys
-d, st = sys.argv[1], {}
-for f in os.listdir(d):
-    p = os.path.join(d, f)
-    if f == 'metadata' or f.startswith('.') or not os.path.isfile(p) or not os.path.getsize(p):
-        continue
-    b = open(p, 'rb').read(48)
-    st.setdefault(struct.unpack_from('<Q', b, 24)[0], []).append((struct.unpack_from('<Q', b, 32)[0], f))
+  PYTHONPATH=$support python3 - "$1" <<'EOF'
+import os, sys
+from ctf_packets import packets, stream_files
+st = {}
+for p in stream_files(sys.argv[1]):
+    pk = packets(p)
+    if pk:
+        st.setdefault(pk[0].instance, []).append((pk[0].begin, os.path.basename(p)))
 inst, fl = max(st.items(), key=lambda kv: (len(kv[1]), -kv[0]))
 print(inst, ' '.join(f for _, f in sorted(fl)))
 EOF
@@ -295,7 +270,7 @@ x=$(damaged); cp "$x/${f0[1]}" "$x/rot_9_9"
 native_err duplicate "$x/rot_9_9: begins with a packet of the same time as $x/${f0[1]}, a file of the same stream (instance $inst): a copy?"
 # A file holding a stream's packets from its second one on: it overlaps.
 x=$(damaged)
-psize=$(python3 -c "import struct,sys; print(struct.unpack_from('<Q', open(sys.argv[1],'rb').read(64), 56)[0] // 8)" "$x/${f0[0]}")
+psize=$(PYTHONPATH=$support python3 -c "import sys, ctf_packets; print(ctf_packets.packets(sys.argv[1])[0].size)" "$x/${f0[0]}")
 tail -c +$((psize + 1)) "$x/${f0[0]}" >"$x/rot_9_8"
 native_err overlap "$x/rot_9_8: packet at offset 0: begins no later than the stream's previous packet: rotated files overlap or repeat"
 # The middle file deleted, or a file under another stream's name: what
@@ -312,14 +287,8 @@ same_dmg missing-middle
 # gap's end as babeltrace2's text gives them ("Tracer discarded N packets
 # between [A] and [B] ... within stream S": N the removed file's packets, from
 # its bytes), and the lost total is babeltrace2's discarded events + 1 per gap.
-python3 - "$d/${f0[1]}" <<'EOF2' >"$tmp/dmg.removed" || fail "missing-middle: packet walk"
-import struct, sys
-b, off, n = open(sys.argv[1], 'rb').read(), 0, 0
-while off < len(b):
-    off += struct.unpack_from('<Q', b, off + 56)[0] // 8
-    n += 1
-print(n)
-EOF2
+PYTHONPATH=$support python3 -c "import sys, ctf_packets; print(len(ctf_packets.packets(sys.argv[1])))" \
+  "$d/${f0[1]}" >"$tmp/dmg.removed" || fail "missing-middle: packet walk"
 babeltrace2 --clock-seconds "$tmp/dmg" >/dev/null 2>"$tmp/dmg.bttext" || fail "missing-middle: babeltrace2: $(head -1 "$tmp/dmg.bttext")"
 python3 - "$tmp/dmg.bttext" <<'EOF2' >"$tmp/dmg.btgaps"
 import re, sys

@@ -38,7 +38,7 @@ for label, trace, gcs in (("nettrace", NT, 478), ("ctf", CTF, 11)):
     g = [int(l[3]) for l in lines]
     check(ev == sorted(ev) and g == sorted(g) and (not g or g[-1] <= gcs), "%s: counts never go back" % label)
     check(label != "ctf" or any(l[5] for l in lines), "%s: a percentage from the packet index" % label)
-    check(re.search(r"\r\x1b\[K[^\r\n]*: trace 1: ", text) is not None, "%s: erased before the summary" % label)
+    check(re.search(r"\r\x1b\[K[^\r\n]*: trace 1(, host [^\r\n]*)?\r?\n  \d+ events ", text) is not None, "%s: erased before the summary" % label)
     os.unlink(db)
     p = subprocess.run(["script", "-qec", "%s import -q -d %s %s" % (GCSCOPE, db, trace), log], env=env,
                        stdout=subprocess.DEVNULL)

@@ -12,5 +12,5 @@ grep -aq ' events (.*/s), .* GCs' "$TMP/a.log" || fail "no progress line on a te
 GCSCOPE_PROGRESS_MS=1 script -qec "$G record -q -o $TMP/b --import -d $TMP/b.db -- $SIM --scenario alloc-heavy --seconds 0.5" \
   "$TMP/b.log" >/dev/null 2>&1 || fail "record -q failed: $(tail -c 400 "$TMP/b.log")"
 grep -aq ' events (.*/s), .* GCs' "$TMP/b.log" && fail "-q printed a progress line"
-grep -aq 'trace 1: ' "$TMP/b.log" || fail "-q: no import summary"
+grep -aq ': trace 1\b' "$TMP/b.log" || fail "-q: no import summary"
 echo ok

@@ -105,22 +105,8 @@ def gc_events(g):
 
 
 def write_nettrace(path):
-    allev = [(n, e, v, p, g * 100000 + us) for g in GCS for n, e, v, p, us in gc_events(g)]
-    metas, ids = [], {}
-    for name, eid, ver, _, _ in allev:
-        if name not in ids:
-            ids[name] = len(ids) + 1
-            metas.append(nt.meta_record(ids[name], nt.RT, eid, '', ver))
-    evs = [nt.ev(ids[name], i + 1, TID, 10 ** 9 + us * 1000, payload, proc=PID)
-           for i, (name, _, _, payload, us) in enumerate(allev)]
-    w = nt.Writer()
-    w.trace((2026, 11, 5, 27, 12, 0, 0, 0), 0, 10 ** 9, 8, PID)
-    w.block('MetadataBlock', nt.block_header(1) + nt.compressed([nt.md(0, m) for m in metas]))
-    w.block('EventBlock', nt.block_header(1) + nt.compressed(evs))
-    w.block('SPBlock', nt.i64(10 ** 9 + 10 ** 6) + nt.i32(0))
-    w.end()
-    with open(path, 'wb') as f:
-        f.write(bytes(w.b))
+    nt.one_thread(path, [(n, e, v, p, g * 100000 + us) for g in GCS for n, e, v, p, us in gc_events(g)],
+                  PID, TID)
 
 
 T = Checker(GCSCOPE)

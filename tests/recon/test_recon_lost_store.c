@@ -14,35 +14,15 @@
  *    events); a window reaching back to the start, against that contract,
  *    can only mark the GCs not written: GC 1 stays complete, GC 40 is marked.
  */
-#include <sqlite3.h>
 #include <stdint.h>
 
-#include "gcs_tables.h"
+#include "recon_db.h"
 #include "recon_events.h"
-
-static int64_t q1(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_type(st, 0) == SQLITE_INTEGER)
-    v = sqlite3_column_int64(st, 0);
-  else
-    fprintf(stderr, "query failed or not an integer: %s: %s\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
 
 static void gc(struct gcs_recon *r, uint32_t k) {
   struct blocking b = { k * 1000.0, k * 1000.0 + 100, k * 1000.0 + 200, k * 1000.0 + 300, k * 1000.0 + 400,
                         k * 1000.0 + 500, k, 0, 0, 0, { 100000, 0, 0, 0, 0 }, { 0 } };
   feed_blocking(r, 7, 70, &b);
-}
-
-static sqlite3 *db_new(void) {
-  sqlite3 *db;
-  CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
-  CHECK(sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, NULL) == SQLITE_OK);
-  return db;
 }
 
 #define LOST "FROM gcs WHERE incomplete_why LIKE '%events lost%'"
@@ -52,42 +32,42 @@ int main(void) {
   struct gcs_recon *r = gcs_recon_new(NULL, NULL);
   gcs_recon_set_time_origin(r, T0);
   gcs_recon_lost_horizon(r, 0);
-  sqlite3 *db = db_new();
+  sqlite3 *db = recon_db_new();
   for (uint32_t k = 1; k <= 40; k++) {
     gc(r, k);
     CHECK(gcs_recon_store_final(r, db, 1) == SQLITE_OK);
   }
-  CHECK(q1(db, "SELECT count(*) FROM gcs") == 0);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs") == 0);
   gcs_recon_lost(r, -1, 0, T0 + 3500000, 1);
   gcs_recon_lost_horizon(r, UINT64_MAX);
   gc(r, 41);
   CHECK(gcs_recon_store_final(r, db, 1) == SQLITE_OK);
-  int64_t early = q1(db, "SELECT count(*) FROM gcs");
+  int64_t early = recon_q1(db, "SELECT count(*) FROM gcs");
   CHECK(early > 0 && early <= 41 - 16);
-  CHECK(q1(db, "SELECT count(*) " LOST) == 3);   /* written early, marked */
+  CHECK(recon_q1(db, "SELECT count(*) " LOST) == 3);   /* written early, marked */
   CHECK(gcs_recon_store(r, db, 1) == SQLITE_OK);
-  CHECK(q1(db, "SELECT count(*) FROM gcs") == 41);
-  CHECK(q1(db, "SELECT count(*) " LOST) == 3 && q1(db, "SELECT sum(gc_index) " LOST) == 1 + 2 + 3);
-  CHECK(q1(db, "SELECT count(*) FROM gcs WHERE complete = 1") == 38);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs") == 41);
+  CHECK(recon_q1(db, "SELECT count(*) " LOST) == 3 && recon_q1(db, "SELECT sum(gc_index) " LOST) == 1 + 2 + 3);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs WHERE complete = 1") == 38);
   sqlite3_close(db);
   gcs_recon_free(r);
 
   /* B */
   r = gcs_recon_new(NULL, NULL);
   gcs_recon_set_time_origin(r, T0);
-  db = db_new();
+  db = recon_db_new();
   for (uint32_t k = 1; k <= 40; k++) {
     gc(r, k);
     CHECK(gcs_recon_store_final(r, db, 1) == SQLITE_OK);
   }
-  early = q1(db, "SELECT count(*) FROM gcs");
+  early = recon_q1(db, "SELECT count(*) FROM gcs");
   CHECK(early > 0 && early <= 40 - 16);
   gcs_recon_lost(r, -1, 0, T0 + 40500000, 1);
   CHECK(gcs_recon_store(r, db, 1) == SQLITE_OK);
-  CHECK(q1(db, "SELECT count(*) FROM gcs") == 40);
-  CHECK(q1(db, "SELECT complete FROM gcs WHERE gc_index = 1") == 1);
-  CHECK(q1(db, "SELECT complete FROM gcs WHERE gc_index = 40") == 0);
-  CHECK(q1(db, "SELECT count(*) " LOST) == 40 - early);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs") == 40);
+  CHECK(recon_q1(db, "SELECT complete FROM gcs WHERE gc_index = 1") == 1);
+  CHECK(recon_q1(db, "SELECT complete FROM gcs WHERE gc_index = 40") == 0);
+  CHECK(recon_q1(db, "SELECT count(*) " LOST) == 40 - early);
   sqlite3_close(db);
   gcs_recon_free(r);
   return check_done();

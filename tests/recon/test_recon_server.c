@@ -21,7 +21,7 @@
  */
 #include <sqlite3.h>
 
-#include "gcs_tables.h"
+#include "recon_db.h"
 #include "recon_events.h"
 
 static void feed_histories(struct gcs_recon *r, double us, int pid, int gc2) {
@@ -50,27 +50,6 @@ static void feed_histories(struct gcs_recon *r, double us, int pid, int gc2) {
     p->SizeBefore[4] = p->SizeAfter[4] = 40000;
     gcs_recon_feed(r, &e);
   }
-}
-
-static int64_t q1(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  else
-    fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
-
-static double qd(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  double v = NAN;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_type(st, 0) != SQLITE_NULL)
-    v = sqlite3_column_double(st, 0);
-  sqlite3_finalize(st);
-  return v;
 }
 
 int main(void) {
@@ -124,26 +103,21 @@ int main(void) {
   for (int i = 3; i < 30; i++) others += b->condemned[i];
   CHECK(others == 0);
 
-  sqlite3 *db;
-  CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
-  char *err = NULL;
-  CHECK(sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, &err) == SQLITE_OK);
-  if (err) fprintf(stderr, "%s\n", err);
-  sqlite3_free(err);
+  sqlite3 *db = recon_db_new();
   CHECK(gcs_recon_store(r, db, 1) == SQLITE_OK);
-  CHECK(q1(db, "SELECT count(*) FROM gcs") == 2);
-  CHECK(q1(db, "SELECT count(*) FROM gc_heaps") == 8);
-  CHECK(q1(db, "SELECT count(*) FROM gc_heap_gens") == 40);
-  CHECK(q1(db, "SELECT count(*) FROM gc_gens") == 10);
-  CHECK(q1(db, "SELECT gc_count FROM gc_process_summary WHERE pid = 77") == 2);
-  CHECK(q1(db, "SELECT heap_count FROM gcs WHERE gc_index = 2") == 4);
-  CHECK(q1(db, "SELECT cr_alloc_exceeded FROM gcs WHERE gc_index = 2") == 2);
-  CHECK(q1(db, "SELECT survival_pct FROM gc_heap_gens WHERE gc_index = 1 AND heap_slot = 0 AND gen = 0") == 11);
-  CHECK_REL(qd(db, "SELECT pause_msec FROM gcs WHERE gc_index = 1"), 1.5, 1e-9);
-  CHECK_REL(qd(db, "SELECT gen0_alloc_mb FROM gcs WHERE gc_index = 2"), 2.72, 1e-9);
-  CHECK_NAN(qd(db, "SELECT gen1_survival_pct FROM gcs WHERE gc_index = 1")); /* NULL */
-  CHECK_NAN(qd(db, "SELECT pct_gc FROM gcs WHERE gc_index = 1"));
-  CHECK(q1(db, "SELECT start_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 1200000));
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs") == 2);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gc_heaps") == 8);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gc_heap_gens") == 40);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gc_gens") == 10);
+  CHECK(recon_q1(db, "SELECT gc_count FROM gc_process_summary WHERE pid = 77") == 2);
+  CHECK(recon_q1(db, "SELECT heap_count FROM gcs WHERE gc_index = 2") == 4);
+  CHECK(recon_q1(db, "SELECT cr_alloc_exceeded FROM gcs WHERE gc_index = 2") == 2);
+  CHECK(recon_q1(db, "SELECT survival_pct FROM gc_heap_gens WHERE gc_index = 1 AND heap_slot = 0 AND gen = 0") == 11);
+  CHECK_REL(recon_qd(db, "SELECT pause_msec FROM gcs WHERE gc_index = 1"), 1.5, 1e-9);
+  CHECK_REL(recon_qd(db, "SELECT gen0_alloc_mb FROM gcs WHERE gc_index = 2"), 2.72, 1e-9);
+  CHECK_NAN(recon_qd(db, "SELECT gen1_survival_pct FROM gcs WHERE gc_index = 1")); /* NULL */
+  CHECK_NAN(recon_qd(db, "SELECT pct_gc FROM gcs WHERE gc_index = 1"));
+  CHECK(recon_q1(db, "SELECT start_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 1200000));
   sqlite3_close(db);
   gcs_recon_free(r);
   return check_done();

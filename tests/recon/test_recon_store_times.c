@@ -11,28 +11,15 @@
  *   2^63 + 1000 ns (as int64: -(2^63) + 1000): GCEnd - GCStart as int64
  *   overflows, so GC 2's times are stored absolute.
  */
-#include <sqlite3.h>
 #include <stdint.h>
 
-#include "gcs_tables.h"
+#include "recon_db.h"
 #include "recon_events.h"
 
 static struct gcs_event at_ns(enum gcs_kind k, uint64_t ns) {
   struct gcs_event e = gcs_test_event(k, 7, 7, ns);
   e.cpu = 0;
   return e;
-}
-
-static int64_t q1(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_type(st, 0) == SQLITE_INTEGER)
-    v = sqlite3_column_int64(st, 0);
-  else
-    fprintf(stderr, "query failed or not an integer: %s: %s\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
 }
 
 static void feed_gc(struct gcs_recon *r, uint64_t begin, uint64_t start, uint64_t end, uint64_t restart, uint32_t n) {
@@ -59,24 +46,22 @@ int main(void) {
   gcs_recon_finish(r);
   CHECK(gcs_recon_gc(r, 0, 1) != NULL);
 
-  sqlite3 *db;
-  CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
-  CHECK(sqlite3_exec(db, gcs_schema_sql_kept(), NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3 *db = recon_db_new();
   CHECK(gcs_recon_store(r, db, 1) == SQLITE_OK);
-  CHECK(q1(db, "SELECT count(*) FROM gcs") == 2);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs") == 2);
   /* GC 1: offsets stored, the times back */
-  CHECK(q1(db, "SELECT suspend_begin_ns FROM gcs_base WHERE gc_index = 1") == -1000);
-  CHECK(q1(db, "SELECT end_ns FROM gcs_base WHERE gc_index = 1") == 1000);
-  CHECK(q1(db, "SELECT suspend_begin_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 1000));
-  CHECK(q1(db, "SELECT restart_end_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 4000));
-  CHECK(q1(db, "SELECT (condemned >> 60) & 1 FROM gcs_base WHERE gc_index = 1") == 0);
+  CHECK(recon_q1(db, "SELECT suspend_begin_ns FROM gcs_base WHERE gc_index = 1") == -1000);
+  CHECK(recon_q1(db, "SELECT end_ns FROM gcs_base WHERE gc_index = 1") == 1000);
+  CHECK(recon_q1(db, "SELECT suspend_begin_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 1000));
+  CHECK(recon_q1(db, "SELECT restart_end_ns FROM gcs WHERE gc_index = 1") == (int64_t)(T0 + 4000));
+  CHECK(recon_q1(db, "SELECT (condemned >> 60) & 1 FROM gcs_base WHERE gc_index = 1") == 0);
   /* GC 2: absolute, flagged; the view's values as the previous layout's */
-  CHECK(q1(db, "SELECT (condemned >> 60) & 1 FROM gcs_base WHERE gc_index = 2") == 1);
-  CHECK(q1(db, "SELECT start_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big - 1000));
-  CHECK(q1(db, "SELECT end_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big + 1000));
-  CHECK(q1(db, "SELECT suspend_begin_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big - 2000));
-  CHECK(q1(db, "SELECT restart_end_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big + 2000));
-  CHECK(q1(db, "SELECT cr_initial_generation FROM gcs WHERE gc_index = 2") == 0);   /* the flag is no group */
+  CHECK(recon_q1(db, "SELECT (condemned >> 60) & 1 FROM gcs_base WHERE gc_index = 2") == 1);
+  CHECK(recon_q1(db, "SELECT start_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big - 1000));
+  CHECK(recon_q1(db, "SELECT end_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big + 1000));
+  CHECK(recon_q1(db, "SELECT suspend_begin_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big - 2000));
+  CHECK(recon_q1(db, "SELECT restart_end_ns FROM gcs WHERE gc_index = 2") == (int64_t)(big + 2000));
+  CHECK(recon_q1(db, "SELECT cr_initial_generation FROM gcs WHERE gc_index = 2") == 0);   /* the flag is no group */
   sqlite3_close(db);
   gcs_recon_free(r);
   return check_done();

@@ -219,6 +219,8 @@ check("All GC Events" not in txt and "GCs with the longest pauses" in txt, "defa
 full = run(["stats", db, "--gcs", "all"]).stdout
 check("All GC Events" in full and full.count("\n") > txt.count("\n") - 5, "--gcs all: every GC")
 top3 = run(["stats", db, "--gcs", "3", "--pid", str(with_gcs[0])]).stdout
+# -p is --pid, as in perf and dotnet-trace
+check(run(["stats", db, "--gcs", "3", "-p", str(with_gcs[0])]).stdout == top3, "-p PID: the report of --pid PID")
 sec = top3[top3.index("GCs with the longest pauses"):]
 rows = [l for l in sec.splitlines()[3:] if l.strip() and l.strip()[0].isdigit()][:3]
 want = sorted(((g["pause_msec"], g["index"]) for g in procs[with_gcs[0]]["gcs"] if g["complete"]),

@@ -50,6 +50,14 @@ def expect(args, code, line):
 denied = "gcscope sql: not authorized to use function: fts3_tokenizer"
 expect(["sql", db, "SELECT hex(fts3_tokenizer('simple'))"], 1, denied)
 expect(["sql", db, "--write", "SELECT fts3_tokenizer('evil', x'4141414141414141')"], 1, denied)
+# An error while the rows come: the table is not printed (only rows 1 and 2
+# exist when abs() overflows on row 3), just the error line.
+rc, out, err = T.run("sql", db, "WITH r(v) AS (VALUES (1), (2), (3)) "
+                     "SELECT abs(CASE WHEN v = 3 THEN -9223372036854775807 - 1 ELSE v END) AS a FROM r")
+T.check(rc == 1 and out == "" and err == "gcscope sql: integer overflow\n",
+        "an error after two rows: no half table (%d, %r, %r)" % (rc, out, err))
+rc, out, err = T.run("sql", db, "SELECT hex(fts3_tokenizer('simple'))")
+T.check(out == "", "a refused function prints no table header: %r" % out)
 expect(["sql", db, "--write", "CREATE VIRTUAL TABLE t USING fts3(a, tokenize=evil)"], 1,
        "gcscope sql: unknown tokenizer: evil")
 expect(["sql", db, "--write", "PRAGMA writable_schema=1; UPDATE sqlite_master SET sql='x' WHERE name='traces'"], 1,

@@ -225,6 +225,7 @@ bad_input)
   check_bad "unknown profile 'heavy'" --profile heavy -o "$WORK/x" -- true
   check_bad "at least 0" --stop-on-gc-over -5 -o "$WORK/x" -- true
   check_bad "no process with PID 2147483646" --pid 2147483646 -o "$WORK/x"
+  check_bad "no process with PID 2147483646" -p 2147483646 -o "$WORK/x"
   check_bad "cannot write to output directory" -o /dev/null/trace -- true
   check_bad "cannot run the command: No such file or directory" -o "$WORK/x" -- /nonexistent/prog
   [ -d "$WORK/x" ] && [ -z "$(lttng list 2>/dev/null | grep gcscope-record)" ] || true

@@ -63,7 +63,7 @@ enum {
  * range and help. In a table: [O_PID] = GCS_OPT_PID, ... */
 #define GCS_OPT_TRACE \
   { "trace", 0, GCS_CLI_INT, 0, 9223372036854775807.0, "ID", "only the trace with this id (a database holds several)" }
-#define GCS_OPT_PID { "pid", 0, GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" }
+#define GCS_OPT_PID { "pid", 'p', GCS_CLI_INT, 0, 2147483647.0, "PID", "one process" }
 #define GCS_OPT_DB_HELP(help) { "db", 'd', GCS_CLI_STRING, 0, 0, "DB", help }
 #define GCS_OPT_DB GCS_OPT_DB_HELP("the database a TRACE is imported into (default ./gcscope.db)")
 /* --format FMT; the value is parsed by rpt_format_parse (gcs_output.h). */

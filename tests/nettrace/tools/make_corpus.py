@@ -96,6 +96,28 @@ def md(mid, payload):  # a metadata blob: metadata id 0, payload = the record
 def ev(meta, seq, thread, ts, payload, proc=1, sorted=False):
     return dict(meta=meta, seq=seq, capt=thread, proc=proc, tid=thread, ts=ts, payload=payload, sorted=sorted)
 
+def one_thread(path, events, pid, tid):
+    """Writes PATH: a V4 .nettrace of the runtime provider's EVENTS, a list of
+    (name, event id, version, payload, microseconds after the start): one
+    thread TID of process PID, 1 tick = 1 ns, the start at 1 s; one metadata
+    record per name, one compressed EventBlock in list order (sequence numbers
+    1, 2, ...), then a sequence point 1 ms after the start."""
+    metas, ids = [], {}
+    for name, eid, ver, _, _ in events:
+        if name not in ids:
+            ids[name] = len(ids) + 1
+            metas.append(meta_record(ids[name], RT, eid, '', ver))
+    evs = [ev(ids[name], i + 1, tid, 10 ** 9 + us * 1000, payload, proc=pid)
+           for i, (name, _, _, payload, us) in enumerate(events)]
+    w = Writer()
+    w.trace((2026, 11, 5, 27, 12, 0, 0, 0), 0, 10 ** 9, 8, pid)
+    w.block('MetadataBlock', block_header(1) + compressed([md(0, m) for m in metas]))
+    w.block('EventBlock', block_header(1) + compressed(evs))
+    w.block('SPBlock', i64(10 ** 9 + 10 ** 6) + i32(0))
+    w.end()
+    with open(path, 'wb') as f:
+        f.write(bytes(w.b))
+
 def gcstart(count, depth, reason, typ): return struct.pack('<IIIIHQ', count, depth, reason, typ, 3, 0)
 
 def small():
