@@ -125,7 +125,7 @@ for every, (early, held) in WANT.items():
                        timeout=60)
     out = p.stdout + p.stderr
     check(p.returncode == 0, "import (store every %s): %r" % (every, out))
-    line = "%s: %d GCs written while reading, at most %d done and waiting" % (path, early, held)
+    line = "  %d GCs written while reading, at most %d done and waiting" % (early, held)
     check(line in out.splitlines(), "every %s: %r in %r" % (every, line, out))
     rows = sql(db, "SELECT gc_index, complete, coalesce(incomplete_why, '') FROM gcs WHERE pid = %d "
                    "ORDER BY gc_index" % PID)
