@@ -83,6 +83,8 @@ static int pid_has_lttng_ust(pid_t pid, char *why, size_t whylen) {
 static int record(const struct trc_opts *o) {
   static char outdir[PATH_MAX];
   char err[512];
+  if (o->dotnet_auto)
+    fprintf(stderr, "gcscope record: %s is a .NET program: recording over EventPipe, as --dotnet\n", o->command[0]);
   if (trc_eventpipe_wanted(o)) {
     struct stat st;
     int existed = o->output && stat(o->output, &st) == 0;

@@ -4,6 +4,7 @@
 #include "gcs_rules.h"
 
 #include "gcs_cli.h"
+#include "trc_child.h"
 
 #include <errno.h>
 #include <math.h>
@@ -159,6 +160,14 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
     if (k == GCS_CLI_BAD) return gcs_cli_fail("%s", p.err);
     if ((r = apply(k, &p, o))) return r;
   }
+  if (p.optind < argc) {
+    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
+    o->command = argv + p.optind;
+    /* `record -- dotnet app.dll` records over EventPipe, as --pid of a .NET
+     * process does: CoreCLR's LTTng provider is off unless asked for */
+    if (!o->dotnet && o->transport == TRC_TRANSPORT_AUTO && trc_child_is_dotnet(o->command[0]))
+      o->dotnet = o->dotnet_auto = 1;
+  }
   if (o->stacks && o->transport == TRC_TRANSPORT_LTTNG)
     return gcs_cli_fail("--stacks: CoreCLR's LTTng events carry no stacks (use --transport eventpipe)");
   if (o->db && !o->import) return gcs_cli_fail("-d DB is only used with --import");
@@ -167,10 +176,6 @@ int trc_opts_parse(int argc, char **argv, struct trc_opts *o) {
   if (o->import && o->relayd) return gcs_cli_fail("--import needs a local trace; it cannot be used with --relayd");
   if (o->nrequests && (!o->dotnet || o->transport == TRC_TRANSPORT_LTTNG))
     return gcs_cli_fail("--requests needs --dotnet over EventPipe (not --transport lttng)");
-  if (p.optind < argc) {
-    if (o->pid) return gcs_cli_fail("give either --pid or a COMMAND, not both");
-    o->command = argv + p.optind;
-  }
   return 0;
 }
 

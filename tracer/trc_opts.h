@@ -26,7 +26,8 @@ struct trc_opts {
   uint64_t num_subbuf;           /* --num-subbuf; 0 = default */
   double duration_sec;           /* --duration; 0 = until the command ends / Ctrl-C */
   pid_t pid;                     /* --pid; 0 = none */
-  int dotnet;                    /* --dotnet */
+  int dotnet;                    /* --dotnet, or dotnet_auto */
+  int dotnet_auto;               /* COMMAND is a .NET program (trc_opts_parse): --dotnet implied */
   int stacks;                    /* --stacks (EventPipe only) */
   enum trc_transport transport;  /* --transport; AUTO = EventPipe for .NET */
   int import;                    /* --import */

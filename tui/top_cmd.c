@@ -19,6 +19,7 @@
 #include "gcs_dsipc.h"
 #include "gcs_nettrace.h"
 #include "gcs_tui.h"
+#include "trc_child.h"
 #include "tui_ep.h"
 #include "tui_live.h"
 #include "tui_model.h"
@@ -188,6 +189,8 @@ int gcs_cmd_top(int argc, char **argv) {
   if (nsources == 0) { gcs_cli_usage(&top_spec, stderr); return GCS_CLI_USAGE_STATUS; }
   if (nsources > 1) return gcs_cli_fail("give one source: a DB, --session NAME, --pid PID or -- COMMAND");
   if (dotnet && !command && !pid) return gcs_cli_fail("--dotnet needs -- COMMAND or --pid PID");
+  /* `top -- dotnet app.dll` (or an app host): EventPipe, as record does */
+  if (command && !dotnet && !relayd && trc_child_is_dotnet(command[0])) dotnet = 1;
   int eventpipe = pid || (dotnet && command);
   if (keep && !eventpipe && !command) return gcs_cli_fail("-o is for -- COMMAND and --pid PID");
   if (eventpipe && relayd) return gcs_cli_fail("--relayd is for LTTng sources, not EventPipe");

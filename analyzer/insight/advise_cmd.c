@@ -160,8 +160,13 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
   }
   if (ov->have) {
     char line[256];
-    snprintf(line, sizeof line, "worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)", window_s,
-             ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, (double)ov->worst.start_ns / 1e6);
+    double len_ms = (double)(ov->worst.end_ns - ov->worst.start_ns) / 1e6;
+    if (len_ms < window_s * 1000)   /* traced for less than the window: all of it */
+      snprintf(line, sizeof line, "worst %.0f s window %.3f %% paused (%.3f ms of all %.3f ms traced)", window_s,
+               ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, len_ms);
+    else
+      snprintf(line, sizeof line, "worst %.0f s window %.3f %% paused (%.3f ms, from %.3f ms)", window_s,
+               ov->worst.paused_pct, (double)ov->worst.paused_ns / 1e6, (double)ov->worst.start_ns / 1e6);
     gcs_cli_paragraph(stdout, "  GC overhead over time: ", line, 4);
     /* MMU pairs ("1ms 0.000") never split across lines */
     int col = printf("  MMU:");
@@ -332,6 +337,7 @@ int gcs_cmd_advise(int argc, char **argv) {
     if (have_ps && ov.have) {
       ps.worst_window_pct = ov.worst.paused_pct;
       ps.worst_window_start_ms = (double)ov.worst.start_ns / 1e6;
+      ps.worst_window_len_ms = (double)(ov.worst.end_ns - ov.worst.start_ns) / 1e6;
       ps.window_s = window_s;
     }
     struct ins_advice a;
@@ -391,6 +397,7 @@ int gcs_insight_findings_html(sqlite3 *db, long long trace_id, int pid, FILE *ou
     if (ins_db_summary(db, &procs[i], &ps) == 0 && ov.have) {
       ps.worst_window_pct = ov.worst.paused_pct;
       ps.worst_window_start_ms = (double)ov.worst.start_ns / 1e6;
+      ps.worst_window_len_ms = (double)(ov.worst.end_ns - ov.worst.start_ns) / 1e6;
       ps.window_s = window_s;
     }
     struct ins_advice a;

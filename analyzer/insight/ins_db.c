@@ -284,7 +284,7 @@ int ins_db_gcs(sqlite3 *db, const struct ins_proc_key *p, struct ins_gc **out, s
 
 int ins_db_summary(sqlite3 *db, const struct ins_proc_key *p, struct ins_proc_summary *s) {
   sqlite3_stmt *st;
-  *s = (struct ins_proc_summary){0, 0, NAN, NAN, 60, 0, 0};
+  *s = (struct ins_proc_summary){0, 0, NAN, NAN, 0, 60, 0, 0};
   if (sqlite3_prepare_v2(db,
                          "SELECT sum(process_duration_msec), sum(total_pause_msec) FROM gc_process_summary "
                          "WHERE trace_id = ?1 AND pid = ?2",

@@ -14,10 +14,12 @@ static int whole_run(const struct st_overhead *ov) { return ov->worst_len_ms < o
 
 void st_text_overhead(FILE *out, const struct st_overhead *ov) {
   if (!ov->have) return;
-  char a[48];
-  /* Two lines under 80 columns: the decades of the MMU curve only (all 13 sizes are in json/html). */
+  char a[48], len[48], whole[96] = "";
+  /* Two lines under 80 columns: the decades of the MMU curve only (all 13 sizes are in json/html).
+   * A process traced for less than the window: the window is all of it, and says how long. */
+  if (whole_run(ov)) snprintf(whole, sizeof whole, " (all %s msec traced)", rpt_num(len, sizeof len, ov->worst_len_ms, 1));
   fprintf(out, "  GC overhead: worst %g s window %s%% paused%s\n    MMU", ov->window_s,
-          rpt_num(a, sizeof a, ov->worst_pct, 2), whole_run(ov) ? " (the whole run, shorter)" : "");
+          rpt_num(a, sizeof a, ov->worst_pct, 2), whole);
   for (int i = 0; i < ST_MMU_N; i += 3)
     if (!isnan(ov->mmu[i])) fprintf(out, " %s %.3f", mmu_names[i], ov->mmu[i]);
   fputc('\n', out);

@@ -82,7 +82,7 @@ static int build(const struct stk_view *v, const struct sv_group *g, int top_dow
       cap = s->n;
     }
     uint32_t n = display(v, s, top_down, buf);
-    size_t at = 1;
+    size_t at = 1, self = 1;
     t->v[0].incl += s->samples;
     t->v[0].incl_b += s->bytes;
     for (uint32_t k = 0; k < n; k++) {
@@ -90,9 +90,14 @@ static int build(const struct stk_view *v, const struct sv_group *g, int top_dow
       if (!at) { free(buf); return -1; }
       t->v[at - 1].incl += s->samples;
       t->v[at - 1].incl_b += s->bytes;
+      if (k == 0) self = at;
     }
-    t->v[at - 1].excl += s->samples;
-    t->v[at - 1].excl_b += s->bytes;
+    /* Exclusive: the samples of the frame nearest the event. Top-down that
+     * is the path's last node; bottom-up its first, so that a first-level
+     * node's excl is that frame's own (PerfView's), as in the top-down tree. */
+    if (top_down) self = at;
+    t->v[self - 1].excl += s->samples;
+    t->v[self - 1].excl_b += s->bytes;
   }
   free(buf);
   return 0;

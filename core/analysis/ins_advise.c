@@ -1052,7 +1052,10 @@ static void rule_pause_time(struct ctx *c) {
              ps->worst_window_pct, ps->window_s, o->window_pct);
   cat(f->evidence, sizeof f->evidence, "total pause %.1f ms over %.1f ms = %.1f %%", ps->total_pause_ms,
       ps->duration_ms, p);
-  if (!isnan(ps->worst_window_pct))
+  if (!isnan(ps->worst_window_pct) && ps->worst_window_len_ms > 0 && ps->worst_window_len_ms < ps->window_s * 1000)
+    cat(f->evidence, sizeof f->evidence, "; worst %.0f s window %.1f %% paused (all %.1f ms traced)", ps->window_s,
+        ps->worst_window_pct, ps->worst_window_len_ms);
+  else if (!isnan(ps->worst_window_pct))
     cat(f->evidence, sizeof f->evidence, "; worst %.0f s window %.1f %% paused, starting at %.3f ms",
         ps->window_s, ps->worst_window_pct, ps->worst_window_start_ms);
   /* The three longest pauses (earlier GC first on ties). */

@@ -757,6 +757,41 @@ def case_not_dotnet():
         stop(s)
 
 
+def case_auto_dotnet():
+    """`record -- dotnet app.dll` and `record -- ./app` (an app host beside its
+    app.runtimeconfig.json) without --dotnet record over EventPipe, as --pid
+    of a .NET process does, and say so in one line; the trace holds the GCs
+    the runtime itself counts (COUNTS). Over LTTng nothing was recorded
+    ("cannot summarise the trace")."""
+    d = workdir("auto_dotnet")
+    host = os.path.join(os.path.dirname(GCPROG), "gcprog")
+    check(os.access(host, os.X_OK) and os.path.exists(host + ".runtimeconfig.json"),
+          "premise: the build wrote an app host beside gcprog.runtimeconfig.json")
+    env = env_with({"DOTNET_GCgen0size": "0x200000"})
+    for name, cmd in (("dotnet", ["dotnet", GCPROG, "alloc"]), ("apphost", [host, "alloc"])):
+        p = record(["-o", "%s/%s" % (d, name), "--import", "-d", "%s/%s.db" % (d, name), "--"] + cmd, cwd=d, env=env)
+        check(p.returncode == 0, "%s: record exits 0 (got %d)" % (name, p.returncode))
+        note = "gcscope record: %s is a .NET program: recording over EventPipe, as --dotnet" % cmd[0]
+        check(p.stderr.splitlines()[:1] == [note], "%s: the note line first: %r" % (name, p.stderr[:200]))
+        check(os.path.getsize("%s/%s/trace.nettrace" % (d, name)) > 0, "%s: trace.nettrace written" % name)
+        pid = int(re.search(r"^PID (\d+)", p.stdout, re.M).group(1))
+        compare("%s/%s.db" % (d, name), p.stdout, pid)
+    # top -- dotnet app.dll: over EventPipe too (the stream kept with -o is a .nettrace)
+    s, _, out, _ = top_until_exit("%s top -o %s/topkeep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG))
+    try:
+        if out is not None:
+            s.keys("q")
+            s.wait_for("EXIT=0", timeout=20)
+    finally:
+        s.close()
+    check(os.path.exists(d + "/topkeep/trace.nettrace"), "top kept a .nettrace: EventPipe")
+    # a program that is not .NET is not taken for one
+    p = record(["-o", d + "/plain", "--", "true"], cwd=d)
+    check("EventPipe" not in p.stderr + p.stdout, "true: not .NET: %r" % p.stderr)
+    check("no GC events recorded: no process loaded an LTTng GC" in p.stdout, "true: says nothing was recorded: %r" %
+          p.stdout)
+
+
 def case_exit_status():
     """record --dotnet -- COMMAND exits with COMMAND's own status, as time and
     dotnet-trace do (issue 29, item 9): gcprog with an unknown scenario
@@ -1020,18 +1055,17 @@ def case_trigger():
     check(os.listdir(d + "/none") == [], "no firing: nothing written (%s)" % os.listdir(d + "/none"))
 
 
-def case_top():
-    """`gcscope top --dotnet -- COMMAND` in tmux: the header's GC counts per
-    generation equal the runtime's own CollectionCount at exit, the title says
-    how old the newest event is (growing once the command exited), and the
-    stream kept with -o imports to the same GCs."""
+def top_until_exit(cmdline):
+    """Runs `gcscope top` (CMDLINE, gcprog alloc) in tmux until its command
+    exited; checks the header's GC counts per generation against the
+    runtime's own CollectionCount (COUNTS). Returns the screen (the caller
+    closes it), its text, the program's output (None after a failure) and the
+    header's counts."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tui"))
     from tmux_top import Screen
     from top_live_common import header_figures, stable_screen
-    d = workdir("top")
-    detail_gc = detail_committed = None
     env = {"DOTNET_GCgen0size": "0x200000", "DOTNET_CLI_TELEMETRY_OPTOUT": "1"}
-    s = Screen("%s top --dotnet -o %s/keep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG), width=120, height=40, env=env)
+    s = Screen(cmdline, width=120, height=40, env=env)
     try:
         t = stable_screen(s, "command exited", timeout=120)
         print(t)
@@ -1040,15 +1074,32 @@ def case_top():
         check(m is not None, "the status line names the command's output file")
         if m is None or counts is None:
             check(counts is not None, "the header shows GC counts")
-            return
+            return s, t, None, counts
         out = open(m.group(1)).read()
         os.unlink(m.group(1))
         _, rt = parse_program(out)
         check(rt is not None, "the program printed its COUNTS line")
         if rt is None:
-            return
+            return s, t, None, counts
         want = (rt[0] - rt[1], rt[1] - rt[2], rt[2])
         check(counts == want, "top's GCs per generation %s, the runtime's %s" % (counts, want))
+        return s, t, out, counts
+    except BaseException:
+        s.close()
+        raise
+
+
+def case_top():
+    """`gcscope top --dotnet -- COMMAND` in tmux: the header's GC counts per
+    generation equal the runtime's own CollectionCount at exit, the title says
+    how old the newest event is (growing once the command exited), and the
+    stream kept with -o imports to the same GCs."""
+    d = workdir("top")
+    detail_gc = detail_committed = None
+    s, t, out, counts = top_until_exit("%s top --dotnet -o %s/keep -- dotnet %s alloc" % (GCSCOPE, d, GCPROG))
+    try:
+        if out is None:
+            return
         # Staleness (issue 29, item 8): the title says how old the newest event is,
         # and the age grows while nothing comes (the command has exited).
         age = lambda: [float(x) for x in re.findall(r"last event (\d+\.\d) s ago", s.lines()[0])]
@@ -1281,6 +1332,7 @@ CASES = {
     "quiet_after_capture": case_quiet_after_capture,
     "not_dotnet": case_not_dotnet,
     "exit_status": case_exit_status,
+    "auto_dotnet": case_auto_dotnet,
     "permission": case_permission,
     "ps": case_ps,
     "lttng_check": case_lttng_check,

@@ -42,7 +42,7 @@ static struct ins_gc gen1(uint32_t index, double start, double surv, double prom
                          .finalizable_surv_mb = 0};
 }
 
-static struct ins_proc_summary healthy = {10000, 10, 0.5, 0, 60, 0, 1};
+static struct ins_proc_summary healthy = {10000, 10, 0.5, 0, 0, 60, 0, 1};
 static struct ins_advise_opts O;
 static struct ins_advice A;
 

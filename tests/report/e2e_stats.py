@@ -186,7 +186,8 @@ for pid in with_gcs:
 check(max(len(l) for l in txt.splitlines()) <= 80, "text fits 80 columns")
 for pid in with_gcs:
     s = procs[pid]["summary"]
-    line = "  GC overhead: worst 60 s window %.2f%% paused (the whole run, shorter)\n    MMU" % s["worst_window_pct_paused"]
+    line = "  GC overhead: worst 60 s window %.2f%% paused (all {:,.1f} msec traced)\n    MMU".format(
+        s["worst_window_len_msec"]) % s["worst_window_pct_paused"]
     line += "".join(" %s %.3f" % (n, m["mmu"]) for n, m in zip(("1ms", "10ms", "100ms", "1s", "10s"), s["mmu"][::3])
                     if m["mmu"] is not None)
     check(line + "\n" in txt, "text overhead line for %d: %r" % (pid, line))

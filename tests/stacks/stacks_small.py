@@ -121,6 +121,17 @@ check(p.returncode == 0 and "3 of 4 samples have no stack: recorded without one"
 check("[native code]" in p.stdout and "NS.Cls.Caller" in p.stdout, "text: unresolved run shown as [native code]",
       p.stdout)
 check(all(len(l) <= 80 for l in p.stdout.splitlines()), "text fits 80 columns", p.stdout)
+# Induced's trees, by construction (stack [Leaf, Caller], leaf first, twice):
+# top-down Caller then Leaf, bottom-up Leaf then Caller; excl counts the
+# samples whose frame nearest the event is the node's: Leaf's, in both trees.
+ind = p.stdout[p.stdout.index("== Induced:"):].splitlines()
+check(ind[1:8] == ["   incl    excl  top-down (callers first)",
+                   "      2       0  NS.Cls.Caller",
+                   "      2       2   NS.Cls.Leaf",
+                   "",
+                   "   incl    excl  bottom-up (the frames nearest the event first)",
+                   "      2       2  NS.Cls.Leaf",
+                   "      2       0   NS.Cls.Caller"], "text: Induced's two trees, excl on the leaf", ind[:8])
 
 p = run("stacks", db)
 check(p.returncode == 1 and p.stderr.count("\n") == 1 and "no AllocationTick events" in p.stderr,

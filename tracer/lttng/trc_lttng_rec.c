@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gcs_ctf_find.h"
 #include "gcs_events.h"
 #include "gcs_triggers.h"
 #include "trc_capture.h"
@@ -202,6 +203,17 @@ static void print_summary(struct trc_capture *c) {
       printf("\n");
       return;
     }
+    struct gcs_ctf_session *found = NULL;
+    int nfound = 0;
+    char ferr[256];
+    if (gcs_ctf_find(c->outdir, &found, &nfound, ferr, sizeof ferr) == 0 && nfound == 0) {
+      /* no stream was ever created: no traced process registered a provider */
+      printf("gcscope record: no GC events recorded: no process loaded an LTTng GC\n"
+             "  provider (librgc; for .NET: --dotnet, or --transport lttng for CoreCLR's)\n");
+      gcs_ctf_sessions_free(found, nfound);
+      return;
+    }
+    gcs_ctf_sessions_free(found, nfound);
     printf("gcscope record: cannot summarise the trace: %s\n", err);
     return;
   }

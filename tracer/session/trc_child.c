@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,4 +68,31 @@ void trc_child_abort(struct trc_child *c) {
   c->go_fd = c->err_fd = -1;
   waitpid(c->pid, NULL, 0);
   c->pid = -1;
+}
+
+/* Is COMMAND a .NET program: the `dotnet` host, or an app host (an
+ * executable beside its NAME.runtimeconfig.json, as `dotnet build` lays one
+ * out)? A name without a slash is looked up in PATH, as execvp does. */
+int trc_child_is_dotnet(const char *cmd) {
+  const char *base = strrchr(cmd, '/');
+  if (!strcmp(base ? base + 1 : cmd, "dotnet")) return 1;
+  char path[PATH_MAX + 32];
+  if (strchr(cmd, '/')) {
+    if ((size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", cmd) >= sizeof path) return 0;
+    return access(path, R_OK) == 0;
+  }
+  const char *dirs = getenv("PATH");
+  if (!dirs || !*dirs) return 0;
+  for (const char *d = dirs; d;) {
+    const char *end = strchr(d, ':');
+    int len = end ? (int)(end - d) : (int)strlen(d);
+    char exe[PATH_MAX];
+    int n = len ? snprintf(exe, sizeof exe, "%.*s/%s", len, d, cmd) : snprintf(exe, sizeof exe, "./%s", cmd);
+    if (n > 0 && (size_t)n < sizeof exe &&
+        access(exe, X_OK) == 0)
+      return (size_t)snprintf(path, sizeof path, "%s.runtimeconfig.json", exe) < sizeof path &&
+             access(path, R_OK) == 0;
+    d = end ? end + 1 : NULL;
+  }
+  return 0;
 }

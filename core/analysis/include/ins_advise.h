@@ -72,6 +72,7 @@ struct ins_proc_summary {
   double total_pause_ms;
   double worst_window_pct;    /* NaN if not computed */
   double worst_window_start_ms;
+  double worst_window_len_ms;  /* under window_s when the process was traced for less: all of it */
   double window_s;
   int server_gc;              /* 1 server GC, 0 workstation, -1 unknown (no server-only advice) */
   int heap_count;             /* GC heaps, 0 if unknown */

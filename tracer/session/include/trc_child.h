@@ -21,5 +21,9 @@ int trc_child_spawn(struct trc_child *c, char *const *argv, int dotnet, char *er
 int trc_child_release(struct trc_child *c, char *err, size_t errlen);
 /* Kill (SIGKILL) and reap a child that was never released. */
 void trc_child_abort(struct trc_child *c);
+/* 1 if CMD (a COMMAND's argv[0]) is a .NET program: the `dotnet` host, or
+ * an app host beside its NAME.runtimeconfig.json (looked up in PATH when it
+ * has no slash, as execvp does); `record` and `top` then use EventPipe. */
+int trc_child_is_dotnet(const char *cmd);
 
 #endif
