@@ -99,11 +99,16 @@ static void find_match(struct replay *r) {
   }
 }
 
+static int on_nettrace_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  gcs_triggers_lost(((struct replay *)ud)->t, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 /* An EventPipe .nettrace file. A cut stream counts as read: its intact part is the trace. */
 static int read_nettrace(const char *path, struct replay *r, char *err, size_t errlen) {
   struct gcs_nettrace_info info;
   memset(&info, 0, sizeof info);
-  int rc = gcs_nettrace_read(path, on_nettrace_event, r, &info, err, errlen);
+  int rc = gcs_nettrace_read_lost(path, on_nettrace_event, on_nettrace_lost, NULL, r, &info, err, errlen);
   r->out->lost = info.events_lost;
   r->out->truncated = info.truncated;
   return rc < 0 ? -1 : 0;

@@ -50,6 +50,12 @@ static int on_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* A capture thread's sequence gap, with its window (gcs_nettrace_lost). */
+static int on_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  tui_feed_lost(((struct tui_ep *)ud)->feed, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 static void end_stream(struct tui_ep *e, const char *why) {
   char err[512];
   e->ended = 1;
@@ -129,8 +135,10 @@ static int ep_poll(struct tui_source *src, struct tui_model *m) {
   if (!e->ended && !e->s.launch && trc_ep_target_gone(&e->s)) end_stream(e, "the process exited");
   note_child(e);
   const struct gcs_nettrace_info *info = gcs_nettrace_stream_info(e->ns);
+  /* Each loss has a window (docs/import.md, "Which GCs a loss marks"):
+   * the GCs whose events span it, done or open, are marked. */
   if (info && info->events_lost && !src->note[0])
-    snprintf(src->note, sizeof src->note, "%llu events lost: GCs open then are marked incomplete",
+    snprintf(src->note, sizeof src->note, "%llu events lost: GCs whose events span a loss are incomplete",
              (unsigned long long)info->events_lost);
   return tui_feed_take_changed(e->feed);
 }
@@ -200,6 +208,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
     return NULL;
   }
   gcs_nettrace_stream_set_live(e->ns, LIVE_LAG_NS);
+  gcs_nettrace_stream_set_lost(e->ns, on_lost, NULL);
   for (int i = 0; i < nreq; i++)
     if (req[i].source == GCS_NT_REQ_CUSTOM) gcs_nettrace_stream_add_requests(e->ns, &req[i]);
   e->keep_fd = -1;

@@ -71,8 +71,10 @@ static int live_poll(struct tui_source *src, struct tui_model *m) {
     return -1;
   }
   uint64_t lost = tui_feed_lost_total(l->feed);
+  /* Each loss has a window (docs/import.md, "Which GCs a loss marks"):
+   * the GCs whose events span it, done or open, are marked. */
   if (lost && !src->note[0])
-    snprintf(src->note, sizeof src->note, "%llu events lost: GCs open then are marked incomplete",
+    snprintf(src->note, sizeof src->note, "%llu events lost: GCs whose events span a loss are incomplete",
              (unsigned long long)lost);
   return tui_feed_take_changed(l->feed);
 }

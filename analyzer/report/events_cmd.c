@@ -104,6 +104,7 @@ int gcs_cmd_events(int argc, char **argv) {
     else if (k == O_TRACE) trace = p.ival;
     else if (k == O_DB) dbpath = p.value;
   }
+  if (to < from) return gcs_cli_fail("--to %g is before --from %g", to, from);   /* as stacks says it */
   if (p.optind < argc) path = argv[p.optind];
   if (p.optind + 1 < argc) return gcs_cli_fail("more than one database given ('%s')", argv[p.optind + 1]);
   if (!path) {

@@ -616,6 +616,19 @@ struct trace_result {
   uint64_t packet_gaps;          /* of discarded: missing packets, 1 each (gcs_rd_stats) */
 };
 
+/* import -v: how many GCs went into the database while the events were
+ * read (gcs_recon_store_final), and the most that waited at once, done and
+ * not written (what a loss horizon holds back). After end_trace, indented
+ * under its summary (the path on a line of its own with -q). */
+static void print_store_counts(const struct import_ctx *c, const char *label, const struct imw *w) {
+  if (!c->opts->verbose) return;
+  uint64_t early, held;
+  imw_store_counts(w, &early, &held);
+  if (c->opts->quiet) fprintf(c->out, "%s:\n", label);
+  fprintf(c->out, "  %llu GCs written while reading, at most %llu done and waiting\n", (unsigned long long)early,
+          (unsigned long long)held);
+}
+
 /* Finish the writer, update the traces row, commit and print the summary. */
 static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, const char *label,
                      const struct trace_result *tr, char *err, size_t errlen) {
@@ -918,6 +931,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     c->trace_dir = NULL;
   }
   if (failed) rollback(c->db);
+  else print_store_counts(c, label, w);
   imw_close(w);
   if (!failed) {
     double wcpu = thread_cpu_s() - cpu0 - (mode == DEC_INLINE ? d->cpu_s : 0);
@@ -971,6 +985,7 @@ static int starts_with_magic_nt(const char *path) { return starts_with_magic(pat
 
 struct nt_ctx {
   struct imw *w;
+  const char *path;     /* lost_events.stream */
   const struct gcs_import_opts *opts;
   uint64_t n;
   int failed;
@@ -994,6 +1009,19 @@ static int nt_on_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* A sequence gap of one capture thread, with its window, where it begins
+ * among the events (gcs_nettrace_lost). */
+static int nt_on_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  struct nt_ctx *x = ud;
+  if (imw_lost(x->w, x->path, l->begin_ns, l->end_ns, l->count, 0, x->err, x->errlen) != 0) {
+    x->failed = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static void nt_on_horizon(uint64_t ns, void *ud) { imw_lost_horizon(((struct nt_ctx *)ud)->w, ns); }
+
 static int nt_stop_at_first(const struct gcs_event *ev, void *ud) { (void)ev; (void)ud; return 1; }
 
 /* A gzip'ed .nettrace, inflated straight into the stream reader (no
@@ -1008,6 +1036,7 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
   if (!gz) { snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOMEM)); return -1; }
   gzbuffer(gz, 1 << 17);
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
+  if (s && cb == nt_on_event) gcs_nettrace_stream_set_lost(s, nt_on_lost, nt_on_horizon);
   uint8_t *buf = malloc(1 << 20);
   int rc = s && buf ? 0 : -1;
   if (rc) snprintf(err, errlen, "%s: out of memory", path);
@@ -1042,6 +1071,7 @@ static int read_nettrace_gz(const char *path, gcs_nettrace_event_cb cb, void *ud
 static int read_nettrace(const char *path, int gz, gcs_nettrace_event_cb cb, void *ud,
                          struct gcs_nettrace_info *info, double *fraction, char *err, size_t errlen) {
   if (gz || fraction) return read_nettrace_gz(path, cb, ud, info, fraction, err, errlen);
+  if (cb == nt_on_event) return gcs_nettrace_read_lost(path, cb, nt_on_lost, nt_on_horizon, ud, info, err, errlen);
   return gcs_nettrace_read(path, cb, ud, info, err, errlen);
 }
 
@@ -1110,7 +1140,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   if (rc != 0) return rc > 0 ? 0 : -1;
   struct imw *w = imw_open(c->db, trace_id, err, errlen);
   if (!w) { rollback(c->db); return -1; }
-  struct nt_ctx x = { w, c->opts, 0, 0, err, errlen, { 0 }, -1 };
+  struct nt_ctx x = { w, path, c->opts, 0, 0, err, errlen, { 0 }, -1 };
   prog_start(&x.pg, c->opts, label, w);
   struct gcs_nettrace_info info;
   memset(&info, 0, sizeof info);
@@ -1137,10 +1167,8 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
       noted_process(path, info.pid, p->name, sizeof p->name, &p->command_line, &p->runtime_version);
     if (p && !p->name[0] && p->command_line) name_from_command_line(p->command_line, p->name, sizeof p->name);
     if (p && !p->first_ns) p->first_ns = info.start_ns;
-    /* EventPipe's sequence gaps are counted by the reader, not placed in
-     * time (IMW_LOST_UNPLACED) */
-    if (info.events_lost && imw_lost(w, path, 0, info.end_ns, info.events_lost, IMW_LOST_UNPLACED, err, errlen) != 0)
-      failed = 1;
+    /* EventPipe's sequence gaps came as lost records, each with its
+     * window (nt_on_lost), among the events. */
   }
   prog_done(&x.pg);
   if (!failed) {
@@ -1149,6 +1177,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);
+  else print_store_counts(c, label, w);
   imw_close(w);
   return failed ? -1 : 0;
 }

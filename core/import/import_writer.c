@@ -53,6 +53,10 @@ struct imw {
   uint64_t gc_events, lost, gcs;
   uint64_t gcs_at_store;  /* gcs when gcs_recon_store_final last ran */
   uint64_t store_every;   /* STORE_EVERY_GCS; 0: GCs stored at the end only */
+  /* imw_store_counts: the GCs written while reading (at imw_finish), and the
+   * most GCs done and not written yet, seen before each early store and at
+   * the end of reading. */
+  uint64_t stored_early, held_max;
   struct evb_buf blocks[B_COUNT];
   /* Is every event of the events blocks at or after the one before it
    * (traces.time_ordered)? last_ts: the time of the last one written. */
@@ -487,6 +491,16 @@ static int write_pin(struct imw *w, const struct gcs_event *ev, char *err, size_
   return step(w, s, err, errlen);
 }
 
+static void note_held(struct imw *w) {
+  uint64_t stored = (uint64_t)gcs_recon_stored_final(w->recon);
+  if (w->gcs > stored && w->gcs - stored > w->held_max) w->held_max = w->gcs - stored;
+}
+
+void imw_store_counts(const struct imw *w, uint64_t *stored_early, uint64_t *held_max) {
+  *stored_early = w->stored_early;
+  *held_max = w->held_max;
+}
+
 int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errlen) {
   if (gcs_kind_is_symbols(ev->kind)) {  /* resolves stacks; not stored as an event */
     if (!stacks_of(w, err, errlen)) return -1;
@@ -499,6 +513,7 @@ int imw_event(struct imw *w, const struct gcs_event *ev, char *err, size_t errle
     /* The GCs that can no longer change go in now, while the decoding
      * process still runs, rather than all after the last event. */
     w->gcs_at_store = w->gcs;
+    note_held(w);
     int rc = gcs_recon_store_final(w->recon, w->db, w->trace_id);
     if (rc != SQLITE_OK) {
       snprintf(err, errlen, "database: storing GCs: %s", sqlite3_errstr(rc));
@@ -552,8 +567,7 @@ int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const
 int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
              unsigned flags, char *err, size_t errlen) {
   w->lost += count;
-  if (flags & IMW_LOST_UNPLACED) gcs_recon_lost(w->recon, -1, end_ns + 1, end_ns + 1, count);
-  else gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
+  gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
   sqlite3_stmt *s = w->st[S_LOST];
   if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
   if (end_ns) sqlite3_bind_int64(s, 3, (int64_t)end_ns); else sqlite3_bind_null(s, 3);
@@ -570,6 +584,8 @@ static void bind_opt_int(sqlite3_stmt *s, int i, int v) {
 }
 
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
+  note_held(w);
+  w->stored_early = (uint64_t)gcs_recon_stored_final(w->recon);
   if (flush_block(w, B_TICKS, err, errlen) != 0 || flush_block(w, B_EVENTS, err, errlen) != 0) return -1;
   /* Requests still open at the end of the trace. */
   for (size_t i = 0; i < w->capreqs; i++)

@@ -54,13 +54,11 @@ int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const
                char *err, size_t errlen);
 /* count events lost in stream somewhere in [begin_ns, end_ns] (gcs_recon_lost;
  * 0: unknown), discarded events or, with IMW_LOST_PACKETS, missing packets;
- * a row of lost_events. IMW_LOST_UNPLACED: the source counted them but does
- * not say where (EventPipe's sequence gaps, reported after the last event,
- * end_ns): they mark the GCs still open after end_ns, none done before (no
- * window to give; the early stores keep what they may mark). 0, or -1 with
- * a message. */
+ * a row of lost_events. Every source gives a window: LTTng's packets, and
+ * EventPipe's sequence gaps (a capture thread's previous event to the event
+ * or sequence point after the gap), so no loss is left unplaced. 0, or -1
+ * with a message. */
 #define IMW_LOST_PACKETS 1u
-#define IMW_LOST_UNPLACED 2u
 int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
              unsigned flags, char *err, size_t errlen);
 /* The reader's loss horizon (gcs_recon_lost_horizon). */
@@ -76,6 +74,10 @@ void imw_count_event(struct imw *w, int32_t pid, uint64_t ts_ns, const char *pro
 int imw_finish(struct imw *w, const char *host, char *err, size_t errlen);
 
 uint64_t imw_gc_events(const struct imw *w);
+/* After imw_finish: the GCs written while the events were read
+ * (gcs_recon_store_final), and the most GCs done and not written yet at
+ * once (before each early store, and after the last event). */
+void imw_store_counts(const struct imw *w, uint64_t *stored_early, uint64_t *held_max);
 uint64_t imw_gcs(const struct imw *w);     /* GCs reconstructed (after finish) */
 uint64_t imw_lost_total(const struct imw *w);
 int imw_process_count(const struct imw *w);

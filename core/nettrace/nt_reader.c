@@ -52,6 +52,20 @@ enum nt_tag { NT_TAG_NULL = 1, NT_TAG_BEGIN_PRIVATE = 5, NT_TAG_END = 6 };
 #define NT_MAX_METADATA (1u << 20)
 #define NT_MAX_THREADS (1u << 20)
 
+/* A capture thread: its last sequence number and last event's timestamp. */
+struct nt_thread {
+  uint32_t seq;
+  int has_ts;
+  uint64_t last_ts;             /* QPC */
+};
+
+/* A lost record waiting for its place among the events. */
+struct nt_lost {
+  uint64_t count, thread;
+  uint64_t begin_ts, end_ts;    /* QPC; begin_ts valid if has_begin */
+  int has_begin, at_sp;
+};
+
 struct nt_reader {
   const char *name;
   uint64_t base;                /* stream offset of the cursor's byte 0 (messages) */
@@ -71,7 +85,25 @@ struct nt_reader {
   struct nt_u64map meta_index;  /* metadata id -> index in metas */
   struct nt_meta *metas;
   size_t nmetas, capmetas;
-  struct nt_u64map last_seq;    /* capture thread id -> last sequence number */
+  struct nt_u64map thread_index; /* capture thread id -> index in threads */
+  struct nt_thread *threads;
+  size_t nthreads, capthreads;
+  size_t threads_without_ts;    /* of them: known from a sequence point only */
+  uint64_t threads_min_ts;      /* <= every thread's last_ts (QPC): recomputed at
+                                   each sequence point, lowered in between */
+  /* The sequence points' bound on where a gap can begin (nt_gap_floor):
+   * floor_ts, the timestamp of the sequence point before the last one read
+   * (QPC, valid if has_floor); sp_ts, the last one's (valid if has_sp). */
+  uint64_t floor_ts, sp_ts;
+  int has_floor, has_sp;
+  gcs_nettrace_lost_cb lost_cb;
+  gcs_nettrace_horizon_cb horizon_cb;
+  struct nt_lost lost[GCS_NETTRACE_MAX_LOST_WAITING]; /* lost records waiting */
+  size_t nlost;
+  size_t lost_first;            /* index of the earliest waiting (nlost > 0) */
+  uint64_t horizon_told;        /* the horizon last given to horizon_cb */
+  int horizon_told_any;
+  int horizon_dirty;            /* what the horizon is made of changed */
   struct nt_pending pending;
   uint64_t order;
   int stopped;                  /* the callback asked to stop */
@@ -114,6 +146,8 @@ static int nt_fail(struct nt_reader *r, size_t offset, const char *fmt, ...) {
 }
 
 /* ---- delivery ------------------------------------------------------------ */
+
+static void nt_tell_horizon(struct nt_reader *r);
 
 /* UTF-16LE, NUL-terminated or ending with the data, to UTF-8 in out. */
 static void nt_utf16_to_utf8(const uint8_t *p, size_t len, char *out, size_t cap) {
@@ -186,16 +220,130 @@ static int nt_deliver(struct nt_reader *r, const struct nt_pending_ev *pe) {
       ev.u.RuntimeInformationStart.CommandLine && ev.u.RuntimeInformationStart.CommandLine[0])
     snprintf(r->info.command_line, sizeof r->info.command_line, "%s",
              ev.u.RuntimeInformationStart.CommandLine);
+  nt_tell_horizon(r);
   if (r->cb && r->cb(&ev, r->ud) != 0) r->stopped = 1;
   return 0;
 }
 
-/* Deliver the buffered events with ts <= limit (all of them for UINT64_MAX),
- * earliest first. O(log n) per delivered event, O(1) when none is due. */
+/* ---- lost records and the loss horizon ------------------------------------ */
+
+static uint64_t nt_ns(const struct nt_reader *r, uint64_t qpc) {
+  return nt_qpc_to_ns(qpc, r->sync_qpc, r->qpc_freq, r->sync_ns);
+}
+
+/* Where a waiting record goes among the events: its window's beginning (an
+ * unknown one first). */
+static uint64_t nt_lost_key(const struct nt_lost *l) { return l->has_begin ? l->begin_ts : 0; }
+
+static void nt_lost_find_first(struct nt_reader *r) {
+  r->lost_first = 0;
+  for (size_t i = 1; i < r->nlost; i++)
+    if (nt_lost_key(&r->lost[i]) < nt_lost_key(&r->lost[r->lost_first])) r->lost_first = i;
+}
+
+/* Where a gap of thread t found from now on begins (QPC, in *ts; 0 if
+ * unknown: the trace's start): its last event, or the sequence point before
+ * the last one read if that is later. A sequence point lists each thread's
+ * sequence number as the runtime read it just before taking the point's
+ * timestamp (a lower bound: the read may lag by an instant), and the runtime
+ * builds the points one after the other, so the numbers above the one it
+ * lists were given out after the previous point's timestamp. A thread it
+ * does not list can no longer write (the runtime drops a thread from the list
+ * once it has exited and its events are written); a later event with its id
+ * is a new thread's (the format's recycled id). So a gap found after point m
+ * (its numbers above the last known one) began after point m - 1, whether
+ * the thread wrote since or stayed idle. */
+static int nt_gap_floor(const struct nt_reader *r, const struct nt_thread *t, uint64_t *ts) {
+  int known = t->has_ts;
+  *ts = t->has_ts ? t->last_ts : 0;
+  if (r->has_floor && (!known || r->floor_ts > *ts)) { *ts = r->floor_ts; known = 1; }
+  return known;
+}
+
+/* No lost record still to come begins before this (info.lost_horizon_ns):
+ * the earliest waiting record's beginning, and every known thread's
+ * nt_gap_floor: the later of the oldest last event of a thread (0 for a
+ * thread with none) and the sequence point before the last one. */
+static void nt_update_horizon(struct nt_reader *r) {
+  uint64_t h = UINT64_MAX;
+  if (r->nthreads) {
+    int known = !r->threads_without_ts;
+    uint64_t q = known ? r->threads_min_ts : 0;
+    if (r->has_floor && (!known || r->floor_ts > q)) { q = r->floor_ts; known = 1; }
+    h = known ? nt_ns(r, q) : 0;
+  }
+  if (r->nlost) {
+    const struct nt_lost *l = &r->lost[r->lost_first];
+    uint64_t b = l->has_begin ? nt_ns(r, l->begin_ts) : 0;
+    if (b < h) h = b;
+  }
+  r->info.lost_horizon_ns = h;
+}
+
+static void nt_tell_horizon(struct nt_reader *r) {
+  if (!r->horizon_dirty) return;
+  r->horizon_dirty = 0;
+  nt_update_horizon(r);
+  if (!r->horizon_cb || (r->horizon_told_any && r->horizon_told == r->info.lost_horizon_ns)) return;
+  r->horizon_told = r->info.lost_horizon_ns;
+  r->horizon_told_any = 1;
+  r->horizon_cb(r->horizon_told, r->ud);
+}
+
+/* Deliver the earliest waiting lost record. */
+static void nt_deliver_lost(struct nt_reader *r) {
+  struct nt_lost l = r->lost[r->lost_first];
+  r->lost[r->lost_first] = r->lost[--r->nlost];
+  if (r->nlost) nt_lost_find_first(r);
+  r->horizon_dirty = 1;
+  nt_tell_horizon(r);
+  struct gcs_nettrace_lost out = { l.count, l.has_begin ? nt_ns(r, l.begin_ts) : 0, nt_ns(r, l.end_ts), l.thread,
+                                   l.at_sp };
+  /* A thread whose clock went back (a crafted file): the window ends where
+   * it begins (not before the horizon already given). */
+  if (out.begin_ns > out.end_ns) out.end_ns = out.begin_ns;
+  r->info.lost_records++;
+  if (r->lost_cb(&out, r->ud) != 0) r->stopped = 1;
+}
+
+/* A gap of n on thread (its state before the gap in *t), found at ts. */
+static void nt_add_lost(struct nt_reader *r, uint64_t thread, const struct nt_thread *t, uint64_t n, uint64_t ts,
+                        int at_sp) {
+  r->info.events_lost += n;
+  if (!r->lost_cb) return;
+  uint64_t begin;
+  int has_begin = nt_gap_floor(r, t, &begin);
+  struct nt_lost l = { n, thread, begin, ts, has_begin, at_sp };
+  if (r->nlost == GCS_NETTRACE_MAX_LOST_WAITING) {
+    /* Merge into the latest: the union of the windows (a crafted stream;
+     * the runtime's gaps are few). */
+    struct nt_lost *m = &r->lost[r->nlost - 1];
+    m->count += n;
+    if (!l.has_begin || (m->has_begin && l.begin_ts < m->begin_ts)) {
+      m->has_begin = l.has_begin;
+      m->begin_ts = l.begin_ts;
+    }
+    if (l.end_ts > m->end_ts) m->end_ts = l.end_ts;
+  } else {
+    r->lost[r->nlost++] = l;
+  }
+  nt_lost_find_first(r);
+  r->horizon_dirty = 1;
+}
+
+/* Deliver the buffered events and lost records with ts <= limit (all of
+ * them for UINT64_MAX), earliest first, a lost record before an event of
+ * its time. O(log n) per delivered event, O(1) when none is due. */
 static int nt_flush(struct nt_reader *r, uint64_t limit) {
   const struct nt_pending_ev *top;
   int rc = 0;
-  while (!r->stopped && (top = nt_pending_top(&r->pending)) != NULL && top->ts <= limit) {
+  while (!r->stopped) {
+    top = nt_pending_top(&r->pending);
+    if (r->nlost) {
+      uint64_t k = nt_lost_key(&r->lost[r->lost_first]);
+      if (k <= limit && (!top || k <= top->ts)) { nt_deliver_lost(r); continue; }
+    }
+    if (!top || top->ts > limit) break;
     struct nt_pending_ev e;
     nt_pending_pop(&r->pending, &e);
     if (nt_deliver(r, &e) != 0) { rc = -1; break; }
@@ -206,22 +354,56 @@ static int nt_flush(struct nt_reader *r, uint64_t limit) {
 
 /* ---- sequence numbers ---------------------------------------------------- */
 
-/* A gap of less than 2^31 counts as lost events; a larger "gap" is a
- * backwards step (a recycled thread id) and is not counted. */
-static int nt_seq_observe(struct nt_reader *r, uint64_t thread, uint32_t seq, int at_sequence_point) {
-  uint32_t *last = nt_u64map_get(&r->last_seq, thread);
-  if (last) {
-    uint32_t expected = at_sequence_point ? *last : *last + 1;
+/* A thread's next gap begins at its last event. */
+static void nt_thread_saw(struct nt_reader *r, struct nt_thread *t, uint64_t ts) {
+  if (!t->has_ts) {
+    t->has_ts = 1;
+    r->threads_without_ts--;
+    t->last_ts = ts;
+    r->horizon_dirty = 1;
+  } else if (ts > t->last_ts) {
+    t->last_ts = ts;
+  }
+  if (ts < r->threads_min_ts) {
+    r->threads_min_ts = ts;
+    r->horizon_dirty = 1;
+  }
+}
+
+/* Sequence number seq of thread, at an event of timestamp ts or at a
+ * sequence point of timestamp ts. A gap of less than 2^31 counts as lost
+ * events (a lost record); a larger "gap" is a backwards step (a recycled
+ * thread id) and is not counted. */
+static int nt_seq_observe(struct nt_reader *r, uint64_t thread, uint32_t seq, uint64_t ts, int at_sequence_point) {
+  uint32_t *idx = nt_u64map_get(&r->thread_index, thread);
+  if (idx) {
+    struct nt_thread *t = &r->threads[*idx];
+    uint32_t expected = at_sequence_point ? t->seq : t->seq + 1;
     uint32_t gap = seq - expected;
     if (gap != 0 && gap < 0x80000000u && !(seq == 1 && !at_sequence_point))
-      r->info.events_lost += gap;
-    if (gap < 0x80000000u || (seq == 1 && !at_sequence_point)) *last = seq;
+      nt_add_lost(r, thread, t, gap, ts, at_sequence_point);
+    if (gap < 0x80000000u || (seq == 1 && !at_sequence_point)) t->seq = seq;
+    if (!at_sequence_point) nt_thread_saw(r, t, ts);
     return 0;
   }
   /* Past NT_MAX_THREADS distinct threads (only a hostile file has that
    * many) new threads are not tracked, so memory stays bounded. */
-  if (r->last_seq.count >= NT_MAX_THREADS) return 0;
-  if (nt_u64map_put(&r->last_seq, thread, seq) != 0) return nt_fail(r, 0, "out of memory");
+  if (r->nthreads >= NT_MAX_THREADS) return 0;
+  if (r->nthreads == r->capthreads) {
+    size_t ncap = r->capthreads ? r->capthreads * 2 : 64;
+    struct nt_thread *nt = realloc(r->threads, ncap * sizeof *nt);
+    if (!nt) return nt_fail(r, 0, "out of memory");
+    r->threads = nt;
+    r->capthreads = ncap;
+  }
+  if (nt_u64map_put(&r->thread_index, thread, (uint32_t)r->nthreads) != 0) return nt_fail(r, 0, "out of memory");
+  struct nt_thread *t = &r->threads[r->nthreads++];
+  t->seq = seq;
+  t->has_ts = 0;
+  t->last_ts = 0;
+  r->threads_without_ts++;
+  r->horizon_dirty = 1;
+  if (!at_sequence_point) nt_thread_saw(r, t, ts);
   return 0;
 }
 
@@ -298,7 +480,7 @@ static int nt_add_event(struct nt_reader *r, const struct nt_blob *b, size_t at)
   r->info.events_total++;
   if (!r->have_ts || b->ts > r->max_ts) { r->max_ts = b->ts; r->have_ts = 1; }
   if (b->meta_id == 0) return 0;
-  if (nt_seq_observe(r, b->capture_tid, b->seq, 0) != 0) return -1;
+  if (nt_seq_observe(r, b->capture_tid, b->seq, b->ts, 0) != 0) return -1;
   uint32_t *idx = nt_u64map_get(&r->meta_index, b->meta_id);
   if (!idx) return 0;  /* no metadata for it: cannot be one of ours */
   const struct nt_meta *m = &r->metas[*idx];
@@ -356,7 +538,7 @@ static int nt_read_event_block(struct nt_reader *r, struct nt_cursor *c, int is_
 
 static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   size_t start = c->pos;
-  nt_skip(c, 8);  /* timestamp: every earlier event is older */
+  uint64_t ts = nt_u64(c);  /* every earlier event is older */
   uint32_t n = nt_u32(c);
   if (!c->ok || n > nt_left(c) / 12) return nt_fail(r, start, "bad SPBlock thread count %u", n);
   if (nt_flush(r, UINT64_MAX) != 0) return -1;
@@ -364,9 +546,25 @@ static int nt_read_sequence_point(struct nt_reader *r, struct nt_cursor *c) {
   for (uint32_t i = 0; i < n; i++) {
     uint64_t thread = nt_u64(c);
     uint32_t seq = nt_u32(c);
-    if (nt_seq_observe(r, thread, seq, 1) != 0) return -1;
+    if (nt_seq_observe(r, thread, seq, ts, 1) != 0) return -1;
   }
-  return 0;
+  /* Every thread's last event, exactly (between sequence points the bound
+   * only goes down). */
+  r->threads_min_ts = UINT64_MAX;
+  for (size_t i = 0; i < r->nthreads; i++)
+    if (r->threads[i].has_ts && r->threads[i].last_ts < r->threads_min_ts) r->threads_min_ts = r->threads[i].last_ts;
+  /* The gaps found from now on began after the previous sequence point
+   * (nt_gap_floor); the ones it revealed, before this update, after the one
+   * before that. */
+  if (r->has_sp && (!r->has_floor || r->sp_ts > r->floor_ts)) {
+    r->floor_ts = r->sp_ts;
+    r->has_floor = 1;
+  }
+  if (!r->has_sp || ts > r->sp_ts) r->sp_ts = ts;
+  r->has_sp = 1;
+  r->horizon_dirty = 1;
+  /* The gaps it revealed, now: they begin before every later event. */
+  return nt_flush(r, UINT64_MAX);
 }
 
 /* ---- objects ------------------------------------------------------------- */
@@ -573,6 +771,8 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
   s->r.err = s->err;
   s->r.errlen = sizeof s->err;
   s->r.info.pid = -1;
+  s->r.info.lost_horizon_ns = UINT64_MAX;
+  s->r.threads_min_ts = UINT64_MAX;
   s->r.pending.max = GCS_NETTRACE_MAX_PENDING;
   nt_req_init(&s->r.req);
   s->r.pending.max_bytes = GCS_NETTRACE_MAX_PENDING_BYTES;
@@ -586,6 +786,12 @@ int gcs_nettrace_stream_add_requests(struct gcs_nettrace_stream *s, const struct
 
 void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns) { s->live_lag_ns = lag_ns; }
 
+void gcs_nettrace_stream_set_lost(struct gcs_nettrace_stream *s, gcs_nettrace_lost_cb lost,
+                                  gcs_nettrace_horizon_cb horizon) {
+  s->r.lost_cb = lost;
+  s->r.horizon_cb = horizon;
+}
+
 const struct gcs_nettrace_info *gcs_nettrace_stream_info(const struct gcs_nettrace_stream *s) { return &s->r.info; }
 
 uint64_t gcs_nettrace_stream_offset(const struct gcs_nettrace_stream *s) { return s->base + s->pos; }
@@ -594,7 +800,8 @@ void gcs_nettrace_stream_free(struct gcs_nettrace_stream *s) {
   if (!s) return;
   nt_pending_free(&s->r.pending);
   nt_u64map_free(&s->r.meta_index);
-  nt_u64map_free(&s->r.last_seq);
+  nt_u64map_free(&s->r.thread_index);
+  free(s->r.threads);
   free(s->r.metas);
   nt_req_free(&s->r.req);
   free(s->r.strbuf);
@@ -781,6 +988,12 @@ int nt_read_buffer_limited(const char *name, const uint8_t *buf, size_t len, siz
 
 int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
                       struct gcs_nettrace_info *info, char *err, size_t errlen) {
+  return gcs_nettrace_read_lost(path, cb, NULL, NULL, ud, info, err, errlen);
+}
+
+int gcs_nettrace_read_lost(const char *path, gcs_nettrace_event_cb cb, gcs_nettrace_lost_cb lost,
+                           gcs_nettrace_horizon_cb horizon, void *ud, struct gcs_nettrace_info *info, char *err,
+                           size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (info) memset(info, 0, sizeof *info);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -801,6 +1014,7 @@ int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
   }
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new(path, cb, NULL, ud);
+  if (s) gcs_nettrace_stream_set_lost(s, lost, horizon);
   if (!s || gcs_nettrace_stream_load_requests(s, path, err, errlen) != 0) {
     if (!s && err && errlen) snprintf(err, errlen, "%s: out of memory", path);
     gcs_nettrace_stream_free(s);

@@ -362,6 +362,8 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   return SQLITE_OK;
 }
 
+int gcs_recon_stored_final(const struct gcs_recon *r) { return r->stored0; }
+
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   if (!r->finished) gcs_recon_finish(r);
   int rc = store_open(r, db);

@@ -4,7 +4,7 @@
  * mode (1 ms lag), fed in pieces whose sizes come from the input's first
  * byte (1 to 256 bytes a piece, as a slow or hostile peer sends them; after
  * every seventh piece the peer is quiet for the lag: gcs_nettrace_stream_idle), with
- * the reconstruction's live consumer behind it. Every feed must return, the
+ * the reconstruction's live consumer behind it (events and lost records). Every feed must return, the
  * stream must end with 0, 1 or -1 and a one-line message.
  */
 #include <stdint.h>
@@ -21,6 +21,13 @@ static int on_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* The gaps go to the reconstruction as serve's do (a window, a count). */
+static int on_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  if (l->count == 0 || l->begin_ns > l->end_ns) __builtin_trap();
+  gcs_recon_lost(ud, -1, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   size_t piece = (size_t)data[0] + 1;
@@ -31,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct gcs_nettrace_stream *s = gcs_nettrace_stream_new("fuzz-live", on_event, NULL, r);
   if (!s) { gcs_recon_free(r); return 0; }
   gcs_nettrace_stream_set_live(s, 1000000);
+  gcs_nettrace_stream_set_lost(s, on_lost, NULL);
   nt_stream_set_limits(s, 4096, 64u << 10);
   nt_stream_set_sorted_flush_min(s, 64);
   char err[1024] = "";

@@ -13,6 +13,8 @@
  *    (5 and 6 lost) | ProcessInfo "app --gc" ts 5100 | rundown
  *    RuntimeInformation ts 5200 | GCHeapStats_V1 ts 5050 | GCPerHeapHistory_V3
  *    ts 5040 (Count 4, gen g field i = 1000*(g+1)+i).
+ * Read again with gcs_nettrace_read_lost: the two gaps as lost records, each
+ * with its window, in their place among the events.
  * Usage: test_nettrace_small FILE
  */
 #include "gcs_nettrace.h"
@@ -48,6 +50,32 @@ static int on_event(const struct gcs_event *ev, void *ud) {
   }
   CHECK(ev->pid == 4242 && ev->origin == GCS_ORIGIN_CLR);
   return 0;
+}
+
+/* The same file with the gaps as lost records: events and records in one
+ * list, in delivery order. */
+struct item { int lost; enum gcs_kind kind; uint64_t ts, begin, end, count, thread; int at_sp; };
+struct order { struct item v[16]; int n; uint64_t horizon[4]; int nh; };
+
+static int on_event_o(const struct gcs_event *ev, void *ud) {
+  struct order *o = ud;
+  if (o->n < 16) o->v[o->n] = (struct item){ 0, ev->kind, ev->ts_ns, 0, 0, 0, 0, 0 };
+  o->n++;
+  return 0;
+}
+
+static int on_lost_o(const struct gcs_nettrace_lost *l, void *ud) {
+  struct order *o = ud;
+  if (o->n < 16) o->v[o->n] = (struct item){ 1, 0, 0, l->begin_ns, l->end_ns, l->count, l->capture_thread,
+                                             l->at_sequence_point };
+  o->n++;
+  return 0;
+}
+
+static void on_horizon_o(uint64_t ns, void *ud) {
+  struct order *o = ud;
+  if (o->nh < 4) o->horizon[o->nh] = ns;
+  o->nh++;
 }
 
 int main(int argc, char **argv) {
@@ -138,6 +166,47 @@ int main(int argc, char **argv) {
   CHECK_STR(s.cmdline, "ignored-cmd");
   CHECK_STR(s.dllpath, "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so");
 
+  /* The gaps placed in time: thread 200's 2 events lost between its
+   * sampler event (ts 1500) and the sequence point (ts 4000), delivered
+   * there; thread 100's 2 (seq 5, 6) between its RestartEEEnd (ts 3500) and
+   * its GCStart (ts 5000), delivered before the second region's events.
+   * The horizon: the oldest last event of a thread, thread 200's (1500),
+   * from the first event on (no sequence point after it moves it). */
+  static struct order o;
+  struct gcs_nettrace_info info2;
+  rc = gcs_nettrace_read_lost(argv[1], on_event_o, on_lost_o, on_horizon_o, &o, &info2, err, sizeof err);
+  CHECK_EQ_U64(rc, 0);
+  CHECK_EQ_U64(info2.events_lost, 4);
+  CHECK_EQ_U64(info2.lost_records, 2);
+  CHECK_EQ_U64(info2.lost_horizon_ns, T0 + 500);
+  CHECK_EQ_U64(o.nh, 1);
+  CHECK_EQ_U64(o.horizon[0], T0 + 500);
+  const struct item order_want[11] = {
+    { 0, gcs_kind_GCSuspendEEBegin, T0 + 1000, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCTriggered, T0 + 1400, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCStart, T0 + 1500, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCEnd, T0 + 2000, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCRestartEEEnd, T0 + 2500, 0, 0, 0, 0, 0 },
+    { 1, 0, 0, T0 + 500, T0 + 3000, 2, 200, 1 },
+    { 1, 0, 0, T0 + 2500, T0 + 4000, 2, 100, 0 },
+    { 0, gcs_kind_GCStart, T0 + 4000, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCPerHeapHistory, T0 + 4040, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_GCHeapStats, T0 + 4050, 0, 0, 0, 0, 0 },
+    { 0, gcs_kind_RuntimeInformationStart, T0 + 4200, 0, 0, 0, 0, 0 },
+  };
+  CHECK_EQ_U64(o.n, 11);
+  for (int i = 0; i < 11 && i < o.n; i++) {
+    const struct item *g = &o.v[i], *w = &order_want[i];
+    CHECK_EQ_U64(g->lost, w->lost);
+    CHECK_EQ_U64(g->kind, w->kind);
+    CHECK_EQ_U64(g->ts, w->ts);
+    CHECK_EQ_U64(g->begin, w->begin);
+    CHECK_EQ_U64(g->end, w->end);
+    CHECK_EQ_U64(g->count, w->count);
+    CHECK_EQ_U64(g->thread, w->thread);
+    CHECK_EQ_U64(g->at_sp, w->at_sp);
+  }
+
   /* Live mode (issue 29, item 8): the same bytes as a stream that stops
    * before its end-of-stream tag, ordered with a 1 s lag. The sequence point
    * delivers EventBlock 1's 5 events; EventBlock 2's 4 stay pending (nothing
@@ -163,6 +232,28 @@ int main(int argc, char **argv) {
     }
     CHECK_EQ_U64(gcs_nettrace_stream_idle(ns, err, sizeof err), 0);   /* nothing left: nothing again */
     CHECK_EQ_U64(live.n, 9);
+    gcs_nettrace_stream_free(ns);
+  }
+  /* Live, with the lost records (serve, record --dotnet, top --dotnet): the
+   * sequence point's after EventBlock 1's events; thread 100's waits with
+   * EventBlock 2's events, before them, until the stream goes quiet. */
+  static struct order lo;
+  ns = gcs_nettrace_stream_new("live", on_event_o, NULL, &lo);
+  CHECK(ns != NULL);
+  if (ns) {
+    gcs_nettrace_stream_set_live(ns, 1000000000ull);
+    gcs_nettrace_stream_set_lost(ns, on_lost_o, on_horizon_o);
+    CHECK_EQ_U64(gcs_nettrace_stream_feed(ns, bytes, nb - 1, err, sizeof err), 0);
+    CHECK_EQ_U64(lo.n, 6);
+    CHECK_EQ_U64(gcs_nettrace_stream_idle(ns, err, sizeof err), 0);
+    CHECK_EQ_U64(lo.n, 11);
+    for (int i = 0; i < 11 && i < lo.n; i++) {
+      CHECK_EQ_U64(lo.v[i].lost, order_want[i].lost);
+      CHECK_EQ_U64(lo.v[i].ts, order_want[i].ts);
+      CHECK_EQ_U64(lo.v[i].begin, order_want[i].begin);
+      CHECK_EQ_U64(lo.v[i].end, order_want[i].end);
+    }
+    CHECK_EQ_U64(gcs_nettrace_stream_info(ns)->lost_records, 2);
     gcs_nettrace_stream_free(ns);
   }
   return check_done();

@@ -69,6 +69,7 @@ T.check(rc == 0 and out.splitlines()[-1] == "1", "events view: %d %r %r" % (rc, 
 for v in ("nan", "1e400", "inf"):
     expect(["events", db, "--from", v], 2, "gcscope events: bad --from '%s' (expected a finite number of ms)" % v)
 expect(["events", db, "--to", "-nan"], 2, "gcscope events: bad --to '-nan' (expected a finite number of ms)")
+expect(["events", db, "--from", "5", "--to", "1"], 2, "gcscope events: --to 1 is before --from 5")
 
 # An import holding the write lock: the reader waits GCS_INPUT_BUSY_MS (5 s), then says busy.
 c = sqlite3.connect(db, isolation_level=None)

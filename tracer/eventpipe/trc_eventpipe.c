@@ -103,6 +103,14 @@ static int on_live_event(const struct gcs_event *ev, void *ud) {
   return 0;
 }
 
+/* A capture thread's sequence gap, with its window (gcs_nettrace_lost): the
+ * GCs whose events span it are incomplete for the rules too. */
+static int on_live_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  struct trc_capture *c = ud;
+  gcs_triggers_lost(c->m, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 static int on_live_object(const struct gcs_nettrace_object *o, void *ud) {
   return trc_epf_add(o, ((struct eprec *)((struct trc_capture *)ud)->tx)->fr);
 }
@@ -404,6 +412,7 @@ static int start_watch(struct trc_capture *c) {
   double mb = o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB;
   r->fr = trc_epf_new((uint64_t)(mb * 1e6));
   r->ns = r->fr ? gcs_nettrace_stream_new("the EventPipe stream", on_live_event, on_live_object, c) : NULL;
+  if (r->ns) gcs_nettrace_stream_set_lost(r->ns, on_live_lost, NULL);
   if (!r->ns) { snprintf(c->err, sizeof c->err, "out of memory"); return -1; }
   gcs_nettrace_stream_set_live(r->ns, LIVE_LAG_NS);
   for (int i = 0; i < o->nrequests; i++)

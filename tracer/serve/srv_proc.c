@@ -210,15 +210,20 @@ static int on_object(const struct gcs_nettrace_object *o, void *ud) {
   return w->fr ? trc_epf_add(o, w->fr) : 0;
 }
 
+/* A capture thread's sequence gap, with its window (gcs_nettrace_lost),
+ * where it begins among the events: the GCs whose events span it are
+ * incomplete. */
+static int on_lost(const struct gcs_nettrace_lost *l, void *ud) {
+  struct watch *w = ud;
+  gcs_recon_lost(w->recon, w->p->pid, l->begin_ns, l->end_ns, l->count);
+  if (w->m) gcs_triggers_lost(w->m, l->begin_ns, l->end_ns, l->count);
+  return 0;
+}
+
 static void note_lost(struct watch *w) {
   const struct gcs_nettrace_info *info = gcs_nettrace_stream_info(w->ns);
   if (!info || info->events_lost <= w->lost) return;
-  uint64_t n = info->events_lost - w->lost;
   w->lost = info->events_lost;
-  /* the EventPipe stream says how many, not where: the GCs open after
-   * the last event (a window just after it) */
-  gcs_recon_lost(w->recon, w->p->pid, w->last_ts + 1, w->last_ts + 1, n);
-  if (w->m) gcs_triggers_lost(w->m, w->last_ts + 1, w->last_ts + 1, n);
   pthread_mutex_lock(&w->srv->lock);
   srv_pm_set_lost(w->p->pm, w->lost);
   pthread_mutex_unlock(&w->srv->lock);
@@ -329,6 +334,7 @@ static int setup(struct watch *w, char *err, size_t errlen) {
   if (w->recon) w->ns = gcs_nettrace_stream_new("the EventPipe stream", on_event, on_object, w);
   if (!w->recon || !w->ns) { snprintf(err, errlen, "out of memory"); return -1; }
   gcs_nettrace_stream_set_live(w->ns, LIVE_LAG_NS);
+  gcs_nettrace_stream_set_lost(w->ns, on_lost, NULL);
   return 0;
 }
 

@@ -78,7 +78,18 @@ struct gcs_nettrace_info {
   uint64_t events_decoded;   /* GC events delivered to the callback (the
                                 method events excepted) */
   uint64_t events_lost;      /* sequence-number gaps (per capture thread and
-                                at sequence points) */
+                                at sequence points): the sum of the lost
+                                records' counts */
+  uint64_t lost_records;     /* lost records (gcs_nettrace_lost) delivered */
+  /* Kept current while reading (the horizon callback says when it
+   * changes): no lost record still to come has a window beginning before
+   * it, in ns since the epoch: the oldest last event of a capture thread,
+   * but never before the sequence point preceding the last one read (so an
+   * idle thread holds it back by two sequence points at most); 0 while one
+   * may begin at the trace's start (a capture thread known only from the
+   * first sequence point); UINT64_MAX before any capture thread is
+   * known. */
+  uint64_t lost_horizon_ns;
   int format_version;        /* 4 or 5 (5 when metadata carries V5 tags or the
                                 Trace object says 5) */
   int truncated;             /* the stream ended without its end-of-stream tag
@@ -97,12 +108,46 @@ struct gcs_nettrace_info {
  * then returns 0 with info describing what was read so far. */
 typedef int (*gcs_nettrace_event_cb)(const struct gcs_event *ev, void *ud);
 
+/* Events one capture thread lost: a gap in its sequence numbers (the
+ * runtime numbers every event a thread tries to write, also the ones it
+ * drops when its buffers are full), found at the thread's next event or at
+ * a sequence point (SPBlock) that lists a higher number for it. The lost
+ * events lie in [begin_ns, end_ns]: from the thread's previous event, or
+ * the sequence point before the last one read before the gap was found if
+ * that is later (the numbers a sequence point lists were read after the
+ * previous point's timestamp; 0 when neither is known: the thread is known
+ * only from the first sequence point, so the window begins at the trace's
+ * start), to the event after the gap, or the sequence point's timestamp.
+ * Records are delivered among the events
+ * in the order of their windows' beginnings (before the first event not
+ * older than begin_ns that is still to be delivered; a window beginning
+ * before events already delivered comes at the next delivery). More than
+ * GCS_NETTRACE_MAX_LOST_WAITING records waiting are merged into one (the
+ * union of their windows, the sum of their counts). */
+#define GCS_NETTRACE_MAX_LOST_WAITING 256
+struct gcs_nettrace_lost {
+  uint64_t count;            /* missing sequence numbers (>= 1) */
+  uint64_t begin_ns, end_ns; /* the window (ns since the epoch); begin_ns 0: unknown */
+  uint64_t capture_thread;   /* the CaptureThreadId whose numbers skipped */
+  int at_sequence_point;     /* 1: found at a sequence point */
+};
+/* A non-zero return stops the read, as for an event. */
+typedef int (*gcs_nettrace_lost_cb)(const struct gcs_nettrace_lost *l, void *ud);
+/* info.lost_horizon_ns changed: called before the next event or lost
+ * record is delivered (gcs_recon_lost_horizon). */
+typedef void (*gcs_nettrace_horizon_cb)(uint64_t horizon_ns, void *ud);
+
 /* Read the file at path. cb may be NULL (only info is filled); info may be
  * NULL. Returns 0 (also for a file cut short after its Trace object: then
  * info->truncated is set and err says where it was cut and what was dropped),
  * or -1 with "<path>: <what went wrong>" in err. */
 int gcs_nettrace_read(const char *path, gcs_nettrace_event_cb cb, void *ud,
                       struct gcs_nettrace_info *info, char *err, size_t errlen);
+/* The same, with the sequence gaps delivered as lost records (lost, and
+ * horizon, may be NULL). */
+int gcs_nettrace_read_lost(const char *path, gcs_nettrace_event_cb cb, gcs_nettrace_lost_cb lost,
+                           gcs_nettrace_horizon_cb horizon, void *ud, struct gcs_nettrace_info *info, char *err,
+                           size_t errlen);
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -139,6 +184,11 @@ struct gcs_nettrace_stream *gcs_nettrace_stream_new(const char *name, gcs_nettra
  * minus lag_ns. An event arriving older than one already delivered is still
  * delivered (counted in events_late). */
 void gcs_nettrace_stream_set_live(struct gcs_nettrace_stream *s, uint64_t lag_ns);
+/* Deliver the sequence gaps as lost records (gcs_nettrace_lost) to lost,
+ * and the loss horizon's changes to horizon (either may be NULL), with the
+ * stream's ud. Before the first feed. */
+void gcs_nettrace_stream_set_lost(struct gcs_nettrace_stream *s, gcs_nettrace_lost_cb lost,
+                                  gcs_nettrace_horizon_cb horizon);
 /* Live mode, no bytes for a while (the caller's judgement: lag_ns is the
  * natural bound): delivers every pending event of the whole blocks read, in
  * timestamp order. An idle runtime sends no newer event to push the last

@@ -110,6 +110,9 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
  * process's). Same db and trace_id for every call and for gcs_recon_store,
  * inside the caller's transaction; 0 or an SQLite error code. */
 int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
+/* How many GCs gcs_recon_store_final has written so far (the first
+ * process's, in list order). */
+int gcs_recon_stored_final(const struct gcs_recon *r);
 void gcs_recon_free(struct gcs_recon *r);
 
 /* Time origin for every *_msec figure (PerfView's "relative to the trace

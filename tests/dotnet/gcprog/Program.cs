@@ -200,6 +200,15 @@ static class Program
         }
     }
 
+    static void IdleThread(int n)
+    {
+        var collected = new ManualResetEventSlim();
+        var t = new Thread(() => { GC.Collect(); collected.Set(); Thread.Sleep(Timeout.Infinite); }) { IsBackground = true };
+        t.Start();
+        collected.Wait();
+        Throughput(n, 0);
+    }
+
     static void Throughput(int n, int warm)
     {
         for (int left = warm; left > 0; left -= CHUNK / 16) ThroughputChunk(Math.Min(left, CHUNK / 16));
@@ -270,6 +279,13 @@ static class Program
                            args.Length > i + 2 ? int.Parse(args[i + 2]) : 0);
                 break;
             case "idle": Idle(args.Length > i + 1 ? double.Parse(args[i + 1]) : 5); break;
+            case "idlethread":
+                // One induced GC on a thread that then sleeps to the end (its
+                // GC events, then nothing: an idle EventPipe capture thread),
+                // then the throughput loop on the main thread (bench/analyzer's
+                // nettrace_horizon: the GCs an import holds back).
+                IdleThread(args.Length > i + 1 ? int.Parse(args[i + 1]) : 20000000);
+                break;
             case "sleep": Thread.Sleep((int)((args.Length > i + 1 ? double.Parse(args[i + 1]) : 5) * 1000)); break;
             default: Console.Error.WriteLine("gcprog: unknown scenario " + what); return 2;
         }
