@@ -121,9 +121,9 @@ static void print_text(const struct ins_proc_key *k, const struct ins_proc_summa
                        const struct overhead *ov, double window_s, const struct unjudged *u) {
   /* "Process P (name) (trace T), Server GC, N heaps: counts", the counts on
    * a line of their own when the whole passes 80 columns */
-  char head[256], counts[128];
+  char head[256], counts[128], name[sizeof k->name];
   int hl = snprintf(head, sizeof head, "Process %d%s%s%s (trace %" PRId64 ")", k->pid, k->name[0] ? " (" : "",
-                    k->name, k->name[0] ? ")" : "", k->trace_id);
+                    rpt_printable(name, sizeof name, k->name), k->name[0] ? ")" : "", k->trace_id);
   if (hl > 0 && (size_t)hl < sizeof head && ps->server_gc == 1)
     hl += snprintf(head + hl, sizeof head - (size_t)hl, ", Server GC");
   if (hl > 0 && (size_t)hl < sizeof head && ps->heap_count > 0)

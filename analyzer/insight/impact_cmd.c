@@ -316,7 +316,8 @@ static void print_extras_text(const struct ins_impact *r, const struct extras *x
     for (size_t i = 0; i < x->npaths; i++) {
       const struct ins_impact *p = &x->paths[i].r;
       char fit[1024];
-      const char *path = wide ? x->paths[i].path : rpt_fit_name(fit, sizeof fit, x->paths[i].path, (size_t)pw);
+      const char *path = wide ? rpt_printable(fit, sizeof fit, x->paths[i].path)
+                              : rpt_fit_name(fit, sizeof fit, x->paths[i].path, (size_t)pw);
       printf("  %s%*s %8zu", path, pw - (int)rpt_text_cols(path), "", p->requests);
       double v[4] = { p->pct_ms[0], p->pct_ms[3], p->affected_pct,
                       p->total_latency_ms > 0 ? p->total_gc_ms * 100.0 / p->total_latency_ms : NAN };
@@ -502,8 +503,9 @@ static void print_split(sqlite3 *db, const struct ins_proc_key *k) {
 
 static void print_text(sqlite3 *db, const struct ins_proc_key *k, const struct ins_impact *r,
                        const struct extras *x, int wide) {
-  printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "", k->name, k->name[0] ? ")" : "",
-         k->trace_id);
+  char name[sizeof k->name];
+  printf("Process %d%s%s%s (trace %" PRId64 ")\n", k->pid, k->name[0] ? " (" : "",
+         rpt_printable(name, sizeof name, k->name), k->name[0] ? ")" : "", k->trace_id);
   printf("  Requests: %zu", r->requests);
   if (r->invalid) printf(" (%zu with end before start left out)", r->invalid);
   /* one figure group a line; the six percentiles on two */

@@ -113,7 +113,9 @@ static int vtext_add(struct vtext *t, const char *const *cells, long long trace,
     t->rcap = c;
   }
   for (int c = 0; c < t->ncols; c++) {
-    size_t n = strlen(cells[c]) + 1;
+    char safe[4096];   /* a name from the trace: no control characters on the terminal */
+    const char *cell = rpt_printable(safe, sizeof safe, cells[c]);
+    size_t n = strlen(cell) + 1;
     if (t->len + n > t->cap) {
       size_t cap = t->cap ? t->cap : 4096;
       while (t->len + n > cap) cap *= 2;
@@ -122,7 +124,7 @@ static int vtext_add(struct vtext *t, const char *const *cells, long long trace,
       t->s = s;
       t->cap = cap;
     }
-    memcpy(t->s + t->len, cells[c], n);
+    memcpy(t->s + t->len, cell, n);
     t->off[t->nrows * (size_t)t->ncols + (size_t)c] = t->len;
     t->len += n;
   }

@@ -143,8 +143,16 @@ size_t rpt_text_cols(const char *s) {
   return n;
 }
 
+const char *rpt_printable(char *buf, size_t cap, const char *name) {
+  const unsigned char *p = (const unsigned char *)name;
+  while (*p >= 0x20 && *p < 0x7f) p++;
+  return *p ? gcs_text_printable(name, strlen(name), buf, cap) : name;
+}
+
 char *rpt_fit_name(char *buf, size_t cap, const char *name, size_t width) {
   if (!cap) return buf;
+  char safe[4096];
+  name = rpt_printable(safe, sizeof safe, name);
   if (width < 4) width = 4;
   size_t cols = rpt_text_cols(name);
   const char *from = name;

@@ -132,7 +132,8 @@ static void print_line(const struct stk_view *v, FILE *out, const struct stk_tex
     if (room < 8) room = 8;
   }
   char fit[1024];
-  fprintf(out, "%s\n", o->wide ? name : rpt_fit_name(fit, sizeof fit, name, (size_t)room));  /* keep Class.Method */
+  fprintf(out, "%s\n", o->wide ? rpt_printable(fit, sizeof fit, name)
+                                : rpt_fit_name(fit, sizeof fit, name, (size_t)room));  /* keep Class.Method */
 }
 
 static int walk(const struct stk_view *v, FILE *out, const struct stk_text_opts *o, struct tree *t, size_t at,
@@ -180,8 +181,9 @@ int stk_view_text(const struct stk_view *v, FILE *out, const struct stk_text_opt
     if (!gs) return -1;
     uint64_t proc_bytes = 0;
     for (size_t g = 0; g < pr->ngroups; g++) proc_bytes += pr->groups[g].bytes;
+    char pname[256];
     fprintf(out, "%spid %d (%.24s), trace %lld: %llu %s sample%s, %zu group%s\n", p ? "\n" : "", pr->pid,
-            pr->name ? pr->name : "unknown", (long long)pr->trace, (unsigned long long)pr->samples, v->event,
+            pr->name ? rpt_printable(pname, sizeof pname, pr->name) : "unknown", (long long)pr->trace, (unsigned long long)pr->samples, v->event,
             pr->samples == 1 ? "" : "s", pr->ngroups, pr->ngroups == 1 ? "" : "s");
     size_t shown = o->top_groups > 0 && (size_t)o->top_groups < pr->ngroups ? (size_t)o->top_groups : pr->ngroups;
     for (size_t g = 0; g < shown; g++) {
@@ -194,7 +196,8 @@ int stk_view_text(const struct stk_view *v, FILE *out, const struct stk_text_opt
         snprintf(figures + fl, sizeof figures - (size_t)fl, ", %.3f MB (%.1f %% of the bytes)",
                  (double)gr->bytes / 1e6, proc_bytes ? 100.0 * (double)gr->bytes / (double)proc_bytes : 0.0);
       char key[1024];
-      const char *k = o->wide ? gr->key : rpt_fit_name(key, sizeof key, gr->key, (size_t)o->width - 3);
+      const char *k = o->wide ? rpt_printable(key, sizeof key, gr->key)
+                              : rpt_fit_name(key, sizeof key, gr->key, (size_t)o->width - 3);
       if (rpt_text_cols(k) + strlen(figures) + 5 <= (size_t)o->width) fprintf(out, "\n== %s: %s\n", k, figures);
       else fprintf(out, "\n== %s\n   %s\n", k, figures);
       if (gr->stackless)

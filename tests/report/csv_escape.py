@@ -132,4 +132,26 @@ rc, out, err = run("sql", ODD, "SELECT trace_id, name FROM processes ORDER BY tr
 check(rc == 0 and rows(out) == [["trace_id", "name"], ["1", PROC[1]], ["2", PROC[2]]],
       "sql --csv: %r" % rows(out), err)
 
+# Text is not CSV: there the same names are shown with '?' for each control
+# character (gcs_text_printable), so a CR, LF or ESC in a trace's names can
+# neither split a report's line nor drive the terminal. A third copy names
+# trace 1's process with ESC "[2J" (clear the screen) and BEL.
+EVIL = WORK + "/evil.db"
+shutil.copy(ODD, EVIL)
+e = sqlite3.connect(EVIL)
+e.execute("UPDATE processes SET name = ? WHERE trace_id = 1", ("web\x1b[2J\x07app",))
+e.commit()
+e.close()
+SHOWN = {ODD: ['web,app "one"?second line', 'gc"prog",??end'], EVIL: ["web?[2J?app"]}
+for dbp, names in SHOWN.items():
+    seen = ""
+    for args in (["stats", "--no-pager"], ["advise"], ["impact"], ["impact", "-w"], ["allocs"], ["allocs", "-w"],
+                 ["heaps"], ["handles"], ["stacks", "-w"], ["triggers", "--gc-over", "1"]):
+        rc, out, err = run(args[0], dbp, *args[1:])
+        check(not any(c in out + err for c in "\r\x1b\x07"), "%s %s: no CR, ESC or BEL in text" %
+              (" ".join(args), os.path.basename(dbp)), repr((out + err)[:300]))
+        seen += out
+    for n in names:
+        check(n in seen, "%s: %r shown in text" % (os.path.basename(dbp), n))
+
 sys.exit(finish())

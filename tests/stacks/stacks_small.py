@@ -180,6 +180,43 @@ frames = sorted({f for pr in json.loads(p.stdout)["processes"] for g in pr["grou
                  for f in s["frames"]})
 check(frames == ["0x1010", "0x2020", "0x3030"], "unresolved frames print as their address", frames)
 
+# ---- names that would drive a terminal ---------------------------------------------------
+# A crafted trace: the method at 0x1000 is named with ESC "[2J" (clear the
+# screen) and BEL, an AllocationTick_V4's type name with ESC "]0;" (set the
+# window title) and a right-to-left override (U+202E). Every text report
+# prints them with '?' in place of each (gcs_text_printable); CSV and JSON
+# keep them as the trace has them.
+ESC, BEL, RLO = "\x1b", "\x07", "\u202e"
+evil_method = "Evil" + ESC + "[2J" + BEL
+evil_type = "T" + ESC + "]0;pwned" + BEL + RLO + "x"
+tick = (struct.pack("<IIHQQ", 100000, 0, 1, 100000, 0x5000) + nb.u16z(evil_type) + struct.pack("<IQQ", 0, 0x9000, 24))
+f = nb.File()
+f.metadata([(1, nb.RUNTIME, 10, 4), (2, nb.RUNTIME, 143, 2)])
+f.stacks(1, [[0x1010]])
+f.events([(2, 500, 0, nb.method(0x1000, 0x100, "NS", evil_method)), (1, 1000, 1, tick), (1, 2000, 1, tick)])
+f.sequence_point(8000)
+edb = os.path.join(WORK, "evil.db")
+if os.path.exists(edb):
+    os.remove(edb)
+p = run("import", "-q", "-d", edb, write("evil.nettrace", f.close()))
+check(p.returncode == 0, "evil: import exits 0", p.stderr)
+safe_method, safe_type = "NS.Evil?[2J?", "T?]0;pwned??x"
+for args in (["stacks", edb], ["stacks", edb, "-w"], ["stacks", edb, "--by", "none"], ["allocs", edb],
+             ["allocs", edb, "-w"], ["allocs", edb, "--stacks"]):
+    p = run(*args)
+    out = p.stdout + p.stderr
+    check(p.returncode == 0 and not any(c in out for c in (ESC, BEL, RLO)),
+          "%s: no ESC, BEL or U+202E on the terminal" % " ".join(args[:1] + args[2:]), repr(out[:300]))
+for args, want in ((["stacks", edb, "-w"], [safe_method, safe_type]), (["allocs", edb, "-w"], [safe_type])):
+    p = run(*args)
+    check(all(w in p.stdout for w in want), "%s: the names with '?' in place (%s)" % (" ".join(args[:1] + args[2:]), want),
+          p.stdout)
+p = run("stacks", edb, "--format", "json")
+j = json.loads(p.stdout)
+check([g["key"] for g in j["processes"][0]["groups"]] == [evil_type] and
+      j["processes"][0]["groups"][0]["stacks"][0]["frames"] == ["NS." + evil_method],
+      "evil: JSON keeps the names as recorded", p.stdout[:300])
+
 # ---- damaged StackBlocks -----------------------------------------------------------------
 bad = {
     "count past the block": struct.pack("<ii", 1, 1000000),

@@ -48,6 +48,13 @@ void rpt_pager_close(FILE *pager);
  * CSV and JSON always write the whole name. width < 4 is taken as 4.
  * Writes at most cap-1 bytes (cut at a character boundary). Returns buf. */
 char *rpt_fit_name(char *buf, size_t cap, const char *name, size_t width);
+/* A name from a trace (a process, a type, a frame) as text prints it: name
+ * itself when it is plain ASCII without control characters, else a copy in
+ * buf (cap > 0; cut at cap-1 bytes) with every control character, invalid
+ * byte and bidirectional override replaced by '?' (gcs_text_printable): an
+ * escape sequence in a crafted trace must not drive the user's terminal.
+ * rpt_fit_name applies it too. CSV and JSON write names as they are. */
+const char *rpt_printable(char *buf, size_t cap, const char *name);
 /* The columns a UTF-8 text takes (its characters; a byte that is not a
  * continuation byte starts one). */
 size_t rpt_text_cols(const char *s);
