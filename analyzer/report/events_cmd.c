@@ -213,6 +213,15 @@ int gcs_cmd_events(int argc, char **argv) {
     rc = 1;
   }
   sqlite3_finalize(q);
+  /* AllocationTick samples are kept in blocks of their own (the alloc_ticks
+   * view) and not listed: say so when the listing would have had them. */
+  if (!rc && (!filter || regexec(&re, "GCAllocationTick", 0, NULL, 0) == 0) &&
+      sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM event_blocks WHERE ticks != 0 AND "
+                         GCS_IN_INPUT("trace_id") ")", -1, &q, NULL) == SQLITE_OK) {
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0))
+      fprintf(stderr, "gcscope events: GCAllocationTick is left out (gcscope allocs; view alloc_ticks)\n");
+    sqlite3_finalize(q);
+  }
   if (filter) regfree(&re);
   gcs_input_close(&in);
   return rc;
