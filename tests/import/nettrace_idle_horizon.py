@@ -45,74 +45,31 @@ Without the bound (thread 300's last event, 50, as the horizon to the end)
 no GC is written while reading and the window 50 -> 4050 marks all 40;
 before windows (the gap unplaced, after the last event) none is marked.
 """
-import calendar
-import datetime
 import os
-import struct
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from gcs_check import check, corpus_writer, finish, fresh_dir  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, finish, fresh_dir  # noqa: E402
+import nettrace_gaps as ng  # noqa: E402
+from nettrace_gaps import MS, T0  # noqa: E402
 
 GCSCOPE, TMP = sys.argv[1:3]
 fresh_dir(TMP)
-mc = corpus_writer(os.path.join(HERE, "..", "nettrace", "tools", "make_corpus.py"), fresh_dir(os.path.join(TMP, "c")))
-MS = 1000000
 PID = 4545
-T0 = calendar.timegm(datetime.datetime(2024, 1, 2, 3, 4, 5).timetuple()) * 10**9 + 678 * MS
-
-seq = {}
-
-
-def ev(meta, thread, ms, payload, s=None):
-    n = seq.get(thread, 0) + 1 if s is None else s
-    seq[thread] = n
-    return mc['ev'](meta, n, thread, int(round(ms * MS)), payload)
-
-
-STATS = struct.pack('<10Q3IH', 1000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3)
-
-
-def gc(n):
-    s = 100 * n
-    return [ev(3, 100, s, struct.pack('<IIH', 1, n - 1, 3)),        # SuspendEEBegin SuspendForGC
-            ev(8, 100, s + 0.25, struct.pack('<H', 3)),             # SuspendEEEnd
-            ev(1, 100, s + 0.5, mc['gcstart'](n, 0, 0, 0)),         # GCStart gen0 AllocSmall blocking
-            ev(2, 100, s + 1, struct.pack('<IIH', n, 0, 3)),        # GCEnd
-            ev(9, 100, s + 1.5, STATS),                             # GCHeapStats
-            ev(4, 100, s + 2, struct.pack('<H', 3))]                # RestartEEEnd
-
-
-def sp(w, ms, threads):
-    w.block('SPBlock', mc['i64'](int(ms * MS)) + mc['i32'](len(threads)) +
-            b''.join(mc['i64'](t) + mc['i32'](s) for t, s in threads))
-
-
-w = mc['Writer']()
-w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 0, 1000000000, 8, PID)
-RT = mc['RT']
-metas = [mc['meta_record'](1, RT, 1, '', 2), mc['meta_record'](2, RT, 2, '', 1),
-         mc['meta_record'](3, RT, 9, '', 1), mc['meta_record'](4, RT, 3, '', 1),
-         mc['meta_record'](9, RT, 4, '', 1), mc['meta_record'](8, RT, 8, '', 1),
-         mc['meta_record'](5, mc['SAMPLER'], 0, 'ThreadSample', 0)]
-w.block('MetadataBlock', mc['block_header'](1) + mc['compressed']([mc['md'](0, m) for m in metas]))
+f = ng.File(TMP, PID)
 for b in range(4):
-    evs = [ev(5, 300, 50, b'\x01\0\0\0')] if b == 0 else []
+    evs = [f.ev(5, 300, 50, ng.SAMPLE)] if b == 0 else []
     for n in range(10 * b + 1, 10 * b + 11):
-        evs += gc(n)
-    w.block('EventBlock', mc['block_header'](1) + mc['compressed'](evs))
-    sp(w, 1050 + 1000 * b, [(100, seq[100]), (300, 3 if b == 3 else 1)])
-w.end()
-path = os.path.join(TMP, "idle.nettrace")
-open(path, "wb").write(bytes(w.b))
+        evs += f.gc(n, 100 * n)
+    f.events(evs)
+    f.sp(1050 + 1000 * b, [(100, f.seq[100]), (300, 3 if b == 3 else 1)])
+path = f.write(os.path.join(TMP, "idle.nettrace"))
 
 
 def sql(db, q):
-    p = subprocess.run([GCSCOPE, "sql", db, q, "--csv"], capture_output=True, text=True, timeout=60)
-    check(p.returncode == 0, "sql %s: %r" % (q, p.stderr))
-    return [l.split(",") for l in p.stdout.strip().splitlines()[1:]]
+    return ng.sql(GCSCOPE, db, q)
 
 
 # GCSCOPE_STORE_GCS_EVERY: (written while reading, most done and waiting);

@@ -40,89 +40,39 @@ reader's horizon -- thread 400's event at 650, then the sequence point at
 SyncTimeUTC above computed here with datetime), counts 2, 2 and 1;
 traces.discarded is 5 as before.
 """
-import calendar
-import datetime
 import os
-import struct
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from gcs_check import check, corpus_writer, finish, fresh_dir  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, finish, fresh_dir  # noqa: E402
+import nettrace_gaps as ng  # noqa: E402
+from nettrace_gaps import MS, T0, SAMPLE  # noqa: E402
 
 GCSCOPE, TMP = sys.argv[1:3]
 fresh_dir(TMP)
-mc = corpus_writer(os.path.join(HERE, "..", "nettrace", "tools", "make_corpus.py"), fresh_dir(os.path.join(TMP, "c")))
-MS = 1000000
 PID = 4343
-T0 = calendar.timegm(datetime.datetime(2024, 1, 2, 3, 4, 5).timetuple()) * 10**9 + 678 * MS
-
-
-class Threads:
-    def __init__(self):
-        self.seq = {}
-
-    def ev(self, meta, thread, ms, payload, seq=None):
-        s = self.seq.get(thread, 0) + 1 if seq is None else seq
-        self.seq[thread] = s
-        return mc['ev'](meta, s, thread, int(round(ms * MS)), payload)
-
-
-th = Threads()
-STATS = struct.pack('<10Q3IH', 1000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3)
-
-
-def gc(n, s):
-    e = th.ev
-    return [e(3, 100, s, struct.pack('<IIH', 1, n - 1, 3)),        # SuspendEEBegin SuspendForGC
-            e(8, 100, s + 0.25, struct.pack('<H', 3)),             # SuspendEEEnd
-            e(1, 100, s + 0.5, mc['gcstart'](n, 0, 0, 0)),         # GCStart gen0 AllocSmall blocking
-            e(2, 100, s + 1, struct.pack('<IIH', n, 0, 3)),        # GCEnd
-            e(9, 100, s + 1.5, STATS),                             # GCHeapStats
-            e(4, 100, s + 2, struct.pack('<H', 3))]                # RestartEEEnd
-
-
-SAMPLE = b'\x01\0\0\0'
-
-
-def sp(w, ms, threads):
-    w.block('SPBlock', mc['i64'](int(ms * MS)) + mc['i32'](len(threads)) +
-            b''.join(mc['i64'](t) + mc['i32'](s) for t, s in threads))
-
-
-def events(w, evs):
-    w.block('EventBlock', mc['block_header'](1) + mc['compressed'](evs))
-
-
-w = mc['Writer']()
-w.trace((2024, 1, 2, 2, 3, 4, 5, 678), 0, 1000000000, 8, PID)
-RT = mc['RT']
-metas = [mc['meta_record'](1, RT, 1, '', 2), mc['meta_record'](2, RT, 2, '', 1),
-         mc['meta_record'](3, RT, 9, '', 1), mc['meta_record'](4, RT, 3, '', 1),
-         mc['meta_record'](9, RT, 4, '', 1), mc['meta_record'](8, RT, 8, '', 1),
-         mc['meta_record'](5, mc['SAMPLER'], 0, 'ThreadSample', 0)]
-w.block('MetadataBlock', mc['block_header'](1) + mc['compressed']([mc['md'](0, m) for m in metas]))
+th = ng.File(TMP, PID)
+gc, events, sp = th.gc, th.events, th.sp
 # EventBlock 1
 evs = gc(1, 100) + [th.ev(5, 300, 150, SAMPLE)] + gc(2, 200) + [th.ev(5, 300, 300, SAMPLE, seq=4)] + gc(3, 400)
-events(w, evs)
-sp(w, 500, [(100, th.seq[100]), (300, 6)])
+events(evs)
+sp(500, [(100, th.seq[100]), (300, 6)])
 # EventBlock 2
 th.seq[300] = 6
-events(w, gc(4, 600) + [th.ev(5, 400, 650, SAMPLE), th.ev(5, 300, 700, SAMPLE)] + gc(5, 800))
-sp(w, 1000, [(100, th.seq[100]), (300, 7), (400, 1)])
+events(gc(4, 600) + [th.ev(5, 400, 650, SAMPLE), th.ev(5, 300, 700, SAMPLE)] + gc(5, 800))
+sp(1000, [(100, th.seq[100]), (300, 7), (400, 1)])
 # EventBlock 3
 evs = []
 for n in range(6, 26):
     evs += gc(n, 1100 + (n - 6) * 100)
 evs.append(th.ev(5, 300, 3500, SAMPLE))
-events(w, evs)
-sp(w, 4000, [(100, th.seq[100]), (300, 8), (400, 1)])
+events(evs)
+sp(4000, [(100, th.seq[100]), (300, 8), (400, 1)])
 # EventBlock 4
-events(w, [th.ev(5, 400, 4100, SAMPLE, seq=3)] + gc(26, 4200))
-w.end()
-path = os.path.join(TMP, "gaps.nettrace")
-open(path, "wb").write(bytes(w.b))
+events([th.ev(5, 400, 4100, SAMPLE, seq=3)] + gc(26, 4200))
+path = th.write(os.path.join(TMP, "gaps.nettrace"))
 
 WANT_LOST = set([2, 3] + list(range(6, 26)))
 WANT_DONE = {1, 4, 5, 26}
@@ -130,9 +80,7 @@ WINDOWS = [(150, 300, 2), (300, 500, 2), (1000, 4100, 1)]
 
 
 def sql(db, q):
-    p = subprocess.run([GCSCOPE, "sql", db, q, "--csv"], capture_output=True, text=True, timeout=60)
-    check(p.returncode == 0, "sql %s: %r" % (q, p.stderr))
-    return [l.split(",") for l in p.stdout.strip().splitlines()[1:]]
+    return ng.sql(GCSCOPE, db, q)
 
 
 for every in ("0", "1", "64"):
