@@ -80,20 +80,25 @@ static int pid_has_lttng_ust(pid_t pid, char *why, size_t whylen) {
   return found;
 }
 
+/* Record into the output directory (made if it is not there). A failed
+ * recording that wrote nothing (no session daemon that answers, a stream
+ * that never came) leaves no empty directory it made. */
+static int record_into(const struct trc_opts *o, char *outdir,
+                       int (*rec)(const struct trc_opts *o, const char *outdir)) {
+  struct stat st;
+  int existed = o->output && stat(o->output, &st) == 0;
+  if (prepare_outdir(o, outdir)) return 1;
+  int rc = rec(o, outdir);
+  if (rc != 0 && !existed) rmdir(outdir);
+  return rc;
+}
+
 static int record(const struct trc_opts *o) {
   static char outdir[PATH_MAX];
   char err[512];
   if (o->dotnet_auto)
     fprintf(stderr, "gcscope record: %s is a .NET program: recording over EventPipe, as --dotnet\n", o->command[0]);
-  if (trc_eventpipe_wanted(o)) {
-    struct stat st;
-    int existed = o->output && stat(o->output, &st) == 0;
-    if (prepare_outdir(o, outdir)) return 1;
-    int rc = trc_eventpipe_record(o, outdir);
-    /* A failed recording that wrote nothing leaves no empty directory it made. */
-    if (rc != 0 && !existed) rmdir(outdir);
-    return rc;
-  }
+  if (trc_eventpipe_wanted(o)) return record_into(o, outdir, trc_eventpipe_record);
   if (o->dotnet && trc_clr_lttng_check(o->pid, o->command, err, sizeof err)) {
     fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", err);
     return 1;
@@ -106,14 +111,7 @@ static int record(const struct trc_opts *o) {
     snprintf(outdir, sizeof outdir, "%s", o->relayd);
     return trc_lttng_record(o, outdir);
   }
-  struct stat st;
-  int existed = o->output && stat(o->output, &st) == 0;
-  if (prepare_outdir(o, outdir)) return 1;
-  int rc = trc_lttng_record(o, outdir);
-  /* A failed recording (no session daemon that answers, for one) that wrote
-   * nothing leaves no empty directory it made. */
-  if (rc != 0 && !existed) rmdir(outdir);
-  return rc;
+  return record_into(o, outdir, trc_lttng_record);
 }
 
 int gcs_cmd_record(int argc, char **argv) {
