@@ -618,15 +618,19 @@ struct trace_result {
 
 /* import -v: how many GCs went into the database while the events were
  * read (gcs_recon_store_final), and the most that waited at once, done and
- * not written (what a loss horizon holds back). After end_trace, indented
- * under its summary (the path on a line of its own with -q). */
+ * not written (what a loss horizon holds back); and the most GCs the
+ * reconstruction held in memory at once (those written early are freed).
+ * After end_trace, indented under its summary (the path on a line of its own
+ * with -q). */
 static void print_store_counts(const struct import_ctx *c, const char *label, const struct imw *w) {
   if (!c->opts->verbose) return;
-  uint64_t early, held;
+  uint64_t early, held, in_memory;
   imw_store_counts(w, &early, &held);
+  in_memory = imw_gcs_held_max(w);
   if (c->opts->quiet) fprintf(c->out, "%s:\n", label);
   fprintf(c->out, "  %llu GCs written while reading, at most %llu done and waiting\n", (unsigned long long)early,
           (unsigned long long)held);
+  fprintf(c->out, "  at most %llu GCs held in memory\n", (unsigned long long)in_memory);
 }
 
 /* Finish the writer, update the traces row, commit and print the summary. */

@@ -651,6 +651,7 @@ int imw_finish(struct imw *w, const char *host, char *err, size_t errlen) {
 
 uint64_t imw_gc_events(const struct imw *w) { return w->gc_events; }
 uint64_t imw_gcs(const struct imw *w) { return w->gcs; }
+uint64_t imw_gcs_held_max(const struct imw *w) { return (uint64_t)gcs_recon_held_max(w->recon); }
 uint64_t imw_lost_total(const struct imw *w) { return w->lost; }
 int imw_process_count(const struct imw *w) { return (int)w->nprocs; }
 

@@ -78,6 +78,9 @@ uint64_t imw_gc_events(const struct imw *w);
  * (gcs_recon_store_final), and the most GCs done and not written yet at
  * once (before each early store, and after the last event). */
 void imw_store_counts(const struct imw *w, uint64_t *stored_early, uint64_t *held_max);
+/* The most GCs the reconstruction held in memory at once (gcs_recon_held_max:
+ * the ones written while reading are freed). */
+uint64_t imw_gcs_held_max(const struct imw *w);
 uint64_t imw_gcs(const struct imw *w);     /* GCs reconstructed (after finish) */
 uint64_t imw_lost_total(const struct imw *w);
 int imw_process_count(const struct imw *w);

@@ -101,6 +101,7 @@ static struct recon_proc *get_proc(struct gcs_recon *r, int32_t pid, int has_clr
   p->susp_tid_gc = p->susp_tid_bgc = p->susp_tid_other = -1;
   p->current_bgc = p->last_completed = -1;
   p->heap_count = -1;
+  recon_fold_init(&p->fold);
   p->sum.lost_events = r->lost_unattributed;
   p->lost_until = r->lost_until_all;
   r->procs[r->nprocs++] = p;
@@ -154,8 +155,8 @@ static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
     gc->g.incomplete = 0;
   }
   gc->done_abs = r->ev_abs ? r->ev_abs : 1;
-  p->last_completed = gc->g.list_index;
-  if (p->current_bgc == gc->g.list_index) p->current_bgc = -1;
+  p->last_completed = gc->g.list_index - p->base;
+  if (p->current_bgc == p->last_completed) p->current_bgc = -1;
   recon_calc_gc(r, p, gc);
   recon_alloc_advance(r, p, 0, 0);
   report(r, gc);
@@ -214,6 +215,10 @@ static void set_gen_name(struct gcs_gc *g) {
            gcs_reason_induced_mark(g->reason));
 }
 
+static void held_one_more(struct gcs_recon *r) {
+  if (++r->held > r->held_max) r->held_max = r->held;
+}
+
 /* A GC beginning now, open: a loss window given before it (gcs_recon_lost)
  * that ends at or after its first event may hold some of its events. */
 static void lost_before(struct recon_proc *p, struct recon_gc *gc) {
@@ -236,7 +241,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   g->pid = p->sum.pid;
   g->clr_instance = p->sum.clr_instance;
   g->number = e->Count;
-  g->list_index = p->ngcs;
+  g->list_index = p->base + p->ngcs;
   g->gen = ev->version >= 1 ? e->Depth : GCS_GEN0;   /* GCStart V0 has neither field */
   g->type = ev->version >= 1 ? e->Type : GCS_GC_TYPE_NON_CONCURRENT;
   g->reason = e->Reason;
@@ -264,6 +269,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
     gc->pause_start_ns = t;
     lost_before(p, gc);
     p->gcs[p->ngcs++] = gc;
+    held_one_more(r);
     return;
   }
 
@@ -290,11 +296,12 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   }
   if (g->suspend_begin_ns && g->suspend_begin_ns < gc->first_abs) gc->first_abs = g->suspend_begin_ns;
   if (gcs_type_is_background(g->type)) {
-    p->current_bgc = g->list_index;
+    p->current_bgc = p->ngcs;
     gc->pause_ns = gc->suspend_ns;
   }
   lost_before(p, gc);
   p->gcs[p->ngcs++] = gc;
+  held_one_more(r);
 }
 
 /* PerfView's AddConcurrentPauseTime. */
@@ -980,6 +987,40 @@ void gcs_recon_finish(struct gcs_recon *r) {
   }
 }
 
+/* The first process's GCs written by gcs_recon_store_final, all but the
+ * last one written (the next GC's figures read it), are freed
+ * (recon_internal.h): what later GCs read of them is kept (their fold into
+ * the summary was taken when each was written; the latest heap stats for
+ * gen_before_mb here). No index kept in the recon points below the last one
+ * written: current_bgc, last_completed and alloc.next are at or above the
+ * store's limit, calc0 at or above stored0, and no GC written is in the
+ * allocation timeline's pending list. */
+void recon_free_stored(struct gcs_recon *r) {
+  if (r->nprocs == 0) return;
+  struct recon_proc *p = r->procs[0];
+  int drop = r->stored0 - 1;
+  if (drop <= 0) return;
+  for (int j = 0; j < drop; j++) {
+    struct recon_gc *gc = p->gcs[j];
+    if (gc->g.list_index > 0 && gc->g.has_heap_stats) {
+      p->freed_stats = gc->g.heap_stats;
+      p->has_freed_stats = 1;
+    }
+    free_gc(gc);
+  }
+  r->held -= drop;
+  memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
+  p->ngcs -= drop;
+  p->base += drop;
+  r->stored0 -= drop;
+  r->calc0 -= drop;
+  if (p->current_bgc >= 0) p->current_bgc -= drop;
+  if (p->last_completed >= 0) p->last_completed -= drop;
+  p->alloc.next -= drop;
+}
+
+int gcs_recon_held_max(const struct gcs_recon *r) { return r->held_max; }
+
 /* Only the last GC (current_gc), the running BGC and the last 8 GCs
  * (find_open_by_number, GCCpuTime) can still receive events, so with
  * keep >= 16 a dropped GC is final. */
@@ -1001,6 +1042,7 @@ void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
       }
     }
     for (int j = 0; j < drop; j++) free_gc(p->gcs[j]);
+    r->held -= drop;
     memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
     p->ngcs -= drop;
     for (int j = 0; j < p->ngcs; j++) p->gcs[j]->g.list_index = j;

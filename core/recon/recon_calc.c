@@ -56,15 +56,16 @@ static double gen_before_mb(struct recon_proc *p, struct recon_gc *gc, int gen) 
     return sum / 1e6;
   }
   if (g->list_index == 0) return gen == GCS_GEN0 ? g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL] : 0;
-  const struct gcs_gc *prev = NULL;
-  for (int j = g->list_index - 1; j > 0; j--) { /* QUIRK: GCs[0] is never used */
-    if (p->gcs[j]->g.has_heap_stats) {
-      prev = &p->gcs[j]->g;
+  const struct gcs_ev_GCHeapStats *ps = NULL, *cs = &g->heap_stats;
+  /* QUIRK: GCs[0] is never used. Positions in p->gcs: list index - base. */
+  for (int j = g->list_index - 1; j > 0 && j >= p->base; j--) {
+    if (p->gcs[j - p->base]->g.has_heap_stats) {
+      ps = &p->gcs[j - p->base]->g.heap_stats;
       break;
     }
   }
-  if (!prev) return 0;
-  const struct gcs_ev_GCHeapStats *ps = &prev->heap_stats, *cs = &g->heap_stats;
+  if (!ps && p->has_freed_stats) ps = &p->freed_stats; /* the latest freed one (recon_internal.h) */
+  if (!ps) return 0;
   double a, b;
   switch (gen) {
   case GCS_GEN0:
@@ -92,11 +93,19 @@ static double user_alloc_per_heap(const struct gcs_gc *g, const struct gcs_gc *p
   return (double)(obj_space_before(ch, gen) - prev_obj);
 }
 
+/* The GC before this one in the list (NULL for the first): never freed
+ * while a GC after it may still be computed (recon_internal.h). */
+static const struct recon_gc *previous_gc(const struct recon_proc *p, const struct gcs_gc *g) {
+  int i = g->list_index - p->base;
+  return i > 0 ? p->gcs[i - 1] : NULL;
+}
+
 static double user_alloc_mb(struct recon_proc *p, struct recon_gc *gc, int gen) {
   struct gcs_gc *g = &gc->g;
   if (gcs_type_is_background(g->type) && gen == GCS_GEN0) return g->alloc_tick_mb[GCS_ALLOC_KIND_SMALL];
-  if (g->nheaps > 0 && g->list_index > 0 && p->gcs[g->list_index - 1]->g.nheaps > 0) {
-    const struct gcs_gc *prev = &p->gcs[g->list_index - 1]->g;
+  const struct recon_gc *pr = previous_gc(p, g);
+  if (g->nheaps > 0 && pr && pr->g.nheaps > 0) {
+    const struct gcs_gc *prev = &pr->g;
     double sum = 0;
     for (int h = 0; h < g->nheaps; h++) sum += user_alloc_per_heap(g, prev, h, gen);
     return sum / 1e6;
@@ -291,8 +300,8 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
     g->pct_pause_time = safe_div(g->pause_msec * 100, g->pause_msec + g->since_last_restart_msec);
   } else {
     double prev_stop;
-    if (g->list_index > 0) {
-      const struct recon_gc *pr = p->gcs[g->list_index - 1];
+    const struct recon_gc *pr = previous_gc(p, g);
+    if (pr) {
       prev_stop = ns_to_ms(pr->start_ns_rel) + (pr->has_end ? ns_to_ms(pr->duration_ns) : 0);
     } else {
       prev_stop = g->start_msec;
@@ -308,49 +317,69 @@ void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
 
 static double max_ignoring_nan(double a, double b) { return isnan(a) ? b : (isnan(b) ? a : (a > b ? a : b)); }
 
-static void summarize(struct recon_proc *p) {
-  struct gcs_proc_summary *s = &p->sum;
-  s->gc_count = s->incomplete_count = s->induced_count = 0;
-  s->total_pause_msec = s->total_alloc_mb = s->total_promoted_mb = 0;
-  s->max_pause_msec = s->max_suspend_msec = s->max_alloc_rate_mb_sec = s->max_heap_mb = NAN;
-  s->total_gc_cpu_msec = NAN;
-  s->total_alloc_measured_mb = NAN;
-  s->total_runtime_pause_msec = NAN;
-  s->heap_count_min = s->heap_count_max = -1;
-  s->heap_count_changes = 0;
-  int last_heaps = -1;
-  double first_pause_start = NAN;
-  for (int j = 0; j < p->ngcs; j++) {
-    const struct gcs_gc *g = &p->gcs[j]->g;
-    if (!g->complete) {
-      s->incomplete_count++;
-      continue;
-    }
-    s->gc_count++;
-    if (gcs_reason_is_induced(g->reason)) s->induced_count++;
-    s->total_pause_msec += g->pause_msec;
-    s->max_pause_msec = max_ignoring_nan(s->max_pause_msec, g->pause_msec);
-    s->max_suspend_msec = max_ignoring_nan(s->max_suspend_msec, g->suspend_msec);
-    s->total_alloc_mb += g->total_alloc_mb;
-    if (!isnan(g->total_alloc_measured_mb))
-      s->total_alloc_measured_mb = (isnan(s->total_alloc_measured_mb) ? 0 : s->total_alloc_measured_mb) +
-                                   g->total_alloc_measured_mb;
-    s->max_alloc_rate_mb_sec = max_ignoring_nan(s->max_alloc_rate_mb_sec, g->alloc_rate_mb_sec);
-    s->max_heap_mb = max_ignoring_nan(s->max_heap_mb, g->peak_mb);
-    s->total_promoted_mb += g->promoted_mb;
-    if (!isnan(g->gc_cpu_msec))
-      s->total_gc_cpu_msec = (isnan(s->total_gc_cpu_msec) ? 0 : s->total_gc_cpu_msec) + g->gc_cpu_msec;
-    if (!isnan(g->runtime_pause_msec))
-      s->total_runtime_pause_msec =
-          (isnan(s->total_runtime_pause_msec) ? 0 : s->total_runtime_pause_msec) + g->runtime_pause_msec;
-    if (g->has_global_history && g->heap_count > 0) {
-      if (s->heap_count_min < 0 || g->heap_count < s->heap_count_min) s->heap_count_min = g->heap_count;
-      if (g->heap_count > s->heap_count_max) s->heap_count_max = g->heap_count;
-      if (last_heaps > 0 && g->heap_count != last_heaps) s->heap_count_changes++;
-      last_heaps = g->heap_count;
-    }
-    if (isnan(first_pause_start)) first_pause_start = g->pause_start_msec;
+void recon_fold_init(struct recon_fold *f) {
+  f->gc_count = f->incomplete_count = f->induced_count = 0;
+  f->total_pause = f->total_alloc = f->total_promoted = 0;
+  f->max_pause = f->max_suspend = f->max_alloc_rate = f->max_heap = NAN;
+  f->total_gc_cpu = f->total_alloc_measured = f->total_runtime_pause = NAN;
+  f->heap_count_min = f->heap_count_max = -1;
+  f->heap_count_changes = 0;
+  f->last_heaps = -1;
+  f->first_pause_start = NAN;
+}
+
+/* One GC more, in list order. */
+void recon_fold_add(struct recon_fold *f, const struct gcs_gc *g) {
+  if (!g->complete) {
+    f->incomplete_count++;
+    return;
   }
+  f->gc_count++;
+  if (gcs_reason_is_induced(g->reason)) f->induced_count++;
+  f->total_pause += g->pause_msec;
+  f->max_pause = max_ignoring_nan(f->max_pause, g->pause_msec);
+  f->max_suspend = max_ignoring_nan(f->max_suspend, g->suspend_msec);
+  f->total_alloc += g->total_alloc_mb;
+  if (!isnan(g->total_alloc_measured_mb))
+    f->total_alloc_measured = (isnan(f->total_alloc_measured) ? 0 : f->total_alloc_measured) + g->total_alloc_measured_mb;
+  f->max_alloc_rate = max_ignoring_nan(f->max_alloc_rate, g->alloc_rate_mb_sec);
+  f->max_heap = max_ignoring_nan(f->max_heap, g->peak_mb);
+  f->total_promoted += g->promoted_mb;
+  if (!isnan(g->gc_cpu_msec)) f->total_gc_cpu = (isnan(f->total_gc_cpu) ? 0 : f->total_gc_cpu) + g->gc_cpu_msec;
+  if (!isnan(g->runtime_pause_msec))
+    f->total_runtime_pause = (isnan(f->total_runtime_pause) ? 0 : f->total_runtime_pause) + g->runtime_pause_msec;
+  if (g->has_global_history && g->heap_count > 0) {
+    if (f->heap_count_min < 0 || g->heap_count < f->heap_count_min) f->heap_count_min = g->heap_count;
+    if (g->heap_count > f->heap_count_max) f->heap_count_max = g->heap_count;
+    if (f->last_heaps > 0 && g->heap_count != f->last_heaps) f->heap_count_changes++;
+    f->last_heaps = g->heap_count;
+  }
+  if (isnan(f->first_pause_start)) f->first_pause_start = g->pause_start_msec;
+}
+
+/* The summary: the fold of the GCs written early (the first process's
+ * below `from`, freed or not; recon_internal.h) and of the rest. */
+static void summarize(struct recon_proc *p, int from) {
+  struct gcs_proc_summary *s = &p->sum;
+  struct recon_fold f = p->fold;
+  for (int j = from; j < p->ngcs; j++) recon_fold_add(&f, &p->gcs[j]->g);
+  s->gc_count = f.gc_count;
+  s->incomplete_count = f.incomplete_count;
+  s->induced_count = f.induced_count;
+  s->total_pause_msec = f.total_pause;
+  s->max_pause_msec = f.max_pause;
+  s->max_suspend_msec = f.max_suspend;
+  s->total_alloc_mb = f.total_alloc;
+  s->total_alloc_measured_mb = f.total_alloc_measured;
+  s->max_alloc_rate_mb_sec = f.max_alloc_rate;
+  s->max_heap_mb = f.max_heap;
+  s->total_promoted_mb = f.total_promoted;
+  s->total_gc_cpu_msec = f.total_gc_cpu;
+  s->total_runtime_pause_msec = f.total_runtime_pause;
+  s->heap_count_min = f.heap_count_min;
+  s->heap_count_max = f.heap_count_max;
+  s->heap_count_changes = f.heap_count_changes;
+  double first_pause_start = f.first_pause_start;
   s->mean_pause_msec = s->gc_count ? s->total_pause_msec / s->gc_count : NAN;
   s->process_duration_msec = 0;
   if (!isnan(first_pause_start) && first_pause_start != 0 && p->has_last_heap_stats)
@@ -376,17 +405,21 @@ int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *pe
 }
 
 /* PerfView's Calculate(): recompute every GC with the whole list known, then
- * the BGC peaks (they look at later GCs) and the summary. */
+ * the BGC peaks (they look at later GCs) and the summary. The first
+ * process's GCs written early (below stored0) are left as written: their
+ * figures were final (gcs_recon_store_final), the summary has them already
+ * (p->fold), and the ones before them may be freed. */
 void recon_calc_all(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
-    for (int j = 0; j < p->ngcs; j++) recon_calc_gc(r, p, p->gcs[j]);
+    int from = i == 0 ? r->stored0 : 0;
+    for (int j = from; j < p->ngcs; j++) recon_calc_gc(r, p, p->gcs[j]);
     recon_alloc_advance(r, p, 1, 0);
-    for (int j = 0; j < p->ngcs; j++) {
+    for (int j = from; j < p->ngcs; j++) {
       struct gcs_gc *g = &p->gcs[j]->g;
       if (!gcs_type_is_background(g->type) || !g->complete) continue;
       recon_calc_bgc_peak(p, j, p->ngcs, &g->peak_mb, &g->ratio_peak_after);
     }
-    summarize(p);
+    summarize(p, from);
   }
 }

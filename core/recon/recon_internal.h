@@ -58,7 +58,7 @@ struct recon_gc {
 /* recon_alloc.c: the measured allocations' timeline of one process. */
 #define RECON_ALLOC_PENDING 16
 struct recon_alloc {
-  int next;                     /* list index of the first GC not yet placed */
+  int next;                     /* position in gcs of the first GC not yet placed */
   double level[3];              /* bytes in SOH/LOH/POH at the last observation */
   double size_level;            /* gen0's size with its free space, at the last observation */
   double waste_free, waste_size; /* gen0's free space grown with its size where no BGC ran (sums) */
@@ -66,8 +66,41 @@ struct recon_alloc {
   int npending;
 };
 
+/* recon_calc.c: the process summary's sums and extremes over GCs, in list
+ * order (summarize). The GCs gcs_recon_store_final writes are added as they
+ * are written, so that the ones it frees still count, with the very same
+ * additions in the same order as over the whole list (the sums are
+ * order-dependent doubles). */
+struct recon_fold {
+  int gc_count, incomplete_count, induced_count;
+  double total_pause, max_pause, max_suspend, total_alloc, total_alloc_measured;
+  double max_alloc_rate, max_heap, total_promoted, total_gc_cpu, total_runtime_pause;
+  int heap_count_min, heap_count_max, heap_count_changes, last_heaps;
+  double first_pause_start;
+};
+
+/* Memory during an import: the first process's GCs that gcs_recon_store_final
+ * has written are freed, all but the last one written (the next GC's figures
+ * read its predecessor: its per-heap history, its end). p->gcs then starts at
+ * list index p->base: p->gcs[i] is the GC of list index base + i, and every
+ * index kept in the recon (current_bgc, last_completed, alloc.next, stored0,
+ * calc0) is a position in p->gcs, moved down with it; g.list_index stays the
+ * GC's position in the whole list (it is stored). What later GCs read of the
+ * freed ones is kept apart: the summary's fold of them (fold) and the heap
+ * stats of the latest with list index 1 or more (freed_stats, for
+ * gen_before_mb's backward scan). No look-up reaches a freed GC: events find
+ * the last 16 GCs, the running and the last completed background GC and the
+ * last completed GC, which are never written early (FINAL_LAG,
+ * recon_store.c), and recon_calc_all at the end recomputes only the GCs not
+ * written yet. Memory then holds the GCs not yet final (about FINAL_LAG plus
+ * what a loss horizon holds back), whatever the trace's length: before, every
+ * GC stayed to the end (about 7 KB each with its per-heap history). */
 struct recon_proc {
   struct gcs_proc_summary sum;
+  int base;                     /* list index of gcs[0]: the GCs before it are freed */
+  struct recon_fold fold;       /* the summary over the GCs written early (first process) */
+  int has_freed_stats;          /* a freed GC of list index >= 1 had GCHeapStats: */
+  struct gcs_ev_GCHeapStats freed_stats; /* the latest one's */
   /* the per-process state of TraceEvent's GC event handlers */
   int32_t susp_tid_gc, susp_tid_bgc, susp_tid_other;
   int has_susp_time, has_susp_end;
@@ -83,7 +116,7 @@ struct recon_proc {
   int64_t last_heap_stats;      /* relative ns of the last GCHeapStats */
   double tick_cur[GCS_ALLOC_KIND_COUNT], tick_at_last[GCS_ALLOC_KIND_COUNT];
   int seen_tick, neg_tick;
-  int current_bgc, last_completed; /* list indices, -1 = none */
+  int current_bgc, last_completed; /* positions in gcs (list index - base), -1 = none */
   int heap_count;                /* the last GCGlobalHeapHistory's NumHeaps, -1 none */
   int multi_heap;                /* a NumHeaps over 1 was seen: server GC */
   struct recon_gc **gcs;
@@ -113,8 +146,10 @@ struct gcs_recon {
   int finished;
   /* gcs_recon_store_final: the first process's GCs below stored0 are in the
    * database already (with the statements in store, recon_store.c); its
-   * GCs below calc0 have had recon_calc_gc since their last event. */
+   * GCs below calc0 have had recon_calc_gc since their last event.
+   * Positions in procs[0]->gcs (the freed ones not counted). */
   int stored0, calc0;
+  int held, held_max;           /* GCs held in memory (all processes), the most at once */
   struct recon_store *store;
 };
 
@@ -123,10 +158,16 @@ static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
 /* recon_calc.c */
 void recon_calc_gc(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *gc);
 void recon_calc_all(struct gcs_recon *r);
+void recon_fold_init(struct recon_fold *f);
+void recon_fold_add(struct recon_fold *f, const struct gcs_gc *g);
 /* A complete background GC's peak: the largest before_mb of the complete GCs
  * that began before it ended, among GCs j+1 .. limit-1, and peak/after. 1 if
  * a GC below limit began after it ended (later GCs cannot change it). */
 int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *peak_mb, double *ratio);
+
+/* recon.c: free the first process's GCs written early but the last one
+ * (gcs_recon_store_final, after it wrote). */
+void recon_free_stored(struct gcs_recon *r);
 
 /* recon_store.c: the prepared statements of gcs_recon_store_final, freed
  * with the recon. */

@@ -358,11 +358,15 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
       if (g.complete && !recon_calc_bgc_peak(p, r->stored0, limit, &g.peak_mb, &g.ratio_peak_after)) break;
     }
     if ((rc = store_gc(db, r->store->st, trace_id, &g)) != SQLITE_OK) return rc;
+    recon_fold_add(&p->fold, &g); /* the summary, in list order, as written */
   }
+  recon_free_stored(r);
   return SQLITE_OK;
 }
 
-int gcs_recon_stored_final(const struct gcs_recon *r) { return r->stored0; }
+int gcs_recon_stored_final(const struct gcs_recon *r) {
+  return r->nprocs ? r->procs[0]->base + r->stored0 : 0;
+}
 
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   if (!r->finished) gcs_recon_finish(r);

@@ -17,7 +17,8 @@
  *
  * Ownership: the recon object owns every struct gcs_gc it reports; a pointer
  * passed to a callback, or returned by the accessors, stays valid until
- * gcs_recon_free(). Events fed in are copied as needed (the caller may reuse
+ * gcs_recon_free(), or until gcs_recon_store_final wrote it (it frees what it
+ * wrote) or gcs_recon_forget_old dropped it. Events fed in are copied as needed (the caller may reuse
  * its struct gcs_event and string buffers right after gcs_recon_feed returns).
  * Threading: one recon object is used by one thread at a time.
  * Errors: gcs_recon_new returns NULL on allocation failure; gcs_recon_store
@@ -105,14 +106,19 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
  * process's GCs that no later event, no later loss window
  * (gcs_recon_lost_horizon) and not gcs_recon_finish can change any
  * more, in list order, so that gcs_recon_store at the end writes only the
- * rest. The rows and their ids are those gcs_recon_store alone writes
- * (the other processes' GCs are all written at the end, after the first
- * process's). Same db and trace_id for every call and for gcs_recon_store,
- * inside the caller's transaction; 0 or an SQLite error code. */
+ * rest. The rows and their ids, and the process summary, are those
+ * gcs_recon_store alone writes (the other processes' GCs are all written at
+ * the end, after the first process's). Same db and trace_id for every call
+ * and for gcs_recon_store, inside the caller's transaction; 0 or an SQLite
+ * error code. The GCs written are freed but the last one (memory holds the
+ * GCs not final yet, not the whole trace): the accessors below then cover
+ * the GCs still held, whose list_index keeps its place in the whole list. */
 int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 /* How many GCs gcs_recon_store_final has written so far (the first
  * process's, in list order). */
 int gcs_recon_stored_final(const struct gcs_recon *r);
+/* The most GCs (all processes) the recon held in memory at once. */
+int gcs_recon_held_max(const struct gcs_recon *r);
 void gcs_recon_free(struct gcs_recon *r);
 
 /* Time origin for every *_msec figure (PerfView's "relative to the trace
@@ -154,8 +160,10 @@ struct gcs_proc_summary {
   uint64_t dynamic_events, dynamic_events_undecoded, dynamic_events_unattached;
 };
 
-/* Processes seen, in first-seen order; and every GC (all processes, each
- * process's GCs in list order), complete or not. Pointers owned by r. */
+/* Processes seen, in first-seen order; and every GC held (all processes,
+ * each process's GCs in list order), complete or not: every GC of the trace
+ * unless gcs_recon_store_final or gcs_recon_forget_old freed some (then the
+ * ones after them; i = 0 is the first held). Pointers owned by r. */
 int gcs_recon_process_count(const struct gcs_recon *r);
 const struct gcs_proc_summary *gcs_recon_process(const struct gcs_recon *r, int i);
 int gcs_recon_gc_count(const struct gcs_recon *r, int process);
@@ -165,7 +173,8 @@ const struct gcs_gc *gcs_recon_gc(const struct gcs_recon *r, int process, int i)
  * GCs, keeping the last `keep` (at least 16) and the running BGC. A dropped
  * GC that was not reported yet is reported first (gc_done, incomplete). The
  * accessors and summaries then cover the kept GCs only, renumbered from
- * list_index 0; pointers to dropped GCs become invalid. Not for import. */
+ * list_index 0; pointers to dropped GCs become invalid. Not for import, nor
+ * with gcs_recon_store_final (which frees only what it wrote). */
 void gcs_recon_forget_old(struct gcs_recon *r, int keep);
 
 /* Text for gcs_gc.incomplete bits ("trace ended inside; events lost"). */
