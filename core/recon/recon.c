@@ -630,6 +630,13 @@ static void on_per_heap_history(struct recon_proc *p, const struct gcs_event *ev
     gc->bad_heap_history = 1;
     return;
   }
+  /* Room for the heaps the process has (not grow's 8: 488 bytes each, most
+   * of a held GC's memory with one heap), more if more come. */
+  if (gc->heaps_cap == 0 && g->heap_count > 0 && g->heap_count <= GCS_MAX_HEAPS) {
+    g->heaps = malloc((size_t)g->heap_count * sizeof *g->heaps);
+    if (!g->heaps) return;
+    gc->heaps_cap = g->heap_count;
+  }
   if (grow((void **)&g->heaps, &gc->heaps_cap, g->nheaps + 1, sizeof *g->heaps)) return;
   struct gcs_gc_heap *h = &g->heaps[g->nheaps++];
   memset(h, 0, sizeof *h);
