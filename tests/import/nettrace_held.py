@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""nettrace_held.py GCSCOPE TMP -- an import's memory does not grow with the
+number of GCs: the GCs written while the file is read are freed, so the
+most GCs the reconstruction holds at once (`import -v`: "at most K GCs held
+in memory") is the same for a file of 2,000 GCs and one of 10,000, and
+every GC table is the same as when every GC is written (and held) to the
+end.
+
+Hand-made files (tests/import/nettrace_gaps.py's writer), pid 4545: thread
+100 runs GC n (n = 1..N, gen0) from 10 n ms to 10 n + 2 (SuspendEEBegin,
+SuspendEEEnd, GCStart, GCEnd, GCHeapStats, RestartEEEnd); an EventBlock of
+100 GCs, then a sequence point listing thread 100 at its last number. The
+reader hands a block's events over at its sequence point, and no loss
+window can begin before the point before the last one read (the horizon):
+the GCs of about one block wait, and a GC is written once done before it
+and 16 newer ones began (recon's FINAL_LAG). Measured: with a store after
+every GC (GCSCOPE_STORE_GCS_EVERY=1) at most 103 GCs held, with the
+default (a store every 64 GCs) 166, for N = 2,000 and N = 10,000 alike;
+all N written at the end (=0) hold all N (2,000 and 10,000): the count
+sees the GCs held. The bound asserted: the same K for both sizes, and K at
+most 200 (two blocks).
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gcs_check import check, finish, fresh_dir  # noqa: E402
+import nettrace_gaps as ng  # noqa: E402
+
+GCSCOPE, TMP = sys.argv[1:3]
+fresh_dir(TMP)
+PID = 4545
+
+
+def make(blocks):
+    f = ng.File(os.path.join(TMP, "w%d" % blocks), PID)
+    n = 1
+    for _ in range(blocks):
+        evs = []
+        for _ in range(100):
+            evs += f.gc(n, 10 * n)
+            n += 1
+        f.events(evs)
+        f.sp(10 * n, [(100, f.seq[100])])
+    return f.write(os.path.join(TMP, "gcs%d.nettrace" % blocks))
+
+
+TABLES = ("SELECT 'gcs', * FROM gcs ORDER BY id; SELECT 'gens', * FROM gc_gens ORDER BY gc_id, gen; "
+          "SELECT 'summary', * FROM gc_process_summary")
+
+
+def imp(path, every):
+    db = os.path.join(TMP, "%s-%s.db" % (os.path.basename(path), every))
+    env = dict(os.environ, GCSCOPE_STORE_GCS_EVERY=every)
+    p = subprocess.run([GCSCOPE, "import", "-v", "-d", db, path], capture_output=True, text=True, env=env,
+                       timeout=120)
+    check(p.returncode == 0, "import %s (every %s): %r" % (path, every, p.stdout + p.stderr))
+    m = re.search(r"^  at most (\d+) GCs held in memory$", p.stdout, re.M)
+    check(m is not None, "no held count in %r" % p.stdout)
+    rows = subprocess.run([GCSCOPE, "sql", db, TABLES, "--csv"], capture_output=True, text=True, timeout=120)
+    check(rows.returncode == 0, "sql: %r" % rows.stderr)
+    return (int(m.group(1)) if m else -1), rows.stdout
+
+
+held = {}
+for blocks in (20, 100):
+    path = make(blocks)
+    n = blocks * 100
+    k0, rows0 = imp(path, "0")
+    check(k0 == n, "%d GCs all written at the end: %d held, expected %d" % (n, k0, n))
+    check(rows0.count("\ngcs,") == n, "%d GCs: %d gcs rows" % (n, rows0.count("\ngcs,")))
+    for every in ("1", "64"):
+        k, rows = imp(path, every)
+        check(rows == rows0, "%d GCs, every %s: the GC tables differ from every GC written at the end" % (n, every))
+        check(0 < k <= 200, "%d GCs, every %s: %d GCs held, expected at most 200" % (n, every, k))
+        held[(blocks, every)] = k
+        print("%d GCs, store every %s: at most %d held" % (n, every, k))
+for every in ("1", "64"):
+    check(held.get((20, every)) == held.get((100, every)),
+          "every %s: %r held for 2,000 GCs, %r for 10,000: memory grows with the GCs" %
+          (every, held.get((20, every)), held.get((100, every))))
+
+sys.exit(finish())
