@@ -301,8 +301,8 @@ static double c_gen1_before(int early) {
     CHECK(gcs_recon_stored_final(s.r) > (int)c_number);
     CHECK(gcs_recon_gc(s.r, 0, 0)->list_index > (int)a_number);
   }
+  gcs_recon_free(s.r); /* finalizes the early stores' statements: before the close */
   sqlite3_close(s.db);
-  gcs_recon_free(s.r);
   return v;
 }
 
@@ -342,10 +342,10 @@ int main(void) {
   CHECK(gcs_recon_held_max(b.r) <= 150);
   CHECK(gcs_recon_stored_final(b.r) > 2200);
   CHECK(gcs_recon_stored_final(a.r) == 0);
-  sqlite3_close(a.db);
-  sqlite3_close(b.db);
   gcs_recon_free(a.r);
   gcs_recon_free(b.r);
+  sqlite3_close(a.db);
+  sqlite3_close(b.db);
 
   /* the estimate from a freed GC's heap stats */
   CHECK(c_gen1_before(0) == 3.0);
