@@ -94,7 +94,14 @@ struct recon_fold {
  * recon_store.c), and recon_calc_all at the end recomputes only the GCs not
  * written yet. Memory then holds the GCs not yet final (about FINAL_LAG plus
  * what a loss horizon holds back), whatever the trace's length: before, every
- * GC stayed to the end (about 7 KB each with its per-heap history). */
+ * GC stayed to the end (about 7 KB each with its per-heap history). Freeing
+ * the GC whole rather than keeping a small record of each (its heap stats,
+ * its figures for the summary): a record per GC would still grow with the
+ * trace, and nothing needs more than the fold and the latest heap stats.
+ * Not done: the other processes' GCs (written at the end only), and the GCs
+ * from one that never completes (stays open: a later loss may still mark
+ * it) or from the last completed background GC on (an allocation wait's end
+ * goes to it), which gcs_recon_store_final cannot write yet. */
 struct recon_proc {
   struct gcs_proc_summary sum;
   int base;                     /* list index of gcs[0]: the GCs before it are freed */
