@@ -954,7 +954,7 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_
     for (int j = p->ngcs - 1; j >= (i == 0 ? r->stored0 : 0); j--) {
       struct recon_gc *gc = p->gcs[j];
       if (gc->done_abs && gc->done_abs < begin_ns) {       /* done before it */
-        if (++before >= 16 && (p->current_bgc < 0 || j < p->current_bgc)) break;
+        if (++before >= RECON_FINAL_LAG && (p->current_bgc < 0 || j < p->current_bgc)) break;
         continue;
       }
       before = 0;

@@ -99,9 +99,8 @@ struct recon_fold {
  * its figures for the summary): a record per GC would still grow with the
  * trace, and nothing needs more than the fold and the latest heap stats.
  * Not done: the other processes' GCs (written at the end only), and the GCs
- * from one that never completes (stays open: a later loss may still mark
- * it) or from the last completed background GC on (an allocation wait's end
- * goes to it), which gcs_recon_store_final cannot write yet. */
+ * from the last completed background GC on (an allocation wait's end goes
+ * to it), which gcs_recon_store_final cannot write yet. */
 struct recon_proc {
   struct gcs_proc_summary sum;
   int base;                     /* list index of gcs[0]: the GCs before it are freed */
@@ -159,6 +158,13 @@ struct gcs_recon {
   int held, held_max;           /* GCs held in memory (all processes), the most at once */
   struct recon_store *store;
 };
+
+/* How far behind the last GC a GC must be before no event can reach it:
+ * events find the last GC, the running background GC, the last completed
+ * one and, by number, the last 8 (the same bound as gcs_recon_forget_old).
+ * Also how many GCs in a row done before a loss window end gcs_recon_lost's
+ * scan back (recon_store.c's open_out_of_reach relies on both). */
+#define RECON_FINAL_LAG 16
 
 static inline double ns_to_ms(int64_t ns) { return (double)ns / 1e6; }
 

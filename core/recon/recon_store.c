@@ -309,10 +309,26 @@ void recon_store_free(struct gcs_recon *r) {
   r->store = NULL;
 }
 
-/* How far behind the last GC a GC must be before no event can reach it:
- * events find the last GC, the running background GC, the last completed
- * one and, by number, the last 8 (the same bound as gcs_recon_forget_old). */
-#define FINAL_LAG 16
+#define FINAL_LAG RECON_FINAL_LAG
+
+/* A GC that never completed (no done time: the first one of a trace that
+ * began inside it, one whose suspension or restart was lost, one restarted
+ * without GCHeapStats) stays open to the end, and gcs_recon_lost marks an
+ * open GC; but its scan goes back from the newest GC only until 16 GCs in a
+ * row (below the running background GC) are done before the window. So a
+ * window still to come (beginning at or after the horizon) cannot reach GC
+ * i once the 16 GCs after it are done before the horizon and no background
+ * GC among them or before runs (a background GC that starts later is newer
+ * than them); and no event reaches a GC 16 older than the newest. Nothing
+ * can change it any more but gcs_recon_finish's marks, which the caller
+ * applies to the row it writes. */
+static int open_out_of_reach(const struct recon_proc *p, int i, uint64_t horizon) {
+  if (i + FINAL_LAG >= p->ngcs) return 0;
+  if (p->current_bgc >= 0 && p->current_bgc <= i + FINAL_LAG) return 0;
+  for (int k = i + 1; k <= i + FINAL_LAG; k++)
+    if (!p->gcs[k]->done_abs || p->gcs[k]->done_abs >= horizon) return 0;
+  return 1;
+}
 
 /* Store the first process's GCs from stored0 on while each is final: no
  * later event, nor gcs_recon_finish's marking and recon_calc_all's
@@ -340,9 +356,9 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   for (; r->stored0 < limit; r->stored0++) {
     const struct recon_gc *gc = p->gcs[r->stored0];
     struct gcs_gc g = gc->g; /* the row as gcs_recon_finish will leave it */
-    if (!gc->done_abs || gc->done_abs >= horizon) break; /* gcs_recon_lost may still mark it */
+    if (gc->done_abs ? gc->done_abs >= horizon : !open_out_of_reach(p, r->stored0, horizon))
+      break; /* gcs_recon_lost may still mark it */
     if (!g.complete) {
-      if (!gc->reported) break; /* gcs_recon_lost may still mark it */
       if ((g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend) break;
       if (!g.incomplete) g.incomplete = GCS_INC_TRACE_ENDED;
     }

@@ -19,6 +19,16 @@ default (a store every 64 GCs) 166, for N = 2,000 and N = 10,000 alike;
 all N written at the end (=0) hold all N (2,000 and 10,000): the count
 sees the GCs held. The bound asserted: the same K for both sizes, and K at
 most 200 (two blocks).
+
+A third file of 2,001 GCs begins inside GC 1 (its GCStart, GCEnd,
+GCHeapStats and RestartEEEnd without the suspension before: it never
+completes, "no suspension before its GCStart") and thread 100's numbers
+skip by 5 in the middle of block 10 (events lost: a window that marks the
+GCs around it). GC 1 stays open to the end, but a loss window's scan stops
+16 GCs done before it, so once 16 later GCs are done before the horizon
+no window can reach it: it is written while reading and does not hold the
+GCs after it (before, nothing was written early and all 2,001 were held):
+at most 200 held, the tables those of writing every GC at the end.
 """
 import os
 import re
@@ -35,17 +45,23 @@ fresh_dir(TMP)
 PID = 4545
 
 
-def make(blocks):
-    f = ng.File(os.path.join(TMP, "w%d" % blocks), PID)
+def make(blocks, began=False):
+    f = ng.File(os.path.join(TMP, "w%d%s" % (blocks, "b" if began else "")), PID)
     n = 1
-    for _ in range(blocks):
+    if began:   # GC 1 without its suspension: the trace began inside it
+        f.events(f.gc(n, 10 * n)[2:])
+        n += 1
+        f.sp(10 * n, [(100, f.seq[100])])
+    for b in range(blocks):
         evs = []
-        for _ in range(100):
+        for i in range(100):
+            if began and b == 10 and i == 50:   # 5 numbers skipped: events lost
+                f.seq[100] += 5
             evs += f.gc(n, 10 * n)
             n += 1
         f.events(evs)
         f.sp(10 * n, [(100, f.seq[100])])
-    return f.write(os.path.join(TMP, "gcs%d.nettrace" % blocks))
+    return f.write(os.path.join(TMP, "gcs%d%s.nettrace" % (blocks, "b" if began else "")))
 
 
 TABLES = ("SELECT 'gcs', * FROM gcs ORDER BY id; SELECT 'gens', * FROM gc_gens ORDER BY gc_id, gen; "
@@ -78,6 +94,16 @@ for blocks in (20, 100):
         check(0 < k <= 200, "%d GCs, every %s: %d GCs held, expected at most 200" % (n, every, k))
         held[(blocks, every)] = k
         print("%d GCs, store every %s: at most %d held" % (n, every, k))
+path = make(20, began=True)
+k0, rows0 = imp(path, "0")
+check(k0 == 2001, "began inside GC 1, all written at the end: %d held, expected 2001" % k0)
+check("no suspension before its GCStart" in rows0, "GC 1 not marked: began inside it")
+check("events lost" in rows0, "no GC marked events lost")
+for every in ("1", "64"):
+    k, rows = imp(path, every)
+    check(rows == rows0, "began inside GC 1, every %s: the GC tables differ from every GC written at the end" % every)
+    check(0 < k <= 200, "began inside GC 1, every %s: %d GCs held, expected at most 200" % (every, k))
+    print("2,001 GCs, the first never complete, store every %s: at most %d held" % (every, k))
 for every in ("1", "64"):
     check(held.get((20, every)) == held.get((100, every)),
           "every %s: %r held for 2,000 GCs, %r for 10,000: memory grows with the GCs" %
