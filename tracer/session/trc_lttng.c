@@ -377,6 +377,7 @@ static int session_create(const struct trc_session_cfg *c, struct lttng_session_
 
 int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
   struct lttng_session_descriptor *desc;
+  lttng_opt_quiet = 1;   /* the descriptor's URL parser prints its own errors otherwise */
   if (c->live_timer_us && (c->snapshot || !c->relayd)) {
     snprintf(err, errlen, c->snapshot ? "a live session cannot be a snapshot session"
                                       : "a live session needs a relayd URL");
