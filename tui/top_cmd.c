@@ -20,6 +20,7 @@
 #include "gcs_nettrace.h"
 #include "gcs_tui.h"
 #include "trc_child.h"
+#include "trc_lttng.h"
 #include "tui_ep.h"
 #include "tui_live.h"
 #include "tui_model.h"
@@ -138,6 +139,11 @@ static int run(struct tui_source *src, double long_pause_ms) {
   tui_model_free(m);
   src->ops->close(src);
   if (status) fprintf(stderr, "gcscope top: %s\n", err);
+  else if (trc_ctl_hung()) {
+    /* the session daemon did not answer the session's stop or destruction */
+    fprintf(stderr, "gcscope top: %s\n", trc_ctl_hung());
+    status = 1;
+  }
   return status;
 }
 

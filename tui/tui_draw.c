@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "gcs_events.h"
+#include "gcs_text.h"
 #include "tui_term.h"
 #include "tui_ui.h"
 
@@ -39,9 +40,26 @@ static void get_layout(struct layout *l) {
   if (l->ntable < 1) l->ntable = 1;
 }
 
+/* Every string top draws goes through here: what a trace, a database or a
+ * peer supplied (process names, command lines, event payloads, paths) is
+ * shown with its control characters, C1 and bidirectional overrides and
+ * isolates as '?' (gcs_text_printable, the one rule of every text report).
+ * ncurses alone would show C0 as ^X but pass the overrides through, which
+ * reorder the rest of the line on the terminal. */
+static void draw_text(WINDOW *win, int y, int x, const char *s, int n) {
+  char buf[2048];
+  gcs_text_printable(s, (size_t)-1, buf, sizeof buf);
+  mvwaddnstr(win, y, x, buf, n);
+}
+
+/* The same, before a name is laid out (padded, cut, measured), so widths
+ * count what is drawn. buf holds SAFE_MAX bytes. */
+#define SAFE_MAX 512
+static const char *safe(char *buf, const char *s) { return gcs_text_printable(s, (size_t)-1, buf, SAFE_MAX); }
+
 static void put(int y, int x, const char *s) {
   if (y < 0 || y >= LINES || x >= COLS) return;
-  mvaddnstr(y, x, s, COLS - x);
+  draw_text(stdscr, y, x, s, COLS - x);
 }
 
 static void style_on(int pair, int extra) {
@@ -71,7 +89,8 @@ static void draw_title(struct tui_ui *ui, const struct layout *l) {
     if (!ui->src->last_event_ns) len += snprintf(line + len, sizeof line - (size_t)len, " | no event yet");
     else len += snprintf(line + len, sizeof line - (size_t)len, " | last event %.1f s ago", age < 0 ? 0.0 : age);
   }
-  snprintf(line + len, sizeof line - (size_t)len, " | %s", ui->src ? ui->src->desc : "");
+  char desc[SAFE_MAX];
+  snprintf(line + len, sizeof line - (size_t)len, " | %s", ui->src ? safe(desc, ui->src->desc) : "");
   style_on(TUI_PAIR_TITLE, A_REVERSE * !tui_term_has_colors());
   move(l->title, 0);
   for (int x = 0; x < COLS; x++) addch(' ');
@@ -115,8 +134,9 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
   struct tui_summary s;
   tui_proc_summary(p, &s);
   struct segs g = { .n = 0 };
-  seg(&g, "PID %d %.24s%s%s%s", p->pid, p->name[0] ? p->name : "?", p->flavour[0] ? " (" : "", p->flavour,
-      p->flavour[0] ? ")" : "");
+  char name[SAFE_MAX], flavour[SAFE_MAX];
+  seg(&g, "PID %d %.24s%s%s%s", p->pid, p->name[0] ? safe(name, p->name) : "?", p->flavour[0] ? " (" : "",
+      safe(flavour, p->flavour), p->flavour[0] ? ")" : "");
   seg(&g, "  up %s s", full(a, s.uptime_ms / 1000, 1));
   seg(&g, "  paused %s%%", full(a, s.pct_paused, 1));
   attron(A_BOLD);
@@ -468,7 +488,9 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   double t0 = ui->detail_ev[0].ms;
   for (long i = 0; i < ui->detail_nev; i++) {
     const struct tui_evline *e = &ui->detail_ev[i];
-    add_line(ls, "  %14s %9s  %-22s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), e->name, e->text);
+    char name[SAFE_MAX], text[SAFE_MAX];
+    add_line(ls, "  %14s %9s  %-22s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), safe(name, e->name),
+             safe(text, e->text));
   }
 }
 
@@ -509,7 +531,7 @@ static void draw_sort_menu(struct tui_ui *ui) {
   if (!win) return;
   werase(win);
   box(win, 0, 0);
-  mvwaddnstr(win, 0, 2, " Sort by (Esc closes) ", w - 4);
+  draw_text(win, 0, 2, " Sort by (Esc closes) ", w - 4);
   for (int c = 0; c < TUI_COL_COUNT; c++) {
     char line[64];
     const char *state = c == (int)ui->sort ? (ui->ascending ? "now: asc" : "now: desc")
@@ -517,10 +539,10 @@ static void draw_sort_menu(struct tui_ui *ui) {
     snprintf(line, sizeof line, " %c  %-9s %s", tui_ui_sort_key((enum tui_col)c), tui_col_name((enum tui_col)c), state);
     if (1 + c > h - 2) break;
     if (c == ui->sort_sel) wattron(win, A_REVERSE);
-    mvwaddnstr(win, 1 + c, 1, line, w - 2);
+    draw_text(win, 1 + c, 1, line, w - 2);
     if (c == ui->sort_sel) wattroff(win, A_REVERSE);
   }
-  if (TUI_COL_COUNT + 2 <= h - 2) mvwaddnstr(win, TUI_COL_COUNT + 2, 1, " letter/Enter sorts; again reverses", w - 2);
+  if (TUI_COL_COUNT + 2 <= h - 2) draw_text(win, TUI_COL_COUNT + 2, 1, " letter/Enter sorts; again reverses", w - 2);
   wnoutrefresh(win);
   delwin(win);
 }
@@ -535,8 +557,9 @@ static void draw_overlay(struct tui_ui *ui) {
     title = " Choose a process (Enter) ";
     for (size_t i = 0; i < tui_model_nprocs(ui->model); i++) {
       const struct tui_proc *p = tui_model_proc_at(ui->model, i);
+      char name[SAFE_MAX], flavour[SAFE_MAX];
       add_line(&ls, "%c PID %-7d %-24.24s %-24.24s %zu GCs", (long)i == ui->proc_sel ? '>' : ' ',
-               p->pid, p->name[0] ? p->name : "?", p->flavour, p->ngcs);
+               p->pid, p->name[0] ? safe(name, p->name) : "?", safe(flavour, p->flavour), p->ngcs);
     }
   }
   int h = LINES - 2, w = COLS;
@@ -545,17 +568,17 @@ static void draw_overlay(struct tui_ui *ui) {
   if (!win) { free(ls.v); return; }
   werase(win);
   box(win, 0, 0);
-  mvwaddnstr(win, 0, 2, title, w - 4);
+  draw_text(win, 0, 2, title, w - 4);
   int inner = h - 2;
   if (ui->ov_scroll > ls.n - inner) ui->ov_scroll = ls.n - inner > 0 ? ls.n - inner : 0;
   long first = ui->overlay == TUI_OV_PROCS ? (ui->proc_sel >= inner ? ui->proc_sel - inner + 1 : 0) : ui->ov_scroll;
   for (int r = 0; r < inner && first + r < ls.n; r++) {
     int sel = ui->overlay == TUI_OV_PROCS && first + r == ui->proc_sel;
     if (sel) wattron(win, A_REVERSE);
-    mvwaddnstr(win, 1 + r, 1, ls.v[first + r], w - 2);
+    draw_text(win, 1 + r, 1, ls.v[first + r], w - 2);
     if (sel) wattroff(win, A_REVERSE);
   }
-  if (ls.n > inner) mvwaddnstr(win, h - 1, w - 22, " Up/Down PgUp/PgDn ", 19);
+  if (ls.n > inner) draw_text(win, h - 1, w - 22, " Up/Down PgUp/PgDn ", 19);
   wnoutrefresh(win);
   delwin(win);
   free(ls.v);

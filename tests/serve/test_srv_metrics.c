@@ -27,6 +27,16 @@
  * GC whose figures are not finite (an infinite heap size and allocation):
  * no sample either. test_srv_metrics SRCDIR TEXT OM UNKNOWN_TEXT writes that
  * exposition for promtool too.
+ *
+ * Crafted names (crafted_names below): a process named, in bytes,
+ * "ev" ESC "[31m" U+202E "il" LF "\"q\"" "\\" 0xFF (invalid UTF-8) with
+ * runtime "10.0" BEL, and one named "a" and 64 "é" (129 bytes: the label
+ * keeps 127, cut before the last "é", not inside it). Label values must be
+ * valid UTF-8 on one line, with \\ and " escaped: process_name
+ * "ev?[31m?il?\"q\"\\?" (each control character, the override and the
+ * invalid byte one '?'), runtime_version "10.0?", and "a" and 63 "é".
+ * test_srv_metrics SRCDIR TEXT OM UNKNOWN_TEXT CRAFTED_TEXT writes it for
+ * promtool too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +98,7 @@ static int count_lines_with(const char *text, const char *sub) {
   return n;
 }
 
+static void crafted_names(const char *out_path);
 static void unknown_figures(const char *out_path) {
   struct srv_pm *m = srv_pm_new(5151, "", "", T0);
   CHECK(m != NULL);
@@ -169,6 +180,55 @@ static void unknown_figures(const char *out_path) {
   }
   free(text);
   srv_pm_free(m);
+}
+
+static void crafted_names(const char *out_path) {
+  char longname[2 + 64 * 2];
+  longname[0] = 'a';
+  for (int i = 0; i < 64; i++) memcpy(longname + 1 + 2 * i, "\xc3\xa9", 2);
+  longname[1 + 64 * 2] = '\0';
+  struct srv_pm *m = srv_pm_new(4242, "ev\x1b[31m\xe2\x80\xaeil\n\"q\"\\\xff", "10.0\x07", T0);
+  struct srv_pm *m2 = srv_pm_new(4343, longname, "10.0.12", T0);
+  CHECK(m != NULL && m2 != NULL);
+  if (!m || !m2) { srv_pm_free(m); srv_pm_free(m2); return; }
+  struct gcs_gc g1 = gc(1, GCS_GEN0, GCS_GC_TYPE_NON_CONCURRENT, 1, 2, T0 + 1 * SEC);
+  srv_pm_gc_done(m, &g1);
+  srv_pm_gc_done(m2, &g1);
+  struct srv_pm *pms[] = { m, m2 };
+  size_t len = 0;
+  char *text = srv_render(pms, 2, 2, NULL, 0, 0, T0 + 4 * SEC, &len);
+  CHECK(text != NULL);
+  if (text) {
+    CHECK_HAS(text, "dotnet_gc_collections_total{pid=\"4242\",process_name=\"ev?[31m?il?\\\"q\\\"\\\\?\","
+                    "runtime_version=\"10.0?\",gc_mode=\"unknown\"");
+    char want[400];
+    int n = snprintf(want, sizeof want, "dotnet_gc_collections_total{pid=\"4343\",process_name=\"a");
+    memcpy(want + n, longname + 1, 63 * 2);
+    snprintf(want + n + 63 * 2, sizeof want - (size_t)n - 63 * 2, "\",runtime_version=\"10.0.12\"");
+    CHECK_HAS(text, want);
+    /* every line is a sample of ours, a comment or empty: nothing broke a line */
+    int samples = 0;
+    for (const char *p = text; *p;) {
+      const char *nl = strchr(p, '\n');
+      CHECK(nl != NULL);
+      if (!nl) break;
+      if (*p != '#' && *p != '\n') {
+        CHECK(strncmp(p, "dotnet_", 7) == 0 || strncmp(p, "gcscope_", 8) == 0);
+        samples++;
+      }
+      p = nl + 1;
+    }
+    CHECK(samples > 0);
+    CHECK(strchr(text, '\x1b') == NULL && strchr(text, '\x07') == NULL && strstr(text, "\xe2\x80\xae") == NULL &&
+          strchr(text, '\xff') == NULL);
+    if (out_path) {
+      FILE *f = fopen(out_path, "w");
+      if (f) { fputs(text, f); fclose(f); }
+    }
+  }
+  free(text);
+  srv_pm_free(m);
+  srv_pm_free(m2);
 }
 
 int main(int argc, char **argv) {
@@ -265,6 +325,7 @@ int main(int argc, char **argv) {
     if (f) { fputs(i == 2 ? text : om, f); fclose(f); }
   }
   unknown_figures(argc > 4 ? argv[4] : NULL);
+  crafted_names(argc > 5 ? argv[5] : NULL);
   /* no process: every family's HELP and TYPE, the gauge 0 */
   char *empty = srv_render(NULL, 0, 0, NULL, 0, 0, T0, &len);
   CHECK(empty && strstr(empty, "\ngcscope_monitored_processes 0\n") && !strstr(empty, "pid="));

@@ -7,6 +7,19 @@ one line to LOG: the connection's number and the request's command type (the
 first 32-bit little-endian word of liblttng-ctl's request header,
 lttcomm_session_msg.cmd_type). It writes READY_FILE with its pid once it
 listens, and exits on SIGTERM (tests stop it by pid), removing SOCKET.
+
+fake_sessiond.py SOCKET READY_FILE LOG HANG_AT — a session daemon that
+answers, then hangs: every request before the first of command type HANG_AT
+gets liblttng-ctl's success reply (lttcomm_lttng_msg: cmd_type, ret_code =
+LTTNG_OK 10, pid, cmd_header_size, data_size, fd_count, six 32-bit words, then
+data_size bytes); from that request on it never answers, as a daemon that
+deadlocks mid-session does. Each request is on its own connection
+(lttng-ctl.c: connect_sessiond per request). The replies that carry data:
+LTTNG_CREATE_SESSION_EXT (49) returns the session descriptor it was sent
+(the bytes after the fixed-size request, whose size is that of the first
+request, LTTNG_LIST_SESSIONS, which has none), PROCESS_ATTR_TRACKER_GET_POLICY
+(34) a 32-bit policy (1, include all), LTTNG_DATA_PENDING (24) one byte 0;
+LTTNG_LIST_SESSIONS answers an empty list.
 """
 import os
 import signal
@@ -16,21 +29,71 @@ import sys
 import threading
 
 SOCK, READY, LOG = sys.argv[1:4]
+HANG_AT = int(sys.argv[4]) if len(sys.argv) > 4 else None
+LIST_SESSIONS, CREATE_SESSION_EXT, DATA_PENDING, GET_POLICY = 13, 49, 24, 34
+LTTNG_OK = 10
 lock = threading.Lock()
 held = []
+hanging = [HANG_AT is None]
+lsm_size = [None]
+
+
+def recv_exactly(conn, n):
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def recv_idle(conn, secs):
+    """Whatever arrives until secs pass without a byte (the client sends a
+    request at once, then waits for the reply)."""
+    data = b""
+    conn.settimeout(secs)
+    try:
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    conn.settimeout(None)
+    return data
+
+
+def reply(conn, cmd, payload=b""):
+    conn.sendall(struct.pack("<6I", cmd, LTTNG_OK, 0, 0, len(payload), 0) + payload)
 
 
 def serve(conn, n):
-    data = b""
-    while len(data) < 4:
-        chunk = conn.recv(4 - len(data))
-        if not chunk:
-            return
-        data += chunk
+    data = recv_exactly(conn, 4 if hanging[0] or lsm_size[0] is None else lsm_size[0])
+    if len(data) < 4:
+        return
+    if lsm_size[0] is None and not hanging[0]:
+        data += recv_idle(conn, 0.2)   # the first request, LIST_SESSIONS, has no payload
+    cmd = struct.unpack("<I", data[:4])[0]
     with lock:
         with open(LOG, "a") as f:
-            f.write("%d %d\n" % (n, struct.unpack("<I", data)[0]))
-    # never answer; keep the connection open until the peer goes
+            f.write("%d %d\n" % (n, cmd))
+        if HANG_AT is not None and cmd == HANG_AT:
+            hanging[0] = True
+        hang = hanging[0]
+        if cmd == LIST_SESSIONS and lsm_size[0] is None:
+            lsm_size[0] = len(data)
+    if hang:
+        return  # never answer; keep the connection open until the peer goes
+    if cmd == CREATE_SESSION_EXT:
+        reply(conn, cmd, recv_idle(conn, 0.2))
+    elif cmd == GET_POLICY:
+        reply(conn, cmd, struct.pack("<I", 1))
+    elif cmd == DATA_PENDING:
+        reply(conn, cmd, b"\0")
+    else:
+        reply(conn, cmd)
 
 
 def stop(*_):

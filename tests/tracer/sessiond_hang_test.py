@@ -31,6 +31,11 @@ GCSCOPE, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "session
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIST_SESSIONS = 13
 SLACK = 4.0
+# lttng-tools 2.13's command types (sessiond-comm.h) of the later requests
+ENABLE_CHANNEL, DESTROY_SESSION, START_TRACE, STOP_TRACE, CREATE_SESSION_EXT = 5, 9, 16, 17, 49
+# a later request: the setup before it (a relayd started, the requests
+# answered) and the cleanup after it come on top of the wait
+LATER_SLACK = 15.0
 
 if os.geteuid() != 0 or not shutil.which("setpriv"):
     print("SKIPPED: needs root and setpriv (gcscope runs as another user)")
@@ -98,12 +103,13 @@ OUT = os.path.join(HOME, "out")
 fake = None
 
 
-def start_fake():
+def start_fake(hang_at=None):
     global fake
-    for p in (READY, LOG):
+    for p in (READY, LOG, MARK):
         if os.path.exists(p):
             os.unlink(p)
-    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_sessiond.py"), SOCK, READY, LOG],
+    extra = [str(hang_at)] if hang_at is not None else []
+    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_sessiond.py"), SOCK, READY, LOG] + extra,
                             stdin=subprocess.DEVNULL)
     for _ in range(200):
         if os.path.exists(READY):
@@ -128,8 +134,9 @@ def requests():
         return [int(line.split()[1]) for line in f if line.strip()]
 
 
-def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,)):
-    pid = start_fake()
+def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,), hang_at=None, want_out="",
+        command_runs=False):
+    pid = start_fake(hang_at)
     env = dict(os.environ, HOME=HOME, LTTNG_HOME=HOME, TMPDIR=TMP, LC_ALL="C")
     env.pop("GCSCOPE_SESSIOND_TIMEOUT", None)
     if secs is not None:
@@ -148,10 +155,10 @@ def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,))
         fail("%s: exit %s, wanted 1 (stderr %r)" % (name, rc, err))
     if err != want + "\n":
         fail("%s: stderr %r, wanted %r" % (name, err, want + "\n"))
-    if out:
-        fail("%s: stdout %r, wanted nothing" % (name, out))
+    if out != want_out:
+        fail("%s: stdout %r, wanted %r" % (name, out, want_out))
     lo = float(secs or 10) if want_requests else 0.0
-    hi = max_secs if max_secs is not None else lo + SLACK
+    hi = max_secs if max_secs is not None else lo + (LATER_SLACK if hang_at is not None else SLACK)
     if not lo <= elapsed <= hi:
         fail("%s: took %.2f s, wanted %.1f to %.1f s" % (name, elapsed, lo, hi))
     time.sleep(0.2)
@@ -161,10 +168,14 @@ def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,))
         for q in left:
             os.kill(q, signal.SIGKILL)
     got = requests()
-    if got != list(want_requests):
+    if callable(want_requests):
+        why = want_requests(got)
+        if why:
+            fail("%s: the daemon got requests %s: %s" % (name, got, why))
+    elif got != list(want_requests):
         fail("%s: the daemon got requests %s, wanted %s" % (name, got, list(want_requests)))
-    if os.path.exists(MARK):
-        fail("%s: the COMMAND ran" % name)
+    if os.path.exists(MARK) != command_runs:
+        fail("%s: the COMMAND %s" % (name, "ran" if not command_runs else "did not run"))
     if os.path.exists(OUT):
         fail("%s: %s was left" % (name, OUT))
     if os.listdir(TMP):
@@ -191,6 +202,32 @@ try:
         run("GCSCOPE_SESSIOND_TIMEOUT=" + bad, ["record", "-o", OUT] + touch, bad,
             "gcscope record: GCSCOPE_SESSIOND_TIMEOUT='%s' is not a number of seconds from 1 to 3600" % bad,
             max_secs=SLACK, want_requests=())
+
+    # A daemon that answers the session list, then hangs on a later request:
+    # each command says which request, once, and leaves nothing; a hung daemon
+    # is asked nothing more (no stop, no destroy after the hang).
+    def upto(last):
+        def check(got):
+            if got[:2] != [LIST_SESSIONS, CREATE_SESSION_EXT][:len(got[:2])] or got[-1:] != [last]:
+                return "wanted %d, %d, ... ending with %d" % (LIST_SESSIONS, CREATE_SESSION_EXT, last)
+            if got.count(last) != 1:
+                return "%d asked more than once" % last
+            return None
+        return check
+    hung = 'does not answer "{req}" within 3 s; restart it'
+    for req, code in (("create session", CREATE_SESSION_EXT), ("start tracing", START_TRACE)):
+        line = "lttng-sessiond (pid {pid}) " + hung.format(req=req)
+        run("record, hangs at %s" % req, ["record", "-o", OUT] + touch, "3", "gcscope record: " + line,
+            hang_at=code, want_requests=upto(code))
+        run("serve --lttng, hangs at %s" % req, ["serve", "--lttng", "--listen", "127.0.0.1:0"], "3",
+            "gcscope serve: --lttng: " + line, hang_at=code, want_requests=upto(code))
+        run("top -- COMMAND, hangs at %s" % req, ["top"] + touch, "3", "gcscope top: " + line,
+            hang_at=code, want_requests=upto(code))
+    # the command ran and exited; the daemon hangs at the stop: no trace was
+    # written (the fake keeps none), so the -o directory gcscope made goes too
+    run("record, hangs at stop tracing", ["record", "-o", OUT] + touch, "3",
+        "gcscope record: lttng-sessiond (pid {pid}) " + hung.format(req="stop tracing"), hang_at=STOP_TRACE,
+        want_requests=upto(STOP_TRACE), want_out="gcscope record: recording to %s\n" % OUT, command_runs=True)
 finally:
     stop_fake()
 

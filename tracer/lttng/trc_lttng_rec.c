@@ -52,8 +52,19 @@ struct lrec {
   uint64_t drop_reported_ns;
   int pidfd, target_exited;     /* --pid: readable when the process exits (-1: none) */
   uint64_t subbuf, num;         /* the channel's geometry as asked (0: LTTng's default) */
+  int hung_said;                /* the line saying the session daemon does not answer is out */
   char err[512];
 };
+
+/* One line for a failed request; when the session daemon stopped answering
+ * (trc_ctl_hung), that is said once, whichever request found it. */
+static void say(struct lrec *r, const char *err) {
+  if (trc_ctl_hung()) {
+    if (r->hung_said) return;
+    r->hung_said = 1;
+  }
+  fprintf(stderr, "gcscope record: %s\n", err);
+}
 
 /* count notifications were lost (dropped by the daemon or discarded by a
  * traced program): the reconstruction re-arms, and the user is told. */
@@ -98,7 +109,9 @@ static uint64_t rearm_ns(struct trc_capture *c) {
 
 static int write_capture(struct trc_capture *c, const char *name, const char *path, char *err, size_t errlen) {
   struct lrec *r = c->tx;
-  return trc_snapshot_record(r->session, name, path, c->o->relayd, err, errlen);
+  int rc = trc_snapshot_record(r->session, name, path, c->o->relayd, err, errlen);
+  if (rc && trc_ctl_hung()) r->hung_said = 1;   /* the controller prints err */
+  return rc;
 }
 
 /* --pid: its pidfd, polled by every wait_turn, says when it exits; without
@@ -115,7 +128,7 @@ static void end_session(struct trc_capture *c) {
   if (!r->session_live) return;
   if (trc_session_stop(r->session, r->err, sizeof r->err) ||
       trc_session_destroy(r->session, r->err, sizeof r->err))
-    fprintf(stderr, "gcscope record: %s\n", r->err);
+    say(r, r->err);
   r->session_live = 0;
 }
 
@@ -143,6 +156,10 @@ static void wait_turn(struct trc_capture *c, uint64_t end) {
  * Returns -1 when the daemon went away. */
 static int poll_watch(struct trc_capture *c) {
   struct lrec *r = c->tx;
+  if (trc_ctl_hung()) {
+    say(r, trc_ctl_hung());
+    return -1;
+  }
   if (!r->w) return 0;
   int n = trc_watch_poll(r->w, on_event, c);
   uint64_t d = trc_watch_dropped(r->w);
@@ -302,6 +319,7 @@ static int record(struct trc_capture *c) {
   int stop = 0;
   while (!stop) {
     if (poll_watch(c) < 0) {
+      if (trc_ctl_hung()) goto hung;
       fprintf(stderr, "gcscope record: lost the connection to the session daemon\n");
       break;
     }
@@ -336,9 +354,10 @@ static int record(struct trc_capture *c) {
   if (r->session_live) trc_capture_last(c);
   if (r->session_live && r->snapshot && !c->triggers) {
     if (trc_snapshot_record(r->session, "flight", o->relayd ? NULL : c->outdir, o->relayd, r->err, sizeof r->err))
-      fprintf(stderr, "gcscope record: %s\n", r->err);
+      say(r, r->err);
   }
   end_session(c);
+  if (trc_ctl_hung()) goto hung;
   /* After a signal the command got it too: wait for it (a second signal stops waiting). */
   if (o->command && !r->child_done) {
     int nsig = trc_nsig;
@@ -364,7 +383,13 @@ static int record(struct trc_capture *c) {
   fflush(stdout);
   return 0;
 fail:
-  fprintf(stderr, "gcscope record: %s\n", r->err);
+  say(r, r->err);
+  return 1;
+hung:
+  /* The session daemon stopped answering: the line is out (say), the command
+   * is stopped by run(), and nothing more is asked of the daemon. */
+  say(r, trc_ctl_hung());
+  r->session_live = 0;
   return 1;
 }
 
@@ -378,8 +403,9 @@ static int run(struct trc_capture *c) {
   }
   rc = record(c);
   if (rc) {
-    /* setup failed part-way: undo what exists */
-    trc_child_abort(&r->child);
+    /* setup failed part-way, or the session daemon stopped answering: undo
+     * what exists (a hung daemon is asked nothing more: trc_ctl_hung) */
+    if (!r->child_done) trc_child_stop(&r->child);
     if (r->session_live) {
       trc_session_destroy(r->session, r->err, sizeof r->err);
       r->session_live = 0;

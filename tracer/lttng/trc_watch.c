@@ -2,6 +2,7 @@
 #include "trc_watch.h"
 
 #include "gcs_triggers.h"
+#include "trc_lttng.h"
 
 #include <lttng/lttng.h>
 #include <stdio.h>
@@ -82,13 +83,18 @@ static int add_trigger(struct trc_watch *w, const struct watched *wd, const char
   if (!t->t) goto oom;
   t->cond = lttng_trigger_get_const_condition(t->t);
   w->ntrig++;
+  if (trc_ctl_begin(err, errlen, "register trigger %s", t->name)) return -1;
   enum lttng_error_code ec = lttng_register_trigger_with_name(t->t, t->name);
+  if (ec == LTTNG_OK) t->registered = 1;
+  enum lttng_notification_channel_status st = LTTNG_NOTIFICATION_CHANNEL_STATUS_ERROR;
+  if (ec == LTTNG_OK && !trc_ctl_next("subscribe to trigger %s", t->name))
+    st = lttng_notification_channel_subscribe(w->ch, t->cond);
+  if (trc_ctl_end(err, errlen)) return -1;
   if (ec != LTTNG_OK) {
     snprintf(err, errlen, "cannot register trigger %s: %s", t->name, lttng_strerror(-(int)ec));
     return -1;
   }
-  t->registered = 1;
-  if (lttng_notification_channel_subscribe(w->ch, t->cond) != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
+  if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
     snprintf(err, errlen, "cannot subscribe to trigger %s", t->name);
     return -1;
   }
@@ -103,7 +109,13 @@ struct trc_watch *trc_watch_start(int dotnet, pid_t pid, char *err, size_t errle
   struct trc_watch *w = calloc(1, sizeof *w);
   if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
   w->pid = pid;
+  if (trc_ctl_begin(err, errlen, "open a notification channel")) { free(w); return NULL; }
   w->ch = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
+  if (trc_ctl_end(err, errlen)) {
+    if (w->ch) lttng_notification_channel_destroy(w->ch);
+    free(w);
+    return NULL;
+  }
   if (!w->ch) {
     snprintf(err, errlen, "cannot open an LTTng notification channel");
     free(w);
@@ -173,8 +185,11 @@ static int decode(struct trc_watch *w, struct lttng_notification *n, struct gcs_
   return 0;
 }
 
+/* Not a request: has_pending polls the channel's socket without waiting, and
+ * a notification is read only when it has arrived. */
 int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud) {
   int delivered = 0;
+  if (trc_ctl_hung()) return -1;
   for (;;) {
     bool pending = false;
     if (lttng_notification_channel_has_pending_notification(w->ch, &pending) !=
@@ -204,7 +219,14 @@ static int condition_discards(const struct lttng_trigger *t, uint64_t *sum) {
   if (!q) return -1;
   struct lttng_error_query_results *res = NULL;
   int rc = -1;
-  if (lttng_error_query_execute(q, lttng_session_daemon_command_endpoint, &res) == LTTNG_OK) {
+  char err[8];
+  if (trc_ctl_begin(err, sizeof err, "query the discarded events")) {
+    lttng_error_query_destroy(q);
+    return -1;
+  }
+  enum lttng_error_code ec = lttng_error_query_execute(q, lttng_session_daemon_command_endpoint, &res);
+  if (trc_ctl_end(err, sizeof err)) ec = LTTNG_ERR_FATAL;
+  if (ec == LTTNG_OK) {
     unsigned n = 0;
     rc = lttng_error_query_results_get_count(res, &n) == LTTNG_ERROR_QUERY_RESULTS_STATUS_OK ? 0 : -1;
     for (unsigned i = 0; rc == 0 && i < n; i++) {
@@ -245,15 +267,24 @@ static void discard_pending(struct trc_watch *w) {
   }
 }
 
+/* With a session daemon that stopped answering (trc_ctl_hung), nothing is
+ * asked of it: the triggers stay registered in it. */
 void trc_watch_stop(struct trc_watch *w) {
   if (!w) return;
+  char err[8];
   for (int i = 0; i < w->ntrig; i++)
-    if (w->trig[i].registered) lttng_unregister_trigger(w->trig[i].t);
-  discard_pending(w);
+    if (w->trig[i].registered && !trc_ctl_begin(err, sizeof err, "unregister trigger %s", w->trig[i].name)) {
+      lttng_unregister_trigger(w->trig[i].t);
+      trc_ctl_end(err, sizeof err);
+    }
+  if (!trc_ctl_hung()) discard_pending(w);
   for (int i = 0; i < w->ntrig; i++) {
     struct trig *t = &w->trig[i];
-    if (t->subscribed) lttng_notification_channel_unsubscribe(w->ch, t->cond);
-    discard_pending(w);
+    if (t->subscribed && !trc_ctl_begin(err, sizeof err, "unsubscribe from trigger %s", t->name)) {
+      lttng_notification_channel_unsubscribe(w->ch, t->cond);
+      trc_ctl_end(err, sizeof err);
+    }
+    if (!trc_ctl_hung()) discard_pending(w);
     lttng_trigger_destroy(t->t);
   }
   lttng_notification_channel_destroy(w->ch);

@@ -26,6 +26,7 @@
 #include "gcs_rules.h"
 #include "gcs_serve.h"
 #include "srv.h"
+#include "trc_lttng.h"
 #include "trc_sig.h"
 
 #define SCAN_MS 1000
@@ -320,6 +321,11 @@ static int serve(struct srv *s, struct cfg *c) {
   for (int i = 0; i < s->nprocs; i++) srv_proc_join(s->procs[i]);
   srv_http_stop(d);
   while (s->nprocs) drop(s, s->procs[s->nprocs - 1]);
+  /* the session daemon did not answer the session's stop or destruction */
+  if (c->lttng && trc_ctl_hung()) {
+    gcs_cli_fail("--lttng: %s", trc_ctl_hung());
+    return 1;
+  }
   return 0;
 }
 

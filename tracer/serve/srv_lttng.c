@@ -39,6 +39,7 @@
 
 #include "gcs_ctf_live.h"
 #include "gcs_enums.h"
+#include "gcs_text.h"
 #include "gcs_triggers.h"
 #include "srv.h"
 #include "trc_fire.h"
@@ -144,8 +145,10 @@ static struct lproc *add_proc(struct srv_lttng *L, const struct gcs_event *ev, c
                       "ones are not watched\n", s->max_procs, (int)ev->pid);
     return lp;   /* known, not followed */
   }
-  char runtime[64];
+  char runtime[64], name[128];
   runtime_of(ev, runtime, sizeof runtime);
+  gcs_text_printable(procname, (size_t)-1, name, sizeof name);   /* a trace's bytes, printed and labelled */
+  procname = name;
   struct srv_proc *p = calloc(1, sizeof *p);
   struct srv_pm *pm = p ? srv_pm_new(ev->pid, procname, runtime, srv_real_ns()) : NULL;
   lp->recon = pm ? gcs_recon_new(&srv_sink_callbacks, &lp->sink) : NULL;

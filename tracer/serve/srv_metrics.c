@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "gcs_enums.h"
+#include "gcs_text.h"
 
 /* Bounds in ns: observations are whole ns (the events' timestamps), compared exactly. */
 static const uint64_t bucket_ns[SRV_NBUCKETS] = { 100000,    200000,    500000,     1000000,   2000000,   5000000,
@@ -57,8 +58,13 @@ struct srv_pm *srv_pm_new(int32_t pid, const char *name, const char *runtime_ver
   struct srv_pm *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->pid = pid;
-  snprintf(m->name, sizeof m->name, "%s", name ? name : "");
-  snprintf(m->runtime, sizeof m->runtime, "%s", runtime_version ? runtime_version : "");
+  /* Label values must be valid UTF-8 (Prometheus refuses the whole scrape
+   * otherwise) on one line: a name from a trace or a peer (a process's comm
+   * is any bytes) keeps its valid characters, cut at a character boundary,
+   * and shows '?' for invalid bytes, control characters and bidirectional
+   * overrides (gcs_text_printable); put_escaped then escapes \\ and ". */
+  gcs_text_printable(name, (size_t)-1, m->name, sizeof m->name);
+  gcs_text_printable(runtime_version, (size_t)-1, m->runtime, sizeof m->runtime);
   m->server = m->concurrent = m->heaps = -1;
   m->start_ns = start_ns;
   for (int k = 0; k < GCS_GENS; k++) m->size_after[k] = m->frag[k] = NAN;

@@ -30,6 +30,7 @@
 #include "gcs_enums.h"
 #include "gcs_nettrace.h"
 #include "gcs_recon.h"
+#include "gcs_text.h"
 #include "gcs_triggers.h"
 #include "srv.h"
 #include "trc_ep_flight.h"
@@ -313,10 +314,16 @@ static int identify(struct watch *w, char *err, size_t errlen) {
     gcs_dsipc_close(&ep);
   }
   if (!rc) {
-    snprintf(w->runtime, sizeof w->runtime, "%.*s", (int)strcspn(info->runtime_version, "+"), info->runtime_version);
-    snprintf(w->name, sizeof w->name, "%.127s", info->entry_assembly);
+    /* a peer's bytes, printed and labelled: printable UTF-8, cut at a
+     * character boundary (gcs_text.h) */
+    gcs_text_printable(info->runtime_version, strcspn(info->runtime_version, "+"), w->runtime, sizeof w->runtime);
+    gcs_text_printable(info->entry_assembly, (size_t)-1, w->name, sizeof w->name);
   }
-  if (!w->name[0]) comm_of(w->p->pid, w->name, sizeof w->name);
+  if (!w->name[0]) {
+    char comm[sizeof w->name];
+    comm_of(w->p->pid, comm, sizeof comm);
+    gcs_text_printable(comm, (size_t)-1, w->name, sizeof w->name);
+  }
   free(info);
   return rc;
 }

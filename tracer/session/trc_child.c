@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int trc_child_spawn(struct trc_child *c, char *const *argv, int dotnet, char *err, size_t errlen) {
@@ -67,6 +68,21 @@ void trc_child_abort(struct trc_child *c) {
   if (c->err_fd >= 0) close(c->err_fd);
   c->go_fd = c->err_fd = -1;
   waitpid(c->pid, NULL, 0);
+  c->pid = -1;
+}
+
+void trc_child_stop(struct trc_child *c) {
+  if (c->pid <= 0) return;
+  if (c->go_fd >= 0) { trc_child_abort(c); return; }
+  kill(c->pid, SIGTERM);
+  for (int i = 0; i < 100; i++) {
+    pid_t w = waitpid(c->pid, NULL, WNOHANG);
+    if (w == c->pid || (w < 0 && errno != EINTR)) { c->pid = -1; return; }
+    struct timespec ts = { 0, 20000000L };
+    nanosleep(&ts, NULL);
+  }
+  kill(c->pid, SIGKILL);
+  while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {}
   c->pid = -1;
 }
 

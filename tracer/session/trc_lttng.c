@@ -1,5 +1,6 @@
 /* trc_lttng.c — liblttng-ctl wrappers for `gcscope record` (trc_lttng.h). */
 #include "trc_lttng.h"
+#include "trc_ctl.h"
 #include "trc_relayd_url.h"
 
 #include <arpa/inet.h>
@@ -24,41 +25,10 @@
 
 #define CHANNEL "gcscope"
 #define RELAYD_CONNECT_TIMEOUT_MS 3000
+#define DATA_PENDING_POLL_MS 100
 
-/* liblttng-ctl prints its own "Error: ..." lines on stderr (URL parsing, for
- * one) unless this flag, exported by the library though not declared in its
- * headers, is set; our callers report every failure in one line of their own. */
+/* liblttng-ctl's quiet flag (trc_ctl.c): the probe's child sets it too. */
 extern int lttng_opt_quiet;
-
-/* SIGPIPE around a liblttng-ctl call: when the session daemon refuses a
- * request early (an unreachable relayd, for one) it closes its socket while
- * the library is still sending, and the default SIGPIPE would kill us. The
- * signal is blocked in this thread (a failed socket write raises it for the
- * writing thread) and a SIGPIPE raised meanwhile is consumed; the call then
- * fails with EPIPE, which liblttng-ctl reports as an error code. */
-struct pipe_guard { sigset_t old; int was_pending; };
-
-static void pipe_guard_begin(struct pipe_guard *g) {
-  sigset_t pipe, pend;
-  sigemptyset(&pipe);
-  sigaddset(&pipe, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
-  sigpending(&pend);
-  g->was_pending = sigismember(&pend, SIGPIPE);
-  lttng_opt_quiet = 1;
-}
-
-static void pipe_guard_end(struct pipe_guard *g) {
-  sigset_t pipe, pend;
-  sigemptyset(&pipe);
-  sigaddset(&pipe, SIGPIPE);
-  sigpending(&pend);
-  if (!g->was_pending && sigismember(&pend, SIGPIPE)) {
-    struct timespec zero = { 0, 0 };
-    while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {}
-  }
-  pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
 
 static void sleep_ms(long ms) {
   struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -115,6 +85,11 @@ static int daemon_start(const struct daemon_spec *spec, char *const *args, pid_t
   }
   if (child == 0) {
     setpgid(0, 0);
+    /* the caller's blocked signals (serve blocks SIGTERM in its threads) are
+     * not the daemon's: trc_daemon_stop's SIGTERM must reach it */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) { dup2(fd, 0); dup2(fd, 1); dup2(fd, 2); }
     if (args) execv(exe, args);
@@ -141,77 +116,6 @@ static int daemon_start(const struct daemon_spec *spec, char *const *args, pid_t
 }
 
 static int sessiond_ready(void) { return lttng_session_daemon_alive() == 1; }
-
-/* The client socket liblttng-ctl 2.13 connects to (lttng-ctl.c,
- * set_session_daemon_path): root uses the system daemon's; another user the
- * system daemon's when a supplementary group is "tracing" and that socket
- * accepts a connection, else $LTTNG_HOME (or $HOME, or the passwd entry's
- * home)/.lttng. Only the message naming a daemon that does not answer uses it. */
-#define GLOBAL_CLIENT_SOCK "/var/run/lttng/client-lttng-sessiond"
-
-static int unix_connect(const char *path) {
-  struct sockaddr_un a;
-  if (strlen(path) >= sizeof a.sun_path) return -1;
-  memset(&a, 0, sizeof a);
-  a.sun_family = AF_UNIX;
-  memcpy(a.sun_path, path, strlen(path) + 1);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { close(fd); return -1; }
-  return fd;
-}
-
-static int in_tracing_group(void) {
-  struct group *g = getgrnam("tracing");
-  if (!g) return 0;
-  gid_t groups[256];
-  int n = getgroups(256, groups);
-  for (int i = 0; i < n; i++) if (groups[i] == g->gr_gid) return 1;
-  return 0;
-}
-
-static void sessiond_socket_path(char *out, size_t n) {
-  if (getuid() != 0) {
-    int fd = in_tracing_group() ? unix_connect(GLOBAL_CLIENT_SOCK) : -1;
-    if (fd < 0) {
-      const char *home = getenv("LTTNG_HOME");
-      if (!home) home = getenv("HOME");
-      if (!home) { struct passwd *pw = getpwuid(getuid()); home = pw ? pw->pw_dir : ""; }
-      snprintf(out, n, "%s/.lttng/client-lttng-sessiond", home);
-      return;
-    }
-    close(fd);
-  }
-  snprintf(out, n, "%s", GLOBAL_CLIENT_SOCK);
-}
-
-/* The pid of the process listening on the socket (SO_PEERCRED), 0 if unknown. */
-static pid_t socket_owner(const char *path) {
-  int fd = unix_connect(path);
-  if (fd < 0) return 0;
-  struct ucred cr;
-  socklen_t len = sizeof cr;
-  pid_t pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? cr.pid : 0;
-  close(fd);
-  return pid;
-}
-
-/* How long a session daemon has to answer: $GCSCOPE_SESSIOND_TIMEOUT seconds
- * (1 to 3600), 10 by default. */
-static int sessiond_timeout(int *secs, char *err, size_t errlen) {
-  const char *v = getenv("GCSCOPE_SESSIOND_TIMEOUT");
-  *secs = 10;
-  if (!v || !*v) return 0;
-  char *end;
-  errno = 0;
-  long s = strtol(v, &end, 10);
-  if (errno || *end || s < 1 || s > 3600) {
-    snprintf(err, errlen, "GCSCOPE_SESSIOND_TIMEOUT='%.40s' is not a number of seconds from 1 to 3600", v);
-    return -1;
-  }
-  *secs = (int)s;
-  return 0;
-}
 
 enum { PROBE_ANSWERS, PROBE_GONE, PROBE_FAILED };
 
@@ -261,8 +165,8 @@ static int sessiond_probe(int secs, char *err, size_t errlen) {
     kill(c, SIGKILL);
     while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {}
     char path[4200];
-    sessiond_socket_path(path, sizeof path);
-    pid_t owner = socket_owner(path);
+    trc_ctl_socket_path(path, sizeof path);
+    pid_t owner = trc_ctl_socket_owner(path);
     if (owner > 0)
       snprintf(err, errlen, "lttng-sessiond (pid %d) does not answer within %d s; restart it", (int)owner, secs);
     else
@@ -284,7 +188,7 @@ int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
   };
   d->pid = 0;
   int secs;
-  if (sessiond_timeout(&secs, err, errlen)) return -1;
+  if (trc_ctl_timeout(&secs, err, errlen)) return -1;
   if (sessiond_ready()) {
     int p = sessiond_probe(secs, err, errlen);
     if (p == PROBE_ANSWERS) return 0;
@@ -360,6 +264,9 @@ static void fill_session_domain(const struct trc_session_cfg *c, struct lttng_do
   if (per_process_buffers(c)) dom->buf_type = LTTNG_BUFFER_PER_PID;
 }
 
+/* The requests that make the session's channel, contexts, events and vpid
+ * tracker, each named to the watchdog (trc_ctl_next) inside the caller's
+ * trc_ctl_begin/trc_ctl_end. */
 static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h,
                          char *err, size_t errlen) {
   struct lttng_domain dom;
@@ -381,6 +288,7 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
     ch->attr.overwrite = 1;
     ch->attr.output = LTTNG_EVENT_MMAP;
   }
+  if (trc_ctl_next("enable channel %s", CHANNEL)) { lttng_channel_destroy(ch); return -1; }
   int r = lttng_enable_channel(h, ch);
   lttng_channel_destroy(ch);
   if (r < 0) return lterr(err, errlen, "cannot create the channel", r);
@@ -388,11 +296,13 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
   static const enum lttng_event_context_type ctxs[] = {
     LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME,
   };
+  static const char *const ctx_names[] = { "vpid", "vtid", "procname" };
   for (size_t i = 0; i < sizeof ctxs / sizeof ctxs[0]; i++) {
     if (per_process_buffers(c) && ctxs[i] != LTTNG_EVENT_CONTEXT_VTID) continue;
     struct lttng_event_context ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.ctx = ctxs[i];
+    if (trc_ctl_next("add context %s", ctx_names[i])) return -1;
     if ((r = lttng_add_context(h, &ctx, NULL, CHANNEL)) < 0)
       return lterr(err, errlen, "cannot add a context", r);
   }
@@ -403,6 +313,7 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
     ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
     ev->loglevel = -1;
     snprintf(ev->name, sizeof ev->name, "%s", c->events[i]);
+    if (trc_ctl_next("enable event %.200s", c->events[i])) { lttng_event_destroy(ev); return -1; }
     r = lttng_enable_event(h, ev, CHANNEL);
     lttng_event_destroy(ev);
     if (r < 0) {
@@ -413,13 +324,18 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
   }
   if (c->pid > 0) {
     struct lttng_process_attr_tracker_handle *th = NULL;
+    if (trc_ctl_next("track vpid %d", (int)c->pid)) return -1;
     enum lttng_error_code ec = lttng_session_get_tracker_handle(
         c->name, LTTNG_DOMAIN_UST, LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
     if (ec != LTTNG_OK) return lterr(err, errlen, "cannot get the vpid tracker", (int)ec);
-    enum lttng_process_attr_tracker_handle_status ts =
-        lttng_process_attr_tracker_handle_set_tracking_policy(th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
-    if (ts == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
-      ts = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, c->pid);
+    enum lttng_process_attr_tracker_handle_status ts = LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_ERROR;
+    if (!trc_ctl_next("track vpid %d", (int)c->pid))
+      ts = lttng_process_attr_tracker_handle_set_tracking_policy(th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+    if (ts == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+      ts = LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_ERROR;
+      if (!trc_ctl_next("track vpid %d", (int)c->pid))
+        ts = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, c->pid);
+    }
     lttng_process_attr_tracker_handle_destroy(th);
     if (ts != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
       snprintf(err, errlen, "cannot track vpid %d (tracker status %d)", (int)c->pid, (int)ts);
@@ -429,8 +345,39 @@ static int setup_session(const struct trc_session_cfg *c, struct lttng_handle *h
   return 0;
 }
 
-static int session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
+/* Inside trc_ctl_begin/trc_ctl_end (trc_session_create). */
+static int session_create(const struct trc_session_cfg *c, struct lttng_session_descriptor *desc,
+                          char *err, size_t errlen) {
+  enum lttng_error_code ec = lttng_create_session_ext(desc);
+  if (ec != LTTNG_OK && c->relayd) {
+    char what[600];
+    snprintf(what, sizeof what, "cannot stream to lttng-relayd at %s", c->relayd);
+    return lterr(err, errlen, what, (int)ec);
+  }
+  if (ec != LTTNG_OK) return lterr(err, errlen, "cannot create the LTTng session", (int)ec);
+
+  struct lttng_domain dom;
+  fill_session_domain(c, &dom);
+  struct lttng_handle *h = lttng_create_handle(c->name, &dom);
+  if (!h) {
+    if (!trc_ctl_next("destroy session")) lttng_destroy_session(c->name);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  last_code = 0;
+  int r = setup_session(c, h, err, errlen);
+  lttng_destroy_handle(h);
+  /* The session daemon connects to the relayd when the first channel is made. */
+  if (r && c->relayd && last_code == LTTNG_ERR_RELAYD_CONNECT_FAIL)
+    snprintf(err, errlen, "cannot connect to lttng-relayd at %s (is it running, with these control and data ports?)",
+             c->relayd);
+  if (r && !trc_ctl_next("destroy session")) lttng_destroy_session(c->name);
+  return r;
+}
+
+int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
   struct lttng_session_descriptor *desc;
+  lttng_opt_quiet = 1;   /* the descriptor's URL parser prints its own errors otherwise */
   if (c->live_timer_us && (c->snapshot || !c->relayd)) {
     snprintf(err, errlen, c->snapshot ? "a live session cannot be a snapshot session"
                                       : "a live session needs a relayd URL");
@@ -455,55 +402,39 @@ static int session_create(const struct trc_session_cfg *c, char *err, size_t err
     lttng_session_descriptor_destroy(desc);
     return -1;
   }
-  enum lttng_error_code ec = lttng_create_session_ext(desc);
-  lttng_session_descriptor_destroy(desc);
-  if (ec != LTTNG_OK && c->relayd) {
-    char what[600];
-    snprintf(what, sizeof what, "cannot stream to lttng-relayd at %s", c->relayd);
-    return lterr(err, errlen, what, (int)ec);
-  }
-  if (ec != LTTNG_OK) return lterr(err, errlen, "cannot create the LTTng session", (int)ec);
-
-  struct lttng_domain dom;
-  fill_session_domain(c, &dom);
-  struct lttng_handle *h = lttng_create_handle(c->name, &dom);
-  if (!h) {
-    lttng_destroy_session(c->name);
-    snprintf(err, errlen, "out of memory");
+  if (trc_ctl_begin(err, errlen, "create session")) {
+    lttng_session_descriptor_destroy(desc);
     return -1;
   }
-  last_code = 0;
-  int r = setup_session(c, h, err, errlen);
-  lttng_destroy_handle(h);
-  /* The session daemon connects to the relayd when the first channel is made. */
-  if (r && c->relayd && last_code == LTTNG_ERR_RELAYD_CONNECT_FAIL)
-    snprintf(err, errlen, "cannot connect to lttng-relayd at %s (is it running, with these control and data ports?)",
-             c->relayd);
-  if (r) lttng_destroy_session(c->name);
-  return r;
-}
-
-int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen) {
-  struct pipe_guard g;
-  pipe_guard_begin(&g);
-  int r = session_create(c, err, errlen);
-  pipe_guard_end(&g);
+  int r = session_create(c, desc, err, errlen);
+  if (trc_ctl_end(err, errlen)) r = -1;
+  lttng_session_descriptor_destroy(desc);
   return r;
 }
 
 int trc_session_start(const char *name, char *err, size_t errlen) {
-  struct pipe_guard g;
-  pipe_guard_begin(&g);
+  if (trc_ctl_begin(err, errlen, "start tracing")) return -1;
   int r = lttng_start_tracing(name);
-  pipe_guard_end(&g);
+  if (trc_ctl_end(err, errlen)) return -1;
   return r < 0 ? lterr(err, errlen, "cannot start tracing", r) : 0;
 }
 
+/* lttng_stop_tracing's steps, each request bounded on its own: the stop,
+ * then "is data pending?" until the consumer has written everything (which
+ * takes as long as it takes, the daemon answering each question). */
 int trc_session_stop(const char *name, char *err, size_t errlen) {
-  struct pipe_guard g;
-  pipe_guard_begin(&g);
-  int r = lttng_stop_tracing(name);
-  pipe_guard_end(&g);
+  if (trc_ctl_begin(err, errlen, "stop tracing")) return -1;
+  int r = lttng_stop_tracing_no_wait(name);
+  if (r >= 0) {
+    for (;;) {
+      if (trc_ctl_next("stop tracing")) break;
+      int pending = lttng_data_pending(name);
+      if (pending < 0) r = pending;
+      if (pending <= 0) break;
+      sleep_ms(DATA_PENDING_POLL_MS);
+    }
+  }
+  if (trc_ctl_end(err, errlen)) return -1;
   if (r < 0 && r != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
     return lterr(err, errlen, "cannot stop tracing", r);
   return 0;
@@ -515,15 +446,14 @@ int trc_session_destroy(const char *name, char *err, size_t errlen) {
 
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen) {
   struct lttng_destruction_handle *dh = NULL;
-  struct pipe_guard g;
-  pipe_guard_begin(&g);
+  if (trc_ctl_begin(err, errlen, "destroy session")) return -1;
   enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
   enum lttng_destruction_handle_status ws = LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED;
   if (ec == LTTNG_OK) {
     ws = lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
     lttng_destruction_handle_destroy(dh);
   }
-  pipe_guard_end(&g);
+  if (trc_ctl_end(err, errlen)) return -1;
   if (ec != LTTNG_OK) return lterr(err, errlen, "cannot destroy the session", (int)ec);
   if (ws == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
     snprintf(err, errlen, "the session's destruction did not complete within %d ms", timeout_ms);
@@ -536,14 +466,16 @@ int trc_snapshot_record(const char *session, const char *snap_name, const char *
                         const char *url, char *err, size_t errlen) {
   struct lttng_snapshot_output *o = lttng_snapshot_output_create();
   if (!o) { snprintf(err, errlen, "out of memory"); return -1; }
-  struct pipe_guard g;
-  pipe_guard_begin(&g);
+  if (trc_ctl_begin(err, errlen, "record snapshot %.100s", snap_name)) {
+    lttng_snapshot_output_destroy(o);
+    return -1;
+  }
   int r = lttng_snapshot_output_set_name(snap_name, o);
   if (r == 0) r = url ? lttng_snapshot_output_set_network_url(url, o)
                       : lttng_snapshot_output_set_local_path(path, o);
   if (r == 0) r = lttng_snapshot_record(session, o, 0);
-  pipe_guard_end(&g);
   lttng_snapshot_output_destroy(o);
+  if (trc_ctl_end(err, errlen)) return -1;
   return r < 0 ? lterr(err, errlen, "cannot record the snapshot", r) : 0;
 }
 

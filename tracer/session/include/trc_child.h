@@ -21,6 +21,9 @@ int trc_child_spawn(struct trc_child *c, char *const *argv, int dotnet, char *er
 int trc_child_release(struct trc_child *c, char *err, size_t errlen);
 /* Kill (SIGKILL) and reap a child that was never released. */
 void trc_child_abort(struct trc_child *c);
+/* Stop the command by its PID and reap it: one never released like
+ * trc_child_abort; a running one gets SIGTERM, then SIGKILL after 2 s. */
+void trc_child_stop(struct trc_child *c);
 /* 1 if CMD (a COMMAND's argv[0]) is a .NET program: the `dotnet` host, or
  * an app host beside its NAME.runtimeconfig.json (looked up in PATH when it
  * has no slash, as execvp does); `record` and `top` then use EventPipe. */

@@ -6,9 +6,11 @@
  *
  * Errors: functions return 0 on success, -1 with a one-line reason in err;
  * liblttng-ctl's own stderr messages are silenced, and a session daemon that
- * closes its socket mid-request cannot kill the caller with SIGPIPE.
- * Threading: call from one thread. Ownership: plain structs owned by the
- * caller; trc_daemon_stop / trc_session_destroy release what they hold.
+ * closes its socket mid-request cannot kill the caller with SIGPIPE. Every
+ * request to the session daemon is bounded in time (trc_ctl_begin below).
+ * Threading: call from one thread (the watchdog is this module's own thread).
+ * Ownership: plain structs owned by the caller; trc_daemon_stop /
+ * trc_session_destroy release what they hold.
  */
 #ifndef TRC_LTTNG_H
 #define TRC_LTTNG_H
@@ -89,5 +91,28 @@ void trc_circular_geometry(double total_mb, long ncpus, uint64_t *subbuf, uint64
  * values, or LTTng's defaults for gcscope's per-user UST channel (0 if
  * unknown). */
 void trc_channel_geometry(uint64_t subbuf_req, uint64_t num_req, uint64_t *subbuf, uint64_t *num);
+
+/* Every liblttng-ctl request gcscope makes (those above, and the trigger
+ * watcher's in tracer/lttng) is bounded: the caller names it in
+ * trc_ctl_begin (printf-style), makes it, names each further request of the
+ * same step with trc_ctl_next, and ends with trc_ctl_end. A watchdog thread
+ * (one per process, started at the first request, every signal blocked)
+ * gives each request $GCSCOPE_SESSIOND_TIMEOUT seconds (default 10). A
+ * request that outlives it has this process's connections to the session
+ * daemon (its client and notification sockets) shut down, so the blocked
+ * call returns; trc_ctl_next then returns -1 (make no more requests) and
+ * trc_ctl_end fills err with "lttng-sessiond (pid N) does not answer
+ * \"REQUEST\" within S s; restart it" and returns -1. From then on the daemon
+ * counts as hung for the whole process: trc_ctl_begin refuses at once with
+ * the same line, so cleaning up does not wait again, and what gcscope made
+ * inside the daemon (its session, its triggers) stays there until the daemon
+ * is restarted. trc_ctl_begin also blocks SIGPIPE in the calling thread and
+ * silences liblttng-ctl until trc_ctl_end. Not nested; one thread at a time. */
+int trc_ctl_begin(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int trc_ctl_next(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int trc_ctl_end(char *err, size_t errlen);
+/* The line saying the session daemon did not answer, once a request went
+ * unanswered in this process; NULL until then. */
+const char *trc_ctl_hung(void);
 
 #endif

@@ -1,0 +1,18 @@
+/* trc_ctl.h — private to gcs_session: what trc_lttng.c's first check of the
+ * session daemon shares with the request watchdog (trc_ctl.c). */
+#ifndef TRC_CTL_PRIV_H
+#define TRC_CTL_PRIV_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* $GCSCOPE_SESSIOND_TIMEOUT seconds (1 to 3600), 10 when unset; -1 with a
+ * line in err when it is not such a number. */
+int trc_ctl_timeout(int *secs, char *err, size_t errlen);
+/* The client socket liblttng-ctl connects to, for messages. */
+void trc_ctl_socket_path(char *out, size_t n);
+/* The pid listening on that socket (SO_PEERCRED), 0 if unknown; never
+ * blocks (a daemon whose backlog is full refuses at once). */
+pid_t trc_ctl_socket_owner(const char *path);
+
+#endif
