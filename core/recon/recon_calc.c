@@ -339,12 +339,16 @@ void recon_fold_add(struct recon_fold *f, const struct gcs_gc *g) {
   f->total_pause += g->pause_msec;
   f->max_pause = max_ignoring_nan(f->max_pause, g->pause_msec);
   f->max_suspend = max_ignoring_nan(f->max_suspend, g->suspend_msec);
-  f->total_alloc += g->total_alloc_mb;
+  /* A GC complete without GCHeapStats (the provisional-mode gen1 that a
+   * PMFullGC start ends) has no allocated or promoted figure: it adds nothing
+   * to those totals (PerfView adds its PromotedMB, -1, and the allocation
+   * estimate). Every other GC's terms are added as before, in list order. */
+  if (!isnan(g->total_alloc_mb)) f->total_alloc += g->total_alloc_mb;
   if (!isnan(g->total_alloc_measured_mb))
     f->total_alloc_measured = (isnan(f->total_alloc_measured) ? 0 : f->total_alloc_measured) + g->total_alloc_measured_mb;
   f->max_alloc_rate = max_ignoring_nan(f->max_alloc_rate, g->alloc_rate_mb_sec);
   f->max_heap = max_ignoring_nan(f->max_heap, g->peak_mb);
-  f->total_promoted += g->promoted_mb;
+  if (!isnan(g->promoted_mb)) f->total_promoted += g->promoted_mb;
   if (!isnan(g->gc_cpu_msec)) f->total_gc_cpu = (isnan(f->total_gc_cpu) ? 0 : f->total_gc_cpu) + g->gc_cpu_msec;
   if (!isnan(g->runtime_pause_msec))
     f->total_runtime_pause = (isnan(f->total_runtime_pause) ? 0 : f->total_runtime_pause) + g->runtime_pause_msec;
