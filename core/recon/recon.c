@@ -138,7 +138,7 @@ static struct recon_gc *last_bgc(struct recon_proc *p) {
 
 /* ---- completion ----------------------------------------------------------- */
 
-static void report(struct gcs_recon *r, struct recon_gc *gc) {
+void recon_report(struct gcs_recon *r, struct recon_gc *gc) {
   if (gc->reported) return;
   gc->reported = 1;
   if (r->cb.gc_done) r->cb.gc_done(&gc->g, r->ud);
@@ -159,7 +159,7 @@ static void on_end(struct gcs_recon *r, struct recon_proc *p, struct recon_gc *g
   if (p->current_bgc == p->last_completed) p->current_bgc = -1;
   recon_calc_gc(r, p, gc);
   recon_alloc_advance(r, p, 0, 0);
-  report(r, gc);
+  recon_report(r, gc);
 }
 
 /* ---- handlers ------------------------------------------------------------- */
@@ -990,7 +990,7 @@ void gcs_recon_finish(struct gcs_recon *r) {
   recon_calc_all(r);
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
-    for (int j = 0; j < p->ngcs; j++) report(r, p->gcs[j]);
+    for (int j = 0; j < p->ngcs; j++) recon_report(r, p->gcs[j]);
   }
 }
 
@@ -1045,7 +1045,7 @@ void gcs_recon_forget_old(struct gcs_recon *r, int keep) {
       if (!gc->reported) {
         if (!gc->g.incomplete) gc->g.incomplete = GCS_INC_TRACE_ENDED;
         recon_calc_gc(r, p, gc);
-        report(r, gc);
+        recon_report(r, gc);
       }
     }
     for (int j = 0; j < drop; j++) free_gc(p->gcs[j]);

@@ -178,6 +178,9 @@ void recon_fold_add(struct recon_fold *f, const struct gcs_gc *g);
  * a GC below limit began after it ended (later GCs cannot change it). */
 int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *peak_mb, double *ratio);
 
+/* recon.c: report a GC through gc_done, once. */
+void recon_report(struct gcs_recon *r, struct recon_gc *gc);
+
 /* recon.c: free the first process's GCs written early but the last one
  * (gcs_recon_store_final, after it wrote). */
 void recon_free_stored(struct gcs_recon *r);

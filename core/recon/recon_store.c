@@ -314,20 +314,24 @@ void recon_store_free(struct gcs_recon *r) {
 /* A GC that never completed (no done time: the first one of a trace that
  * began inside it, one whose suspension or restart was lost, one restarted
  * without GCHeapStats) stays open to the end, and gcs_recon_lost marks an
- * open GC; but its scan goes back from the newest GC only until 16 GCs in a
- * row (below the running background GC) are done before the window. So a
- * window still to come (beginning at or after the horizon) cannot reach GC
- * i once the 16 GCs after it are done before the horizon and no background
- * GC among them or before runs (a background GC that starts later is newer
- * than them); and no event reaches a GC 16 older than the newest. Nothing
- * can change it any more but gcs_recon_finish's marks, which the caller
- * applies to the row it writes. */
+ * open GC; but its scan goes back from the newest GC only until it has
+ * passed 16 GCs in a row done before the window, at a GC below the running
+ * background GC. So a window still to come (beginning at or after the
+ * horizon) cannot reach GC i once 16 GCs in a row after it, all below the
+ * running background GC, are done before the horizon: the scan stops at
+ * the lowest of them at the latest (a background GC that starts later is
+ * newer than them; a GC's done time never changes). The run need not
+ * follow GC i at once: another open GC between them is out of reach too.
+ * And no event reaches a GC 16 older than the newest (the store's limit).
+ * Nothing can change it any more but gcs_recon_finish's marks, which the
+ * caller applies to the row it writes. */
 static int open_out_of_reach(const struct recon_proc *p, int i, uint64_t horizon) {
-  if (i + FINAL_LAG >= p->ngcs) return 0;
-  if (p->current_bgc >= 0 && p->current_bgc <= i + FINAL_LAG) return 0;
-  for (int k = i + 1; k <= i + FINAL_LAG; k++)
-    if (!p->gcs[k]->done_abs || p->gcs[k]->done_abs >= horizon) return 0;
-  return 1;
+  int run = 0;
+  for (int k = i + 1; k < p->ngcs && (p->current_bgc < 0 || k < p->current_bgc); k++) {
+    if (!p->gcs[k]->done_abs || p->gcs[k]->done_abs >= horizon) run = 0;
+    else if (++run >= FINAL_LAG) return 1;
+  }
+  return 0;
 }
 
 /* Store the first process's GCs from stored0 on while each is final: no
@@ -354,10 +358,14 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
    * figures are those recon_calc_all will compute. */
   for (; r->calc0 < limit; r->calc0++) recon_calc_gc(r, p, p->gcs[r->calc0]);
   for (; r->stored0 < limit; r->stored0++) {
-    const struct recon_gc *gc = p->gcs[r->stored0];
+    struct recon_gc *gc = p->gcs[r->stored0];
     struct gcs_gc g = gc->g; /* the row as gcs_recon_finish will leave it */
-    if (gc->done_abs ? gc->done_abs >= horizon : !open_out_of_reach(p, r->stored0, horizon))
-      break; /* gcs_recon_lost may still mark it */
+    /* A window still to come may mark it, unless it is done before the
+     * horizon, out of the scan's reach, or marked already: a GC marked
+     * lost is never complete again (on_end), and marking it once more
+     * changes nothing. */
+    if (!gc->lost && (gc->done_abs ? gc->done_abs >= horizon : !open_out_of_reach(p, r->stored0, horizon)))
+      break;
     if (!g.complete) {
       if ((g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend) break;
       if (!g.incomplete) g.incomplete = GCS_INC_TRACE_ENDED;
@@ -366,15 +374,25 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
     for (int i = 0; i < p->alloc.npending; i++) pending |= p->alloc.pending[i] == gc;
     if (pending) break; /* a background GC's end may still credit it */
     if (gcs_type_is_background(g.type)) {
-      /* An allocation wait's end goes to the last completed background GC. */
+      /* An allocation wait's end goes to the running background GC, else
+       * to the last complete one: not to this one once a later one is
+       * complete for good (done before the horizon: no window still to
+       * come can make it incomplete again). */
       int later = 0;
       for (int k = r->stored0 + 1; k < p->ngcs && !later; k++)
-        later = gcs_type_is_background(p->gcs[k]->g.type) && p->gcs[k]->g.complete;
+        later = gcs_type_is_background(p->gcs[k]->g.type) && p->gcs[k]->g.complete &&
+                p->gcs[k]->done_abs < horizon;
       if (!later) break;
       if (g.complete && !recon_calc_bgc_peak(p, r->stored0, limit, &g.peak_mb, &g.ratio_peak_after)) break;
     }
     if ((rc = store_gc(db, r->store->st, trace_id, &g)) != SQLITE_OK) return rc;
     recon_fold_add(&p->fold, &g); /* the summary, in list order, as written */
+    if (!gc->reported) {
+      /* An open GC: reported (gc_done) now, as gcs_recon_finish would, with
+       * the marks of its row, before it is freed. */
+      gc->g.incomplete = g.incomplete;
+      recon_report(r, gc);
+    }
   }
   recon_free_stored(r);
   return SQLITE_OK;

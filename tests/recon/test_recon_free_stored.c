@@ -223,55 +223,6 @@ static void feed_all(struct run *s, int pm) {
   if (rc != SQLITE_OK) fprintf(stderr, "store: %s\n", sqlite3_errmsg(s->db));
 }
 
-/* Every row of the tables the reconstruction writes, as text: each value's
- * storage class and bytes (a REAL's 64 bits in hex). */
-static char *dump(sqlite3 *db) {
-  static const char *const tables[] = { "gcs", "gc_gens", "gc_heaps", "gc_heap_gens", "gc_loh_waits",
-                                        "gc_mark_times", "gc_loh_compact", "gc_fit_buckets",
-                                        "gc_datas_samples", "gc_datas_tunings", "gc_datas_gen2_tunings",
-                                        "gc_datas_hc_samples", "gc_datas_hc_tunings", "gc_process_summary" };
-  size_t cap = 1 << 20, n = 0;
-  char *out = malloc(cap);
-  CHECK(out != NULL);
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1, 2, 3, 4, 5", tables[i]);
-    sqlite3_stmt *st;
-    CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      for (int c = 0; c < sqlite3_column_count(st); c++) {
-        char cell[128];
-        int t = sqlite3_column_type(st, c);
-        if (t == SQLITE_FLOAT) {
-          double v = sqlite3_column_double(st, c);
-          uint64_t bits;
-          memcpy(&bits, &v, sizeof bits);
-          snprintf(cell, sizeof cell, "F%016llx|", (unsigned long long)bits);
-        } else if (t == SQLITE_INTEGER) {
-          snprintf(cell, sizeof cell, "I%lld|", (long long)sqlite3_column_int64(st, c));
-        } else if (t == SQLITE_NULL) {
-          snprintf(cell, sizeof cell, "N|");
-        } else {
-          snprintf(cell, sizeof cell, "T%.100s|", (const char *)sqlite3_column_text(st, c));
-        }
-        size_t len = strlen(cell);
-        if (n + len + 64 > cap) {
-          cap *= 2;
-          out = realloc(out, cap);
-          CHECK(out != NULL);
-        }
-        memcpy(out + n, cell, len);
-        n += len;
-      }
-      out[n++] = '\n';
-    }
-    n += (size_t)snprintf(out + n, cap - n, "-- %s\n", tables[i]);
-    sqlite3_finalize(st);
-  }
-  out[n] = 0;
-  return out;
-}
-
 /* C's gen1 size before, in a run with the PMFullGC GCs: run A's from the
  * recon (its summary, NaN, cannot be stored), run B's as written early. */
 static double pm_totals[2][2]; /* per run (early 0/1): the stored summary's allocated, promoted */
@@ -347,7 +298,7 @@ int main(void) {
   CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_heaps WHERE heap_slot = 1") > 500);
   CHECK(recon_q1(a.db, "SELECT heap_count_changes FROM gc_process_summary") > 5);
 
-  char *da = dump(a.db), *db = dump(b.db);
+  char *da = recon_dump(a.db), *db = recon_dump(b.db);
   CHECK(strlen(da) > 100000);
   CHECK(strcmp(da, db) == 0);
   if (strcmp(da, db) != 0) {

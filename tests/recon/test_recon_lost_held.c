@@ -1,0 +1,228 @@
+/*
+ * gcs_recon_store_final on a trace that lost events: the GCs that never
+ * complete near the losses no longer hold every GC after them in memory,
+ * and every row stays what storing every GC at the end writes.
+ *
+ * Part 1: process 7, 2,000 GCs (GC u + 1 from u ms, a blocking GC of 0.5 ms
+ * but for these, u modulo 50):
+ *   0  W: restarted without GCHeapStats (open: never complete);
+ *   10 X: its GCHeapStats and restart lost: a window [its GCEnd + 1 us,
+ *      + 400 us] given after its GCEnd (open, marked lost; the scan back
+ *      from it passes 9 GCs done before the window, fewer than 16, so it
+ *      reaches W and marks it lost too);
+ *   15 Y: its suspension lost: a window [its start - 140 us, + 50 us] given
+ *      before its GCStart (no suspension before it: open, marked lost as it
+ *      begins);
+ *   28 and 32 Z: restarted without GCHeapStats (open, not lost: the next
+ *      window, the next block's X, passes 17 GCs done between Z 32 and the
+ *      next W first, so no window reaches them).
+ * So per block of 50: 3 GCs marked "events lost" (W, X, Y), 5 incomplete,
+ * 45 complete; over 40 blocks 120, 200, 1,800.
+ * Run A stores at the end only; run B calls gcs_recon_store_final after
+ * every event and every window. The tables (recon_db.h's dump: every
+ * value's storage class and bits, ids included) must be identical. Before,
+ * an open GC was written only once the 16 GCs after it were all done: W's
+ * 16 include X, X's include Y, each open for good, so run B wrote nothing
+ * early and held all 2,000. Now a GC marked lost is written whatever
+ * windows may still come (marking it again changes nothing), and an open GC
+ * once any 16 GCs in a row after it are done before the horizon (the scan
+ * stops there): run B holds at most 40 (22 seen: the 16 an event may reach
+ * and the GCs since the last open one).
+ * gc_done reports every GC once in both runs (2,000): before, an open GC
+ * written early was freed unreported (import printed one GC less).
+ *
+ * Part 2: process 9: background GC P (complete), 20 blocking GCs,
+ * background GC Q, complete at its GCHeapStats at time T; run B stores
+ * then; a window beginning at T (the last event's time: windows come at or
+ * after it) marks Q lost, so no longer complete; an allocation wait's end
+ * then goes to the last complete background GC: P (BGCAllocWaitEnd: a
+ * gc_loh_waits row of P). Before, P was written as soon as Q completed
+ * (a later complete background GC) and missed that row in run B. Now only
+ * a later background GC done before the horizon counts (no window can make
+ * it incomplete again).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "recon_db.h"
+#include "recon_events.h"
+
+#define PID 7
+#define GT 70
+#define UNITS 2000
+
+struct run {
+  struct gcs_recon *r;
+  sqlite3 *db;
+  int early;
+  int reported;
+};
+
+static void on_done(const struct gcs_gc *g, void *ud) {
+  (void)g;
+  ((struct run *)ud)->reported++;
+}
+
+static void step(struct run *s) {
+  if (s->early) CHECK(gcs_recon_store_final(s->r, s->db, 1) == SQLITE_OK);
+}
+static void ev(struct run *s, struct gcs_event e) {
+  gcs_recon_feed(s->r, &e);
+  step(s);
+}
+static void lost(struct run *s, int pid, double from_us, double to_us) {
+  gcs_recon_lost(s->r, pid, T0 + (uint64_t)(from_us * 1000), T0 + (uint64_t)(to_us * 1000), 1);
+  step(s);
+}
+static void suspend(struct run *s, int pid, double us, int tid, uint32_t reason, uint32_t count) {
+  struct gcs_event e = ev_at(gcs_kind_GCSuspendEEBegin, us, pid, tid);
+  e.u.GCSuspendEEBegin.Reason = reason;
+  e.u.GCSuspendEEBegin.Count = count;
+  ev(s, e);
+}
+static void simple(struct run *s, int pid, enum gcs_kind k, double us, int tid) { ev(s, ev_at(k, us, pid, tid)); }
+static void start(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth, uint32_t type) {
+  struct gcs_event e = ev_at(gcs_kind_GCStart, us, pid, tid);
+  e.u.GCStart.Count = count;
+  e.u.GCStart.Depth = depth;
+  e.u.GCStart.Reason = GCS_GC_REASON_ALLOC_SMALL;
+  e.u.GCStart.Type = type;
+  ev(s, e);
+}
+static void end(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth) {
+  struct gcs_event e = ev_at(gcs_kind_GCEnd, us, pid, tid);
+  e.u.GCEnd.Count = count;
+  e.u.GCEnd.Depth = depth;
+  ev(s, e);
+}
+static void stats(struct run *s, int pid, double us, int tid, uint32_t k) {
+  struct gcs_event e = ev_at(gcs_kind_GCHeapStats, us, pid, tid);
+  e.u.GCHeapStats.GenerationSize0 = 1000000 + k * 1000;
+  e.u.GCHeapStats.GenerationSize1 = 2000000 + k * 100;
+  e.u.GCHeapStats.TotalPromotedSize0 = 100000 + k;
+  ev(s, e);
+}
+
+/* parts of a blocking GC k at t us */
+enum { FULL, NO_STATS, LOST_END, LOST_SUSPENSION };
+static void gc(struct run *s, int pid, double t, uint32_t k, int kind) {
+  if (kind == LOST_SUSPENSION) {
+    lost(s, pid, t - 140, t + 50);
+  } else {
+    suspend(s, pid, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
+    simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 20, GT);
+  }
+  start(s, pid, t + 40, GT, k, k % 3 == 0 ? 1 : 0, GCS_GC_TYPE_NON_CONCURRENT);
+  end(s, pid, t + 300, GT, k, k % 3 == 0 ? 1 : 0);
+  if (kind == LOST_END) {
+    lost(s, pid, t + 301, t + 700);
+    return;
+  }
+  if (kind != NO_STATS) stats(s, pid, t + 310, GT, k);
+  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 480, GT);
+  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 500, GT);
+}
+
+static void part1(struct run *s) {
+  for (int u = 0; u < UNITS; u++) {
+    int m = u % 50;
+    int kind = m == 0 || m == 28 || m == 32 ? NO_STATS : m == 10 ? LOST_END : m == 15 ? LOST_SUSPENSION : FULL;
+    gc(s, PID, u * 1000.0, (uint32_t)u + 1, kind);
+  }
+  CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
+}
+
+/* A background GC k from t us to t + 3000 (complete at its GCHeapStats). */
+#define BT 80
+static void background(struct run *s, double t, uint32_t k) {
+  suspend(s, 9, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
+  simple(s, 9, gcs_kind_GCSuspendEEEnd, t + 20, GT);
+  start(s, 9, t + 40, GT, k, 2, GCS_GC_TYPE_BACKGROUND);
+  simple(s, 9, gcs_kind_GCRestartEEBegin, t + 90, GT);
+  simple(s, 9, gcs_kind_GCRestartEEEnd, t + 100, GT);
+  suspend(s, 9, t + 2000, BT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, k);
+  simple(s, 9, gcs_kind_GCSuspendEEEnd, t + 2020, BT);
+  simple(s, 9, gcs_kind_GCRestartEEBegin, t + 2200, BT);
+  simple(s, 9, gcs_kind_GCRestartEEEnd, t + 2210, BT);
+  end(s, 9, t + 2900, BT, k, 2);
+  stats(s, 9, t + 3000, BT, k);
+}
+
+static void part2(struct run *s) {
+  uint32_t k = 1;
+  double t = 0;
+  background(s, t, k++);  /* P */
+  for (int i = 0; i < 20; i++) gc(s, 9, t += 5000, k++, FULL);
+  background(s, t += 5000, k++);  /* Q, complete at t + 3000 */
+  lost(s, 9, t + 3000, t + 3100);
+  struct gcs_event w = ev_at(gcs_kind_BGCAllocWaitEnd, t + 3200, 9, 55);
+  w.u.BGCAllocWaitEnd.Reason = 11;
+  ev(s, w);
+  for (int i = 0; i < 20; i++) gc(s, 9, t += 5000, k++, FULL);
+  CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
+}
+
+static void run(struct run *s, int early, void (*feed)(struct run *)) {
+  memset(s, 0, sizeof *s);
+  static const struct gcs_recon_callbacks cb = { .gc_done = on_done };
+  s->r = gcs_recon_new(&cb, s);
+  s->db = recon_db_new();
+  s->early = early;
+  gcs_recon_set_time_origin(s->r, T0);
+  feed(s);
+}
+
+static void same(struct run *a, struct run *b) {
+  char *da = recon_dump(a->db), *db = recon_dump(b->db);
+  CHECK(strcmp(da, db) == 0);
+  if (strcmp(da, db) != 0) {
+    size_t i = 0;
+    while (da[i] && da[i] == db[i]) i++;
+    size_t from = i > 200 ? i - 200 : 0;
+    fprintf(stderr, "first difference at byte %zu:\nA: %.300s\nB: %.300s\n", i, da + from, db + from);
+  }
+  free(da);
+  free(db);
+}
+
+static void done(struct run *s) {
+  gcs_recon_free(s->r);
+  sqlite3_close(s->db);
+}
+
+#define LOST "FROM gcs WHERE incomplete_why LIKE '%events lost%'"
+
+int main(void) {
+  struct run a, b;
+  run(&a, 0, part1);
+  run(&b, 1, part1);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs") == UNITS);
+  CHECK(recon_q1(a.db, "SELECT count(*) " LOST) == 120);
+  CHECK(recon_q1(a.db, "SELECT count(*) " LOST " AND (gc_index - 1) % 50 NOT IN (0, 10, 15)") == 0);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE complete = 0") == 200);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE complete = 0 AND (gc_index - 1) % 50 IN (28, 32) "
+                       "AND incomplete_why = 'no GCHeapStats'") == 80);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE complete = 1") == 1800);
+  same(&a, &b);
+  fprintf(stderr, "part 1, run B: %d GCs written early, at most %d held\n", gcs_recon_stored_final(b.r),
+          gcs_recon_held_max(b.r));
+  CHECK(gcs_recon_held_max(a.r) == UNITS);
+  CHECK(gcs_recon_held_max(b.r) <= 40);
+  CHECK(gcs_recon_stored_final(b.r) >= UNITS - 40);
+  CHECK(a.reported == UNITS && b.reported == UNITS);
+  done(&a);
+  done(&b);
+
+  run(&a, 0, part2);
+  run(&b, 1, part2);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs") == 42);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE type = 1 AND complete = 1") == 1);
+  CHECK(recon_q1(a.db, "SELECT gc_index FROM gcs g JOIN gc_loh_waits w ON w.gc_id = g.id") == 1);
+  CHECK(recon_q1(a.db, "SELECT loh_wait_count FROM gcs WHERE gc_index = 1") == 1);
+  CHECK(recon_q1(a.db, "SELECT count(*) " LOST) == 1 && recon_q1(a.db, "SELECT gc_index " LOST) == 22);
+  same(&a, &b);
+  CHECK(a.reported == 42 && b.reported == 42);
+  done(&a);
+  done(&b);
+  return check_done();
+}
