@@ -237,6 +237,7 @@ static void on_gc_start(struct gcs_recon *r, struct recon_proc *p, const struct 
   if (grow((void **)&p->gcs, &p->cap, p->ngcs + 1, sizeof *p->gcs)) return;
   struct recon_gc *gc = calloc(1, sizeof *gc);
   if (!gc) return;
+  gc->seq = r->nseq++;
   struct gcs_gc *g = &gc->g;
   g->pid = p->sum.pid;
   g->clr_instance = p->sum.clr_instance;
@@ -947,11 +948,11 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_
      * the running BGC: the ones before those are done before it too (a
      * GC's done time only goes back past a later GC's for one inside a
      * BGC; an older GC never completed is incomplete anyway), so the cost
-     * is not the trace's length times its losses. (The
-     * first process's GCs below stored0 are written: none of them reaches
-     * a window beginning at or after the horizon.) */
+     * is not the trace's length times its losses. (The GCs below
+     * p->stored are written: a window beginning at or after the horizon
+     * cannot change them, recon_store.c.) */
     int before = 0;
-    for (int j = p->ngcs - 1; j >= (i == 0 ? r->stored0 : 0); j--) {
+    for (int j = p->ngcs - 1; j >= p->stored; j--) {
       struct recon_gc *gc = p->gcs[j];
       if (gc->done_abs && gc->done_abs < begin_ns) {       /* done before it */
         if (++before >= RECON_FINAL_LAG && (p->current_bgc < 0 || j < p->current_bgc)) break;
@@ -963,7 +964,7 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_
       gc->g.incomplete |= GCS_INC_EVENTS_LOST;
       if (gc->g.complete) {
         gc->g.complete = 0;
-        if (i == 0 && j < r->calc0) r->calc0 = j;   /* its figures again (store_final) */
+        if (j < p->calc) p->calc = j;   /* its figures again (store_final) */
       }
     }
   }
@@ -994,36 +995,37 @@ void gcs_recon_finish(struct gcs_recon *r) {
   }
 }
 
-/* The first process's GCs written by gcs_recon_store_final, all but the
- * last one written (the next GC's figures read it), are freed
+/* Each process's GCs written by gcs_recon_store_final, all but the last
+ * one written (the next GC's figures read it), are freed
  * (recon_internal.h): what later GCs read of them is kept (their fold into
  * the summary was taken when each was written; the latest heap stats for
  * gen_before_mb here). No index kept in the recon points below the last one
  * written: current_bgc, last_completed and alloc.next are at or above the
- * store's limit, calc0 at or above stored0, and no GC written is in the
+ * store's limit, calc at or above stored, and no GC written is in the
  * allocation timeline's pending list. */
 void recon_free_stored(struct gcs_recon *r) {
-  if (r->nprocs == 0) return;
-  struct recon_proc *p = r->procs[0];
-  int drop = r->stored0 - 1;
-  if (drop <= 0) return;
-  for (int j = 0; j < drop; j++) {
-    struct recon_gc *gc = p->gcs[j];
-    if (gc->g.list_index > 0 && gc->g.has_heap_stats) {
-      p->freed_stats = gc->g.heap_stats;
-      p->has_freed_stats = 1;
+  for (int i = 0; i < r->nprocs; i++) {
+    struct recon_proc *p = r->procs[i];
+    int drop = p->stored - 1;
+    if (drop <= 0) continue;
+    for (int j = 0; j < drop; j++) {
+      struct recon_gc *gc = p->gcs[j];
+      if (gc->g.list_index > 0 && gc->g.has_heap_stats) {
+        p->freed_stats = gc->g.heap_stats;
+        p->has_freed_stats = 1;
+      }
+      free_gc(gc);
     }
-    free_gc(gc);
+    r->held -= drop;
+    memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
+    p->ngcs -= drop;
+    p->base += drop;
+    p->stored -= drop;
+    p->calc -= drop;
+    if (p->current_bgc >= 0) p->current_bgc -= drop;
+    if (p->last_completed >= 0) p->last_completed -= drop;
+    p->alloc.next -= drop;
   }
-  r->held -= drop;
-  memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
-  p->ngcs -= drop;
-  p->base += drop;
-  r->stored0 -= drop;
-  r->calc0 -= drop;
-  if (p->current_bgc >= 0) p->current_bgc -= drop;
-  if (p->last_completed >= 0) p->last_completed -= drop;
-  p->alloc.next -= drop;
 }
 
 int gcs_recon_held_max(const struct gcs_recon *r) { return r->held_max; }

@@ -409,14 +409,14 @@ int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *pe
 }
 
 /* PerfView's Calculate(): recompute every GC with the whole list known, then
- * the BGC peaks (they look at later GCs) and the summary. The first
- * process's GCs written early (below stored0) are left as written: their
+ * the BGC peaks (they look at later GCs) and the summary. The GCs written
+ * early (below p->stored) are left as written: their
  * figures were final (gcs_recon_store_final), the summary has them already
  * (p->fold), and the ones before them may be freed. */
 void recon_calc_all(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
-    int from = i == 0 ? r->stored0 : 0;
+    int from = p->stored;
     for (int j = from; j < p->ngcs; j++) recon_calc_gc(r, p, p->gcs[j]);
     recon_alloc_advance(r, p, 1, 0);
     for (int j = from; j < p->ngcs; j++) {

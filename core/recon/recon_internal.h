@@ -27,6 +27,8 @@ struct recon_gc {
    * its suspension's begin (else its GCStart) to the event that completed
    * it (done_abs, 0 while it may still get its own events). */
   uint64_t first_abs, done_abs;
+  int64_t seq;                  /* its place among the GCs of every process, in GCStart
+                                 * order, from 0: its gcs.id less the ids before the trace */
   int bad_heap_history;         /* a GCPerHeapHistory was dropped: never complete */
   int start_version;
   uint64_t *pin_ids, *pin_sizes; /* PinObjectAtGCTime, first report per object wins */
@@ -79,12 +81,12 @@ struct recon_fold {
   double first_pause_start;
 };
 
-/* Memory during an import: the first process's GCs that gcs_recon_store_final
+/* Memory during an import: each process's GCs that gcs_recon_store_final
  * has written are freed, all but the last one written (the next GC's figures
  * read its predecessor: its per-heap history, its end). p->gcs then starts at
  * list index p->base: p->gcs[i] is the GC of list index base + i, and every
- * index kept in the recon (current_bgc, last_completed, alloc.next, stored0,
- * calc0) is a position in p->gcs, moved down with it; g.list_index stays the
+ * index kept in the recon (current_bgc, last_completed, alloc.next, stored,
+ * calc) is a position in p->gcs, moved down with it; g.list_index stays the
  * GC's position in the whole list (it is stored). What later GCs read of the
  * freed ones is kept apart: the summary's fold of them (fold) and the heap
  * stats of the latest with list index 1 or more (freed_stats, for
@@ -98,13 +100,16 @@ struct recon_fold {
  * the GC whole rather than keeping a small record of each (its heap stats,
  * its figures for the summary): a record per GC would still grow with the
  * trace, and nothing needs more than the fold and the latest heap stats.
- * Not done: the other processes' GCs (written at the end only), and the GCs
- * from the last completed background GC on (an allocation wait's end goes
- * to it), which gcs_recon_store_final cannot write yet. */
+ * Not done: the GCs from the last completed background GC on (an allocation
+ * wait's end goes to it), which gcs_recon_store_final cannot write yet. */
 struct recon_proc {
   struct gcs_proc_summary sum;
   int base;                     /* list index of gcs[0]: the GCs before it are freed */
-  struct recon_fold fold;       /* the summary over the GCs written early (first process) */
+  struct recon_fold fold;       /* the summary over the GCs written early */
+  /* gcs_recon_store_final: the GCs below stored are in the database already
+   * (with the statements in store, recon_store.c); the GCs below calc have
+   * had recon_calc_gc since their last event. Positions in gcs. */
+  int stored, calc;
   int has_freed_stats;          /* a freed GC of list index >= 1 had GCHeapStats: */
   struct gcs_ev_GCHeapStats freed_stats; /* the latest one's */
   /* the per-process state of TraceEvent's GC event handlers */
@@ -150,11 +155,7 @@ struct gcs_recon {
    * (absolute ns); gcs_recon_store_final stores no GC that ends at or after it */
   uint64_t lost_horizon;
   int finished;
-  /* gcs_recon_store_final: the first process's GCs below stored0 are in the
-   * database already (with the statements in store, recon_store.c); its
-   * GCs below calc0 have had recon_calc_gc since their last event.
-   * Positions in procs[0]->gcs (the freed ones not counted). */
-  int stored0, calc0;
+  int64_t nseq;                 /* GCs begun (every process): the next recon_gc.seq */
   int held, held_max;           /* GCs held in memory (all processes), the most at once */
   struct recon_store *store;
 };
@@ -181,7 +182,7 @@ int recon_calc_bgc_peak(const struct recon_proc *p, int j, int limit, double *pe
 /* recon.c: report a GC through gc_done, once. */
 void recon_report(struct gcs_recon *r, struct recon_gc *gc);
 
-/* recon.c: free the first process's GCs written early but the last one
+/* recon.c: free each process's GCs written early but the last one
  * (gcs_recon_store_final, after it wrote). */
 void recon_free_stored(struct gcs_recon *r);
 

@@ -165,7 +165,7 @@ static int64_t recon_hgen_survival_pct(const struct gcs_gc_heap *hh, uint32_t k)
   return osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb);
 }
 
-static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const struct gcs_gc *g) {
+static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id, const struct gcs_gc *g) {
   sqlite3_stmt *s = st[ST_GCS];
   char why[160], rbuf[16];
   const char *reason_name = gcs_map_name("gc_reason", g->reason);
@@ -183,7 +183,8 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, const stru
     int64_t d;
     if (times[i] && __builtin_sub_overflow((int64_t)times[i], (int64_t)g->start_ns, &d)) tbase = 0;
   }
-  sqlite3_bind_null(s, P_gcs_key);
+  if (id > 0) sqlite3_bind_int64(s, P_gcs_key, id);
+  else sqlite3_bind_null(s, P_gcs_key);
   GCS_COLS_gcs(BIND_gcs)
   /* The condemned-reasons groups packed (gcs_tables.h: each 0..3). */
   uint64_t cr = 0;
@@ -290,7 +291,19 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
 /* The statements, prepared at the first store and kept until the last. */
 struct recon_store {
   sqlite3_stmt *st[ST_COUNT];
+  int64_t id_base;              /* the largest gcs id before the trace's; -1: let SQLite choose */
 };
+
+/* A GC's gcs.id: the ids after those in the table before the trace, in
+ * GCStart order over every process (recon_gc.seq): each process's in list
+ * order, and the same whenever gcs_recon_store_final or gcs_recon_store
+ * writes it. One process: list order, the ids SQLite gave them before
+ * (max(id) + 1 each). 0 (SQLite chooses) past the last id SQLite can
+ * give (a crafted database). */
+static int64_t gc_id(const struct gcs_recon *r, const struct recon_gc *gc) {
+  int64_t base = r->store->id_base;
+  return base >= 0 && gc->seq < INT64_MAX - base ? base + gc->seq + 1 : 0;
+}
 
 static int store_open(struct gcs_recon *r, sqlite3 *db) {
   if (r->store) return SQLITE_OK;
@@ -298,6 +311,16 @@ static int store_open(struct gcs_recon *r, sqlite3 *db) {
   if (!r->store) return SQLITE_NOMEM;
   int rc = SQLITE_OK;
   for (int i = 0; i < ST_COUNT && rc == SQLITE_OK; i++) rc = prepare(db, i, &r->store->st[i]);
+  sqlite3_stmt *q = NULL;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "SELECT max(id) FROM gcs_base", -1, &q, NULL);
+  if (rc == SQLITE_OK) {
+    int step = sqlite3_step(q);
+    if (step != SQLITE_ROW) rc = step == SQLITE_DONE ? SQLITE_ERROR : step;
+    else if (sqlite3_column_type(q, 0) == SQLITE_NULL) r->store->id_base = 0;
+    else if (sqlite3_column_type(q, 0) == SQLITE_INTEGER) r->store->id_base = sqlite3_column_int64(q, 0);
+    else r->store->id_base = -1;
+  }
+  sqlite3_finalize(q);
   if (rc != SQLITE_OK) recon_store_free(r);
   return rc;
 }
@@ -334,37 +357,31 @@ static int open_out_of_reach(const struct recon_proc *p, int i, uint64_t horizon
   return 0;
 }
 
-/* Store the first process's GCs from stored0 on while each is final: no
- * later event, nor gcs_recon_finish's marking and recon_calc_all's
+/* Store process p's GCs from p->stored on while each is final: no later
+ * event, nor gcs_recon_finish's marking and recon_calc_all's
  * recomputation, can change its row. Stops at the first that may still
- * change, so the GCs go in in list order and get the ids gcs_recon_store
- * would give them. */
-int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
-  if (r->finished || r->nprocs == 0) return SQLITE_OK;
-  struct recon_proc *p = r->procs[0];
+ * change, so each process's GCs go in in list order; their ids are those
+ * gcs_recon_store gives them (gc_id). */
+static int store_final_proc(struct gcs_recon *r, struct recon_proc *p, sqlite3 *db, int64_t trace_id,
+                            uint64_t horizon) {
   int limit = p->ngcs - FINAL_LAG;
   if (p->current_bgc >= 0 && p->current_bgc < limit) limit = p->current_bgc;
   if (p->last_completed < limit) limit = p->last_completed;
   if (p->alloc.next < limit) limit = p->alloc.next; /* measured allocations still to come */
-  if (limit <= r->stored0) return SQLITE_OK;
-  /* A loss window still to come (gcs_recon_lost) begins at or after the
-   * horizon the caller gave, and at or after the last event fed (windows
-   * come in the order of their beginnings): a GC done before both is out
-   * of its reach. */
-  uint64_t horizon = r->lost_horizon < r->now_abs ? r->lost_horizon : r->now_abs;
+  if (limit <= p->stored) return SQLITE_OK;
   int rc = store_open(r, db);
   if (rc != SQLITE_OK) return rc;
   /* recon_calc_gc reads this GC and the ones before it only: below limit, the
    * figures are those recon_calc_all will compute. */
-  for (; r->calc0 < limit; r->calc0++) recon_calc_gc(r, p, p->gcs[r->calc0]);
-  for (; r->stored0 < limit; r->stored0++) {
-    struct recon_gc *gc = p->gcs[r->stored0];
+  for (; p->calc < limit; p->calc++) recon_calc_gc(r, p, p->gcs[p->calc]);
+  for (; p->stored < limit; p->stored++) {
+    struct recon_gc *gc = p->gcs[p->stored];
     struct gcs_gc g = gc->g; /* the row as gcs_recon_finish will leave it */
     /* A window still to come may mark it, unless it is done before the
      * horizon, out of the scan's reach, or marked already: a GC marked
      * lost is never complete again (on_end), and marking it once more
      * changes nothing. */
-    if (!gc->lost && (gc->done_abs ? gc->done_abs >= horizon : !open_out_of_reach(p, r->stored0, horizon)))
+    if (!gc->lost && (gc->done_abs ? gc->done_abs >= horizon : !open_out_of_reach(p, p->stored, horizon)))
       break;
     if (!g.complete) {
       if ((g.incomplete & GCS_INC_BEGAN_BEFORE_TRACE) && !p->seen_suspend) break;
@@ -379,13 +396,13 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
        * complete for good (done before the horizon: no window still to
        * come can make it incomplete again). */
       int later = 0;
-      for (int k = r->stored0 + 1; k < p->ngcs && !later; k++)
+      for (int k = p->stored + 1; k < p->ngcs && !later; k++)
         later = gcs_type_is_background(p->gcs[k]->g.type) && p->gcs[k]->g.complete &&
                 p->gcs[k]->done_abs < horizon;
       if (!later) break;
-      if (g.complete && !recon_calc_bgc_peak(p, r->stored0, limit, &g.peak_mb, &g.ratio_peak_after)) break;
+      if (g.complete && !recon_calc_bgc_peak(p, p->stored, limit, &g.peak_mb, &g.ratio_peak_after)) break;
     }
-    if ((rc = store_gc(db, r->store->st, trace_id, &g)) != SQLITE_OK) return rc;
+    if ((rc = store_gc(db, r->store->st, trace_id, gc_id(r, gc), &g)) != SQLITE_OK) return rc;
     recon_fold_add(&p->fold, &g); /* the summary, in list order, as written */
     if (!gc->reported) {
       /* An open GC: reported (gc_done) now, as gcs_recon_finish would, with
@@ -394,12 +411,28 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
       recon_report(r, gc);
     }
   }
-  recon_free_stored(r);
   return SQLITE_OK;
 }
 
+/* Every process's final GCs (store_final_proc), then the ones written are
+ * freed. */
+int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
+  if (r->finished || r->nprocs == 0) return SQLITE_OK;
+  /* A loss window still to come (gcs_recon_lost) begins at or after the
+   * horizon the caller gave, and at or after the last event fed (windows
+   * come in the order of their beginnings): a GC done before both is out
+   * of its reach. */
+  uint64_t horizon = r->lost_horizon < r->now_abs ? r->lost_horizon : r->now_abs;
+  int rc = SQLITE_OK;
+  for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) rc = store_final_proc(r, r->procs[i], db, trace_id, horizon);
+  recon_free_stored(r);
+  return rc;
+}
+
 int gcs_recon_stored_final(const struct gcs_recon *r) {
-  return r->nprocs ? r->procs[0]->base + r->stored0 : 0;
+  int n = 0;
+  for (int i = 0; i < r->nprocs; i++) n += r->procs[i]->base + r->procs[i]->stored;
+  return n;
 }
 
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
@@ -410,8 +443,8 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) {
     struct recon_proc *p = r->procs[i];
     rc = store_summary(st[ST_SUM], trace_id, &p->sum);
-    for (int j = i == 0 ? r->stored0 : 0; j < p->ngcs && rc == SQLITE_OK; j++)
-      rc = store_gc(db, st, trace_id, &p->gcs[j]->g);
+    for (int j = p->stored; j < p->ngcs && rc == SQLITE_OK; j++)
+      rc = store_gc(db, st, trace_id, gc_id(r, p->gcs[j]), &p->gcs[j]->g);
   }
   recon_store_free(r);
   return rc;

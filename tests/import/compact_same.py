@@ -9,6 +9,9 @@ previous layout stored: GOLDEN holds, per trace and view, the row count and
 the md5 of every row with each value's type and its exact bits (a double as
 float.hex()), made by gcscope before the compact tables (commit 194d321):
   python3 compact_same.py GCSCOPE TRACES_DIR RGC_TRACE TMP GOLDEN --update
+(netcore31-perfcollect-default's lines since gcs ids follow GCStart order
+over a trace's processes rather than one process after the other: its GCs
+of two processes have other ids, every other value the same.)
 Then the same rows written back through the views (their INSTEAD OF
 triggers, as a user's INSERT) into an emptied copy read back identical, and
 an UPDATE and a DELETE through the views do what they do on a table."""

@@ -5,7 +5,10 @@
 # advise, triggers, impact, export, diff, the events and alloc_ticks rows
 # through `gcscope sql`) has the md5 recorded in GOLDEN, which was made by
 # the gcscope that stored one row per event with its payload as text
-# (before event_blocks). A change of a report on purpose regenerates GOLDEN:
+# (before event_blocks); netcore31-perfcollect-default's stats-csv since gcs
+# ids follow GCStart order over a trace's processes (its id column: two
+# processes' GCs, every other value the same). A change of a report on
+# purpose regenerates GOLDEN:
 #   sh layout_same.sh GCSCOPE TRACES_DIR TMP GOLDEN --update
 set -u
 g=$1; traces=$(cd "$2" && pwd -P); tmp=$3; golden=$4

@@ -8,8 +8,11 @@
 # Traces: gcsim's bgc (background GCs with foreground GCs inside) and server
 # (per-heap history, 2+ heaps) recorded with --profile verbose, alloc-heavy
 # with --profile alloc into buffers too small for it (events lost: GCs closed
-# incomplete in the middle of the trace), and the real traces of the corpus
-# when TRACES_DIR is given. Label lttng.
+# incomplete in the middle of the trace), two processes in one trace (two
+# gcsim --scenario server recorded at once, their per-process directories
+# side by side as a system-wide recording leaves them: each process's GCs
+# are written while reading, the ids in GCStart order over both), and the
+# real traces of the corpus when TRACES_DIR is given. Label lttng.
 set -u
 G=$1 SIM=$2 TMP=$3 TRACES=${4:-}
 rm -rf "$TMP"; mkdir -p "$TMP"
@@ -22,7 +25,13 @@ rec() {  # NAME RECORD-OPTIONS... -- GCSIM-OPTIONS...
 rec bgc --profile verbose -- "$SIM" --scenario bgc --seconds 1.5
 rec server --profile verbose -- "$SIM" --scenario server --seconds 1.5
 rec alloc-heavy --profile alloc --buffer-size 8k --num-subbuf 2 -- "$SIM" --scenario alloc-heavy --seconds 1.5 --threads 2
-set -- "$TMP/bgc" "$TMP/server" "$TMP/alloc-heavy"
+rec two-a --profile verbose -- "$SIM" --scenario server --seconds 1.5 &
+pa=$!
+rec two-b --profile verbose -- "$SIM" --scenario server --seconds 1.5 || fail "record two-b"
+wait $pa || fail "record two-a"
+mkdir -p "$TMP/two/ust/pid"
+mv "$TMP"/two-a/ust/pid/* "$TMP"/two-b/ust/pid/* "$TMP/two/ust/pid/" || fail "two: no per-process directories"
+set -- "$TMP/bgc" "$TMP/server" "$TMP/alloc-heavy" "$TMP/two"
 if [ -n "$TRACES" ] && [ -d "$TRACES/coreclr" ]; then
   set -- "$@" "$TRACES/coreclr/netcore31-perfcollect-default" "$TRACES/coreclr/netcore31-startup-small" \
     "$TRACES/coreclr/netcore2017-gcstart-gcend" "$TRACES/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
@@ -49,5 +58,19 @@ for t in "$@"; do
   echo "$name: $gcs GCs ($inc incomplete), the same rows stored at the end, after every GC and every 64"
   n=$((n + 1))
 done
-[ "$n" -ge 3 ] || fail "only $n traces"
+[ "$n" -ge 4 ] || fail "only $n traces"
+# The two processes: each one's GCs went in while reading (before, the second
+# one's were all held to the end): the most held at once is below half of
+# either process's GC count.
+procs=$("$G" sql "$TMP/two.0.db" "SELECT count(DISTINCT pid) FROM gcs" --csv | tail -1)
+[ "$procs" = 2 ] || fail "two: $procs processes with GCs"
+least=$("$G" sql "$TMP/two.0.db" "SELECT min(n) FROM (SELECT count(*) AS n FROM gcs GROUP BY pid)" --csv | tail -1)
+"$G" import -q -v -d "$TMP/two.v.db" "$TMP/two" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import two -v"; }
+held=$(sed -n 's/.*at most \([0-9]*\) GCs held in memory.*/\1/p' "$TMP/imp.txt")
+[ -n "$held" ] && [ "$least" -gt 200 ] && [ $((held * 2)) -lt "$least" ] ||
+  { cat "$TMP/imp.txt"; fail "two: $held GCs held at once, the smaller process has $least"; }
+echo "two: at most $held GCs held at once; each process has $least or more"
+# Ids in GCStart order over both processes, each process's in list order.
+bad=$("$G" sql "$TMP/two.0.db" "SELECT count(*) FROM gcs a JOIN gcs b ON b.pid = a.pid AND b.list_index = a.list_index + 1 WHERE b.id <= a.id" --csv | tail -1)
+[ "$bad" = 0 ] || fail "two: $bad ids out of list order"
 echo "$n traces identical"

@@ -40,6 +40,16 @@
  * (a later complete background GC) and missed that row in run B. Now only
  * a later background GC done before the horizon counts (no window can make
  * it incomplete again).
+ *
+ * Part 3: two processes at once, 2,000 GCs each: process 7 as in part 1
+ * but GC u + 1 from 5u ms, process 9 GC u + 1 from 5u + 1 ms, a blocking
+ * GC, or every 100th a background GC (as in part 2; 20 of them). The ids
+ * are the same in both runs, whichever call writes a GC: in GCStart order
+ * over both processes (process 7's GC u + 1 is id 2u + 1, process 9's id
+ * 2u + 2), each process's in list order. Run B holds at most 250 GCs of
+ * 4,000: process 9's since its last complete background GC, up to 100
+ * (before: every GC but the first process's was written at the end, all
+ * 2,000 of process 9 held).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +172,18 @@ static void part2(struct run *s) {
   CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
 }
 
+static void part3(struct run *s) {
+  uint32_t k9 = 1;
+  for (int u = 0; u < UNITS; u++) {
+    int m = u % 50;
+    int kind = m == 0 || m == 28 || m == 32 ? NO_STATS : m == 10 ? LOST_END : m == 15 ? LOST_SUSPENSION : FULL;
+    gc(s, PID, u * 5000.0, (uint32_t)u + 1, kind);
+    if (u % 100 == 99) background(s, u * 5000.0 + 1000, k9++);
+    else gc(s, 9, u * 5000.0 + 1000, k9++, FULL);
+  }
+  CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
+}
+
 static void run(struct run *s, int early, void (*feed)(struct run *)) {
   memset(s, 0, sizeof *s);
   static const struct gcs_recon_callbacks cb = { .gc_done = on_done };
@@ -222,6 +244,24 @@ int main(void) {
   CHECK(recon_q1(a.db, "SELECT count(*) " LOST) == 1 && recon_q1(a.db, "SELECT gc_index " LOST) == 22);
   same(&a, &b);
   CHECK(a.reported == 42 && b.reported == 42);
+  done(&a);
+  done(&b);
+
+  run(&a, 0, part3);
+  run(&b, 1, part3);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs") == 2 * UNITS);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE id = 2 * list_index + 1 + (pid = 9)") == 2 * UNITS);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE pid = 9 AND type = 1 AND complete = 1") == 20);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs WHERE pid = 9 AND complete = 1") == UNITS);
+  CHECK(recon_q1(a.db, "SELECT count(*) " LOST) == 120);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_process_summary") == 2);
+  same(&a, &b);
+  fprintf(stderr, "part 3, run B: %d GCs written early, at most %d held\n", gcs_recon_stored_final(b.r),
+          gcs_recon_held_max(b.r));
+  CHECK(gcs_recon_held_max(a.r) == 2 * UNITS);
+  CHECK(gcs_recon_held_max(b.r) <= 250);
+  CHECK(gcs_recon_stored_final(b.r) >= 2 * UNITS - 250);
+  CHECK(a.reported == 2 * UNITS && b.reported == 2 * UNITS);
   done(&a);
   done(&b);
   return check_done();

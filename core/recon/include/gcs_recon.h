@@ -102,20 +102,23 @@ void gcs_recon_lost(struct gcs_recon *r, int32_t pid, uint64_t begin_ns, uint64_
 void gcs_recon_lost_horizon(struct gcs_recon *r, uint64_t ts_ns);
 void gcs_recon_finish(struct gcs_recon *r);
 int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
-/* While feeding (import's writing thread, between events): store the first
+/* While feeding (import's writing thread, between events): store each
  * process's GCs that no later event, no later loss window
  * (gcs_recon_lost_horizon) and not gcs_recon_finish can change any
- * more, in list order, so that gcs_recon_store at the end writes only the
- * rest. The rows and their ids, and the process summary, are those
- * gcs_recon_store alone writes (the other processes' GCs are all written at
- * the end, after the first process's). Same db and trace_id for every call
- * and for gcs_recon_store, inside the caller's transaction; 0 or an SQLite
- * error code. The GCs written are freed but the last one (memory holds the
- * GCs not final yet, not the whole trace): the accessors below then cover
- * the GCs still held, whose list_index keeps its place in the whole list. */
+ * more, each process's in list order, so that gcs_recon_store at the end
+ * writes only the rest. The rows, their ids and the process summaries are
+ * those gcs_recon_store alone writes: a GC's gcs.id follows the ids in the
+ * table before the trace, in GCStart order over every process (so each
+ * process's in list order; one process: list order, as SQLite numbered them
+ * before). Same db and trace_id for every call and for gcs_recon_store,
+ * inside the caller's transaction; 0 or an SQLite error code. The GCs
+ * written are freed but each process's last one (memory holds the GCs not
+ * final yet, not the whole trace): the accessors below then cover the GCs
+ * still held, whose list_index keeps its place in the whole list. A GC
+ * written before it completed (one that never will) is reported through
+ * gc_done first. */
 int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
-/* How many GCs gcs_recon_store_final has written so far (the first
- * process's, in list order). */
+/* How many GCs gcs_recon_store_final has written so far (every process). */
 int gcs_recon_stored_final(const struct gcs_recon *r);
 /* The most GCs (all processes) the recon held in memory at once. */
 int gcs_recon_held_max(const struct gcs_recon *r);
