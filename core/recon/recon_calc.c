@@ -361,8 +361,8 @@ void recon_fold_add(struct recon_fold *f, const struct gcs_gc *g) {
   if (isnan(f->first_pause_start)) f->first_pause_start = g->pause_start_msec;
 }
 
-/* The summary: the fold of the GCs written early (the first process's
- * below `from`, freed or not; recon_internal.h) and of the rest. */
+/* The summary: the fold of the GCs written early (below `from`, freed or
+ * not; recon_internal.h) and of the rest. */
 static void summarize(struct recon_proc *p, int from) {
   struct gcs_proc_summary *s = &p->sum;
   struct recon_fold f = p->fold;
