@@ -145,18 +145,34 @@ def compare_runtime_pauses(db, prog_out, gcs, pid, complete_trace, server):
     where = " WHERE pid = %d" % pid if pid else ""
     rows = {int(r[0]): r for r in sql(db, "SELECT gc_index, coalesce(runtime_pause_msec, -1), pause_msec, type "
                                           "FROM gcs%s" % where)}
+    # A background GC whose first pause held the ephemeral GC of its start:
+    # the runtime gives the ephemeral GC its own GCStart -> GCEnd and the
+    # background GC the rest of the suspension, as gcscope does; but once in
+    # ten runs under load (first BGC of the run, 1.24 ms from the BGC's
+    # GCStart to the ephemeral's) it gave that stretch to the ephemeral GC
+    # (BGC 0.112 ms against gcscope's 1.607). No event shows where it drew
+    # the line, so the tolerance there grows by that stretch.
+    eph_gap = {int(r[0]): float(r[1]) for r in sql(
+        db, "SELECT b.gc_index, (e.start_ns - b.start_ns) / 1e6 FROM gcs b JOIN gcs e "
+            "ON e.pid = b.pid AND e.trace_id = b.trace_id AND e.gc_index = b.gc_index + 1 "
+            "WHERE b.type = 1 AND e.type = 0 AND b.bgc_pause1_msec IS NOT NULL "
+            "AND e.start_msec < b.pause_start_msec + b.bgc_pause1_msec%s"
+            % (" AND b.pid = %d" % pid if pid else ""))}
     for idx, g in sorted(gcs.items()):
         r = rows.get(idx)
         if r is None:
             continue
         rt = (g["pause0_ticks"] + g["pause1_ticks"]) / 1e4
         ours, pv = float(r[1]), float(r[2])
-        detail = ("GC #%d (type %s): runtime_pause_msec %.4f, the runtime %.4f, PerfView's pause %.4f"
-                  % (idx, r[3], ours, rt, pv))
+        tol = RUNTIME_TOL_MS + eph_gap.get(idx, 0)
+        detail = ("GC #%d (type %s): runtime_pause_msec %.4f, the runtime %.4f, PerfView's pause %.4f%s"
+                  % (idx, r[3], ours, rt, pv,
+                     ", within %.4f ms (the ephemeral GC of its start began %.4f ms after it)"
+                     % (tol, eph_gap[idx]) if idx in eph_gap else ""))
         print(detail)
         check(ours >= 0, "GC #%d has a runtime_pause_msec" % idx)
         if not server:
-            check(abs(ours - rt) <= RUNTIME_TOL_MS, detail)
+            check(abs(ours - rt) <= tol, detail)
     total = pause_total_ms(prog_out)
     if total is None:
         print("no PAUSETOTAL line (a fixture's output, from before gcprog printed it)")
