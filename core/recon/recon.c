@@ -77,6 +77,7 @@ void gcs_recon_free(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
     for (int j = 0; j < p->ngcs; j++) free_gc(p->gcs[j]);
+    if (p->kept_bgc) free_gc(p->kept_bgc);
     free(p->gcs);
     free(p);
   }
@@ -127,13 +128,17 @@ static struct recon_gc *last_gc(struct recon_proc *p) {
   return g;
 }
 
+/* The running background GC, else the last complete one, else the last
+ * one; among the GCs freed (written early, older than every GC held), the
+ * one of those kept_bgc holds. */
 static struct recon_gc *last_bgc(struct recon_proc *p) {
   if (p->current_bgc >= 0) return p->gcs[p->current_bgc];
   for (int i = p->ngcs - 1; i >= 0; i--)
     if (gcs_type_is_background(p->gcs[i]->g.type) && p->gcs[i]->g.complete) return p->gcs[i];
+  if (p->kept_bgc && p->kept_bgc->g.complete) return p->kept_bgc;
   for (int i = p->ngcs - 1; i >= 0; i--)
     if (gcs_type_is_background(p->gcs[i]->g.type)) return p->gcs[i];
-  return NULL;
+  return p->kept_bgc;
 }
 
 /* ---- completion ----------------------------------------------------------- */
@@ -807,6 +812,7 @@ static void on_bgc_alloc_wait(struct recon_proc *p, const struct gcs_event *ev, 
     if (!w) return;
     if (!w->reason) w->reason = reason;
     w->stop_msec = ns_to_ms(t);
+    if (gc->written) gc->rewrite = 1;   /* its rows again (recon_store.c) */
   }
 }
 
@@ -1014,7 +1020,15 @@ void recon_free_stored(struct gcs_recon *r) {
         p->freed_stats = gc->g.heap_stats;
         p->has_freed_stats = 1;
       }
-      free_gc(gc);
+      /* last_bgc's among the freed: the latest complete background GC, else
+       * the latest (a GC written is complete or not for good) */
+      if (gcs_type_is_background(gc->g.type) &&
+          (gc->g.complete || !p->kept_bgc || !p->kept_bgc->g.complete)) {
+        struct recon_gc *old = p->kept_bgc;
+        p->kept_bgc = gc;
+        gc = old;
+      }
+      if (gc) free_gc(gc);
     }
     r->held -= drop;
     memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);

@@ -27,6 +27,10 @@ struct recon_gc {
    * its suspension's begin (else its GCStart) to the event that completed
    * it (done_abs, 0 while it may still get its own events). */
   uint64_t first_abs, done_abs;
+  /* a background GC written early (gcs_recon_store_final) whose waits an
+   * allocation wait's end changed since: its rows are written again */
+  int written, rewrite;
+  int64_t row_id;               /* its gcs.id, once written */
   int64_t seq;                  /* its place among the GCs of every process, in GCStart
                                  * order, from 0: its gcs.id less the ids before the trace */
   int bad_heap_history;         /* a GCPerHeapHistory was dropped: never complete */
@@ -100,8 +104,10 @@ struct recon_fold {
  * the GC whole rather than keeping a small record of each (its heap stats,
  * its figures for the summary): a record per GC would still grow with the
  * trace, and nothing needs more than the fold and the latest heap stats.
- * Not done: the GCs from the last completed background GC on (an allocation
- * wait's end goes to it), which gcs_recon_store_final cannot write yet. */
+ * A background GC written early may still get an allocation wait's end
+ * (it goes to the last complete one, however late): the one last_bgc can
+ * return among the freed is kept (kept_bgc), and its waits are written
+ * again when an end reaches it (recon_store.c, rewrite_waits). */
 struct recon_proc {
   struct gcs_proc_summary sum;
   int base;                     /* list index of gcs[0]: the GCs before it are freed */
@@ -110,6 +116,10 @@ struct recon_proc {
    * (with the statements in store, recon_store.c); the GCs below calc have
    * had recon_calc_gc since their last event. Positions in gcs. */
   int stored, calc;
+  /* The background GC an allocation wait's end may still go to (last_bgc)
+   * among those freed: the latest freed that is complete, else the latest
+   * freed. Kept (written already) until a later one takes its place. */
+  struct recon_gc *kept_bgc;
   int has_freed_stats;          /* a freed GC of list index >= 1 had GCHeapStats: */
   struct gcs_ev_GCHeapStats freed_stats; /* the latest one's */
   /* the per-process state of TraceEvent's GC event handlers */

@@ -165,7 +165,8 @@ static int64_t recon_hgen_survival_pct(const struct gcs_gc_heap *hh, uint32_t k)
   return osb == 0 ? 0 : (int64_t)(out * 100.0 / (double)osb);
 }
 
-static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id, const struct gcs_gc *g) {
+static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id, const struct gcs_gc *g,
+                    int64_t *row_id) {
   sqlite3_stmt *s = st[ST_GCS];
   char why[160], rbuf[16];
   const char *reason_name = gcs_map_name("gc_reason", g->reason);
@@ -194,6 +195,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id
   int rc = step_and_reset(s);
   if (rc) return rc;
   int64_t gc_id = sqlite3_last_insert_rowid(db);
+  if (row_id) *row_id = gc_id;
 
   /* gc_gens and gc_heap_gens: one row of the five generations (gcs_tables.h). */
   if (g->has_heap_stats) {
@@ -291,6 +293,7 @@ static int store_summary(sqlite3_stmt *s, int64_t trace_id, const struct gcs_pro
 /* The statements, prepared at the first store and kept until the last. */
 struct recon_store {
   sqlite3_stmt *st[ST_COUNT];
+  sqlite3_stmt *set_waits, *del_waits; /* rewrite_waits, prepared at its first use */
   int64_t id_base;              /* the largest gcs id before the trace's; -1: let SQLite choose */
 };
 
@@ -328,6 +331,8 @@ static int store_open(struct gcs_recon *r, sqlite3 *db) {
 void recon_store_free(struct gcs_recon *r) {
   if (!r->store) return;
   for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(r->store->st[i]);
+  sqlite3_finalize(r->store->set_waits);
+  sqlite3_finalize(r->store->del_waits);
   free(r->store);
   r->store = NULL;
 }
@@ -355,6 +360,47 @@ static int open_out_of_reach(const struct recon_proc *p, int i, uint64_t horizon
     else if (++run >= FINAL_LAG) return 1;
   }
   return 0;
+}
+
+/* A background GC written early that an allocation wait's end reached
+ * since: its loh_wait_count and its gc_loh_waits rows as they are now (the
+ * rows deleted and written again, in its waits' order). */
+static int rewrite_waits(struct gcs_recon *r, sqlite3 *db, int64_t trace_id, struct recon_gc *gc) {
+  if (!gc || !gc->rewrite) return SQLITE_OK;
+  struct recon_store *k = r->store;
+  int64_t id = gc->row_id;
+  int rc = SQLITE_OK;
+  if (!k->set_waits) rc = sqlite3_prepare_v2(db, "UPDATE gcs_base SET loh_wait_count = ?1 WHERE id = ?2", -1, &k->set_waits, NULL);
+  if (rc == SQLITE_OK && !k->del_waits)
+    rc = sqlite3_prepare_v2(db, "DELETE FROM gc_loh_waits WHERE gc_id = ?1", -1, &k->del_waits, NULL);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(k->set_waits, 1, gc->g.nloh_waits);
+  sqlite3_bind_int64(k->set_waits, 2, id);
+  if ((rc = step_and_reset(k->set_waits)) != SQLITE_OK) return rc;
+  sqlite3_bind_int64(k->del_waits, 1, id);
+  if ((rc = step_and_reset(k->del_waits)) != SQLITE_OK) return rc;
+  sqlite3_stmt *s = k->st[ST_WAITS];
+  const struct gcs_gc *g = &gc->g;
+  for (int w = 0; w < g->nloh_waits; w++) {
+    const struct gcs_loh_wait *lw = &g->loh_waits[w];
+    bind_int(s, P_waits_key, id);
+    GCS_COLS_gc_loh_waits(BIND_waits)
+    if ((rc = step_and_reset(s)) != SQLITE_OK) return rc;
+  }
+  gc->rewrite = 0;
+  return SQLITE_OK;
+}
+
+/* Every written GC still held (the last one written; kept_bgc) whose
+ * waits changed. */
+static int rewrite_all(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
+  int rc = SQLITE_OK;
+  for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) {
+    struct recon_proc *p = r->procs[i];
+    rc = rewrite_waits(r, db, trace_id, p->kept_bgc);
+    for (int j = 0; j < p->stored && j < p->ngcs && rc == SQLITE_OK; j++) rc = rewrite_waits(r, db, trace_id, p->gcs[j]);
+  }
+  return rc;
 }
 
 /* Store process p's GCs from p->stored on while each is final: no later
@@ -390,19 +436,15 @@ static int store_final_proc(struct gcs_recon *r, struct recon_proc *p, sqlite3 *
     int pending = 0;
     for (int i = 0; i < p->alloc.npending; i++) pending |= p->alloc.pending[i] == gc;
     if (pending) break; /* a background GC's end may still credit it */
-    if (gcs_type_is_background(g.type)) {
-      /* An allocation wait's end goes to the running background GC, else
-       * to the last complete one: not to this one once a later one is
-       * complete for good (done before the horizon: no window still to
-       * come can make it incomplete again). */
-      int later = 0;
-      for (int k = p->stored + 1; k < p->ngcs && !later; k++)
-        later = gcs_type_is_background(p->gcs[k]->g.type) && p->gcs[k]->g.complete &&
-                p->gcs[k]->done_abs < horizon;
-      if (!later) break;
-      if (g.complete && !recon_calc_bgc_peak(p, p->stored, limit, &g.peak_mb, &g.ratio_peak_after)) break;
-    }
-    if ((rc = store_gc(db, r->store->st, trace_id, gc_id(r, gc), &g)) != SQLITE_OK) return rc;
+    /* A background GC: its peak window closed. An allocation wait's end
+     * may still go to it (the last complete one, however late): written
+     * now, kept (kept_bgc), and its waits written again if one comes
+     * (rewrite_waits). */
+    if (gcs_type_is_background(g.type) && g.complete &&
+        !recon_calc_bgc_peak(p, p->stored, limit, &g.peak_mb, &g.ratio_peak_after))
+      break;
+    if ((rc = store_gc(db, r->store->st, trace_id, gc_id(r, gc), &g, &gc->row_id)) != SQLITE_OK) return rc;
+    gc->written = 1;
     recon_fold_add(&p->fold, &g); /* the summary, in list order, as written */
     if (!gc->reported) {
       /* An open GC: reported (gc_done) now, as gcs_recon_finish would, with
@@ -423,7 +465,7 @@ int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
    * come in the order of their beginnings): a GC done before both is out
    * of its reach. */
   uint64_t horizon = r->lost_horizon < r->now_abs ? r->lost_horizon : r->now_abs;
-  int rc = SQLITE_OK;
+  int rc = r->store ? rewrite_all(r, db, trace_id) : SQLITE_OK;
   for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) rc = store_final_proc(r, r->procs[i], db, trace_id, horizon);
   recon_free_stored(r);
   return rc;
@@ -440,11 +482,12 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id) {
   int rc = store_open(r, db);
   if (rc != SQLITE_OK) return rc;
   sqlite3_stmt **st = r->store->st;
+  rc = rewrite_all(r, db, trace_id);
   for (int i = 0; i < r->nprocs && rc == SQLITE_OK; i++) {
     struct recon_proc *p = r->procs[i];
     rc = store_summary(st[ST_SUM], trace_id, &p->sum);
     for (int j = p->stored; j < p->ngcs && rc == SQLITE_OK; j++)
-      rc = store_gc(db, st, trace_id, gc_id(r, p->gcs[j]), &p->gcs[j]->g);
+      rc = store_gc(db, st, trace_id, gc_id(r, p->gcs[j]), &p->gcs[j]->g, NULL);
   }
   recon_store_free(r);
   return rc;

@@ -50,6 +50,21 @@
  * 4,000: process 9's since its last complete background GC, up to 100
  * (before: every GC but the first process's was written at the end, all
  * 2,000 of process 9 held).
+ *
+ * Part 4: background GCs whose allocation waits end late. Process 9:
+ * background GC P (GC 1, complete) with a wait beginning inside it (thread
+ * 56), 1,000 blocking GCs, the end of thread 56's wait, 500 GCs, the end of
+ * a wait of thread 57 (no beginning seen), 500 GCs, background GC Q whose
+ * events are lost (a window inside it: incomplete), the end of a wait of
+ * thread 58, 100 GCs. Every end goes to P, the last complete background
+ * GC: 3 gc_loh_waits rows of P (56 with its start and stop, 57 and 58
+ * with a stop only), loh_wait_count 3, none of Q. Process 10: background
+ * GC R, incomplete (a window inside it), no complete one ever, 100 GCs, the
+ * end of a wait of thread 59: R's (the last background GC). Run B holds at
+ * most 60 GCs of 2,233: P and R are written early and kept, and their
+ * waits written again when an end reaches them. Before, a background GC
+ * was written only once a later one completed: everything from P on was
+ * held (2,233).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +199,55 @@ static void part3(struct run *s) {
   CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
 }
 
+static void wait_end(struct run *s, int pid, double us, int tid) {
+  struct gcs_event w = ev_at(gcs_kind_BGCAllocWaitEnd, us, pid, tid);
+  w.u.BGCAllocWaitEnd.Reason = 11;
+  ev(s, w);
+}
+
+/* A background GC k of process pid from t us to t + 3000; a window inside
+ * it (lost: incomplete); a wait of thread wait_tid beginning inside it. */
+static void background2(struct run *s, int pid, double t, uint32_t k, int lose, int wait_tid) {
+  suspend(s, pid, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
+  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 20, GT);
+  start(s, pid, t + 40, GT, k, 2, GCS_GC_TYPE_BACKGROUND);
+  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 90, GT);
+  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 100, GT);
+  if (wait_tid) {
+    struct gcs_event w = ev_at(gcs_kind_BGCAllocWaitBegin, t + 500, pid, wait_tid);
+    w.u.BGCAllocWaitBegin.Reason = 11;
+    ev(s, w);
+  }
+  if (lose) lost(s, pid, t + 1000, t + 1100);
+  suspend(s, pid, t + 2000, BT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, k);
+  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 2020, BT);
+  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 2200, BT);
+  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 2210, BT);
+  end(s, pid, t + 2900, BT, k, 2);
+  stats(s, pid, t + 3000, BT, k);
+}
+
+static void part4(struct run *s) {
+  uint32_t k = 1, k10 = 1;
+  double t = 0;
+  background2(s, 9, t, k++, 0, 56);  /* P */
+  for (int i = 0; i < 1000; i++) gc(s, 9, t += 5000, k++, FULL);
+  wait_end(s, 9, t += 5000, 56);
+  for (int i = 0; i < 500; i++) gc(s, 9, t += 5000, k++, FULL);
+  wait_end(s, 9, t += 5000, 57);
+  for (int i = 0; i < 500; i++) gc(s, 9, t += 5000, k++, FULL);
+  background2(s, 9, t += 5000, k++, 1, 0);  /* Q */
+  wait_end(s, 9, t += 5000, 58);
+  background2(s, 10, t += 5000, k10++, 1, 0);  /* R */
+  for (int i = 0; i < 100; i++) {
+    gc(s, 9, t += 5000, k++, FULL);
+    gc(s, 10, t += 5000, k10++, FULL);
+  }
+  wait_end(s, 10, t += 5000, 59);
+  for (int i = 0; i < 30; i++) gc(s, 10, t += 5000, k10++, FULL);
+  CHECK(gcs_recon_store(s->r, s->db, 1) == SQLITE_OK);
+}
+
 static void run(struct run *s, int early, void (*feed)(struct run *)) {
   memset(s, 0, sizeof *s);
   static const struct gcs_recon_callbacks cb = { .gc_done = on_done };
@@ -262,6 +326,29 @@ int main(void) {
   CHECK(gcs_recon_held_max(b.r) <= 250);
   CHECK(gcs_recon_stored_final(b.r) >= 2 * UNITS - 250);
   CHECK(a.reported == 2 * UNITS && b.reported == 2 * UNITS);
+  done(&a);
+  done(&b);
+
+  run(&a, 0, part4);
+  run(&b, 1, part4);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs") == 2233);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits") == 4);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits w JOIN gcs g ON g.id = w.gc_id "
+                       "WHERE g.pid = 9 AND g.gc_index = 1 AND g.type = 1 AND g.complete = 1") == 3);
+  CHECK(recon_q1(a.db, "SELECT loh_wait_count FROM gcs WHERE pid = 9 AND gc_index = 1") == 3);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits WHERE pid = 9 AND tid = 56 AND start_msec IS NOT NULL "
+                       "AND stop_msec IS NOT NULL") == 1);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits WHERE pid = 9 AND tid IN (57, 58) AND start_msec IS NULL "
+                       "AND stop_msec IS NOT NULL") == 2);
+  CHECK(recon_q1(a.db, "SELECT loh_wait_count FROM gcs WHERE pid = 9 AND gc_index = 2002 AND type = 1 AND complete = 0") == 0);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits w JOIN gcs g ON g.id = w.gc_id "
+                       "WHERE g.pid = 10 AND g.gc_index = 1 AND g.type = 1 AND g.complete = 0 AND w.tid = 59") == 1);
+  same(&a, &b);
+  fprintf(stderr, "part 4, run B: %d GCs written early, at most %d held\n", gcs_recon_stored_final(b.r),
+          gcs_recon_held_max(b.r));
+  CHECK(gcs_recon_held_max(a.r) == 2233);
+  CHECK(gcs_recon_held_max(b.r) <= 60);
+  CHECK(a.reported == 2233 && b.reported == 2233);
   done(&a);
   done(&b);
   return check_done();

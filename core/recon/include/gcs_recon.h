@@ -116,7 +116,10 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
  * final yet, not the whole trace): the accessors below then cover the GCs
  * still held, whose list_index keeps its place in the whole list. A GC
  * written before it completed (one that never will) is reported through
- * gc_done first. */
+ * gc_done first. A background GC written early that an allocation wait's
+ * end reaches later (it goes to the last complete one) gets its
+ * loh_wait_count and gc_loh_waits rows written again (deleted and
+ * inserted: the same rows, in another rowid order than at the end). */
 int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 /* How many GCs gcs_recon_store_final has written so far (every process). */
 int gcs_recon_stored_final(const struct gcs_recon *r);
