@@ -36,10 +36,11 @@
  * then; a window beginning at T (the last event's time: windows come at or
  * after it) marks Q lost, so no longer complete; an allocation wait's end
  * then goes to the last complete background GC: P (BGCAllocWaitEnd: a
- * gc_loh_waits row of P). Before, P was written as soon as Q completed
- * (a later complete background GC) and missed that row in run B. Now only
- * a later background GC done before the horizon counts (no window can make
- * it incomplete again).
+ * gc_loh_waits row of P). An early version wrote P as soon as Q completed
+ * (a later complete background GC) and missed that row in run B; then P
+ * waited until a later background GC was done before the horizon; now P is
+ * written early, kept, and its waits written again when the end reaches
+ * it (part 4).
  *
  * Part 3: two processes at once, 2,000 GCs each: process 7 as in part 1
  * but GC u + 1 from 5u ms, process 9 GC u + 1 from 5u + 1 ms, a blocking
