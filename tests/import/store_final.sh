@@ -59,19 +59,23 @@ for t in "$@"; do
   n=$((n + 1))
 done
 [ "$n" -ge 4 ] || fail "only $n traces"
-# The two processes: both one's and the other's GCs went in while reading
-# (before, only the first process's could: at most its GC count). The most
-# held at once is what a background GC holds back (server: one every 40
-# GCs or so), not a whole process.
+# The two processes: how many GCs go in while reading depends on where the
+# recording's packets end (a CTF trace's loss horizon is the oldest end of a
+# stream's last packet), which depends on timing: 33 of 126 GCs in one
+# ThreadSanitizer run, more than either process has in a normal one. So the
+# numbers are printed and only checked to be sane here; recon.lost_held
+# (part 3) asserts the bound on two processes' GCs held, from a sequence
+# built by hand.
+total=$("$G" sql "$TMP/two.0.db" "SELECT count(*) FROM gcs" --csv | tail -1)
 procs=$("$G" sql "$TMP/two.0.db" "SELECT count(DISTINCT pid) FROM gcs" --csv | tail -1)
 [ "$procs" = 2 ] || fail "two: $procs processes with GCs"
 most=$("$G" sql "$TMP/two.0.db" "SELECT max(n) FROM (SELECT count(*) AS n FROM gcs GROUP BY pid)" --csv | tail -1)
 "$G" import -q -v -d "$TMP/two.v.db" "$TMP/two" >"$TMP/imp.txt" 2>&1 || { cat "$TMP/imp.txt"; fail "import two -v"; }
 early=$(sed -n 's/^ *\([0-9]*\) GCs written while reading.*/\1/p' "$TMP/imp.txt")
 held=$(sed -n 's/.*at most \([0-9]*\) GCs held in memory.*/\1/p' "$TMP/imp.txt")
-[ -n "$early" ] && [ "$early" -gt "$most" ] ||
-  { cat "$TMP/imp.txt"; fail "two: $early GCs written while reading, a process has $most"; }
-echo "two: $early GCs written while reading (a process has $most at most), at most $held held at once"
+[ -n "$early" ] && [ -n "$held" ] && [ "$early" -le "$total" ] && [ "$held" -ge 1 ] && [ "$held" -le "$total" ] ||
+  { cat "$TMP/imp.txt"; fail "two: import -v says $early written while reading, $held held, of $total GCs"; }
+echo "two: $early of $total GCs written while reading (a process has $most), at most $held held at once"
 # Ids in GCStart order over both processes, each process's in list order.
 bad=$("$G" sql "$TMP/two.0.db" "SELECT count(*) FROM gcs a JOIN gcs b ON b.pid = a.pid AND b.list_index = a.list_index + 1 WHERE b.id <= a.id" --csv | tail -1)
 [ "$bad" = 0 ] || fail "two: $bad ids out of list order"
