@@ -362,6 +362,27 @@ static int store_open(struct gcs_recon *r, sqlite3 *db) {
     else r->store->id_base = -1;
   }
   sqlite3_finalize(q);
+  q = NULL;
+  /* Above the GC slot of every rowid of the per-GC tables (bind_row_key):
+   * rows left there by GCs deleted by hand through the views (whose
+   * triggers delete the gcs_base row only) would otherwise meet a new GC
+   * of the same id, and its rows the same rowids. */
+  if (rc == SQLITE_OK && r->store->id_base >= 0) {
+    char sql[1024];
+    int n = snprintf(sql, sizeof sql, "SELECT max(0");
+    for (int i = 0; i < ST_COUNT; i++)
+      if (has_row_key(i))
+        n += snprintf(sql + n, sizeof sql - (size_t)n, ", coalesce((SELECT max(rowid) FROM %.*s), 0) >> %d",
+                      (int)strcspn(sql_names[i], " "), sql_names[i], ROW_KEY_SHIFT);
+    snprintf(sql + n, sizeof sql - (size_t)n, ")");
+    rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+      int step = sqlite3_step(q);
+      if (step != SQLITE_ROW) rc = step == SQLITE_DONE ? SQLITE_ERROR : step;
+      else if (sqlite3_column_int64(q, 0) > r->store->id_base) r->store->id_base = sqlite3_column_int64(q, 0);
+    }
+    sqlite3_finalize(q);
+  }
   if (rc != SQLITE_OK) recon_store_free(r);
   return rc;
 }

@@ -29,6 +29,14 @@
  * rows, then process 9's; the early stores interleaved them as each
  * process's GCs became final, and a rewritten background GC's waits went
  * after every row inserted before.
+ *
+ * Then every GC is deleted through the view (DELETE FROM gcs: the triggers
+ * delete the gcs_base rows, the per-GC rows stay) and the same GCs stored
+ * again into the database: 140 GCs, 28 waits of which 14 join a GC (the
+ * new ones), 84 fit-bucket rows joining; the new ids above every old
+ * row's GC. Without the store looking past gcs_base's ids (the rowids'
+ * GC slots), the new GC 1 took id 1 and its first row rowid 2^32, held by
+ * an old row: the store failed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +265,26 @@ int main(void) {
     done(&b);
   }
   free(da);
+
+  /* The GCs deleted by hand through the view (DELETE FROM gcs removes the
+   * gcs_base rows only): the per-GC rows stay, and the same GCs stored
+   * again get ids above their rowids' GC slots, so no rowid is taken
+   * twice (before the store looked for the ids above the largest in
+   * gcs_base, 0 here: the insert failed on the first rowid) and no old row
+   * joins a new GC. */
+  CHECK(sqlite3_exec(a.db, "DELETE FROM gcs", NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs_base") == 0);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits") == 14);
+  gcs_recon_free(a.r);
+  a.r = gcs_recon_new(NULL, NULL);
+  gcs_recon_set_time_origin(a.r, T0);
+  feed(&a);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs") == 2 * UNITS);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits") == 28);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits w JOIN gcs g ON g.id = w.gc_id") == 14);
+  CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_fit_buckets w JOIN gcs g ON g.id = w.gc_id") == 84);
+  CHECK(recon_q1(a.db, "SELECT min(id) > (SELECT max(gc_id) FROM gc_loh_compact WHERE gc_id NOT IN "
+                       "(SELECT id FROM gcs)) FROM gcs") == 1);
   done(&a);
   return check_done();
 }
