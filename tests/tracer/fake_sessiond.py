@@ -20,8 +20,24 @@ LTTNG_CREATE_SESSION_EXT (49) returns the session descriptor it was sent
 request, LTTNG_LIST_SESSIONS, which has none), PROCESS_ATTR_TRACKER_GET_POLICY
 (34) a 32-bit policy (1, include all), LTTNG_DATA_PENDING (24) one byte 0;
 LTTNG_LIST_SESSIONS answers an empty list.
+
+fake_sessiond.py SOCKET READY_FILE LOG pending — that daemon, never
+hanging, but answering LTTNG_DATA_PENDING with one byte 1 (data pending) for
+ever: a consumer that never finishes writing.
+
+fake_sessiond.py SOCKET READY_FILE LOG full — a daemon whose listen queue is
+full: listen(fd, 0), one filler connection of its own in the queue (Linux
+refuses a unix connection while the queue holds more than the backlog), and it
+never accepts: a client's blocking connect() waits, its non-blocking one fails
+with EAGAIN. It logs nothing (no request arrives).
+
+fake_sessiond.py SOCKET READY_FILE LOG full-after=CMD — answers like the
+second form until it has a request of command type CMD; before replying to
+that one it stops accepting and fills its queue as above, so the client's
+next connection waits in connect().
 """
 import os
+import select
 import signal
 import socket
 import struct
@@ -29,12 +45,17 @@ import sys
 import threading
 
 SOCK, READY, LOG = sys.argv[1:4]
-HANG_AT = int(sys.argv[4]) if len(sys.argv) > 4 else None
+MODE = sys.argv[4] if len(sys.argv) > 4 else ""
+HANG_AT = int(MODE) if MODE.isdigit() else None
+FULL_AFTER = int(MODE.split("=")[1]) if MODE.startswith("full-after=") else None
+PENDING = MODE == "pending"
 LIST_SESSIONS, CREATE_SESSION_EXT, DATA_PENDING, GET_POLICY = 13, 49, 24, 34
 LTTNG_OK = 10
 lock = threading.Lock()
 held = []
-hanging = [HANG_AT is None]
+hanging = [HANG_AT is None and MODE not in ("pending",) and FULL_AFTER is None]
+full = [False]
+fillers = []
 lsm_size = [None]
 
 
@@ -86,12 +107,16 @@ def serve(conn, n):
             lsm_size[0] = len(data)
     if hang:
         return  # never answer; keep the connection open until the peer goes
+    if FULL_AFTER is not None and cmd == FULL_AFTER:
+        with lock:
+            full[0] = True   # the accept loop takes no more connections
+        fill()
     if cmd == CREATE_SESSION_EXT:
         reply(conn, cmd, recv_idle(conn, 0.2))
     elif cmd == GET_POLICY:
         reply(conn, cmd, struct.pack("<I", 1))
     elif cmd == DATA_PENDING:
-        reply(conn, cmd, b"\0")
+        reply(conn, cmd, b"\1" if PENDING else b"\0")
     else:
         reply(conn, cmd)
 
@@ -103,17 +128,34 @@ def stop(*_):
         os._exit(0)
 
 
+def fill():
+    """Backlog 0 and one connection of our own that nobody accepts."""
+    s.listen(0)
+    f = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    f.connect(SOCK)
+    fillers.append(f)
+
+
 signal.signal(signal.SIGTERM, stop)
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(SOCK)
 os.chmod(SOCK, 0o666)
 s.listen(64)
+if MODE == "full":
+    fill()
 with open(READY + ".tmp", "w") as f:
     f.write(str(os.getpid()))
 os.rename(READY + ".tmp", READY)
 n = 0
-while True:
-    conn, _ = s.accept()
+while MODE != "full":
+    if not select.select([s], [], [], 0.05)[0]:
+        continue
+    with lock:
+        if full[0]:
+            break
+        conn, _ = s.accept()
     n += 1
     held.append(conn)
     threading.Thread(target=serve, args=(conn, n), daemon=True).start()
+while True:
+    signal.pause()

@@ -53,6 +53,7 @@ struct lrec {
   int pidfd, target_exited;     /* --pid: readable when the process exits (-1: none) */
   uint64_t subbuf, num;         /* the channel's geometry as asked (0: LTTng's default) */
   int hung_said;                /* the line saying the session daemon does not answer is out */
+  int flush_late;               /* the stop's flush outlived GCSCOPE_FLUSH_TIMEOUT (said) */
   char err[512];
 };
 
@@ -126,9 +127,23 @@ static void end_session(struct trc_capture *c) {
   struct lrec *r = c->tx;
   c->live = 0;
   if (!r->session_live) return;
-  if (trc_session_stop(r->session, r->err, sizeof r->err) ||
-      trc_session_destroy(r->session, r->err, sizeof r->err))
+  int rc = trc_session_stop(r->session, r->err, sizeof r->err);
+  if (rc == TRC_STOP_FLUSH_LATE) {
+    /* The consumer is still writing (or stuck): say so, keep what it wrote
+     * (nothing here deletes a file), and destroy the session without
+     * waiting for the daemon to finish it: the recording fails. */
+    char late[sizeof r->err];
+    snprintf(late, sizeof late, "%s", r->err);
+    if (trc_session_destroy_wait(r->session, 0, r->err, sizeof r->err) && trc_ctl_hung())
+      r->hung_said = 1;   /* one line: this one */
+    if (c->o->relayd)
+      fprintf(stderr, "gcscope record: %s; what it sent is kept by lttng-relayd at %s\n", late, c->o->relayd);
+    else
+      fprintf(stderr, "gcscope record: %s; what it wrote is kept in %s\n", late, c->outdir);
+    r->flush_late = 1;
+  } else if (rc || trc_session_destroy(r->session, r->err, sizeof r->err)) {
     say(r, r->err);
+  }
   r->session_live = 0;
 }
 
@@ -358,6 +373,8 @@ static int record(struct trc_capture *c) {
   }
   end_session(c);
   if (trc_ctl_hung()) goto hung;
+  /* no summary of a trace still being written; run() stops the command */
+  if (r->flush_late) return 1;
   /* After a signal the command got it too: wait for it (a second signal stops waiting). */
   if (o->command && !r->child_done) {
     int nsig = trc_nsig;
