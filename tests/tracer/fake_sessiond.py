@@ -35,6 +35,21 @@ fake_sessiond.py SOCKET READY_FILE LOG full-after=CMD — answers like the
 second form until it has a request of command type CMD; before replying to
 that one it stops accepting and fills its queue as above, so the client's
 next connection waits in connect().
+
+fake_sessiond.py SOCKET READY_FILE LOG notif-partial|notif-garbage — answers
+like the "pending" form (data never pending), and also serves the
+notification channel of triggers on SOCKET's directory's
+sessiond-notification (lttng-tools 2.13's channel protocol: messages of a
+packed header, int8 type, uint32 payload size, uint32 fd count, then the
+payload; the handshake (type 0) gets a handshake of version 1.0 and a command
+reply (type 3, one status byte 0, OK), as does each subscribe (1) and
+unsubscribe (2)). LTTNG_REGISTER_TRIGGER (43) returns the trigger it was sent;
+LTTNG_DESTROY_SESSION (9) a completed destruction (a 4-byte command header,
+rotation state 0, none). Once the client subscribed to NSUBS (6) conditions,
+the channel gets, and nothing more after it: notif-partial, the header of a
+notification (type 4) announcing 100 bytes and 10 of them; notif-garbage, a
+message of type 7 (no such type) with a 4-byte payload. Every message it
+reads on the channel is logged as "nN TYPE".
 """
 import os
 import select
@@ -43,17 +58,21 @@ import socket
 import struct
 import sys
 import threading
+import time
 
 SOCK, READY, LOG = sys.argv[1:4]
 MODE = sys.argv[4] if len(sys.argv) > 4 else ""
 HANG_AT = int(MODE) if MODE.isdigit() else None
 FULL_AFTER = int(MODE.split("=")[1]) if MODE.startswith("full-after=") else None
 PENDING = MODE == "pending"
+NOTIF = MODE if MODE.startswith("notif-") else None
+NSUBS = 6
+REGISTER_TRIGGER, DESTROY_SESSION = 43, 9
 LIST_SESSIONS, CREATE_SESSION_EXT, DATA_PENDING, GET_POLICY = 13, 49, 24, 34
 LTTNG_OK = 10
 lock = threading.Lock()
 held = []
-hanging = [HANG_AT is None and MODE not in ("pending",) and FULL_AFTER is None]
+hanging = [HANG_AT is None and not PENDING and not NOTIF and FULL_AFTER is None]
 full = [False]
 fillers = []
 lsm_size = [None]
@@ -86,8 +105,46 @@ def recv_idle(conn, secs):
     return data
 
 
-def reply(conn, cmd, payload=b""):
-    conn.sendall(struct.pack("<6I", cmd, LTTNG_OK, 0, 0, len(payload), 0) + payload)
+def reply(conn, cmd, payload=b"", cmd_header=b""):
+    conn.sendall(struct.pack("<6I", cmd, LTTNG_OK, 0, len(cmd_header), len(payload), 0) + cmd_header + payload)
+
+
+def notif_serve(conn, n):
+    subs = 0
+    while True:
+        hdr = recv_exactly(conn, 9)
+        if len(hdr) < 9:
+            return
+        typ, size, _fds = struct.unpack("=bII", hdr)
+        recv_exactly(conn, size)
+        with lock:
+            with open(LOG, "a") as f:
+                f.write("n%d %d\n" % (n, typ))
+        if typ == 0:   # handshake: ours (1.0), then the command reply
+            conn.sendall(struct.pack("=bII", 0, 2, 0) + bytes([1, 0]))
+        if typ in (0, 1, 2):
+            conn.sendall(struct.pack("=bII", 3, 1, 0) + b"\0")
+        if typ == 1:
+            subs += 1
+            if subs == NSUBS:
+                if NOTIF == "notif-partial":
+                    conn.sendall(struct.pack("=bII", 4, 100, 0) + b"\0" * 10)
+                else:
+                    conn.sendall(struct.pack("=bII", 7, 4, 0) + b"\0" * 4)
+
+
+def notif_server():
+    path = os.path.join(os.path.dirname(SOCK), "sessiond-notification")
+    ns = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ns.bind(path)
+    os.chmod(path, 0o666)
+    ns.listen(8)
+    n = 0
+    while True:
+        conn, _ = ns.accept()
+        n += 1
+        held.append(conn)
+        threading.Thread(target=notif_serve, args=(conn, n), daemon=True).start()
 
 
 def serve(conn, n):
@@ -111,8 +168,10 @@ def serve(conn, n):
         with lock:
             full[0] = True   # the accept loop takes no more connections
         fill()
-    if cmd == CREATE_SESSION_EXT:
+    if cmd in (CREATE_SESSION_EXT, REGISTER_TRIGGER):
         reply(conn, cmd, recv_idle(conn, 0.2))
+    elif cmd == DESTROY_SESSION and NOTIF:
+        reply(conn, cmd, cmd_header=struct.pack("<i", 0))
     elif cmd == GET_POLICY:
         reply(conn, cmd, struct.pack("<I", 1))
     elif cmd == DATA_PENDING:
@@ -124,6 +183,8 @@ def serve(conn, n):
 def stop(*_):
     try:
         os.unlink(SOCK)
+        if NOTIF:
+            os.unlink(os.path.join(os.path.dirname(SOCK), "sessiond-notification"))
     finally:
         os._exit(0)
 
@@ -143,6 +204,10 @@ os.chmod(SOCK, 0o666)
 s.listen(64)
 if MODE == "full":
     fill()
+if NOTIF:
+    threading.Thread(target=notif_server, daemon=True).start()
+    while not os.path.exists(os.path.join(os.path.dirname(SOCK), "sessiond-notification")):
+        time.sleep(0.01)
 with open(READY + ".tmp", "w") as f:
     f.write(str(os.getpid()))
 os.rename(READY + ".tmp", READY)

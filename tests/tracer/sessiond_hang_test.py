@@ -132,7 +132,15 @@ def requests():
     if not os.path.exists(LOG):
         return []
     with open(LOG) as f:
-        return [int(line.split()[1]) for line in f if line.strip()]
+        return [int(line.split()[1]) for line in f if line.strip() and not line.startswith("n")]
+
+
+def notif_messages():
+    """The types of the messages the fake read on the notification channel."""
+    if not os.path.exists(LOG):
+        return []
+    with open(LOG) as f:
+        return [int(line.split()[1]) for line in f if line.startswith("n")]
 
 
 def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,), hang_at=None, want_out="",
@@ -152,7 +160,8 @@ def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,),
                            text=True, timeout=60)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
-        rc, out, err = "hung (killed after 60 s)", e.stdout, e.stderr
+        rc, out, err = "hung (killed after 60 s)", e.stdout or "", e.stderr or ""
+        out, err = [x.decode() if isinstance(x, bytes) else x for x in (out, err)]
     elapsed = time.monotonic() - t0
     want = expect.format(pid=pid, sock=SOCK, out=OUT)
     if rc != 1:
@@ -187,6 +196,7 @@ def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,),
         shutil.rmtree(OUT, ignore_errors=True)
     elif os.path.exists(OUT):
         fail("%s: %s was left" % (name, OUT))
+        shutil.rmtree(OUT, ignore_errors=True)
     if os.listdir(TMP):
         fail("%s: left in TMPDIR: %s" % (name, os.listdir(TMP)))
     stop_fake()
@@ -290,6 +300,38 @@ try:
         run("GCSCOPE_FLUSH_TIMEOUT=" + bad, ["record", "-o", OUT] + touch, None,
             "gcscope record: GCSCOPE_FLUSH_TIMEOUT='%s' is not a number of seconds from 1 to 86400" % bad,
             hang_at="pending", flush_secs=bad, want_requests=(), max_secs=SLACK)
+
+    # The notification channel of triggers (record --rules): the fake sends,
+    # once the 6 triggers are subscribed, part of a notification and nothing
+    # more, or a message of no known type. One line each, naming the daemon;
+    # the session is stopped and destroyed, the triggers unregistered (no
+    # unsubscribe: nothing more is read from that channel), exit 1. The
+    # partial message is waited for GCSCOPE_SESSIOND_TIMEOUT (3 s).
+    REGISTER_TRIGGER, UNREGISTER_TRIGGER, SUBSCRIBE = 43, 44, 1
+    rules = os.path.join(HOME, "rules.txt")
+    with open(rules, "w") as f:
+        f.write("lg: start=GCStart stop=GCEnd key=count over=0 max=2 action=log\n")
+    os.chmod(rules, 0o644)
+
+    def notif_requests(got):
+        if got[:2] != [LIST_SESSIONS, CREATE_SESSION_EXT] or got.count(REGISTER_TRIGGER) != 6:
+            return "wanted %d, %d, ..., %d six times" % (LIST_SESSIONS, CREATE_SESSION_EXT, REGISTER_TRIGGER)
+        if START_TRACE not in got or DESTROY_SESSION not in got or got[-6:] != [UNREGISTER_TRIGGER] * 6:
+            return "wanted %d, ..., %d, ..., then %d six times" % (START_TRACE, DESTROY_SESSION, UNREGISTER_TRIGGER)
+        if notif_messages() != [0] + [SUBSCRIBE] * 6:
+            return "the channel read %s, wanted the handshake and 6 subscribes" % notif_messages()
+        return None
+    watching = "gcscope record: watching for long pauses (flight recorder in memory, captures in %s)\n" % OUT
+    # the COMMAND runs on (sleep 10) until it is stopped by PID
+    sleeper = ["--", "sh", "-c", "touch %s; exec sleep 10" % MARK]
+    run("record --rules, part of a notification", ["record", "-o", OUT, "--rules", rules] + sleeper, "3",
+        "gcscope record: lttng-sessiond (pid {pid}) sent 19 of the 109 bytes of a notification and nothing more "
+        "within 3 s; restart it", hang_at="notif-partial", want_requests=notif_requests, min_secs=3.0,
+        max_secs=3.0 + SLACK + 2.0, want_out=watching, command_runs=True)
+    run("record --rules, a message of no known type", ["record", "-o", OUT, "--rules", rules] + sleeper, "3",
+        "gcscope record: lttng-sessiond (pid {pid}) sent a malformed notification (type 7, 4 bytes, "
+        "0 file descriptors); restart it", hang_at="notif-garbage", want_requests=notif_requests, min_secs=0.0,
+        max_secs=SLACK + 2.0, want_out=watching, command_runs=True)
 finally:
     stop_fake()
 

@@ -155,6 +155,8 @@ static void cv_init(void) {
   pthread_condattr_destroy(&a);
 }
 
+/* 1 if fd is connected to the daemon's client socket, 2 to its notification
+ * socket, else 0; *pid (when 0) gets the daemon's pid. */
 static int is_sessiond_peer(int fd, pid_t *pid) {
   struct sockaddr_un a;
   socklen_t len = sizeof a;
@@ -165,11 +167,33 @@ static int is_sessiond_peer(int fd, pid_t *pid) {
   a.sun_path[sizeof a.sun_path - 1] = '\0';
   const char *base = strrchr(a.sun_path, '/');
   base = base ? base + 1 : a.sun_path;
-  if (strcmp(base, CLIENT_SOCK_NAME) && strcmp(base, NOTIFICATION_SOCK_NAME)) return 0;
+  int which = !strcmp(base, CLIENT_SOCK_NAME) ? 1 : !strcmp(base, NOTIFICATION_SOCK_NAME) ? 2 : 0;
+  if (!which) return 0;
   struct ucred cr;
   socklen_t crlen = sizeof cr;
   if (!*pid && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0) *pid = cr.pid;
-  return 1;
+  return which;
+}
+
+int trc_ctl_notification_fds(int *fds, int max) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    long fd = strtol(e->d_name, &end, 10);
+    pid_t pid = -1;   /* not asked */
+    if (*end || end == e->d_name || fd == dirfd(d)) continue;
+    if (is_sessiond_peer((int)fd, &pid) == 2 && n < max) fds[n++] = (int)fd;
+  }
+  closedir(d);
+  return n;
+}
+
+pid_t trc_ctl_peer_pid(int fd) {
+  struct ucred cr;
+  socklen_t len = sizeof cr;
+  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? cr.pid : 0;
 }
 
 /* Shut down this process's connections to the session daemon (its client
@@ -184,7 +208,7 @@ static int cut_connections(pid_t *pid) {
     char *end;
     long fd = strtol(e->d_name, &end, 10);
     if (*end || end == e->d_name || fd == dirfd(d)) continue;
-    if (is_sessiond_peer((int)fd, pid) && shutdown((int)fd, SHUT_RDWR) == 0) n++;
+    if (is_sessiond_peer((int)fd, pid) > 0 && shutdown((int)fd, SHUT_RDWR) == 0) n++;
   }
   closedir(d);
   return n;

@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* $GCSCOPE_SESSIOND_TIMEOUT seconds (1 to 3600), 10 when unset; -1 with a
- * line in err when it is not such a number. */
-int trc_ctl_timeout(int *secs, char *err, size_t errlen);
 /* $GCSCOPE_FLUSH_TIMEOUT seconds (1 to 86400), TRC_FLUSH_TIMEOUT_DEFAULT
  * (trc_lttng.h) when unset; -1 with a line in err otherwise. */
 int trc_ctl_flush_timeout(int *secs, char *err, size_t errlen);

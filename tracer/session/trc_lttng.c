@@ -478,6 +478,8 @@ int trc_session_destroy(const char *name, char *err, size_t errlen) {
 
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen) {
   struct lttng_destruction_handle *dh = NULL;
+  /* liblttng-ctl waits without a limit for 0 (timeout_ms > 0 is a limit) */
+  if (timeout_ms == 0) timeout_ms = 1;
   if (trc_ctl_begin(err, errlen, "destroy session")) return -1;
   enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
   enum lttng_destruction_handle_status ws = LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED;

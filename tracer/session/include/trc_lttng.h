@@ -89,7 +89,8 @@ int trc_session_start(const char *name, char *err, size_t errlen);
 #define TRC_STOP_FLUSH_LATE (-2)
 int trc_session_stop(const char *name, char *err, size_t errlen);
 int trc_session_destroy(const char *name, char *err, size_t errlen);
-/* trc_session_destroy waiting at most timeout_ms (-1: no limit) for the
+/* trc_session_destroy waiting at most timeout_ms (-1: no limit; 0 counts
+ * as 1, which asks for the destruction without waiting for it) for the
  * destruction to complete (a live session's relayd may be gone). */
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen);
 /* Write a snapshot of a snapshot session to a local dir or relayd URL. */
@@ -132,5 +133,16 @@ int trc_ctl_end(char *err, size_t errlen);
 /* The line saying the session daemon did not answer, once a request went
  * unanswered in this process; NULL until then. */
 const char *trc_ctl_hung(void);
+/* $GCSCOPE_SESSIOND_TIMEOUT seconds (1 to 3600), 10 when unset; -1 with a
+ * line in err when it is not such a number. */
+int trc_ctl_timeout(int *secs, char *err, size_t errlen);
+/* This process's sockets connected to the session daemon's notification
+ * socket (found by their peer's path in /proc/self/fd): up to max fds, their
+ * count returned. Lets the trigger watcher check what arrives on its
+ * channel before liblttng-ctl reads it (trc_watch.c). */
+int trc_ctl_notification_fds(int *fds, int max);
+/* The pid at the other end of a connected unix socket (SO_PEERCRED), 0 if
+ * unknown. */
+pid_t trc_ctl_peer_pid(int fd);
 
 #endif
