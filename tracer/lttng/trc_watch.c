@@ -62,7 +62,8 @@ struct trig {
 struct trc_watch {
   struct lttng_notification_channel *ch;
   int fd;                         /* ch's socket (found at start), -1 if unknown */
-  struct timespec partial_since;  /* when an incomplete message was first seen (tv_sec 0: none) */
+  int partial;                    /* part of a message is there, since partial_since */
+  struct timespec partial_since;  /* CLOCK_MONOTONIC */
   unsigned char *peek;            /* MSG_HEADER + MSG_MAX_PAYLOAD bytes */
   char err[300];                  /* why trc_watch_poll failed (it then fails at once) */
   pid_t pid;                      /* only this process's events, 0 = all */
@@ -252,7 +253,7 @@ static int check_next(struct trc_watch *w) {
   /* the header, then (checked) just that message: no more is copied */
   ssize_t n = recv(w->fd, w->peek, MSG_HEADER, MSG_PEEK | MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-    w->partial_since.tv_sec = 0;
+    w->partial = 0;
     return 0;
   }
   if (n < 0 && errno == EINTR) return 1;
@@ -263,18 +264,20 @@ static int check_next(struct trc_watch *w) {
   if (n >= MSG_HEADER) {
     memcpy(&size, w->peek + 1, 4);
     memcpy(&fds, w->peek + 5, 4);
-    if ((type != MSG_NOTIFICATION && type != MSG_DROPPED) || size > MSG_MAX_PAYLOAD || fds != 0 ||
-        (type == MSG_DROPPED && size != 0))
+    if ((type != MSG_NOTIFICATION && type != MSG_DROPPED) || size > MSG_MAX_PAYLOAD || fds != 0)
       return fail(w, "sent a malformed notification (type %d, %u bytes, %u file descriptors); restart it",
                   type, size, fds);
     if (size) n = recv(w->fd, w->peek, MSG_HEADER + (size_t)size, MSG_PEEK | MSG_DONTWAIT);
     if (n < 0) return errno == EINTR ? 1 : fail(w, "notification channel: %s", strerror(errno));
     if ((size_t)n >= MSG_HEADER + (size_t)size) {
-      w->partial_since.tv_sec = 0;
+      w->partial = 0;
       return 0;
     }
   }
-  if (!w->partial_since.tv_sec) clock_gettime(CLOCK_MONOTONIC, &w->partial_since);
+  if (!w->partial) {
+    w->partial = 1;
+    clock_gettime(CLOCK_MONOTONIC, &w->partial_since);
+  }
   int secs;
   char ignored[160];
   if (trc_ctl_timeout(&secs, ignored, sizeof ignored)) secs = 10;
