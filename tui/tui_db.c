@@ -162,7 +162,7 @@ static void load_process_info(struct tui_db *d, struct tui_proc *p) {
       sqlite3_bind_int(st, 1, p->pid);
       if (by_trace) sqlite3_bind_int64(st, 2, p->trace_id);
       if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(p->name, sizeof p->name, "%s", (const char *)sqlite3_column_text(st, 0));
+        tui_copy_name(p->name, sizeof p->name, (const char *)sqlite3_column_text(st, 0));
       sqlite3_finalize(st);
     }
   }
@@ -358,7 +358,7 @@ static long db_gc_events(struct tui_source *src, struct tui_gc *gc, struct tui_e
     struct tui_evline *e = &v[n++];
     e->ms = (double)sqlite3_column_int64(st, 0) / 1e6 - origin_ms;
     const unsigned char *nm = sqlite3_column_text(st, 1), *tx = sqlite3_column_text(st, 2);
-    snprintf(e->name, sizeof e->name, "%s", nm ? (const char *)nm : "?");
+    tui_copy_name(e->name, sizeof e->name, nm ? (const char *)nm : "?");
     snprintf(e->text, sizeof e->text, "%s", tx ? (const char *)tx : "");
   }
   sqlite3_finalize(st);

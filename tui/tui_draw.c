@@ -9,10 +9,12 @@
  * Small terminals drop the bottom panel, then the sparklines. */
 #include <curses.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "gcs_events.h"
 #include "gcs_text.h"
@@ -45,17 +47,74 @@ static void get_layout(struct layout *l) {
  * shown with its control characters, C1 and bidirectional overrides and
  * isolates as '?' (gcs_text_printable, the one rule of every text report).
  * ncurses alone would show C0 as ^X but pass the overrides through, which
- * reorder the rest of the line on the terminal. */
-static void draw_text(WINDOW *win, int y, int x, const char *s, int n) {
-  char buf[2048];
-  gcs_text_printable(s, (size_t)-1, buf, sizeof buf);
-  mvwaddnstr(win, y, x, buf, n);
+ * reorder the rest of the line on the terminal. Outside a UTF-8 locale
+ * every other non-ASCII character is a '?' as well: ncurses would draw its
+ * bytes as M-x forms, several columns each. buf holds cap bytes. */
+static const char *printable(char *buf, size_t cap, const char *s) {
+  gcs_text_printable(s, (size_t)-1, buf, cap);
+  if (!tui_term_utf8()) {
+    size_t o = 0;
+    for (size_t i = 0; buf[i]; o++) {
+      unsigned char c = (unsigned char)buf[i];
+      buf[o] = c < 0x80 ? (char)c : '?';
+      i += c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;   /* valid UTF-8 */
+    }
+    buf[o] = '\0';
+  }
+  return buf;
 }
 
-/* The same, before a name is laid out (padded, cut, measured), so widths
- * count what is drawn. buf holds SAFE_MAX bytes. */
+/* Widths are terminal columns, not bytes: a name in Japanese takes two
+ * columns a character in three bytes, an accent over a letter none. Each
+ * character of printable()'s valid UTF-8 takes wcwidth()'s columns (one
+ * when wcwidth does not know it). Returns how many bytes of s fit in max
+ * columns, cut at a character boundary (with the zero-width characters
+ * that follow the last one), and their columns in *cols. */
+static size_t cut_cols(const char *s, int max, int *cols) {
+  size_t i = 0;
+  int w = 0;
+  while (s[i]) {
+    unsigned char c = (unsigned char)s[i];
+    int len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
+    for (int k = 1; k < len; k++) cp = cp << 6 | ((unsigned char)s[i + (size_t)k] & 0x3fu);
+    int cw = c < 0x80 ? 1 : wcwidth((wchar_t)cp);
+    if (cw < 0) cw = 1;
+    if (w + cw > max) break;
+    w += cw;
+    i += (size_t)len;
+  }
+  if (cols) *cols = w;
+  return i;
+}
+
+static int text_cols(const char *s) {
+  int w;
+  cut_cols(s, 1 << 30, &w);
+  return w;
+}
+
+static void draw_text(WINDOW *win, int y, int x, const char *s, int n) {
+  char buf[2048];
+  printable(buf, sizeof buf, s);
+  mvwaddnstr(win, y, x, buf, (int)cut_cols(buf, n, NULL));
+}
+
+/* The same, before a name is laid out, so widths count what is drawn: at
+ * most max columns of s (cut when max > 0), padded with spaces to pad
+ * columns. out holds SAFE_MAX bytes. */
 #define SAFE_MAX 512
-static const char *safe(char *buf, const char *s) { return gcs_text_printable(s, (size_t)-1, buf, SAFE_MAX); }
+static const char *fit(char *out, const char *s, int max, int pad) {
+  char tmp[SAFE_MAX];
+  printable(tmp, sizeof tmp, s);
+  int w;
+  size_t n = cut_cols(tmp, max > 0 ? max : 1 << 30, &w);
+  memcpy(out, tmp, n);
+  while (w < pad && n < SAFE_MAX - 1) out[n++] = ' ', w++;
+  out[n] = '\0';
+  return out;
+}
+static const char *safe(char *buf, const char *s) { return fit(buf, s, 0, 0); }
 
 static void put(int y, int x, const char *s) {
   if (y < 0 || y >= LINES || x >= COLS) return;
@@ -112,7 +171,7 @@ static void seg(struct segs *g, const char *fmt, ...) {
 static void put_segs(int y, const struct segs *g) {
   int x = 0;
   for (int i = 0; i < g->n; i++) {
-    int n = (int)strlen(g->s[i]);
+    int n = text_cols(g->s[i]);
     if (x + n > COLS && i > 0) break;
     put(y, x, g->s[i]);
     x += n;
@@ -135,7 +194,7 @@ static void draw_header(const struct tui_proc *p, const struct layout *l) {
   tui_proc_summary(p, &s);
   struct segs g = { .n = 0 };
   char name[SAFE_MAX], flavour[SAFE_MAX];
-  seg(&g, "PID %d %.24s%s%s%s", p->pid, p->name[0] ? safe(name, p->name) : "?", p->flavour[0] ? " (" : "",
+  seg(&g, "PID %d %s%s%s%s", p->pid, p->name[0] ? fit(name, p->name, 24, 0) : "?", p->flavour[0] ? " (" : "",
       safe(flavour, p->flavour), p->flavour[0] ? ")" : "");
   seg(&g, "  up %s s", full(a, s.uptime_ms / 1000, 1));
   seg(&g, "  paused %s%%", full(a, s.pct_paused, 1));
@@ -489,7 +548,7 @@ static void detail_lines(struct tui_ui *ui, struct lines *ls) {
   for (long i = 0; i < ui->detail_nev; i++) {
     const struct tui_evline *e = &ui->detail_ev[i];
     char name[SAFE_MAX], text[SAFE_MAX];
-    add_line(ls, "  %14s %9s  %-22s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), safe(name, e->name),
+    add_line(ls, "  %14s %9s  %s %s", full(a, e->ms, 3), full(b, e->ms - t0, 3), fit(name, e->name, 0, 22),
              safe(text, e->text));
   }
 }
@@ -558,8 +617,8 @@ static void draw_overlay(struct tui_ui *ui) {
     for (size_t i = 0; i < tui_model_nprocs(ui->model); i++) {
       const struct tui_proc *p = tui_model_proc_at(ui->model, i);
       char name[SAFE_MAX], flavour[SAFE_MAX];
-      add_line(&ls, "%c PID %-7d %-24.24s %-24.24s %zu GCs", (long)i == ui->proc_sel ? '>' : ' ',
-               p->pid, p->name[0] ? safe(name, p->name) : "?", safe(flavour, p->flavour), p->ngcs);
+      add_line(&ls, "%c PID %-7d %s %s %zu GCs", (long)i == ui->proc_sel ? '>' : ' ', p->pid,
+               fit(name, p->name[0] ? p->name : "?", 24, 24), fit(flavour, p->flavour, 24, 24), p->ngcs);
     }
   }
   int h = LINES - 2, w = COLS;

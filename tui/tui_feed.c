@@ -219,7 +219,7 @@ void tui_feed_event(struct tui_feed *f, const struct gcs_event *ev, const char *
   if (f->model) {
     tui_model_touch(f->model, 0, ev->pid, ms_of(f, ts));
     struct tui_proc *p = tui_model_proc(f->model, 0, ev->pid, 0);
-    if (p && !p->name[0] && procname && *procname) snprintf(p->name, sizeof p->name, "%s", procname);
+    if (p && !p->name[0] && procname && *procname) tui_copy_name(p->name, sizeof p->name, procname);
   }
   if (!is_bulky(ev->kind)) {
     struct ring_ev *r = &f->ring[(f->ring_head + f->ring_n) % RING_CAP];

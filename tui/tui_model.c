@@ -484,3 +484,17 @@ int tui_proc_requests(const struct tui_proc *p, double window_ms, struct tui_req
   free(v);
   return 1;
 }
+
+void tui_copy_name(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) {
+    n = cap - 1;
+    /* back over the continuation bytes (10xxxxxx) to the start of the
+     * character that did not fit whole */
+    size_t k = n;
+    while (k > 0 && ((unsigned char)src[k] & 0xc0) == 0x80) k--;
+    n = k;
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}

@@ -101,4 +101,22 @@ static inline char *recon_dump(sqlite3 *db) {
   return out;
 }
 
+/* Checks that two databases hold the same rows (recon_dump's text); on a
+ * difference prints the first one with 200 bytes before it. Returns the
+ * dump's length, so a caller can check that it compared something. */
+static inline size_t recon_same(sqlite3 *a, sqlite3 *b) {
+  char *da = recon_dump(a), *db = recon_dump(b);
+  CHECK(strcmp(da, db) == 0);
+  if (strcmp(da, db) != 0) {
+    size_t i = 0;
+    while (da[i] && da[i] == db[i]) i++;
+    size_t from = i > 200 ? i - 200 : 0;
+    fprintf(stderr, "first difference at byte %zu:\nA: %.300s\nB: %.300s\n", i, da + from, db + from);
+  }
+  size_t len = strlen(da);
+  free(da);
+  free(db);
+  return len;
+}
+
 #endif

@@ -300,17 +300,7 @@ int main(void) {
   CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_heaps WHERE heap_slot = 1") > 500);
   CHECK(recon_q1(a.db, "SELECT heap_count_changes FROM gc_process_summary") > 5);
 
-  char *da = recon_dump(a.db), *db = recon_dump(b.db);
-  CHECK(strlen(da) > 100000);
-  CHECK(strcmp(da, db) == 0);
-  if (strcmp(da, db) != 0) {
-    size_t i = 0;
-    while (da[i] && da[i] == db[i]) i++;
-    size_t from = i > 200 ? i - 200 : 0;
-    fprintf(stderr, "first difference at byte %zu:\nA: %.300s\nB: %.300s\n", i, da + from, db + from);
-  }
-  free(da);
-  free(db);
+  CHECK(recon_same(a.db, b.db) > 100000);
 
   /* memory */
   CHECK(gcs_recon_held_max(a.r) == 2348);

@@ -259,18 +259,7 @@ static void run(struct run *s, int early, void (*feed)(struct run *)) {
   feed(s);
 }
 
-static void same(struct run *a, struct run *b) {
-  char *da = recon_dump(a->db), *db = recon_dump(b->db);
-  CHECK(strcmp(da, db) == 0);
-  if (strcmp(da, db) != 0) {
-    size_t i = 0;
-    while (da[i] && da[i] == db[i]) i++;
-    size_t from = i > 200 ? i - 200 : 0;
-    fprintf(stderr, "first difference at byte %zu:\nA: %.300s\nB: %.300s\n", i, da + from, db + from);
-  }
-  free(da);
-  free(db);
-}
+static void same(struct run *a, struct run *b) { recon_same(a->db, b->db); }
 
 static void done(struct run *s) {
   gcs_recon_free(s->r);

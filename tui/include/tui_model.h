@@ -245,4 +245,10 @@ long tui_proc_rows(const struct tui_proc *p, enum tui_filter f, enum tui_col sor
  * case-insensitively a substring of its reason name or Gen name. */
 int tui_gc_matches(const struct tui_gc *gc, const char *text);
 
+/* Copies a name into dst (cap > 0 bytes), always NUL-terminated; when it
+ * does not fit it is cut before the UTF-8 character that would not fit
+ * whole, so a long name in a non-Latin script does not end in a broken
+ * character. */
+void tui_copy_name(char *dst, size_t cap, const char *src);
+
 #endif /* TUI_MODEL_H */
