@@ -16,6 +16,12 @@ unused uid (setpriv, no supplementary group, so not in "tracing"), whose
 liblttng-ctl client socket is $LTTNG_HOME/.lttng/client-lttng-sessiond
 (lttng-ctl.c, set_session_daemon_path: root and members of "tracing" use
 /var/run/lttng/, any other user its home), and the fake listens there.
+Then the other ways a daemon holds a client (fake_sessiond.py's modes): a
+listen queue that is full from the start or fills at a later request (the
+line names the socket, "accepts no connection"), "data pending" for ever
+(GCSCOPE_FLUSH_TIMEOUT: what was written is kept), and part of a notification
+or a message of no known type on the notification channel of triggers.
+
 Needs root (setpriv); skipped visibly (exit 77) otherwise.
 """
 import grp
