@@ -48,7 +48,8 @@ LTTNG_DESTROY_SESSION (9) a completed destruction (a 4-byte command header,
 rotation state 0, none). Once the client subscribed to NSUBS (6) conditions,
 the channel gets, and nothing more after it: notif-partial, the header of a
 notification (type 4) announcing 100 bytes and 10 of them; notif-garbage, a
-message of type 7 (no such type) with a 4-byte payload. Every message it
+message of type 7 (no such type) with a 4-byte payload; with FAKE_AFTER_FILE
+in the environment, only once that file exists. Every message it
 reads on the channel is logged as "nN TYPE".
 """
 import os
@@ -127,6 +128,14 @@ def notif_serve(conn, n):
         if typ == 1:
             subs += 1
             if subs == NSUBS:
+                # not before the COMMAND ran (FAKE_AFTER_FILE: the file it
+                # touches; at most 20 s): else a loaded machine lets the error
+                # stop it before it ran, or orphan its first child
+                wait_for = os.environ.get("FAKE_AFTER_FILE")
+                for _ in range(400):
+                    if not wait_for or os.path.exists(wait_for):
+                        break
+                    time.sleep(0.05)
                 if NOTIF == "notif-partial":
                     conn.sendall(struct.pack("=bII", 4, 100, 0) + b"\0" * 10)
                 else:

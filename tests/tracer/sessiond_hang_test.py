@@ -56,6 +56,14 @@ def fail(msg):
     fails.append(msg)
 
 
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
 def uids_of_processes():
     out = {}
     for d in os.listdir("/proc"):
@@ -116,8 +124,10 @@ def start_fake(hang_at=None):
         if os.path.exists(p):
             os.unlink(p)
     extra = [str(hang_at)] if hang_at is not None else []   # a command type, or a mode
+    # the channel's message waits for the COMMAND to have run (MARK)
+    env = dict(os.environ, FAKE_AFTER_FILE=MARK) if str(hang_at).startswith("notif-") else None
     fake = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_sessiond.py"), SOCK, READY, LOG] + extra,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, env=env)
     for _ in range(200):
         if os.path.exists(READY):
             break
@@ -181,11 +191,14 @@ def run(name, argv, secs, expect, max_secs=None, want_requests=(LIST_SESSIONS,),
     if not lo <= elapsed <= hi:
         fail("%s: took %.2f s, wanted %.1f to %.1f s" % (name, elapsed, lo, hi))
     time.sleep(0.2)
-    left = uids_of_processes().get(UID, [])
+    left = sorted(set(uids_of_processes().get(UID, [])))
     if left:
-        fail("%s: processes of uid %d left: %s" % (name, UID, left))
+        fail("%s: processes of uid %d left: %s" % (name, UID, ", ".join("%d %r" % (q, cmdline(q)) for q in left)))
         for q in left:
-            os.kill(q, signal.SIGKILL)
+            try:
+                os.kill(q, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
     got = requests()
     if callable(want_requests):
         why = want_requests(got)
