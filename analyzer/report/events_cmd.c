@@ -208,10 +208,8 @@ int gcs_cmd_events(int argc, char **argv) {
     sqlite3_finalize(s);
   }
   rpt_wbuf_flush(&out);
-  if (fflush(stdout) != 0 || ferror(stdout)) {   /* a full disk, say: not a silent half */
-    fprintf(stderr, "gcscope events: write error on stdout\n");
-    rc = 1;
-  }
+  /* A full disk, say: not a silent half; the umbrella prints the line. */
+  if (fflush(stdout) != 0 || ferror(stdout)) rc = 1;
   sqlite3_finalize(q);
   /* AllocationTick samples are kept in blocks of their own (the alloc_ticks
    * view) and not listed: say so when the listing would have had them. */

@@ -1,5 +1,6 @@
 /* gcs_cli.c — table-driven option parsing over getopt_long (see gcs_cli.h). */
 #include "gcs_cli.h"
+#include "gcs_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -315,22 +316,32 @@ void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
 }
 
 
+/* The one error line: "PREFIX: MESSAGE", the message through
+ * gcs_text_printable (an argument's escape sequence does not reach the
+ * terminal) and cut at GCS_CLI_LINE_MAX bytes with "..." (a 100 KB argument
+ * is not echoed whole). */
+#define GCS_CLI_LINE_MAX 1024
+static void error_line(const char *prog, const char *cmd, const char *fmt, va_list ap) {
+  char msg[GCS_CLI_LINE_MAX + 1], safe[GCS_CLI_LINE_MAX + 4];
+  int n = vsnprintf(msg, sizeof msg, fmt, ap);
+  /* (never longer than msg: a replaced byte or character is one '?') */
+  gcs_text_printable(msg, strlen(msg), safe, GCS_CLI_LINE_MAX + 1);
+  if (n > GCS_CLI_LINE_MAX) strcat(safe, "...");
+  fprintf(stderr, "%s%s%s: %s\n", prog, cmd ? " " : "", cmd ? cmd : "", safe);
+}
+
 int gcs_cli_fail(const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "%s%s%s: ", current_prog, current_cmd ? " " : "", current_cmd ? current_cmd : "");
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  error_line(current_prog, current_cmd, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return GCS_CLI_USAGE_STATUS;
 }
 
 int gcs_cli_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "gcscope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  error_line("gcscope", cmd, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return GCS_CLI_USAGE_STATUS;
 }
