@@ -68,7 +68,7 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   free(cells);
   free(bufs);
   if (rc != SQLITE_DONE) {
-    fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+    gcs_cli_error("sql", "%s", sqlite3_errmsg(db));   /* printable, cut: the query comes back in it */
     return -1;
   }
   return 0;
@@ -90,13 +90,12 @@ static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
   while (tail && *tail) {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK) {
-      fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+      gcs_cli_error("sql", "%s", sqlite3_errmsg(db));   /* printable, cut: the query comes back in it */
       return -1;
     }
     if (!s) continue; /* whitespace or comment */
     if (!write && refused_write(s)) {
-      fprintf(stderr, "gcscope sql: '%.40s' would write (read-only: use --write)\n",
-              sqlite3_sql(s));
+      gcs_cli_error("sql", "'%.40s' would write (read-only: use --write)", sqlite3_sql(s));
       sqlite3_finalize(s);
       return -1;
     }
@@ -141,7 +140,7 @@ static int dot_command(sqlite3 *db, char *line, int *mode) {
     }
     return 0;
   }
-  fprintf(stderr, "gcscope sql: unknown command '%s' (.help lists them)\n", cmd);
+  gcs_cli_error("sql", "unknown command '%s' (.help lists them)", cmd);
   return -1;
 }
 
@@ -181,11 +180,11 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write};
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write, .damaged_ok = 1};
   sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (db && gcs_db_harden(db) != 0) { sqlite3_close(db); db = NULL; snprintf(err, sizeof err, "%s: cannot make the connection defensive", path); }
   if (!db) {
-    fprintf(stderr, "gcscope sql: %s\n", err);
+    gcs_cli_error("sql", "%s", err);
     return 1;
   }
   int rc = 0;
