@@ -18,6 +18,11 @@
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
+/* The aligned table is printed whole (its widths need every row), so it is
+ * held in memory: at most this many rows, never an unbounded growth (a
+ * recursive query without LIMIT). CSV and JSON stream. */
+#define SQL_TABLE_MAX_ROWS 1000000
+
 static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   int n = sqlite3_column_count(s);
   struct rpt_table t;
@@ -55,7 +60,14 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
         else rpt_json_str(o, txt);
       }
     }
-    if (mode == OUT_TABLE) rpt_table_add(&t, cells);
+    if (mode == OUT_TABLE && rows == SQL_TABLE_MAX_ROWS) {
+      rc = SQLITE_TOOBIG;
+      break;
+    }
+    if (mode == OUT_TABLE && rpt_table_add(&t, cells) < 0) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
     if (mode == OUT_JSON) fputc('}', o);
     if (mode == OUT_CSV) fputc('\n', o);
     rows++;
@@ -67,6 +79,15 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   }
   free(cells);
   free(bufs);
+  if (rc == SQLITE_TOOBIG) {
+    gcs_cli_error("sql", "over %d rows: the aligned table is held whole, so it stops here (--csv and --json "
+                  "stream any number; or LIMIT)", SQL_TABLE_MAX_ROWS);
+    return -1;
+  }
+  if (rc == SQLITE_NOMEM) {
+    gcs_cli_error("sql", "out of memory for the aligned table (--csv and --json stream)");
+    return -1;
+  }
   if (rc != SQLITE_DONE) {
     gcs_cli_error("sql", "%s", sqlite3_errmsg(db));   /* printable, cut: the query comes back in it */
     return -1;

@@ -17,6 +17,8 @@ never a silent exit 0 or a silently wrong figure.
 - a GC row with text where a number belongs (pause_msec 'abc'): SQLite reads
   0, stats and diff printed the wrong pauses; now one line naming the GC and
   the column.
+- `sql` on a query without end (a recursive CTE without LIMIT): its aligned
+  table grew without bound; now it stops at 1,000,000 rows with one line.
 - a database the user cannot read (mode 600, another user): it was taken for
   a trace and the error named ./gcscope.db; now "DB: permission denied".
 """
@@ -69,6 +71,11 @@ rc, out, err = T.run(long_arg)
 T.check(rc == 2 and err == "gcscope: '%s' is not a gcscope command (see gcscope help)\n" % ("a" * 100),
         "a 100 KB command name: exit %d, %d bytes of stderr" % (rc, len(err)))
 expect(["sql", db, "SELECT \x1b[2J"], 1, 'gcscope sql: unrecognized token: "?"')
+
+# sql's aligned table is held whole: bounded (a recursive query grew without end)
+expect(["sql", db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"], 1,
+       "gcscope sql: over 1000000 rows: the aligned table is held whole, so it stops here "
+       "(--csv and --json stream any number; or LIMIT)")
 
 # integer options beyond INT64_MAX
 expect(["stats", db, "--trace", "9223372036854775808"], 2,
