@@ -19,6 +19,8 @@ never a silent exit 0 or a silently wrong figure.
   the column.
 - `sql` on a query without end (a recursive CTE without LIMIT): its aligned
   table grew without bound; now it stops at 1,000,000 rows with one line.
+- a process name with an escape sequence in the HTML report: the raw ESC
+  byte went out (on a terminal it drives it); now &#xFFFD;.
 - a database the user cannot read (mode 600, another user): it was taken for
   a trace and the error named ./gcscope.db; now "DB: permission denied".
 """
@@ -124,6 +126,12 @@ expect(["diff", typed, db], 1, "gcscope diff: %s: %s" % (typed, bad))
 blob = copy_with("blob.db", "UPDATE gcs_base SET start_msec = x'00ff' WHERE gc_index = 5")
 expect(["export", blob, "--format", "chrome-json"], 1,
        "gcscope export: damaged database: GC #5 of pid %d: start_msec holds a blob, not a number" % pid)
+
+# a process name with an escape sequence, in the HTML report: U+FFFD, no raw byte
+named = copy_with("named.db", "UPDATE processes SET name = 'app' || char(27) || '[2J'")
+rc, out, err = T.run("stats", named, "--format", "html")
+T.check(rc == 0 and "\x1b" not in out and "GC Stats for Process %d: app&#xFFFD;[2J</h3>" % pid in out,
+        "html: the process name's ESC as &#xFFFD; (%d)" % rc)
 
 # a database the user cannot read (as nobody; root reads every file)
 setpriv = shutil.which("setpriv")
