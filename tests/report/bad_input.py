@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bad_input.py GCSCOPE TRACE TMP — the brief's bad-input rule on the reports'
+"""bad_input.py GCSCOPE TRACE TMP CTF — the brief's bad-input rule on the reports'
 shared parts (core/gcdb, core/cli, the umbrella): one line, a non-zero exit,
 never a silent exit 0 or a silently wrong figure.
 
@@ -21,6 +21,8 @@ never a silent exit 0 or a silently wrong figure.
   table grew without bound; now it stops at 1,000,000 rows with one line.
 - a process name with an escape sequence in the HTML report: the raw ESC
   byte went out (on a terminal it drives it); now &#xFFFD;.
+- a trace's string (RuntimeDllPath) with an escape sequence: `events` printed
+  it raw; now '?' for each control character.
 - a database the user cannot read (mode 600, another user): it was taken for
   a trace and the error named ./gcscope.db; now "DB: permission denied".
 """
@@ -30,7 +32,7 @@ import sqlite3
 import subprocess
 import sys
 
-GCSCOPE, TRACE, TMP = sys.argv[1:4]
+GCSCOPE, TRACE, TMP, CTF = sys.argv[1:5]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from gcs_check import Checker  # noqa: E402
 
@@ -132,6 +134,31 @@ named = copy_with("named.db", "UPDATE processes SET name = 'app' || char(27) || 
 rc, out, err = T.run("stats", named, "--format", "html")
 T.check(rc == 0 and "\x1b" not in out and "GC Stats for Process %d: app&#xFFFD;[2J</h3>" % pid in out,
         "html: the process name's ESC as &#xFFFD; (%d)" % rc)
+
+# a trace's string with an escape sequence, in `events`: printed as '?'. The
+# CoreCLR CTF trace's RuntimeInformationStart carries RuntimeDllPath in UTF-16;
+# "libcoreclr.so" becomes "lib<ESC>]0;t<BEL>x.so" (same length) in its streams.
+ctf = os.path.join(TMP, "ctf")
+shutil.copytree(CTF, ctf)
+old_s, new_s = "libcoreclr.so".encode("utf-16le"), "lib\x1b]0;t\x07x.so".encode("utf-16le")
+replaced = 0
+for root, _, files in os.walk(ctf):
+    for f in files:
+        path = os.path.join(root, f)
+        os.chmod(path, 0o644)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if f.startswith("channel") and old_s in data:
+            replaced += data.count(old_s)
+            with open(path, "wb") as fh:
+                fh.write(data.replace(old_s, new_s))
+T.check(replaced == 4, "RuntimeDllPath in 4 events of the CTF trace (%d)" % replaced)
+cdb = os.path.join(TMP, "ctf.db")
+rc, out, err = T.run("import", "-q", "-d", cdb, ctf)
+rc, out, err = T.run("events", cdb, "--filter", "RuntimeInformation")
+T.check(rc == 0 and "\x1b" not in out and "\x07" not in out
+        and out.count('RuntimeDllPath="/usr/share/dotnet/shared/Microsoft.NETCore.App/3.1.1/lib?]0;t?x.so"') == 3,
+        "events: the path's ESC and BEL as '?' (%d)" % rc, )
 
 # a database the user cannot read (as nobody; root reads every file)
 setpriv = shutil.which("setpriv")
