@@ -85,6 +85,15 @@ class Pane:
             os.kill(self.pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
+        for _ in range(100):   # then its socket, which tmux leaves behind
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
+        sock = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), "tmux-%d" % os.getuid(), self.sock)
+        if os.path.exists(sock):
+            os.unlink(sock)
 
 
 def pane_times(cmd, first, complete, timeout=60.0):

@@ -57,7 +57,8 @@ stop_fake
 if command -v tmux >/dev/null; then
   start_fake sortbomb
   sock=gcs-hostile-$$
-  tmux -L "$sock" new-session -d -s t -x 100 -y 30 "$gcscope top --pid $fake_pid; echo \$? >$tmp/top.rc"
+  tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 30 "$gcscope top --pid $fake_pid; echo \$? >$tmp/top.rc"
+  tmux_pid=$(tmux -L "$sock" display-message -p '#{pid}')
   sleep 3
   t0=$(now)
   tmux -L "$sock" send-keys -t t q
@@ -65,7 +66,10 @@ if command -v tmux >/dev/null; then
   ms=$(($(now) - t0))
   [ "$(cat "$tmp/top.rc" 2>/dev/null)" = 0 ] || fail "top q: $(cat "$tmp/top.rc" 2>/dev/null) after $ms ms"
   [ $ms -lt 3000 ] || fail "top q: took $ms ms"
-  tmux -L "$sock" kill-server 2>/dev/null
+  # the tmux server by its PID, then its socket (tmux leaves it in /tmp/tmux-UID)
+  kill "$tmux_pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$tmux_pid" 2>/dev/null || break; sleep 0.02; done
+  rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
   stop_fake
 else
   echo "SKIP: top q (no tmux)"
