@@ -85,13 +85,49 @@ static void put_name(struct buf *b, const char *n, int k) {
   else put(b, "%s", n);
 }
 
-/* The value a trigger stores for NEW.name (a figure as the REAL: the writer
- * alone stores integers). */
+/* A value written by hand through a view (its triggers) reads back as the
+ * table of the older layout, a column of the declared type, gives it back
+ * (typeof() and value), and is stored as the writer stores it:
+ *   E6: the REAL column's affinity applied (an integer, or a text that is a
+ *     well-formed number, becomes the REAL; another text or a blob stays
+ *     itself), then the writer's encoding (gcs_e6_encode): the integer count
+ *     of 10^-6 when one reads back as the very REAL, else the REAL. So the
+ *     columns an UPDATE leaves alone keep their integers, and a figure
+ *     written by hand costs what the writer's does. (Before, every E6 value
+ *     a trigger stored was NEW * 1.0: each UPDATE turned the row's integers
+ *     into REALs, and a text became 0.0.)
+ *   DELTA_NS: the offset from start_ns when it is an exact integer (both
+ *     integers, no overflow: NEW - start_ns is an integer); else the row's
+ *     times are stored as written (bit GCS_COMPACT_ABS_TIMES of condemned,
+ *     as the writer does when an offset would not fit), the base column's
+ *     INTEGER affinity the table's own. (Before, a REAL or a text was
+ *     stored as NEW - start_ns: 7.5 read back as 9, 'x' as 0.) */
+static void put_e6_encoded(struct buf *b, const char *n) {
+  put(b, "(SELECT CASE WHEN typeof(r) <> 'real' OR NOT (r > -9e9 AND r < 9e9) THEN r "
+         "WHEN (n - 1) / 1e6 = r THEN n - 1 WHEN n / 1e6 = r THEN n WHEN (n + 1) / 1e6 = r THEN n + 1 ELSE r END "
+         "FROM (SELECT r, CAST(r * 1e6 + CASE WHEN r * 1e6 < 0 THEN -0.5 ELSE 0.5 END AS INTEGER) AS n "
+         "FROM (SELECT CASE WHEN typeof(NEW.%s) IN ('integer', 'real') OR (typeof(NEW.%s) = 'text' AND "
+         "NEW.%s = CAST(NEW.%s AS REAL)) THEN CAST(NEW.%s AS REAL) ELSE NEW.%s END AS r)))",
+      n, n, n, n, n, n);
+}
+/* 1 when NEW's DELTA_NS times are stored as written (above). */
+static void put_abs_times(struct buf *b, const struct ctable *t) {
+  put(b, "(typeof(NEW.start_ns) NOT IN ('integer', 'null')");
+  for (int i = 0; i < t->ncols; i++)
+    if (store_of(t, i) == GCS_STORE_DELTA_NS)
+      put(b, " OR typeof(NEW.%s) NOT IN ('integer', 'null') OR typeof(NEW.%s - coalesce(NEW.start_ns, 0)) = 'real'",
+          t->cols[i].name, t->cols[i].name);
+  put(b, ")");
+}
 static void put_encoded(struct buf *b, const struct ctable *t, int i) {
   const char *n = t->cols[i].name;
   switch (store_of(t, i)) {
-  case GCS_STORE_E6: put(b, "NEW.%s * 1.0", n); break;   /* a REAL, as the column's affinity made it */
-  case GCS_STORE_DELTA_NS: put(b, "NEW.%s - coalesce(NEW.start_ns, 0)", n); break;
+  case GCS_STORE_E6: put_e6_encoded(b, n); break;
+  case GCS_STORE_DELTA_NS:
+    put(b, "CASE WHEN ");
+    put_abs_times(b, t);
+    put(b, " THEN NEW.%s ELSE NEW.%s - coalesce(NEW.start_ns, 0) END", n, n);
+    break;
   default: put(b, "NEW.%s", n); break;
   }
 }
@@ -110,15 +146,21 @@ static void put_decl(struct buf *b, const struct ctable *t, int i, int k) {
   put(b, "%s%.*s", len > 0 && type[0] != ' ' ? " " : "", len, type);
 }
 
-/* The packed CR groups of NEW. */
+/* The packed CR groups of NEW, and the bit of its times stored as written
+ * (put_abs_times): with every group NULL, NULL, or that bit and
+ * GCS_COMPACT_CR_NULL. */
 static void put_cr_packed(struct buf *b, const struct ctable *t) {
   put(b, "CASE WHEN coalesce(NULL");
   for (int i = 0; i < t->ncols; i++)
     if (store_of(t, i) == GCS_STORE_CR) put(b, ", NEW.%s", t->cols[i].name);
-  put(b, ") IS NULL THEN NULL ELSE 0");
+  put(b, ") IS NULL THEN CASE WHEN ");
+  put_abs_times(b, t);
+  put(b, " THEN %lld END ELSE 0", (1LL << GCS_COMPACT_ABS_TIMES) | (1LL << GCS_COMPACT_CR_NULL));
   for (int i = 0; i < t->ncols; i++)
     if (store_of(t, i) == GCS_STORE_CR) put(b, " | ((coalesce(NEW.%s, 0) & 3) << %d)", t->cols[i].name, 2 * cr_index(t, i));
-  put(b, " END");
+  put(b, " | CASE WHEN ");
+  put_abs_times(b, t);
+  put(b, " THEN %lld ELSE 0 END END", 1LL << GCS_COMPACT_ABS_TIMES);
 }
 
 static void put_table(struct buf *b, const struct ctable *t) {
@@ -147,8 +189,9 @@ static void put_value(struct buf *b, const struct ctable *t, int i, int k) {
     put(b, " / 1e6 ELSE b.");
     put_name(b, n, k);
     put(b, " END");
-  } else if (store_of(t, i) == GCS_STORE_DELTA_NS) {
-    put(b, "b.%s + " GCS_COMPACT_TIME_BASE("b"), n);
+  } else if (store_of(t, i) == GCS_STORE_DELTA_NS) {   /* as stored when absolute: a text stays one */
+    put(b, "CASE WHEN (b.condemned >> %d) & 1 THEN b.%s ELSE b.%s + coalesce(b.start_ns, 0) END",
+        GCS_COMPACT_ABS_TIMES, n, n);
   } else {
     put(b, "b.");
     put_name(b, n, k);
@@ -163,7 +206,9 @@ static void put_view(struct buf *b, const struct ctable *t) {
     put(b, ", ");
     if (store_of(t, i) == GCS_STORE_JOINED) put(b, "c.%s", n);
     else if (store_of(t, i) == GCS_STORE_GEN) put(b, "k.gen");
-    else if (store_of(t, i) == GCS_STORE_CR) put(b, "(b.condemned >> %d) & 3", 2 * cr_index(t, i));
+    else if (store_of(t, i) == GCS_STORE_CR)
+      put(b, "CASE WHEN (b.condemned >> %d) & 1 THEN NULL ELSE (b.condemned >> %d) & 3 END", GCS_COMPACT_CR_NULL,
+          2 * cr_index(t, i));
     else if (!per_gen(t, i)) put_value(b, t, i, -1);
     else {
       put(b, "CASE k.gen");

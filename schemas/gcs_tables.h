@@ -86,7 +86,8 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             apart by typeof()
  *   DELTA_NS  a gcs event time but start_ns: its offset from start_ns (the
  *             time itself when start_ns is NULL, or when an offset would not
- *             fit in 64 bits: a crafted trace's times; then bit
+ *             fit in 64 bits: a crafted trace's times, or a time written by
+ *             hand through the view that is no integer; then bit
  *             GCS_COMPACT_ABS_TIMES of condemned is set)
  *   JOINED    trace_id, pid and gc_index of the per-GC tables: not stored,
  *             the view takes them from gcs_base (a LEFT JOIN: a row whose GC
@@ -100,7 +101,8 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             bit mask of the generations present; the view has a row per
  *             generation present
  * INSTEAD OF triggers make the views writable (INSERT, UPDATE, DELETE), as
- * the tables of the older layout were. A database made before has gcs as a
+ * the tables of the older layout were: a value written reads back as such a
+ * table gives it back, and is stored by the rules above (gcs_compact.c). A database made before has gcs as a
  * table: it is read as it is, and an import into it is refused
  * (gcs_db_gc_layout_old, core/import). */
 enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED, GCS_STORE_GEN, GCS_STORE_CR };
@@ -152,8 +154,12 @@ enum gcs_compact_table { GCS_COMPACT_GCS, GCS_COMPACT_GC_GENS, GCS_COMPACT_GC_HE
 #define GCS_COMPACT_GENS_PARAM 160
 #define GCS_COMPACT_CR_PARAM 200   /* gcs_base.condemned */
 /* Bit of gcs_base.condemned (above the 30 groups' 60 bits): this row's
- * DELTA_NS times are absolute. */
+ * DELTA_NS times are absolute (the writer: an offset would not fit; a
+ * trigger: also a time written by hand that is no integer). */
 #define GCS_COMPACT_ABS_TIMES 60
+/* Bit of gcs_base.condemned: every CR group is NULL (a row written by hand
+ * through the view, its times absolute: condemned is NULL otherwise). */
+#define GCS_COMPACT_CR_NULL 61
 /* What a DELTA_NS column of gcs_base row T adds to its value. */
 #define GCS_COMPACT_TIME_BASE(T) "CASE WHEN (" T ".condemned >> 60) & 1 THEN 0 ELSE coalesce(" T ".start_ns, 0) END"
 /* The compact tables' SQL (schemas/gcs_compact.c), malloc'ed (NULL: out of

@@ -146,7 +146,14 @@ static void print_tables(void) {
          "exactly the figure (else the REAL itself: the columns have no type affinity, and the view\n"
          "divides the integers), gcs' event times but start_ns as offsets from start_ns, and gc_gens_base\n"
          "without trace_id, pid and gc_index (the view joins gcs_base). Query the views; INSERT, UPDATE\n"
-         "and DELETE on them go to the base tables through INSTEAD OF triggers. A database made before\n"
+         "and DELETE on them go to the base tables through INSTEAD OF triggers. A value written through\n"
+         "a view reads back as a column of its declared type gives it back (typeof() and value: 5 in a\n"
+         "REAL column reads 5.0, 7.5 in an INTEGER column 7.5, a text that is no number stays one), and\n"
+         "is stored as the import stores it: a figure as the integer count when one is exact (an UPDATE\n"
+         "leaves the other columns' storage as it was); a time that is no integer, or whose offset from\n"
+         "start_ns would not fit in 64 bits, makes the row's times absolute (bit 60 of\n"
+         "gcs_base.condemned; bit 61: every cr_ column NULL). A database gets today's triggers at its\n"
+         "next import. A database made before\n"
          "has gcs and gc_gens as tables: every report reads it; an import into it is refused (import\n"
          "into a new database).\n");
 }

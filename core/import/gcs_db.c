@@ -226,6 +226,46 @@ static int create_compact(sqlite3 *db, char **msg) {
   return rc;
 }
 
+/* The views of the compact tables and their INSTEAD OF triggers made by an
+ * older gcscope (their SQL is not today's: the triggers of a value written
+ * by hand, gcs_compact.c) are dropped, so that create_compact makes them
+ * again: a database gets them at its next import (writing by hand is
+ * writing, and the reports read the same rows either way, so they do not
+ * ask for it: gcs_db_is_current leaves them out). The rows stay. */
+static int refresh_compact_views(sqlite3 *db, char **msg) {
+  if (gcs_db_gc_layout_old(db)) return SQLITE_OK;
+  static const char *const views[] = { "gcs", "gc_gens", "gc_heaps", "gc_heap_gens" };
+  char *script = gcs_compact_schema_sql();
+  if (!script) {
+    *msg = sqlite3_mprintf("out of memory");
+    return SQLITE_NOMEM;
+  }
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE (type = 'view' AND name = ?1) OR "
+                              "(type = 'trigger' AND tbl_name = ?1 AND name IN (?1 || '_insert', ?1 || '_delete', "
+                              "?1 || '_update'))", -1, &st, NULL);
+  for (size_t i = 0; i < sizeof views / sizeof views[0] && rc == SQLITE_OK; i++) {
+    int stale = 0;
+    sqlite3_bind_text(st, 1, views[i], -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      /* "CREATE VIEW gcs AS ...", "CREATE TRIGGER gcs_insert INSTEAD OF
+       * ...": from the name on, as the script has it */
+      const char *sql = (const char *)sqlite3_column_text(st, 0);
+      const char *from = sql ? strstr(sql, views[i]) : NULL;
+      if (from && !strstr(script, from)) stale = 1;
+    }
+    sqlite3_reset(st);
+    if (stale) {
+      char drop[64];
+      snprintf(drop, sizeof drop, "DROP VIEW IF EXISTS %s", views[i]);   /* its triggers with it */
+      rc = sqlite3_exec(db, drop, NULL, NULL, msg);
+    }
+  }
+  sqlite3_finalize(st);
+  free(script);
+  return rc;
+}
+
 int gcs_db_is_current(sqlite3 *db) {
   for (size_t i = 0; i < sizeof became_views / sizeof became_views[0]; i++)
     if (is_table(db, became_views[i].table)) return 0;
@@ -365,6 +405,7 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "BEGIN", NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = rename_old_tables(db, &msg);
   if (rc == SQLITE_OK) rc = drop_stale_views(db, &msg);
+  if (rc == SQLITE_OK) rc = refresh_compact_views(db, &msg);
   if (rc == SQLITE_OK) rc = create_compact(db, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);

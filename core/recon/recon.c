@@ -1012,7 +1012,7 @@ void gcs_recon_finish(struct gcs_recon *r) {
 void recon_free_stored(struct gcs_recon *r) {
   for (int i = 0; i < r->nprocs; i++) {
     struct recon_proc *p = r->procs[i];
-    int drop = p->stored - 1;
+    int drop = p->stored - 1, freed = 0;
     if (drop <= 0) continue;
     for (int j = 0; j < drop; j++) {
       struct recon_gc *gc = p->gcs[j];
@@ -1028,9 +1028,14 @@ void recon_free_stored(struct gcs_recon *r) {
         p->kept_bgc = gc;
         gc = old;
       }
-      if (gc) free_gc(gc);
+      if (gc) {
+        free_gc(gc);
+        freed++;
+      }
     }
-    r->held -= drop;
+    /* Held: the GCs in p->gcs and kept_bgc. The one kept now stays in
+     * memory; the one it replaces is freed. */
+    r->held -= freed;
     memmove(p->gcs, p->gcs + drop, (size_t)(p->ngcs - drop) * sizeof *p->gcs);
     p->ngcs -= drop;
     p->base += drop;

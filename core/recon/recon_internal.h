@@ -166,7 +166,8 @@ struct gcs_recon {
   uint64_t lost_horizon;
   int finished;
   int64_t nseq;                 /* GCs begun (every process): the next recon_gc.seq */
-  int held, held_max;           /* GCs held in memory (all processes), the most at once */
+  int held, held_max;           /* GCs held in memory (all processes: their gcs and
+                                 * kept_bgc), the most at once */
   struct recon_store *store;
 };
 

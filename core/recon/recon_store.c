@@ -70,6 +70,33 @@ static const int sql_nparams[] = { P_gcs_end - 1, P_gens_end - 1, P_heaps_end - 
 enum { ST_GCS, ST_GENS, ST_HEAPS, ST_HGENS, ST_WAITS, ST_SUM, ST_MARKS, ST_LOHC, ST_FIT,
        ST_DSAM, ST_DTUN, ST_DG2, ST_DHS, ST_DHT, ST_COUNT };
 
+/* The per-GC tables with a rowid (gc_loh_waits, gc_loh_compact,
+ * gc_fit_buckets, the DATAS tables): each row's rowid is given, from its
+ * GC's id and its place among the GC's rows (row_key), so that their rowid
+ * order, which sqlite3's .dump and an unordered SELECT follow, is by GC id,
+ * then as the GC holds them, however often gcs_recon_store_final wrote and
+ * in whatever order the processes' GCs became final (with SQLite choosing,
+ * each row went after the last one inserted: with several processes, or a
+ * background GC's waits written again, the order followed the store
+ * cadence). Holding GCs back to write them in id order instead would tie
+ * every process's memory to the slowest one's. The rowid is the last
+ * parameter. */
+static int has_row_key(int which) {
+  return which == ST_WAITS || which == ST_LOHC || which == ST_FIT || which == ST_DSAM || which == ST_DTUN ||
+         which == ST_DG2 || which == ST_DHS || which == ST_DHT;
+}
+#define ROW_KEY_SHIFT 32
+/* gc_id * 2^32 + i (i below 2^31: a count of the GC's rows). NULL (SQLite
+ * chooses: after the largest) for an id of 2^31 or more, which only a
+ * database whose ids someone set by hand reaches. */
+static void bind_row_key(sqlite3_stmt *s, int which, int64_t gc_id, int i) {
+  int p = sql_nparams[which] + 1;
+  if (gc_id >= 0 && gc_id < (INT64_C(1) << 31) && i >= 0)
+    sqlite3_bind_int64(s, p, (gc_id << ROW_KEY_SHIFT) + i);
+  else
+    sqlite3_bind_null(s, p);
+}
+
 static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
   if (which == ST_GCS || which == ST_GENS || which == ST_HEAPS || which == ST_HGENS) {   /* compact (gcs_tables.h) */
     char *ins = gcs_compact_insert_sql(which == ST_GCS ? GCS_COMPACT_GCS : which == ST_GENS ? GCS_COMPACT_GC_GENS :
@@ -80,8 +107,11 @@ static int prepare(sqlite3 *db, int which, sqlite3_stmt **st) {
     return rc;
   }
   char sql[8192];
-  int n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?", sql_names[which]);
-  for (int i = 1; i < sql_nparams[which] && n < (int)sizeof sql - 8; i++) n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
+  const char *name = sql_names[which];   /* "t (gc_id, ...)" */
+  int n = has_row_key(which) ? snprintf(sql, sizeof sql, "INSERT INTO %.*s, rowid) VALUES (?", (int)strlen(name) - 1, name)
+                             : snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?", name);
+  int nparams = sql_nparams[which] + has_row_key(which);
+  for (int i = 1; i < nparams && n < (int)sizeof sql - 8; i++) n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
   snprintf(sql + n, sizeof sql - (size_t)n, ")");
   return sqlite3_prepare_v2(db, sql, -1, st, NULL);
 }
@@ -239,6 +269,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id
   for (int i = 0; i < g->nloh_compact; i++) {
     const struct gcs_loh_compact *lc = &g->loh_compact[i];
     bind_int(s, P_lohc_key, gc_id);
+    bind_row_key(s, ST_LOHC, gc_id, i);
     GCS_COLS_gc_loh_compact(BIND_lohc)
     if ((rc = step_and_reset(s))) return rc;
   }
@@ -246,6 +277,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id
   for (int i = 0; i < g->nfit_buckets; i++) {
     const struct gcs_fit_bucket *fb = &g->fit_buckets[i];
     bind_int(s, P_fit_key, gc_id);
+    bind_row_key(s, ST_FIT, gc_id, i);
     GCS_COLS_gc_fit_buckets(BIND_fit)
     if ((rc = step_and_reset(s))) return rc;
   }
@@ -253,6 +285,7 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id
   for (int w = 0; w < g->nloh_waits; w++) {
     const struct gcs_loh_wait *lw = &g->loh_waits[w];
     bind_int(s, P_waits_key, gc_id);
+    bind_row_key(s, ST_WAITS, gc_id, w);
     GCS_COLS_gc_loh_waits(BIND_waits)
     if ((rc = step_and_reset(s))) return rc;
   }
@@ -261,22 +294,27 @@ static int store_gc(sqlite3 *db, sqlite3_stmt **st, int64_t trace_id, int64_t id
     if (de->kind == gcs_kind_GCSizeAdaptationSample) {
       s = st[ST_DSAM];
       bind_int(s, P_dsam_key, gc_id);
+      bind_row_key(s, ST_DSAM, gc_id, i);
       GCS_COLS_gc_datas_samples(BIND_dsam)
     } else if (de->kind == gcs_kind_GCSizeAdaptationTuning) {
       s = st[ST_DTUN];
       bind_int(s, P_dtun_key, gc_id);
+      bind_row_key(s, ST_DTUN, gc_id, i);
       GCS_COLS_gc_datas_tunings(BIND_dtun)
     } else if (de->kind == gcs_kind_GCHeapCountSample) {
       s = st[ST_DHS];
       bind_int(s, P_dhs_key, gc_id);
+      bind_row_key(s, ST_DHS, gc_id, i);
       GCS_COLS_gc_datas_hc_samples(BIND_dhs)
     } else if (de->kind == gcs_kind_GCHeapCountTuning) {
       s = st[ST_DHT];
       bind_int(s, P_dht_key, gc_id);
+      bind_row_key(s, ST_DHT, gc_id, i);
       GCS_COLS_gc_datas_hc_tunings(BIND_dht)
     } else {
       s = st[ST_DG2];
       bind_int(s, P_dg2_key, gc_id);
+      bind_row_key(s, ST_DG2, gc_id, i);
       GCS_COLS_gc_datas_gen2_tunings(BIND_dg2)
     }
     if ((rc = step_and_reset(s))) return rc;
@@ -324,6 +362,27 @@ static int store_open(struct gcs_recon *r, sqlite3 *db) {
     else r->store->id_base = -1;
   }
   sqlite3_finalize(q);
+  q = NULL;
+  /* Above the GC slot of every rowid of the per-GC tables (bind_row_key):
+   * rows left there by GCs deleted by hand through the views (whose
+   * triggers delete the gcs_base row only) would otherwise meet a new GC
+   * of the same id, and its rows the same rowids. */
+  if (rc == SQLITE_OK && r->store->id_base >= 0) {
+    char sql[1024];
+    int n = snprintf(sql, sizeof sql, "SELECT max(0");
+    for (int i = 0; i < ST_COUNT; i++)
+      if (has_row_key(i))
+        n += snprintf(sql + n, sizeof sql - (size_t)n, ", coalesce((SELECT max(rowid) FROM %.*s), 0) >> %d",
+                      (int)strcspn(sql_names[i], " "), sql_names[i], ROW_KEY_SHIFT);
+    snprintf(sql + n, sizeof sql - (size_t)n, ")");
+    rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+      int step = sqlite3_step(q);
+      if (step != SQLITE_ROW) rc = step == SQLITE_DONE ? SQLITE_ERROR : step;
+      else if (sqlite3_column_int64(q, 0) > r->store->id_base) r->store->id_base = sqlite3_column_int64(q, 0);
+    }
+    sqlite3_finalize(q);
+  }
   if (rc != SQLITE_OK) recon_store_free(r);
   return rc;
 }
@@ -384,6 +443,7 @@ static int rewrite_waits(struct gcs_recon *r, sqlite3 *db, int64_t trace_id, str
   for (int w = 0; w < g->nloh_waits; w++) {
     const struct gcs_loh_wait *lw = &g->loh_waits[w];
     bind_int(s, P_waits_key, id);
+    bind_row_key(s, ST_WAITS, id, w);
     GCS_COLS_gc_loh_waits(BIND_waits)
     if ((rc = step_and_reset(s)) != SQLITE_OK) return rc;
   }

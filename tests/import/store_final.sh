@@ -4,7 +4,9 @@
 # it) are the rows, with the same ids, that storing them all after the last
 # event gives: every GC table of each trace imported three ways,
 # GCSCOPE_STORE_GCS_EVERY=0 (all at the end), 1 (after every GC: the
-# finality checks at every step) and the default, must be identical.
+# finality checks at every step) and the default, must be identical (the
+# per-GC tables without an id of their own in rowid order, rowids
+# included: recon.row_order has such rows from two processes).
 # Traces: gcsim's bgc (background GCs with foreground GCs inside) and server
 # (per-heap history, 2+ heaps) recorded with --profile verbose, alloc-heavy
 # with --profile alloc into buffers too small for it (events lost: GCs closed
@@ -38,7 +40,9 @@ if [ -n "$TRACES" ] && [ -d "$TRACES/coreclr" ]; then
 fi
 Q="SELECT 'gcs', * FROM gcs ORDER BY id; SELECT 'gens', * FROM gc_gens ORDER BY gc_id, gen;
 SELECT 'heaps', * FROM gc_heaps ORDER BY gc_id, heap_slot; SELECT 'hgens', * FROM gc_heap_gens ORDER BY gc_id, gen, heap_slot;
-SELECT 'waits', rowid, * FROM gc_loh_waits ORDER BY rowid; SELECT 'summary', rowid, * FROM gc_process_summary ORDER BY rowid"
+SELECT 'waits', rowid, * FROM gc_loh_waits ORDER BY rowid; SELECT 'lohc', rowid, * FROM gc_loh_compact ORDER BY rowid;
+SELECT 'fit', rowid, * FROM gc_fit_buckets ORDER BY rowid; SELECT 'datas', rowid, * FROM gc_datas_samples ORDER BY rowid;
+SELECT 'summary', rowid, * FROM gc_process_summary ORDER BY rowid"
 for t in "$@"; do
   name=$(basename "$t")
   for every in 0 1 default; do

@@ -20,21 +20,61 @@ LTTNG_CREATE_SESSION_EXT (49) returns the session descriptor it was sent
 request, LTTNG_LIST_SESSIONS, which has none), PROCESS_ATTR_TRACKER_GET_POLICY
 (34) a 32-bit policy (1, include all), LTTNG_DATA_PENDING (24) one byte 0;
 LTTNG_LIST_SESSIONS answers an empty list.
+
+fake_sessiond.py SOCKET READY_FILE LOG pending — that daemon, never
+hanging, but answering LTTNG_DATA_PENDING with one byte 1 (data pending) for
+ever: a consumer that never finishes writing.
+
+fake_sessiond.py SOCKET READY_FILE LOG full — a daemon whose listen queue is
+full: listen(fd, 0), one filler connection of its own in the queue (Linux
+refuses a unix connection while the queue holds more than the backlog), and it
+never accepts: a client's blocking connect() waits, its non-blocking one fails
+with EAGAIN. It logs nothing (no request arrives).
+
+fake_sessiond.py SOCKET READY_FILE LOG full-after=CMD — answers like the
+second form until it has a request of command type CMD; before replying to
+that one it stops accepting and fills its queue as above, so the client's
+next connection waits in connect().
+
+fake_sessiond.py SOCKET READY_FILE LOG notif-partial|notif-garbage — answers
+like the "pending" form (data never pending), and also serves the
+notification channel of triggers on SOCKET's directory's
+sessiond-notification (lttng-tools 2.13's channel protocol: messages of a
+packed header, int8 type, uint32 payload size, uint32 fd count, then the
+payload; the handshake (type 0) gets a handshake of version 1.0 and a command
+reply (type 3, one status byte 0, OK), as does each subscribe (1) and
+unsubscribe (2)). LTTNG_REGISTER_TRIGGER (43) returns the trigger it was sent;
+LTTNG_DESTROY_SESSION (9) a completed destruction (a 4-byte command header,
+rotation state 0, none). Once the client subscribed to NSUBS (6) conditions,
+the channel gets, and nothing more after it: notif-partial, the header of a
+notification (type 4) announcing 100 bytes and 10 of them; notif-garbage, a
+message of type 7 (no such type) with a 4-byte payload. Every message it
+reads on the channel is logged as "nN TYPE".
 """
 import os
+import select
 import signal
 import socket
 import struct
 import sys
 import threading
+import time
 
 SOCK, READY, LOG = sys.argv[1:4]
-HANG_AT = int(sys.argv[4]) if len(sys.argv) > 4 else None
+MODE = sys.argv[4] if len(sys.argv) > 4 else ""
+HANG_AT = int(MODE) if MODE.isdigit() else None
+FULL_AFTER = int(MODE.split("=")[1]) if MODE.startswith("full-after=") else None
+PENDING = MODE == "pending"
+NOTIF = MODE if MODE.startswith("notif-") else None
+NSUBS = 6
+REGISTER_TRIGGER, DESTROY_SESSION = 43, 9
 LIST_SESSIONS, CREATE_SESSION_EXT, DATA_PENDING, GET_POLICY = 13, 49, 24, 34
 LTTNG_OK = 10
 lock = threading.Lock()
 held = []
-hanging = [HANG_AT is None]
+hanging = [HANG_AT is None and not PENDING and not NOTIF and FULL_AFTER is None]
+full = [False]
+fillers = []
 lsm_size = [None]
 
 
@@ -65,8 +105,46 @@ def recv_idle(conn, secs):
     return data
 
 
-def reply(conn, cmd, payload=b""):
-    conn.sendall(struct.pack("<6I", cmd, LTTNG_OK, 0, 0, len(payload), 0) + payload)
+def reply(conn, cmd, payload=b"", cmd_header=b""):
+    conn.sendall(struct.pack("<6I", cmd, LTTNG_OK, 0, len(cmd_header), len(payload), 0) + cmd_header + payload)
+
+
+def notif_serve(conn, n):
+    subs = 0
+    while True:
+        hdr = recv_exactly(conn, 9)
+        if len(hdr) < 9:
+            return
+        typ, size, _fds = struct.unpack("=bII", hdr)
+        recv_exactly(conn, size)
+        with lock:
+            with open(LOG, "a") as f:
+                f.write("n%d %d\n" % (n, typ))
+        if typ == 0:   # handshake: ours (1.0), then the command reply
+            conn.sendall(struct.pack("=bII", 0, 2, 0) + bytes([1, 0]))
+        if typ in (0, 1, 2):
+            conn.sendall(struct.pack("=bII", 3, 1, 0) + b"\0")
+        if typ == 1:
+            subs += 1
+            if subs == NSUBS:
+                if NOTIF == "notif-partial":
+                    conn.sendall(struct.pack("=bII", 4, 100, 0) + b"\0" * 10)
+                else:
+                    conn.sendall(struct.pack("=bII", 7, 4, 0) + b"\0" * 4)
+
+
+def notif_server():
+    path = os.path.join(os.path.dirname(SOCK), "sessiond-notification")
+    ns = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ns.bind(path)
+    os.chmod(path, 0o666)
+    ns.listen(8)
+    n = 0
+    while True:
+        conn, _ = ns.accept()
+        n += 1
+        held.append(conn)
+        threading.Thread(target=notif_serve, args=(conn, n), daemon=True).start()
 
 
 def serve(conn, n):
@@ -86,12 +164,18 @@ def serve(conn, n):
             lsm_size[0] = len(data)
     if hang:
         return  # never answer; keep the connection open until the peer goes
-    if cmd == CREATE_SESSION_EXT:
+    if FULL_AFTER is not None and cmd == FULL_AFTER:
+        with lock:
+            full[0] = True   # the accept loop takes no more connections
+        fill()
+    if cmd in (CREATE_SESSION_EXT, REGISTER_TRIGGER):
         reply(conn, cmd, recv_idle(conn, 0.2))
+    elif cmd == DESTROY_SESSION and NOTIF:
+        reply(conn, cmd, cmd_header=struct.pack("<i", 0))
     elif cmd == GET_POLICY:
         reply(conn, cmd, struct.pack("<I", 1))
     elif cmd == DATA_PENDING:
-        reply(conn, cmd, b"\0")
+        reply(conn, cmd, b"\1" if PENDING else b"\0")
     else:
         reply(conn, cmd)
 
@@ -99,8 +183,18 @@ def serve(conn, n):
 def stop(*_):
     try:
         os.unlink(SOCK)
+        if NOTIF:
+            os.unlink(os.path.join(os.path.dirname(SOCK), "sessiond-notification"))
     finally:
         os._exit(0)
+
+
+def fill():
+    """Backlog 0 and one connection of our own that nobody accepts."""
+    s.listen(0)
+    f = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    f.connect(SOCK)
+    fillers.append(f)
 
 
 signal.signal(signal.SIGTERM, stop)
@@ -108,12 +202,25 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(SOCK)
 os.chmod(SOCK, 0o666)
 s.listen(64)
+if MODE == "full":
+    fill()
+if NOTIF:
+    threading.Thread(target=notif_server, daemon=True).start()
+    while not os.path.exists(os.path.join(os.path.dirname(SOCK), "sessiond-notification")):
+        time.sleep(0.01)
 with open(READY + ".tmp", "w") as f:
     f.write(str(os.getpid()))
 os.rename(READY + ".tmp", READY)
 n = 0
-while True:
-    conn, _ = s.accept()
+while MODE != "full":
+    if not select.select([s], [], [], 0.05)[0]:
+        continue
+    with lock:
+        if full[0]:
+            break
+        conn, _ = s.accept()
     n += 1
     held.append(conn)
     threading.Thread(target=serve, args=(conn, n), daemon=True).start()
+while True:
+    signal.pause()

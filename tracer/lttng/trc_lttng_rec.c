@@ -53,12 +53,15 @@ struct lrec {
   int pidfd, target_exited;     /* --pid: readable when the process exits (-1: none) */
   uint64_t subbuf, num;         /* the channel's geometry as asked (0: LTTng's default) */
   int hung_said;                /* the line saying the session daemon does not answer is out */
+  int flush_late;               /* the stop's flush outlived GCSCOPE_FLUSH_TIMEOUT (said) */
+  int watch_failed;             /* the notification channel failed (said) */
   char err[512];
 };
 
 /* One line for a failed request; when the session daemon stopped answering
  * (trc_ctl_hung), that is said once, whichever request found it. */
 static void say(struct lrec *r, const char *err) {
+  if (r->watch_failed) return;   /* its line is out; what follows comes of it */
   if (trc_ctl_hung()) {
     if (r->hung_said) return;
     r->hung_said = 1;
@@ -126,9 +129,23 @@ static void end_session(struct trc_capture *c) {
   struct lrec *r = c->tx;
   c->live = 0;
   if (!r->session_live) return;
-  if (trc_session_stop(r->session, r->err, sizeof r->err) ||
-      trc_session_destroy(r->session, r->err, sizeof r->err))
+  int rc = trc_session_stop(r->session, r->err, sizeof r->err);
+  if (rc == TRC_STOP_FLUSH_LATE) {
+    /* The consumer is still writing (or stuck): say so, keep what it wrote
+     * (nothing here deletes a file), and destroy the session without
+     * waiting for the daemon to finish it: the recording fails. */
+    char late[sizeof r->err];
+    snprintf(late, sizeof late, "%s", r->err);
+    if (trc_session_destroy_wait(r->session, 1, r->err, sizeof r->err) && trc_ctl_hung())
+      r->hung_said = 1;   /* one line: this one */
+    if (c->o->relayd)
+      fprintf(stderr, "gcscope record: %s; what it sent is kept by lttng-relayd at %s\n", late, c->o->relayd);
+    else
+      fprintf(stderr, "gcscope record: %s; what it wrote is kept in %s\n", late, c->outdir);
+    r->flush_late = 1;
+  } else if (rc || trc_session_destroy(r->session, r->err, sizeof r->err)) {
     say(r, r->err);
+  }
   r->session_live = 0;
 }
 
@@ -162,6 +179,11 @@ static int poll_watch(struct trc_capture *c) {
   }
   if (!r->w) return 0;
   int n = trc_watch_poll(r->w, on_event, c);
+  if (n < 0) {
+    if (!r->watch_failed) fprintf(stderr, "gcscope record: %s\n", trc_watch_error(r->w));
+    r->watch_failed = 1;
+    return -1;
+  }
   uint64_t d = trc_watch_dropped(r->w);
   if (d > r->dropped_seen) {
     lost(c, d - r->dropped_seen);
@@ -320,8 +342,7 @@ static int record(struct trc_capture *c) {
   while (!stop) {
     if (poll_watch(c) < 0) {
       if (trc_ctl_hung()) goto hung;
-      fprintf(stderr, "gcscope record: lost the connection to the session daemon\n");
-      break;
+      break;   /* the notification channel failed: said; the recording ends, failed */
     }
     uint64_t t = now_ns();
     if (r->session_live && trc_capture_due(c)) {
@@ -358,6 +379,9 @@ static int record(struct trc_capture *c) {
   }
   end_session(c);
   if (trc_ctl_hung()) goto hung;
+  /* no summary of a trace still being written, nor after the notification
+   * channel failed (the triggers saw nothing since); run() stops the command */
+  if (r->flush_late || r->watch_failed) return 1;
   /* After a signal the command got it too: wait for it (a second signal stops waiting). */
   if (o->command && !r->child_done) {
     int nsig = trc_nsig;

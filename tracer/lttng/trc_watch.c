@@ -4,15 +4,32 @@
 #include "gcs_triggers.h"
 #include "trc_lttng.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <lttng/lttng.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_TRIGGERS 12
 #define MAX_CAPTURES 6
+
+/* What liblttng-ctl 2.13 reads from the notification channel: a message
+ * header (struct lttng_notification_channel_message, packed: int8 type,
+ * uint32 payload size, uint32 fd count, host byte order), then the payload,
+ * at most DEFAULT_MAX_NOTIFICATION_CLIENT_MESSAGE_PAYLOAD_SIZE (64 KiB)
+ * bytes. Outside a request only two types may come: a notification (4) and
+ * "notifications dropped" (5), neither carrying a file descriptor. */
+#define MSG_HEADER 9
+#define MSG_MAX_PAYLOAD 65536
+#define MSG_NOTIFICATION 4
+#define MSG_DROPPED 5
+/* Messages one trc_watch_poll reads at most: a daemon flooding the channel
+ * delays the caller's loop by one bounded turn, not for ever. */
+#define POLL_MAX_MESSAGES 1024
 
 /* One watched event: its kind and the name pattern per provider. The payload
  * fields captured after vpid and vtid are those the stop-trigger rules read
@@ -44,6 +61,11 @@ struct trig {
 
 struct trc_watch {
   struct lttng_notification_channel *ch;
+  int fd;                         /* ch's socket (found at start), -1 if unknown */
+  int partial;                    /* part of a message is there, since partial_since */
+  struct timespec partial_since;  /* CLOCK_MONOTONIC */
+  unsigned char *peek;            /* MSG_HEADER + MSG_MAX_PAYLOAD bytes */
+  char err[300];                  /* why trc_watch_poll failed (it then fails at once) */
   pid_t pid;                      /* only this process's events, 0 = all */
   struct trig trig[MAX_TRIGGERS];
   int ntrig;
@@ -109,17 +131,32 @@ struct trc_watch *trc_watch_start(int dotnet, pid_t pid, char *err, size_t errle
   struct trc_watch *w = calloc(1, sizeof *w);
   if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
   w->pid = pid;
-  if (trc_ctl_begin(err, errlen, "open a notification channel")) { free(w); return NULL; }
+  w->fd = -1;
+  w->peek = malloc(MSG_HEADER + MSG_MAX_PAYLOAD);
+  if (!w->peek) { free(w); snprintf(err, errlen, "out of memory"); return NULL; }
+  /* The channel's socket: the one connected to the notification socket that
+   * was not there before. */
+  int before[16], after[16];
+  int nbefore = trc_ctl_notification_fds(before, 16);
+  if (trc_ctl_begin(err, errlen, "open a notification channel")) { free(w->peek); free(w); return NULL; }
   w->ch = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
   if (trc_ctl_end(err, errlen)) {
     if (w->ch) lttng_notification_channel_destroy(w->ch);
+    free(w->peek);
     free(w);
     return NULL;
   }
   if (!w->ch) {
     snprintf(err, errlen, "cannot open an LTTng notification channel");
+    free(w->peek);
     free(w);
     return NULL;
+  }
+  int nafter = trc_ctl_notification_fds(after, 16);
+  for (int i = 0; i < nafter; i++) {
+    int old = 0;
+    for (int j = 0; j < nbefore; j++) old |= after[i] == before[j];
+    if (!old) { w->fd = after[i]; break; }
   }
   for (int i = 0; i < NWATCHED; i++) {
     if (add_trigger(w, &watched[i], watched[i].rgc, GCS_ORIGIN_RGC, err, errlen) ||
@@ -185,22 +222,91 @@ static int decode(struct trc_watch *w, struct lttng_notification *n, struct gcs_
   return 0;
 }
 
+static double since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int fail(struct trc_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct trc_watch *w, const char *fmt, ...) {
+  char what[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  pid_t p = w->fd >= 0 ? trc_ctl_peer_pid(w->fd) : 0;
+  if (p > 0) snprintf(w->err, sizeof w->err, "lttng-sessiond (pid %d) %s", (int)p, what);
+  else snprintf(w->err, sizeof w->err, "lttng-sessiond %s", what);
+  return -1;
+}
+
+/* What the channel's socket holds, looked at (MSG_PEEK) before liblttng-ctl
+ * reads it: liblttng-ctl reads a whole message once a byte of it has come,
+ * blocking until the rest comes (for ever, from a daemon that stopped
+ * mid-message), and takes the header's fd count as is (an array of that
+ * many is allocated). 0: nothing, or one complete, well-formed message (the
+ * library's read then does not block); 1: part of a message, wait for the
+ * rest (at most GCSCOPE_SESSIOND_TIMEOUT); -1: w->err says what is wrong. */
+static int check_next(struct trc_watch *w) {
+  if (w->fd < 0) return 0;   /* socket not found: unchecked, as liblttng-ctl reads it */
+  /* the header, then (checked) just that message: no more is copied */
+  ssize_t n = recv(w->fd, w->peek, MSG_HEADER, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    w->partial = 0;
+    return 0;
+  }
+  if (n < 0 && errno == EINTR) return 1;
+  if (n < 0) return fail(w, "notification channel: %s", strerror(errno));
+  if (n == 0) return fail(w, "closed the notification channel");
+  uint32_t size = 0, fds = 0;
+  int type = (int8_t)w->peek[0];
+  if (n >= MSG_HEADER) {
+    memcpy(&size, w->peek + 1, 4);
+    memcpy(&fds, w->peek + 5, 4);
+    if ((type != MSG_NOTIFICATION && type != MSG_DROPPED) || size > MSG_MAX_PAYLOAD || fds != 0)
+      return fail(w, "sent a malformed notification (type %d, %u bytes, %u file descriptors); restart it",
+                  type, size, fds);
+    if (size) n = recv(w->fd, w->peek, MSG_HEADER + (size_t)size, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0) return errno == EINTR ? 1 : fail(w, "notification channel: %s", strerror(errno));
+    if ((size_t)n >= MSG_HEADER + (size_t)size) {
+      w->partial = 0;
+      return 0;
+    }
+  }
+  if (!w->partial) {
+    w->partial = 1;
+    clock_gettime(CLOCK_MONOTONIC, &w->partial_since);
+  }
+  int secs;
+  char ignored[160];
+  if (trc_ctl_timeout(&secs, ignored, sizeof ignored)) secs = 10;
+  if (since(&w->partial_since) >= secs)
+    return fail(w, "sent %zd of the %u bytes of a notification and nothing more within %d s; restart it",
+                n, n >= MSG_HEADER ? (unsigned)(MSG_HEADER + size) : MSG_HEADER, secs);
+  return 1;
+}
+
 /* Not a request: has_pending polls the channel's socket without waiting, and
- * a notification is read only when it has arrived. */
+ * a notification is read only when it has wholly arrived (check_next). */
 int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud) {
   int delivered = 0;
-  if (trc_ctl_hung()) return -1;
-  for (;;) {
+  if (trc_ctl_hung() || w->err[0]) return -1;
+  for (int i = 0; i < POLL_MAX_MESSAGES; i++) {
+    int c = check_next(w);
+    if (c < 0) return -1;
+    if (c > 0) return delivered;   /* the rest of a message: next turn */
     bool pending = false;
     if (lttng_notification_channel_has_pending_notification(w->ch, &pending) !=
         LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
-      return -1;
+      return fail(w, "sent a notification liblttng-ctl cannot read; restart it");
     if (!pending) return delivered;
     struct lttng_notification *n = NULL;
     enum lttng_notification_channel_status st = lttng_notification_channel_get_next_notification(w->ch, &n);
     if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED) { w->dropped++; continue; }
     if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_INTERRUPTED) continue;
-    if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) return -1;
+    if (st != LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
+      return fail(w, "sent a notification liblttng-ctl cannot read; restart it");
     struct gcs_event ev;
     if (decode(w, n, &ev) == 0) {
       fn(&ev, ud);
@@ -208,6 +314,11 @@ int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud) {
     }
     lttng_notification_destroy(n);
   }
+  return delivered;
+}
+
+const char *trc_watch_error(const struct trc_watch *w) {
+  return trc_ctl_hung() ? trc_ctl_hung() : w->err[0] ? w->err : "lost the notification channel";
 }
 
 uint64_t trc_watch_dropped(const struct trc_watch *w) { return w->dropped; }
@@ -257,6 +368,7 @@ static void discard_pending(struct trc_watch *w) {
   for (;;) {
     bool pending = false;
     struct lttng_notification *n = NULL;
+    if (check_next(w) != 0) return;   /* part of a message, or not a notification: not read */
     if (lttng_notification_channel_has_pending_notification(w->ch, &pending) !=
             LTTNG_NOTIFICATION_CHANNEL_STATUS_OK || !pending)
       return;
@@ -268,7 +380,10 @@ static void discard_pending(struct trc_watch *w) {
 }
 
 /* With a session daemon that stopped answering (trc_ctl_hung), nothing is
- * asked of it: the triggers stay registered in it. */
+ * asked of it: the triggers stay registered in it. After the channel failed
+ * (w->err), or with part of a message on it, nothing more is read from it
+ * (no unsubscribing: the reply would be read after that message); the
+ * triggers are unregistered. */
 void trc_watch_stop(struct trc_watch *w) {
   if (!w) return;
   char err[8];
@@ -277,16 +392,19 @@ void trc_watch_stop(struct trc_watch *w) {
       lttng_unregister_trigger(w->trig[i].t);
       trc_ctl_end(err, sizeof err);
     }
-  if (!trc_ctl_hung()) discard_pending(w);
+  /* part of a message waiting: an unsubscribe's reply would be read after it */
+  int broken = w->err[0] != 0 || check_next(w) != 0;
+  if (!trc_ctl_hung() && !broken) discard_pending(w);
   for (int i = 0; i < w->ntrig; i++) {
     struct trig *t = &w->trig[i];
-    if (t->subscribed && !trc_ctl_begin(err, sizeof err, "unsubscribe from trigger %s", t->name)) {
+    if (t->subscribed && !broken && !trc_ctl_begin(err, sizeof err, "unsubscribe from trigger %s", t->name)) {
       lttng_notification_channel_unsubscribe(w->ch, t->cond);
       trc_ctl_end(err, sizeof err);
     }
-    if (!trc_ctl_hung()) discard_pending(w);
+    if (!trc_ctl_hung() && !broken) discard_pending(w);
     lttng_trigger_destroy(t->t);
   }
   lttng_notification_channel_destroy(w->ch);
+  free(w->peek);
   free(w);
 }

@@ -14,7 +14,8 @@
  * Ownership: trc_watch_start returns an object released by trc_watch_stop,
  * which also unregisters the triggers. Threading: one thread.
  * Errors: trc_watch_start returns NULL with a one-line reason in err;
- * trc_watch_poll returns -1 when the session daemon went away.
+ * trc_watch_poll returns -1 when the session daemon went away or sent what
+ * is not a notification (trc_watch_error says which, in one line).
  */
 #ifndef TRC_WATCH_H
 #define TRC_WATCH_H
@@ -29,9 +30,18 @@ struct trc_watch;
 typedef void (*trc_watch_fn)(const struct gcs_event *ev, void *ud);
 
 struct trc_watch *trc_watch_start(int dotnet, pid_t pid_filter, char *err, size_t errlen);
-/* Deliver every notification already received, without blocking. Returns the
- * number of events delivered, or -1. */
+/* Deliver the notifications already received (at most 1,024 messages a call:
+ * the rest wait for the next), without blocking: a message is read only once
+ * all of it has arrived, and its header is checked first (a notification or
+ * "dropped", no file descriptor, at most 64 KiB). Returns the number of
+ * events delivered, or -1: the daemon stopped answering (trc_ctl_hung),
+ * closed the channel, sent a malformed message, or sent part of one and
+ * nothing more for $GCSCOPE_SESSIOND_TIMEOUT seconds. After -1 every call
+ * returns -1 at once. */
 int trc_watch_poll(struct trc_watch *w, trc_watch_fn fn, void *ud);
+/* After trc_watch_poll returned -1: why, in one line (no "gcscope ..:"
+ * prefix). */
+const char *trc_watch_error(const struct trc_watch *w);
 /* Notifications the daemon dropped because we read too slowly. */
 uint64_t trc_watch_dropped(const struct trc_watch *w);
 /* Notifications the traced programs discarded because their notification

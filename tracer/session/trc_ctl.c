@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,17 +40,30 @@ extern int lttng_opt_quiet;
 #define CLIENT_SOCK_NAME "client-lttng-sessiond"
 #define NOTIFICATION_SOCK_NAME "sessiond-notification"
 
+/* -1 with errno set when it cannot connect; EAGAIN: something listens there
+ * but its listen queue is full (it accepts nothing). */
 static int unix_connect(const char *path) {
   struct sockaddr_un a;
-  if (strlen(path) >= sizeof a.sun_path) return -1;
+  if (strlen(path) >= sizeof a.sun_path) { errno = ENAMETOOLONG; return -1; }
   memset(&a, 0, sizeof a);
   a.sun_family = AF_UNIX;
   memcpy(a.sun_path, path, strlen(path) + 1);
   /* non-blocking: a daemon whose listen backlog is full refuses at once */
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { close(fd); return -1; }
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
   return fd;
+}
+
+int trc_ctl_socket_state(const char *path) {
+  int fd = unix_connect(path);
+  if (fd >= 0) { close(fd); return TRC_SOCK_ACCEPTS; }
+  return errno == EAGAIN ? TRC_SOCK_FULL : TRC_SOCK_NONE;
 }
 
 static int in_tracing_group(void) {
@@ -63,15 +77,16 @@ static int in_tracing_group(void) {
 
 void trc_ctl_socket_path(char *out, size_t n) {
   if (getuid() != 0) {
-    int fd = in_tracing_group() ? unix_connect(GLOBAL_CLIENT_SOCK) : -1;
-    if (fd < 0) {
+    /* a full listen queue is a daemon there too: liblttng-ctl's blocking
+     * connect waits on it (and the watchdog bounds that wait) */
+    int st = in_tracing_group() ? trc_ctl_socket_state(GLOBAL_CLIENT_SOCK) : TRC_SOCK_NONE;
+    if (st == TRC_SOCK_NONE) {
       const char *home = getenv("LTTNG_HOME");
       if (!home) home = getenv("HOME");
       if (!home) { struct passwd *pw = getpwuid(getuid()); home = pw ? pw->pw_dir : ""; }
       snprintf(out, n, "%s/.lttng/" CLIENT_SOCK_NAME, home);
       return;
     }
-    close(fd);
   }
   snprintf(out, n, "%s", GLOBAL_CLIENT_SOCK);
 }
@@ -86,19 +101,27 @@ pid_t trc_ctl_socket_owner(const char *path) {
   return pid;
 }
 
-int trc_ctl_timeout(int *secs, char *err, size_t errlen) {
-  const char *v = getenv("GCSCOPE_SESSIOND_TIMEOUT");
-  *secs = 10;
+static int env_secs(const char *name, int dflt, int max, int *secs, char *err, size_t errlen) {
+  const char *v = getenv(name);
+  *secs = dflt;
   if (!v || !*v) return 0;
   char *end;
   errno = 0;
   long s = strtol(v, &end, 10);
-  if (errno || *end || s < 1 || s > 3600) {
-    snprintf(err, errlen, "GCSCOPE_SESSIOND_TIMEOUT='%.40s' is not a number of seconds from 1 to 3600", v);
+  if (errno || *end || s < 1 || s > max) {
+    snprintf(err, errlen, "%s='%.40s' is not a number of seconds from 1 to %d", name, v, max);
     return -1;
   }
   *secs = (int)s;
   return 0;
+}
+
+int trc_ctl_timeout(int *secs, char *err, size_t errlen) {
+  return env_secs("GCSCOPE_SESSIOND_TIMEOUT", 10, 3600, secs, err, errlen);
+}
+
+int trc_ctl_flush_timeout(int *secs, char *err, size_t errlen) {
+  return env_secs("GCSCOPE_FLUSH_TIMEOUT", TRC_FLUSH_TIMEOUT_DEFAULT, 86400, secs, err, errlen);
 }
 
 /* ---- the watchdog ------------------------------------------------------------ */
@@ -112,6 +135,9 @@ static int armed;               /* a request is under way */
 static struct timespec deadline;   /* CLOCK_MONOTONIC */
 static int fired;               /* the request under way outlived its deadline */
 static int cut;                 /* ... and its connections were shut down */
+static int connecting;          /* ... and it was found waiting in connect() */
+static pthread_t req_thread;    /* the thread making the request */
+static pid_t req_tid;           /* the same, as /proc/self/task/ names it */
 static pid_t owner;             /* the daemon's pid, from the connection cut */
 static int wait_secs;
 static char request[200];
@@ -129,6 +155,8 @@ static void cv_init(void) {
   pthread_condattr_destroy(&a);
 }
 
+/* 1 if fd is connected to the daemon's client socket, 2 to its notification
+ * socket, else 0; *pid (when 0) gets the daemon's pid. */
 static int is_sessiond_peer(int fd, pid_t *pid) {
   struct sockaddr_un a;
   socklen_t len = sizeof a;
@@ -139,11 +167,33 @@ static int is_sessiond_peer(int fd, pid_t *pid) {
   a.sun_path[sizeof a.sun_path - 1] = '\0';
   const char *base = strrchr(a.sun_path, '/');
   base = base ? base + 1 : a.sun_path;
-  if (strcmp(base, CLIENT_SOCK_NAME) && strcmp(base, NOTIFICATION_SOCK_NAME)) return 0;
+  int which = !strcmp(base, CLIENT_SOCK_NAME) ? 1 : !strcmp(base, NOTIFICATION_SOCK_NAME) ? 2 : 0;
+  if (!which) return 0;
   struct ucred cr;
   socklen_t crlen = sizeof cr;
   if (!*pid && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0) *pid = cr.pid;
-  return 1;
+  return which;
+}
+
+int trc_ctl_notification_fds(int *fds, int max) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    long fd = strtol(e->d_name, &end, 10);
+    pid_t pid = -1;   /* not asked */
+    if (*end || end == e->d_name || fd == dirfd(d)) continue;
+    if (is_sessiond_peer((int)fd, &pid) == 2 && n < max) fds[n++] = (int)fd;
+  }
+  closedir(d);
+  return n;
+}
+
+pid_t trc_ctl_peer_pid(int fd) {
+  struct ucred cr;
+  socklen_t len = sizeof cr;
+  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 ? cr.pid : 0;
 }
 
 /* Shut down this process's connections to the session daemon (its client
@@ -158,7 +208,7 @@ static int cut_connections(pid_t *pid) {
     char *end;
     long fd = strtol(e->d_name, &end, 10);
     if (*end || end == e->d_name || fd == dirfd(d)) continue;
-    if (is_sessiond_peer((int)fd, pid) && shutdown((int)fd, SHUT_RDWR) == 0) n++;
+    if (is_sessiond_peer((int)fd, pid) > 0 && shutdown((int)fd, SHUT_RDWR) == 0) n++;
   }
   closedir(d);
   return n;
@@ -168,14 +218,67 @@ static int ts_ge(const struct timespec *a, const struct timespec *b) {
   return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/* Waits for each armed request's deadline; past it, cuts the connections
- * (again every 50 ms until one is cut: the call may still be connecting). It
- * lives as long as the process, blocked on cv between requests. */
+/* A connect() to a daemon whose listen queue is full waits on the daemon's
+ * socket, not on ours: there is no connection to cut yet, and neither
+ * shutdown() nor close() of the connecting socket wakes it (Linux
+ * unix_stream_connect sleeps in unix_wait_for_peer until the queue has room
+ * or a signal comes; tried: shutdown and close leave it asleep). A signal
+ * does: WAKE_SIG, whose handler does nothing and is installed without
+ * SA_RESTART, makes the call fail with EINTR, and liblttng-ctl
+ * (lttcomm_connect_unix_sock) reports that as no session daemon. The
+ * watchdog sends it to the requesting thread only when that thread is seen
+ * blocked in connect() (/proc/self/task/TID/syscall, proc(5)); the thread
+ * unblocks WAKE_SIG for the request (trc_ctl_begin). SIGURG: nothing in
+ * gcscope uses it, and its default action, should a stray one come, is to
+ * be ignored. */
+#define WAKE_SIG SIGURG
+static int wake_installed;      /* under mu */
+
+static void wake_handler(int sig) { (void)sig; }
+
+static void install_wake(void) {
+  struct sigaction old;
+  if (sigaction(WAKE_SIG, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+      (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
+    return;   /* someone else's handler: leave it (the wait is then not woken) */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = wake_handler;
+  sigfillset(&sa.sa_mask);
+  sa.sa_flags = 0;   /* no SA_RESTART: the interrupted connect() returns EINTR */
+  if (sigaction(WAKE_SIG, &sa, NULL) == 0) wake_installed = 1;
+}
+
+/* 1 if the thread is blocked in connect(), 0 if not, -1 if unknown. */
+static int in_connect(pid_t tid) {
+  char path[64], buf[128];
+  snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  char *line = fgets(buf, sizeof buf, f);
+  fclose(f);
+  if (!line) return -1;
+  char *end;
+  long nr = strtol(buf, &end, 10);
+  if (end == buf) return 0;   /* "running" */
+#ifdef SYS_connect
+  if (nr == SYS_connect) return 1;
+#endif
+#ifdef SYS_socketcall
+  if (nr == SYS_socketcall) return 1;   /* i386's connect (3rd subcall): close enough */
+#endif
+  return 0;
+}
+
+/* Waits for each armed request's deadline; past it, every 50 ms until the
+ * request ends: cuts the connections (the call may open another one), and
+ * wakes the requesting thread from a connect() that waits on a full listen
+ * queue. It lives as long as the process, blocked on cv between requests. */
 static void *watchdog(void *arg) {
   (void)arg;
   pthread_mutex_lock(&mu);
   for (;;) {
-    if (!armed || cut) {
+    if (!armed) {
       pthread_cond_wait(&cv, &mu);
       continue;
     }
@@ -186,13 +289,14 @@ static void *watchdog(void *arg) {
       pthread_cond_timedwait(&cv, &mu, &deadline);
       continue;
     }
-    cut = cut_connections(&owner) > 0;
-    if (!cut) {
-      struct timespec t = now;
-      t.tv_nsec += 50000000L;
-      if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
-      pthread_cond_timedwait(&cv, &mu, &t);
-    }
+    if (cut_connections(&owner) > 0) cut = 1;
+    int c = in_connect(req_tid);
+    if (c == 1) connecting = 1;
+    if (c != 0 && wake_installed) pthread_kill(req_thread, WAKE_SIG);
+    struct timespec t = now;
+    t.tv_nsec += 50000000L;
+    if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
+    pthread_cond_timedwait(&cv, &mu, &t);
   }
   return NULL;
 }
@@ -213,6 +317,7 @@ int trc_ctl_begin(char *err, size_t errlen, const char *fmt, ...) {
   pthread_once(&cv_once, cv_init);
   pthread_mutex_lock(&mu);
   if (!started) {
+    install_wake();
     /* every signal blocked in the watchdog: they stay the caller's */
     sigset_t all, old;
     sigfillset(&all);
@@ -237,8 +342,10 @@ int trc_ctl_begin(char *err, size_t errlen, const char *fmt, ...) {
   set_request(fmt, ap);
   va_end(ap);
   armed = 1;
-  fired = cut = 0;
+  fired = cut = connecting = 0;
   owner = 0;
+  req_thread = pthread_self();
+  req_tid = (pid_t)syscall(SYS_gettid);
   pthread_cond_signal(&cv);
   pthread_mutex_unlock(&mu);
 
@@ -247,11 +354,14 @@ int trc_ctl_begin(char *err, size_t errlen, const char *fmt, ...) {
    * sending, and the default SIGPIPE would kill us. The signal is blocked in
    * this thread (a failed socket write raises it for the writing thread) and
    * one raised meanwhile is consumed at trc_ctl_end; the call then fails
-   * with EPIPE, which liblttng-ctl reports as an error code. */
-  sigset_t pipe, pend;
-  sigemptyset(&pipe);
-  sigaddset(&pipe, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe, &pipe_g.old);
+   * with EPIPE, which liblttng-ctl reports as an error code. WAKE_SIG is
+   * unblocked here for the request (the watchdog's wake from connect()). */
+  sigset_t mask, pend;
+  pthread_sigmask(SIG_SETMASK, NULL, &pipe_g.old);
+  mask = pipe_g.old;
+  sigaddset(&mask, SIGPIPE);
+  sigdelset(&mask, WAKE_SIG);
+  pthread_sigmask(SIG_SETMASK, &mask, NULL);
   sigpending(&pend);
   pipe_g.was_pending = sigismember(&pend, SIGPIPE);
   lttng_opt_quiet = 1;
@@ -272,6 +382,16 @@ int trc_ctl_next(const char *fmt, ...) {
 }
 
 int trc_ctl_end(char *err, size_t errlen) {
+  /* disarmed first: no WAKE_SIG is sent once the mask is restored */
+  pthread_mutex_lock(&mu);
+  armed = 0;
+  int f = fired, secs = wait_secs, conn = connecting && !cut;
+  pid_t pid = owner;
+  char req[sizeof request];
+  memcpy(req, request, sizeof req);
+  pthread_cond_signal(&cv);
+  pthread_mutex_unlock(&mu);
+
   sigset_t pipe, pend;
   sigemptyset(&pipe);
   sigaddset(&pipe, SIGPIPE);
@@ -282,24 +402,24 @@ int trc_ctl_end(char *err, size_t errlen) {
   }
   pthread_sigmask(SIG_SETMASK, &pipe_g.old, NULL);
 
-  pthread_mutex_lock(&mu);
-  armed = 0;
-  int f = fired, secs = wait_secs;
-  pid_t pid = owner;
-  char req[sizeof request];
-  memcpy(req, request, sizeof req);
-  pthread_cond_signal(&cv);
-  pthread_mutex_unlock(&mu);
   if (!f) return 0;
   char path[4200];
   trc_ctl_socket_path(path, sizeof path);
-  if (!pid) pid = trc_ctl_socket_owner(path);
-  if (pid > 0)
-    snprintf(hung_msg, sizeof hung_msg, "lttng-sessiond (pid %d) does not answer \"%s\" within %d s; restart it",
-             (int)pid, req, secs);
-  else
-    snprintf(hung_msg, sizeof hung_msg, "lttng-sessiond (%.300s) does not answer \"%s\" within %d s; restart it",
-             path, req, secs);
+  if (conn) {
+    /* no connection was made: the daemon's queue of connections is full,
+     * so its pid cannot be asked of it (SO_PEERCRED needs a connection) */
+    snprintf(hung_msg, sizeof hung_msg,
+             "lttng-sessiond (%.300s) accepts no connection for \"%s\" within %d s "
+             "(its listen queue is full); restart it", path, req, secs);
+  } else {
+    if (!pid) pid = trc_ctl_socket_owner(path);
+    if (pid > 0)
+      snprintf(hung_msg, sizeof hung_msg, "lttng-sessiond (pid %d) does not answer \"%s\" within %d s; restart it",
+               (int)pid, req, secs);
+    else
+      snprintf(hung_msg, sizeof hung_msg, "lttng-sessiond (%.300s) does not answer \"%s\" within %d s; restart it",
+               path, req, secs);
+  }
   atomic_store(&hung, 1);
   snprintf(err, errlen, "%s", hung_msg);
   return -1;

@@ -6,11 +6,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* $GCSCOPE_SESSIOND_TIMEOUT seconds (1 to 3600), 10 when unset; -1 with a
- * line in err when it is not such a number. */
-int trc_ctl_timeout(int *secs, char *err, size_t errlen);
+/* $GCSCOPE_FLUSH_TIMEOUT seconds (1 to 86400), TRC_FLUSH_TIMEOUT_DEFAULT
+ * (trc_lttng.h) when unset; -1 with a line in err otherwise. */
+int trc_ctl_flush_timeout(int *secs, char *err, size_t errlen);
 /* The client socket liblttng-ctl connects to, for messages. */
 void trc_ctl_socket_path(char *out, size_t n);
+/* Does a unix socket accept a connection (a non-blocking connect)?
+ * TRC_SOCK_FULL: something listens there but its listen queue is full, so a
+ * blocking connect would wait until it accepts. */
+enum { TRC_SOCK_NONE, TRC_SOCK_ACCEPTS, TRC_SOCK_FULL };
+int trc_ctl_socket_state(const char *path);
 /* The pid listening on that socket (SO_PEERCRED), 0 if unknown; never
  * blocks (a daemon whose backlog is full refuses at once). */
 pid_t trc_ctl_socket_owner(const char *path);

@@ -115,7 +115,16 @@ static int daemon_start(const struct daemon_spec *spec, char *const *args, pid_t
   return -1;
 }
 
-static int sessiond_ready(void) { return lttng_session_daemon_alive() == 1; }
+/* Does the session daemon's client socket accept a connection? Not
+ * lttng_session_daemon_alive(): its connect() blocks, without a limit, on a
+ * daemon whose listen queue is full; this one does not block. */
+static int sessiond_state(void) {
+  char path[4200];
+  trc_ctl_socket_path(path, sizeof path);
+  return trc_ctl_socket_state(path);
+}
+
+static int sessiond_ready(void) { return sessiond_state() == TRC_SOCK_ACCEPTS; }
 
 enum { PROBE_ANSWERS, PROBE_GONE, PROBE_FAILED };
 
@@ -166,8 +175,12 @@ static int sessiond_probe(int secs, char *err, size_t errlen) {
     while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {}
     char path[4200];
     trc_ctl_socket_path(path, sizeof path);
-    pid_t owner = trc_ctl_socket_owner(path);
-    if (owner > 0)
+    pid_t owner = 0;
+    if (trc_ctl_socket_state(path) == TRC_SOCK_FULL)
+      /* the child waited in connect() the whole time; no pid without a connection */
+      snprintf(err, errlen, "lttng-sessiond (%s) accepts no connection within %d s (its listen queue is full); "
+               "restart it", path, secs);
+    else if ((owner = trc_ctl_socket_owner(path)) > 0)
       snprintf(err, errlen, "lttng-sessiond (pid %d) does not answer within %d s; restart it", (int)owner, secs);
     else
       snprintf(err, errlen, "lttng-sessiond (%s) does not answer within %d s; restart it", path, secs);
@@ -187,9 +200,11 @@ int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen) {
     "; is this user allowed to trace?", "lttng-sessiond did not answer within 10 s",
   };
   d->pid = 0;
-  int secs;
-  if (trc_ctl_timeout(&secs, err, errlen)) return -1;
-  if (sessiond_ready()) {
+  int secs, flush_secs;
+  /* both limits checked before anything starts (the flush's is used at the stop) */
+  if (trc_ctl_timeout(&secs, err, errlen) || trc_ctl_flush_timeout(&flush_secs, err, errlen)) return -1;
+  /* a full listen queue is a daemon too: the probe's wait is bounded */
+  if (sessiond_state() != TRC_SOCK_NONE) {
     int p = sessiond_probe(secs, err, errlen);
     if (p == PROBE_ANSWERS) return 0;
     if (p == PROBE_FAILED) return -1;
@@ -420,21 +435,38 @@ int trc_session_start(const char *name, char *err, size_t errlen) {
 }
 
 /* lttng_stop_tracing's steps, each request bounded on its own: the stop,
- * then "is data pending?" until the consumer has written everything (which
- * takes as long as it takes, the daemon answering each question). */
+ * then "is data pending?" until the consumer has written everything. The
+ * daemon may answer "yes" for ever (a consumer stuck on a full disk, a
+ * relayd that stopped reading, a broken daemon), so the whole wait is
+ * bounded too: GCSCOPE_FLUSH_TIMEOUT, from the stop's answer on. Nothing is
+ * deleted then: the consumer keeps what it wrote. */
 int trc_session_stop(const char *name, char *err, size_t errlen) {
+  int flush_secs;
+  if (trc_ctl_flush_timeout(&flush_secs, err, errlen)) return -1;
   if (trc_ctl_begin(err, errlen, "stop tracing")) return -1;
-  int r = lttng_stop_tracing_no_wait(name);
+  int r = lttng_stop_tracing_no_wait(name), late = 0;
   if (r >= 0) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
       if (trc_ctl_next("stop tracing")) break;
       int pending = lttng_data_pending(name);
       if (pending < 0) r = pending;
       if (pending <= 0) break;
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      if ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L >= flush_secs * 1000L) {
+        late = 1;
+        break;
+      }
       sleep_ms(DATA_PENDING_POLL_MS);
     }
   }
   if (trc_ctl_end(err, errlen)) return -1;
+  if (late) {
+    snprintf(err, errlen, "the LTTng consumer did not finish writing the trace within %d s (GCSCOPE_FLUSH_TIMEOUT)",
+             flush_secs);
+    return TRC_STOP_FLUSH_LATE;
+  }
   if (r < 0 && r != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
     return lterr(err, errlen, "cannot stop tracing", r);
   return 0;
@@ -446,6 +478,8 @@ int trc_session_destroy(const char *name, char *err, size_t errlen) {
 
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen) {
   struct lttng_destruction_handle *dh = NULL;
+  /* liblttng-ctl waits without a limit for 0 (timeout_ms > 0 is a limit) */
+  if (timeout_ms == 0) timeout_ms = 1;
   if (trc_ctl_begin(err, errlen, "destroy session")) return -1;
   enum lttng_error_code ec = lttng_destroy_session_ext(name, &dh);
   enum lttng_destruction_handle_status ws = LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED;

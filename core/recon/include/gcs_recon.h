@@ -123,7 +123,9 @@ int gcs_recon_store(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 int gcs_recon_store_final(struct gcs_recon *r, sqlite3 *db, int64_t trace_id);
 /* How many GCs gcs_recon_store_final has written so far (every process). */
 int gcs_recon_stored_final(const struct gcs_recon *r);
-/* The most GCs (all processes) the recon held in memory at once. */
+/* The most GCs (all processes) the recon held in memory at once: those in
+ * its lists and the background GC each process keeps after writing it
+ * (an allocation wait's end may still reach it). */
 int gcs_recon_held_max(const struct gcs_recon *r);
 void gcs_recon_free(struct gcs_recon *r);
 

@@ -29,8 +29,12 @@ struct trc_daemon {
  * answer a read-only request (the session list, asked from a child process
  * killed by its PID after the wait) within $GCSCOPE_SESSIOND_TIMEOUT seconds
  * (1 to 3600, default 10), else err is "lttng-sessiond (pid N) does not
- * answer within S s; restart it". Forks: call before anything a child should
- * not inherit runs. */
+ * answer within S s; restart it", or, when its listen queue is full (it
+ * accepts no connection, so its pid is not known), "lttng-sessiond (SOCKET)
+ * accepts no connection within S s (its listen queue is full); restart it".
+ * A $GCSCOPE_SESSIOND_TIMEOUT or $GCSCOPE_FLUSH_TIMEOUT that is not a number
+ * of seconds in range is refused here, before anything starts. Forks: call
+ * before anything a child should not inherit runs. */
 int trc_daemon_ensure(struct trc_daemon *d, char *err, size_t errlen);
 /* Stop the daemon we started (SIGTERM, then SIGKILL after 5 s), by PID. */
 void trc_daemon_stop(struct trc_daemon *d);
@@ -74,10 +78,19 @@ struct trc_session_cfg {
 int trc_session_create(const struct trc_session_cfg *c, char *err, size_t errlen);
 int trc_session_start(const char *name, char *err, size_t errlen);
 /* Stop (waits until the data is flushed) and destroy (waits too). Both are
- * safe to call on a session that is already stopped. */
+ * safe to call on a session that is already stopped. The stop waits for the
+ * consumer's flush at most $GCSCOPE_FLUSH_TIMEOUT seconds (1 to 86400,
+ * default TRC_FLUSH_TIMEOUT_DEFAULT); past it, it returns
+ * TRC_STOP_FLUSH_LATE with "the LTTng consumer did not finish writing the
+ * trace within S s (GCSCOPE_FLUSH_TIMEOUT)" in err, the session stopped and
+ * left as it is (what the consumer wrote stays; destroying it is the
+ * caller's choice: trc_session_destroy_wait with a timeout). */
+#define TRC_FLUSH_TIMEOUT_DEFAULT 300
+#define TRC_STOP_FLUSH_LATE (-2)
 int trc_session_stop(const char *name, char *err, size_t errlen);
 int trc_session_destroy(const char *name, char *err, size_t errlen);
-/* trc_session_destroy waiting at most timeout_ms (-1: no limit) for the
+/* trc_session_destroy waiting at most timeout_ms (-1: no limit; 0 counts
+ * as 1, which asks for the destruction without waiting for it) for the
  * destruction to complete (a live session's relayd may be gone). */
 int trc_session_destroy_wait(const char *name, int timeout_ms, char *err, size_t errlen);
 /* Write a snapshot of a snapshot session to a local dir or relayd URL. */
@@ -100,9 +113,15 @@ void trc_channel_geometry(uint64_t subbuf_req, uint64_t num_req, uint64_t *subbu
  * gives each request $GCSCOPE_SESSIOND_TIMEOUT seconds (default 10). A
  * request that outlives it has this process's connections to the session
  * daemon (its client and notification sockets) shut down, so the blocked
- * call returns; trc_ctl_next then returns -1 (make no more requests) and
- * trc_ctl_end fills err with "lttng-sessiond (pid N) does not answer
- * \"REQUEST\" within S s; restart it" and returns -1. From then on the daemon
+ * call returns; a call still waiting in connect() on a daemon whose listen
+ * queue is full (no connection yet to shut down) is woken by SIGURG, sent to
+ * the calling thread (a handler that does nothing is installed for it,
+ * without SA_RESTART, unless the process has its own; trc_ctl_begin
+ * unblocks it in the calling thread until trc_ctl_end). trc_ctl_next then
+ * returns -1 (make no more requests) and trc_ctl_end fills err with
+ * "lttng-sessiond (pid N) does not answer \"REQUEST\" within S s; restart
+ * it" (or "lttng-sessiond (SOCKET) accepts no connection for \"REQUEST\"
+ * within S s (its listen queue is full); restart it") and returns -1. From then on the daemon
  * counts as hung for the whole process: trc_ctl_begin refuses at once with
  * the same line, so cleaning up does not wait again, and what gcscope made
  * inside the daemon (its session, its triggers) stays there until the daemon
@@ -114,5 +133,16 @@ int trc_ctl_end(char *err, size_t errlen);
 /* The line saying the session daemon did not answer, once a request went
  * unanswered in this process; NULL until then. */
 const char *trc_ctl_hung(void);
+/* $GCSCOPE_SESSIOND_TIMEOUT seconds (1 to 3600), 10 when unset; -1 with a
+ * line in err when it is not such a number. */
+int trc_ctl_timeout(int *secs, char *err, size_t errlen);
+/* This process's sockets connected to the session daemon's notification
+ * socket (found by their peer's path in /proc/self/fd): up to max fds, their
+ * count returned. Lets the trigger watcher check what arrives on its
+ * channel before liblttng-ctl reads it (trc_watch.c). */
+int trc_ctl_notification_fds(int *fds, int max);
+/* The pid at the other end of a connected unix socket (SO_PEERCRED), 0 if
+ * unknown. */
+pid_t trc_ctl_peer_pid(int fd);
 
 #endif
