@@ -1,5 +1,6 @@
 /* gcscope.c — the umbrella command: `gcscope <command> [args]`. It only
  * dispatches; every command lives in the library that owns its feature. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,16 +72,30 @@ static int help(int argc, char **argv) {
   return c->run(2, a);
 }
 
+/* The report went out: a write error on stdout (a full disk, /dev/full, a
+ * closed pipe's EPIPE aside) is the command's one error line and exit 1,
+ * never a silent exit 0 or an exit 1 with no line. */
+static int stdout_flushed(const char *cmd, int rc) {
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (!bad || e == EPIPE) return rc;
+  gcs_cli_error(cmd, "write error on stdout%s%s", e ? ": " : "", e ? strerror(e) : "");
+  return rc ? rc : 1;
+}
+
 int main(int argc, char **argv) {
   gcs_report_set_findings(gcs_insight_findings_html);   /* the HTML report's advisor block */
   if (argc < 2) { usage(stderr); return GCS_CLI_USAGE_STATUS; }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return help(argc, argv);
   if (!strcmp(cmd, "--version")) { printf("gcscope %s\n", GCSCOPE_VERSION); return 0; }
-  if (!strcmp(cmd, "allocs") && has_stacks_flag(argc, argv)) return gcs_cmd_allocs_stacks(argc - 1, argv + 1);
-  if (!strcmp(cmd, "diff") && has_stacks_flag(argc, argv)) return gcs_stacks_diff(argc - 1, argv + 1);
+  if (!strcmp(cmd, "allocs") && has_stacks_flag(argc, argv))
+    return stdout_flushed("allocs", gcs_cmd_allocs_stacks(argc - 1, argv + 1));
+  if (!strcmp(cmd, "diff") && has_stacks_flag(argc, argv))
+    return stdout_flushed("diff", gcs_stacks_diff(argc - 1, argv + 1));
   const struct gcs_command *c = find_command(cmd);
-  if (c) return c->run(argc - 1, argv + 1);
-  fprintf(stderr, "gcscope: '%s' is not a gcscope command (see gcscope help)\n", cmd);
-  return GCS_CLI_USAGE_STATUS;
+  if (!c) return gcs_cli_error(NULL, "'%.100s' is not a gcscope command (see gcscope help)", cmd);
+  int rc = c->run(argc - 1, argv + 1);
+  return stdout_flushed(c->name, rc);
 }

@@ -159,7 +159,8 @@ static int cmp_double(const void *a, const void *b) {
 
 static int load_gcs(struct side *s, char *err, size_t errlen) {
   sqlite3_stmt *st;
-  const char *sql = "SELECT gen, type, reason, pause_msec FROM gcs WHERE trace_id = ?1 AND pid = ?2 AND complete = 1";
+  const char *sql =
+      "SELECT gen, type, reason, pause_msec, gc_index FROM gcs WHERE trace_id = ?1 AND pid = ?2 AND complete = 1";
   if (sqlite3_prepare_v2(s->in.db, sql, -1, &st, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "%s: %s", s->arg, sqlite3_errmsg(s->in.db));
     return -1;
@@ -167,7 +168,19 @@ static int load_gcs(struct side *s, char *err, size_t errlen) {
   sqlite3_bind_int64(st, 1, s->trace_id);
   sqlite3_bind_int(st, 2, s->pid);
   size_t cap = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    /* Text where a number belongs (a database edited by hand) reads as 0:
+     * a silently wrong pause. The GC loader's error, word for word. */
+    for (int c = 0; c < 4; c++) {
+      int t = sqlite3_column_type(st, c);
+      if (t != SQLITE_TEXT && t != SQLITE_BLOB) continue;
+      snprintf(err, errlen, "%s: damaged database: GC #%lld of pid %d: %s holds %s, not a number", s->arg,
+               (long long)sqlite3_column_int64(st, 4), s->pid, sqlite3_column_name(st, c),
+               t == SQLITE_TEXT ? "text" : "a blob");
+      sqlite3_finalize(st);
+      return -1;
+    }
     uint32_t gen = (uint32_t)sqlite3_column_int(st, 0), type = (uint32_t)sqlite3_column_int(st, 1);
     uint32_t reason = (uint32_t)sqlite3_column_int(st, 2);
     s->m[M_GCS]++;
@@ -184,6 +197,11 @@ static int load_gcs(struct side *s, char *err, size_t errlen) {
       s->pauses = v;
     }
     s->pauses[s->npauses++] = sqlite3_column_double(st, 3);
+  }
+  if (rc != SQLITE_DONE) {   /* not a silent half: the rows read so far are not the run */
+    snprintf(err, errlen, "%s: %s", s->arg, sqlite3_errmsg(s->in.db));
+    sqlite3_finalize(st);
+    return -1;
   }
   sqlite3_finalize(st);
   qsort(s->pauses, s->npauses, sizeof *s->pauses, cmp_double);

@@ -4,10 +4,12 @@
  * JSON. The input follows the reports' one policy (gcs_input_open). Output
  * goes to FILE (written beside it and renamed when complete) or stdout; the
  * binary form is refused on a terminal. */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -84,7 +86,7 @@ static int write_all(sqlite3 *db, const struct proc_ref *procs, size_t n, struct
     exp_proc_free(&p);
     if (rc) {
       snprintf(err, errlen, "write error");
-      return -1;
+      return -2;
     }
   }
   return 0;
@@ -125,7 +127,7 @@ int gcs_cmd_export(int argc, char **argv) {
   if (gcs_input_open_report(CMD, path, &io, &in)) return 1;
   struct proc_ref *procs = NULL;
   size_t n = 0, clamped = 0;
-  int rc = 1;
+  int rc = 1, write_failed = 0;
   char tmp[4200] = "";
   FILE *out = stdout;
   struct exp_writer *w = NULL;
@@ -135,7 +137,23 @@ int gcs_cmd_export(int argc, char **argv) {
     else snprintf(err, sizeof err, "no GCs in %s", path);
     goto fail;
   }
-  if (output) {
+  /* A new or regular file is written beside it and renamed over it (an
+   * error leaves the old one whole); anything else (a device such as
+   * /dev/null or /dev/stdout, a FIFO, a symbolic link) is written to as it
+   * is: a rename would replace the device node or the link itself. */
+  struct stat ost;
+  int direct = output && lstat(output, &ost) == 0 && !S_ISREG(ost.st_mode);
+  if (output && direct) {
+    if (stat(output, &ost) == 0 && S_ISDIR(ost.st_mode)) {
+      snprintf(err, sizeof err, "cannot write %s: Is a directory", output);
+      goto fail;
+    }
+    if (!(out = fopen(output, "wb"))) {
+      snprintf(err, sizeof err, "cannot write %s: %m", output);
+      out = stdout;
+      goto fail;
+    }
+  } else if (output) {
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", output, (long)getpid());
     if (!(out = fopen(tmp, "wb"))) {
       snprintf(err, sizeof err, "cannot write %s: %m", output);
@@ -151,15 +169,20 @@ int gcs_cmd_export(int argc, char **argv) {
   int wrc = write_all(in.db, procs, n, w, &clamped, err, sizeof err);
   int crc = exp_writer_close(w);
   w = NULL;
+  if (wrc == -2) {
+    write_failed = 1;
+    snprintf(err, sizeof err, "write error on %s: %s", output ? output : "stdout", strerror(errno));
+  }
   if (wrc) goto fail;
   if (crc || fflush(out) != 0) {
-    snprintf(err, sizeof err, "write error on %s", output ? output : "stdout");
+    write_failed = 1;
+    snprintf(err, sizeof err, "write error on %s: %s", output ? output : "stdout", strerror(errno));
     goto fail;
   }
   if (output) {
     int bad = fclose(out) != 0;
     out = stdout;
-    if (bad || rename(tmp, output) != 0) {
+    if (bad || (!direct && rename(tmp, output) != 0)) {
       snprintf(err, sizeof err, "cannot write %s: %m", output);
       goto fail;
     }
@@ -170,7 +193,8 @@ int gcs_cmd_export(int argc, char **argv) {
             clamped, clamped == 1 ? "" : "s");
   rc = 0;
 fail:
-  if (rc) fprintf(stderr, "gcscope " CMD ": %s\n", err);
+  /* (A write error on stdout: the umbrella's line, with its cause.) */
+  if (rc && !(write_failed && out == stdout)) fprintf(stderr, "gcscope " CMD ": %s\n", err);
   if (out != stdout) fclose(out);
   if (tmp[0]) unlink(tmp);
   free(procs);

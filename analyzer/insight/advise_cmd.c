@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gcs_cli.h"
+#include "gcs_text.h"
 #include "gcs_gcdb.h"
 #include "gcs_insight.h"
 #include "gcs_stacks.h"
@@ -242,9 +243,12 @@ static void name_stacks(sqlite3 *db, const struct ins_proc_key *pk, struct ins_a
     int kind = !strcmp(f->rule, "induced") ? GCS_STACKS_HINT_INDUCED
                : !strcmp(f->rule, "gen0-frag-pinning") ? GCS_STACKS_HINT_PINS
                : !strcmp(f->rule, "gen0-churn") || !strcmp(f->rule, "loh-churn") ? GCS_STACKS_HINT_ALLOC : -1;
-    char hint[sizeof f->next];
-    if (kind < 0 || gcs_stacks_hint(db, pk->trace_id, pk->pid, (enum gcs_stacks_hint_kind)kind, hint, sizeof hint) != 1)
+    char hint[sizeof f->next], raw[sizeof f->next];
+    if (kind < 0 || gcs_stacks_hint(db, pk->trace_id, pk->pid, (enum gcs_stacks_hint_kind)kind, raw, sizeof raw) != 1)
       continue;
+    /* The sentence names frames from the trace: bytes the traced program
+     * chose (an escape sequence in a method name reached the terminal). */
+    gcs_text_printable(raw, strlen(raw), hint, sizeof hint);
     if (kind == GCS_STACKS_HINT_INDUCED) {  /* the stacks answer "find who calls GC.Collect" */
       static const char tail[] = " Remove the call unless it is measured to help.";
       size_t h = strlen(hint);

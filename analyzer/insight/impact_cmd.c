@@ -81,6 +81,15 @@ static int read_csv(struct impact_opts *o) {
   int rc = 0;
   while (fgets(line, sizeof line, f)) {
     lineno++;
+    /* A line cut by the buffer, or a NUL byte in it (/dev/zero, a binary
+     * file: read as blank lines it was an endless loop): not this CSV. */
+    size_t len = strlen(line);
+    if (len == 0 || (line[len - 1] != '\n' && !feof(f))) {
+      fprintf(stderr, "gcscope %s: %s:%ld: not a CSV line (a NUL byte, or over %zu bytes)\n", CMD,
+              o->requests_file, lineno, sizeof line - 2);
+      rc = -1;
+      break;
+    }
     char *p = line;
     while (*p == ' ' || *p == '\t') p++;
     if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0') continue;
@@ -104,6 +113,21 @@ static int read_csv(struct impact_opts *o) {
       rc = -1;
       break;
     }
+    /* Each value as it is meant, or the line's error: never a wrapped pid,
+     * a negative latency or an overflowed time. */
+    long long start, end;
+    const char *why = v[0] < 0                                     ? "a negative id"
+                      : nf == 4 && (v[3] < 0 || v[3] > INT32_MAX)   ? "a pid out of range"
+                      : v[2] < v[1]                                 ? "end_ns before start_ns"
+                      : __builtin_add_overflow(v[1], o->offset_ns, &start) ||
+                                __builtin_add_overflow(v[2], o->offset_ns, &end)
+                          ? "a time beyond the 64-bit range with --offset"
+                          : NULL;
+    if (why) {
+      fprintf(stderr, "gcscope %s: %s:%ld: %s\n", CMD, o->requests_file, lineno, why);
+      rc = -1;
+      break;
+    }
     if (o->n_csv == cap) {
       size_t nc = cap ? cap * 2 : 256;
       struct csv_req *nr = realloc(o->csv, nc * sizeof *nr);
@@ -111,8 +135,7 @@ static int read_csv(struct impact_opts *o) {
       o->csv = nr;
       cap = nc;
     }
-    o->csv[o->n_csv++] = (struct csv_req){nf == 4 ? (int32_t)v[3] : -1,
-                                          {(uint64_t)v[0], v[1] + o->offset_ns, v[2] + o->offset_ns}};
+    o->csv[o->n_csv++] = (struct csv_req){nf == 4 ? (int32_t)v[3] : -1, {(uint64_t)v[0], start, end}};
   }
   fclose(f);
   return rc;

@@ -77,7 +77,13 @@ void rpt_html_str(FILE *out, const char *s) {
     case '>': fputs("&gt;", out); break;
     case '&': fputs("&amp;", out); break;
     case '"': fputs("&quot;", out); break;
-    default: fputc(*s, out);
+    default:
+      /* A control character (a process name's escape sequence, say): not
+       * HTML text, and raw on a terminal it drives it. U+FFFD instead. */
+      if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') || *s == 0x7f)
+        fputs("&#xFFFD;", out);
+      else
+        fputc(*s, out);
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gcs_cli.h"
+#include "gcs_text.h"
 #include "gcs_report.h"
 #include "gcs_gcdb.h"
 #include "gcs_output.h"
@@ -81,7 +82,22 @@ static void events_line(struct rpt_wbuf *w, const char *name, const char *ms, in
   rpt_wbuf_mem(w, "  ", 2);
   if (payload) {
     const char *nul = memchr(payload, 0, payload_len);
-    rpt_wbuf_mem(w, payload, nul ? (size_t)(nul - payload) : payload_len);
+    size_t len = nul ? (size_t)(nul - payload) : payload_len, i = 0;
+    /* A payload's strings are the traced program's (a type name, a DLL
+     * path): a control character or escape sequence in them would drive the
+     * terminal. Plain ASCII, the usual payload, goes out as it is; anything
+     * else through gcs_text_printable. */
+    while (i < len && (unsigned char)payload[i] >= 0x20 && (unsigned char)payload[i] < 0x7f) i++;
+    char *safe = i < len ? malloc(len + 1) : NULL;
+    if (safe) {
+      gcs_text_printable(payload, len, safe, len + 1);
+      rpt_wbuf_mem(w, safe, strlen(safe));
+      free(safe);
+    } else if (i == len) {
+      rpt_wbuf_mem(w, payload, len);
+    } else {   /* out of memory: the printable part */
+      rpt_wbuf_mem(w, payload, i);
+    }
   }
   else rpt_wbuf_mem(w, "(null)", 6);
   rpt_wbuf_char(w, '\n');
@@ -208,10 +224,8 @@ int gcs_cmd_events(int argc, char **argv) {
     sqlite3_finalize(s);
   }
   rpt_wbuf_flush(&out);
-  if (fflush(stdout) != 0 || ferror(stdout)) {   /* a full disk, say: not a silent half */
-    fprintf(stderr, "gcscope events: write error on stdout\n");
-    rc = 1;
-  }
+  /* A full disk, say: not a silent half; the umbrella prints the line. */
+  if (fflush(stdout) != 0 || ferror(stdout)) rc = 1;
   sqlite3_finalize(q);
   /* AllocationTick samples are kept in blocks of their own (the alloc_ticks
    * view) and not listed: say so when the listing would have had them. */

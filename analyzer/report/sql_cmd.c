@@ -18,6 +18,11 @@
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
+/* The aligned table is printed whole (its widths need every row), so it is
+ * held in memory: at most this many rows, never an unbounded growth (a
+ * recursive query without LIMIT). CSV and JSON stream. */
+#define SQL_TABLE_MAX_ROWS 1000000
+
 static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   int n = sqlite3_column_count(s);
   struct rpt_table t;
@@ -55,7 +60,14 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
         else rpt_json_str(o, txt);
       }
     }
-    if (mode == OUT_TABLE) rpt_table_add(&t, cells);
+    if (mode == OUT_TABLE && rows == SQL_TABLE_MAX_ROWS) {
+      rc = SQLITE_TOOBIG;
+      break;
+    }
+    if (mode == OUT_TABLE && rpt_table_add(&t, cells) < 0) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
     if (mode == OUT_JSON) fputc('}', o);
     if (mode == OUT_CSV) fputc('\n', o);
     rows++;
@@ -67,8 +79,17 @@ static int run_one(sqlite3 *db, sqlite3_stmt *s, int mode, FILE *o) {
   }
   free(cells);
   free(bufs);
+  if (rc == SQLITE_TOOBIG) {
+    gcs_cli_error("sql", "over %d rows: the aligned table is held whole, so it stops here (--csv and --json "
+                  "stream any number; or LIMIT)", SQL_TABLE_MAX_ROWS);
+    return -1;
+  }
+  if (rc == SQLITE_NOMEM) {
+    gcs_cli_error("sql", "out of memory for the aligned table (--csv and --json stream)");
+    return -1;
+  }
   if (rc != SQLITE_DONE) {
-    fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+    gcs_cli_error("sql", "%s", sqlite3_errmsg(db));   /* printable, cut: the query comes back in it */
     return -1;
   }
   return 0;
@@ -90,13 +111,12 @@ static int run_sql(sqlite3 *db, const char *sql, int mode, int write) {
   while (tail && *tail) {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK) {
-      fprintf(stderr, "gcscope sql: %s\n", sqlite3_errmsg(db));
+      gcs_cli_error("sql", "%s", sqlite3_errmsg(db));   /* printable, cut: the query comes back in it */
       return -1;
     }
     if (!s) continue; /* whitespace or comment */
     if (!write && refused_write(s)) {
-      fprintf(stderr, "gcscope sql: '%.40s' would write (read-only: use --write)\n",
-              sqlite3_sql(s));
+      gcs_cli_error("sql", "'%.40s' would write (read-only: use --write)", sqlite3_sql(s));
       sqlite3_finalize(s);
       return -1;
     }
@@ -141,7 +161,7 @@ static int dot_command(sqlite3 *db, char *line, int *mode) {
     }
     return 0;
   }
-  fprintf(stderr, "gcscope sql: unknown command '%s' (.help lists them)\n", cmd);
+  gcs_cli_error("sql", "unknown command '%s' (.help lists them)", cmd);
   return -1;
 }
 
@@ -181,11 +201,11 @@ int gcs_cmd_sql(int argc, char **argv) {
   }
   char err[600];
   struct gcs_input in;
-  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write};
+  struct gcs_input_opts io = {.trace_id = -1, .db_only = 1, .writable = write, .damaged_ok = 1};
   sqlite3 *db = gcs_input_open(path, &io, &in, err, sizeof err) == 0 ? in.db : NULL;
   if (db && gcs_db_harden(db) != 0) { sqlite3_close(db); db = NULL; snprintf(err, sizeof err, "%s: cannot make the connection defensive", path); }
   if (!db) {
-    fprintf(stderr, "gcscope sql: %s\n", err);
+    gcs_cli_error("sql", "%s", err);
     return 1;
   }
   int rc = 0;

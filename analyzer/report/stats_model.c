@@ -328,7 +328,7 @@ static int add_condemned(const struct gcs_gcdb_gc *r, void *ctx) {
 
 /* The process's GCs, loh waits and firings, and its overhead figures (from
  * the pauses of the same GC rows). */
-static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3]) {
+static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc acc[3], char err[256]) {
   struct gc_sink k = {.p = p, .what = what, .acc = acc};
   p->max_committed = NAN;
   for (int c = 0; c < STC_COUNT; c++) k.src[c] = st_source(c);
@@ -340,15 +340,15 @@ static int load_gcs(sqlite3 *db, struct st_proc *p, int what, struct alloc_acc a
     k.pauses_cap = k.pauses ? 2 * (size_t)expect : 0;
   }
   struct gcs_gcdb_query q = gc_query(p, what);
-  char err[256];
-  int rc = gcs_gcdb_each(db, &q, add_gc, &k, err, sizeof err);
+  err[0] = '\0';
+  int rc = gcs_gcdb_each(db, &q, add_gc, &k, err, 256);
   if (rc == 0) rc = st_overhead_of(db, p, k.pauses, k.npauses) ? -2 : 0;
   free(k.pauses);
   if (rc) return rc == -2 ? -2 : -1;
   if (!(q.parts & GCS_GCDB_CONDEMNED) && p->has_phh) {
     struct gcs_gcdb_query cq = {.trace_id = p->trace_id, .pid = p->pid, .after_id = -1, .parts = GCS_GCDB_CONDEMNED};
     struct cr_sink ck = {p, 0};
-    if (gcs_gcdb_each(db, &cq, add_condemned, &ck, err, sizeof err) < 0) return -1;
+    if (gcs_gcdb_each(db, &cq, add_condemned, &ck, err, 256) < 0) return -1;
   }
   sqlite3_stmt *s;
   int cap;
@@ -479,9 +479,11 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
   for (int i = 0; i < m->nprocs; i++) {
     struct alloc_acc acc[3];
     memset(acc, 0, sizeof acc);
-    int rc = load_gcs(db, &m->procs[i], what, acc);
+    char gerr[256];
+    int rc = load_gcs(db, &m->procs[i], what, acc, gerr);
     if (rc) {
       if (rc == -2) snprintf(err, errlen, "cannot read the GC pauses (%s)", sqlite3_errmsg(db));
+      else if (gerr[0]) snprintf(err, errlen, "%s", gerr);   /* the loader's: a damaged row, say */
       else snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
       st_free(m);
       return -1;

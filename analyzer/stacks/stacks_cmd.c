@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
@@ -378,7 +379,7 @@ int gcs_cmd_stacks(int argc, char **argv) {
   }
   FILE *pager = !o.out_path && o.fmt == F_TEXT && isatty(STDOUT_FILENO) ? rpt_pager_open() : NULL;
   out = o.out_path ? fopen(o.out_path, o.fmt == F_PPROF ? "wb" : "w") : pager ? pager : stdout;
-  if (!out) { fprintf(stderr, "gcscope %s: %s: cannot write\n", CMD, o.out_path); goto done; }
+  if (!out) { fprintf(stderr, "gcscope %s: %s: cannot write (%s)\n", CMD, o.out_path, strerror(errno)); goto done; }
   int rc = 0;
   switch (o.fmt) {
   case F_TEXT: {
@@ -402,7 +403,12 @@ int gcs_cmd_stacks(int argc, char **argv) {
   if (o.out_path && fclose(out) != 0) rc = -1;
   if (pager) rpt_pager_close(pager);
   out = NULL;
-  if (rc != 0) { fprintf(stderr, "gcscope %s: %s\n", CMD, o.fmt == F_PPROF && err[0] ? err : "write failed"); goto done; }
+  if (rc != 0) {
+    /* (A write error on stdout: the umbrella's line, with its cause.) */
+    if (o.out_path || pager || (o.fmt == F_PPROF && err[0]))
+      fprintf(stderr, "gcscope %s: %s\n", CMD, o.fmt == F_PPROF && err[0] ? err : "write failed");
+    goto done;
+  }
   status = 0;
 done:
   if (out && out != stdout) fclose(out);

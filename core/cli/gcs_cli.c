@@ -1,8 +1,10 @@
 /* gcs_cli.c — table-driven option parsing over getopt_long (see gcs_cli.h). */
 #include "gcs_cli.h"
+#include "gcs_text.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,7 +19,10 @@ static const char *prog_of(const struct gcs_cli_spec *s) { return s->prog ? s->p
 
 /* A bound as people write it: whole numbers in full, others with %g. */
 static void bound_text(double v, char *buf, size_t n) {
-  if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, n, "%.0f", v);
+  /* (2^63, the double of INT64_MAX, is said as INT64_MAX: the largest value
+   * an integer option takes) */
+  if (v >= 9223372036854775807.0) snprintf(buf, n, "9223372036854775807");
+  else if (v == floor(v) && fabs(v) < 1e19) snprintf(buf, n, "%.0f", v);
   else snprintf(buf, n, "%g", v);
 }
 
@@ -30,6 +35,14 @@ int gcs_cli_number(const char *opt, const char *s, int integer, double min, doub
   errno = 0;
   double v = s && *s ? strtod(s, &end) : NAN;
   int parsed = s && *s && !errno && !*end && isfinite(v);
+  if (parsed && integer) {
+    /* Beyond a long long (9223372036854775808 reads as the double 2^63,
+     * which equals the bound INT64_MAX becomes): out of range, not wrapped. */
+    char *iend;
+    errno = 0;
+    (void)strtoll(s, &iend, 10);
+    if (errno == ERANGE) parsed = 0;
+  }
   if (parsed && integer && v == floor(v) && fabs(v) < 9007199254740992.0) {
     /* Exact for every integer a double cannot hold: strtoll on the text. */
     errno = 0;
@@ -163,7 +176,9 @@ int gcs_cli_next(struct gcs_cli *p) {
   if (o->arg == GCS_CLI_INT || o->arg == GCS_CLI_DOUBLE) {
     if (gcs_cli_number(p->opt, optarg, o->arg == GCS_CLI_INT, o->min, o->max, &p->dval, p->err, sizeof p->err))
       return GCS_CLI_BAD;
-    p->ival = (long long)p->dval;
+    /* (the cast of 2^63 or more is undefined: the exact text below decides) */
+    p->ival = p->dval >= 9223372036854775807.0 ? LLONG_MAX : p->dval <= -9223372036854775807.0 ? LLONG_MIN
+                                                                                              : (long long)p->dval;
     if (o->arg == GCS_CLI_INT) {
       char *end;
       errno = 0;
@@ -315,22 +330,32 @@ void gcs_cli_usage(const struct gcs_cli_spec *s, FILE *out) {
 }
 
 
+/* The one error line: "PREFIX: MESSAGE", the message through
+ * gcs_text_printable (an argument's escape sequence does not reach the
+ * terminal) and cut at GCS_CLI_LINE_MAX bytes with "..." (a 100 KB argument
+ * is not echoed whole). */
+#define GCS_CLI_LINE_MAX 1024
+static void error_line(const char *prog, const char *cmd, const char *fmt, va_list ap) {
+  char msg[GCS_CLI_LINE_MAX + 1], safe[GCS_CLI_LINE_MAX + 4];
+  int n = vsnprintf(msg, sizeof msg, fmt, ap);
+  /* (never longer than msg: a replaced byte or character is one '?') */
+  gcs_text_printable(msg, strlen(msg), safe, GCS_CLI_LINE_MAX + 1);
+  if (n > GCS_CLI_LINE_MAX) strcat(safe, "...");
+  fprintf(stderr, "%s%s%s: %s\n", prog, cmd ? " " : "", cmd ? cmd : "", safe);
+}
+
 int gcs_cli_fail(const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "%s%s%s: ", current_prog, current_cmd ? " " : "", current_cmd ? current_cmd : "");
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  error_line(current_prog, current_cmd, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return GCS_CLI_USAGE_STATUS;
 }
 
 int gcs_cli_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "gcscope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  error_line("gcscope", cmd, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return GCS_CLI_USAGE_STATUS;
 }

@@ -178,6 +178,38 @@ static void bind_named(sqlite3_stmt *s, const char *name, int64_t v) {
   if (i > 0) sqlite3_bind_int64(s, i, v);
 }
 
+/* The names of the columns read_row reads, for the error of a damaged row. */
+static const char *const fixed_names[C_FIXED] = {
+  "id", "trace_id", "pid", "gc_index", "list_index", "gen", "type", "reason", "complete", "phh_count", "gen_name",
+  "reason_name", "start_ns", "end_ns", "suspend_begin_ns", "restart_end_ns", "heap_stats_ns",
+  "bgc_prep_suspend_begin_ns", "bgc_prep_restart_end_ns"};
+
+/* A number column holding text or a blob (a database edited or crafted by
+ * hand): SQLite would read it as 0, a silently wrong figure. Returns the
+ * first such column's name, or NULL; *kind: "text" or "a blob". */
+static int not_number(sqlite3_value *v) {
+  int t = sqlite3_value_type(v);
+  return t == SQLITE_TEXT || t == SQLITE_BLOB;
+}
+static const char *bad_column(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], int cr_at, int hh_at,
+                              const char **kind) {
+  const char *name = NULL;
+  int at = -1;
+  for (int i = 0; i < C_FIXED && !name; i++)
+    if (i != C_GEN_NAME && i != C_REASON_NAME && not_number(s[i])) name = fixed_names[at = i];
+  for (int r = 0; r < GCS_GCDB_NREALS && !name; r++)
+    if (real_at[r] >= 0 && not_number(s[real_at[r]])) name = real_names[r], at = real_at[r];
+  for (int i = 0; cr_at >= 0 && i < GCS_CONDEMN_GROUP_COUNT && !name; i++)
+    if (not_number(s[cr_at + i])) name = condemned_names[i], at = cr_at + i;
+  if (hh_at >= 0 && !name) {
+    if (not_number(s[hh_at])) name = "gen2 fragmentation (gc_heap_gens)", at = hh_at;
+    else if (not_number(s[hh_at + 2])) name = "pinned survival (gc_heap_gens)", at = hh_at + 2;
+    else if (not_number(s[hh_at + 3])) name = "pinned_plug_bytes", at = hh_at + 3;
+  }
+  if (name) *kind = sqlite3_value_type(s[at]) == SQLITE_TEXT ? "text" : "a blob";
+  return name;
+}
+
 static void read_row(sqlite3_value **s, const int real_at[GCS_GCDB_NREALS], const unsigned char real_e6[GCS_GCDB_NREALS],
                      int cr_at, int hh_at, struct gcs_gcdb_gc *g) {
   g->id = sqlite3_value_int64(s[C_ID]);
@@ -229,7 +261,20 @@ struct each_state {
   void *ctx;
   int stop;
   struct gcs_gcdb_gc g;
+  /* A damaged row: its column, what it holds, its GC. */
+  const char *bad, *bad_kind;
+  int64_t bad_gc, bad_pid;
 };
+
+/* 1 (and st->bad set, st->stop -1) when the row has text where a number belongs. */
+static int damaged(struct each_state *st, sqlite3_value **s) {
+  st->bad = bad_column(s, st->real_at, st->cr_at, st->hh_at, &st->bad_kind);
+  if (!st->bad) return 0;
+  st->bad_gc = sqlite3_value_int64(s[C_GC_INDEX]);
+  st->bad_pid = sqlite3_value_int64(s[C_PID]);
+  st->stop = -1;
+  return 1;
+}
 
 /* ROW_FN(:state, columns...): the row as the arguments of an SQL function.
  * SQLite passes its registers, which costs much less per value than
@@ -238,6 +283,7 @@ struct each_state {
 static void row_fn(sqlite3_context *cx, int argc, sqlite3_value **argv) {
   struct each_state *st = argc > 0 ? sqlite3_value_pointer(argv[0], ROW_FN) : NULL;
   if (!st || st->stop) return;
+  if (damaged(st, argv + 1)) return;
   read_row(argv + 1, st->real_at, st->real_e6, st->cr_at, st->hh_at, &st->g);
   st->stop = st->row(&st->g, st->ctx);
   (void)cx;
@@ -289,10 +335,14 @@ int gcs_gcdb_each(sqlite3 *db, const struct gcs_gcdb_query *q,
   while (!st.stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (as_fn) continue;   /* row_fn read it */
     for (int i = 0; i < ncol; i++) cols[i] = sqlite3_column_value(s, i);
+    if (damaged(&st, cols)) break;
     read_row(cols, st.real_at, st.real_e6, st.cr_at, st.hh_at, &st.g);
     st.stop = row(&st.g, ctx);
   }
-  if (!st.stop && rc != SQLITE_DONE) {
+  if (st.bad)
+    snprintf(err, errlen, "damaged database: GC #%lld of pid %lld: %s holds %s, not a number",
+             (long long)st.bad_gc, (long long)st.bad_pid, st.bad, st.bad_kind);
+  else if (!st.stop && rc != SQLITE_DONE) {
     snprintf(err, errlen, "cannot read the gcs table (%s)", sqlite3_errmsg(db));
     st.stop = -1;
   }

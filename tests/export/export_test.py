@@ -23,8 +23,10 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pb_decode  # noqa: E402
@@ -333,9 +335,54 @@ def test_phases():
     same_in_both(doc, tl, pid)
 
 
+# --------------------------------------------------------------------------- outputs
+
+def test_outputs():
+    """-o onto what is not a regular file is written in place, never replaced
+    (a rename over /dev/full as root had made it a regular file); a write
+    error is one line with its cause, exit 1."""
+    db = os.path.join(WORK, "o.db")
+    run(["import", "-q", "-d", db, INPUT])
+    full = os.path.join(WORK, "full")
+    os.symlink("/dev/full", full)
+    p = run(["export", db, "--format", "chrome-json", "-o", full], status=1)
+    check(p.stderr.decode() == "gcscope export: write error on %s: No space left on device\n" % full,
+          "-o LINK-TO-/dev/full: %r" % p.stderr)
+    check(os.path.islink(full) and os.readlink(full) == "/dev/full", "the link to /dev/full is still a link")
+    check(not [f for f in os.listdir(WORK) if f.startswith("full.tmp")], "no temporary file left")
+    # a link to a regular file: the file gets the document, the link stays
+    target = os.path.join(WORK, "target.json")
+    with open(target, "w") as f:
+        f.write("old")
+    link = os.path.join(WORK, "link.json")
+    os.symlink(target, link)
+    run(["export", db, "--format", "chrome-json", "-o", link])
+    check(os.path.islink(link), "the link is still a link")
+    with open(target) as f:
+        text = f.read()
+    check(text.startswith("{") and tef_check.check(json.loads(text)) == [], "the link's target holds the document")
+    # a FIFO: read as it is written
+    fifo = os.path.join(WORK, "fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    run(["export", db, "--format", "chrome-json", "-o", fifo])
+    reader.join(60)
+    check(got and tef_check.check(json.loads(got[0])) == [], "the FIFO's reader got the document")
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO is still a FIFO")
+    # stdout on a full disk: the umbrella's line
+    with open("/dev/full", "wb") as dev:
+        p = subprocess.run([GCSCOPE, "export", db, "--format", "chrome-json"], cwd=WORK, stdout=dev,
+                           stderr=subprocess.PIPE, timeout=300)
+    check(p.returncode == 1 and p.stderr.decode() == "gcscope export: write error on stdout: No space left on device\n",
+          "stdout /dev/full: exit %d %r" % (p.returncode, p.stderr))
+
+
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-{"real": test_real, "handbuilt": test_handbuilt, "cli": test_cli, "phases": test_phases}[MODE]()
+{"real": test_real, "handbuilt": test_handbuilt, "cli": test_cli, "phases": test_phases,
+ "outputs": test_outputs}[MODE]()
 if failed():
     print("%d failure(s)" % failed(), file=sys.stderr)
     sys.exit(1)

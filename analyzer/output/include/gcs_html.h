@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-/* s as HTML text (<, >, & and " escaped); NULL prints nothing. */
+/* s as HTML text (<, >, & and " escaped; a control character other than tab,
+ * CR and LF as U+FFFD); NULL prints nothing. */
 void rpt_html_str(FILE *out, const char *s);
 /* A step of 1, 2 or 5 x 10^k giving about n ticks over range (> 0). */
 double rpt_nice_step(double range, int n);

@@ -110,7 +110,9 @@ int gcs_cli_number(const char *opt, const char *s, int integer, double min, doub
  * parsed last ("gcscope stats"); returns GCS_CLI_USAGE_STATUS so that a
  * command can `return gcs_cli_fail("--top: %s", why);`. A command that fails
  * at run time returns 1 after it instead. Before gcs_cli_init it says
- * "gcscope: MESSAGE". Threading: the command's thread (a process runs one
+ * "gcscope: MESSAGE". The message is printed through gcs_text_printable
+ * (control characters and escape sequences of an argument become '?') and
+ * cut after 1024 bytes with "...". Threading: the command's thread (a process runs one
  * command). Libraries never print: they fill err (CONTRIBUTING.md). */
 int gcs_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

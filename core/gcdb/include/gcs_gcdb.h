@@ -51,6 +51,9 @@ struct gcs_input_opts {
   int writable;          /* 1: open the database read-write */
   int allow_empty;       /* 1: accept a database without the gcscope tables yet (top
                             waits for an import to create them); the scope is then empty */
+  int damaged_ok;        /* 1: open a database whose views do not read (a table dropped):
+                            sql, to look at it; 0: "damaged database: view V does not
+                            read (REASON)", an error */
   FILE *progress;        /* import summary lines; NULL: stderr */
 };
 
