@@ -109,38 +109,6 @@ static int has_gcscope_tables(sqlite3 *db, int *yes, char *err, size_t errlen) {
   return 0;
 }
 
-/* A gcscope database with a table dropped (by hand, or a tool that "cleaned
- * it up"): the views over it no longer read. Found before anything else,
- * since the update of an older database below would make the table again,
- * empty, and every report would print zeros with exit 0. 0, or -1 with
- * *view and *why (the first view that does not read, SQLite's reason). */
-static int views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t whylen) {
-  sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_master WHERE type = 'view' ORDER BY name", -1, &q, NULL) !=
-      SQLITE_OK)
-    return 0;   /* (has_gcscope_tables read it a moment ago) */
-  int bad = 0;
-  while (!bad && sqlite3_step(q) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(q, 0);
-    if (!name) continue;
-    char *sql = sqlite3_mprintf("SELECT * FROM main.\"%w\" LIMIT 0", name);
-    sqlite3_stmt *v = NULL;
-    /* (A view over a legacy_* table that is not there is the update's own:
-     * a database whose events were a table, its alloc_ticks a view, gets
-     * views over all three legacy tables. Not a dropped table.) */
-    if (sql && sqlite3_prepare_v2(db, sql, -1, &v, NULL) != SQLITE_OK &&
-        !strstr(sqlite3_errmsg(db), "no such table: main.legacy_")) {
-      snprintf(view, viewlen, "%s", name);
-      snprintf(why, whylen, "%s", sqlite3_errmsg(db));
-      bad = 1;
-    }
-    sqlite3_finalize(v);
-    sqlite3_free(sql);
-  }
-  sqlite3_finalize(q);
-  return bad ? -1 : 0;
-}
-
 /* temp.input_traces := ids (or every trace when ids is NULL), then narrowed
  * to only_trace when >= 0. */
 static int fill_scope(sqlite3 *db, const int64_t *ids, int nids, int have_tables, int64_t only_trace,
@@ -251,7 +219,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
     goto fail;
   }
   char view[128], why[256];
-  int damaged = have && views_read(db, view, sizeof view, why, sizeof why) != 0;
+  int damaged = have && gcs_db_views_read(db, view, sizeof view, why, sizeof why) != 0;
   if (damaged && !opts->damaged_ok) {
     snprintf(err, errlen, "%s: damaged database: view %s does not read (%s)", in->db_path, view, why);
     goto fail;

@@ -357,12 +357,56 @@ static int check_target(sqlite3 *db, const char *path, char *err, size_t errlen)
   return 0;
 }
 
+int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t whylen) {
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_master WHERE type = 'view' ORDER BY name", -1, &q, NULL) !=
+      SQLITE_OK)
+    return 0;   /* (the caller read sqlite_master a moment ago) */
+  int bad = 0;
+  while (!bad && sqlite3_step(q) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(q, 0);
+    if (!name) continue;
+    char *sql = sqlite3_mprintf("SELECT * FROM main.\"%w\" LIMIT 0", name);
+    sqlite3_stmt *v = NULL;
+    /* (A view over a legacy_* table that is not there is the update's own:
+     * a database whose events were a table, its alloc_ticks a view, gets
+     * views over all three legacy tables. Not a dropped table.) */
+    if (sql && sqlite3_prepare_v2(db, sql, -1, &v, NULL) != SQLITE_OK &&
+        !strstr(sqlite3_errmsg(db), "no such table: main.legacy_")) {
+      snprintf(view, viewlen, "%s", name);
+      snprintf(why, whylen, "%s", sqlite3_errmsg(db));
+      bad = 1;
+    }
+    sqlite3_finalize(v);
+    sqlite3_free(sql);
+  }
+  sqlite3_finalize(q);
+  return bad ? -1 : 0;
+}
+
+/* What a file that is not a regular one is, for the refusal of -d. */
+static const char *file_kind(mode_t m) {
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   sqlite3 *db = NULL;
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     snprintf(err, errlen, "%s: is a directory (the database is a file: -d %s%sgcscope.db?)", path, path,
              path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
+    return NULL;
+  }
+  /* A device, FIFO or socket (or a link to one) is no database: SQLite
+   * would write to it (/dev/full: "database or disk is full", and a
+   * /dev/full-journal left beside it). Refused before it is opened. A
+   * link to a regular file is followed (stat). */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: is %s, not a database file (nothing written)", path, file_kind(st.st_mode));
     return NULL;
   }
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -382,6 +426,16 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   if (check_target(db, path, err, errlen) != 0) {
+    sqlite3_close(db);
+    return NULL;
+  }
+  /* A table of it dropped (by hand, or a tool that "cleaned it up"): the
+   * schema script below would make it again, empty, and the import would
+   * add a trace beside GCs that are gone. Refused as the reports refuse it
+   * (gcs_input_open), before anything is written. */
+  char view[128], why[256];
+  if (gcs_db_views_read(db, view, sizeof view, why, sizeof why) != 0) {
+    snprintf(err, errlen, "%s: damaged database: view %s does not read (%s)", path, view, why);
     sqlite3_close(db);
     return NULL;
   }

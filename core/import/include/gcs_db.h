@@ -43,6 +43,18 @@ typedef struct sqlite3 sqlite3;
  * gcscope database"), or is read-only or in a read-only directory
  * ("permission denied"). */
 sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
+/* (Also refused, nothing written: a path that is a directory, device, FIFO
+ * or socket, or a link to one; a damaged database, gcs_db_views_read.) */
+
+/* A gcscope database with a table dropped (by hand, or a tool that
+ * "cleaned it up"): a view over it no longer reads. The one check of it,
+ * made by gcs_db_open (an import) and gcs_input_open (the reports) before
+ * anything is written: the update of an older database would make the
+ * table again, empty, and every figure would read zero. A view over an
+ * absent legacy_* table is the update's own and reads as fine. 0, or -1
+ * with *view and *why (the first view that does not read, by name, and
+ * SQLite's reason): "damaged database: view V does not read (WHY)". */
+int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t whylen);
 
 /* What a trace lost, in words, the one text of import's summary and every
  * report's warning (traces.discarded and traces.packet_gaps): discarded is
