@@ -66,7 +66,11 @@ struct lex {
 };
 
 static int fail(struct lex *L, const char *fmt, ...) {
-  if (!L->failed) {
+  if (!L->failed && L->t == T_END) {
+    /* the text ended inside a declaration: a file cut short, not a
+     * construct outside the subset */
+    snprintf(L->why, L->whylen, "cut short (the text ends inside a declaration)");
+  } else if (!L->failed) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(L->why, L->whylen, fmt, ap);
@@ -761,7 +765,11 @@ static int parse_all(struct pstate *P, struct ev_tmp **evs, struct sc_tmp **scs)
     } else return fail(L, "metadata: unsupported declaration '%.*s'", (int)(L->len > 40 ? 40 : L->len), L->tok);
   }
   if (L->failed) return -1;
-  if (!have_trace) return fail(L, "metadata: no trace block");
+  if (!have_trace) {   /* (at the end of the text, yet not cut short) */
+    snprintf(L->why, L->whylen, "metadata: no trace block");
+    L->failed = 1;
+    return -1;
+  }
   return 0;
 }
 
@@ -784,6 +792,9 @@ static int read_metadata(const char *path, char **out, size_t *outlen, char *why
   }
   close(fd);
   n = got;
+  /* Nothing to describe the streams: no reader can read the trace (an
+   * error, not libbabeltrace2's "Cannot create trace"). */
+  if (n == 0) { free(raw); snprintf(why, whylen, "%s: empty file (a trace's metadata describes its streams: none can be read)", path); return -1; }
   int be = -1;
   if (n >= 4 && raw[0] == 0x57 && raw[1] == 0x1d && raw[2] == 0xd1 && raw[3] == 0x75) be = 0;
   if (n >= 4 && raw[0] == 0x75 && raw[1] == 0xd1 && raw[2] == 0x1d && raw[3] == 0x57) be = 1;

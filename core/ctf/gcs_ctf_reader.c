@@ -581,7 +581,7 @@ int gcs_ctf_uses_native(const char *const *dirs, int ndirs) {
 
 static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                    void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
-                   char *err, size_t errlen);
+                   const char *native_why, char *err, size_t errlen);
 
 int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                  void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
@@ -595,13 +595,39 @@ int gcs_ctf_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbac
     if (rc != 2) return rc;
     if (c == 1) return -1;     /* forced: the reason is in err */
     memset(stats, 0, sizeof *stats);
+    /* Why the native reader would not read it ("DIR: not readable by the
+     * native CTF reader: WHY"): said instead of libbabeltrace2's "Cannot
+     * create trace" when libbabeltrace2 cannot read the metadata either. */
+    char *why = strdup(err);
+    rc = bt_read(dirs, ndirs, cb, ud, cancel, stats, why, err, errlen);
+    free(why);
+    return rc;
   }
-  return bt_read(dirs, ndirs, cb, ud, cancel, stats, err, errlen);
+  return bt_read(dirs, ndirs, cb, ud, cancel, stats, NULL, err, errlen);
+}
+
+/* libbabeltrace2 could not open dir's trace (its metadata): one line naming
+ * the metadata file with the native reader's reason when it had one for
+ * that directory (native_why, as gcs_ctf_read keeps it), else
+ * libbabeltrace2's own. */
+static void open_error(const char *dir, const char *native_why, char *err, size_t errlen) {
+  static const char mid[] = ": not readable by the native CTF reader: ";
+  size_t dl = strlen(dir);
+  if (!native_why || strncmp(native_why, dir, dl) != 0 || strncmp(native_why + dl, mid, sizeof mid - 1) != 0) {
+    take_error(err, errlen, dir);
+    return;
+  }
+  bt_current_thread_clear_error();
+  const char *why = native_why + dl + sizeof mid - 1;
+  /* its reasons begin "DIR/metadata: " or "metadata: " */
+  if (strncmp(why, dir, dl) == 0 && strncmp(why + dl, "/metadata: ", 11) == 0) why += dl + 11;
+  else if (strncmp(why, "metadata: ", 10) == 0) why += 10;
+  snprintf(err, errlen, "%s/metadata: unreadable metadata: %s (libbabeltrace2 cannot read it either)", dir, why);
 }
 
 static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callbacks *cb,
                    void *ud, const atomic_int *cancel, struct gcs_rd_stats *stats,
-                   char *err, size_t errlen) {
+                   const char *native_why, char *err, size_t errlen) {
   struct reader *r = calloc(1, sizeof *r);
   if (r) r->dec = gcs_ctf_decoder_new();
   if (!r || !r->dec) { free(r); snprintf(err, errlen, "out of memory"); return -1; }
@@ -652,7 +678,7 @@ static int bt_read(const char *const *dirs, int ndirs, const struct gcs_rd_callb
     const bt_component_source *src;
     if (bt_graph_add_source_component(g, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), cname,
                                       params, BT_LOGGING_LEVEL_NONE, &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-      take_error(err, errlen, dirs[i]);
+      open_error(dirs[i], native_why, err, errlen);
       goto out;
     }
     bt_value_put_ref(params);
