@@ -64,6 +64,8 @@ struct nstream {
   struct gcs_rd_lost lost[2];
   int lost_gap[2];                   /* lost[i] is a packet gap */
   int nlost, lost_i;
+  uint64_t npackets;                 /* whole packets read from the current file */
+  int cut_checked;                   /* the end of its last file checked against the index */
   const struct nt_event *ev;         /* the pending event (header read) */
   int64_t ts_ns;
   int done;
@@ -382,13 +384,90 @@ static int ensure(struct nstream *s, size_t n) {
 
 static int open_file(struct nreader *R, struct nstream *s, int i);
 
+static uint64_t be64_at(const uint8_t *b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = v << 8 | b[i];
+  return v;
+}
+
+/* The stream's file ends after a whole packet: does its LTTng index
+ * (DIR/index/NAME.idx: a big-endian header, magic 0xC1F1DCC1, then one
+ * entry per packet: offset, packet size in bits, ...) list packets from
+ * that offset on? Their count and bytes in *more, *bytes; 0 when there is
+ * no index or it lists none (an index is not required, nor trusted beyond
+ * this: its entries only tell that the file was longer). */
+static int index_lists_more(const char *path, uint64_t fsize, uint64_t *more, uint64_t *bytes) {
+  const char *sl = strrchr(path, '/');
+  char ip[4200];
+  if (sl) snprintf(ip, sizeof ip, "%.*s/index/%s.idx", (int)(sl - path), path, sl + 1);
+  else snprintf(ip, sizeof ip, "index/%s.idx", path);
+  FILE *f = fopen(ip, "rb");
+  if (!f) return 0;
+  uint8_t h[16], e[256];
+  int at_end = 0;
+  *more = *bytes = 0;
+  if (fread(h, 1, 16, f) == 16 && be64_at(h) >> 32 == 0xC1F1DCC1u) {
+    uint32_t len = (uint32_t)(be64_at(h + 8) & 0xffffffffu);
+    for (uint64_t n = 0; len >= 16 && len <= sizeof e && n < NT_FILES_MAX && fread(e, 1, len, f) == len; n++) {
+      uint64_t off = be64_at(e), psize = be64_at(e + 8) / 8;
+      if (off == fsize) at_end = 1;
+      if (off >= fsize && psize <= NT_PACKET_MAX) { (*more)++; *bytes += psize; }
+    }
+  }
+  fclose(f);
+  return at_end && *more > 0;
+}
+
+/* The stream's last file is cut short at the packet at s->cur (how: what
+ * of it is there): its whole packets are kept, the rest of the stream is a
+ * lost record (gcs_rd_lost: count 0, packet_gap 1) from the end of the
+ * stream's last whole packet to the end of the trace, and the read goes on
+ * with the other streams. 1: the record is pending (as a packet's). */
+static int cut_stream(struct nreader *R, struct nstream *s, const char *how) {
+  const struct nt_meta *m = &s->tr->m;
+  struct gcs_rd_stats *st = R->stats;
+  if (!st->cut_streams++) {
+    st->cut_at = s->fsize;
+    snprintf(st->cut_why, sizeof st->cut_why, "%s: cut at byte %llu %s; the events of the %llu whole packet%s before "
+             "it are kept, the stream's later events are missing", s->path, (unsigned long long)s->fsize, how,
+             (unsigned long long)s->npackets, s->npackets == 1 ? "" : "s");
+    for (char *c = st->cut_why; *c; c++)   /* a name from the files: one printable line */
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  }
+  s->nlost = s->lost_i = 0;
+  struct gcs_rd_lost *l = &s->lost[s->nlost];
+  l->count = 0;
+  l->packet_gap = 1;
+  s->lost_gap[s->nlost++] = 0;   /* not a packet_seq_num gap: not in the stats' packet_gaps */
+  l->stream = s->name;
+  l->ts_ns = UINT64_MAX;
+  s->ts_ns = s->have_end ? ns_of(m, s->tr->base_ns, s->prev_end) : 0;
+  l->begin_ns = s->ts_ns > 0 ? (uint64_t)s->ts_ns : 0;
+  /* nothing more of this stream: the next load ends it */
+  s->off = s->fsize;
+  s->fi = s->nfiles - 1;
+  s->pos = s->content = 0;
+  s->cut_checked = 1;
+  return 1;
+}
+
 /* Read the next packet's header and context. 1: a packet is loaded; 0: end
  * of the file; -1: error. */
 static int load_packet(struct nreader *R, struct nstream *s) {
   const struct nt_meta *m = &s->tr->m;
   for (;;) {
     if (s->off >= s->fsize) {
-      if (s->fi + 1 >= s->nfiles) return 0;
+      if (s->fi + 1 >= s->nfiles) {
+        uint64_t more, bytes;
+        if (!s->cut_checked && (s->cut_checked = 1) && index_lists_more(s->path, s->fsize, &more, &bytes)) {
+          char how[160];
+          s->cur = s->fsize;
+          snprintf(how, sizeof how, "after a whole packet (its index lists %llu packet%s more, %llu bytes, missing)",
+                   (unsigned long long)more, more == 1 ? "" : "s", (unsigned long long)bytes);
+          return cut_stream(R, s, how);
+        }
+        return 0;
+      }
       if (open_file(R, s, s->fi + 1)) return -1;
       continue;
     }
@@ -397,9 +476,18 @@ static int load_packet(struct nreader *R, struct nstream *s) {
     size_t first = left < 65536 ? (size_t)left : 65536;
     if (ensure(s, first) || pread_all(s->fd, s->buf, first, s->off)) return sfail(R, s, "cannot read");
     uint64_t pos = 0, end = (uint64_t)first * 8;
+    /* The stream's last file ends within this packet's header or context
+     * (all of the file's rest is read, and it does not hold them): cut. */
+    int at_tail = first == left && s->fi + 1 >= s->nfiles;
+    char how[200];
+    snprintf(how, sizeof how, "inside the header of a packet that starts at byte %llu (%llu bytes of it, dropped)",
+             (unsigned long long)s->cur, (unsigned long long)left);
     const struct nt_stream_class *sc = &m->sc[0];
     if (m->phdr) {
-      if (dec(s->buf, &pos, end, m->phdr, &R->slots[0], R->slots + 1)) return sfail(R, s, "truncated packet header");
+      if (dec(s->buf, &pos, end, m->phdr, &R->slots[0], R->slots + 1)) {
+        if (at_tail) return cut_stream(R, s, how);
+        return sfail(R, s, "truncated packet header");
+      }
       struct nv *h = R->slots + 1;
       if (m->ph_magic >= 0 && h[m->ph_magic].u != 0xC1FC1FC1u) return sfail(R, s, "bad packet magic");
       if (m->ph_uuid >= 0 && m->has_uuid) {
@@ -419,12 +507,22 @@ static int load_packet(struct nreader *R, struct nstream *s) {
     int have_c = 0;
     struct nv *c = R->slots + 1;
     if (sc->pctx) {
-      if (dec(s->buf, &pos, end, sc->pctx, &R->slots[0], c)) return sfail(R, s, "truncated packet context");
+      if (dec(s->buf, &pos, end, sc->pctx, &R->slots[0], c)) {
+        if (at_tail) return cut_stream(R, s, how);
+        return sfail(R, s, "truncated packet context");
+      }
       if (sc->pc_packet >= 0) psize = c[sc->pc_packet].u;
       if (sc->pc_content >= 0) { csize = c[sc->pc_content].u; have_c = 1; }
     }
     if (!have_c) csize = psize;
     if (psize == 0 || psize % 8) return sfail(R, s, "bad packet size");
+    /* The stream's last file ends inside the packet: cut (a packet size
+     * no packet has, over NT_PACKET_MAX, is damage, said as such). */
+    if (psize / 8 > left && psize / 8 <= NT_PACKET_MAX && s->fi + 1 >= s->nfiles && csize <= psize) {
+      snprintf(how, sizeof how, "inside a packet that starts at byte %llu (%llu bytes of its %llu, dropped)",
+               (unsigned long long)s->cur, (unsigned long long)left, (unsigned long long)(psize / 8));
+      return cut_stream(R, s, how);
+    }
     if (psize / 8 > left) {
       char w[160];
       snprintf(w, sizeof w, "packet size %llu bytes past the end of the file (%llu bytes left)",
@@ -523,6 +621,7 @@ static int load_packet(struct nreader *R, struct nstream *s) {
     s->content = csize;
     if (R->cb->where && R->where != s->path) { R->where = s->path; R->cb->where(s->path, R->ud); }
     s->off += psize / 8;
+    s->npackets++;
     return 1;
   }
 }
@@ -776,6 +875,7 @@ static int open_file(struct nreader *R, struct nstream *s, int i) {
   s->fi = i;
   s->path = s->files[i].path;
   s->off = s->cur = 0;
+  s->npackets = 0;
   s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (s->fd < 0 || fstat(s->fd, &st) != 0) {

@@ -639,7 +639,12 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   /* An empty trace is a failed recording or the wrong directory: saying
    * "imported" and storing a trace of nothing would hide that. */
   if (tr->events == 0) {
-    snprintf(err, errlen, "%s: no events in this trace (an empty recording?): nothing imported", label);
+    const char *kept = tr->truncated && tr->truncated_why ? strstr(tr->truncated_why, "; the events of") : NULL;
+    if (kept)   /* every event was in what is missing: where it was cut, and no more */
+      snprintf(err, errlen, "%.*s: no whole packet left, nothing imported", (int)(kept - tr->truncated_why),
+               tr->truncated_why);
+    else
+      snprintf(err, errlen, "%s: no events in this trace (an empty recording?): nothing imported", label);
     return -1;
   }
   if (imw_finish(w, tr->hostname, err, errlen) != 0) return -1;
@@ -928,8 +933,19 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
   }
   prog_done(&pg);
   if (!failed) {
+    /* A stream file cut short: its whole packets are in, the rest of it a
+     * loss window to the end (marked GCs); one warning line, and
+     * traces.truncated_at for the reports. */
+    char cut[1200];
+    d->stats.cut_why[sizeof d->stats.cut_why - 1] = '\0';
+    if (d->stats.cut_streams > 1)
+      snprintf(cut, sizeof cut, "%s (and %llu other stream file%s cut)", d->stats.cut_why,
+               (unsigned long long)(d->stats.cut_streams - 1), d->stats.cut_streams == 2 ? "" : "s");
+    else
+      snprintf(cut, sizeof cut, "%s", d->stats.cut_why);
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
-                               d->stats.decoded, d->stats.discarded, 0, 0, NULL, d->stats.packet_gaps };
+                               d->stats.decoded, d->stats.discarded, d->stats.cut_streams > 0, d->stats.cut_at,
+                               cut, d->stats.packet_gaps };
     c->trace_dir = s->root;
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
     c->trace_dir = NULL;

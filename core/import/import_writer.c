@@ -570,7 +570,8 @@ int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_
   gcs_recon_lost(w->recon, -1, begin_ns, end_ns, count);
   sqlite3_stmt *s = w->st[S_LOST];
   if (stream) sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT); else sqlite3_bind_null(s, 2);
-  if (end_ns) sqlite3_bind_int64(s, 3, (int64_t)end_ns); else sqlite3_bind_null(s, 3);
+  /* (UINT64_MAX: to the end of the trace, a stream cut short: NULL, as unknown) */
+  if (end_ns && end_ns != UINT64_MAX) sqlite3_bind_int64(s, 3, (int64_t)end_ns); else sqlite3_bind_null(s, 3);
   sqlite3_bind_int64(s, 4, (int64_t)count);
   if (begin_ns) sqlite3_bind_int64(s, 5, (int64_t)begin_ns); else sqlite3_bind_null(s, 5);
   sqlite3_bind_int(s, 6, (flags & IMW_LOST_PACKETS) != 0);

@@ -56,8 +56,9 @@ int imw_module(struct imw *w, int32_t pid, uint64_t baddr, uint64_t memsz, const
  * 0: unknown), discarded events or, with IMW_LOST_PACKETS, missing packets;
  * a row of lost_events. Every source gives a window: LTTng's packets, and
  * EventPipe's sequence gaps (a capture thread's previous event to the event
- * or sequence point after the gap), so no loss is left unplaced. 0, or -1
- * with a message. */
+ * or sequence point after the gap), so no loss is left unplaced; end_ns
+ * UINT64_MAX: to the end of the trace (a CTF stream cut short; its row's
+ * ts_ns is NULL). 0, or -1 with a message. */
 #define IMW_LOST_PACKETS 1u
 int imw_lost(struct imw *w, const char *stream, uint64_t begin_ns, uint64_t end_ns, uint64_t count,
              unsigned flags, char *err, size_t errlen);

@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
            (unsigned long long)st.events, (unsigned long long)st.decoded, (unsigned long long)st.discarded,
            (unsigned long long)st.packet_gaps,
            (unsigned long long)st.first_ns, (unsigned long long)st.last_ns, st.hostname);
+    if (st.cut_streams)   /* stream files cut short: the first one's line */
+      printf("CUT %llu %s\n", (unsigned long long)st.cut_streams, st.cut_why);
   }
   gcs_ctf_sessions_free(s, n);
   return rc;

@@ -32,11 +32,14 @@ expect() {
 }
 f=$tmp/t/$s
 
+# The stream cut (or a packet size past the file's end: the same to the
+# reader): its whole packets are kept (import.ctf_cut); this trace's one
+# packet is not whole, so nothing is left to import.
 fresh; truncate -s 3000 "$f"
-expect truncated "$f: packet at offset 0: packet size 4096 bytes past the end of the file (3000 bytes left)"
+expect truncated "$f: cut at byte 3000 inside a packet that starts at byte 0 (3000 bytes of its 4096, dropped): no whole packet left, nothing imported"
 
 fresh; poke 56 '<Q' 65536
-expect packet-size-past-file "$f: packet at offset 0: packet size 8192 bytes past the end of the file (4096 bytes left)"
+expect packet-size-past-file "$f: cut at byte 4096 inside a packet that starts at byte 0 (4096 bytes of its 8192, dropped): no whole packet left, nothing imported"
 
 fresh; poke 0 '<B' 0
 expect bad-magic "$f: packet at offset 0: bad packet magic"

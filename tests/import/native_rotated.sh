@@ -330,11 +330,12 @@ done
 echo "ok: missing-middle: LOST 1 at $gend ($gcount packets missing, babeltrace2's); $btot lost in all"
 x=$(damaged); mv "$x/${f0[1]}" "$x/rot_9_7"
 same_dmg renamed
-# The last file cut inside a packet: one line.
+# The last file cut inside a packet: its whole packets are read, the rest is
+# a record of the cut (count 0, to the end of the trace: 2^64 - 1).
 x=$(damaged); last=${f0[${#f0[@]}-1]}
 sz=$(stat -c %s "$x/$last"); truncate -s $((sz - 100)) "$x/$last"
-GCSCOPE_CTF_READER=native "$dump" -a "$tmp/dmg" >/dev/null 2>"$tmp/dmg.err" && fail "cut: the native reader read it"
-grep -q "^$x/$last: packet at offset [0-9]*: packet size [0-9]* bytes past the end of the file ([0-9]* bytes left)\$" "$tmp/dmg.err" ||
-  fail "cut: '$(cat "$tmp/dmg.err")'"
-[ "$(wc -l <"$tmp/dmg.err")" = 1 ] || fail "cut: more than one line"
-echo "ok: cut: $(cat "$tmp/dmg.err")"
+GCSCOPE_CTF_READER=native "$dump" -a "$tmp/dmg" >"$tmp/dmg.out" 2>"$tmp/dmg.err" || fail "cut: $(cat "$tmp/dmg.err")"
+grep -q "^CUT 1 $x/$last: cut at byte $((sz - 100)) inside a packet that starts at byte [0-9]* ([0-9]* bytes of its [0-9]*, dropped); the events of the [0-9]* whole packets\{0,1\} before it are kept, the stream's later events are missing\$" "$tmp/dmg.out" ||
+  fail "cut: '$(grep '^CUT' "$tmp/dmg.out")'"
+[ "$(grep -c "^LOST 0 .* 18446744073709551615\$" "$tmp/dmg.out")" = 1 ] || fail "cut: no LOST 0 record to the end"
+echo "ok: cut: $(grep '^CUT' "$tmp/dmg.out")"

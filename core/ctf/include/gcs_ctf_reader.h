@@ -75,7 +75,13 @@ struct gcs_rd_event {
  * (their events, how many unknown), ts_ns the beginning of the packet after
  * the gap, counted in the stats' discarded and packet_gaps. Each record is
  * delivered, among the events, where its window begins (a first packet's:
- * at that packet's beginning). */
+ * at that packet's beginning). A stream whose last file is cut short (it
+ * ends inside a packet or its header, or after a whole packet where its
+ * LTTng index lists more) is a record of count 0 (not counted as
+ * discarded: gcs_rd_stats.cut_streams says it), packet_gap 1, from the end
+ * of the stream's last whole packet (begin_ns, 0 if none) to the end of the
+ * trace (ts_ns UINT64_MAX): the stream's later events are missing. Only the
+ * native reader tells a cut (libbabeltrace2 fails on one). */
 struct gcs_rd_lost {
   uint64_t count;
   uint64_t ts_ns;      /* the window's end (above), 0 if the trace does not say */
@@ -110,6 +116,12 @@ struct gcs_rd_stats {
    * beginnings, between the events (gcs_recon_lost_horizon). */
   uint64_t lost_horizon_ns;
   uint64_t first_ns, last_ns;  /* first/last event time, 0 if no event */
+  /* Stream files cut short (see gcs_rd_lost): how many; the first one's
+   * size (where it was cut) and its one line ("FILE: cut at byte N ...",
+   * how many bytes were dropped and what was kept). */
+  uint64_t cut_streams;
+  uint64_t cut_at;
+  char cut_why[1024];
   char hostname[256];     /* trace environment `hostname`, "" if absent */
 };
 
