@@ -457,7 +457,7 @@ static int record(struct trc_capture *c) {
   /* A session that sent nothing, or less than a stream's first 8 bytes: no
    * trace at all (exit 1, not "0 GCs"); the controller removes an empty
    * file with the directory it made (trc_outdir.h). */
-  if (r->bytes == 0) {   /* the empty file goes with the failed recording (trc_outdir.h) */
+  if (r->bytes == 0) {
     snprintf(c->err, sizeof c->err, "pid %d: the session ended without a byte of trace (the diagnostic socket "
              "closed it at once%s)", (int)r->s.pid, c->triggers ? "" : "; no trace written");
     return -1;
