@@ -4,56 +4,18 @@
  *
  * The options (trc_opts.h) choose the transport: EventPipe for .NET
  * (eventpipe/trc_eventpipe.h), LTTng otherwise (lttng/trc_lttng_rec.h). Both
- * run the one capture controller (trc_capture.h).
+ * run the one capture controller (trc_capture.h), which makes the output
+ * directory and decides what a failed recording leaves (trc_outdir.h).
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "gcs_tracer.h"
 #include "trc_clr_lttng.h"
 #include "trc_eventpipe.h"
 #include "trc_lttng_rec.h"
 #include "trc_opts.h"
-
-static int mkdir_p(const char *path) {
-  char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
-  struct stat st;
-  if (stat(buf, &st) != 0) return -1;
-  if (!S_ISDIR(st.st_mode)) { errno = ENOTDIR; return -1; }
-  return access(buf, W_OK | X_OK);
-}
-
-/* -o DIR, or ./gcscope-record-YYYYMMDD-HHMMSS: made, and its absolute path. */
-static int prepare_outdir(const struct trc_opts *o, char outdir[PATH_MAX]) {
-  char def[64];
-  const char *out = o->output;
-  if (!out) {
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(def, sizeof def, "gcscope-record-%Y%m%d-%H%M%S", &tm);
-    out = def;
-  }
-  if (mkdir_p(out) != 0 || !realpath(out, outdir)) {
-    fprintf(stderr, "gcscope record: cannot write to output directory '%s': %s\n", out, strerror(errno));
-    return -1;
-  }
-  return 0;
-}
 
 /* --pid over LTTng: can the process emit anything? Its memory maps must hold
  * LTTng-UST (librgc, or CoreCLR's provider). 1 yes or cannot tell (maps not
@@ -80,25 +42,11 @@ static int pid_has_lttng_ust(pid_t pid, char *why, size_t whylen) {
   return found;
 }
 
-/* Record into the output directory (made if it is not there). A failed
- * recording that wrote nothing (no session daemon that answers, a stream
- * that never came) leaves no empty directory it made. */
-static int record_into(const struct trc_opts *o, char *outdir,
-                       int (*rec)(const struct trc_opts *o, const char *outdir)) {
-  struct stat st;
-  int existed = o->output && stat(o->output, &st) == 0;
-  if (prepare_outdir(o, outdir)) return 1;
-  int rc = rec(o, outdir);
-  if (rc != 0 && !existed) rmdir(outdir);
-  return rc;
-}
-
 static int record(const struct trc_opts *o) {
-  static char outdir[PATH_MAX];
   char err[512];
   if (o->dotnet_auto)
     fprintf(stderr, "gcscope record: %s is a .NET program: recording over EventPipe, as --dotnet\n", o->command[0]);
-  if (trc_eventpipe_wanted(o)) return record_into(o, outdir, trc_eventpipe_record);
+  if (trc_eventpipe_wanted(o)) return trc_eventpipe_record(o);
   if (o->dotnet && trc_clr_lttng_check(o->pid, o->command, err, sizeof err)) {
     fprintf(stderr, "gcscope record: %s; record over EventPipe instead (--dotnet without --transport lttng)\n", err);
     return 1;
@@ -107,11 +55,7 @@ static int record(const struct trc_opts *o) {
     fprintf(stderr, "gcscope record: %s\n", err);
     return 1;
   }
-  if (o->relayd) {
-    snprintf(outdir, sizeof outdir, "%s", o->relayd);
-    return trc_lttng_record(o, outdir);
-  }
-  return record_into(o, outdir, trc_lttng_record);
+  return trc_lttng_record(o);
 }
 
 int gcs_cmd_record(int argc, char **argv) {

@@ -12,6 +12,7 @@
 #include "gcs_db.h"
 #include "gcs_rules.h"
 #include "trc_fire.h"
+#include "trc_outdir.h"
 #include "trc_replay.h"
 #include "trc_sig.h"
 
@@ -236,14 +237,11 @@ static int do_import(const struct trc_capture *c) {
   return 0;
 }
 
-int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp, void *tx, const struct trc_opts *o,
-                       const char *outdir) {
+int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp, void *tx, const struct trc_opts *o) {
   memset(c, 0, sizeof *c);
   c->o = o;
   c->tp = tp;
   c->tx = tx;
-  snprintf(c->outdir, sizeof c->outdir, "%s", outdir);
-  snprintf(c->trace_path, sizeof c->trace_path, "%s", outdir);
   c->triggers = trc_opts_any_trigger(o);
   c->live = 1;
   c->m = trc_rules_new(o, TRC_KEEP_GCS);
@@ -251,11 +249,25 @@ int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp
     fprintf(stderr, "gcscope record: out of memory\n");
     return 1;
   }
+  if (!o->relayd && trc_outdir_make(&c->dir, o->output, c->err, sizeof c->err)) {
+    fprintf(stderr, "gcscope record: %s\n", c->err);
+    gcs_triggers_free(c->m);
+    c->m = NULL;
+    return 1;
+  }
+  const char *outdir = o->relayd ? o->relayd : c->dir.path;
+  snprintf(c->outdir, sizeof c->outdir, "%s", outdir);
+  snprintf(c->trace_path, sizeof c->trace_path, "%s", outdir);
   trc_sig_begin(tp->wake_on_child);
   int rc = tp->run(c);
+  /* The one rule of a failed recording (trc_outdir.h): what it made that
+   * holds no byte goes; what was there, and any recorded byte, stays. Not
+   * while a consumer may still be writing (the transport said where). */
+  if (rc != 0 && !o->relayd && !c->still_writing) trc_outdir_undo(&c->dir);
   if (rc == 0 && o->import) rc = do_import(c);
   if (rc == 0 && c->command_status) rc = c->command_status; /* the recording itself went well */
   trc_sig_end();
+  trc_outdir_free(&c->dir);
   gcs_triggers_free(c->m);
   c->m = NULL;
   return rc;

@@ -6,8 +6,10 @@
  * stop-trigger rules (core/triggers, gcs_triggers.h), a pair that fired and
  * the capture it makes due (--delay-after-trigger, then up to 250 ms for
  * its GC), the capture's verification against its own timestamps
- * (trc_replay.h), action=log/stop/run=, firings.tsv, the closing lines and
- * --import. A transport (lttng/trc_lttng_rec.c, eventpipe/trc_eventpipe.c)
+ * (trc_replay.h), action=log/stop/run=, firings.tsv, the closing lines,
+ * --import, and the output directory: made before the transport runs, and
+ * after a failed recording left with only what holds a recorded byte
+ * (trc_outdir.h). A transport (lttng/trc_lttng_rec.c, eventpipe/trc_eventpipe.c)
  * owns its session: it starts it, waits in its own way (1 ms turns on LTTng
  * trigger notifications, a blocking poll() on the EventPipe stream), feeds
  * what arrives to trc_capture_event, calls trc_capture_due each turn and
@@ -27,6 +29,7 @@
 
 #include "gcs_triggers.h"
 #include "trc_opts.h"
+#include "trc_outdir.h"
 
 #define TRC_CAPTURES_KEPT 16   /* capture paths kept for --import */
 #define TRC_KEEP_GCS 256       /* GCs the live rules keep per process (a watch may run for days) */
@@ -66,6 +69,7 @@ struct trc_capture {
   const struct trc_opts *o;
   const struct trc_transport_ops *tp;
   void *tx;                          /* the transport's state */
+  struct trc_outdir dir;             /* the output directory, made by the controller (not with --relayd) */
   char outdir[PATH_MAX];             /* absolute (or the --relayd URL) */
   char trace_path[PATH_MAX + 32];    /* no trigger: what --import reads */
   int triggers;                      /* a --stop-on-... flag or --rules */
@@ -79,14 +83,16 @@ struct trc_capture {
   char err[PATH_MAX + 512];
   int command_status;                /* COMMAND's exit status (128 + signal), 0 if none or not run */
   int command_stopped;               /* --duration ended and record sent COMMAND SIGTERM itself */
+  int still_writing;                 /* the transport: a failed recording's output may still grow (said) */
 };
 
 /* CLOCK_MONOTONIC in ms: the controller's deadlines. */
 int64_t trc_capture_now_ms(void);
-/* Record through tp into outdir (an existing directory, or the --relayd
- * URL): the rules, tp->run, --import. Returns the exit status. */
-int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp, void *tx, const struct trc_opts *o,
-                       const char *outdir);
+/* Record through tp: the rules, the output directory (-o DIR or the dated
+ * default, made; with --relayd the URL instead), tp->run, --import. A
+ * failed run leaves only what holds a recorded byte (trc_outdir_undo).
+ * Returns the exit status. */
+int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp, void *tx, const struct trc_opts *o);
 /* One event into the rules; what fires is logged or made due. */
 void trc_capture_event(struct trc_capture *c, const struct gcs_event *ev);
 /* Take the due capture once its GC is known (or after a short wait);

@@ -26,6 +26,10 @@ Cases:
                  later is attached within 5 s of its diagnostic socket appearing.
   bad_input      a dead pid, a non-.NET pid, a bad --listen, a port in
                  use: one line each, non-zero exit.
+  listen         --listen that cannot bind: an address no interface has, a
+                 port in use (IPv4, IPv6), port 80 as nobody: exit 1 and the
+                 one line "cannot listen on ADDR:PORT: " + strerror of bind's
+                 errno (EADDRNOTAVAIL, EADDRINUSE, EACCES); no dotnet needed.
   hostile        fake diagnostic sockets (one answers garbage, one never answers), a scraper that
                  disconnects mid-request, a slow scraper, a huge request: serve
                  keeps serving /metrics and the real process's figures.
@@ -34,6 +38,7 @@ Environment: GCSCOPE, GCPROG (gcprog.dll, built by the dotnet.build fixture),
 WORK. Skipped (77) without dotnet or prometheus. Every process started here
 is stopped by its PID.
 """
+import errno
 import json
 import os
 import re
@@ -386,6 +391,61 @@ def case_bad_input():
     one_line(run_serve(["--rules", d + "/bad.rules"], d), 2, r"bad\.rules:1", "bad rules file")
 
 
+def bind_errno(family, addr):
+    """The errno of binding addr as this test's user (0: it binds)."""
+    t = socket.socket(family)
+    try:
+        t.bind(addr)
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        t.close()
+
+
+def case_listen():
+    """--listen's bind fails: one line with the system's own reason (strerror
+    of bind's errno, as Python's os.strerror gives it), exit 1. The address is
+    checked first to fail that way for this test too (the premise)."""
+    d = workdir("listen")
+    line = "gcscope serve: cannot listen on %s: %s"
+    # an address no interface has: EADDRNOTAVAIL
+    check(bind_errno(socket.AF_INET, ("1.2.3.4", 80)) == errno.EADDRNOTAVAIL, "premise: 1.2.3.4 is not local")
+    r = run_serve(["--listen", "1.2.3.4:80"], d)
+    check(r.returncode == 1 and r.stderr == line % ("1.2.3.4:80", os.strerror(errno.EADDRNOTAVAIL)) + "\n",
+          "1.2.3.4:80: exit 1, one line: Cannot assign requested address")
+    # a port another socket listens on: EADDRINUSE, IPv4 and IPv6
+    for family, host, shown in ((socket.AF_INET, "127.0.0.1", "127.0.0.1"), (socket.AF_INET6, "::1", "[::1]")):
+        busy = socket.socket(family)
+        try:
+            busy.bind((host, 0))
+        except OSError as e:
+            print("SKIPPED: port in use on %s: %s" % (host, e))
+            busy.close()
+            continue
+        busy.listen(1)
+        try:
+            where = "%s:%d" % (shown, busy.getsockname()[1])
+            r = run_serve(["--listen", where], d)
+            check(r.returncode == 1 and r.stderr == line % (where, os.strerror(errno.EADDRINUSE)) + "\n",
+                  "%s in use: exit 1, one line: Address already in use" % where)
+        finally:
+            busy.close()
+    # a port below net.ipv4.ip_unprivileged_port_start, as nobody: EACCES
+    with open("/proc/sys/net/ipv4/ip_unprivileged_port_start") as f:
+        first = int(f.read())
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("SKIPPED: port 80 as nobody (needs root and setpriv)")
+    elif first <= 80:
+        print("SKIPPED: port 80 as nobody (ip_unprivileged_port_start is %d)" % first)
+    else:
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", GCSCOPE, "serve",
+                            "--listen", "127.0.0.1:80"], capture_output=True, text=True, timeout=20, env=env_for(d))
+        print("serve --listen 127.0.0.1:80 as nobody -> %d: %s" % (r.returncode, r.stderr.strip()))
+        check(r.returncode == 1 and r.stderr == line % ("127.0.0.1:80", os.strerror(errno.EACCES)) + "\n",
+              "127.0.0.1:80 as nobody: exit 1, one line: Permission denied")
+
+
 def case_hostile():
     need_dotnet()
     d = workdir("hostile")
@@ -614,7 +674,7 @@ def case_lttng():
 
 
 CASES = {"lttng": case_lttng, "rules": case_rules, "prometheus": case_prometheus, "exit_reattach": case_exit_reattach, "bad_input": case_bad_input,
-         "hostile": case_hostile}
+         "hostile": case_hostile, "listen": case_listen}
 
 if __name__ == "__main__":
     try:

@@ -14,6 +14,8 @@ MODE says), and writes READY_FILE with its pid once it listens. Modes:
             as the socket takes them, without end
   escapes   ProcessInfo2 with escape sequences in the runtime version and
             command line (for `ps`); streams like sortbomb
+  mute      accepts every connection, reads its request and never answers
+            (a hung runtime): the client's own timeout must end the wait
 With FAKE_RUNTIME_LOG=FILE it appends every request it gets to FILE, one
 line each: command set, command id and the payload, in hex
 (tests/tracer/collect_request_test.py).
@@ -124,6 +126,7 @@ def main():
     srv.listen(8)
     stop = threading.Event()
     streams = []
+    mute = []       # MODE mute: the connections it never answers, kept open
 
     def bye(*_):
         stop.set()
@@ -152,6 +155,9 @@ def main():
         if os.environ.get('FAKE_RUNTIME_LOG'):
             with open(os.environ['FAKE_RUNTIME_LOG'], 'a') as f:
                 f.write('%02x %02x %s\n' % (set_, id_, body.hex()))
+        if MODE == 'mute':
+            mute.append(conn)
+            continue
         if set_ == 0x04:      # ProcessInfo / ProcessInfo2
             version = '\x1b]0;pwned\x07\x1b[2J8.0.1' if MODE == 'escapes' else '8.0.1+abcdef'
             cmd = '/usr/bin/dotnet \x1b[31mapp.dll' if MODE == 'escapes' else '/usr/bin/dotnet app.dll'

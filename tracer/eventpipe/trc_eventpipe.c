@@ -230,6 +230,7 @@ static int pump(struct trc_capture *c, int timeout_ms) {
   }
   r->last_bytes_ms = mono_ms();
   r->idle_flushed = 0;
+  if (r->bytes == 0 && r->out_fd >= 0) note_process(r, c->outdir);   /* a trace has begun: its process's note */
   r->bytes += (uint64_t)got;
   if (r->out_fd >= 0 && got > 0 && write_all(c, buf, (size_t)got)) return -1;
   if (r->capped) return 1;
@@ -440,8 +441,7 @@ static int record(struct trc_capture *c) {
                                   .wake_fd = trc_sig_fd(), .requests = o->requests,
                                   .nrequests = o->nrequests };
   if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
-  read_process(r, r->s.pid);
-  if (!c->triggers) note_process(r, c->outdir);   /* beside trace.nettrace; with triggers, the first capture */
+  read_process(r, r->s.pid);   /* noted beside trace.nettrace's first bytes (pump); with triggers, the first capture */
   if (c->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "
            "captures in %s)\n", (int)r->s.pid, o->circular_mb > 0 ? o->circular_mb : TRC_DEFAULT_TRIGGER_CIRCULAR_MB,
@@ -455,12 +455,9 @@ static int record(struct trc_capture *c) {
   r->out_fd = -1;
   if (rc) return -1;
   /* A session that sent nothing, or less than a stream's first 8 bytes: no
-   * trace at all (exit 1, not "0 GCs"); an empty file is not left behind. */
+   * trace at all (exit 1, not "0 GCs"); the controller removes an empty
+   * file with the directory it made (trc_outdir.h). */
   if (r->bytes == 0) {
-    char pt[PATH_MAX + 16];
-    snprintf(pt, sizeof pt, "%s/process.tsv", c->outdir);   /* the process's note: no trace to go with */
-    unlink(pt);
-    if (!c->triggers) unlink(c->trace_path);
     snprintf(c->err, sizeof c->err, "pid %d: the session ended without a byte of trace (the diagnostic socket "
              "closed it at once%s)", (int)r->s.pid, c->triggers ? "" : "; no trace written");
     return -1;
@@ -499,7 +496,7 @@ static const struct trc_transport_ops eventpipe_transport = {
   .write_capture = write_capture, .rearm_ns = rearm_ns,
 };
 
-int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
+int trc_eventpipe_record(const struct trc_opts *o) {
   int rc = check_options(o);
   if (rc) return rc;
   static struct eprec rec;
@@ -508,7 +505,7 @@ int trc_eventpipe_record(const struct trc_opts *o, const char *outdir) {
   memset(r, 0, sizeof *r);
   r->out_fd = -1;
   r->s.stream_fd = r->s.ep.listen_fd = r->s.ep.spare_fd = r->s.pidfd = -1;
-  rc = trc_capture_record(&cap, &eventpipe_transport, r, o, outdir);
+  rc = trc_capture_record(&cap, &eventpipe_transport, r, o);
   gcs_nettrace_stream_free(r->ns);
   trc_epf_free(r->fr);
   r->ns = NULL;

@@ -29,7 +29,8 @@
 /* Does this recording go over EventPipe? --transport eventpipe; --dotnet
  * without --transport; --pid of a process with a diagnostic socket. */
 int trc_eventpipe_wanted(const struct trc_opts *o);
-/* Record into outdir (an existing directory); --import afterwards. */
-int trc_eventpipe_record(const struct trc_opts *o, const char *outdir);
+/* Record into -o DIR (made by the controller; nothing is made for a usage
+ * error); --import afterwards. */
+int trc_eventpipe_record(const struct trc_opts *o);
 
 #endif

@@ -143,6 +143,7 @@ static void end_session(struct trc_capture *c) {
     else
       fprintf(stderr, "gcscope record: %s; what it wrote is kept in %s\n", late, c->outdir);
     r->flush_late = 1;
+    c->still_writing = 1;   /* the failed recording's files are left as they are */
   } else if (rc || trc_session_destroy(r->session, r->err, sizeof r->err)) {
     say(r, r->err);
   }
@@ -446,14 +447,14 @@ static const struct trc_transport_ops lttng_transport = {
   .write_capture = write_capture, .rearm_ns = rearm_ns, .age_ms = age_ms, .trusted = trusted,
 };
 
-int trc_lttng_record(const struct trc_opts *o, const char *outdir) {
+int trc_lttng_record(const struct trc_opts *o) {
   static struct lrec rec;        /* one recording per process */
   static struct trc_capture cap; /* large */
   struct lrec *r = &rec;
   memset(r, 0, sizeof *r);
   r->child.pid = -1;
   r->pidfd = -1;
-  int rc = trc_capture_record(&cap, &lttng_transport, r, o, outdir);
+  int rc = trc_capture_record(&cap, &lttng_transport, r, o);
   if (r->pidfd >= 0) close(r->pidfd);
   r->pidfd = -1;
   return rc;

@@ -12,7 +12,7 @@
 
 #include "trc_opts.h"
 
-/* Record into outdir (an existing directory, or the --relayd URL); --import afterwards. */
-int trc_lttng_record(const struct trc_opts *o, const char *outdir);
+/* Record into -o DIR (made by the controller), or to the --relayd URL; --import afterwards. */
+int trc_lttng_record(const struct trc_opts *o);
 
 #endif

@@ -6,12 +6,14 @@
  * srv.lock; / says where the metrics are; anything else is 404 or 405.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "srv.h"
 
@@ -104,20 +106,43 @@ struct MHD_Daemon *srv_http_start(struct srv *s, const char *addr, int port, int
     snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", addr);
     return NULL;
   }
-  struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
-                                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+  /* The socket is bound here, not by libmicrohttpd, so that a bind that
+   * fails says why (EADDRINUSE, EACCES, EADDRNOTAVAIL, ...). As
+   * libmicrohttpd binds: SO_REUSEADDR, IPv6 only for an IPv6 address. */
+  int v6 = ss.ss_family == AF_INET6;
+  char where[INET6_ADDRSTRLEN + 16];
+  snprintf(where, sizeof where, "%s%s%s:%d", v6 ? "[" : "", addr[0] && strcmp(addr, "*") ? addr : "0.0.0.0",
+           v6 ? "]" : "", port);
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot listen on %s: %s", where, strerror(errno));
+    return NULL;
+  }
+  int on = 1;
+  (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  if (v6) (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+  socklen_t len = v6 ? sizeof *a6 : sizeof *a4;
+  if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0) {
+    snprintf(err, errlen, "cannot listen on %s: %s", where, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  struct sockaddr_storage bound;
+  socklen_t blen = sizeof bound;
+  *bound_port = port;
+  if (getsockname(fd, (struct sockaddr *)&bound, &blen) == 0)
+    *bound_port = ntohs(v6 ? ((struct sockaddr_in6 *)&bound)->sin6_port : ((struct sockaddr_in *)&bound)->sin_port);
+  /* The socket is libmicrohttpd's now: it closes it when the daemon stops,
+   * and on most of its own failures (one it did not close is left to the
+   * exit rather than closed twice). */
+  struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+                                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
                                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
                                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_IP,
                                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
                                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
                                           MHD_OPTION_END);
-  if (!d) {
-    snprintf(err, errlen, "cannot listen on %s%s%s:%d (in use, or no permission)", strchr(addr, ':') ? "[" : "",
-             addr[0] ? addr : "0.0.0.0", strchr(addr, ':') ? "]" : "", port);
-    return NULL;
-  }
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-  *bound_port = info ? info->port : port;
+  if (!d) snprintf(err, errlen, "cannot serve HTTP on %s: libmicrohttpd did not start", where);
   return d;
 }
 
