@@ -51,20 +51,18 @@ static inline double recon_qd(sqlite3 *db, const char *sql) {
   return v;
 }
 
-/* Every row of the tables the reconstruction writes, as text: each value's
- * storage class and bytes (a REAL's 64 bits in hex), ordered by the first
- * five columns (the ids first). Freed by the caller. */
-static inline char *recon_dump(sqlite3 *db) {
-  static const char *const tables[] = { "gcs", "gc_gens", "gc_heaps", "gc_heap_gens", "gc_loh_waits",
-                                        "gc_mark_times", "gc_loh_compact", "gc_fit_buckets",
-                                        "gc_datas_samples", "gc_datas_tunings", "gc_datas_gen2_tunings",
-                                        "gc_datas_hc_samples", "gc_datas_hc_tunings", "gc_process_summary" };
+/* Every row of the n tables named, as text: each value's storage class and
+ * bytes (a REAL's 64 bits in hex), each table's rows then "-- table".
+ * ORDER is an ORDER BY list ("1, 2, 3"), or NULL for the rows as a SELECT
+ * without ORDER BY reads them (a rowid table: in rowid order, as sqlite3's
+ * .dump). Freed by the caller. */
+static inline char *recon_dump_tables(sqlite3 *db, const char *const *tables, size_t ntables, const char *order) {
   size_t cap = 1 << 20, n = 0;
   char *out = malloc(cap);
   CHECK(out != NULL);
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1, 2, 3, 4, 5", tables[i]);
+  for (size_t i = 0; i < ntables; i++) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT * FROM %s%s%s", tables[i], order ? " ORDER BY " : "", order ? order : "");
     sqlite3_stmt *st;
     CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -101,18 +99,34 @@ static inline char *recon_dump(sqlite3 *db) {
   return out;
 }
 
-/* Checks that two databases hold the same rows (recon_dump's text); on a
- * difference prints the first one with 200 bytes before it. Returns the
- * dump's length, so a caller can check that it compared something. */
-static inline size_t recon_same(sqlite3 *a, sqlite3 *b) {
-  char *da = recon_dump(a), *db = recon_dump(b);
+/* Every row of the tables the reconstruction writes (recon_dump_tables),
+ * ordered by the first five columns (the ids first). Freed by the caller. */
+static inline char *recon_dump(sqlite3 *db) {
+  static const char *const tables[] = { "gcs", "gc_gens", "gc_heaps", "gc_heap_gens", "gc_loh_waits",
+                                        "gc_mark_times", "gc_loh_compact", "gc_fit_buckets",
+                                        "gc_datas_samples", "gc_datas_tunings", "gc_datas_gen2_tunings",
+                                        "gc_datas_hc_samples", "gc_datas_hc_tunings", "gc_process_summary" };
+  return recon_dump_tables(db, tables, sizeof tables / sizeof tables[0], "1, 2, 3, 4, 5");
+}
+
+/* Checks that two dumps are the same text; on a difference prints the first
+ * one with 200 bytes before it, after WHAT (which comparison). */
+static inline void recon_same_text(const char *da, const char *db, const char *what) {
   CHECK(strcmp(da, db) == 0);
   if (strcmp(da, db) != 0) {
     size_t i = 0;
     while (da[i] && da[i] == db[i]) i++;
     size_t from = i > 200 ? i - 200 : 0;
-    fprintf(stderr, "first difference at byte %zu:\nA: %.300s\nB: %.300s\n", i, da + from, db + from);
+    fprintf(stderr, "%s: first difference at byte %zu:\nA: %.300s\nB: %.300s\n", what, i, da + from, db + from);
   }
+}
+
+/* Checks that two databases hold the same rows (recon_dump's text).
+ * Returns the dump's length, so a caller can check that it compared
+ * something. */
+static inline size_t recon_same(sqlite3 *a, sqlite3 *b) {
+  char *da = recon_dump(a), *db = recon_dump(b);
+  recon_same_text(da, db, "recon_dump");
   size_t len = strlen(da);
   free(da);
   free(db);

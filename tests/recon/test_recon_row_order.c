@@ -169,46 +169,7 @@ static const char *const tables[] = { "gc_loh_waits", "gc_loh_compact", "gc_fit_
 #define NTABLES (sizeof tables / sizeof tables[0])
 
 /* The tables in rowid order, each value's storage class and bits. */
-static char *dump(sqlite3 *db) {
-  size_t cap = 1 << 16, n = 0;
-  char *out = malloc(cap);
-  CHECK(out != NULL);
-  for (size_t i = 0; i < NTABLES; i++) {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT * FROM %s", tables[i]);
-    sqlite3_stmt *st;
-    CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      for (int c = 0; c < sqlite3_column_count(st); c++) {
-        char cell[64];
-        int t = sqlite3_column_type(st, c);
-        if (t == SQLITE_FLOAT) {
-          double v = sqlite3_column_double(st, c);
-          uint64_t bits;
-          memcpy(&bits, &v, sizeof bits);
-          snprintf(cell, sizeof cell, "F%016llx|", (unsigned long long)bits);
-        } else if (t == SQLITE_INTEGER) {
-          snprintf(cell, sizeof cell, "I%lld|", (long long)sqlite3_column_int64(st, c));
-        } else {
-          snprintf(cell, sizeof cell, t == SQLITE_NULL ? "N|" : "T|");
-        }
-        size_t len = strlen(cell);
-        if (n + len + 64 > cap) {
-          cap *= 2;
-          out = realloc(out, cap);
-          CHECK(out != NULL);
-        }
-        memcpy(out + n, cell, len);
-        n += len;
-      }
-      out[n++] = '\n';
-    }
-    n += (size_t)snprintf(out + n, cap - n, "-- %s\n", tables[i]);
-    sqlite3_finalize(st);
-  }
-  out[n] = 0;
-  return out;
-}
+static char *dump(sqlite3 *db) { return recon_dump_tables(db, tables, NTABLES, NULL); }
 
 static void run(struct run *s, int every) {
   memset(s, 0, sizeof *s);
@@ -249,18 +210,10 @@ int main(void) {
     run(&b, cadences[c]);
     CHECK(gcs_recon_stored_final(b.r) > 0);
     char *db = dump(b.db);
-    CHECK(strcmp(da, db) == 0);
-    if (strcmp(da, db) != 0) {
-      size_t i = 0;
-      while (da[i] && da[i] == db[i]) i++;
-      size_t from = i > 200 ? i - 200 : 0;
-      fprintf(stderr, "every %d: first difference at byte %zu:\nA: %.300s\nB: %.300s\n", cadences[c], i,
-              da + from, db + from);
-    }
-    char *full_a = recon_dump(a.db), *full_b = recon_dump(b.db);
-    CHECK(strcmp(full_a, full_b) == 0);
-    free(full_a);
-    free(full_b);
+    char what[64];
+    snprintf(what, sizeof what, "every %d, rowid order", cadences[c]);
+    recon_same_text(da, db, what);
+    recon_same(a.db, b.db);
     free(db);
     done(&b);
   }
