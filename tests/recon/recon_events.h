@@ -24,10 +24,35 @@ static inline struct gcs_event ev_at(enum gcs_kind k, double us, int pid, int ti
   return e;
 }
 
-static inline void feed_suspend(struct gcs_recon *r, double us, int pid, int tid, uint32_t reason, uint32_t count) {
+/* The events of a GC's phases, built for a test to feed as it likes. */
+static inline struct gcs_event ev_suspend(double us, int pid, int tid, uint32_t reason, uint32_t count) {
   struct gcs_event e = ev_at(gcs_kind_GCSuspendEEBegin, us, pid, tid);
-  e.u.GCSuspendEEBegin.Reason = reason;
-  e.u.GCSuspendEEBegin.Count = count;
+  e.u.GCSuspendEEBegin = (struct gcs_ev_GCSuspendEEBegin){ .Reason = reason, .Count = count };
+  return e;
+}
+static inline struct gcs_event ev_start(double us, int pid, int tid, uint32_t count, uint32_t depth, uint32_t reason,
+                                        uint32_t type) {
+  struct gcs_event e = ev_at(gcs_kind_GCStart, us, pid, tid);
+  e.u.GCStart = (struct gcs_ev_GCStart){ .Count = count, .Depth = depth, .Reason = reason, .Type = type };
+  return e;
+}
+static inline struct gcs_event ev_end(double us, int pid, int tid, uint32_t count, uint32_t depth) {
+  struct gcs_event e = ev_at(gcs_kind_GCEnd, us, pid, tid);
+  e.u.GCEnd = (struct gcs_ev_GCEnd){ .Count = count, .Depth = depth };
+  return e;
+}
+/* GC k's GCHeapStats: generation 0 of 1,000,000 + 1,000 k bytes after it,
+ * generation 1 of 2,000,000 + 100 k, 100,000 + k promoted from gen 0. */
+static inline struct gcs_event ev_stats_k(double us, int pid, int tid, uint32_t k) {
+  struct gcs_event e = ev_at(gcs_kind_GCHeapStats, us, pid, tid);
+  e.u.GCHeapStats = (struct gcs_ev_GCHeapStats){ .GenerationSize0 = 1000000 + k * 1000,
+                                                 .GenerationSize1 = 2000000 + k * 100,
+                                                 .TotalPromotedSize0 = 100000 + k };
+  return e;
+}
+
+static inline void feed_suspend(struct gcs_recon *r, double us, int pid, int tid, uint32_t reason, uint32_t count) {
+  struct gcs_event e = ev_suspend(us, pid, tid, reason, count);
   gcs_recon_feed(r, &e);
 }
 
@@ -38,18 +63,12 @@ static inline void feed_simple(struct gcs_recon *r, enum gcs_kind k, double us, 
 
 static inline void feed_start(struct gcs_recon *r, double us, int pid, int tid, uint32_t count, uint32_t depth,
                        uint32_t reason, uint32_t type) {
-  struct gcs_event e = ev_at(gcs_kind_GCStart, us, pid, tid);
-  e.u.GCStart.Count = count;
-  e.u.GCStart.Depth = depth;
-  e.u.GCStart.Reason = reason;
-  e.u.GCStart.Type = type;
+  struct gcs_event e = ev_start(us, pid, tid, count, depth, reason, type);
   gcs_recon_feed(r, &e);
 }
 
 static inline void feed_end(struct gcs_recon *r, double us, int pid, int tid, uint32_t count, uint32_t depth) {
-  struct gcs_event e = ev_at(gcs_kind_GCEnd, us, pid, tid);
-  e.u.GCEnd.Count = count;
-  e.u.GCEnd.Depth = depth;
+  struct gcs_event e = ev_end(us, pid, tid, count, depth);
   gcs_recon_feed(r, &e);
 }
 

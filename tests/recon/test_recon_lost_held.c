@@ -93,63 +93,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recon_db.h"
-#include "recon_events.h"
+#include "recon_run.h"
 
 #define PID 7
-#define GT 70
 #define UNITS 2000
-
-struct run {
-  struct gcs_recon *r;
-  sqlite3 *db;
-  int early;
-  int reported;
-};
 
 static void on_done(const struct gcs_gc *g, void *ud) {
   (void)g;
   ((struct run *)ud)->reported++;
-}
-
-static void step(struct run *s) {
-  if (s->early) CHECK(gcs_recon_store_final(s->r, s->db, 1) == SQLITE_OK);
-}
-static void ev(struct run *s, struct gcs_event e) {
-  gcs_recon_feed(s->r, &e);
-  step(s);
-}
-static void lost(struct run *s, int pid, double from_us, double to_us) {
-  gcs_recon_lost(s->r, pid, T0 + (uint64_t)(from_us * 1000), T0 + (uint64_t)(to_us * 1000), 1);
-  step(s);
-}
-static void suspend(struct run *s, int pid, double us, int tid, uint32_t reason, uint32_t count) {
-  struct gcs_event e = ev_at(gcs_kind_GCSuspendEEBegin, us, pid, tid);
-  e.u.GCSuspendEEBegin.Reason = reason;
-  e.u.GCSuspendEEBegin.Count = count;
-  ev(s, e);
-}
-static void simple(struct run *s, int pid, enum gcs_kind k, double us, int tid) { ev(s, ev_at(k, us, pid, tid)); }
-static void start(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth, uint32_t type) {
-  struct gcs_event e = ev_at(gcs_kind_GCStart, us, pid, tid);
-  e.u.GCStart.Count = count;
-  e.u.GCStart.Depth = depth;
-  e.u.GCStart.Reason = GCS_GC_REASON_ALLOC_SMALL;
-  e.u.GCStart.Type = type;
-  ev(s, e);
-}
-static void end(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth) {
-  struct gcs_event e = ev_at(gcs_kind_GCEnd, us, pid, tid);
-  e.u.GCEnd.Count = count;
-  e.u.GCEnd.Depth = depth;
-  ev(s, e);
-}
-static void stats(struct run *s, int pid, double us, int tid, uint32_t k) {
-  struct gcs_event e = ev_at(gcs_kind_GCHeapStats, us, pid, tid);
-  e.u.GCHeapStats.GenerationSize0 = 1000000 + k * 1000;
-  e.u.GCHeapStats.GenerationSize1 = 2000000 + k * 100;
-  e.u.GCHeapStats.TotalPromotedSize0 = 100000 + k;
-  ev(s, e);
 }
 
 /* parts of a blocking GC k at t us */
@@ -182,19 +133,9 @@ static void part1(struct run *s) {
 }
 
 /* A background GC k from t us to t + 3000 (complete at its GCHeapStats). */
-#define BT 80
 static void background(struct run *s, double t, uint32_t k) {
-  suspend(s, 9, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
-  simple(s, 9, gcs_kind_GCSuspendEEEnd, t + 20, GT);
-  start(s, 9, t + 40, GT, k, 2, GCS_GC_TYPE_BACKGROUND);
-  simple(s, 9, gcs_kind_GCRestartEEBegin, t + 90, GT);
-  simple(s, 9, gcs_kind_GCRestartEEEnd, t + 100, GT);
-  suspend(s, 9, t + 2000, BT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, k);
-  simple(s, 9, gcs_kind_GCSuspendEEEnd, t + 2020, BT);
-  simple(s, 9, gcs_kind_GCRestartEEBegin, t + 2200, BT);
-  simple(s, 9, gcs_kind_GCRestartEEEnd, t + 2210, BT);
-  end(s, 9, t + 2900, BT, k, 2);
-  stats(s, 9, t + 3000, BT, k);
+  bgc_begin(s, 9, t, k);
+  bgc_finish(s, 9, t, k);
 }
 
 static void part2(struct run *s) {
@@ -232,23 +173,14 @@ static void wait_end(struct run *s, int pid, double us, int tid) {
 /* A background GC k of process pid from t us to t + 3000; a window inside
  * it (lost: incomplete); a wait of thread wait_tid beginning inside it. */
 static void background2(struct run *s, int pid, double t, uint32_t k, int lose, int wait_tid) {
-  suspend(s, pid, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
-  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 20, GT);
-  start(s, pid, t + 40, GT, k, 2, GCS_GC_TYPE_BACKGROUND);
-  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 90, GT);
-  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 100, GT);
+  bgc_begin(s, pid, t, k);
   if (wait_tid) {
     struct gcs_event w = ev_at(gcs_kind_BGCAllocWaitBegin, t + 500, pid, wait_tid);
     w.u.BGCAllocWaitBegin.Reason = 11;
     ev(s, w);
   }
   if (lose) lost(s, pid, t + 1000, t + 1100);
-  suspend(s, pid, t + 2000, BT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, k);
-  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 2020, BT);
-  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 2200, BT);
-  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 2210, BT);
-  end(s, pid, t + 2900, BT, k, 2);
-  stats(s, pid, t + 3000, BT, k);
+  bgc_finish(s, pid, t, k);
 }
 
 static void part4(struct run *s) {
@@ -285,17 +217,12 @@ static void run(struct run *s, int early, void (*feed)(struct run *)) {
   static const struct gcs_recon_callbacks cb = { .gc_done = on_done };
   s->r = gcs_recon_new(&cb, s);
   s->db = recon_db_new();
-  s->early = early;
+  s->every = early; /* 1: after every event and window */
   gcs_recon_set_time_origin(s->r, T0);
   feed(s);
 }
 
 static void same(struct run *a, struct run *b) { recon_same(a->db, b->db); }
-
-static void done(struct run *s) {
-  gcs_recon_free(s->r);
-  sqlite3_close(s->db);
-}
 
 #define LOST "FROM gcs WHERE incomplete_why LIKE '%events lost%'"
 

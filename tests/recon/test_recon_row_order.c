@@ -41,52 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recon_db.h"
-#include "recon_events.h"
+#include "recon_run.h"
 
-#define GT 70
-#define BT 80
 #define UNITS 70
 
-struct run {
-  struct gcs_recon *r;
-  sqlite3 *db;
-  int every;     /* store_final after every this many events; 0: at the end only */
-  int events;
-};
-
-static void ev(struct run *s, struct gcs_event e) {
-  gcs_recon_feed(s->r, &e);
-  if (s->every && ++s->events % s->every == 0) CHECK(gcs_recon_store_final(s->r, s->db, 1) == SQLITE_OK);
-}
-static void simple(struct run *s, int pid, enum gcs_kind k, double us, int tid) { ev(s, ev_at(k, us, pid, tid)); }
-static void suspend(struct run *s, int pid, double us, int tid, uint32_t reason, uint32_t count) {
-  struct gcs_event e = ev_at(gcs_kind_GCSuspendEEBegin, us, pid, tid);
-  e.u.GCSuspendEEBegin.Reason = reason;
-  e.u.GCSuspendEEBegin.Count = count;
-  ev(s, e);
-}
-static void start(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth, uint32_t type) {
-  struct gcs_event e = ev_at(gcs_kind_GCStart, us, pid, tid);
-  e.u.GCStart.Count = count;
-  e.u.GCStart.Depth = depth;
-  e.u.GCStart.Reason = GCS_GC_REASON_ALLOC_SMALL;
-  e.u.GCStart.Type = type;
-  ev(s, e);
-}
-static void end(struct run *s, int pid, double us, int tid, uint32_t count, uint32_t depth) {
-  struct gcs_event e = ev_at(gcs_kind_GCEnd, us, pid, tid);
-  e.u.GCEnd.Count = count;
-  e.u.GCEnd.Depth = depth;
-  ev(s, e);
-}
-static void stats(struct run *s, int pid, double us, int tid, uint32_t k) {
-  struct gcs_event e = ev_at(gcs_kind_GCHeapStats, us, pid, tid);
-  e.u.GCHeapStats.GenerationSize0 = 1000000 + k * 1000;
-  e.u.GCHeapStats.GenerationSize1 = 2000000 + k * 100;
-  e.u.GCHeapStats.TotalPromotedSize0 = 100000 + k;
-  ev(s, e);
-}
 static void wait_event(struct run *s, int pid, double us, int tid, int begin) {
   struct gcs_event w = ev_at(begin ? gcs_kind_BGCAllocWaitBegin : gcs_kind_BGCAllocWaitEnd, us, pid, tid);
   if (begin) w.u.BGCAllocWaitBegin.Reason = 11;
@@ -138,19 +96,10 @@ static void blocking(struct run *s, int pid, double t, uint32_t k, int u) {
 
 /* Background GC k of unit u from t to t + 3,000 us, a wait inside it. */
 static void background(struct run *s, int pid, double t, uint32_t k, int u) {
-  suspend(s, pid, t, GT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC, k - 1);
-  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 20, GT);
-  start(s, pid, t + 40, GT, k, 2, GCS_GC_TYPE_BACKGROUND);
-  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 90, GT);
-  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 100, GT);
+  bgc_begin(s, pid, t, k);
   wait_event(s, pid, t + 500, 100 + u, 1);
   wait_event(s, pid, t + 1500, 100 + u, 0);
-  suspend(s, pid, t + 2000, BT, GCS_SUSPEND_REASON_SUSPEND_FOR_GC_PREP, k);
-  simple(s, pid, gcs_kind_GCSuspendEEEnd, t + 2020, BT);
-  simple(s, pid, gcs_kind_GCRestartEEBegin, t + 2200, BT);
-  simple(s, pid, gcs_kind_GCRestartEEEnd, t + 2210, BT);
-  end(s, pid, t + 2900, BT, k, 2);
-  stats(s, pid, t + 3000, BT, k);
+  bgc_finish(s, pid, t, k);
 }
 
 static void feed(struct run *s) {
@@ -178,11 +127,6 @@ static void run(struct run *s, int every) {
   s->every = every;
   gcs_recon_set_time_origin(s->r, T0);
   feed(s);
-}
-
-static void done(struct run *s) {
-  gcs_recon_free(s->r);
-  sqlite3_close(s->db);
 }
 
 int main(void) {
