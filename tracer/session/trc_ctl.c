@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <lttng/lttng.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -175,18 +176,28 @@ static int is_sessiond_peer(int fd, pid_t *pid) {
   return which;
 }
 
-int trc_ctl_notification_fds(int *fds, int max) {
-  DIR *d = opendir("/proc/self/fd");
-  if (!d) return 0;
-  int n = 0;
+/* The next of this process's open descriptors listed by d, a directory
+ * stream of /proc/self/fd, d's own descriptor left out; -1 at the end, or
+ * when d is NULL (/proc/self/fd could not be opened: none seen). */
+static int next_fd(DIR *d) {
+  if (!d) return -1;
   for (struct dirent *e; (e = readdir(d));) {
     char *end;
     long fd = strtol(e->d_name, &end, 10);
-    pid_t pid = -1;   /* not asked */
-    if (*end || end == e->d_name || fd == dirfd(d)) continue;
-    if (is_sessiond_peer((int)fd, &pid) == 2 && n < max) fds[n++] = (int)fd;
+    if (*end || end == e->d_name || fd < 0 || fd > INT_MAX || fd == dirfd(d)) continue;
+    return (int)fd;
   }
-  closedir(d);
+  return -1;
+}
+
+int trc_ctl_notification_fds(int *fds, int max) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  for (int fd; n < max && (fd = next_fd(d)) >= 0;) {
+    pid_t pid = -1;   /* not asked */
+    if (is_sessiond_peer(fd, &pid) == 2) fds[n++] = fd;
+  }
+  if (d) closedir(d);
   return n;
 }
 
@@ -202,15 +213,10 @@ pid_t trc_ctl_peer_pid(int fd) {
  * socket itself. Returns how many were cut. */
 static int cut_connections(pid_t *pid) {
   DIR *d = opendir("/proc/self/fd");
-  if (!d) return 0;
   int n = 0;
-  for (struct dirent *e; (e = readdir(d));) {
-    char *end;
-    long fd = strtol(e->d_name, &end, 10);
-    if (*end || end == e->d_name || fd == dirfd(d)) continue;
-    if (is_sessiond_peer((int)fd, pid) > 0 && shutdown((int)fd, SHUT_RDWR) == 0) n++;
-  }
-  closedir(d);
+  for (int fd; (fd = next_fd(d)) >= 0;)
+    if (is_sessiond_peer(fd, pid) > 0 && shutdown(fd, SHUT_RDWR) == 0) n++;
+  if (d) closedir(d);
   return n;
 }
 
