@@ -301,7 +301,7 @@ static int serve(struct srv *s, struct cfg *c) {
   if (c->lttng && srv_lttng_start(s, s->keep_stream ? s->outdir : NULL, err, sizeof err)) {
     gcs_cli_fail("--lttng: %s", err);
     srv_lttng_stop(s);
-  merge_pending(s);
+    merge_pending(s);
     srv_http_stop(d);
     return 1;
   }
