@@ -418,7 +418,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
       "s.total_alloc_measured_mb, s.heap_count_min, s.heap_count_max, s.heap_count_changes, "
       "s.total_runtime_pause_msec, "
       "(SELECT gc_hard_limit FROM processes p WHERE p.trace_id = s.trace_id AND p.pid = s.pid LIMIT 1), "
-      "t.packet_gaps "
+      "t.packet_gaps, coalesce(t.truncated_file, t.path) "
       "FROM gc_process_summary s JOIN traces t ON t.id = s.trace_id "
       "WHERE " GCS_IN_INPUT("s.trace_id") " AND (?1 < 0 OR s.pid = ?1) ORDER BY s.max_heap_mb DESC, s.trace_id, s.pid";
   sqlite3_stmt *s;
@@ -455,6 +455,7 @@ int st_load(sqlite3 *db, int pid, int what, struct st_model *m, char *err, size_
     p->heap_count = icol(s, 15, -1);
     p->trace_discarded = sqlite3_column_int64(s, 16);
     p->trace_path = dup_col(s, 17);
+    p->trace_truncated_file = dup_col(s, 32);
     p->name = dup_col(s, 18);
     p->cmdline = dup_col(s, 19);
     p->server_gc = icol(s, 20, -1);
@@ -509,6 +510,7 @@ void st_free(struct st_model *m) {
     free(p->runtime_version);
     free(p->incomplete_why);
     free(p->trace_path);
+    free(p->trace_truncated_file);
     free(p->gcs);
     free(p->waits);
     st_free_details(p);
@@ -536,8 +538,7 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
               prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
               gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n",
-              prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
+      gcs_input_warn_cut(out, prefix, p->trace_id, p->trace_truncated_file, p->trace_truncated_at);
     last_trace = p->trace_id;
   }
   for (int i = 0; i < m->noverlaps; i++) gcs_overlap_note(out, prefix, &m->overlaps[i]);

@@ -191,6 +191,7 @@ struct st_proc {
   int64_t lost_events, trace_discarded;
   int64_t trace_packet_gaps;    /* traces.packet_gaps, -1 unknown (an older import) */
   int64_t trace_truncated_at;     /* traces.truncated_at, -1 if the trace is complete */
+  char *trace_truncated_file;     /* the stream file it is in (traces.truncated_file, else traces.path) */
   struct st_gc *gcs;
   int ngcs;
   struct st_wait *waits;

@@ -178,9 +178,9 @@ void st_write_json(FILE *o, const struct st_model *m) {
       rpt_json_str(o, msg);
     }
     if (p->trace_truncated_at >= 0 && !seen) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "trace %lld (%s) was cut short: imported up to byte %lld", (long long)p->trace_id,
-               p->trace_path ? p->trace_path : "?", (long long)p->trace_truncated_at);
+      char msg[1200];
+      snprintf(msg, sizeof msg, "trace %lld: %s was cut short: imported up to byte %lld", (long long)p->trace_id,
+               p->trace_truncated_file ? p->trace_truncated_file : "?", (long long)p->trace_truncated_at);
       fprintf(o, "%s", nw++ ? ", " : "");
       rpt_json_str(o, msg);
     }

@@ -431,7 +431,10 @@ static int cut_stream(struct nreader *R, struct nstream *s, const char *how) {
     snprintf(st->cut_why, sizeof st->cut_why, "%s: cut at byte %llu %s; the events of the %llu whole packet%s before "
              "it are kept, the stream's later events are missing", s->path, (unsigned long long)s->fsize, how,
              (unsigned long long)s->npackets, s->npackets == 1 ? "" : "s");
+    snprintf(st->cut_file, sizeof st->cut_file, "%s", s->path);
     for (char *c = st->cut_why; *c; c++)   /* a name from the files: one printable line */
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    for (char *c = st->cut_file; *c; c++)
       if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   }
   s->nlost = s->lost_i = 0;

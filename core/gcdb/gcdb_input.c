@@ -257,19 +257,9 @@ fail:
   return -1;
 }
 
-/* One warning line per trace the query returns (id, path, a number): fmt
- * takes the prefix, the id, the path and the number. */
-static int warn_traces(sqlite3 *db, const char *sql, const char *fmt, FILE *out, const char *prefix) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
-  int n = 0;
-  for (; sqlite3_step(st) == SQLITE_ROW; n++) {
-    const unsigned char *path = sqlite3_column_text(st, 1);
-    fprintf(out, fmt, prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
-            (long long)sqlite3_column_int64(st, 2));
-  }
-  sqlite3_finalize(st);
-  return n;
+void gcs_input_warn_cut(FILE *out, const char *prefix, int64_t trace_id, const char *file, int64_t at) {
+  fprintf(out, "%swarning: trace %lld: %s: cut at byte %lld, open GCs incomplete\n", prefix, (long long)trace_id,
+          file ? file : "?", (long long)at);
 }
 
 int gcs_input_open_report(const char *cmd, const char *arg, const struct gcs_input_opts *opts,
@@ -300,9 +290,13 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
     }
     sqlite3_finalize(st);
   }
-  n += warn_traces(in->db, "SELECT id, path, truncated_at FROM traces WHERE truncated_at IS NOT NULL AND "
-                   GCS_IN_INPUT("id") " ORDER BY id",
-                   "%swarning: trace %lld (%s): cut at byte %lld, open GCs incomplete\n", out, prefix);
+  if (sqlite3_prepare_v2(in->db, "SELECT id, coalesce(truncated_file, path), truncated_at FROM traces WHERE "
+                         "truncated_at IS NOT NULL AND " GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) == SQLITE_OK) {
+    for (; sqlite3_step(st) == SQLITE_ROW; n++)
+      gcs_input_warn_cut(out, prefix, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                         sqlite3_column_int64(st, 2));
+    sqlite3_finalize(st);
+  }
   struct gcs_overlap *ov;
   int nov;
   if (gcs_input_overlaps(in->db, &ov, &nov) == 0)

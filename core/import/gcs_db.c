@@ -21,6 +21,7 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "traces", "truncated_at", "INTEGER" },
   { "traces", "time_ordered", "INTEGER" },
   { "traces", "packet_gaps", "INTEGER" },
+  { "traces", "truncated_file", "TEXT" },
   { "lost_events", "begin_ns", "INTEGER" },
   { "lost_events", "packets_missing", "INTEGER" },
   { "gcs", "soh_alloc_measured_mb", "REAL" },

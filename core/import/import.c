@@ -612,6 +612,7 @@ struct trace_result {
   uint64_t start_ns, end_ns, events, gc_events, discarded;
   int truncated;                 /* cut short: imported up to truncated_at */
   uint64_t truncated_at;
+  const char *truncated_file;    /* the stream file truncated_at is an offset in */
   const char *truncated_why;     /* the reader's line: where, and what was dropped */
   uint64_t packet_gaps;          /* of discarded: missing packets, 1 each (gcs_rd_stats) */
 };
@@ -651,7 +652,7 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(c->db,
                          "UPDATE traces SET hostname=?, start_ns=?, end_ns=?, event_count=?, gc_event_count=?, "
-                         "discarded=?, truncated_at=?, packet_gaps=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
+                         "discarded=?, truncated_at=?, packet_gaps=?, truncated_file=? WHERE id=?", -1, &s, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db));
     return -1;
   }
@@ -664,7 +665,9 @@ static int end_trace(struct import_ctx *c, struct imw *w, int64_t trace_id, cons
   sqlite3_bind_int64(s, 6, (int64_t)tr->discarded);
   if (tr->truncated) sqlite3_bind_int64(s, 7, (int64_t)tr->truncated_at); else sqlite3_bind_null(s, 7);
   sqlite3_bind_int64(s, 8, (int64_t)tr->packet_gaps);
-  sqlite3_bind_int64(s, 9, trace_id);
+  if (tr->truncated && tr->truncated_file) sqlite3_bind_text(s, 9, tr->truncated_file, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(s, 9);
+  sqlite3_bind_int64(s, 10, trace_id);
   int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) { snprintf(err, errlen, "database: %s", sqlite3_errmsg(c->db)); return -1; }
@@ -938,6 +941,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
      * traces.truncated_at for the reports. */
     char cut[1200];
     d->stats.cut_why[sizeof d->stats.cut_why - 1] = '\0';
+    d->stats.cut_file[sizeof d->stats.cut_file - 1] = '\0';
     if (d->stats.cut_streams > 1)
       snprintf(cut, sizeof cut, "%s (and %llu other stream file%s cut)", d->stats.cut_why,
                (unsigned long long)(d->stats.cut_streams - 1), d->stats.cut_streams == 2 ? "" : "s");
@@ -945,7 +949,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
       snprintf(cut, sizeof cut, "%s", d->stats.cut_why);
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
                                d->stats.decoded, d->stats.discarded, d->stats.cut_streams > 0, d->stats.cut_at,
-                               cut, d->stats.packet_gaps };
+                               d->stats.cut_file, cut, d->stats.packet_gaps };
     c->trace_dir = s->root;
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
     c->trace_dir = NULL;
@@ -1193,7 +1197,7 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   prog_done(&x.pg);
   if (!failed) {
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
-                               info.events_lost, info.truncated, info.truncated_at, nerr, 0 };
+                               info.events_lost, info.truncated, info.truncated_at, label, nerr, 0 };
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);

@@ -147,10 +147,17 @@ for name, stream, size, k, how in cases:
     want_lost = [(os.path.realpath(os.path.join(t, sub, stream)), None, 0, begin or None, 1)]
     if lost != want_lost:
         fail("%s: lost_events %r, want %r" % (name, lost, want_lost))
-    cut = con.execute("SELECT truncated_at, discarded FROM traces").fetchone()
-    if cut != (size, 0):
-        fail("%s: traces (truncated_at, discarded) %r, want (%d, 0)" % (name, cut, size))
+    cut = con.execute("SELECT truncated_at, truncated_file, discarded FROM traces").fetchone()
+    if cut != (size, absf, 0):
+        fail("%s: traces (truncated_at, truncated_file, discarded) %r, want (%d, %r, 0)" % (name, cut, size, absf))
     con.close()
+    # every report repeats it, naming the stream file the byte is in
+    want = "warning: trace 1: %s: cut at byte %d, open GCs incomplete" % (absf, size)
+    for cmd, prefix in (("stats", ""), ("advise", "gcscope advise: ")):
+        r = subprocess.run([g, cmd, db] + (["--no-pager"] if cmd == "stats" else []), capture_output=True, text=True)
+        if r.returncode != 0 or prefix + want not in (r.stdout + r.stderr).splitlines():
+            fail("%s: %s exit %d, want the line %r in %r" % (name, cmd, r.returncode, prefix + want,
+                                                              (r.stdout + r.stderr)[:600]))
     print("%s: cut at %d: %d events, %d GCs, %d complete" % (name, size, want_events, want_gcs, want_complete))
 
 if fails:

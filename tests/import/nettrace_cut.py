@@ -75,10 +75,13 @@ for label, cut in (("inside", half), ("between", last_whole(data, half))):
     check(a == b and a, "%s: the GCs of the cut trace are those of its whole blocks (%s vs %s)" % (label, a, b))
     check(rows(wholef + ".db", "SELECT count(*) FROM traces WHERE truncated_at IS NULL") == [["1"]],
           "%s: a complete file is not marked" % label)
+    check(rows(cutf + ".db", "SELECT truncated_file FROM traces") == [[cutf]],
+          "%s: traces.truncated_file is the file" % label)
+    cutline = "warning: trace 1: %s: cut at byte %d, open GCs incomplete" % (cutf, keep)
     rc, out, err = gcscope("stats", cutf + ".db", "--no-pager")
-    check(": cut at byte %d, open GCs incomplete" % keep in out + err, "%s: stats repeats the warning" % label)
+    check(cutline in out + err, "%s: stats repeats the warning" % label)
     rc, out, err = gcscope("advise", cutf + ".db")
-    check(": cut at byte %d, open GCs incomplete" % keep in out + err, "%s: advise repeats the warning" % label)
+    check(cutline in out + err, "%s: advise repeats the warning" % label)
 # The whole trace and a prefix of it in one database: the same GCs in two
 # traces. Each report covers one trace; stats and advise say they overlap.
 both = "%s/both.db" % TMP

@@ -117,10 +117,11 @@ struct gcs_rd_stats {
   uint64_t lost_horizon_ns;
   uint64_t first_ns, last_ns;  /* first/last event time, 0 if no event */
   /* Stream files cut short (see gcs_rd_lost): how many; the first one's
-   * size (where it was cut) and its one line ("FILE: cut at byte N ...",
-   * how many bytes were dropped and what was kept). */
+   * path, its size (where it was cut) and its one line ("FILE: cut at byte
+   * N ...", how many bytes were dropped and what was kept). */
   uint64_t cut_streams;
   uint64_t cut_at;
+  char cut_file[1024];
   char cut_why[1024];
   char hostname[256];     /* trace environment `hostname`, "" if absent */
 };

@@ -69,10 +69,16 @@ void gcs_input_close(struct gcs_input *in);
 
 /* The traces in scope whose tracer discarded events, or that were cut short
  * (traces.truncated_at): one warning line per trace ("PREFIXwarning: trace
- * ID (PATH): N events discarded by the tracer: ..." (gcs_lost_text), "...: cut at
- * byte N, open GCs incomplete") on out, so that every report repeats
- * what import said. Returns the number of lines (0 also when the query fails). */
+ * ID (PATH): N events discarded by the tracer: ..." (gcs_lost_text);
+ * gcs_input_warn_cut's) on out, so that every report repeats what import
+ * said. Returns the number of lines (0 also when the query fails). */
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix);
+
+/* The line of trace ID cut short, on out: "PREFIXwarning: trace ID: FILE:
+ * cut at byte N, open GCs incomplete". FILE is the stream file the offset N
+ * is in (traces.truncated_file; traces.path from a database an older
+ * gcscope wrote; NULL: "?"), N traces.truncated_at. */
+void gcs_input_warn_cut(FILE *out, const char *prefix, int64_t trace_id, const char *file, int64_t at);
 
 /* The command skeleton's open: every report opens its input with this, so
  * that it says what it knows of the input's quality first and the same way.
