@@ -152,8 +152,12 @@ static void print_tables(void) {
          "is stored as the import stores it: a figure as the integer count when one is exact (an UPDATE\n"
          "leaves the other columns' storage as it was); a time that is no integer, or whose offset from\n"
          "start_ns would not fit in 64 bits, makes the row's times absolute (bit 60 of\n"
-         "gcs_base.condemned; bit 61: every cr_ column NULL). A database gets today's triggers at its\n"
-         "next import. A database made before\n"
+         "gcs_base.condemned; bit 61: every cr_ column NULL). DELETE on gcs also deletes the GC's rows\n"
+         "in every table keyed by gc_id (gc_gens, gc_heaps, gc_heap_gens, gc_loh_waits, gc_mark_times,\n"
+         "gc_loh_compact, gc_fit_buckets, the gc_datas_ tables), so no report counts a row of a GC that\n"
+         "is gone; gc_process_summary, the process's figures as imported, is left as it was (import the\n"
+         "trace into a new database for figures without the GC). A database gets today's triggers at\n"
+         "its next import. A database made before\n"
          "has gcs and gc_gens as tables: every report reads it; an import into it is refused (import\n"
          "into a new database).\n");
 }
