@@ -126,7 +126,12 @@ static const char *doc_store(const char *table, const char *name, const char *ty
 static void print_tables(void) {
   printf("## Database tables (schemas/tables_raw.def, schemas/tables_gc.def, schemas/tables_stacks.def)\n\n"
          "Units: ns = ns since the Unix epoch (or a duration in ns), ms = milliseconds (points in time\n"
-         "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n");
+         "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n"
+         "Schema version: PRAGMA user_version, the number of tables added since the first release\n"
+         "(core/import/gcs_db.c, added_tables), set by every import. A database of version V has every\n"
+         "table below but those added after V; one that lacks such a table had it dropped, and is\n"
+         "refused (\"damaged database: table frames is missing\"). Version 0: written before versions\n"
+         "(an older database); a table it lacks is made, empty.\n\n");
   GCS_TABLES_RAW(DOC_TABLE)
   GCS_TABLES_GC_COMPACT(DOC_COMPACT)
   GCS_TABLES_GC(DOC_TABLE)
