@@ -315,9 +315,21 @@ static void put_gc_rows_delete(struct buf *b) {
     if (strncmp(gc_tables[t].key, "gc_id ", 6) == 0) put(b, "DELETE FROM %s WHERE gc_id = OLD.id; ", gc_tables[t].name);
 }
 
+/* A condemned-reasons group holds 0..3 (two bits of gcs_base.condemned): a
+ * value written by hand outside that is refused, as a CHECK constraint
+ * refuses it (before, 5 read back as 1). */
+static void put_cr_check(struct buf *b, const struct ctable *t) {
+  put(b, "SELECT RAISE(ABORT, 'gcs: a cr_ column holds 0, 1, 2, 3 or NULL') WHERE 0");
+  for (int i = 0; i < t->ncols; i++)
+    if (store_of(t, i) == GCS_STORE_CR)
+      put(b, " OR NOT (NEW.%s IS NULL OR NEW.%s IN (0, 1, 2, 3))", t->cols[i].name, t->cols[i].name);
+  put(b, "; ");
+}
+
 static void put_triggers(struct buf *b, const struct ctable *t) {
   int kl = key_len(t);
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_insert INSTEAD OF INSERT ON %s BEGIN ", t->name, t->name);
+  if (has_cr(t)) put_cr_check(b, t);
   put_insert(b, t);
   put(b, "END;\n");
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_delete INSTEAD OF DELETE ON %s BEGIN ", t->name, t->name);
@@ -325,6 +337,7 @@ static void put_triggers(struct buf *b, const struct ctable *t) {
   if (has_cr(t)) put_gc_rows_delete(b);
   put(b, "END;\n");
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_update INSTEAD OF UPDATE ON %s BEGIN ", t->name, t->name);
+  if (has_cr(t)) put_cr_check(b, t);
   if (folds(t)) {   /* out with OLD, in with NEW */
     put_delete(b, t);
     put_insert(b, t);
