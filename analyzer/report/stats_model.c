@@ -532,11 +532,8 @@ void st_warnings(FILE *out, const struct st_model *m, const char *prefix) {
   int64_t last_trace = -1;
   for (int i = 0; i < m->nprocs; i++) {
     const struct st_proc *p = &m->procs[i];
-    char lost[256];
     if (p->trace_discarded > 0 && p->trace_id != last_trace)
-      fprintf(out, "%swarning: trace %lld (%s): %s: nearby GCs incomplete, not in figures\n",
-              prefix, (long long)p->trace_id, p->trace_path ? p->trace_path : "?",
-              gcs_lost_text(p->trace_discarded, p->trace_packet_gaps, lost, sizeof lost));
+      gcs_input_warn_lost(out, prefix, p->trace_id, p->trace_path, p->trace_discarded, p->trace_packet_gaps);
     if (p->trace_truncated_at >= 0 && p->trace_id != last_trace)
       gcs_input_warn_cut(out, prefix, p->trace_id, p->trace_truncated_file, p->trace_truncated_at);
     last_trace = p->trace_id;

@@ -257,6 +257,13 @@ fail:
   return -1;
 }
 
+void gcs_input_warn_lost(FILE *out, const char *prefix, int64_t trace_id, const char *path, int64_t discarded,
+                         int64_t packet_gaps) {
+  char lost[256];
+  fprintf(out, "%swarning: trace %lld (%s): %s: nearby GCs incomplete, not in figures\n", prefix, (long long)trace_id,
+          path ? path : "?", gcs_lost_text(discarded, packet_gaps, lost, sizeof lost));
+}
+
 void gcs_input_warn_cut(FILE *out, const char *prefix, int64_t trace_id, const char *file, int64_t at) {
   fprintf(out, "%swarning: trace %lld: %s: cut at byte %lld, open GCs incomplete\n", prefix, (long long)trace_id,
           file ? file : "?", (long long)at);
@@ -280,14 +287,10 @@ int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(in->db, "SELECT id, path, discarded, packet_gaps FROM traces WHERE discarded > 0 AND "
                          GCS_IN_INPUT("id") " ORDER BY id", -1, &st, NULL) == SQLITE_OK) {
-    for (; sqlite3_step(st) == SQLITE_ROW; n++) {
-      const unsigned char *path = sqlite3_column_text(st, 1);
-      char lost[256];
-      fprintf(out, "%swarning: trace %lld (%s): %s: nearby GCs incomplete, not in figures\n", prefix, (long long)sqlite3_column_int64(st, 0), path ? (const char *)path : "?",
-              gcs_lost_text(sqlite3_column_int64(st, 2),
-                            sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3), lost,
-                            sizeof lost));
-    }
+    for (; sqlite3_step(st) == SQLITE_ROW; n++)
+      gcs_input_warn_lost(out, prefix, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                          sqlite3_column_int64(st, 2),
+                          sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3));
     sqlite3_finalize(st);
   }
   if (sqlite3_prepare_v2(in->db, "SELECT id, coalesce(truncated_file, path), truncated_at FROM traces WHERE "

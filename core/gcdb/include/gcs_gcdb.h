@@ -74,6 +74,12 @@ void gcs_input_close(struct gcs_input *in);
  * said. Returns the number of lines (0 also when the query fails). */
 int gcs_input_warn_discarded(const struct gcs_input *in, FILE *out, const char *prefix);
 
+/* The line of trace ID whose tracer discarded events, on out: "PREFIXwarning:
+ * trace ID (PATH): WHAT: nearby GCs incomplete, not in figures", WHAT
+ * gcs_lost_text(discarded, packet_gaps; -1: unknown); PATH NULL: "?". */
+void gcs_input_warn_lost(FILE *out, const char *prefix, int64_t trace_id, const char *path, int64_t discarded,
+                         int64_t packet_gaps);
+
 /* The line of trace ID cut short, on out: "PREFIXwarning: trace ID: FILE:
  * cut at byte N, open GCs incomplete". FILE is the stream file the offset N
  * is in (traces.truncated_file; traces.path from a database an older
