@@ -83,7 +83,7 @@ eventpipe)
 program, or it disables diagnostics with DOTNET_EnableDiagnostics=0)" "$gcscope" record --dotnet -- /bin/true
   empty_dir "$tmp/cwd" "--dotnet -- /bin/true"
   start_fake mute
-  line="gcscope record: CollectTracing4: no answer from the runtime (timed out)"
+  line="gcscope record: pid $fake_pid: CollectTracing4: no answer from the runtime (timed out)"
   run "mute peer, -o new" 1 "$line" "$gcscope" record -p "$fake_pid" --dotnet -o new/out
   empty_dir "$tmp/cwd" "mute peer, -o new"
   user_dir "$tmp/cwd/mine" trace.nettrace
