@@ -274,7 +274,7 @@ fail:
 }
 
 static int existed_before(const struct trc_outdir *d, const char *name) {
-  return d->existed && bsearch(&name, d->before, d->nbefore, sizeof name, cmp_name) != NULL;
+  return d->existed && d->nbefore && bsearch(&name, d->before, d->nbefore, sizeof name, cmp_name) != NULL;
 }
 
 /* nftw over one new entry: does it hold no byte (empty regular files and
@@ -300,7 +300,9 @@ static size_t tidy_base;
 
 static int remove_added(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   const char *rel = path + tidy_base;
-  if (ftw->level == 0 || bsearch(&rel, tidy_dir->before, tidy_dir->nbefore, sizeof rel, cmp_name)) return 0;
+  if (ftw->level == 0 ||
+      (tidy_dir->nbefore && bsearch(&rel, tidy_dir->before, tidy_dir->nbefore, sizeof rel, cmp_name)))
+    return 0;
   return remove_empty(path, st, type, ftw);
 }
 
@@ -324,7 +326,8 @@ void trc_outdir_undo(struct trc_outdir *d) {
     while (dir && (e = readdir(dir))) {
       if (is_dot(e->d_name)) continue;
       if (existed_before(d, e->d_name)) {
-        if (bsearch(&(const char *){ e->d_name }, d->clean, d->nclean, sizeof *d->clean, cmp_name)) tidy(d, e->d_name);
+        if (d->nclean && bsearch(&(const char *){ e->d_name }, d->clean, d->nclean, sizeof *d->clean, cmp_name))
+          tidy(d, e->d_name);
         continue;
       }
       if (n == cap) {

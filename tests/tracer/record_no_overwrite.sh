@@ -43,7 +43,8 @@ again() {
   [ ! -s "$tmp/out" ] || fail "$what: stdout '$(cat "$tmp/out")'"
   [ $t -le "$secs" ] || fail "$what: took ${t}s"
   sums "$dir" >"$tmp/after"
-  cmp -s "$tmp/before" "$tmp/after" || fail "$what: the first recording changed: $(diff "$tmp/before" "$tmp/after" | tr '\n' ' ')"
+  cmp -s "$tmp/before" "$tmp/after" ||
+    fail "$what: the first recording changed: $(diff "$tmp/before" "$tmp/after" | tr '\n' ' ')"
 }
 
 fake_pid=
