@@ -94,22 +94,26 @@ static int push(char ***v, size_t *n, size_t *cap, const char *name) {
   return 0;
 }
 
+/* The directory name in dirfd, opened for reading without following a link. */
+static DIR *open_sub(int dirfd, const char *name) {
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir && fd >= 0) close(fd);
+  return dir;
+}
+
 /* An entry named as record names its own: 1 if it holds a byte, or what
  * cannot be vouched for (neither a regular file nor a directory, unreadable,
  * on another file system, beyond TRC_OUTDIR_WALK_DEPTH levels or
  * TRC_OUTDIR_WALK_ENTRIES entries); 0 if it holds only empty files and
  * directories, each noted; -1 (ENOMEM). */
-static int entry_bytes(struct scan *s, int dirfd, const char *name, const char *rel, int depth) {
+static int entry_bytes(struct scan *s, int at, const char *name, const char *rel, int depth) {
   struct stat st;
-  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 1;
+  if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 1;
   if (S_ISREG(st.st_mode)) return st.st_size != 0;
   if (!S_ISDIR(st.st_mode) || st.st_dev != s->dev || depth > TRC_OUTDIR_WALK_DEPTH) return 1;
-  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!dir) {
-    if (fd >= 0) close(fd);
-    return 1;
-  }
+  DIR *dir = open_sub(at, name);
+  if (!dir) return 1;
   int r = 0;
   struct dirent *e;
   while (!r && (e = readdir(dir))) {
@@ -117,7 +121,7 @@ static int entry_bytes(struct scan *s, int dirfd, const char *name, const char *
     char sub[PATH_MAX];
     if (--s->entries < 0 || (size_t)snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name) >= sizeof sub) r = 1;
     else if (push(&s->d->before, &s->d->nbefore, &s->cap, sub)) r = -1;
-    else r = entry_bytes(s, fd, e->d_name, sub, depth + 1);
+    else r = entry_bytes(s, dirfd(dir), e->d_name, sub, depth + 1);
   }
   closedir(dir);
   return r;
@@ -127,23 +131,19 @@ static int entry_bytes(struct scan *s, int dirfd, const char *name, const char *
  * file, within the same bounds (what lies beyond is not looked at: a
  * recording writes only entries named as above). 1 with its path in
  * s->walked. */
-static int walk_below(struct scan *s, int dirfd, const char *name, const char *rel, int depth) {
+static int walk_below(struct scan *s, int at, const char *name, const char *rel, int depth) {
   struct stat st;
-  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
   if (S_ISREG(st.st_mode)) {
-    if ((ends_with(name, ".nettrace") && st.st_size > 0) || (!strcmp(name, "metadata") && ctf_metadata(dirfd, name))) {
+    if ((ends_with(name, ".nettrace") && st.st_size > 0) || (!strcmp(name, "metadata") && ctf_metadata(at, name))) {
       snprintf(s->walked, sizeof s->walked, "%s", rel);
       return 1;
     }
     return 0;
   }
   if (!S_ISDIR(st.st_mode) || st.st_dev != s->dev || depth >= TRC_OUTDIR_WALK_DEPTH) return 0;
-  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!dir) {
-    if (fd >= 0) close(fd);
-    return 0;
-  }
+  DIR *dir = open_sub(at, name);
+  if (!dir) return 0;
   int hit = 0;
   struct dirent *e;
   while (!hit && s->walk > 0 && (e = readdir(dir))) {
@@ -151,7 +151,7 @@ static int walk_below(struct scan *s, int dirfd, const char *name, const char *r
     s->walk--;
     char sub[PATH_MAX];
     if ((size_t)snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name) < sizeof sub)
-      hit = walk_below(s, fd, e->d_name, sub, depth + 1);
+      hit = walk_below(s, dirfd(dir), e->d_name, sub, depth + 1);
   }
   closedir(dir);
   return hit;

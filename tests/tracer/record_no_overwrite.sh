@@ -20,10 +20,7 @@ set -u
 case_=$1; gcscope=$2; tmp=$3/record_no_overwrite_$1; gcsim=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$tmp"; mkdir -p "$tmp"
-TMPDIR=$(mktemp -d /tmp/gcs-noover.XXXXXX) || exit 1
-export TMPDIR
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$here/fake_runtime.sh"
 
 # sums DIR: every file below DIR with its sha256, every directory, sorted
 sums() { (cd "$1" && find . -mindepth 1 \( -type f -exec sha256sum {} + \) -o \( -type d -print \) | sort); }
@@ -47,16 +44,6 @@ again() {
     fail "$what: the first recording changed: $(diff "$tmp/before" "$tmp/after" | tr '\n' ' ')"
 }
 
-fake_pid=
-start_fake() {   # MODE: sets fake_pid
-  rm -f "$tmp/ready"
-  python3 "$here/fake_runtime.py" "$1" "$tmp/ready" </dev/null &
-  for _ in $(seq 1 400); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
-  fake_pid=$(cat "$tmp/ready" 2>/dev/null)
-  [ -n "$fake_pid" ] || { fail "fake_runtime.py $1 not ready within 20 s"; exit $fails; }
-}
-stop_fake() { [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null; fake_pid=; }
-trap 'stop_fake; rm -rf "$TMPDIR"' EXIT
 
 case $case_ in
 lttng)
