@@ -37,6 +37,12 @@ static const struct ctable tables[GCS_COMPACT_COUNT] = {
   { "gc_heap_gens", "gc_id INTEGER NOT NULL", "gc_id, heap_slot", cols_hgens, NCOLS(cols_hgens) },
 };
 
+/* The other tables of GCS_TABLES_GC: those keyed by gc_id (gcs.id) hold a
+ * GC's rows (gc_loh_waits, gc_mark_times, the DATAS tables ...). */
+#define GC_TABLE_ROW(Name, Doc, KeyColumn, COLUMNS, Storage) { #Name, KeyColumn },
+static const struct { const char *name, *key; } gc_tables[] = { GCS_TABLES_GC(GC_TABLE_ROW) };
+#undef GC_TABLE_ROW
+
 struct buf { char *p; size_t n, cap; int oom; };
 static void put(struct buf *b, const char *fmt, ...) {
   if (b->oom) return;
@@ -299,15 +305,39 @@ static void put_delete(struct buf *b, const struct ctable *t) {
   put(b, " AND gens = 0; ");
 }
 
+/* A GC deleted through the view gcs takes its rows in every table keyed
+ * by gc_id with it (the other compact tables' and GCS_TABLES_GC's), so that
+ * no report counts a row of a GC that is gone (before, they stayed). */
+static void put_gc_rows_delete(struct buf *b) {
+  for (int t = 0; t < GCS_COMPACT_COUNT; t++)
+    if (strcmp(tables[t].name, "gcs") != 0) put(b, "DELETE FROM %s_base WHERE gc_id = OLD.id; ", tables[t].name);
+  for (size_t t = 0; t < sizeof gc_tables / sizeof gc_tables[0]; t++)
+    if (strncmp(gc_tables[t].key, "gc_id ", 6) == 0) put(b, "DELETE FROM %s WHERE gc_id = OLD.id; ", gc_tables[t].name);
+}
+
+/* A condemned-reasons group holds 0..3 (two bits of gcs_base.condemned): a
+ * value written by hand outside that is refused, as a CHECK constraint
+ * refuses it (before, 5 read back as 1). */
+static void put_cr_check(struct buf *b, const struct ctable *t) {
+  put(b, "SELECT RAISE(ABORT, 'gcs: a cr_ column holds 0, 1, 2, 3 or NULL') WHERE 0");
+  for (int i = 0; i < t->ncols; i++)
+    if (store_of(t, i) == GCS_STORE_CR)
+      put(b, " OR NOT (NEW.%s IS NULL OR NEW.%s IN (0, 1, 2, 3))", t->cols[i].name, t->cols[i].name);
+  put(b, "; ");
+}
+
 static void put_triggers(struct buf *b, const struct ctable *t) {
   int kl = key_len(t);
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_insert INSTEAD OF INSERT ON %s BEGIN ", t->name, t->name);
+  if (has_cr(t)) put_cr_check(b, t);
   put_insert(b, t);
   put(b, "END;\n");
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_delete INSTEAD OF DELETE ON %s BEGIN ", t->name, t->name);
   put_delete(b, t);
+  if (has_cr(t)) put_gc_rows_delete(b);
   put(b, "END;\n");
   put(b, "CREATE TRIGGER IF NOT EXISTS %s_update INSTEAD OF UPDATE ON %s BEGIN ", t->name, t->name);
+  if (has_cr(t)) put_cr_check(b, t);
   if (folds(t)) {   /* out with OLD, in with NEW */
     put_delete(b, t);
     put_insert(b, t);

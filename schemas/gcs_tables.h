@@ -91,7 +91,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             GCS_COMPACT_ABS_TIMES of condemned is set)
  *   JOINED    trace_id, pid and gc_index of the per-GC tables: not stored,
  *             the view takes them from gcs_base (a LEFT JOIN: a row whose GC
- *             was deleted stays visible, and deletable, as in a table)
+ *             is not in gcs_base, written by hand, stays visible, and
+ *             deletable, as in a table; a GC deleted through the view gcs
+ *             takes its rows in every table keyed by gc_id with it)
  *   CR        gcs' condemned-reasons groups cr_* (each 0..3 by construction:
  *             recon_calc.c's decode): packed, group i in bits 2i..2i+1 of the
  *             column condemned (NULL when every group is NULL)
@@ -102,7 +104,9 @@ enum gcs_condemn_induced { GCS_CR_INDUCED_BLOCKING = 1, GCS_CR_INDUCED_NOT_FORCE
  *             generation present
  * INSTEAD OF triggers make the views writable (INSERT, UPDATE, DELETE), as
  * the tables of the older layout were: a value written reads back as such a
- * table gives it back, and is stored by the rules above (gcs_compact.c). A database made before has gcs as a
+ * table gives it back, and is stored by the rules above (gcs_compact.c);
+ * DELETE on gcs also deletes the GC's rows of gc_gens, gc_heaps,
+ * gc_heap_gens and every GCS_TABLES_GC table keyed by gc_id. A database made before has gcs as a
  * table: it is read as it is, and an import into it is refused
  * (gcs_db_gc_layout_old, core/import). */
 enum gcs_store { GCS_STORE_PLAIN, GCS_STORE_E6, GCS_STORE_DELTA_NS, GCS_STORE_JOINED, GCS_STORE_GEN, GCS_STORE_CR };

@@ -126,7 +126,12 @@ static const char *doc_store(const char *table, const char *name, const char *ty
 static void print_tables(void) {
   printf("## Database tables (schemas/tables_raw.def, schemas/tables_gc.def, schemas/tables_stacks.def)\n\n"
          "Units: ns = ns since the Unix epoch (or a duration in ns), ms = milliseconds (points in time\n"
-         "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n");
+         "relative to the trace start), mb = 10^6 bytes, pct = percent. NULL where PerfView prints NaN.\n\n"
+         "Schema version: PRAGMA user_version, the number of tables added since the first release\n"
+         "(core/import/gcs_db.c, added_tables), set by every import. A database of version V has every\n"
+         "table below but those added after V; one that lacks such a table had it dropped, and is\n"
+         "refused (\"damaged database: table frames is missing\"). Version 0: written before versions\n"
+         "(an older database); a table it lacks is made, empty.\n\n");
   GCS_TABLES_RAW(DOC_TABLE)
   GCS_TABLES_GC_COMPACT(DOC_COMPACT)
   GCS_TABLES_GC(DOC_TABLE)
@@ -152,8 +157,12 @@ static void print_tables(void) {
          "is stored as the import stores it: a figure as the integer count when one is exact (an UPDATE\n"
          "leaves the other columns' storage as it was); a time that is no integer, or whose offset from\n"
          "start_ns would not fit in 64 bits, makes the row's times absolute (bit 60 of\n"
-         "gcs_base.condemned; bit 61: every cr_ column NULL). A database gets today's triggers at its\n"
-         "next import. A database made before\n"
+         "gcs_base.condemned; bit 61: every cr_ column NULL). DELETE on gcs also deletes the GC's rows\n"
+         "in every table keyed by gc_id (gc_gens, gc_heaps, gc_heap_gens, gc_loh_waits, gc_mark_times,\n"
+         "gc_loh_compact, gc_fit_buckets, the gc_datas_ tables), so no report counts a row of a GC that\n"
+         "is gone; gc_process_summary, the process's figures as imported, is left as it was (import the\n"
+         "trace into a new database for figures without the GC). A database gets today's triggers at\n"
+         "its next import. A database made before\n"
          "has gcs and gc_gens as tables: every report reads it; an import into it is refused (import\n"
          "into a new database).\n");
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gcs_output.h"
+#include "gcs_text.h"
 #include "stk_view_internal.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -217,9 +218,21 @@ int stk_view_json(const struct stk_view *v, FILE *out) {
 
 /* ---- folded ---------------------------------------------------------------- */
 
-/* A frame in a folded line: ';' separates frames and the last blank the count. */
+/* A frame in a folded line: ';' separates frames, a line end ends the stack
+ * and the last blank comes before the count. A name is the traced program's
+ * bytes: gcs_text_printable makes every control character (CR and LF among
+ * them; C1, the bidirectional overrides) and every byte of invalid UTF-8 a
+ * '?', and a ';' is written ':', so each line is one stack with its count
+ * (before, a CR or a ';' split a frame or a line: a flame graph added the
+ * count to a wrong stack). */
 static void folded_name(FILE *out, const char *s) {
-  for (; *s; s++) fputc(*s == ';' ? ':' : (*s == '\n' ? ' ' : *s), out);
+  char small[256];
+  size_t n = strlen(s);
+  char *safe = n < sizeof small ? small : malloc(n + 1);   /* never longer than s */
+  if (!safe) { fputc('?', out); return; }   /* out of memory: the name unknown */
+  gcs_text_printable(s, n, safe, n + 1);
+  for (char *p = safe; *p; p++) fputc(*p == ';' ? ':' : *p, out);
+  if (safe != small) free(safe);
 }
 
 int stk_view_folded(const struct stk_view *v, FILE *out, int by_bytes) {

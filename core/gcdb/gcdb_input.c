@@ -221,7 +221,7 @@ int gcs_input_open(const char *arg, const struct gcs_input_opts *opts, struct gc
   char view[128], why[256];
   int damaged = have && gcs_db_views_read(db, view, sizeof view, why, sizeof why) != 0;
   if (damaged && !opts->damaged_ok) {
-    snprintf(err, errlen, "%s: damaged database: view %s does not read (%s)", in->db_path, view, why);
+    snprintf(err, errlen, "%s: damaged database: %s (%s)", in->db_path, view, why);
     goto fail;
   }
   /* (A damaged database is opened as it is: the update would make its

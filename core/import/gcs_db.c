@@ -86,7 +86,9 @@ static const struct { const char *table, *column, *type; } added_columns[] = {
   { "gc_process_summary", "dynamic_events_undecoded", "INTEGER" },
   { "gc_process_summary", "dynamic_events_unattached", "INTEGER" },
 };
-/* Tables added after the first release (made by the schema's CREATE TABLE IF NOT EXISTS). */
+/* Tables added after the first release (made by the schema's CREATE TABLE
+ * IF NOT EXISTS), in the order they were added: a new table is appended
+ * (its count is the schema version, GCS_DB_VERSION below). */
 static const struct { const char *table, *column; } added_tables[] = {
   { "trigger_firings", "rule" },
   { "event_blocks", "data" },
@@ -104,6 +106,20 @@ static const struct { const char *table, *column; } added_tables[] = {
   { "gc_datas_hc_samples", "msl_wait_usec" },
   { "gc_datas_hc_tunings", "scp_decrease_per_step_down" },
 };
+
+/* The schema version a database is written with (PRAGMA user_version): the
+ * number of added_tables' entries (which is appended to, never reordered),
+ * so a database of version V has every table of the schema but
+ * added_tables[V..]. 0: written before versions (which tables it had is not
+ * known: any missing is made, empty). */
+#define GCS_DB_VERSION ((int)(sizeof added_tables / sizeof added_tables[0]))
+/* Every table of today's schema (the legacy_* and the compact tables apart:
+ * a database of the older GC layout has no gcs_base, and a view reads it). */
+#define GCS_DB_TABLE_NAME(Name, ...) #Name,
+static const char *const schema_tables[] = {
+  GCS_TABLES_RAW(GCS_DB_TABLE_NAME) GCS_TABLES_GC(GCS_DB_TABLE_NAME) GCS_TABLES_STACKS(GCS_DB_TABLE_NAME)
+};
+#undef GCS_DB_TABLE_NAME
 
 /* Tables that became views: a database made before holds the rows in a
  * table of the view's name; it is renamed to its legacy name (the view shows
@@ -357,7 +373,29 @@ static int check_target(sqlite3 *db, const char *path, char *err, size_t errlen)
   return 0;
 }
 
-int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t whylen) {
+static int db_version(sqlite3 *db) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "PRAGMA main.user_version", -1, &st, NULL) != SQLITE_OK) return 0;
+  int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The first table a database of its version has that is not there, or NULL. */
+static const char *dropped_table(sqlite3 *db) {
+  int v = db_version(db);
+  if (v <= 0) return NULL;
+  for (size_t i = 0; i < sizeof schema_tables / sizeof schema_tables[0]; i++) {
+    int added = -1;   /* its place in added_tables, -1: in the first release */
+    for (int k = 0; k < GCS_DB_VERSION && added < 0; k++)
+      if (strcmp(added_tables[k].table, schema_tables[i]) == 0) added = k;
+    if (added >= v) continue;   /* made after the version that wrote it */
+    if (!is_table(db, schema_tables[i])) return schema_tables[i];
+  }
+  return NULL;
+}
+
+int gcs_db_views_read(sqlite3 *db, char *what, size_t whatlen, char *why, size_t whylen) {
   sqlite3_stmt *q;
   if (sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_master WHERE type = 'view' ORDER BY name", -1, &q, NULL) !=
       SQLITE_OK)
@@ -373,7 +411,7 @@ int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t
      * views over all three legacy tables. Not a dropped table.) */
     if (sql && sqlite3_prepare_v2(db, sql, -1, &v, NULL) != SQLITE_OK &&
         !strstr(sqlite3_errmsg(db), "no such table: main.legacy_")) {
-      snprintf(view, viewlen, "%s", name);
+      snprintf(what, whatlen, "view %s does not read", name);
       snprintf(why, whylen, "%s", sqlite3_errmsg(db));
       bad = 1;
     }
@@ -381,6 +419,12 @@ int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t
     sqlite3_free(sql);
   }
   sqlite3_finalize(q);
+  const char *t = bad ? NULL : dropped_table(db);
+  if (t) {
+    snprintf(what, whatlen, "table %s is missing", t);
+    snprintf(why, whylen, "dropped: schema version %d has it", db_version(db));
+    bad = 1;
+  }
   return bad ? -1 : 0;
 }
 
@@ -433,9 +477,9 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
    * schema script below would make it again, empty, and the import would
    * add a trace beside GCs that are gone. Refused as the reports refuse it
    * (gcs_input_open), before anything is written. */
-  char view[128], why[256];
-  if (gcs_db_views_read(db, view, sizeof view, why, sizeof why) != 0) {
-    snprintf(err, errlen, "%s: damaged database: view %s does not read (%s)", path, view, why);
+  char what[160], why[256];
+  if (gcs_db_views_read(db, what, sizeof what, why, sizeof why) != 0) {
+    snprintf(err, errlen, "%s: damaged database: %s (%s)", path, what, why);
     sqlite3_close(db);
     return NULL;
   }
@@ -463,6 +507,13 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen) {
   if (rc == SQLITE_OK) rc = create_compact(db, &msg);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, schema_sql, NULL, NULL, &msg);
   if (rc == SQLITE_OK) rc = add_missing_columns(db, &msg);
+  /* Every table is there now: the version says so (a database of a newer
+   * gcscope keeps its own; an unchanged one is not written). */
+  if (rc == SQLITE_OK && db_version(db) < GCS_DB_VERSION) {
+    char v[64];
+    snprintf(v, sizeof v, "PRAGMA main.user_version = %d", GCS_DB_VERSION);
+    rc = sqlite3_exec(db, v, NULL, NULL, &msg);
+  }
   /* The indexes exist before the first row: the import maintains them as it
    * inserts (events_by_time and the GC tables' indexes take rows in key
    * order, appended), instead of sorting the tables after the last event,

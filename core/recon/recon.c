@@ -329,13 +329,19 @@ static void add_concurrent_pause(struct recon_proc *p, struct recon_gc *gc, int6
 }
 
 /* The runtime's own pauses (gcs_gc.runtime_pause_msec) of the GCs this
- * restart ends a suspension of: the suspension up to its RestartEEBegin (the
- * runtime reads its clock before restarting; RestartEEEnd if none was seen).
- * A GCPrep suspension is a background GC's second pause. A GC suspension
- * holds one blocking GC, or a background GC (that runs on after it) with
- * the ephemeral GC of its start, whose own pause is GCStart -> GCEnd and is
- * not the background GC's, or a GC announced as background that ended
- * inside it (then blocking for the runtime). */
+ * restart ends a suspension of. CoreCLR (gc.cpp) reads its clock at
+ * SuspendEE's start (before SuspendEEBegin) and, for a blocking GC, at the
+ * end of gc1 (update_end_ngc_time), before do_post_gc fires GCEnd: so a
+ * blocking GC's pause is SuspendEEBegin -> its GCEnd, and what comes after
+ * (the server GC threads' join, a preempted thread, the restart) is not in
+ * it. A background GC's pauses are read right before RestartEE
+ * (add_bgc_pause_duration_0): the suspension up to its RestartEEBegin
+ * (RestartEEEnd if none was seen). A GCPrep suspension is a background GC's
+ * second pause. A GC suspension holds one blocking GC, or a background GC
+ * (that runs on after it) with the ephemeral GC of its start, whose own
+ * pause is GCStart -> GCEnd and is not the background GC's, or a GC
+ * announced as background that ended inside it (then blocking for the
+ * runtime). */
 static void runtime_pauses(struct recon_proc *p, const struct gcs_event *ev, int64_t t) {
   if (!p->has_susp_time) return;
   int64_t rb = p->has_restart_begin && p->restart_begin_t >= p->susp_time ? p->restart_begin_t : t;
@@ -356,7 +362,8 @@ static void runtime_pauses(struct recon_proc *p, const struct gcs_event *ev, int
     } else if (gcs_type_is_background(gc->g.type) && !gc->has_end) {
       bgc = gc;
     } else if (gc->rt_pause_ns < 0) {
-      gc->rt_pause_ns = span;
+      int64_t end = gc->start_ns_rel + gc->duration_ns;   /* its GCEnd */
+      gc->rt_pause_ns = gc->has_end && end >= p->susp_time && end <= rb ? end - p->susp_time : span;
     }
   }
   if (bgc && bgc->rt_bgc1_ns < 0) bgc->rt_bgc1_ns = span - ephemeral;

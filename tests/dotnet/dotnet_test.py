@@ -211,7 +211,7 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                    "        AND json_extract(e.fields, '$.HeapNum') = 0 "
                    "        AND e.ts_ns BETWEEN gcs.start_ns AND gcs.end_ns), "
                    "committed_after_in_use + committed_after_in_free + committed_after_in_global_free, "
-                   "round(committed_after_mb * 1e6) "
+                   "round(committed_after_mb * 1e6), coalesce(runtime_pause_msec, -1) "
                    "FROM gcs%s" % where)
     ours = {int(r[0]): r for r in rows}
     check(len(gcs) > 0, "the program observed at least one GC")
@@ -265,6 +265,14 @@ def compare(db, prog_out, pid=None, expect_bgc=False):
                   % (idx, gen, typ, rt0, lo, hi, float(r[4]), span, r[9], r[10], r[8], r[11]))
         print(detail)
         check(rt0 >= lo - CLOCK_MS, detail)
+        if r[16] != "1":
+            # gcscope's runtime_pause_msec of a GC blocking for the runtime ends
+            # where the runtime's clock reading is last bounded: at its GCEnd
+            # (before 2026-11-28 at RestartEEBegin, which a thread waiting for
+            # a CPU after GCEnd pushed 3.7 ms past the runtime's figure).
+            check(abs(float(r[25]) - hi) < 0.0005,
+                  "GC #%d: gcscope's runtime_pause_msec %s ms is SuspendEEBegin -> GCEnd (%.6f ms)"
+                  % (idx, r[25], hi))
         if r[16] != "1":
             sb, st = int(float(r[12])), int(float(r[13]))
             check(sb == own_suspend(db, r[19], st, 1),

@@ -11,7 +11,9 @@ float.hex()), made by gcscope before the compact tables (commit 194d321):
   python3 compact_same.py GCSCOPE TRACES_DIR RGC_TRACE TMP GOLDEN --update
 (netcore31-perfcollect-default's lines since gcs ids follow GCStart order
 over a trace's processes rather than one process after the other: its GCs
-of two processes have other ids, every other value the same.)
+of two processes have other ids, every other value the same; the gcs lines
+since runtime_pause_msec ends a blocking GC's pause at its GCEnd: that
+column alone differs.)
 Then the same rows written back through the views (their INSTEAD OF
 triggers, as a user's INSERT) into an emptied copy read back identical, and
 an UPDATE and a DELETE through the views do what they do on a table."""

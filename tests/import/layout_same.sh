@@ -7,7 +7,10 @@
 # the gcscope that stored one row per event with its payload as text
 # (before event_blocks); netcore31-perfcollect-default's stats-csv since gcs
 # ids follow GCStart order over a trace's processes (its id column: two
-# processes' GCs, every other value the same). A change of a report on
+# processes' GCs, every other value the same); the stats and export lines
+# since runtime_pause_msec ends a blocking GC's pause at its GCEnd (its
+# value and total_runtime_pause_msec, every other value the same). A change
+# of a report on
 # purpose regenerates GOLDEN:
 #   sh layout_same.sh GCSCOPE TRACES_DIR TMP GOLDEN --update
 set -u

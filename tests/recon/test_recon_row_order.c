@@ -30,8 +30,8 @@
  * process's GCs became final, and a rewritten background GC's waits went
  * after every row inserted before.
  *
- * Then every GC is deleted through the view (DELETE FROM gcs: the triggers
- * delete the gcs_base rows, the per-GC rows stay) and the same GCs stored
+ * Then every GC is deleted from the base table (DELETE FROM gcs_base: the
+ * per-GC rows stay; through the view they would go) and the same GCs stored
  * again into the database: 140 GCs, 28 waits of which 14 join a GC (the
  * new ones), 84 fit-bucket rows joining; the new ids above every old
  * row's GC. Without the store looking past gcs_base's ids (the rowids'
@@ -266,13 +266,13 @@ int main(void) {
   }
   free(da);
 
-  /* The GCs deleted by hand through the view (DELETE FROM gcs removes the
-   * gcs_base rows only): the per-GC rows stay, and the same GCs stored
-   * again get ids above their rowids' GC slots, so no rowid is taken
-   * twice (before the store looked for the ids above the largest in
-   * gcs_base, 0 here: the insert failed on the first rowid) and no old row
-   * joins a new GC. */
-  CHECK(sqlite3_exec(a.db, "DELETE FROM gcs", NULL, NULL, NULL) == SQLITE_OK);
+  /* The GCs deleted by hand from the base table (DELETE FROM gcs_base;
+   * through the view gcs the per-GC rows go too, import.gc_delete): the
+   * per-GC rows stay, and the same GCs stored again get ids above their
+   * rowids' GC slots, so no rowid is taken twice (before the store looked
+   * for the ids above the largest in gcs_base, 0 here: the insert failed on
+   * the first rowid) and no old row joins a new GC. */
+  CHECK(sqlite3_exec(a.db, "DELETE FROM gcs_base", NULL, NULL, NULL) == SQLITE_OK);
   CHECK(recon_q1(a.db, "SELECT count(*) FROM gcs_base") == 0);
   CHECK(recon_q1(a.db, "SELECT count(*) FROM gc_loh_waits") == 14);
   gcs_recon_free(a.r);

@@ -59,6 +59,15 @@ static void exec(sqlite3 *db, const char *sql) {
   sqlite3_free(err);
 }
 
+/* sql is refused with the message want (a trigger's RAISE). */
+static void refused(sqlite3 *db, const char *sql, const char *want) {
+  char *err = NULL;
+  int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+  if (rc == SQLITE_OK || !err || strcmp(err, want) != 0) fprintf(stderr, "%s: %s\n", sql, err ? err : "(accepted)");
+  CHECK(rc != SQLITE_OK && err && strcmp(err, want) == 0);
+  sqlite3_free(err);
+}
+
 /* The first column of sql's first row as text ("NULL" for NULL), in buf. */
 static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t n) {
   sqlite3_stmt *st;
@@ -191,6 +200,16 @@ int main(void) {
   CHECK(recon_q1(db, "SELECT restart_end_ns FROM gcs") == (int64_t)(T0 + 1400000));
   CHECK(recon_q1(db, "SELECT start_ns FROM gcs") == start2);
   CHECK(recon_q1(db, "SELECT cr_induced IS 0 AND cr_final_generation IS 0 FROM gcs") == 1);
+  /* a condemned-reasons group holds two bits: 0..3 or NULL, else refused
+   * (before, 5 was stored as 1) */
+  const char *cr_err = "gcs: a cr_ column holds 0, 1, 2, 3 or NULL";
+  refused(db, "UPDATE gcs SET cr_induced = 5", cr_err);
+  refused(db, "UPDATE gcs SET cr_final_generation = -1", cr_err);
+  refused(db, "UPDATE gcs SET cr_induced = 'x'", cr_err);
+  CHECK(recon_q1(db, "SELECT cr_induced IS 0 AND cr_final_generation IS 0 FROM gcs") == 1);
+  exec(db, "UPDATE gcs SET cr_induced = 3, cr_final_generation = 2");
+  CHECK(recon_q1(db, "SELECT cr_induced = 3 AND cr_final_generation = 2 FROM gcs") == 1);
+  exec(db, "UPDATE gcs SET cr_induced = 0, cr_final_generation = 0");
   exec(db, "UPDATE gcs SET end_ns = 'x'");
   TEXT_IS(db, "SELECT typeof(end_ns) || ' ' || end_ns FROM gcs", "text x");
   exec(db, "UPDATE gcs SET end_ns = start_ns + 3000");
@@ -212,6 +231,10 @@ int main(void) {
   TEXT_IS(db, "SELECT typeof(end_ns) || ' ' || end_ns FROM gcs WHERE id = 101", "integer 1500");
   TEXT_IS(db, "SELECT quote(condemned) || ' ' || end_ns FROM gcs_base WHERE id = 101", "NULL 500");
   TEXT_IS(db, "SELECT typeof(cr_induced) FROM gcs WHERE id = 101", "null");
+  refused(db, "INSERT INTO gcs (id, trace_id, pid, clr_instance, gc_index, list_index, gen, type, gen_name, reason, "
+              "reason_name, complete, start_ns, cr_induced) VALUES (102, 1, 7, 0, 101, 101, 0, 0, '0N', 0, "
+              "'AllocSmall', 1, 1000, 4)", cr_err);
+  CHECK(recon_q1(db, "SELECT count(*) FROM gcs WHERE id = 102") == 0);
 
   /* every kind of column against a table of its declared type */
   like_table(db, "gcs", "pause_msec", "id = 1", "REAL");

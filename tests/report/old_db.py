@@ -117,6 +117,7 @@ for t, order, idx, key in (("gc_gens", "gc_id, gen", "gc_gens_by_gc", "gc_id"),
     c.execute("INSERT INTO %s SELECT * FROM keyed_%s ORDER BY %s" % (t, t, order))
     c.execute("DROP TABLE keyed_%s" % t)
     c.execute("CREATE INDEX %s ON %s(%s)" % (idx, t, key))
+c.execute("PRAGMA user_version = 0")   # made before schema versions
 c.commit()
 c.close()
 ro = TMP + "/old-ro.db"

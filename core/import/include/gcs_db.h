@@ -47,14 +47,19 @@ sqlite3 *gcs_db_open(const char *path, char *err, size_t errlen);
  * or socket, or a link to one; a damaged database, gcs_db_views_read.) */
 
 /* A gcscope database with a table dropped (by hand, or a tool that
- * "cleaned it up"): a view over it no longer reads. The one check of it,
- * made by gcs_db_open (an import) and gcs_input_open (the reports) before
- * anything is written: the update of an older database would make the
- * table again, empty, and every figure would read zero. A view over an
- * absent legacy_* table is the update's own and reads as fine. 0, or -1
- * with *view and *why (the first view that does not read, by name, and
- * SQLite's reason): "damaged database: view V does not read (WHY)". */
-int gcs_db_views_read(sqlite3 *db, char *view, size_t viewlen, char *why, size_t whylen);
+ * "cleaned it up"): a view over it no longer reads, or a table no view
+ * reads (frames, stacks, trigger_firings ...) is missing from a database
+ * whose schema version (PRAGMA user_version, set by gcs_db_open) has it. The
+ * one check of it, made by gcs_db_open (an import) and gcs_input_open (the
+ * reports) before anything is written: the update of an older database
+ * would make the table again, empty, and every figure would read zero. A
+ * view over an absent legacy_* table is the update's own and reads as
+ * fine; a database of version 0 (written before versions) lacking a table
+ * no view reads is an older one, and gets it. 0, or -1 with *what and *why:
+ * "view V does not read" and SQLite's reason (the first view by name), or
+ * "table T is missing" and "dropped: schema version N has it"; the line:
+ * "damaged database: WHAT (WHY)". */
+int gcs_db_views_read(sqlite3 *db, char *what, size_t whatlen, char *why, size_t whylen);
 
 /* What a trace lost, in words, the one text of import's summary and every
  * report's warning (traces.discarded and traces.packet_gaps): discarded is
