@@ -265,6 +265,10 @@ int trc_capture_record(struct trc_capture *c, const struct trc_transport_ops *tp
    * while a consumer may still be writing (the transport said where). */
   if (rc != 0 && !o->relayd && !c->still_writing) trc_outdir_undo(&c->dir);
   if (rc == 0 && o->import) rc = do_import(c);
+  /* A recording that went well and wrote no byte (no trigger fired) leaves
+   * no dated default behind; a -o DIR was asked for and stays. */
+  if (rc == 0 && !o->relayd && !c->still_writing && trc_outdir_unused(&c->dir))
+    printf("gcscope record: nothing was recorded; removed the empty %s\n", c->dir.given);
   if (rc == 0 && c->command_status) rc = c->command_status; /* the recording itself went well */
   trc_sig_end();
   trc_outdir_free(&c->dir);

@@ -13,6 +13,7 @@ gc-collect` on this machine (captured with strace, below): the same buffer,
 rundown keyword and providers, which gcscope asks without the stack walk.
 """
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -69,6 +70,9 @@ def decode(p):
     return buf, fmt, rundown, stacks, provs
 
 
+RUNS = [0]
+
+
 def request(args):
     """The EventPipe requests `gcscope record --pid FAKE ARGS` sent: [(command id, payload)]."""
     log, ready = os.path.join(TMP, "log"), os.path.join(TMP, "ready")
@@ -84,7 +88,10 @@ def request(args):
                 break
             time.sleep(0.05)
         pid = int(open(ready).read())
-        subprocess.run([GCSCOPE, "record", "--dotnet", "--pid", str(pid), "-o", os.path.join(TMP, "out")] + args, env=env,
+        RUNS[0] += 1   # a new -o directory for each run (record refuses one holding a recording)
+        out = os.path.join(TMP, "out-%d" % RUNS[0])
+        shutil.rmtree(out, ignore_errors=True)
+        subprocess.run([GCSCOPE, "record", "--dotnet", "--pid", str(pid), "-o", out] + args, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
     finally:
         fake.terminate()

@@ -15,18 +15,7 @@ set -u
 gcscope=$1; tmp=$2/hostile_peer
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$tmp"; mkdir -p "$tmp"
-export TMPDIR=$tmp
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-fake_pid=
-start_fake() {   # MODE: sets fake_pid
-  rm -f "$tmp/ready"
-  python3 "$here/fake_runtime.py" "$1" "$tmp/ready" </dev/null &
-  for _ in $(seq 1 100); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
-  fake_pid=$(cat "$tmp/ready")
-}
-stop_fake() { [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null; fake_pid=; }
-trap 'stop_fake' EXIT
+. "$here/fake_runtime.sh"
 now() { date +%s%N | cut -c1-13; }   # ms
 
 # sortbomb, live triggers, --duration 3.
@@ -113,6 +102,6 @@ grep -q "$(printf '\033')" "$tmp/out" && fail "ps: raw ESC printed"
 stop_fake
 
 trap - EXIT
-rm -rf "$tmp"
+rm -rf "$tmp" "$TMPDIR"
 [ $fails -eq 0 ] && echo "hostile_peer: all passed"
 exit $fails

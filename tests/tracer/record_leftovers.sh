@@ -24,11 +24,7 @@ set -u
 case_=$1; gcscope=$2; tmp=$3/record_leftovers_$1
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$tmp"; mkdir -p "$tmp"
-# a short TMPDIR: the diagnostic sockets' paths must fit sockaddr_un (108 bytes)
-TMPDIR=$(mktemp -d /tmp/gcs-leftovers.XXXXXX) || exit 1
-export TMPDIR
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$here/fake_runtime.sh"
 
 # run WHAT STATUS LINE CMD...: in the current directory; exactly LINE on stderr
 run() {
@@ -54,16 +50,6 @@ same_as_before() {
   cmp -s "$tmp/before" "$tmp/after" || fail "$2: the user's directory changed: $(diff "$tmp/before" "$tmp/after" | tr '\n' ' ')"
 }
 
-fake_pid=
-start_fake() {   # MODE: sets fake_pid
-  rm -f "$tmp/ready"
-  python3 "$here/fake_runtime.py" "$1" "$tmp/ready" </dev/null &
-  for _ in $(seq 1 400); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
-  fake_pid=$(cat "$tmp/ready" 2>/dev/null)
-  [ -n "$fake_pid" ] || { fail "fake_runtime.py $1 not ready within 20 s"; exit $fails; }
-}
-stop_fake() { [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null; fake_pid=; }
-trap 'stop_fake; rm -rf "$TMPDIR"' EXIT
 
 case $case_ in
 lttng)
@@ -83,7 +69,7 @@ eventpipe)
 program, or it disables diagnostics with DOTNET_EnableDiagnostics=0)" "$gcscope" record --dotnet -- /bin/true
   empty_dir "$tmp/cwd" "--dotnet -- /bin/true"
   start_fake mute
-  line="gcscope record: CollectTracing4: no answer from the runtime (timed out)"
+  line="gcscope record: pid $fake_pid: CollectTracing4: no answer from the runtime (timed out)"
   run "mute peer, -o new" 1 "$line" "$gcscope" record -p "$fake_pid" --dotnet -o new/out
   empty_dir "$tmp/cwd" "mute peer, -o new"
   user_dir "$tmp/cwd/mine" trace.nettrace

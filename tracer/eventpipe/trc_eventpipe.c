@@ -421,6 +421,20 @@ static int start_watch(struct trc_capture *c) {
   return 0;
 }
 
+/* An attach that failed: its line names the process (a runtime that never
+ * answers says only which request went unanswered). */
+static void name_pid(char *err, size_t errlen, pid_t pid) {
+  char p1[32], p2[48];
+  snprintf(p1, sizeof p1, "process %d ", (int)pid);
+  snprintf(p2, sizeof p2, "dotnet-diagnostic-%d-", (int)pid);
+  if (!strncmp(err, p1, strlen(p1)) || strstr(err, p2)) return;
+  char tmp[PATH_MAX + 600];
+  snprintf(tmp, sizeof tmp, "pid %d: %s", (int)pid, err);
+  size_t n = strlen(tmp) < errlen ? strlen(tmp) : errlen - 1;
+  memcpy(err, tmp, n);
+  err[n] = '\0';
+}
+
 static int record(struct trc_capture *c) {
   struct eprec *r = c->tx;
   const struct trc_opts *o = c->o;
@@ -440,7 +454,10 @@ static int record(struct trc_capture *c) {
                                   .child_out_fd = -1, .child_in_fd = -1, .interrupted = &trc_sig,
                                   .wake_fd = trc_sig_fd(), .requests = o->requests,
                                   .nrequests = o->nrequests };
-  if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) return -1;
+  if (trc_ep_start(&r->s, &cfg, c->err, sizeof c->err)) {
+    if (!o->command) name_pid(c->err, sizeof c->err, o->pid);
+    return -1;
+  }
   read_process(r, r->s.pid);   /* noted beside trace.nettrace's first bytes (pump); with triggers, the first capture */
   if (c->triggers)
     printf("gcscope record: watching pid %d over EventPipe for long pauses (flight recorder %g MB in memory, "

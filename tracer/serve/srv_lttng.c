@@ -44,6 +44,7 @@
 #include "srv.h"
 #include "trc_fire.h"
 #include "trc_lttng.h"
+#include "trc_outdir.h"
 #include "trc_profile.h"
 #include "trc_sig.h"
 
@@ -233,10 +234,11 @@ static void on_fire(struct srv_lttng *L, struct lproc *lp, struct gcs_trigger_pa
   fprintf(stderr, "gcscope serve: pid %d: rule %s fired (%s, %.3f ms)\n", (int)lp->pid, rule ? rule->name : "?",
           what, f.kind == GCS_TRIGGER_WINDOW ? f.value : f.ms);
   if (s->outdir && !lp->dir[0]) {
-    char d[PATH_MAX];
-    snprintf(d, sizeof d, "%.3900s/pid-%d", s->outdir, (int)lp->pid);
-    if (mkdir(d, 0775) == 0 || errno == EEXIST) snprintf(lp->dir, sizeof lp->dir, "%s", d);
-    else fprintf(stderr, "gcscope serve: pid %d: cannot create %s: %s\n", (int)lp->pid, d, strerror(errno));
+    char d[PATH_MAX], name[32];
+    snprintf(name, sizeof name, "pid-%d", (int)lp->pid);
+    if (trc_outdir_make_new(s->outdir, name, d, sizeof d) == 0) snprintf(lp->dir, sizeof lp->dir, "%s", d);
+    else fprintf(stderr, "gcscope serve: pid %d: cannot create %s/%s: %s\n", (int)lp->pid, s->outdir, name,
+                 strerror(errno));
   }
   if (lp->dir[0]) trc_fire_note(lp->dir, lp->m, &f, NULL, "logged");
   trc_fire_run(rule, &f, NULL);

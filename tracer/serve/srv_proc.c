@@ -36,6 +36,7 @@
 #include "trc_ep_flight.h"
 #include "trc_ep_session.h"
 #include "trc_fire.h"
+#include "trc_outdir.h"
 #include "trc_sig.h"
 
 #define LIVE_LAG_NS 500000000ull   /* events are ordered across threads this long after they arrive */
@@ -133,10 +134,12 @@ const struct gcs_recon_callbacks srv_sink_callbacks = { .gc_done = on_gc_done,
 
 static int ensure_dir(struct watch *w) {
   if (w->dir[0]) return 0;
-  char d[PATH_MAX];
-  snprintf(d, sizeof d, "%.3900s/pid-%d", w->srv->outdir, (int)w->p->pid);
-  if (mkdir(d, 0775) != 0 && errno != EEXIST) {
-    fprintf(stderr, "gcscope serve: pid %d: cannot create %s: %s\n", (int)w->p->pid, d, strerror(errno));
+  char d[PATH_MAX], name[32];
+  snprintf(name, sizeof name, "pid-%d", (int)w->p->pid);
+  /* new for each watch: an earlier one's captures (this pid's, or a reused pid's) stay whole */
+  if (trc_outdir_make_new(w->srv->outdir, name, d, sizeof d) != 0) {
+    fprintf(stderr, "gcscope serve: pid %d: cannot create %s/%s: %s\n", (int)w->p->pid, w->srv->outdir, name,
+            strerror(errno));
     return -1;
   }
   snprintf(w->dir, sizeof w->dir, "%s", d);
