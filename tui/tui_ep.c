@@ -14,6 +14,7 @@
 
 #include "gcs_nettrace.h"
 #include "trc_ep_session.h"
+#include "trc_outdir.h"
 #include "tui_feed.h"
 
 #define LIVE_LAG_NS 500000000ull   /* the runtime flushes every ~100 ms; threads' blocks interleave */
@@ -28,6 +29,8 @@ struct tui_ep {
   struct tui_feed *feed;
   struct gcs_nettrace_stream *ns;
   int keep_fd;                     /* -o DIR: the stream as received */
+  struct trc_outdir keep;          /* -o DIR, made (or refused) by gcs_session's one rule */
+  int have_keep, started;          /* keep made; the session started (else close undoes keep) */
   uint64_t kept;                   /* bytes written there; at most TUI_KEEP_MAX */
   char keep_path[PATH_MAX + 32];
   char out_path[PATH_MAX];         /* COMMAND's output */
@@ -156,6 +159,10 @@ static void ep_close(struct tui_source *src) {
   if (e->s.launch) trc_ep_kill_child(&e->s, 2000);
   trc_ep_close(&e->s);
   if (e->keep_fd >= 0) close(e->keep_fd);
+  if (e->have_keep) {
+    if (!e->started) trc_outdir_undo(&e->keep);   /* a failed start: what it made holds no byte */
+    trc_outdir_free(&e->keep);
+  }
   gcs_nettrace_stream_free(e->ns);
   tui_feed_free(e->feed);
   free(e);
@@ -176,11 +183,12 @@ static int open_child_io(struct tui_ep *e, int *out, int *in, char *err, size_t 
   return -1;
 }
 
+/* -o DIR made as `record -o` makes it (trc_outdir_make): a DIR that holds a
+ * recording is refused, so its trace.nettrace is never truncated; an empty
+ * one left by a recording that got no byte is used. */
 static int open_keep(struct tui_ep *e, const char *dir, char *err, size_t errlen) {
-  if (mkdir(dir, 0775) != 0 && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
-    return -1;
-  }
+  if (trc_outdir_make(&e->keep, dir, err, errlen) < 0) return -1;
+  e->have_keep = 1;
   snprintf(e->keep_path, sizeof e->keep_path, "%s/trace.nettrace", dir);
   e->keep_fd = open(e->keep_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (e->keep_fd >= 0) return 0;
@@ -228,6 +236,7 @@ struct tui_source *tui_ep_open(char **command, pid_t pid, const char *keep_dir, 
   if (out >= 0) close(out);
   if (in >= 0) close(in);
   if (rc) { ep_close(&e->base); return NULL; }
+  e->started = 1;
   read_procname(e);
   if (command) snprintf(e->base.desc, sizeof e->base.desc, "live (EventPipe): %s", command[0]);
   else snprintf(e->base.desc, sizeof e->base.desc, "live (EventPipe): pid %d", (int)pid);

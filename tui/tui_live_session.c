@@ -30,6 +30,10 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
 int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, const char *keep_dir, char *err,
                    size_t errlen) {
   memset(s, 0, sizeof *s);
+  if (keep_dir) {
+    if (trc_outdir_make(&s->keep, keep_dir, err, errlen) < 0) return -1;
+    s->have_keep = 1;
+  }
   snprintf(s->name, sizeof s->name, "gcscope-top-%d", (int)getpid());
   if (gethostname(s->host, sizeof s->host) != 0) snprintf(s->host, sizeof s->host, "localhost");
   s->host[sizeof s->host - 1] = '\0';
@@ -60,11 +64,7 @@ int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, cons
   /* The live trace: in keep_dir, or a temporary directory removed at close
    * (only a relayd we start writes where we say). */
   if (keep_dir) {
-    if (mkdir(keep_dir, 0775) != 0 && errno != EEXIST) {
-      snprintf(err, errlen, "cannot create %s: %s", keep_dir, strerror(errno));
-      return -1;
-    }
-    if (!realpath(keep_dir, s->trace_dir)) { snprintf(err, errlen, "%s: %s", keep_dir, strerror(errno)); return -1; }
+    snprintf(s->trace_dir, sizeof s->trace_dir, "%s", s->keep.path);   /* absolute, resolved */
   } else {
     snprintf(s->trace_dir, sizeof s->trace_dir, "%s/gcscope-top-%d-XXXXXX", tmp, (int)getpid());
     if (!mkdtemp(s->trace_dir)) {
@@ -93,6 +93,7 @@ int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, cons
   if (trc_session_start(s->name, err, errlen) < 0) return -1;
   if (trc_child_release(&s->child, err, errlen) < 0) { s->child_pid = 0; return -1; }
   s->child_released = 1;
+  s->opened = 1;
   return 0;
 }
 
@@ -131,6 +132,11 @@ void tui_lsess_close(struct tui_lsess *s) {
   }
   trc_relayd_stop(&s->relayd);
   trc_daemon_stop(&s->daemon);
+  if (s->have_keep) {
+    if (!s->opened) trc_outdir_undo(&s->keep);   /* after the relayd stopped writing there */
+    trc_outdir_free(&s->keep);
+    s->have_keep = 0;
+  }
   if (s->trace_is_temp && s->trace_dir[0]) {
     nftw(s->trace_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);   /* our own mkdtemp directory */
     s->trace_is_temp = 0;

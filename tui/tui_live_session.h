@@ -20,6 +20,7 @@
 
 #include "trc_child.h"
 #include "trc_lttng.h"
+#include "trc_outdir.h"
 
 struct tui_lsess {
   char name[64];               /* session name: gcscope-top-<pid> */
@@ -35,10 +36,15 @@ struct tui_lsess {
   char trace_dir[4096];        /* where the relayd we started writes the live trace ("" if
                                   a relayd already listened: its own output directory) */
   int trace_is_temp;           /* trace_dir is ours to remove at close (no -o DIR) */
+  struct trc_outdir keep;      /* -o DIR, made (or refused) by gcs_session's one rule */
+  int have_keep, opened;       /* keep made; the open went through (else close undoes keep) */
 };
 
 /* keep_dir (-o DIR): the relayd we start writes the trace there and it is
- * kept; NULL: a temporary directory removed at close. */
+ * kept; NULL: a temporary directory removed at close. keep_dir is made as
+ * `record -o` makes its directory (trc_outdir_make: one holding a recording
+ * is refused, before COMMAND starts); after a failed open, close removes
+ * what was made there that holds no byte. */
 int tui_lsess_open(struct tui_lsess *s, char **command, long live_timer_us, const char *keep_dir, char *err,
                    size_t errlen);
 /* Has COMMAND exited? Reaps it; returns 1 once (and after), 0 while it runs. */

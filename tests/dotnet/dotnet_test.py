@@ -1163,6 +1163,17 @@ def case_top():
         row = sql(d + "/t.db", "SELECT printf('%%.3f', committed_after_mb) FROM gcs WHERE gc_index = %d" % detail_gc)
         check(row == [[detail_committed]], "GC #%d: top's committed %s MB = the kept stream's %s"
               % (detail_gc, detail_committed, row))
+    # -o DIR again: refused before anything starts, as record -o refuses it
+    # (before, the kept stream was truncated to 0 bytes the moment top started).
+    kept = d + "/keep/trace.nettrace"
+    before = open(kept, "rb").read()
+    again = subprocess.run([GCSCOPE, "top", "--dotnet", "-o", d + "/keep", "--", "dotnet", GCPROG, "alloc"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    want = ("gcscope top: '%s/keep' already holds a recording (%s/keep/trace.nettrace); "
+            "choose another -o or remove it\n" % (d, d))
+    check(again.returncode == 1 and again.stderr == want,
+          "top -o DIR holding a recording: exit %d, %r" % (again.returncode, again.stderr))
+    check(open(kept, "rb").read() == before and len(before) > 0, "the kept stream is unchanged (%d bytes)" % len(before))
 
 
 def case_alloc_measured():

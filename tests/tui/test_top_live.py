@@ -16,6 +16,7 @@ usage: test_top_live.py GCSCOPE RGC_DEMO WORKDIR
 Every process started here is stopped by its PID.
 """
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -94,6 +95,23 @@ try:
         imp = subprocess.run([GCSCOPE, "import", "-q", "-d", os.path.join(WORK, "kept.db"), keep], capture_output=True,
                              text=True)
         check(imp.returncode == 0, "the kept trace imports: %s" % imp.stderr.strip())
+        # -o DIR again: refused before COMMAND starts, as record -o refuses it,
+        # and not a byte of the kept trace changes.
+        def tree(root):
+            out = {}
+            for dp, _, fs in os.walk(root):
+                for f in fs:
+                    with open(os.path.join(dp, f), "rb") as fh:
+                        out[os.path.relpath(os.path.join(dp, f), root)] = hashlib.sha256(fh.read()).hexdigest()
+            return out
+        kept_before = tree(keep)
+        again = subprocess.run([GCSCOPE, "top", "-o", keep, "--", DEMO, "--seconds", "2"], capture_output=True,
+                               text=True, timeout=60, stdin=subprocess.DEVNULL)
+        m = re.fullmatch(r"gcscope top: '%s' already holds a recording \(%s/(\S+)\); choose another -o or remove "
+                         r"it\n" % (re.escape(keep), re.escape(keep)), again.stderr)
+        check(again.returncode == 1 and m is not None,
+              "top -o DIR holding a recording: exit %d, %r" % (again.returncode, again.stderr))
+        check(tree(keep) == kept_before, "the kept trace is unchanged (%d files)" % len(kept_before))
     else:
         print("a relayd already listens: part 1 skipped")
 

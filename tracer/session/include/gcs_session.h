@@ -11,7 +11,11 @@
  *                     attach) and its nettrace stream;
  *   trc_child.h       the traced COMMAND, held until tracing runs;
  *   trc_profile.h     which events a profile enables;
- *   trc_sig.h         SIGINT/SIGTERM, pidfds and the sleeps they end.
+ *   trc_sig.h         SIGINT/SIGTERM, pidfds and the sleeps they end;
+ *   trc_outdir.h      the output directory a recording (record -o, top -o,
+ *                     serve's per-process directories) is written to: made,
+ *                     refused when it already holds a recording, and what a
+ *                     failed recording made removed again.
  *
  * Ownership: every struct is the caller's; each header's stop/close/destroy
  * releases what its start acquired, and processes it started (sessiond,
@@ -26,6 +30,7 @@
 #include "trc_child.h"
 #include "trc_ep_session.h"
 #include "trc_lttng.h"
+#include "trc_outdir.h"
 #include "trc_profile.h"
 #include "trc_sig.h"
 

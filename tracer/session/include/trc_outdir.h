@@ -1,7 +1,8 @@
 /*
- * trc_outdir.h — the output directory of `gcscope record` (private to
- * tracer/): made by the capture controller (trc_capture.h) for both
- * transports, and the one rule of what a failed recording leaves in it.
+ * trc_outdir.h — the output directory of a recording (gcs_session): made by
+ * record's capture controller (trc_capture.h) for both transports and by
+ * `gcscope top -o DIR` (tui/) for its kept trace, and the one rule of what
+ * a failed recording leaves in it.
  *
  * trc_outdir_make makes -o DIR with its missing parents, or a new
  * ./gcscope-record-YYYYMMDD-HHMMSS (-2, -3, ... when that one exists). It
