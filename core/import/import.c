@@ -46,7 +46,46 @@ struct import_ctx {
   struct gcs_import_totals *tot;
   FILE *out;
   const char *trace_dir;         /* the trace being imported (a CTF session's root, a file): firings.tsv beside it */
+  const char *zip_path;          /* the archive being imported (import_zip), else NULL */
+  const char *zip_dir;           /* ... and the temporary directory it is extracted into */
+  const char *zip_real;          /* ... that directory's realpath (the CTF reader's paths), may be NULL */
 };
+
+/* ---- a cut inside an archive --------------------------------------------------- */
+
+/* Where a cut's byte offset is, named by what the user has (traces.truncated_file
+ * and the import's warning line): the one text for a file read out of an
+ * archive. member: the entry's path inside the zip archive, or NULL for a
+ * gzip'ed file (its one stream). The offset counts that member's (that
+ * stream's) uncompressed bytes: "ARCHIVE: member 'MEMBER' (uncompressed)",
+ * "ARCHIVE (uncompressed)"; control characters show as '?' (one line). */
+static const char *archive_place(char *out, size_t len, const char *archive, const char *member) {
+  if (member) snprintf(out, len, "%s: member '%s' (uncompressed)", archive, member);
+  else snprintf(out, len, "%s (uncompressed)", archive);
+  for (char *c = out; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  return out;
+}
+
+/* The member path of file, a path under the extraction directory of the
+ * archive being imported, or NULL if it is not one. */
+static const char *zip_member(const struct import_ctx *c, const char *file) {
+  const char *dirs[2] = { c->zip_dir, c->zip_real };
+  for (int i = 0; i < 2 && c->zip_path; i++) {
+    size_t n = dirs[i] ? strlen(dirs[i]) : 0;
+    if (n && strncmp(file, dirs[i], n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
+  }
+  return NULL;
+}
+
+/* A reader's line "FILE: what..." with FILE (a temporary or compressed
+ * file) replaced by place, in out (else the line as it is). */
+static const char *relabel(char *out, size_t len, const char *line, const char *file, const char *place) {
+  size_t n = strlen(file);
+  if (line && strncmp(line, file, n) == 0 && line[n] == ':') snprintf(out, len, "%s%s", place, line + n);
+  else snprintf(out, len, "%s", line ? line : "");
+  return out;
+}
 
 /* ---- decoding process (and the parent's receiving thread) -------------------- */
 
@@ -939,7 +978,7 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     /* A stream file cut short: its whole packets are in, the rest of it a
      * loss window to the end (marked GCs); one warning line, and
      * traces.truncated_at for the reports. */
-    char cut[1200];
+    char cut[3600];
     d->stats.cut_why[sizeof d->stats.cut_why - 1] = '\0';
     d->stats.cut_file[sizeof d->stats.cut_file - 1] = '\0';
     if (d->stats.cut_streams > 1)
@@ -947,9 +986,19 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
                (unsigned long long)(d->stats.cut_streams - 1), d->stats.cut_streams == 2 ? "" : "s");
     else
       snprintf(cut, sizeof cut, "%s", d->stats.cut_why);
+    /* a stream file of an archive: named as the archive's member (the
+     * extraction directory is gone after the import) */
+    char place[2400], why[3600];
+    const char *cut_file = d->stats.cut_file, *member = zip_member(c, cut_file);
+    if (d->stats.cut_streams && member) {
+      archive_place(place, sizeof place, c->zip_path, member);
+      relabel(why, sizeof why, cut, cut_file, place);
+      snprintf(cut, sizeof cut, "%s", why);
+      cut_file = place;
+    }
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
                                d->stats.decoded, d->stats.discarded, d->stats.cut_streams > 0, d->stats.cut_at,
-                               d->stats.cut_file, cut, d->stats.packet_gaps };
+                               cut_file, cut, d->stats.packet_gaps };
     c->trace_dir = s->root;
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
     c->trace_dir = NULL;
@@ -1154,9 +1203,10 @@ static int noted_process(const char *path, int32_t pid, char *name, size_t namel
 }
 
 /* label: what the user named (traces.path; a .zip for an extracted entry);
- * path: the file read. */
-static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, char *err,
-                           size_t errlen) {
+ * path: the file read; gz: it is gzip'ed; member: the entry of the archive
+ * label it was extracted from, else NULL. */
+static int import_nettrace(struct import_ctx *c, const char *label, const char *path, int gz, const char *member,
+                           char *err, size_t errlen) {
   char identity[IMPORT_IDENTITY_LEN];
   if (import_identity_file(path, identity, err, errlen) != 0) return -1;
   int64_t trace_id;
@@ -1196,8 +1246,16 @@ static int import_nettrace(struct import_ctx *c, const char *label, const char *
   }
   prog_done(&x.pg);
   if (!failed) {
+    /* truncated_at counts the stream's bytes: of the file, or uncompressed */
+    char place[2400], why[3600];
+    const char *cut_file = label;
+    const char *cut_why = nerr;
+    if (info.truncated && (gz || member)) {
+      cut_file = archive_place(place, sizeof place, label, member);
+      cut_why = relabel(why, sizeof why, nerr, path, place);
+    }
     struct trace_result tr = { info.hostname, info.start_ns, info.end_ns, info.events_total, info.events_decoded,
-                               info.events_lost, info.truncated, info.truncated_at, label, nerr, 0 };
+                               info.events_lost, info.truncated, info.truncated_at, cut_file, cut_why, 0 };
     if (end_trace(c, w, trace_id, label, &tr, err, errlen) != 0) failed = 1;
   }
   if (failed) rollback(c->db);
@@ -1221,7 +1279,8 @@ static int zip_nt_visit(const char *p, const struct stat *sb, int flag, struct F
   struct zip_nt *z = g_zip_nt;
   if (flag != FTW_F || !has_suffix(p, ".nettrace") || !starts_with_magic_nt(p)) return 0;
   z->found++;
-  if (import_nettrace(z->c, z->label, p, 0, z->err, z->errlen) != 0) { z->failed = 1; return 1; }
+  const char *member = zip_member(z->c, p);
+  if (import_nettrace(z->c, z->label, p, 0, member ? member : p, z->err, z->errlen) != 0) { z->failed = 1; return 1; }
   return 0;
 }
 
@@ -1229,11 +1288,17 @@ static int import_zip(struct import_ctx *c, const char *path, char *err, size_t 
   char *tmp;
   struct gcs_zip_limits lim = { .cancel = c->opts->cancel };
   if (gcs_zip_extract(path, &lim, &tmp, err, errlen) != 0) return -1;
+  char *real = realpath(tmp, NULL);
+  c->zip_path = path;
+  c->zip_dir = tmp;
+  c->zip_real = real;
   struct zip_nt z = { c, path, 0, 0, err, errlen };
   g_zip_nt = &z;
   nftw(tmp, zip_nt_visit, 16, FTW_PHYS);
   g_zip_nt = NULL;
   int rc = z.failed ? -1 : z.found ? 0 : import_ctf_tree(c, path, tmp, err, errlen);
+  c->zip_path = c->zip_dir = c->zip_real = NULL;
+  free(real);
   gcs_zip_cleanup(tmp);
   return rc;
 }
@@ -1277,7 +1342,7 @@ static int import_nettrace_dir(struct import_ctx *c, const char *dir, char *err,
     if (!gz && !starts_with_magic_nt(names[i])) continue;
     if (gz && !starts_with_magic(names[i], "\x1f\x8b", 2)) continue;
     found++;
-    if (import_nettrace(c, names[i], names[i], gz, err, errlen) != 0) rc = -1;
+    if (import_nettrace(c, names[i], names[i], gz, NULL, err, errlen) != 0) rc = -1;
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
@@ -1314,8 +1379,8 @@ static int import_path(struct import_ctx *c, const char *path, char *err, size_t
     snprintf(err, errlen, "%s: %s", path, errno == EACCES ? "permission denied" : strerror(errno));
     return -1;
   }
-  if (starts_with_magic(path, "Nettrace", 8)) return import_nettrace(c, path, path, 0, err, errlen);
-  if (starts_with_magic(path, "\x1f\x8b", 2)) return import_nettrace(c, path, path, 1, err, errlen);
+  if (starts_with_magic(path, "Nettrace", 8)) return import_nettrace(c, path, path, 0, NULL, err, errlen);
+  if (starts_with_magic(path, "\x1f\x8b", 2)) return import_nettrace(c, path, path, 1, NULL, err, errlen);
   if (gcs_zip_is_zip(path)) return import_zip(c, path, err, errlen);
   if (strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") == 0) {
     /* The user pointed at a trace's metadata file: read its directory. */
@@ -1338,7 +1403,7 @@ int gcs_import_paths_db(sqlite3 *db, const char *const *paths, int npaths, const
   if (!opts) opts = &defaults;
   if (!totals) totals = &tot_local;
   memset(totals, 0, sizeof *totals);
-  struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout, NULL };
+  struct import_ctx c = { db, opts, totals, opts->out ? opts->out : stdout, NULL, NULL, NULL, NULL };
   if (npaths > 0 && gcs_db_gc_layout_old(db)) {
     /* Its GCs are rows of a gcs table, new ones would go to gcs_base: no mixing. */
     const char *f = sqlite3_db_filename(db, "main");

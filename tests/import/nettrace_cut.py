@@ -9,40 +9,18 @@ same bytes closed with an end-of-stream tag (a complete file imported on its
 own). Every report on it repeats the warning.
 """
 import os
-import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from gcs_check import Checker  # noqa: E402
+from gcs_check import Checker, nettrace_last_whole  # noqa: E402
 
 GCSCOPE, TRACE, TMP = sys.argv[1:4]
 T = Checker(GCSCOPE)
 check, run = T.check, T.run
 rows = T.rows
 gcscope = T.run
-
-
-def last_whole(b, cut):
-    p = end = 32
-    while p + 15 <= cut and b[p] == 5:
-        n = struct.unpack_from("<I", b, p + 11)[0]
-        q = p + 15 + n + 1
-        if b[p + 15:p + 15 + n] == b"Trace":
-            q += 48
-        else:
-            if q + 4 > cut:
-                break
-            size = struct.unpack_from("<I", b, q)[0]
-            q = ((q + 4 + 3) & ~3) + size
-        q += 1
-        if q > cut:
-            break
-        p = end = q
-    return end
-
-
-
+last_whole = nettrace_last_whole
 
 data = open(TRACE, "rb").read()
 os.makedirs(TMP, exist_ok=True)

@@ -19,6 +19,7 @@ or a Checker that also runs gcscope:
 import os
 import runpy
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -47,6 +48,30 @@ def nettrace_with_string(data, old, new, path):
     with open(path, "wb") as f:
         f.write(data.replace(a, b))
     return path
+
+
+def nettrace_last_whole(b, cut):
+    """The end of the last whole object of the .nettrace bytes b within its
+    first cut bytes (where a reader cut there stops), found by walking the
+    objects' framing: a begin-object tag (5), the type's name, then a Trace
+    object's fixed 48 bytes or a block's size and 4-aligned payload, and an
+    end tag."""
+    p = end = 32
+    while p + 15 <= cut and b[p] == 5:
+        n = struct.unpack_from("<I", b, p + 11)[0]
+        q = p + 15 + n + 1
+        if b[p + 15:p + 15 + n] == b"Trace":
+            q += 48
+        else:
+            if q + 4 > cut:
+                break
+            size = struct.unpack_from("<I", b, q)[0]
+            q = ((q + 4 + 3) & ~3) + size
+        q += 1
+        if q > cut:
+            break
+        p = end = q
+    return end
 
 
 def fresh_dir(path):

@@ -83,7 +83,9 @@ void gcs_input_warn_lost(FILE *out, const char *prefix, int64_t trace_id, const 
 /* The line of trace ID cut short, on out: "PREFIXwarning: trace ID: FILE:
  * cut at byte N, open GCs incomplete". FILE is the stream file the offset N
  * is in (traces.truncated_file; traces.path from a database an older
- * gcscope wrote; NULL: "?"), N traces.truncated_at. */
+ * gcscope wrote; NULL: "?"), N traces.truncated_at. For a file read out of
+ * an archive, import stores "ARCHIVE: member 'MEMBER' (uncompressed)" or
+ * "FILE.gz (uncompressed)" there: N counts the uncompressed bytes. */
 void gcs_input_warn_cut(FILE *out, const char *prefix, int64_t trace_id, const char *file, int64_t at);
 
 /* The command skeleton's open: every report opens its input with this, so
