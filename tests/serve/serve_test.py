@@ -30,6 +30,8 @@ Cases:
                  port in use (IPv4, IPv6), port 80 as nobody: exit 1 and the
                  one line "cannot listen on ADDR:PORT: " + strerror of bind's
                  errno (EADDRNOTAVAIL, EADDRINUSE, EACCES); no dotnet needed.
+  outdir_again   serve -o DIR --keep-stream started twice on one live process: the
+                 first DIR/pid-PID stays byte for byte, the second writes DIR/pid-PID-2.
   hostile        fake diagnostic sockets (one answers garbage, one never answers), a scraper that
                  disconnects mid-request, a slow scraper, a huge request: serve
                  keeps serving /metrics and the real process's figures.
@@ -562,6 +564,55 @@ def case_rules():
     check(s.p.returncode == 0, "serve exits 0")
 
 
+def tree_bytes(top):
+    """{relative path: bytes} of every file under top."""
+    out = {}
+    for root, dirs, files in os.walk(top):
+        for f in files:
+            p = os.path.join(root, f)
+            out[os.path.relpath(p, top)] = open(p, "rb").read()
+    return out
+
+
+def case_outdir_again():
+    """-o DIR --keep-stream, serve started twice on the same live process:
+    the first serve's DIR/pid-PID stays byte for byte, the second writes
+    DIR/pid-PID-2, whose trace.nettrace holds the process's GCs (stats'
+    count is the runtime's CollectionCount(0))."""
+    need_dotnet()
+    d = workdir("outdir_again")
+    a, go, out = start_prog(d, "a", ["alloc"], {"DOTNET_GCgen0size": "0x200000"})
+    first, second = "%s/out/pid-%d" % (d, a.pid), "%s/out/pid-%d-2" % (d, a.pid)
+    args = ["--pid", str(a.pid), "-o", d + "/out", "--keep-stream"]
+    s = Serve(d, args)
+    s.wait_line(r"attached to pid %d " % a.pid)
+    wait_for(lambda: os.path.exists(first + "/trace.nettrace") and os.path.getsize(first + "/trace.nettrace") > 0,
+             30, "the first serve's stream")
+    stop(s.p)
+    check(s.p.returncode == 0, "the first serve exits 0")
+    before = tree_bytes(first)
+    print("first serve kept %s" % {k: len(v) for k, v in before.items()})
+    check(before.get("trace.nettrace", b"").startswith(b"Nettrace"), "the first serve kept a stream")
+    s = Serve(d, args)
+    s.wait_line(r"attached to pid %d " % a.pid)
+    open(go, "w").close()
+    a.wait(timeout=120)
+    s.wait_line(r"pid %d exited" % a.pid)
+    stop(s.p)
+    check(s.p.returncode == 0, "the second serve exits 0")
+    after = tree_bytes(first)
+    check(after == before, "pid-%d is byte for byte what the first serve left (%s, was %s)"
+          % (a.pid, {k: len(v) for k, v in after.items()}, {k: len(v) for k, v in before.items()}))
+    check(sorted(os.listdir(d + "/out")) == sorted(["pid-%d" % a.pid, "pid-%d-2" % a.pid]),
+          "the second serve writes pid-%d-2 and nothing else: %s" % (a.pid, os.listdir(d + "/out")))
+    counts = parse_counts(open(out).read())
+    check(counts is not None, "the program printed its COUNTS")
+    if counts is not None and os.path.exists(second + "/trace.nettrace"):
+        ms, n = stats_total_pause(second + "/trace.nettrace", d + "/second.db", a.pid)
+        print("pid-%d-2: %d GCs in the kept stream, runtime %s" % (a.pid, n, counts))
+        check(n == counts[0], "pid-%d-2/trace.nettrace has the runtime's %d GCs (%d)" % (a.pid, counts[0], n))
+
+
 def port_open(port):
     s = socket.socket()
     try:
@@ -673,7 +724,7 @@ def case_lttng():
           and lab.get("gc_heap_count") == "1", "GC mode labels: %s" % lab)
 
 
-CASES = {"lttng": case_lttng, "rules": case_rules, "prometheus": case_prometheus, "exit_reattach": case_exit_reattach, "bad_input": case_bad_input,
+CASES = {"lttng": case_lttng, "rules": case_rules, "outdir_again": case_outdir_again, "prometheus": case_prometheus, "exit_reattach": case_exit_reattach, "bad_input": case_bad_input,
          "hostile": case_hostile, "listen": case_listen}
 
 if __name__ == "__main__":
