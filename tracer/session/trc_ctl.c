@@ -236,7 +236,22 @@ static int ts_ge(const struct timespec *a, const struct timespec *b) {
  * blocked in connect() (/proc/self/task/TID/syscall, proc(5)); the thread
  * unblocks WAKE_SIG for the request (trc_ctl_begin). SIGURG: nothing in
  * gcscope uses it, and its default action, should a stray one come, is to
- * be ignored. */
+ * be ignored.
+ *
+ * "Someone else's handler" (install_wake) cannot be the traced program's:
+ * this code runs only in gcscope's own process (gcs_session is linked into
+ * the gcscope binary alone), and a program gcscope starts (record COMMAND)
+ * is another process, whose handlers are its own (exec resets them). In
+ * gcscope's process no code installs a SIGURG handler: gcscope's own
+ * sigaction/signal calls are for SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE
+ * and the TUI's fatal signals; of the libraries it links, liblttng-ctl's
+ * calls are in its run-as worker (a forked child), ncurses' and glib's
+ * (libbabeltrace2) are for other signals (glib's unix signal sources accept
+ * only SIGHUP, SIGINT, SIGTERM, SIGUSR1/2 and SIGWINCH). An inherited
+ * SIG_IGN is replaced, an inherited blocked mask unblocked for the request.
+ * So the check below only guards against an embedding nobody does (an
+ * LD_PRELOAD'ed library with its own SIGURG handler); a real-time signal
+ * picked at install time would buy nothing here. */
 #define WAKE_SIG SIGURG
 static int wake_installed;      /* under mu */
 
