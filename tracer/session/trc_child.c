@@ -28,6 +28,13 @@ int trc_child_spawn(struct trc_child *c, char *const *argv, int dotnet, char *er
     if (r != 1) _exit(127);           /* gcscope went away before the start */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    /* A blocked signal stays blocked across exec: the mask of the thread
+     * that forked (SIGPIPE is blocked during a liblttng-ctl request,
+     * trc_ctl_begin) is not the command's. It starts with none blocked, as
+     * from a shell. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (dotnet) setenv("DOTNET_EnableEventLog", "1", 1);
     execvp(argv[0], argv);
     int e = errno;
