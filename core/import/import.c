@@ -833,7 +833,12 @@ static int wloop_batch(struct wloop *L, const struct imq_batch *b) {
       imw_set_time_origin(L->w, origin);
     } else if (r->type == IMQ_LOST) {
       const struct lost_rec *lr = (const struct lost_rec *)(r + 1);
-      if (imw_lost(L->w, lr->stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap ? IMW_LOST_PACKETS : 0, err,
+      /* a stream file of an archive: named as the archive's member, as the
+       * cut is (the extraction directory is gone after the import) */
+      char place[2400];
+      const char *stream = lr->stream, *member = stream ? zip_member(L->c, stream) : NULL;
+      if (member) stream = archive_place(place, sizeof place, L->c->zip_path, member);
+      if (imw_lost(L->w, stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap ? IMW_LOST_PACKETS : 0, err,
                    errlen) != 0)
         L->failed = 1;
     } else if (r->type == IMQ_HORIZON) {

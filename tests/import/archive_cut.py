@@ -101,4 +101,11 @@ with zipfile.ZipFile(cz, "w", zipfile.ZIP_DEFLATED) as z:
 expect("ctf-zip", cz, "%s: member '%s' (uncompressed)" % (cz, member), 1000,
        "cut at byte 1000 inside a packet that starts at byte 0 (1000 bytes of its 524288, dropped); the events "
        "of the 0 whole packets before it are kept")
+# The cut's lost record (from the end of the last whole packet) names the
+# stream as the archive's member too: the extraction directory is gone.
+con = sqlite3.connect(os.path.join(TMP, "ctf-zip.db"))
+lost = con.execute("SELECT stream FROM lost_events").fetchall()
+con.close()
+check(lost == [("%s: member '%s' (uncompressed)" % (cz, member),)],
+      "ctf-zip: lost_events.stream names the member: %r" % lost)
 sys.exit(T.done())
