@@ -147,11 +147,15 @@ def compare_runtime_pauses(db, prog_out, gcs, pid, complete_trace, server):
                                           "FROM gcs%s" % where)}
     # A background GC whose first pause held the ephemeral GC of its start:
     # the runtime gives the ephemeral GC its own GCStart -> GCEnd and the
-    # background GC the rest of the suspension, as gcscope does; but once in
-    # ten runs under load (first BGC of the run, 1.24 ms from the BGC's
-    # GCStart to the ephemeral's) it gave that stretch to the ephemeral GC
-    # (BGC 0.112 ms against gcscope's 1.607). No event shows where it drew
-    # the line, so the tolerance there grows by that stretch.
+    # background GC the rest of the suspension, as gcscope does; but under
+    # load it has given the background GC far less: once (first BGC of the
+    # run, 1.24 ms from the BGC's GCStart to the ephemeral's) 0.112 ms against
+    # gcscope's 1.607, and once (2026-11-28, ctest -j2: a 14.08 ms ephemeral
+    # GC, then 3.2 ms to RestartEEBegin) 0.014 ms against 3.06. No event
+    # shows where it drew the line (that first pause is printed NOT CHECKED
+    # in compare()), so such a background GC is checked from below only:
+    # gcscope's figure is at least the runtime's, less the tolerance; and the
+    # process total may be short of gcscope's by as much as these GCs' figures.
     eph_gap = {int(r[0]): float(r[1]) for r in sql(
         db, "SELECT b.gc_index, (e.start_ns - b.start_ns) / 1e6 FROM gcs b JOIN gcs e "
             "ON e.pid = b.pid AND e.trace_id = b.trace_id AND e.gc_index = b.gc_index + 1 "
@@ -171,7 +175,9 @@ def compare_runtime_pauses(db, prog_out, gcs, pid, complete_trace, server):
                      % (tol, eph_gap[idx]) if idx in eph_gap else ""))
         print(detail)
         check(ours >= 0, "GC #%d has a runtime_pause_msec" % idx)
-        if not server:
+        if not server and idx in eph_gap:
+            check(ours >= rt - tol, detail)
+        elif not server:
             check(abs(ours - rt) <= tol, detail)
     total = pause_total_ms(prog_out)
     if total is None:
@@ -181,10 +187,13 @@ def compare_runtime_pauses(db, prog_out, gcs, pid, complete_trace, server):
     if total is None or not complete_trace:
         return
     ours, pv, n = float(summ[0]), float(summ[1]), int(summ[2])
+    unsure = sum(float(rows[i][1]) for i in eph_gap if i in rows and float(rows[i][1]) > 0)
     detail = ("process total: runtime_pause_msec %.4f ms, GC.GetTotalPauseDuration() %.4f ms, "
-              "PerfView's %.4f ms, %d GCs" % (ours, total, pv, n))
+              "PerfView's %.4f ms, %d GCs%s" % (ours, total, pv, n,
+                                                 ", %.4f ms of them in background GCs with an ephemeral GC in "
+                                                 "their first pause" % unsure if unsure else ""))
     print(detail)
-    check(abs(ours - total) <= RUNTIME_TOTAL_TOL_MS * n, detail)
+    check(-RUNTIME_TOTAL_TOL_MS * n <= ours - total <= RUNTIME_TOTAL_TOL_MS * n + unsure, detail)
 
 
 def compare(db, prog_out, pid=None, expect_bgc=False):
