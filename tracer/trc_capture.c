@@ -25,10 +25,25 @@ int64_t trc_capture_now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+#define UNTRUSTED_SAY_MS 1000   /* at most one "not taken" line a second; the closing line counts them all */
+
 static void on_fire(struct trc_capture *c, struct gcs_trigger_pair f) {
   /* A pair spanning discarded notifications may join a begin and an end of
-   * different pauses: such a fire is not trusted. */
+   * different pauses: such a fire is not trusted. It is said (before, it
+   * went without a word: a long pause seen while notifications were lost
+   * left no trace of it in the output). */
   if (c->tp->trusted && !c->tp->trusted(c)) {
+    int64_t now = trc_capture_now_ms();
+    if (!c->untrusted || now >= c->untrusted_said_ms + UNTRUSTED_SAY_MS) {
+      char what[96], desc[320];
+      trc_fire_describe(&f, what, sizeof what);
+      trc_fire_label(c->m, &f, desc, sizeof desc);
+      printf("gcscope record: %s: pid %d %s: %.*f ms not taken: notifications were lost meanwhile "
+             "(the pair may join two pauses)\n", desc, f.pid, what, c->tp->exact ? 3 : 1, f.ms);
+      fflush(stdout);
+      c->untrusted_said_ms = now;
+    }
+    c->untrusted++;
     gcs_triggers_discard(c->m, f.rule);
     return;
   }
@@ -190,8 +205,11 @@ void trc_capture_report(const struct trc_capture *c) {
   } else if (c->unverified)
     printf("gcscope record: no capture confirmed by the trace (%d discarded, in %s/unverified-*)\n", c->unverified,
            c->outdir);
-  else if (!c->logged)
+  else if (!c->logged && !c->untrusted)
     printf("gcscope record: no trigger fired; nothing written\n");
+  if (c->untrusted)
+    printf("gcscope record: %d firing%s not taken: notifications were lost around %s\n", c->untrusted,
+           c->untrusted == 1 ? "" : "s", c->untrusted == 1 ? "it" : "them");
   if (c->logged)
     printf("gcscope record: %d firing%s of action=log rules, in %s/firings.tsv\n", c->logged,
            c->logged == 1 ? "" : "s", o_relayd ? "(not kept: --relayd)" : c->outdir);

@@ -79,6 +79,8 @@ struct trc_capture {
   struct gcs_trigger_pair fire;
   int64_t due_ms;                    /* monotonic */
   int captures, verified, unverified, logged, stop_now, eof;
+  int untrusted;                     /* firings not taken: notifications were lost around them */
+  int64_t untrusted_said_ms;         /* when the last of their lines was printed (monotonic) */
   char capture_paths[TRC_CAPTURES_KEPT][PATH_MAX + 48];
   char err[PATH_MAX + 512];
   int command_status;                /* COMMAND's exit status (128 + signal), 0 if none or not run */

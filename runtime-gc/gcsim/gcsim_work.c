@@ -271,17 +271,22 @@ static void *slow_main(void *arg) {
     }
     rgc_safepoint(t);
     atomic_fetch_add(&run->slow_spins, 1);
-    /* The GC held up records its info just after restarting the threads:
-     * watch the GCs that follow idx0 briefly and keep the longest pause. */
+    /* No GC can end while this thread spins in cooperative mode, so the
+     * first GC to end after idx0 is the one held up (if one was asked for
+     * meanwhile): it records its info just after restarting the threads.
+     * Wait for it until the next spin is due (at least 50 ms; once the run
+     * stops, 50 ms more) and keep its pause. A fixed 50 ms watch missed it
+     * on a loaded machine, where the GC thread may not run again that soon. */
     rgc_enter_native(t);
-    uint64_t watch_end = now_ns() + 50000000u, seen = idx0;
-    while (now_ns() < watch_end) {
+    uint64_t watch_end = next + period, t0 = now_ns();
+    if (watch_end < t0 + 50000000u) watch_end = t0 + 50000000u;
+    for (uint64_t tn; (tn = now_ns()) < watch_end;) {
+      if (atomic_load(&run->stop) && watch_end > tn + 50000000u) watch_end = tn + 50000000u;
       rgc_get_memory_info(run->rt, RGC_GC_KIND_ANY, &mi);
-      if (mi.index != seen) {
-        seen = mi.index;
+      if (mi.index != idx0) {
         uint64_t cur = atomic_load(&run->slow_max_pause_ns);
         if (mi.pause_durations_ns[0] > cur) atomic_store(&run->slow_max_pause_ns, mi.pause_durations_ns[0]);
-        if (mi.pause_durations_ns[0] >= spin / 2) break;
+        break;
       }
       sched_yield();
     }

@@ -134,8 +134,12 @@ bgc_final)
   ;;
 multiple)
   # Four 300 ms GCs (3, 6, 9, 11); --collect-multiple 3 keeps the first three.
+  # Each long GC after the first waits for the previous capture's verified
+  # line (--after-capture, wait_capture.h): it begins after that capture's
+  # re-arm however slow the capture and the notifications are under load.
   run_rec -o "$WORK/t" --stop-on-gc-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
-    "$EMIT" --gcs 12 --interval-ms 30 --long-gc 3:300 --long-gc 6:300 --long-gc 9:300 --long-gc 11:300 || fail "exit $?"
+    "$EMIT" --gcs 12 --interval-ms 30 --long-gc 3:300 --long-gc 6:300 --long-gc 9:300 --long-gc 11:300 \
+    --after-capture "$WORK/out.txt" || fail "exit $?"
   [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
   k=1
   for gc in 3 6 9; do
@@ -273,11 +277,14 @@ rgc_suspend_over)
   ;;
 rgc_multiple)
   # librgc: four GCs with ~200 ms suspensions; --collect-multiple 3 keeps three.
-  # 300 ms between GCs: a capture (slower in the ASan build) and its re-arm
-  # are over before the next long suspension begins.
+  # Each long suspension after the first begins once the previous capture is
+  # verified (--after-capture): after its re-arm. A fixed 300 ms between GCs
+  # was not enough under load: the notifications lagged 670 ms, GC 6's
+  # suspension began before capture-2's re-arm and never fired (1 run in 3
+  # with 4 CPU hogs).
   run_rec -o "$WORK/t" --stop-on-suspend-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
     "$RGCPROG" --gcs 9 --interval-ms 300 --long-suspend 2:200 --long-suspend 4:200 --long-suspend 6:200 \
-    --long-suspend 8:200 || fail "exit $?"
+    --long-suspend 8:200 --after-capture "$WORK/out.txt" || fail "exit $?"
   [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
   mapfile -t ks < <(sed -nE 's/^rgc_long_suspend: GC #([0-9]+) gen[0-9] suspended 200 ms$/\1/p' "$WORK/out.txt")
   [ "${#ks[@]}" = 4 ] || fail "the program reported ${#ks[@]} long GCs, expected 4"
@@ -339,10 +346,12 @@ rgc_bgc_final)
 rgc_bgc_multiple)
   # librgc: four BGCs with ~600 ms final pauses (the concurrent mark before
   # them takes up to 350 ms, ASan build included, and the pause stays >= 250);
-  # --collect-multiple 3 keeps the first three (200 ms between loop GCs: the
-  # re-arm after a capture comes before the next BGC's final pause starts).
+  # --collect-multiple 3 keeps the first three (each BGC after the first
+  # starts once the previous capture is verified, --after-capture: after its
+  # re-arm, however loaded the machine).
   run_rec -o "$WORK/t" --stop-on-bgc-final-pause-over 50 --delay-after-trigger 0 --collect-multiple 3 -- \
-    "$RGCPROG" --gcs 9 --interval-ms 200 --old-mb 32 --bgc 2:600 --bgc 4:600 --bgc 6:600 --bgc 8:600 || fail "exit $?"
+    "$RGCPROG" --gcs 9 --interval-ms 200 --old-mb 32 --bgc 2:600 --bgc 4:600 --bgc 6:600 --bgc 8:600 \
+    --after-capture "$WORK/out.txt" || fail "exit $?"
   expect_line "$WORK/out.txt" '^rgc_long_suspend: done$'
   [ "$(captures "$WORK/t")" = 3 ] || fail "expected 3 captures, found $(captures "$WORK/t")"
   mapfile -t ks < <(sed -nE 's/^rgc_long_suspend: BGC #([0-9]+) gen2 final pause held 600 ms.*/\1/p' "$WORK/out.txt")

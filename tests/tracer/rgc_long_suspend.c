@@ -4,6 +4,7 @@
  *
  *   rgc_long_suspend [--gcs N] [--interval-ms N] [--long-suspend I:MS]...
  *                    [--long-gc I:MB]... [--bgc I:MS]... [--old-mb N]
+ *                    [--after-capture FILE]
  *
  * Runs N induced GCs (rgc_collect) INTERVAL ms apart; I is 1-based (the I-th
  * induced GC of the loop). Up to 8 specs of each kind.
@@ -31,6 +32,9 @@
  *                       not (an overloaded machine: the pause is under a
  *                       tenth of MS), the BGC is reported as "not held up"
  *                       and done again (up to 3 times).
+ *  --after-capture FILE the K-th chosen GC (K >= 2) waits until FILE holds
+ *                       gcscope record's "capture-(K-1) verified" line
+ *                       (wait_capture.h).
  * Output (stdout): "rgc_long_suspend: ready PID" first; for each chosen GC the
  * index and generation librgc reports for it (rgc_get_memory_info):
  *   rgc_long_suspend: GC #K gen0 suspended MS ms
@@ -49,6 +53,7 @@
 #include <unistd.h>
 
 #include "rgc.h"
+#include "wait_capture.h"
 
 /* In the ASan build: liblttng-ust keeps some allocations of its listener
  * threads until exit. detect_leaks=0 is only a default (CI's ASAN_OPTIONS
@@ -211,7 +216,7 @@ static int run_bgc(struct mutator *m, unsigned hold) {
 
 static int usage(void) {
   fprintf(stderr, "usage: rgc_long_suspend [--gcs N] [--interval-ms N] [--long-suspend I:MS]... "
-                  "[--long-gc I:MB]... [--bgc I:MS]... [--old-mb N]\n");
+                  "[--long-gc I:MB]... [--bgc I:MS]... [--old-mb N] [--after-capture FILE]\n");
   return 2;
 }
 
@@ -227,7 +232,8 @@ static int parse_spec(const char *v, struct spec *s, int *n, int allow_zero) {
 int main(int argc, char **argv) {
   unsigned ngcs = 6, interval = 10, old_mb = 0;
   struct spec susp[MAX_SPECS], lgc[MAX_SPECS], bgc[MAX_SPECS];
-  int nsusp = 0, nlgc = 0, nbgc = 0;
+  int nsusp = 0, nlgc = 0, nbgc = 0, nlong = 0;
+  const char *after_capture = NULL;
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) return usage();
     const char *a = argv[i], *v = argv[++i];
@@ -238,6 +244,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--long-suspend")) bad = parse_spec(v, susp, &nsusp, 0);
     else if (!strcmp(a, "--long-gc")) bad = parse_spec(v, lgc, &nlgc, 0);
     else if (!strcmp(a, "--bgc")) bad = parse_spec(v, bgc, &nbgc, 1);
+    else if (!strcmp(a, "--after-capture")) after_capture = v;
     else bad = 1;
     if (bad || old_mb > 4000) return usage();
   }
@@ -293,6 +300,7 @@ int main(int argc, char **argv) {
     unsigned spin = spec_of(susp, nsusp, n, &is_susp);
     unsigned mb = spec_of(lgc, nlgc, n, &is_lgc);
     unsigned hold = spec_of(bgc, nbgc, n, &is_bgc);
+    if (is_susp || is_lgc || is_bgc) wait_capture(after_capture, nlong++, "rgc_long_suspend");
     if (is_bgc) {
       if (run_bgc(&m, hold) != 0) {
         fprintf(stderr, "rgc_long_suspend: the BGC's final pause was never held up\n");

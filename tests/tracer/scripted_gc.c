@@ -11,6 +11,9 @@
  *   --long-suspend I:MS  GC I: SuspendEEBegin -> SuspendEEEnd takes MS ms
  *   --bgc I:MS           GC I is a background gen2 GC whose final pause
  *                        (SuspendEEBegin SuspendForGCPrep -> RestartEEEnd) takes MS ms
+ *   --after-capture FILE the K-th GC named by the options above (K >= 2)
+ *                        waits until FILE holds gcscope record's "capture-(K-1)
+ *                        verified" line (wait_capture.h)
  * Each option may be given up to 8 times. Prints "scripted_gc: ready PID" on
  * stdout (flushed) before the first GC and "scripted_gc: done" at the end.
  */
@@ -19,6 +22,7 @@
 #include "rgc_tp.h"
 
 #include "gcs_enums.h"
+#include "wait_capture.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -131,13 +135,14 @@ static void background_gc(unsigned n, unsigned final_ms) {
 
 static int usage(void) {
   fprintf(stderr, "usage: scripted_gc [--start-delay-ms N] [--interval-ms N] [--gcs N | --forever] "
-                  "[--long-gc I:MS] [--long-suspend I:MS] [--bgc I:MS]\n");
+                  "[--long-gc I:MS] [--long-suspend I:MS] [--bgc I:MS] [--after-capture FILE]\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   unsigned start_delay = 0, interval = 10, ngcs = 10;
-  int forever = 0;
+  int forever = 0, nlong = 0;
+  const char *after_capture = NULL;
   struct specs lg = { .n = 0 }, ls = { .n = 0 }, bg = { .n = 0 };
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -151,6 +156,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--long-gc")) { if (add_spec(&lg, v)) return usage(); }
     else if (!strcmp(a, "--long-suspend")) { if (add_spec(&ls, v)) return usage(); }
     else if (!strcmp(a, "--bgc")) { if (add_spec(&bg, v)) return usage(); }
+    else if (!strcmp(a, "--after-capture")) after_capture = v;
     else return usage();
   }
   struct sigaction sa;
@@ -165,6 +171,7 @@ int main(int argc, char **argv) {
   struct gcs_ev_RuntimeInformation ri = { .HeapCount = 1, .Version = "scripted", .CommandLine = "scripted_gc" };
   tracepoint(rgc, RuntimeInformation, &ri);
   for (unsigned n = 1; (forever || n <= ngcs) && !g_stop; n++) {
+    if (has(&bg, n) || has(&lg, n) || has(&ls, n)) wait_capture(after_capture, nlong++, "scripted_gc");
     if (has(&bg, n)) background_gc(n, find(&bg, n));
     else if (has(&lg, n)) blocking_gc(n, 1, find(&ls, n), find(&lg, n));
     else blocking_gc(n, 0, find(&ls, n), 0);
