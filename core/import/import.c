@@ -78,6 +78,14 @@ static const char *zip_member(const struct import_ctx *c, const char *file) {
   return NULL;
 }
 
+/* file as the user can name it: an archive's member (archive_place) when
+ * file lies in the extraction directory of the archive being imported (gone
+ * after the import), else file itself. */
+static const char *user_place(const struct import_ctx *c, const char *file, char *out, size_t len) {
+  const char *member = file ? zip_member(c, file) : NULL;
+  return member ? archive_place(out, len, c->zip_path, member) : file;
+}
+
 /* A reader's line "FILE: what..." with FILE (a temporary or compressed
  * file) replaced by place, in out (else the line as it is). */
 static const char *relabel(char *out, size_t len, const char *line, const char *file, const char *place) {
@@ -836,8 +844,7 @@ static int wloop_batch(struct wloop *L, const struct imq_batch *b) {
       /* a stream file of an archive: named as the archive's member, as the
        * cut is (the extraction directory is gone after the import) */
       char place[2400];
-      const char *stream = lr->stream, *member = stream ? zip_member(L->c, stream) : NULL;
-      if (member) stream = archive_place(place, sizeof place, L->c->zip_path, member);
+      const char *stream = user_place(L->c, lr->stream, place, sizeof place);
       if (imw_lost(L->w, stream, lr->begin_ns, lr->ts_ns, lr->count, lr->packet_gap ? IMW_LOST_PACKETS : 0, err,
                    errlen) != 0)
         L->failed = 1;
@@ -994,12 +1001,11 @@ static int import_ctf(struct import_ctx *c, const char *label, const struct gcs_
     /* a stream file of an archive: named as the archive's member (the
      * extraction directory is gone after the import) */
     char place[2400], why[3600];
-    const char *cut_file = d->stats.cut_file, *member = zip_member(c, cut_file);
-    if (d->stats.cut_streams && member) {
-      archive_place(place, sizeof place, c->zip_path, member);
-      relabel(why, sizeof why, cut, cut_file, place);
+    const char *cut_file = d->stats.cut_streams ? user_place(c, d->stats.cut_file, place, sizeof place)
+                                                : d->stats.cut_file;
+    if (cut_file == place) {
+      relabel(why, sizeof why, cut, d->stats.cut_file, place);
       snprintf(cut, sizeof cut, "%s", why);
-      cut_file = place;
     }
     struct trace_result tr = { d->stats.hostname, d->stats.first_ns, d->stats.last_ns, d->stats.events,
                                d->stats.decoded, d->stats.discarded, d->stats.cut_streams > 0, d->stats.cut_at,
